@@ -1,0 +1,154 @@
+/* arena.c — bump allocation in chunks, and the malloc'd scratch vectors.
+ * A module's arena owns every node, name and vector of that module; nothing
+ * is freed alone. On malloc failure the arena longjmps to a->oom when the
+ * public entry point set one, and aborts otherwise (a bug: no entry point). */
+#include "ir.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tl_arena_chunk {
+  tl_arena_chunk *next;
+  size_t size;
+  max_align_t data[];
+};
+
+enum { CHUNK_MIN = 64 * 1024 };
+
+static void out_of_memory(tl_arena *a) {
+  if (a && a->oom) longjmp(*a->oom, 1);
+  abort();
+}
+
+void tl_arena_init(tl_arena *a) { memset(a, 0, sizeof *a); }
+
+void tl_arena_free(tl_arena *a) {
+  tl_arena_chunk *c = a->head;
+  while (c) {
+    tl_arena_chunk *next = c->next;
+    free(c);
+    c = next;
+  }
+  a->head = NULL;
+  a->p = a->end = NULL;
+  a->total = 0;
+}
+
+void tl_arena_reset(tl_arena *a) {
+  if (!a->head) return;
+  tl_arena_chunk *keep = a->head;
+  while (keep->next) keep = keep->next; /* the oldest chunk is last */
+  tl_arena_chunk *c = a->head;
+  while (c != keep) {
+    tl_arena_chunk *next = c->next;
+    free(c);
+    c = next;
+  }
+  keep->next = NULL;
+  a->head = keep;
+  a->p = (uint8_t *)keep->data;
+  a->end = a->p + keep->size;
+  a->total = keep->size;
+}
+
+static void new_chunk(tl_arena *a, size_t need) {
+  size_t size = a->total < CHUNK_MIN ? CHUNK_MIN : a->total; /* doubles */
+  if (size < need) size = need;
+  if (size > SIZE_MAX - sizeof(tl_arena_chunk)) out_of_memory(a);
+  tl_arena_chunk *c = malloc(sizeof *c + size);
+  if (!c) out_of_memory(a);
+  c->next = a->head;
+  c->size = size;
+  a->head = c;
+  a->p = (uint8_t *)c->data;
+  a->end = a->p + size;
+  a->total += size;
+}
+
+void *tl_arena_alloc(tl_arena *a, size_t n, size_t align) {
+  if (n == 0) n = 1;
+  uintptr_t p = ((uintptr_t)a->p + (align - 1)) & ~(uintptr_t)(align - 1);
+  if (!a->p || p > (uintptr_t)a->end || n > (size_t)((uintptr_t)a->end - p)) {
+    if (n > SIZE_MAX - align) out_of_memory(a);
+    new_chunk(a, n + align);
+    p = ((uintptr_t)a->p + (align - 1)) & ~(uintptr_t)(align - 1);
+  }
+  a->p = (uint8_t *)(p + n);
+  return (void *)p;
+}
+
+void *tl_arena_zalloc(tl_arena *a, size_t n, size_t align) {
+  void *p = tl_arena_alloc(a, n, align);
+  memset(p, 0, n);
+  return p;
+}
+
+char *tl_arena_strndup(tl_arena *a, const char *s, size_t n) {
+  char *d = tl_arena_alloc(a, n + 1, 1);
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+void tl_vec_grow(tl_vec *v, size_t elem, size_t want) {
+  if (want <= v->cap) return;
+  size_t cap = v->cap ? v->cap * 2 : 8;
+  while (cap < want) cap *= 2;
+  if (cap > SIZE_MAX / elem) abort();
+  void *p = realloc(v->p, cap * elem);
+  if (!p) abort();
+  v->p = p;
+  v->cap = cap;
+}
+
+void tl_vec_free(tl_vec *v) {
+  free(v->p);
+  v->p = NULL;
+  v->n = v->cap = 0;
+}
+
+void tl_buf_put(tl_buf *b, const void *p, size_t n) {
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + n) cap *= 2;
+    uint8_t *q = realloc(b->p, cap);
+    if (!q) abort();
+    b->p = q;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
+void tl_buf_byte(tl_buf *b, uint8_t c) {
+  if (b->n < b->cap) b->p[b->n++] = c;
+  else tl_buf_put(b, &c, 1);
+}
+
+void tl_buf_printf(tl_buf *b, const char *fmt, ...) {
+  char small[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    tl_buf_put(b, small, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) abort();
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  tl_buf_put(b, big, (size_t)n);
+  free(big);
+}
+
+void tl_buf_free(tl_buf *b) {
+  free(b->p);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}

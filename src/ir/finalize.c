@@ -1,0 +1,168 @@
+/* finalize.c — the type rules, in one place (seed 002, DESIGN.md "The IR").
+ * - A node with an unreachable operand it cannot flow past is unreachable.
+ * - A block is unreachable iff no branch targets it and it cannot fall off
+ *   its end; otherwise its type is what falls off and what branches carry.
+ * - An if is unreachable only if its condition is, or both arms (and no
+ *   branch to its label) are.
+ * Types depend only on a node's children and the branches to its label. */
+#include "ir.h"
+
+#include <stdlib.h>
+
+tl_type tl_type_lub(tl_type a, tl_type b) {
+  if (a == TL_UNREACHABLE) return b;
+  return a;
+}
+
+static bool any_kid_unreachable(const tl_expr *e) {
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (e->kid[i] && e->kid[i]->type == TL_UNREACHABLE) return true;
+  return false;
+}
+
+tl_type tl_branch_value_type(const tl_expr *br) {
+  switch (br->op) {
+  case TL_OP_BR: return br->nkid ? br->kid[0]->type : TL_NONE;
+  case TL_OP_BR_IF:
+  case TL_OP_BR_TABLE:
+    if (br->nkid == 2) return any_kid_unreachable(br) ? TL_UNREACHABLE : br->kid[0]->type;
+    return br->nkid && br->kid[0]->type == TL_UNREACHABLE ? TL_UNREACHABLE : TL_NONE;
+  default: return TL_UNREACHABLE;
+  }
+}
+
+bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) return e->imm.label == label;
+  if (e->op != TL_OP_BR_TABLE) return false;
+  if (e->imm.table.def == label) return true;
+  for (uint32_t i = 0; i < e->imm.table.n; i++)
+    if (e->imm.table.targets[i] == label) return true;
+  return false;
+}
+
+/* The body of a block or loop: unreachable if any child is, else the last. */
+static tl_type list_type(const tl_expr *e) {
+  if (any_kid_unreachable(e)) return TL_UNREACHABLE;
+  return e->nkid ? e->kid[e->nkid - 1]->type : TL_NONE;
+}
+
+static tl_type if_type(const tl_expr *e, tl_type branch_type) {
+  if (e->kid[0]->type == TL_UNREACHABLE) return TL_UNREACHABLE;
+  if (e->nkid < 3 || !e->kid[2]) return TL_NONE;
+  tl_type t = tl_type_lub(e->kid[1]->type, e->kid[2]->type);
+  return tl_type_lub(t, branch_type);
+}
+
+void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type) {
+  (void)m;
+  switch (e->op) {
+  case TL_OP_BLOCK: e->type = tl_type_lub(list_type(e), branch_type); break;
+  case TL_OP_LOOP: e->type = list_type(e); break;
+  case TL_OP_IF: e->type = if_type(e, branch_type); break;
+  default: break;
+  }
+}
+
+tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (oi->nops != TL_SIG_SPECIAL) return oi->result;
+  switch (e->op) {
+  case TL_OP_BR: case TL_OP_BR_TABLE: case TL_OP_RETURN:
+  case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT: return TL_UNREACHABLE;
+  case TL_OP_BR_IF: return e->nkid == 2 ? e->kid[0]->type : TL_NONE;
+  case TL_OP_CALL: return TL_FTYPE(m, TL_FUNC(m, e->imm.index)->type)->results;
+  case TL_OP_CALL_INDIRECT: return TL_FTYPE(m, e->imm.idx2.a)->results;
+  case TL_OP_DROP: case TL_OP_LOCAL_SET: case TL_OP_GLOBAL_SET: case TL_OP_TABLE_SET:
+  case TL_OP_TABLE_FILL: return TL_NONE;
+  case TL_OP_SELECT:
+    return e->kid[0]->type != TL_UNREACHABLE ? e->kid[0]->type : e->kid[1]->type;
+  case TL_OP_SELECT_T: case TL_OP_REF_NULL: return e->imm.index;
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_TEE: return f->local[e->imm.index];
+  case TL_OP_GLOBAL_GET: return TL_GLOBAL(m, e->imm.index)->type;
+  case TL_OP_TABLE_GET: return TL_TABLE(m, e->imm.index)->elem;
+  case TL_OP_TABLE_GROW: case TL_OP_REF_IS_NULL: return TL_I32;
+  case TL_OP_TUPLE_EXTRACT: return tl_type_at(m, e->kid[0]->type, e->imm.index);
+  default: return e->type;
+  }
+}
+
+static tl_type tuple_make_type(tl_module *m, const tl_expr *e) {
+  tl_type small[8] = {0}, *t = e->nkid <= 8 ? small : malloc(e->nkid * sizeof *t);
+  if (!t) abort();
+  for (uint32_t i = 0; i < e->nkid; i++) t[i] = e->kid[i]->type;
+  tl_type r = tl_type_tuple(m, t, e->nkid);
+  if (t != small) free(t);
+  return r;
+}
+
+/* Non-control nodes: unreachable operands make the node unreachable. */
+static void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
+  if (any_kid_unreachable(e)) {
+    e->type = TL_UNREACHABLE;
+  } else if (e->op == TL_OP_TUPLE_MAKE) {
+    e->type = tuple_make_type(m, e);
+  } else {
+    e->type = tl_expr_natural_type(m, f, e);
+  }
+}
+
+typedef struct { uint32_t label; tl_type t; } seek_ctx;
+
+static void seek_visit(tl_walk *w, tl_expr **slot) {
+  seek_ctx *c = w->ctx;
+  if (tl_expr_breaks_to(*slot, c->label))
+    c->t = tl_type_lub(c->t, tl_branch_value_type(*slot));
+}
+
+static tl_type seek_branch_type(tl_expr *e, uint32_t label) {
+  seek_ctx c = {label, TL_UNREACHABLE};
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (e->kid[i]) tl_walk_post(NULL, NULL, &e->kid[i], seek_visit, &c);
+  return c.t;
+}
+
+void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e) {
+  if (tl_ops[e->op].flags & TL_F_CONTROL) {
+    tl_type bt = TL_UNREACHABLE;
+    if (e->op != TL_OP_LOOP && e->imm.block.label != TL_NO_LABEL)
+      bt = seek_branch_type(e, e->imm.block.label);
+    tl_block_finalize(m, e, bt);
+    return;
+  }
+  finalize_plain(m, f, e);
+}
+
+/* Whole function, one post-order walk: branches are visited before the
+ * construct they target, so their types are collected per label first. */
+typedef struct { tl_type *bt; } refin_ctx;
+
+static void refin_visit(tl_walk *w, tl_expr **slot) {
+  refin_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (tl_ops[e->op].flags & TL_F_CONTROL) {
+    uint32_t l = e->imm.block.label;
+    tl_type bt = (e->op != TL_OP_LOOP && l != TL_NO_LABEL) ? c->bt[l] : TL_UNREACHABLE;
+    tl_block_finalize(w->m, e, bt);
+    return;
+  }
+  finalize_plain(w->m, w->f, e);
+  if (tl_ops[e->op].flags & TL_F_BRANCH) {
+    tl_type vt = tl_branch_value_type(e);
+    if (e->op == TL_OP_BR_TABLE) {
+      for (uint32_t i = 0; i < e->imm.table.n; i++)
+        c->bt[e->imm.table.targets[i]] = tl_type_lub(c->bt[e->imm.table.targets[i]], vt);
+      c->bt[e->imm.table.def] = tl_type_lub(c->bt[e->imm.table.def], vt);
+    } else {
+      c->bt[e->imm.label] = tl_type_lub(c->bt[e->imm.label], vt);
+    }
+  }
+}
+
+void tl_func_refinalize(tl_module *m, tl_func *f) {
+  if (!f->body) return;
+  refin_ctx c = {malloc((f->nlabel + 1) * sizeof(tl_type))};
+  if (!c.bt) abort();
+  for (uint32_t i = 0; i < f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
+  tl_walk_post(m, f, &f->body, refin_visit, &c);
+  free(c.bt);
+}

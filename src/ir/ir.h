@@ -1,0 +1,426 @@
+/* ir.h — the tree IR: types, opcodes, nodes, modules, arenas, walkers.
+ * One header for src/ir (QBE all.h style); declarations grouped by the file
+ * that defines them. Everything a module owns lives in its arena; nothing is
+ * freed node by node. No globals: two modules in two threads never meet. */
+#ifndef TILT_IR_H
+#define TILT_IR_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilt.h"
+
+/* ------------------------------------------------------------------ types */
+/* A tl_type is a small integer. Values below TL_TUPLE_BASE are the basic
+ * types; from TL_TUPLE_BASE on it names an interned tuple of the module
+ * (tl_type_tuple). Tuples hold two or more basic value types. */
+typedef uint32_t tl_type;
+enum {
+  TL_NONE = 0,        /* no value */
+  TL_UNREACHABLE = 1, /* control never leaves this node normally */
+  TL_I32, TL_I64, TL_F32, TL_F64, TL_V128, TL_FUNCREF, TL_EXTERNREF,
+  TL_NBASIC,
+  TL_TUPLE_BASE = 16
+};
+
+static inline bool tl_type_is_tuple(tl_type t) { return t >= TL_TUPLE_BASE; }
+static inline bool tl_type_is_ref(tl_type t) { return t == TL_FUNCREF || t == TL_EXTERNREF; }
+static inline bool tl_type_is_concrete(tl_type t) { return t >= TL_I32; }
+
+/* ---------------------------------------------------------------- opcodes */
+typedef enum {
+#define OP(id, ...) TL_OP_##id,
+#include "opcodes.def"
+#undef OP
+  TL_NOPS
+} tl_op;
+
+/* Immediate shapes: what follows the opcode in the binary and which member
+ * of tl_imm the node uses. */
+typedef enum {
+  TL_IMM_NONE,
+  TL_IMM_BLOCK,         /* block type; node uses imm.block */
+  TL_IMM_LABEL,         /* br, br_if: imm.label */
+  TL_IMM_BR_TABLE,      /* imm.table */
+  TL_IMM_FUNC,          /* call, return_call, ref.func: imm.index */
+  TL_IMM_CALL_INDIRECT, /* imm.idx2 = {type index, table index} */
+  TL_IMM_LOCAL,         /* imm.index */
+  TL_IMM_GLOBAL,        /* imm.index */
+  TL_IMM_TABLE,         /* table.get/set/grow/size/fill: imm.index */
+  TL_IMM_MEMARG,        /* imm.mem */
+  TL_IMM_MEM,           /* memory.size/grow/fill: imm.index (memory) */
+  TL_IMM_MEM_COPY,      /* imm.idx2 = {dst memory, src memory} */
+  TL_IMM_MEM_INIT,      /* imm.idx2 = {data index, memory} */
+  TL_IMM_DATA,          /* data.drop: imm.index */
+  TL_IMM_ELEM,          /* elem.drop: imm.index */
+  TL_IMM_TABLE_INIT,    /* imm.idx2 = {elem index, table} */
+  TL_IMM_TABLE_COPY,    /* imm.idx2 = {dst table, src table} */
+  TL_IMM_I32,           /* imm.i32 */
+  TL_IMM_I64,           /* imm.i64 */
+  TL_IMM_F32,           /* imm.f32 (raw bits) */
+  TL_IMM_F64,           /* imm.f64 (raw bits) */
+  TL_IMM_V128,          /* imm.v128 */
+  TL_IMM_LANE,          /* extract/replace_lane: imm.mem.lane */
+  TL_IMM_SHUFFLE,       /* i8x16.shuffle: imm.v128 holds 16 lane indices */
+  TL_IMM_MEMARG_LANE,   /* v128.load8_lane...: imm.mem with lane */
+  TL_IMM_REFTYPE,       /* ref.null: imm.index holds the tl_type */
+  TL_IMM_SELECT_T,      /* typed select: imm.index holds the tl_type */
+  TL_IMM_FENCE,         /* atomic.fence: one reserved zero byte */
+  TL_IMM_TUPLE_INDEX    /* tuple.extract: imm.index */
+} tl_imm_kind;
+
+/* Flags of an opcode (OR-ed in opcodes.def). */
+enum {
+  TL_F_TRAPS = 1 << 0,        /* may trap */
+  TL_F_READS_MEM = 1 << 1,
+  TL_F_WRITES_MEM = 1 << 2,
+  TL_F_READS_TABLE = 1 << 3,
+  TL_F_WRITES_TABLE = 1 << 4,
+  TL_F_READS_LOCAL = 1 << 5,
+  TL_F_WRITES_LOCAL = 1 << 6,
+  TL_F_READS_GLOBAL = 1 << 7,
+  TL_F_WRITES_GLOBAL = 1 << 8,
+  TL_F_CALL = 1 << 9,         /* arbitrary effects of a callee */
+  TL_F_BRANCH = 1 << 10,      /* targets a label */
+  TL_F_NORETURN = 1 << 11,    /* control never falls through */
+  TL_F_CONTROL = 1 << 12,     /* block, loop, if: has a label and a body */
+  TL_F_MARKER = 1 << 13,      /* else/end: binary markers, never nodes */
+  TL_F_COMMUTES = 1 << 14,    /* binary op with swappable operands */
+  TL_F_ATOMIC = 1 << 15,      /* atomic memory access (needs shared memory ok) */
+};
+
+/* Features, as bits of a tl_features set. The names are wasm-opt's flag
+ * names (--enable-<name>); see features.c. */
+enum {
+  TL_FEAT_MVP = 0,
+  TL_FEAT_MUTABLE_GLOBALS = 1 << 0,
+  TL_FEAT_SIGN_EXT = 1 << 1,
+  TL_FEAT_NONTRAPPING_FPTOINT = 1 << 2,
+  TL_FEAT_BULK_MEMORY = 1 << 3,
+  TL_FEAT_MULTIVALUE = 1 << 4,
+  TL_FEAT_REFERENCE_TYPES = 1 << 5,
+  TL_FEAT_SIMD = 1 << 6,
+  TL_FEAT_TAIL_CALL = 1 << 7,
+  TL_FEAT_EXTENDED_CONST = 1 << 8,
+  TL_FEAT_THREADS = 1 << 9,
+  TL_FEAT_ALL = (1 << 10) - 1,
+};
+typedef uint32_t tl_features;
+
+/* One row of the opcode table, as data (opcodes.c). */
+typedef struct {
+  const char *text;
+  uint8_t pfx;        /* 0, 0xFC, 0xFD, 0xFE, or 0xFF for IR-only */
+  uint32_t code;
+  uint8_t imm;        /* tl_imm_kind */
+  uint8_t result;     /* tl_type, when nops != TL_SIG_SPECIAL */
+  uint8_t nops;       /* operand count, or TL_SIG_SPECIAL */
+  uint8_t ops[3];     /* operand types, in stack order */
+  uint32_t flags;
+  tl_features feat;
+} tl_opinfo;
+#define TL_SIG_SPECIAL 0xff
+
+extern const tl_opinfo tl_ops[TL_NOPS];
+/* opcodes.c */
+int tl_op_decode(uint8_t pfx, uint32_t code);  /* -1 if unknown */
+int tl_op_by_name(const char *text);          /* -1 if unknown; first row wins */
+uint8_t tl_op_natural_align(int op);          /* log2 bytes a memory op accesses */
+
+/* ------------------------------------------------------------------ nodes */
+typedef struct {
+  uint64_t offset;
+  uint32_t align;   /* log2 of the alignment */
+  uint32_t mem;     /* memory index */
+  uint8_t lane;     /* lane for *_lane ops */
+} tl_memarg;
+
+typedef union {
+  int32_t i32;
+  int64_t i64;
+  uint32_t f32;     /* raw bits */
+  uint64_t f64;     /* raw bits */
+  uint8_t v128[16];
+  uint32_t index;   /* local, global, func, table, memory, data, elem,
+                       tuple index; ref.null's tl_type */
+  uint32_t label;   /* br, br_if: label id */
+  struct { uint32_t a, b; } idx2;
+  tl_memarg mem;
+  struct {
+    uint32_t label; /* label id, or TL_NO_LABEL */
+    uint32_t bt;    /* type index when the binary block type was an index
+                       (multi-value); TL_NO_INDEX otherwise. Printed, and
+                       kept so round trips are exact. */
+  } block;
+  struct {
+    uint32_t *targets; /* label ids */
+    uint32_t n;
+    uint32_t def;      /* default label id */
+  } table;
+} tl_imm;
+
+#define TL_NO_LABEL UINT32_MAX
+#define TL_NO_INDEX UINT32_MAX
+
+/* A node: {op, type} plus children and immediates. Children are in
+ * evaluation order:
+ *   block, loop      kid[] = body list
+ *   if               kid[0] = condition, kid[1] = then, kid[2] = else (nkid 2
+ *                    when there is no else); an unlabeled BLOCK as an arm is
+ *                    written inline
+ *   br               kid[0] = value (optional)
+ *   br_if            [value,] condition
+ *   br_table         [value,] index
+ *   return           [value]  (a tuple for several results)
+ *   call             args...; call_indirect: args..., table index
+ *   every other op   operands in stack order, as in its opcodes.def sig
+ *   tuple.make       values; tuple.extract: kid[0] = tuple
+ * A value that is several values (multi-value) is one tuple-typed child. */
+typedef struct tl_expr tl_expr;
+struct tl_expr {
+  uint16_t op;      /* tl_op */
+  uint16_t pad_;
+  tl_type type;
+  uint32_t nkid;
+  uint32_t cap;     /* capacity of kid[] (builders may grow it) */
+  tl_expr **kid;
+  tl_imm imm;
+};
+
+/* --------------------------------------------------------------- arena */
+/* Bump allocation. On out-of-memory it longjmps to *oom if set (the public
+ * entry point set it); never returns NULL. */
+typedef struct tl_arena_chunk tl_arena_chunk;
+typedef struct {
+  tl_arena_chunk *head;
+  uint8_t *p, *end;
+  size_t total;     /* bytes obtained from malloc */
+  jmp_buf *oom;
+} tl_arena;
+
+/* arena.c */
+void tl_arena_init(tl_arena *a);
+void tl_arena_free(tl_arena *a);
+void tl_arena_reset(tl_arena *a);   /* keep the first chunk, forget the rest */
+void *tl_arena_alloc(tl_arena *a, size_t n, size_t align);
+void *tl_arena_zalloc(tl_arena *a, size_t n, size_t align);
+char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
+#define TL_NEW(a, T) ((T *)tl_arena_zalloc((a), sizeof(T), _Alignof(T)))
+#define TL_NEWN(a, T, n) ((T *)tl_arena_zalloc((a), sizeof(T) * (size_t)(n), _Alignof(T)))
+
+/* A growable array of pointers or scalars in malloc'd memory (scratch only). */
+typedef struct { void *p; size_t n, cap; } tl_vec;
+void tl_vec_grow(tl_vec *v, size_t elem, size_t want);
+#define TL_VEC_PUSH(v, T, x) do { tl_vec_grow((v), sizeof(T), (v)->n + 1); \
+    ((T *)(v)->p)[(v)->n++] = (x); } while (0)
+#define TL_VEC_AT(v, T, i) (((T *)(v)->p)[i])
+void tl_vec_free(tl_vec *v);
+
+/* A growable byte buffer in malloc'd memory (writer and printer output). */
+typedef struct { uint8_t *p; size_t n, cap; } tl_buf;
+void tl_buf_put(tl_buf *b, const void *p, size_t n);
+void tl_buf_byte(tl_buf *b, uint8_t c);
+void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_buf_free(tl_buf *b);
+
+/* -------------------------------------------------------------- module */
+typedef struct { tl_type params, results; } tl_functype;
+
+typedef struct {           /* set for an import, NULL strings otherwise */
+  const char *module, *name;
+} tl_importname;
+
+typedef struct {
+  uint32_t type;           /* index into module types */
+  tl_importname imp;
+  uint32_t nlocal;         /* params first, then declared locals */
+  uint32_t local_cap;      /* capacity of local[] and local_name[] */
+  tl_type *local;
+  tl_expr *body;           /* NULL for imports; else a BLOCK whose label is the
+                              function's own (a branch to it returns); the
+                              writer emits its children inline */
+  const char *name;        /* name section, or NULL */
+  const char **local_name; /* nlocal entries or NULL */
+  uint32_t nlabel;         /* label ids are 0..nlabel-1 */
+  uint32_t label_cap;      /* capacity of label_name[] when it is set */
+  const char **label_name; /* nlabel entries or NULL */
+  uint32_t body_offset;    /* byte offset of the body in the input */
+} tl_func;
+
+typedef struct {
+  tl_type type;
+  bool mut;
+  tl_importname imp;
+  tl_expr *init;           /* NULL for imports */
+  const char *name;
+} tl_global;
+
+typedef struct {
+  uint64_t min, max;       /* in pages */
+  bool has_max, shared, is64;
+  tl_importname imp;
+  const char *name;
+} tl_memory;
+
+typedef struct {
+  tl_type elem;            /* TL_FUNCREF or TL_EXTERNREF */
+  uint64_t min, max;
+  bool has_max;
+  tl_importname imp;
+  const char *name;
+} tl_table;
+
+enum { TL_EXTERN_FUNC = 0, TL_EXTERN_TABLE = 1, TL_EXTERN_MEMORY = 2, TL_EXTERN_GLOBAL = 3 };
+typedef struct { const char *name; uint8_t kind; uint32_t index; } tl_export;
+
+enum { TL_SEG_ACTIVE, TL_SEG_PASSIVE, TL_SEG_DECLARATIVE };
+typedef struct {
+  uint8_t mode;            /* TL_SEG_* */
+  uint32_t table;          /* active only */
+  tl_expr *offset;         /* active only */
+  tl_type type;            /* element type */
+  bool exprs;              /* items written as expressions (flags 4-7) */
+  uint32_t n;
+  tl_expr **item;          /* ref.func / ref.null / global.get expressions */
+  const char *name;
+} tl_elem;
+
+typedef struct {
+  uint8_t mode;            /* TL_SEG_ACTIVE or TL_SEG_PASSIVE */
+  uint32_t mem;
+  tl_expr *offset;
+  const uint8_t *bytes;    /* arena copy */
+  uint32_t size;
+  const char *name;
+} tl_data;
+
+/* Custom sections other than "name" and "target_features" are kept byte for
+ * byte, placed after the known section with id `after` (0 = before all). */
+typedef struct {
+  const char *name;
+  const uint8_t *bytes;
+  uint32_t size;
+  uint8_t after;
+} tl_custom;
+
+typedef struct {           /* interned tuple */
+  uint32_t n;
+  tl_type *t;
+  uint64_t hash;
+} tl_tuple;
+
+struct tl_module {
+  tl_arena arena;
+  tl_vec types;            /* tl_functype */
+  tl_vec funcs;            /* tl_func; imports first */
+  tl_vec globals;          /* tl_global; imports first */
+  tl_vec memories;         /* tl_memory; imports first */
+  tl_vec tables;           /* tl_table; imports first */
+  tl_vec exports;          /* tl_export */
+  tl_vec elems;            /* tl_elem */
+  tl_vec datas;            /* tl_data */
+  tl_vec customs;          /* tl_custom */
+  uint32_t nimported_funcs, nimported_globals, nimported_memories, nimported_tables;
+  bool has_start;
+  uint32_t start;
+  bool has_datacount;      /* the input had a data count section */
+  const char *name;        /* module name from the name section */
+  tl_features features;    /* enabled features */
+  /* tuple interning (type.c) */
+  tl_vec tuples;           /* tl_tuple */
+  uint32_t *tuple_hash;    /* open addressing: tuple id+1, 0 = empty */
+  uint32_t tuple_hash_cap;
+};
+
+#define TL_FUNC(m, i) (&TL_VEC_AT(&(m)->funcs, tl_func, (i)))
+#define TL_GLOBAL(m, i) (&TL_VEC_AT(&(m)->globals, tl_global, (i)))
+#define TL_MEMORY(m, i) (&TL_VEC_AT(&(m)->memories, tl_memory, (i)))
+#define TL_TABLE(m, i) (&TL_VEC_AT(&(m)->tables, tl_table, (i)))
+#define TL_FTYPE(m, i) (&TL_VEC_AT(&(m)->types, tl_functype, (i)))
+#define TL_ELEM(m, i) (&TL_VEC_AT(&(m)->elems, tl_elem, (i)))
+#define TL_DATA(m, i) (&TL_VEC_AT(&(m)->datas, tl_data, (i)))
+#define TL_EXPORT(m, i) (&TL_VEC_AT(&(m)->exports, tl_export, (i)))
+
+/* -------------------------------------------------------------- errors */
+/* tl_error and tl_status are public (tilt.h). */
+tl_status tl_errorf(tl_error *e, tl_status code, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* type.c */
+tl_type tl_type_tuple(tl_module *m, const tl_type *t, uint32_t n); /* n>=2; n==1 gives t[0], n==0 none */
+uint32_t tl_type_arity(const tl_module *m, tl_type t);  /* none/unreachable 0, basic 1, tuple n */
+tl_type tl_type_at(const tl_module *m, tl_type t, uint32_t i); /* i-th component */
+const char *tl_type_name(tl_type t);                    /* basic types only */
+uint32_t tl_functype_intern(tl_module *m, tl_type params, tl_type results); /* find or append */
+
+/* module.c */
+tl_module *tl_module_alloc(void);     /* NULL on malloc failure */
+void tl_module_destroy(tl_module *m);
+tl_func *tl_module_add_func(tl_module *m);      /* zeroed, appended */
+tl_functype *tl_func_type(const tl_module *m, const tl_func *f);
+uint32_t tl_func_nparams(const tl_module *m, const tl_func *f);
+uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);
+uint32_t tl_func_new_label(tl_module *m, tl_func *f);
+
+/* expr.c (builders; every builder finalizes the node it makes) */
+tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid);  /* kids zeroed, type none */
+void tl_expr_push_kid(tl_module *m, tl_expr *e, tl_expr *kid); /* grows kid[] */
+tl_expr *tl_make_const_i32(tl_module *m, int32_t v);
+tl_expr *tl_make_const_i64(tl_module *m, int64_t v);
+tl_expr *tl_make_unary(tl_module *m, tl_op op, tl_expr *a);
+tl_expr *tl_make_binary(tl_module *m, tl_op op, tl_expr *a, tl_expr *b);
+tl_expr *tl_make_nop(tl_module *m);
+tl_expr *tl_make_unreachable(tl_module *m);
+tl_expr *tl_make_local_get(tl_module *m, tl_func *f, uint32_t idx);
+tl_expr *tl_make_local_set(tl_module *m, tl_func *f, uint32_t idx, tl_expr *v, bool tee);
+tl_expr *tl_make_drop(tl_module *m, tl_expr *v);
+tl_expr *tl_make_block(tl_module *m, tl_op op, uint32_t label, tl_expr **kids, uint32_t n);
+tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e); /* deep, iterative; labels defined inside get fresh ids of f */
+
+/* finalize.c — the type rules, in one place.
+ * tl_expr_finalize recomputes e->type from its children (and, for a labeled
+ * block/loop/if, from the branches in its subtree, which costs a walk of it).
+ * tl_func_refinalize recomputes every node of a function in one linear walk. */
+void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e);
+tl_type tl_type_lub(tl_type a, tl_type b);  /* unreachable is the identity; mismatches give a */
+tl_type tl_branch_value_type(const tl_expr *br); /* none, unreachable or the carried type */
+void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type); /* TL_UNREACHABLE = no branches */
+void tl_func_refinalize(tl_module *m, tl_func *f);
+tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e); /* ignoring unreachable kids */
+bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that targets label? */
+
+/* walk.c — iterative walks. visit(w, slot) may replace *slot. */
+typedef struct tl_walk tl_walk;
+typedef void (*tl_visit_fn)(tl_walk *w, tl_expr **slot);
+struct tl_walk {
+  tl_module *m;
+  tl_func *f;
+  void *ctx;
+  tl_visit_fn pre;   /* called before children; may set w->skip */
+  tl_visit_fn post;  /* called after children */
+  bool skip;         /* set by pre: do not descend into this node */
+  tl_vec stack;      /* internal: frames */
+  uint32_t depth;    /* current depth (number of ancestors) */
+};
+void tl_walk_run(tl_walk *w, tl_expr **root);     /* frees its stack at the end */
+tl_expr *tl_walk_parent(tl_walk *w, uint32_t up); /* ancestor (1 = parent), NULL at the top */
+void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx);
+uint64_t tl_expr_count(tl_expr *root);            /* number of nodes */
+
+/* validate.c — context-free validation of a module (IR level). */
+tl_status tl_validate_module(tl_module *m, tl_error *err);
+tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err);
+
+/* print.c — folded s-expression text that wat2wasm assembles. */
+void tl_print_module(tl_module *m, tl_buf *out);
+void tl_print_expr(tl_module *m, tl_func *f, tl_expr *e, tl_buf *out);
+
+/* features.c */
+const char *tl_feature_name(tl_features single);       /* "sign-ext", ... */
+tl_features tl_feature_by_name(const char *name);      /* 0 if unknown */
+tl_features tl_features_default(void);
+tl_features tl_module_detect_features(tl_module *m);   /* what the module uses */
+
+#endif

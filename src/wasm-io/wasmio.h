@@ -1,0 +1,28 @@
+/* wasmio.h — binary WebAssembly in and out: LEB128, the reader (bytes to
+ * tree IR, with feature checks and offsets in every error) and the writer
+ * (tree IR to bytes, reifying block types so every output validates). */
+#ifndef TILT_WASMIO_H
+#define TILT_WASMIO_H
+
+#include "../ir/ir.h"
+
+/* leb128.c — decoders refuse overlong and out-of-range encodings and never
+ * read past end; they return the number of bytes consumed, 0 on error. */
+size_t tl_leb_read_u32(const uint8_t *p, const uint8_t *end, uint32_t *out);
+size_t tl_leb_read_u64(const uint8_t *p, const uint8_t *end, uint64_t *out);
+size_t tl_leb_read_s32(const uint8_t *p, const uint8_t *end, int32_t *out);
+size_t tl_leb_read_s33(const uint8_t *p, const uint8_t *end, int64_t *out);
+size_t tl_leb_read_s64(const uint8_t *p, const uint8_t *end, int64_t *out);
+void tl_leb_write_u32(tl_buf *b, uint32_t v);  /* minimal encodings */
+void tl_leb_write_u64(tl_buf *b, uint64_t v);
+void tl_leb_write_s32(tl_buf *b, int32_t v);
+void tl_leb_write_s64(tl_buf *b, int64_t v);
+
+/* reader.c */
+tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
+                  tl_module **out, tl_error *err);
+
+/* writer.c */
+tl_status tl_write(tl_module *m, const tl_write_options *opt, tl_buf *out, tl_error *err);
+
+#endif
