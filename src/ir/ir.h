@@ -363,6 +363,7 @@ tl_functype *tl_func_type(const tl_module *m, const tl_func *f);
 uint32_t tl_func_nparams(const tl_module *m, const tl_func *f);
 uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);
 uint32_t tl_func_new_label(tl_module *m, tl_func *f);
+uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f); /* wasm local base per IR local; free() it */
 
 /* expr.c (builders; every builder finalizes the node it makes) */
 tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid);  /* kids zeroed, type none */

@@ -72,3 +72,19 @@ uint32_t tl_func_new_label(tl_module *m, tl_func *f) {
   if (f->label_name) f->label_name[f->nlabel] = NULL;
   return f->nlabel++;
 }
+
+/* Tuple-typed locals (scratch locals the reader makes for multi-value
+ * code) become several consecutive wasm locals when written or printed.
+ * base[i] is the first wasm local of IR local i; base[nlocal] is the total.
+ * The caller frees the array. */
+uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f) {
+  uint32_t *base = malloc((f->nlocal + 1) * sizeof *base);
+  if (!base) abort();
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < f->nlocal; i++) {
+    base[i] = n;
+    n += tl_type_is_tuple(f->local[i]) ? tl_type_arity(m, f->local[i]) : 1;
+  }
+  base[f->nlocal] = n;
+  return base;
+}
