@@ -1,0 +1,219 @@
+/* tilt-roundtrip — a test tool: read, validate, write, re-read and re-write a
+ * module and check the writer reaches a fixed point after one normalization
+ * (w1 == w2 and print(m2) == print(m3)); also reports whether the first read
+ * was already "exact" (print(m1) == print(m2)). --expect-invalid inverts the
+ * check for inputs that must be rejected; --bench times read and write and
+ * reports peak memory. Runs nothing external: the test scripts do that. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+enum { RC_OK = 0, RC_MISMATCH = 1, RC_READ = 2, RC_USAGE = 3 };
+
+typedef struct {
+  const char *in, *out;
+  tl_read_options ro;
+  bool expect_invalid, bench, quiet;
+  int repeat;
+} opts;
+
+static const char *status_name(tl_status s) {
+  static const char *const names[] = {
+      "TL_OK",         "TL_E_MALFORMED", "TL_E_INVALID", "TL_E_FEATURE",
+      "TL_E_LIMIT",    "TL_E_NOMEM",     "TL_E_UNSUPPORTED", "TL_E_IO",
+      "TL_E_TRAP",     "TL_E_LINK",      "TL_E_EXHAUSTED",   "TL_E_EXIT"};
+  return (unsigned)s < sizeof names / sizeof *names ? names[s] : "TL_E_?";
+}
+
+static void report(const char *what, const char *path, const tl_error *e) {
+  cli_print_error(path, e);
+  fprintf(stderr, "tilt-roundtrip: %s failed: %s\n", what, status_name(e->code));
+}
+
+static int usage(FILE *f, int rc) {
+  fprintf(f,
+          "usage: tilt-roundtrip [--all-features] [-o W1.wasm] [-q] IN.wasm\n"
+          "       tilt-roundtrip [--all-features] --expect-invalid IN.wasm\n"
+          "       tilt-roundtrip [--all-features] --bench [-n REPEAT] [-o OUT.wasm] IN.wasm\n"
+          "exit: 0 ok, 1 round-trip failure or mismatch, 2 IN rejected, 3 usage/io\n");
+  return rc;
+}
+
+static int parse(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->repeat = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-o") && i + 1 < argc) o->out = argv[++i];
+    else if (!strcmp(a, "-n") && i + 1 < argc) o->repeat = atoi(argv[++i]);
+    else if (!strcmp(a, "--all-features") || !strcmp(a, "-all")) o->ro.features = TL_FEATURES_ALL;
+    else if (!strcmp(a, "--expect-invalid")) o->expect_invalid = true;
+    else if (!strcmp(a, "--bench")) o->bench = true;
+    else if (!strcmp(a, "-q")) o->quiet = true;
+    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout, 0) - 1;
+    else if (a[0] == '-' && a[1]) return usage(stderr, RC_USAGE);
+    else o->in = a;
+  }
+  if (!o->in) return usage(stderr, RC_USAGE);
+  if (o->repeat < 1) o->repeat = 1;
+  return 0;
+}
+
+/* Reads and validates; NULL (with *err filled) if either fails. */
+static tl_module *load(const uint8_t *p, size_t n, const tl_read_options *ro, tl_error *err) {
+  tl_module *m = tl_module_read(p, n, ro, err);
+  if (m && tl_module_validate(m, err) != TL_OK) {
+    tl_module_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* Prints the first line where a and b differ, with its line number. */
+static void show_diff(const char *what, const char *a, const char *b) {
+  size_t line = 1, i = 0;
+  for (; a[i] && a[i] == b[i]; i++)
+    if (a[i] == '\n') line++;
+  size_t s = i;
+  while (s > 0 && a[s - 1] != '\n') s--;
+  int la = (int)strcspn(a + s, "\n"), lb = (int)strcspn(b + s, "\n");
+  fprintf(stderr, "tilt-roundtrip: %s differ at line %zu:\n  - %.*s\n  + %.*s\n", what, line,
+          la > 200 ? 200 : la, a + s, lb > 200 ? 200 : lb, b + s);
+}
+
+static size_t first_diff(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+  size_t i = 0;
+  while (i < na && i < nb && a[i] == b[i]) i++;
+  return i;
+}
+
+/* m1 is the module read from the n0-byte input; w1 is its encoding. */
+static int check(const opts *o, tl_module *m1, size_t n0, const uint8_t *w1, size_t n1) {
+  tl_error err;
+  tl_write_options wo = {.debug_names = true};
+  int rc = RC_MISMATCH;
+  uint8_t *w2 = NULL;
+  size_t n2 = 0;
+  char *p1 = NULL, *p2 = NULL, *p3 = NULL;
+  tl_module *m3 = NULL, *m2 = load(w1, n1, &o->ro, &err);
+  if (!m2) {
+    report("re-reading the written module", o->in, &err);
+    return RC_MISMATCH;
+  }
+  if (tl_module_write(m2, &wo, &w2, &n2, &err) != TL_OK) {
+    report("writing the re-read module", o->in, &err);
+    goto out;
+  }
+  if (!(m3 = load(w2, n2, &o->ro, &err))) {
+    report("reading the second write", o->in, &err);
+    goto out;
+  }
+  p1 = tl_module_print(m1), p2 = tl_module_print(m2), p3 = tl_module_print(m3);
+  bool same_bytes = n1 == n2 && !memcmp(w1, w2, n1);
+  bool same_print = !strcmp(p2, p3), exact = !strcmp(p1, p2);
+  if (!same_bytes)
+    fprintf(stderr, "tilt-roundtrip: %s: w1 (%zu bytes) != w2 (%zu bytes), first difference at 0x%zx\n",
+            o->in, n1, n2, first_diff(w1, n1, w2, n2));
+  if (!same_print) show_diff("print(m2) and print(m3)", p2, p3);
+  if (same_bytes && same_print) {
+    rc = RC_OK;
+    if (!o->quiet) printf("ok %s: %zu -> %zu bytes%s\n", o->in, n0, n1, exact ? ", exact" : "");
+  }
+out:
+  free(p1), free(p2), free(p3), free(w2);
+  tl_module_free(m2), tl_module_free(m3);
+  return rc;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* --bench: best-of-REPEAT read and write times, and peak RSS. */
+static int bench(const opts *o, const uint8_t *in, size_t n) {
+  double best_r = 1e30, best_w = 1e30;
+  uint8_t *w = NULL;
+  size_t nw = 0;
+  tl_write_options wo = {0};
+  tl_error err;
+  for (int i = 0; i < o->repeat; i++) {
+    double t0 = now();
+    tl_module *m = tl_module_read(in, n, &o->ro, &err);
+    double t1 = now();
+    if (!m) {
+      report("reading", o->in, &err);
+      return RC_READ;
+    }
+    free(w);
+    w = NULL;
+    if (tl_module_write(m, &wo, &w, &nw, &err) != TL_OK) {
+      report("writing", o->in, &err);
+      tl_module_free(m);
+      return RC_MISMATCH;
+    }
+    double t2 = now();
+    tl_module_free(m);
+    if (t1 - t0 < best_r) best_r = t1 - t0;
+    if (t2 - t1 < best_w) best_w = t2 - t1;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  int rc = o->out && cli_write_file(o->out, w, nw) ? RC_USAGE : RC_OK;
+  printf("bench %s: in %zu out %zu read_s %.6f write_s %.6f maxrss_kb %ld\n", o->in, n, nw,
+         best_r, best_w, ru.ru_maxrss);
+  free(w);
+  return rc;
+}
+
+static int run(const opts *o, const uint8_t *in, size_t n) {
+  tl_error err;
+  if (o->bench) return bench(o, in, n);
+  tl_module *m1 = load(in, n, &o->ro, &err);
+  if (o->expect_invalid) {
+    if (m1) {
+      fprintf(stderr, "tilt-roundtrip: %s: accepted, but it must be rejected\n", o->in);
+      tl_module_free(m1);
+      return RC_MISMATCH;
+    }
+    if (!o->quiet) printf("ok %s: rejected: %s: %s\n", o->in, status_name(err.code), err.msg);
+    return RC_OK;
+  }
+  if (!m1) {
+    report("reading", o->in, &err);
+    return RC_READ;
+  }
+  uint8_t *w1 = NULL;
+  size_t n1 = 0;
+  tl_write_options wo = {.debug_names = true};
+  int rc;
+  if (tl_module_write(m1, &wo, &w1, &n1, &err) != TL_OK) {
+    report("writing", o->in, &err);
+    rc = RC_MISMATCH;
+  } else if (o->out && cli_write_file(o->out, w1, n1)) {
+    rc = RC_USAGE;
+  } else {
+    rc = check(o, m1, n, w1, n1);
+  }
+  free(w1);
+  tl_module_free(m1);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  uint8_t *bytes;
+  size_t size;
+  if (cli_read_file(o.in, &bytes, &size)) return RC_USAGE;
+  rc = run(&o, bytes, size);
+  free(bytes);
+  return rc;
+}
