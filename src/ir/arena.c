@@ -4,6 +4,7 @@
  * public entry point set one, and aborts otherwise (a bug: no entry point). */
 #include "ir.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static void new_chunk(tl_arena *a, size_t need) {
   a->total += size;
 }
 
-void *tl_arena_alloc(tl_arena *a, size_t n, size_t align) {
+static void *alloc_unlocked(tl_arena *a, size_t n, size_t align) {
   if (n == 0) n = 1;
   uintptr_t p = ((uintptr_t)a->p + (align - 1)) & ~(uintptr_t)(align - 1);
   if (!a->p || p > (uintptr_t)a->end || n > (size_t)((uintptr_t)a->end - p)) {
@@ -77,6 +78,14 @@ void *tl_arena_alloc(tl_arena *a, size_t n, size_t align) {
   }
   a->p = (uint8_t *)(p + n);
   return (void *)p;
+}
+
+void *tl_arena_alloc(tl_arena *a, size_t n, size_t align) {
+  if (!a->lock) return alloc_unlocked(a, n, align);
+  pthread_mutex_lock(a->lock);
+  void *p = alloc_unlocked(a, n, align);
+  pthread_mutex_unlock(a->lock);
+  return p;
 }
 
 void *tl_arena_zalloc(tl_arena *a, size_t n, size_t align) {

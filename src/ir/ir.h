@@ -198,6 +198,8 @@ typedef struct {
   uint8_t *p, *end;
   size_t total;     /* bytes obtained from malloc */
   jmp_buf *oom;
+  void *lock;       /* a recursive pthread_mutex_t while function passes
+                       run in parallel over one module; NULL otherwise */
 } tl_arena;
 
 /* arena.c */
@@ -328,8 +330,10 @@ struct tl_module {
   bool has_datacount;      /* the input had a data count section */
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
-  /* tuple interning (type.c) */
-  tl_vec tuples;           /* tl_tuple */
+  /* tuple interning (type.c): tuple i is tuple_block[i >> 10][i & 1023];
+   * blocks never move, so readers need no lock while passes intern. */
+  tl_tuple *tuple_block[4096];
+  uint32_t ntuples;
   uint32_t *tuple_hash;    /* open addressing: tuple id+1, 0 = empty */
   uint32_t tuple_hash_cap;
 };

@@ -15,7 +15,7 @@ tl_module *tl_module_alloc(void) {
 void tl_module_destroy(tl_module *m) {
   if (!m) return;
   tl_vec *vecs[] = {&m->types, &m->funcs, &m->globals, &m->memories, &m->tables,
-                    &m->exports, &m->elems, &m->datas, &m->customs, &m->tuples};
+                    &m->exports, &m->elems, &m->datas, &m->customs};
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
   free(m->tuple_hash);
   tl_arena_free(&m->arena);

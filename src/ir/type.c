@@ -3,6 +3,7 @@
  * tuples have equal tl_type ids and comparing types is comparing integers. */
 #include "ir.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
 #include <xxhash.h>
@@ -13,39 +14,60 @@ static const char *const basic_names[TL_NBASIC] = {
 
 const char *tl_type_name(tl_type t) { return t < TL_NBASIC ? basic_names[t] : "tuple"; }
 
-static tl_tuple *tuple_of(const tl_module *m, tl_type t) {
-  return &TL_VEC_AT(&m->tuples, tl_tuple, t - TL_TUPLE_BASE);
+static tl_tuple *tuple_at(const tl_module *m, uint32_t i) {
+  return &m->tuple_block[i >> 10][i & 1023];
 }
+
+static tl_tuple *tuple_of(const tl_module *m, tl_type t) { return tuple_at(m, t - TL_TUPLE_BASE); }
 
 static void rehash(tl_module *m, uint32_t cap) {
   free(m->tuple_hash);
   m->tuple_hash = calloc(cap, sizeof(uint32_t));
   if (!m->tuple_hash) abort();
   m->tuple_hash_cap = cap;
-  for (uint32_t i = 0; i < m->tuples.n; i++) {
-    uint32_t h = (uint32_t)TL_VEC_AT(&m->tuples, tl_tuple, i).hash & (cap - 1);
+  for (uint32_t i = 0; i < m->ntuples; i++) {
+    uint32_t h = (uint32_t)tuple_at(m, i)->hash & (cap - 1);
     while (m->tuple_hash[h]) h = (h + 1) & (cap - 1);
     m->tuple_hash[h] = i + 1;
   }
 }
 
+static tl_type intern_tuple(tl_module *m, const tl_type *t, uint32_t n);
+
+/* Function passes may intern tuples concurrently: they take the arena's
+ * lock, which is recursive (the arena allocation inside takes it again). */
 tl_type tl_type_tuple(tl_module *m, const tl_type *t, uint32_t n) {
   if (n == 0) return TL_NONE;
   if (n == 1) return t[0];
+  void *lock = m->arena.lock;
+  if (!lock) return intern_tuple(m, t, n);
+  pthread_mutex_lock(lock);
+  tl_type r = intern_tuple(m, t, n);
+  pthread_mutex_unlock(lock);
+  return r;
+}
+
+static tl_type intern_tuple(tl_module *m, const tl_type *t, uint32_t n) {
   uint64_t hash = XXH3_64bits(t, n * sizeof *t);
-  if ((m->tuples.n + 1) * 2 > m->tuple_hash_cap)
+  if ((m->ntuples + 1) * 2 > m->tuple_hash_cap)
     rehash(m, m->tuple_hash_cap ? m->tuple_hash_cap * 2 : 16);
   uint32_t cap = m->tuple_hash_cap, h = (uint32_t)hash & (cap - 1);
   for (; m->tuple_hash[h]; h = (h + 1) & (cap - 1)) {
-    tl_tuple *tu = &TL_VEC_AT(&m->tuples, tl_tuple, m->tuple_hash[h] - 1);
+    tl_tuple *tu = tuple_at(m, m->tuple_hash[h] - 1);
     if (tu->hash == hash && tu->n == n && !memcmp(tu->t, t, n * sizeof *t))
       return TL_TUPLE_BASE + m->tuple_hash[h] - 1;
   }
-  tl_tuple tu = {n, TL_NEWN(&m->arena, tl_type, n), hash};
-  memcpy(tu.t, t, n * sizeof *t);
-  TL_VEC_PUSH(&m->tuples, tl_tuple, tu);
-  m->tuple_hash[h] = (uint32_t)m->tuples.n;
-  return TL_TUPLE_BASE + (tl_type)m->tuples.n - 1;
+  uint32_t id = m->ntuples;
+  if (id >= 4096 * 1024) abort(); /* readers cap types at 1,000,000 (as V8), so never */
+  if (!m->tuple_block[id >> 10]) m->tuple_block[id >> 10] = TL_NEWN(&m->arena, tl_tuple, 1024);
+  tl_tuple *tu = tuple_at(m, id);
+  tu->n = n;
+  tu->t = TL_NEWN(&m->arena, tl_type, n);
+  tu->hash = hash;
+  memcpy(tu->t, t, n * sizeof *t);
+  m->ntuples = id + 1;
+  m->tuple_hash[h] = id + 1;
+  return TL_TUPLE_BASE + id;
 }
 
 uint32_t tl_type_arity(const tl_module *m, tl_type t) {

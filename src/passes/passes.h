@@ -1,0 +1,53 @@
+/* passes.h — the pass infrastructure: the registry (passes.def), the pass
+ * context, the runner (thread pool for function passes) and the helpers
+ * passes share (effects). One file per pass, one entry point each. */
+#ifndef TILT_PASSES_H
+#define TILT_PASSES_H
+
+#include "../ir/ir.h"
+
+typedef struct {
+  const char *key, *value;       /* --pass-arg KEY@VALUE */
+} tl_pass_arg;
+
+typedef struct tl_pass_ctx {
+  tl_module *m;
+  const tl_pass_arg *args;
+  uint32_t nargs;
+  tl_error *err;
+} tl_pass_ctx;
+
+typedef tl_status (*tl_func_pass_fn)(tl_pass_ctx *, tl_func *);
+typedef tl_status (*tl_module_pass_fn)(tl_pass_ctx *);
+typedef enum { TL_PASS_FUNC, TL_PASS_MODULE } tl_pass_kind;
+
+typedef struct {
+  const char *name, *help;
+  tl_pass_kind kind;
+  tl_func_pass_fn func;
+  tl_module_pass_fn module;
+} tl_pass_info;
+
+#define PASS_DECL_FUNC(id) tl_status tl_pass_##id(tl_pass_ctx *, tl_func *);
+#define PASS_DECL_MODULE(id) tl_status tl_pass_##id(tl_pass_ctx *);
+#define PASS(id, name, help, kind) PASS_DECL_##kind(id)
+#include "passes.def"
+#undef PASS
+
+/* registry.c */
+const tl_pass_info *tl_pass_find(const char *name);
+const tl_pass_info *tl_pass_at(uint32_t i);  /* NULL past the end */
+const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key);
+
+/* effects.c — what evaluating a subtree may do. */
+typedef struct {
+  uint32_t flags;      /* OR of tl_ops[].flags of every node (TL_F_*) */
+  bool branches_out;   /* a branch to a label defined outside the subtree */
+  bool unreachable;    /* contains unreachable-typed code */
+} tl_effects;
+void tl_effects_of(tl_module *m, tl_func *f, tl_expr *e, tl_effects *out);
+/* No effect a caller could observe besides the value: no writes, calls,
+ * traps, branches out, or control leaving (reads are allowed). */
+bool tl_effects_removable(const tl_effects *fx);
+
+#endif
