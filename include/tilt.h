@@ -89,6 +89,27 @@ void tl_module_free(tl_module *m);
 uint32_t tl_module_features(const tl_module *m);
 void tl_module_set_features(tl_module *m, uint32_t features);
 
+/* ---------------------------------------------------------------- passes */
+/* Optimization passes are named as wasm-opt names them ("dce", "vacuum",
+ * ...). Function passes run in parallel over functions; the output does not
+ * depend on the thread count. */
+typedef struct {
+  uint32_t threads;          /* 0 = one per core */
+  bool validate_each;        /* validate after every pass (debugging) */
+  uint32_t nargs;            /* --pass-arg KEY@VALUE pairs */
+  const char *const *arg_keys;
+  const char *const *arg_values;
+  /* Called after each pass with its wall time and the IR node count. */
+  void (*on_pass_done)(void *user, const char *pass, double seconds, uint64_t nodes);
+  void *user;
+} tl_pass_options;
+
+tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
+                               const tl_pass_options *opt, tl_error *err);
+/* The registry: name and help of pass i, NULL past the last one. */
+const char *tl_pass_name(uint32_t i);
+const char *tl_pass_help(uint32_t i);
+
 #ifdef __cplusplus
 }
 #endif
