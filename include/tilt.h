@@ -54,6 +54,9 @@ typedef struct {
 #define TL_FEATURE_EXTENDED_CONST      (1u << 8)
 #define TL_FEATURE_THREADS             (1u << 9)
 #define TL_FEATURES_ALL                ((1u << 10) - 1)
+/* For tl_read_options.features, where 0 means the default set: no features
+ * at all (plain MVP, --mvp-features). A bit outside TL_FEATURES_ALL. */
+#define TL_FEATURES_MVP                (1u << 31)
 
 /* The default set: what wasm-opt enables without flags. */
 uint32_t tl_features_default_set(void);
