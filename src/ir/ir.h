@@ -418,6 +418,7 @@ uint64_t tl_expr_count(tl_expr *root);            /* number of nodes */
 /* validate.c — context-free validation of a module (IR level). */
 tl_status tl_validate_module(tl_module *m, tl_error *err);
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err);
+tl_status tl_validate_ir(tl_module *m, tl_error *err); /* + one parent across the module */
 
 /* print.c — folded s-expression text that wat2wasm assembles. */
 void tl_print_module(tl_module *m, tl_buf *out);

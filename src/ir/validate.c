@@ -1,12 +1,889 @@
-/* validate.c — context-free validation of the IR (stub: being written). */
+/* validate.c — context-free validation of the IR (seed 002, DESIGN.md "The IR").
+ * Each node is checked against its own children and immediates, each branch
+ * against its target; nothing looks at a node's parent. One iterative walk per
+ * function (tl_walk_run) tracks label scopes and the types branches carry, and
+ * checks every type is what finalize.c would compute. Never recurses on
+ * nesting depth; reports the first problem through tl_errorf and returns. */
 #include "ir.h"
 
-tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
-  (void)m; (void)func_index; (void)err;
-  return TL_OK;
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a set of node pointers (every node must have one parent) ---------- */
+typedef struct { uintptr_t *slot; size_t cap, n; } ptrset;
+
+static size_t ptr_hash(uintptr_t p) { return (size_t)((p >> 3) * 0x9E3779B97F4A7C15ull); }
+
+static bool ptrset_grow(ptrset *s) {
+  size_t cap = s->cap ? s->cap * 2 : 256;
+  uintptr_t *slot = calloc(cap, sizeof *slot);
+  if (!slot) return false;
+  for (size_t i = 0; i < s->cap; i++) {
+    if (!s->slot[i]) continue;
+    size_t h = ptr_hash(s->slot[i]) & (cap - 1);
+    while (slot[h]) h = (h + 1) & (cap - 1);
+    slot[h] = s->slot[i];
+  }
+  free(s->slot);
+  s->slot = slot;
+  s->cap = cap;
+  return true;
 }
 
-tl_status tl_validate_module(tl_module *m, tl_error *err) {
-  (void)m; (void)err;
-  return TL_OK;
+/* 1 if added, 0 if already there, -1 out of memory. */
+static int ptrset_add(ptrset *s, const void *p) {
+  if ((s->n + 1) * 2 > s->cap && !ptrset_grow(s)) return -1;
+  uintptr_t v = (uintptr_t)p;
+  size_t h = ptr_hash(v) & (s->cap - 1);
+  for (; s->slot[h]; h = (h + 1) & (s->cap - 1))
+    if (s->slot[h] == v) return 0;
+  s->slot[h] = v;
+  s->n++;
+  return 1;
 }
+
+/* ---- context ------------------------------------------------------------ */
+typedef struct {
+  tl_module *m;
+  tl_func *f;           /* NULL in constant expressions */
+  uint32_t fidx;        /* TL_NO_FUNC outside functions */
+  tl_error *err;
+  tl_status st;         /* first error; the walk then skips everything */
+  bool const_mode;      /* constant expression: only constant ops */
+  bool dead;            /* current node has an unreachable child */
+  bool strict;          /* tl_validate_ir: extra consistency checks */
+  ptrset *seen;
+  uint32_t nlabel;
+  tl_expr **scope;      /* label -> defining construct while in scope */
+  tl_type *bt;          /* label -> type branches carry (unreachable: none yet) */
+  uint16_t *bop;        /* label -> op of the first branch that carried bt */
+  uint8_t *defined;     /* label -> already defined by a construct */
+} vc;
+
+static bool fail(vc *c, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(vc *c, tl_status code, const char *fmt, ...) {
+  if (c->st) return false;
+  char msg[sizeof c->err->msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  c->st = code;
+  if (c->err) {
+    tl_errorf(c->err, code, TL_NO_OFFSET, "%s", msg);
+    c->err->func_index = c->fidx;
+  }
+  return false;
+}
+
+static const char *opname(const tl_expr *e) { return tl_ops[e->op].text; }
+static const char *tn(tl_type t) { return tl_type_name(t); }
+
+static bool type_valid(const tl_module *m, tl_type t) {
+  if (tl_type_is_tuple(t)) return t - TL_TUPLE_BASE < m->ntuples;
+  return t < TL_NBASIC;
+}
+
+static bool is_value(const tl_module *m, tl_type t) { /* one basic value type */
+  return tl_type_is_concrete(t) && t < TL_NBASIC && type_valid(m, t);
+}
+
+/* Features a value (or tuple) type needs. */
+static tl_features type_feat(const tl_module *m, tl_type t) {
+  tl_features f = tl_type_is_tuple(t) ? TL_FEAT_MULTIVALUE : 0;
+  for (uint32_t i = 0, n = tl_type_arity(m, t); i < n; i++) {
+    tl_type c = tl_type_at(m, t, i);
+    if (c == TL_V128) f |= TL_FEAT_SIMD;
+    if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
+  }
+  return f;
+}
+
+static bool need_feat(vc *c, tl_features need, const char *what) {
+  tl_features miss = need & ~c->m->features;
+  if (!miss) return true;
+  tl_features one = miss & (~miss + 1);
+  return fail(c, TL_E_FEATURE, "%s requires --enable-%s", what, tl_feature_name(one));
+}
+
+static bool in_range(vc *c, const tl_expr *e, uint32_t i, size_t n, const char *what) {
+  if (i < n) return true;
+  return fail(c, TL_E_INVALID, "%s: %s index %u out of range (%zu)", opname(e), what, i, n);
+}
+
+static bool any_kid_unreachable(const tl_expr *e) {
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (e->kid[i] && e->kid[i]->type == TL_UNREACHABLE) return true;
+  return false;
+}
+
+/* ---- operands ----------------------------------------------------------- */
+static bool arity(vc *c, const tl_expr *e, uint32_t lo, uint32_t hi) {
+  if (e->nkid >= lo && e->nkid <= hi) return true;
+  if (lo == hi) return fail(c, TL_E_INVALID, "%s: has %u operands, expected %u", opname(e), e->nkid, lo);
+  return fail(c, TL_E_INVALID, "%s: has %u operands, expected %u to %u", opname(e), e->nkid, lo, hi);
+}
+
+/* Operand i must have type t. Skipped when the node is dead (has an
+ * unreachable operand): seed 002 rule 3b, and valid wasm since the stack
+ * is polymorphic after the unreachable operand. */
+static bool want(vc *c, const tl_expr *e, uint32_t i, tl_type t) {
+  tl_type k = e->kid[i]->type;
+  if (c->dead || k == t || k == TL_UNREACHABLE) return true;
+  return fail(c, TL_E_INVALID, "%s: operand %u has type %s, expected %s", opname(e), i + 1, tn(k),
+              tn(t));
+}
+
+/* Operands lo.. of e against the components of tuple/value type t. */
+static bool want_list(vc *c, const tl_expr *e, uint32_t lo, tl_type t) {
+  uint32_t n = tl_type_arity(c->m, t);
+  if (!arity(c, e, lo + n, lo + n)) return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (!want(c, e, lo + i, tl_type_at(c->m, t, i))) return false;
+  return true;
+}
+
+/* A value operand that must be some concrete type (drop, select, br value). */
+static bool want_value(vc *c, const tl_expr *e, uint32_t i) {
+  tl_type k = e->kid[i]->type;
+  if (k == TL_UNREACHABLE || (tl_type_is_concrete(k) && type_valid(c->m, k))) return true;
+  return fail(c, TL_E_INVALID, "%s: operand %u has type %s, expected a value", opname(e), i + 1,
+              tn(k));
+}
+
+/* ---- immediates --------------------------------------------------------- */
+static uint32_t lane_count(const tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (oi->imm == TL_IMM_MEMARG_LANE) return 16u >> tl_op_natural_align(e->op);
+  const char *x = strchr(oi->text, 'x');
+  return x ? (uint32_t)strtoul(x + 1, NULL, 10) : 0;
+}
+
+static bool check_memarg(vc *c, const tl_expr *e) {
+  const tl_memarg *ma = &e->imm.mem;
+  if (!in_range(c, e, ma->mem, c->m->memories.n, "memory")) return false;
+  uint32_t nat = tl_op_natural_align(e->op);
+  if (tl_ops[e->op].flags & TL_F_ATOMIC) {
+    if (ma->align != nat)
+      return fail(c, TL_E_INVALID, "%s: alignment 2**%u must equal the natural 2**%u", opname(e),
+                  ma->align, nat);
+  } else if (ma->align > nat) {
+    return fail(c, TL_E_INVALID, "%s: alignment 2**%u exceeds the natural 2**%u", opname(e),
+                ma->align, nat);
+  }
+  if (!TL_MEMORY(c->m, ma->mem)->is64 && ma->offset > UINT32_MAX)
+    return fail(c, TL_E_INVALID, "%s: offset %llu exceeds 32 bits", opname(e),
+                (unsigned long long)ma->offset);
+  if (tl_ops[e->op].imm == TL_IMM_MEMARG_LANE && ma->lane >= lane_count(e))
+    return fail(c, TL_E_INVALID, "%s: lane %u out of range", opname(e), ma->lane);
+  return true;
+}
+
+static bool same_elem(vc *c, const tl_expr *e, tl_type a, tl_type b) {
+  if (a == b) return true;
+  return fail(c, TL_E_INVALID, "%s: element type %s does not match %s", opname(e), tn(a), tn(b));
+}
+
+static bool check_table_init(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  if (!in_range(c, e, e->imm.idx2.a, m->elems.n, "elem") ||
+      !in_range(c, e, e->imm.idx2.b, m->tables.n, "table"))
+    return false;
+  return same_elem(c, e, TL_ELEM(m, e->imm.idx2.a)->type, TL_TABLE(m, e->imm.idx2.b)->elem);
+}
+
+static bool check_table_copy(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  if (!in_range(c, e, e->imm.idx2.a, m->tables.n, "table") ||
+      !in_range(c, e, e->imm.idx2.b, m->tables.n, "table"))
+    return false;
+  return same_elem(c, e, TL_TABLE(m, e->imm.idx2.b)->elem, TL_TABLE(m, e->imm.idx2.a)->elem);
+}
+
+static bool check_call_indirect_imm(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  if (!in_range(c, e, e->imm.idx2.a, m->types.n, "type") ||
+      !in_range(c, e, e->imm.idx2.b, m->tables.n, "table"))
+    return false;
+  if (TL_TABLE(m, e->imm.idx2.b)->elem != TL_FUNCREF)
+    return fail(c, TL_E_INVALID, "%s: table %u is not a funcref table", opname(e), e->imm.idx2.b);
+  return true;
+}
+
+/* A branch to label l: in scope, and what it carries agrees with the other
+ * branches to l (checked against the construct's type at its end). */
+static bool check_target(vc *c, const tl_expr *e, uint32_t l) {
+  if (l >= c->nlabel)
+    return fail(c, TL_E_INVALID, "%s: label %u out of range (%u labels)", opname(e), l, c->nlabel);
+  if (!c->scope[l])
+    return fail(c, TL_E_INVALID, "%s: label %u is not an enclosing block, loop or if", opname(e), l);
+  tl_type vt = tl_branch_value_type(e);
+  if (c->scope[l]->op == TL_OP_LOOP) {
+    if (vt == TL_NONE || vt == TL_UNREACHABLE) return true;
+    return fail(c, TL_E_INVALID, "%s: branch to loop label %u carries %s", opname(e), l, tn(vt));
+  }
+  if (vt == TL_UNREACHABLE) return true;
+  if (c->bt[l] == TL_UNREACHABLE) {
+    c->bt[l] = vt;
+    c->bop[l] = e->op;
+  } else if (c->bt[l] != vt) {
+    return fail(c, TL_E_INVALID, "%s: carries %s to label %u, but %s carries %s", opname(e),
+                tn(vt), l, tl_ops[c->bop[l]].text, tn(c->bt[l]));
+  }
+  return true;
+}
+
+static bool check_imm(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_FUNC: return in_range(c, e, e->imm.index, m->funcs.n, "function");
+  case TL_IMM_CALL_INDIRECT: return check_call_indirect_imm(c, e);
+  case TL_IMM_LOCAL: return in_range(c, e, e->imm.index, c->f ? c->f->nlocal : 0, "local");
+  case TL_IMM_GLOBAL: return in_range(c, e, e->imm.index, m->globals.n, "global");
+  case TL_IMM_TABLE: return in_range(c, e, e->imm.index, m->tables.n, "table");
+  case TL_IMM_MEMARG:
+  case TL_IMM_MEMARG_LANE: return check_memarg(c, e);
+  case TL_IMM_MEM: return in_range(c, e, e->imm.index, m->memories.n, "memory");
+  case TL_IMM_MEM_COPY:
+    return in_range(c, e, e->imm.idx2.a, m->memories.n, "memory") &&
+           in_range(c, e, e->imm.idx2.b, m->memories.n, "memory");
+  case TL_IMM_MEM_INIT:
+    return in_range(c, e, e->imm.idx2.a, m->datas.n, "data") &&
+           in_range(c, e, e->imm.idx2.b, m->memories.n, "memory");
+  case TL_IMM_DATA: return in_range(c, e, e->imm.index, m->datas.n, "data");
+  case TL_IMM_ELEM: return in_range(c, e, e->imm.index, m->elems.n, "elem");
+  case TL_IMM_TABLE_INIT: return check_table_init(c, e);
+  case TL_IMM_TABLE_COPY: return check_table_copy(c, e);
+  case TL_IMM_LANE:
+    if (e->imm.mem.lane < lane_count(e)) return true;
+    return fail(c, TL_E_INVALID, "%s: lane %u out of range", opname(e), e->imm.mem.lane);
+  case TL_IMM_SHUFFLE:
+    for (int i = 0; i < 16; i++)
+      if (e->imm.v128[i] >= 32)
+        return fail(c, TL_E_INVALID, "%s: lane index %u out of range", opname(e), e->imm.v128[i]);
+    return true;
+  case TL_IMM_REFTYPE:
+    if (tl_type_is_ref(e->imm.index)) return true;
+    return fail(c, TL_E_INVALID, "%s: %u is not a reference type", opname(e), e->imm.index);
+  case TL_IMM_SELECT_T:
+    if (is_value(m, e->imm.index)) return true;
+    return fail(c, TL_E_INVALID, "%s: bad type immediate %u", opname(e), e->imm.index);
+  case TL_IMM_LABEL: return check_target(c, e, e->imm.label);
+  case TL_IMM_BR_TABLE:
+    for (uint32_t i = 0; i < e->imm.table.n; i++)
+      if (!check_target(c, e, e->imm.table.targets[i])) return false;
+    return check_target(c, e, e->imm.table.def);
+  case TL_IMM_BLOCK:
+    if (e->imm.block.bt == TL_NO_INDEX || e->imm.block.bt < m->types.n) return true;
+    return fail(c, TL_E_INVALID, "%s: block type index %u out of range", opname(e),
+                e->imm.block.bt);
+  default: return true;
+  }
+}
+
+/* ---- operands of the special-signature ops ----------------------------- */
+static bool check_tail(vc *c, const tl_expr *e, tl_type results) {
+  if (!c->f) return fail(c, TL_E_INVALID, "%s: outside a function", opname(e));
+  tl_type mine = TL_FTYPE(c->m, c->f->type)->results;
+  if (results == mine) return true;
+  return fail(c, TL_E_INVALID, "%s: callee results %s differ from the caller's %s", opname(e),
+              tn(results), tn(mine));
+}
+
+static bool check_calls(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL) {
+    tl_func *callee = TL_FUNC(m, e->imm.index);
+    if (callee->type >= m->types.n)
+      return fail(c, TL_E_INVALID, "%s: callee %u has a bad type", opname(e), e->imm.index);
+    tl_functype *ft = TL_FTYPE(m, callee->type);
+    if (!want_list(c, e, 0, ft->params)) return false;
+    return e->op == TL_OP_CALL || check_tail(c, e, ft->results);
+  }
+  tl_functype *ft = TL_FTYPE(m, e->imm.idx2.a);
+  uint32_t n = tl_type_arity(m, ft->params);
+  if (!arity(c, e, n + 1, n + 1)) return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (!want(c, e, i, tl_type_at(m, ft->params, i))) return false;
+  if (!want(c, e, n, TL_I32)) return false;
+  return e->op == TL_OP_CALL_INDIRECT || check_tail(c, e, ft->results);
+}
+
+static bool check_branch(vc *c, const tl_expr *e) {
+  if (e->op == TL_OP_BR) {
+    if (!arity(c, e, 0, 1)) return false;
+    return e->nkid == 0 || want_value(c, e, 0);
+  }
+  if (!arity(c, e, 1, 2)) return false;
+  if (e->nkid == 2 && !want_value(c, e, 0)) return false;
+  return want(c, e, e->nkid - 1, TL_I32);
+}
+
+static bool check_return(vc *c, const tl_expr *e) {
+  if (!c->f) return fail(c, TL_E_INVALID, "return: outside a function");
+  tl_type r = TL_FTYPE(c->m, c->f->type)->results;
+  if (r == TL_NONE) return arity(c, e, 0, 0);
+  if (!arity(c, e, 1, 1)) return false;
+  return want(c, e, 0, r);
+}
+
+static bool check_select(vc *c, const tl_expr *e) {
+  if (!arity(c, e, 3, 3) || !want(c, e, 2, TL_I32)) return false;
+  if (e->op == TL_OP_SELECT_T)
+    return want(c, e, 0, e->imm.index) && want(c, e, 1, e->imm.index);
+  if (!want_value(c, e, 0) || !want_value(c, e, 1)) return false;
+  tl_type a = e->kid[0]->type, b = e->kid[1]->type;
+  if (c->dead) return true;
+  if (a != b)
+    return fail(c, TL_E_INVALID, "select: operands have types %s and %s", tn(a), tn(b));
+  if (tl_type_is_ref(a) || tl_type_is_tuple(a))
+    return fail(c, TL_E_INVALID, "select: untyped select of %s needs a type immediate", tn(a));
+  return true;
+}
+
+static bool check_var(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  switch (e->op) {
+  case TL_OP_LOCAL_GET: return arity(c, e, 0, 0);
+  case TL_OP_LOCAL_SET:
+  case TL_OP_LOCAL_TEE: return arity(c, e, 1, 1) && want(c, e, 0, c->f->local[e->imm.index]);
+  case TL_OP_GLOBAL_GET: return arity(c, e, 0, 0);
+  default: { /* global.set */
+    tl_global *g = TL_GLOBAL(m, e->imm.index);
+    if (!g->mut) return fail(c, TL_E_INVALID, "global.set: global %u is immutable", e->imm.index);
+    return arity(c, e, 1, 1) && want(c, e, 0, g->type);
+  }
+  }
+}
+
+static bool check_table_op(vc *c, const tl_expr *e) {
+  tl_type t = TL_TABLE(c->m, e->imm.index)->elem;
+  switch (e->op) {
+  case TL_OP_TABLE_GET: return arity(c, e, 1, 1) && want(c, e, 0, TL_I32);
+  case TL_OP_TABLE_SET: return arity(c, e, 2, 2) && want(c, e, 0, TL_I32) && want(c, e, 1, t);
+  case TL_OP_TABLE_GROW: return arity(c, e, 2, 2) && want(c, e, 0, t) && want(c, e, 1, TL_I32);
+  default: /* table.fill */
+    return arity(c, e, 3, 3) && want(c, e, 0, TL_I32) && want(c, e, 1, t) && want(c, e, 2, TL_I32);
+  }
+}
+
+static bool check_tuple(vc *c, const tl_expr *e) {
+  if (e->op == TL_OP_TUPLE_MAKE) {
+    if (e->nkid < 2) return fail(c, TL_E_INVALID, "tuple.make: has %u operands, expected 2 or more", e->nkid);
+    for (uint32_t i = 0; i < e->nkid; i++) {
+      tl_type k = e->kid[i]->type;
+      if (k != TL_UNREACHABLE && !is_value(c->m, k))
+        return fail(c, TL_E_INVALID, "tuple.make: operand %u has type %s, expected a value",
+                    i + 1, tn(k));
+    }
+    return true;
+  }
+  if (!arity(c, e, 1, 1)) return false;
+  tl_type t = e->kid[0]->type;
+  if (t == TL_UNREACHABLE) return true;
+  if (!tl_type_is_tuple(t))
+    return fail(c, TL_E_INVALID, "tuple.extract: operand has type %s, expected a tuple", tn(t));
+  if (e->imm.index >= tl_type_arity(c->m, t))
+    return fail(c, TL_E_INVALID, "tuple.extract: index %u out of range (%u)", e->imm.index,
+                tl_type_arity(c->m, t));
+  return true;
+}
+
+static bool check_special(vc *c, const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_BR: case TL_OP_BR_IF: case TL_OP_BR_TABLE: return check_branch(c, e);
+  case TL_OP_RETURN: return check_return(c, e);
+  case TL_OP_CALL: case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL:
+  case TL_OP_RETURN_CALL_INDIRECT: return check_calls(c, e);
+  case TL_OP_DROP: return arity(c, e, 1, 1) && want_value(c, e, 0);
+  case TL_OP_SELECT: case TL_OP_SELECT_T: return check_select(c, e);
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
+  case TL_OP_GLOBAL_GET: case TL_OP_GLOBAL_SET: return check_var(c, e);
+  case TL_OP_TABLE_GET: case TL_OP_TABLE_SET: case TL_OP_TABLE_GROW:
+  case TL_OP_TABLE_FILL: return check_table_op(c, e);
+  case TL_OP_REF_NULL: return arity(c, e, 0, 0);
+  case TL_OP_REF_IS_NULL:
+    if (!arity(c, e, 1, 1)) return false;
+    if (c->dead || tl_type_is_ref(e->kid[0]->type)) return true;
+    return fail(c, TL_E_INVALID, "ref.is_null: operand has type %s, expected a reference",
+                tn(e->kid[0]->type));
+  case TL_OP_TUPLE_MAKE: case TL_OP_TUPLE_EXTRACT: return check_tuple(c, e);
+  default: return fail(c, TL_E_INVALID, "%s: not an IR node", opname(e));
+  }
+}
+
+/* The type finalize.c gives a non-control node (indices already checked). */
+static bool tuple_matches(const tl_module *m, tl_type t, const tl_expr *e) {
+  if (!tl_type_is_tuple(t) || !type_valid(m, t) || tl_type_arity(m, t) != e->nkid) return false;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (tl_type_at(m, t, i) != e->kid[i]->type) return false;
+  return true;
+}
+
+static bool check_plain(vc *c, tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  c->dead = any_kid_unreachable(e);
+  if (oi->nops != TL_SIG_SPECIAL && !arity(c, e, oi->nops, oi->nops)) return false;
+  if (!check_imm(c, e)) return false;
+  if (oi->nops != TL_SIG_SPECIAL) {
+    for (uint32_t i = 0; i < oi->nops; i++)
+      if (!want(c, e, i, oi->ops[i])) return false;
+  } else if (!check_special(c, e)) {
+    return false;
+  }
+  if (c->dead) {
+    if (e->type == TL_UNREACHABLE) return true;
+    return fail(c, TL_E_INVALID, "%s: type %s is stale: an operand is unreachable", opname(e),
+                tn(e->type));
+  }
+  if (e->op == TL_OP_TUPLE_MAKE) {
+    if (tuple_matches(c->m, e->type, e)) return true;
+    return fail(c, TL_E_INVALID, "tuple.make: type %s is stale", tn(e->type));
+  }
+  tl_type want_t = tl_expr_natural_type(c->m, c->f, e);
+  if (e->type == want_t) return true;
+  if (e->type == TL_UNREACHABLE)
+    return fail(c, TL_E_INVALID, "%s: type is unreachable but no operand is", opname(e));
+  return fail(c, TL_E_INVALID, "%s: type %s is stale, expected %s", opname(e), tn(e->type),
+              tn(want_t));
+}
+
+/* ---- blocks, loops, ifs ------------------------------------------------- */
+/* Instructions of a block or loop: only the last may leave a value (up to
+ * the first unreachable one; the writer drops what follows it). */
+static bool check_list(vc *c, const tl_expr *e) {
+  for (uint32_t i = 0; i + 1 < e->nkid; i++) {
+    tl_type t = e->kid[i]->type;
+    if (t == TL_UNREACHABLE) break;
+    if (t != TL_NONE)
+      return fail(c, TL_E_INVALID, "%s: instruction %u has type %s; only the last may leave a value",
+                  opname(e), i + 1, tn(t));
+  }
+  return true;
+}
+
+static tl_type list_type(const tl_expr *e) {
+  if (any_kid_unreachable(e)) return TL_UNREACHABLE;
+  return e->nkid ? e->kid[e->nkid - 1]->type : TL_NONE;
+}
+
+static bool branches_agree(vc *c, const tl_expr *e, tl_type bt, tl_type lt) {
+  if (bt == TL_UNREACHABLE || bt == lt) return true;
+  uint32_t l = e->imm.block.label;
+  return fail(c, TL_E_INVALID, "%s: carries %s to label %u, but the %s yields %s",
+              tl_ops[c->bop[l]].text, tn(bt), l, opname(e), tn(lt));
+}
+
+static bool stale(vc *c, const tl_expr *e, tl_type want_t) {
+  if (e->type == want_t) return true;
+  return fail(c, TL_E_INVALID, "%s: type %s is stale, expected %s", opname(e), tn(e->type),
+              tn(want_t));
+}
+
+static bool check_arm(vc *c, const tl_expr *e, uint32_t i, tl_type lt) {
+  tl_type t = e->kid[i]->type;
+  if (t == lt || t == TL_UNREACHABLE) return true;
+  return fail(c, TL_E_INVALID, "if: %s arm has type %s, expected %s", i == 1 ? "then" : "else",
+              tn(t), tn(lt));
+}
+
+static bool check_if(vc *c, const tl_expr *e, tl_type bt) {
+  if (!arity(c, e, 2, 3)) return false;
+  tl_type ct = e->kid[0]->type;
+  if (ct != TL_I32 && ct != TL_UNREACHABLE)
+    return fail(c, TL_E_INVALID, "if: condition has type %s, expected i32", tn(ct));
+  bool has_else = e->nkid == 3 && e->kid[2];
+  tl_type lt = TL_NONE;
+  if (has_else) lt = tl_type_lub(tl_type_lub(e->kid[1]->type, e->kid[2]->type), bt);
+  if (!branches_agree(c, e, bt, lt) || !check_arm(c, e, 1, lt)) return false;
+  if (has_else && !check_arm(c, e, 2, lt)) return false;
+  return stale(c, e, ct == TL_UNREACHABLE ? TL_UNREACHABLE : lt);
+}
+
+static bool check_control(vc *c, tl_expr *e) {
+  uint32_t l = e->imm.block.label;
+  tl_type bt = l != TL_NO_LABEL ? c->bt[l] : TL_UNREACHABLE;
+  if (!check_imm(c, e)) return false;
+  if (e->op == TL_OP_IF) return check_if(c, e, bt);
+  if (!check_list(c, e)) return false;
+  tl_type lt = list_type(e);
+  if (e->op == TL_OP_LOOP) return stale(c, e, lt);
+  tl_type want_t = tl_type_lub(lt, bt);
+  if (!branches_agree(c, e, bt, want_t)) return false;
+  if (!stale(c, e, want_t)) return false;
+  if (want_t == TL_NONE || want_t == TL_UNREACHABLE || type_valid(c->m, want_t)) return true;
+  return fail(c, TL_E_INVALID, "block: bad type %u", want_t);
+}
+
+/* ---- the walk ----------------------------------------------------------- */
+static bool const_op(vc *c, const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_I32_CONST: case TL_OP_I64_CONST: case TL_OP_F32_CONST: case TL_OP_F64_CONST:
+  case TL_OP_V128_CONST: case TL_OP_REF_NULL: case TL_OP_REF_FUNC: return true;
+  case TL_OP_I32_ADD: case TL_OP_I32_SUB: case TL_OP_I32_MUL:
+  case TL_OP_I64_ADD: case TL_OP_I64_SUB: case TL_OP_I64_MUL:
+    return need_feat(c, TL_FEAT_EXTENDED_CONST, opname(e) /* in a constant expression */);
+  case TL_OP_GLOBAL_GET: {
+    tl_module *m = c->m;
+    uint32_t g = e->imm.index;
+    if (g >= m->nimported_globals || g >= m->globals.n)
+      return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is not imported", g);
+    if (TL_GLOBAL(m, g)->mut)
+      return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is mutable", g);
+    return true;
+  }
+  default: return fail(c, TL_E_INVALID, "%s: not allowed in a constant expression", opname(e));
+  }
+}
+
+static void open_label(vc *c, tl_expr *e) {
+  uint32_t l = e->imm.block.label;
+  if (l == TL_NO_LABEL) return;
+  if (l >= c->nlabel) {
+    fail(c, TL_E_INVALID, "%s: label %u out of range (%u labels)", opname(e), l, c->nlabel);
+    return;
+  }
+  if (c->defined[l]) {
+    fail(c, TL_E_INVALID, "%s: label %u is defined by more than one construct", opname(e), l);
+    return;
+  }
+  c->defined[l] = 1;
+  c->bt[l] = TL_UNREACHABLE;
+  if (e->op != TL_OP_IF) c->scope[l] = e; /* an if's label covers its arms only */
+}
+
+static void pre(tl_walk *w, tl_expr **slot) {
+  vc *c = w->ctx;
+  tl_expr *e = *slot;
+  if (!c->st && e->op >= TL_NOPS) fail(c, TL_E_INVALID, "node with bad opcode %u", e->op);
+  if (!c->st && c->strict && e->nkid > e->cap && e->nkid)
+    fail(c, TL_E_INVALID, "%s: %u kids but capacity %u", opname(e), e->nkid, e->cap);
+  if (!c->st) {
+    int r = ptrset_add(c->seen, e);
+    if (r < 0) fail(c, TL_E_NOMEM, "out of memory");
+    if (r == 0) fail(c, TL_E_INVALID, "%s: node appears more than once (shared or cyclic)", opname(e));
+  }
+  if (c->st) {
+    w->skip = true;
+    return;
+  }
+  if (tl_ops[e->op].flags & TL_F_MARKER) {
+    fail(c, TL_E_INVALID, "%s: a marker, not an IR node", opname(e));
+  } else if (c->const_mode) {
+    const_op(c, e);
+  } else {
+    tl_expr *p = tl_walk_parent(w, 1);
+    if (p && p->op == TL_OP_IF && slot != &p->kid[0] && p->imm.block.label != TL_NO_LABEL)
+      c->scope[p->imm.block.label] = p;
+    if (tl_ops[e->op].flags & TL_F_CONTROL) open_label(c, e);
+  }
+  if (c->st) w->skip = true;
+}
+
+static void post(tl_walk *w, tl_expr **slot) {
+  vc *c = w->ctx;
+  tl_expr *e = *slot;
+  if (c->st) return;
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (!need_feat(c, oi->feat, oi->text)) return;
+  if (!type_valid(c->m, e->type)) {
+    fail(c, TL_E_INVALID, "%s: bad type %u", opname(e), e->type);
+    return;
+  }
+  if (!need_feat(c, type_feat(c->m, e->type), oi->text)) return;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (!e->kid[i] && !(e->op == TL_OP_IF && i == 2)) {
+      fail(c, TL_E_INVALID, "%s: operand %u is missing", opname(e), i + 1);
+      return;
+    }
+  if (oi->flags & TL_F_CONTROL) {
+    if (check_control(c, e) && e->imm.block.label != TL_NO_LABEL)
+      c->scope[e->imm.block.label] = NULL;
+  } else {
+    check_plain(c, e);
+  }
+}
+
+static tl_status walk(vc *c, tl_expr **root) {
+  tl_walk w = {0};
+  w.m = c->m;
+  w.f = c->f;
+  w.ctx = c;
+  w.pre = pre;
+  w.post = post;
+  tl_walk_run(&w, root);
+  return c->st;
+}
+
+/* ---- functions ---------------------------------------------------------- */
+static bool check_locals(vc *c, tl_func *f) {
+  tl_module *m = c->m;
+  tl_functype *ft = TL_FTYPE(m, f->type);
+  uint32_t np = tl_type_arity(m, ft->params);
+  if (f->nlocal < np)
+    return fail(c, TL_E_INVALID, "function has %u locals but %u params", f->nlocal, np);
+  for (uint32_t i = 0; i < f->nlocal; i++) {
+    tl_type t = f->local[i];
+    if (!tl_type_is_concrete(t) || !type_valid(m, t))
+      return fail(c, TL_E_INVALID, "local %u has bad type %s", i, tn(t));
+    if (i < np && t != tl_type_at(m, ft->params, i))
+      return fail(c, TL_E_INVALID, "local %u has type %s, but param %u is %s", i, tn(t), i,
+                  tn(tl_type_at(m, ft->params, i)));
+    if (!need_feat(c, type_feat(m, t) & ~TL_FEAT_MULTIVALUE, "local")) return false;
+  }
+  return true;
+}
+
+static bool check_body(vc *c, tl_func *f) {
+  tl_expr *b = f->body;
+  if (b->op != TL_OP_BLOCK) return fail(c, TL_E_INVALID, "function body is %s, not a block", opname(b));
+  tl_type r = TL_FTYPE(c->m, f->type)->results;
+  if (b->type == r || b->type == TL_UNREACHABLE) return true;
+  return fail(c, TL_E_INVALID, "block: function body has type %s, expected %s", tn(b->type), tn(r));
+}
+
+static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool strict,
+                               tl_error *err) {
+  vc c = {.m = m, .fidx = fi, .err = err, .strict = strict};
+  if (fi >= m->funcs.n) {
+    fail(&c, TL_E_INVALID, "function index %u out of range", fi);
+    return c.st;
+  }
+  tl_func *f = TL_FUNC(m, fi);
+  c.f = f;
+  if (f->type >= m->types.n) {
+    fail(&c, TL_E_INVALID, "function type index %u out of range", f->type);
+    return c.st;
+  }
+  if (!f->body) return TL_OK; /* import */
+  if (!check_locals(&c, f)) return c.st;
+  c.seen = seen;
+  c.nlabel = f->nlabel;
+  size_t n = (size_t)f->nlabel + 1;
+  c.scope = calloc(n, sizeof *c.scope);
+  c.bt = calloc(n, sizeof *c.bt);
+  c.bop = calloc(n, sizeof *c.bop);
+  c.defined = calloc(n, 1);
+  if (!c.scope || !c.bt || !c.bop || !c.defined) fail(&c, TL_E_NOMEM, "out of memory");
+  else if (walk(&c, &f->body) == TL_OK) check_body(&c, f);
+  free(c.scope);
+  free(c.bt);
+  free(c.bop);
+  free(c.defined);
+  return c.st;
+}
+
+tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
+  ptrset seen = {0};
+  tl_status s = validate_func(m, func_index, &seen, false, err);
+  free(seen.slot);
+  return s;
+}
+
+/* ---- module ------------------------------------------------------------- */
+static bool check_const(vc *c, tl_expr *e, tl_type t, const char *what) {
+  if (!e) return fail(c, TL_E_INVALID, "%s: missing constant expression", what);
+  c->const_mode = true;
+  c->f = NULL;
+  if (walk(c, &e)) return false;
+  if (e->type == t) return true;
+  return fail(c, TL_E_INVALID, "%s: constant expression has type %s, expected %s", what,
+              tn(e->type), tn(t));
+}
+
+static bool check_import(vc *c, const tl_importname *imp, bool imported, const char *what,
+                         uint32_t i) {
+  if (imported == (imp->module && imp->name)) return true;
+  return fail(c, TL_E_INVALID, "%s %u: %s", what, i,
+              imported ? "import without a module and name" : "import name on a definition");
+}
+
+static bool check_types(vc *c) {
+  tl_module *m = c->m;
+  for (uint32_t i = 0; i < m->types.n; i++) {
+    tl_functype *ft = TL_FTYPE(m, i);
+    tl_type ts[2] = {ft->params, ft->results};
+    for (int k = 0; k < 2; k++) {
+      if (ts[k] != TL_NONE && (!tl_type_is_concrete(ts[k]) || !type_valid(m, ts[k])))
+        return fail(c, TL_E_INVALID, "type %u: bad %s type %u", i, k ? "result" : "param", ts[k]);
+      tl_features need = type_feat(m, ts[k]);
+      if (k == 0) need &= ~TL_FEAT_MULTIVALUE; /* several params are MVP */
+      if (!need_feat(c, need, "function type")) return false;
+    }
+  }
+  return true;
+}
+
+static bool check_funcs(vc *c) {
+  tl_module *m = c->m;
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    bool imported = i < m->nimported_funcs;
+    if (f->type >= m->types.n)
+      return fail(c, TL_E_INVALID, "function %u: type index %u out of range", i, f->type);
+    if (!check_import(c, &f->imp, imported, "function", i)) return false;
+    if (imported != !f->body)
+      return fail(c, TL_E_INVALID, "function %u: %s", i, imported ? "import with a body" : "no body");
+  }
+  return true;
+}
+
+static bool check_limits(vc *c, const char *what, uint32_t i, uint64_t min, uint64_t max,
+                         bool has_max, uint64_t limit) {
+  if (min > limit) return fail(c, TL_E_INVALID, "%s %u: minimum %llu exceeds %llu", what, i,
+                               (unsigned long long)min, (unsigned long long)limit);
+  if (has_max && max > limit) return fail(c, TL_E_INVALID, "%s %u: maximum %llu exceeds %llu",
+                                          what, i, (unsigned long long)max, (unsigned long long)limit);
+  if (has_max && min > max) return fail(c, TL_E_INVALID, "%s %u: minimum exceeds maximum", what, i);
+  return true;
+}
+
+static bool check_tables(vc *c) {
+  tl_module *m = c->m;
+  if (m->tables.n > 1 && !need_feat(c, TL_FEAT_REFERENCE_TYPES, "multiple tables")) return false;
+  for (uint32_t i = 0; i < m->tables.n; i++) {
+    tl_table *t = TL_TABLE(m, i);
+    if (!tl_type_is_ref(t->elem))
+      return fail(c, TL_E_INVALID, "table %u: element type %s is not a reference", i, tn(t->elem));
+    if (!check_import(c, &t->imp, i < m->nimported_tables, "table", i) ||
+        !check_limits(c, "table", i, t->min, t->max, t->has_max, UINT32_MAX))
+      return false;
+    if (t->elem == TL_EXTERNREF && !need_feat(c, TL_FEAT_REFERENCE_TYPES, "externref table"))
+      return false;
+  }
+  return true;
+}
+
+static bool check_memories(vc *c) {
+  tl_module *m = c->m;
+  if (m->memories.n > 1) return fail(c, TL_E_INVALID, "multiple memories");
+  for (uint32_t i = 0; i < m->memories.n; i++) {
+    tl_memory *mem = TL_MEMORY(m, i);
+    uint64_t limit = mem->is64 ? (1ull << 48) : 65536;
+    if (!check_import(c, &mem->imp, i < m->nimported_memories, "memory", i) ||
+        !check_limits(c, "memory", i, mem->min, mem->max, mem->has_max, limit))
+      return false;
+    if (mem->shared && !mem->has_max)
+      return fail(c, TL_E_INVALID, "memory %u: shared memory needs a maximum", i);
+    if (mem->shared && !need_feat(c, TL_FEAT_THREADS, "shared memory")) return false;
+  }
+  return true;
+}
+
+static bool check_globals(vc *c) {
+  tl_module *m = c->m;
+  for (uint32_t i = 0; i < m->globals.n; i++) {
+    tl_global *g = TL_GLOBAL(m, i);
+    bool imported = i < m->nimported_globals;
+    if (!is_value(m, g->type))
+      return fail(c, TL_E_INVALID, "global %u: bad type %s", i, tn(g->type));
+    if (!need_feat(c, type_feat(m, g->type), "global") ||
+        !check_import(c, &g->imp, imported, "global", i))
+      return false;
+    if (imported && g->mut && !need_feat(c, TL_FEAT_MUTABLE_GLOBALS, "imported mutable global"))
+      return false;
+    if (imported != !g->init)
+      return fail(c, TL_E_INVALID, "global %u: %s", i, imported ? "import with an initializer" : "no initializer");
+    if (!imported && !check_const(c, g->init, g->type, "global")) return false;
+  }
+  return true;
+}
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool check_exports(vc *c) {
+  tl_module *m = c->m;
+  size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
+  const char **names = malloc((m->exports.n + 1) * sizeof *names);
+  if (!names) return fail(c, TL_E_NOMEM, "out of memory");
+  for (uint32_t i = 0; i < m->exports.n && !c->st; i++) {
+    tl_export *x = TL_EXPORT(m, i);
+    names[i] = x->name ? x->name : "";
+    if (!x->name) fail(c, TL_E_INVALID, "export %u: no name", i);
+    else if (x->kind > TL_EXTERN_GLOBAL) fail(c, TL_E_INVALID, "export %u: bad kind %u", i, x->kind);
+    else if (x->index >= lim[x->kind])
+      fail(c, TL_E_INVALID, "export \"%s\": index %u out of range", x->name, x->index);
+    else if (x->kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, x->index)->mut)
+      need_feat(c, TL_FEAT_MUTABLE_GLOBALS, "exported mutable global");
+  }
+  if (!c->st && m->exports.n > 1) {
+    qsort(names, m->exports.n, sizeof *names, cmp_name);
+    for (size_t i = 1; i < m->exports.n && !c->st; i++)
+      if (!strcmp(names[i - 1], names[i]))
+        fail(c, TL_E_INVALID, "duplicate export name \"%s\"", names[i]);
+  }
+  free(names);
+  return !c->st;
+}
+
+static bool check_start(vc *c) {
+  tl_module *m = c->m;
+  if (!m->has_start) return true;
+  if (m->start >= m->funcs.n) return fail(c, TL_E_INVALID, "start function %u out of range", m->start);
+  tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, m->start)->type);
+  if (ft->params != TL_NONE || ft->results != TL_NONE)
+    return fail(c, TL_E_INVALID, "start function %u must have type [] -> []", m->start);
+  return true;
+}
+
+static bool check_elems(vc *c) {
+  tl_module *m = c->m;
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *s = TL_ELEM(m, i);
+    if (!tl_type_is_ref(s->type))
+      return fail(c, TL_E_INVALID, "elem %u: element type %s is not a reference", i, tn(s->type));
+    if (s->mode > TL_SEG_DECLARATIVE) return fail(c, TL_E_INVALID, "elem %u: bad mode", i);
+    if (s->mode == TL_SEG_ACTIVE) {
+      if (s->table >= m->tables.n)
+        return fail(c, TL_E_INVALID, "elem %u: table index %u out of range", i, s->table);
+      if (TL_TABLE(m, s->table)->elem != s->type)
+        return fail(c, TL_E_INVALID, "elem %u: type %s does not match table %u", i, tn(s->type), s->table);
+      if (!check_const(c, s->offset, TL_I32, "elem offset")) return false;
+    }
+    for (uint32_t k = 0; k < s->n; k++)
+      if (!check_const(c, s->item[k], s->type, "elem item")) return false;
+  }
+  return true;
+}
+
+static bool check_datas(vc *c) {
+  tl_module *m = c->m;
+  for (uint32_t i = 0; i < m->datas.n; i++) {
+    tl_data *d = TL_DATA(m, i);
+    if (d->mode == TL_SEG_PASSIVE) continue;
+    if (d->mode != TL_SEG_ACTIVE) return fail(c, TL_E_INVALID, "data %u: bad mode", i);
+    if (d->mem >= m->memories.n)
+      return fail(c, TL_E_INVALID, "data %u: memory index %u out of range", i, d->mem);
+    tl_type at = TL_MEMORY(m, d->mem)->is64 ? TL_I64 : TL_I32;
+    if (!check_const(c, d->offset, at, "data offset")) return false;
+  }
+  return true;
+}
+
+static tl_status validate(tl_module *m, tl_error *err, bool strict) {
+  ptrset seen = {0};
+  vc c = {.m = m, .fidx = TL_NO_FUNC, .err = err, .seen = &seen, .strict = strict};
+  bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) &&
+            check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
+            check_datas(&c);
+  for (uint32_t i = m->nimported_funcs; ok && i < m->funcs.n; i++) {
+    if (!strict && seen.n) {
+      seen.n = 0;
+      memset(seen.slot, 0, seen.cap * sizeof *seen.slot);
+    }
+    c.st = validate_func(m, i, &seen, strict, err);
+    ok = c.st == TL_OK;
+  }
+  free(seen.slot);
+  return c.st;
+}
+
+tl_status tl_validate_module(tl_module *m, tl_error *err) { return validate(m, err, false); }
+
+/* Debug form (Binaryen validateBinaryenIR): additionally no node is shared
+ * between functions or constant expressions, and kid arrays are consistent. */
+tl_status tl_validate_ir(tl_module *m, tl_error *err) { return validate(m, err, true); }
