@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""roundtrip.py — round-trips every module of the WebAssembly spec test suite
+through tilt and checks that tilt rejects every binary assert_invalid /
+assert_malformed module.
+
+Sets (suite from $TILT_TESTSUITE, default <repo>/../shared/testsuite):
+  baseline-2022-11/core                 WebAssembly 2.0; every file must convert
+  baseline-2022-11/proposals/tail-call, extended-const, threads
+  core                                  the current suite (3.0); files wast2json
+                                        1.0.32 cannot convert are skipped, and
+                                        valid modules that need a feature tilt
+                                        does not read are skipped with that reason
+For each valid module: `tilt-roundtrip` must pass and `wasm-validate
+--enable-all` must accept its output w1. Prints per-file counts and a final
+"N passed, M failed, K skipped" line; exits 1 if anything failed.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# tilt's feature set for WebAssembly 2.0 (wasm-opt names).
+W2 = "mutable-globals,sign-ext,nontrapping-float-to-int,bulk-memory,multivalue,reference-types,simd"
+
+# (suite subdir, wast2json flags, tilt features, must every file convert?)
+SETS = [
+    ("baseline-2022-11/core", [], W2, True),
+    ("baseline-2022-11/proposals/tail-call", ["--enable-tail-call"], W2 + ",tail-call", True),
+    ("baseline-2022-11/proposals/extended-const", ["--enable-extended-const"],
+     W2 + ",extended-const", True),
+    ("baseline-2022-11/proposals/threads", ["--enable-threads"], W2 + ",threads", True),
+    ("core", ["--enable-all"], "all", False),
+]
+
+# What tilt reads beyond wabt's defaults, as wasm-validate flags; and the
+# features tilt does not read, tried one by one to name a skip's reason.
+WABT_TILT = ["--enable-threads", "--enable-tail-call", "--enable-extended-const"]
+UNREAD = [("memory64", "--enable-memory64"), ("multi-memory", "--enable-multi-memory"),
+          ("exceptions", "--enable-exceptions"), ("relaxed SIMD", "--enable-relaxed-simd"),
+          ("function references", "--enable-function-references"), ("GC", "--enable-gc")]
+
+TIMEOUT = 60
+
+
+def run(cmd):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        return p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return -999, "timeout after %d s" % TIMEOUT
+
+
+def first_line(text):
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return ""
+
+
+def convert(wast, outdir, flags):
+    """wast2json into outdir; returns (commands, None) or (None, reason)."""
+    os.makedirs(outdir, exist_ok=True)
+    js = os.path.join(outdir, os.path.basename(wast)[:-5] + ".json")
+    rc, out = run(["wast2json", *flags, wast, "-o", js])
+    if rc != 0:
+        m = re.search(r"error: (.*)", out)
+        return None, (m.group(1) if m else first_line(out))[:160]
+    with open(js) as f:
+        return json.load(f)["commands"], None
+
+
+def skip_reason(wasm):
+    """Why a valid module is outside what tilt reads, or None if it is not."""
+    if run(["wasm-validate", *WABT_TILT, wasm])[0] == 0:
+        return None
+    for name, flag in UNREAD:
+        if run(["wasm-validate", *WABT_TILT, flag, wasm])[0] == 0:
+            return "uses " + name
+    why = re.sub(r"^.*?error: ", "", first_line(run(["wasm-validate", *WABT_TILT, wasm])[1]))
+    return "uses a 3.0 feature outside tilt's set (wasm-validate without it: %s)" % why
+
+
+def check_valid(tool, feats, wasm, may_skip):
+    """Returns ("pass"|"fail"|"skip", detail)."""
+    w1 = wasm[:-5] + ".w1.wasm"
+    rc, out = run([tool, "-q", "--features=" + feats, "-o", w1, wasm])
+    if rc == 2 and may_skip and re.search(r"TL_E_(FEATURE|UNSUPPORTED)", out):
+        why = skip_reason(wasm)
+        if why:
+            return "skip", why
+        return "fail", "tilt rejects a module of the features it reads: " + first_line(out)
+    if rc != 0:
+        return "fail", "tilt-roundtrip exit %d: %s" % (rc, " | ".join(out.splitlines()[:4]))
+    rc, out = run(["wasm-validate", "--enable-all", w1])
+    if rc != 0:
+        return "fail", "wasm-validate rejects w1: " + first_line(out)
+    return "pass", ""
+
+
+def check_invalid(tool, feats, wasm):
+    rc, out = run([tool, "-q", "--features=" + feats, "--expect-invalid", wasm])
+    if rc != 0:
+        return "fail", "not rejected (exit %d): %s" % (rc, first_line(out))
+    return "pass", ""
+
+
+def jobs_for(commands, outdir, tool, feats, may_skip):
+    """(kind, wasm, callable) for every binary module of a converted file."""
+    for c in commands:
+        fn = c.get("filename", "")
+        if not fn.endswith(".wasm"):
+            continue
+        wasm = os.path.join(outdir, fn)
+        if c["type"] in ("module", "assert_uninstantiable", "assert_unlinkable"):
+            yield "valid", wasm, (check_valid, tool, feats, wasm, may_skip)
+        elif c["type"] in ("assert_invalid", "assert_malformed"):
+            yield "invalid", wasm, (check_invalid, tool, feats, wasm)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tool", required=True, help="path to tilt-roundtrip")
+    ap.add_argument("--work", default=None, help="scratch dir for wast2json output")
+    ap.add_argument("--suite", default=os.environ.get("TILT_TESTSUITE") or
+                    os.path.join(REPO, "..", "shared", "testsuite"))
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("TILT_JOBS", "2")))
+    ap.add_argument("--filter", default="", help="only .wast paths containing this")
+    ap.add_argument("--failures", default=None, help="copy failing modules here")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+
+    suite = os.path.abspath(a.suite)
+    if not os.path.isdir(os.path.join(suite, "baseline-2022-11", "core")):
+        print("SKIP: spec suite not found at %s (set TILT_TESTSUITE)" % suite)
+        return 0
+    for t in ("wast2json", "wasm-validate"):
+        if not shutil.which(t):
+            print("SKIP: %s not found in PATH" % t)
+            return 0
+    work = os.path.abspath(a.work or os.path.join(os.getcwd(), "spec-work"))
+    shutil.rmtree(work, ignore_errors=True)
+    start = time.time()
+
+    files = []  # (label, wast, outdir, flags, feats, strict)
+    for sub, flags, feats, strict in SETS:
+        d = os.path.join(suite, sub)
+        if not os.path.isdir(d):
+            print("SKIP: %s not found" % d)
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".wast") and a.filter in os.path.join(sub, name):
+                out = os.path.join(work, sub, name[:-5])
+                files.append((sub + "/" + name, os.path.join(d, name), out, flags, feats, strict))
+
+    passed = failed = skipped = 0
+    failures, skips = [], []
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        convs = pool.map(lambda f: convert(f[1], f[2], f[3]), files)
+        per_file = []
+        for f, (cmds, why) in zip(files, convs):
+            label, _, outdir, _, feats, strict = f
+            if cmds is None:
+                if strict:
+                    failed += 1
+                    failures.append((label, "wast2json failed: " + why))
+                else:
+                    skipped += 1
+                    skips.append((label, "does not convert: " + why))
+                per_file.append((label, None))
+                continue
+            futs = [(kind, wasm, pool.submit(*call))
+                    for kind, wasm, call in jobs_for(cmds, outdir, a.tool, feats, not strict)]
+            per_file.append((label, futs))
+
+        for label, futs in per_file:
+            if futs is None:
+                continue
+            n = {"valid": [0, 0, 0], "invalid": [0, 0, 0]}
+            reasons = set()
+            for kind, wasm, fut in futs:
+                res, detail = fut.result()
+                idx = {"pass": 0, "fail": 1, "skip": 2}[res]
+                n[kind][idx] += 1
+                if res == "fail":
+                    failures.append((label, "%s: %s" % (os.path.relpath(wasm, work), detail)))
+                    if a.failures:
+                        os.makedirs(a.failures, exist_ok=True)
+                        shutil.copy(wasm, a.failures)
+                elif res == "skip":
+                    reasons.add(detail)
+            v, i = n["valid"], n["invalid"]
+            passed += v[0] + i[0]
+            failed += v[1] + i[1]
+            skipped += v[2]
+            if v[2]:
+                skips.append((label, "%d valid module%s skipped: %s" % (
+                    v[2], "s" if v[2] > 1 else "", "; ".join(sorted(reasons)))))
+            line = "%-58s valid %d/%d  rejected %d/%d" % (label, v[0], v[0] + v[1], i[0], i[0] + i[1])
+            if v[2]:
+                line += "  skipped %d" % v[2]
+            if v[1] + i[1]:
+                line += "  FAILED %d" % (v[1] + i[1])
+            print(line, flush=True)
+
+    if skips:
+        print("\nskipped:")
+        for label, why in skips:
+            print("  %s: %s" % (label, why))
+    if failures:
+        print("\nfailures:")
+        shown = failures if a.verbose else failures[:50]
+        for label, why in shown:
+            print("  %s: %s" % (label, why))
+        if len(shown) < len(failures):
+            print("  ... %d more (use -v)" % (len(failures) - len(shown)))
+    print("\ntime %.1f s" % (time.time() - start))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
