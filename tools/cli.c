@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,4 +58,59 @@ void cli_print_error(const char *path, const tl_error *e) {
     fprintf(stderr, "%s: error: in function %u: %s\n", path, e->func_index, e->msg);
   else
     fprintf(stderr, "%s: error: %s\n", path, e->msg);
+}
+
+static const char *prog = "tilt";
+
+void cli_init(const char *argv0) {
+  const char *s = strrchr(argv0, '/');
+  prog = s ? s + 1 : argv0;
+}
+
+void cli_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", prog);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* A LEB128 u32 at p[*i..n); false if it runs past n or is too long. */
+static bool leb_u32(const uint8_t *p, size_t n, size_t *i, uint32_t *out) {
+  uint64_t v = 0;
+  for (unsigned shift = 0; shift < 35 && *i < n; shift += 7) {
+    uint8_t b = p[(*i)++];
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *out = (uint32_t)v;
+      return v <= UINT32_MAX;
+    }
+  }
+  return false;
+}
+
+size_t cli_strip_custom(uint8_t *p, size_t n,
+                        bool (*drop)(const char *name, size_t len, void *ctx), void *ctx) {
+  if (n < 8) return n;
+  size_t rd = 8, wr = 8;  /* after magic and version */
+  while (rd < n) {
+    size_t start = rd++, j;
+    uint32_t size, len;
+    if (!leb_u32(p, n, &rd, &size) || size > n - rd) {
+      rd = start;
+      break;
+    }
+    size_t end = rd + size;
+    j = rd;
+    bool gone = p[start] == 0 && leb_u32(p, end, &j, &len) && len <= end - j &&
+                drop((const char *)p + j, len, ctx);
+    if (!gone) {
+      memmove(p + wr, p + start, end - start);
+      wr += end - start;
+    }
+    rd = end;
+  }
+  memmove(p + wr, p + rd, n - rd);  /* an unparsable tail is kept as it is */
+  return wr + (n - rd);
 }

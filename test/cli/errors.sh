@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# errors.sh — bad input and bad flags: exit status 1 and an error line;
+# input errors are FILE:0xOFFSET: error: MESSAGE.
+. "$(dirname "$0")/common.inc"
+
+head -c 20 "$HELLO" > trunc.wasm
+expect_error "truncated file" '^trunc\.wasm:0x[0-9a-f]+: error: .' "$TILT_OPT" trunc.wasm -o out.wasm
+head -c 1048576 /dev/zero > zeros.wasm
+expect_error "1 MB of zeroes" '^zeros\.wasm:0x0: error: .' "$TILT_OPT" zeros.wasm -o out.wasm
+: > empty.wasm
+expect_error "empty file" '^empty\.wasm:0x0: error: .' "$TILT_OPT" empty.wasm -o out.wasm
+expect_error "missing file" '^missing\.wasm: error: .' "$TILT_OPT" missing.wasm -o out.wasm
+expect_error "unknown flag" "^tilt-opt: error: unknown option '--foo'$" "$TILT_OPT" --foo "$HELLO"
+expect_error "pass flags are not implemented yet" "unknown option '-O2'" "$TILT_OPT" -O2 "$HELLO"
+expect_error "unknown feature" "unknown or unsupported feature in option '--enable-gc'" \
+  "$TILT_OPT" --enable-gc "$HELLO"
+expect_error "-o without a file" "option '-o' needs an argument" "$TILT_OPT" "$HELLO" -o
+expect_error "no input" "no input file" "$TILT_OPT"
+expect_error "two inputs" "more than one input file" "$TILT_OPT" "$HELLO" "$HELLO"
+check "no output written on error" test ! -e out.wasm
+finish

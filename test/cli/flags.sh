@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# flags.sh — --help, --version, -q, features and the strip flags.
+. "$(dirname "$0")/common.inc"
+need wat2wasm
+
+check_sh "--help lists flags" '"$TILT_OPT" --help > h && grep -q -- --enable-simd h && grep -q -- --strip-producers h'
+check_sh "--version" '"$TILT_OPT" --version | grep -q "^tilt-opt version [0-9]"'
+check_sh "no -o: a warning and no output" '"$TILT_OPT" "$HELLO" 2>&1 >/dev/null | grep -q "no output file"'
+check_sh "-q hides the warning" 'test -z "$("$TILT_OPT" "$HELLO" -q 2>&1)"'
+
+# sign-ext is on by default, off with --mvp-features or --disable-sign-ext.
+printf '(module (func (param i32) (result i32) (i32.extend8_s (local.get 0))))' > se.wat
+wat2wasm se.wat -o se.wasm
+check "sign-ext is a default feature" "$TILT_OPT" se.wasm -o /dev/null
+expect_error "--mvp-features rejects sign-ext and names the flag" \
+  '^se\.wasm:0x[0-9a-f]+: error: .*--enable-sign-ext' "$TILT_OPT" --mvp-features se.wasm -o /dev/null
+expect_error "--disable-sign-ext" '--enable-sign-ext' "$TILT_OPT" --disable-sign-ext se.wasm -o /dev/null
+check "-mvp then --enable-sign-ext" "$TILT_OPT" -mvp --enable-sign-ext se.wasm -o /dev/null
+check "--detect-features" "$TILT_OPT" --mvp-features --detect-features se.wasm -o /dev/null
+
+# Names: dropped by default, kept by -g, dropped by -g --strip-debug.
+"$TILT_OPT" "$HELLO" -o plain.wasm
+"$TILT_OPT" "$HELLO" -g -o g.wasm
+"$TILT_OPT" "$HELLO" -g --strip-debug -o gs.wasm
+check_sh "no name section by default" '! customs plain.wasm | grep -qx name'
+check_sh "-g keeps the name section" 'customs g.wasm | grep -qx name'
+check_sh "--strip-debug drops it" '! customs gs.wasm | grep -qx name'
+
+# Other custom sections are kept unless a strip flag removes them.
+add_custom "$HELLO" c1.wasm producers 00
+add_custom c1.wasm c2.wasm .debug_info 78797a
+add_custom c2.wasm c3.wasm mydata 616263
+"$TILT_OPT" c3.wasm -o keep.wasm
+"$TILT_OPT" c3.wasm --strip-producers -o np.wasm
+"$TILT_OPT" c3.wasm --strip-debug -o nd.wasm
+"$TILT_OPT" c3.wasm --strip-dwarf --strip-producers --strip-target-features -o all.wasm
+check_sh "custom sections are kept" 'customs keep.wasm > k && grep -qx producers k && grep -qx mydata k && grep -qx .debug_info k'
+check_sh "--strip-producers" 'customs np.wasm > k && ! grep -qx producers k && grep -qx .debug_info k'
+check_sh "--strip-debug drops DWARF" 'customs nd.wasm > k && ! grep -qx .debug_info k && grep -qx producers k'
+check_sh "strip flags keep other sections" \
+  'customs all.wasm > k && grep -qx mydata k && ! grep -Eqx "producers|\.debug_info|target_features" k'
+finish
