@@ -181,7 +181,7 @@ typedef union {
 typedef struct tl_expr tl_expr;
 struct tl_expr {
   uint16_t op;      /* tl_op */
-  uint16_t pad_;
+  uint16_t aux;     /* scratch bits a pass may use; meaningless between passes */
   tl_type type;
   uint32_t nkid;
   uint32_t cap;     /* capacity of kid[] (builders may grow it) */

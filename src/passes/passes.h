@@ -50,4 +50,15 @@ void tl_effects_of(tl_module *m, tl_func *f, tl_expr *e, tl_effects *out);
  * traps, branches out, or control leaving (reads are allowed). */
 bool tl_effects_removable(const tl_effects *fx);
 
+/* labels.c — branch counts and types per label; retargeting branches
+ * through a map (map[l] == l: unchanged; chains are followed). */
+typedef struct {
+  uint32_t n;
+  uint32_t *count;   /* branches per label */
+  tl_type *type;     /* LUB of the value types they carry */
+} tl_label_info;
+void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li);
+void tl_labels_free(tl_label_info *li);
+void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map);
+
 #endif

@@ -1,0 +1,63 @@
+/* effects.c — what evaluating a subtree may do: the OR of its opcodes'
+ * effect flags, whether a branch leaves it, and whether it may loop
+ * forever (a labeled loop inside). Linear in the subtree; callers use it on
+ * the subtrees they are about to move or remove. */
+#include "passes.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  tl_effects *fx;
+  uint8_t *defined; /* labels defined inside the subtree, by label id */
+  uint32_t nlabel;
+} fx_ctx;
+
+static bool defined_inside(fx_ctx *c, uint32_t label) {
+  return label < c->nlabel && c->defined[label];
+}
+
+static void fx_pre(tl_walk *w, tl_expr **slot) {
+  fx_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  uint32_t fl = tl_ops[e->op].flags;
+  /* A branch only matters if it leaves the subtree (branches_out below). */
+  c->fx->flags |= (fl & TL_F_BRANCH) ? fl & ~TL_F_NORETURN : fl;
+  if (e->type == TL_UNREACHABLE) c->fx->unreachable = true;
+  if (fl & TL_F_CONTROL) {
+    uint32_t l = e->imm.block.label;
+    if (l != TL_NO_LABEL && l < c->nlabel) c->defined[l] = 1;
+    if (e->op == TL_OP_LOOP && l != TL_NO_LABEL) c->fx->flags |= TL_F_NORETURN; /* may not end */
+    return;
+  }
+  if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT)
+    c->fx->branches_out = true;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+    if (!defined_inside(c, e->imm.label)) c->fx->branches_out = true;
+  } else if (e->op == TL_OP_BR_TABLE) {
+    if (!defined_inside(c, e->imm.table.def)) c->fx->branches_out = true;
+    for (uint32_t i = 0; i < e->imm.table.n; i++)
+      if (!defined_inside(c, e->imm.table.targets[i])) c->fx->branches_out = true;
+  }
+}
+
+void tl_effects_of(tl_module *m, tl_func *f, tl_expr *e, tl_effects *out) {
+  *out = (tl_effects){0};
+  if (!e) return;
+  uint32_t nlabel = f ? f->nlabel : 0;
+  fx_ctx c = {out, calloc(nlabel + 1, 1), nlabel};
+  if (!c.defined) abort();
+  tl_walk w = {0};
+  w.m = m;
+  w.f = f;
+  w.ctx = &c;
+  w.pre = fx_pre;
+  tl_walk_run(&w, &e);
+  free(c.defined);
+}
+
+bool tl_effects_removable(const tl_effects *fx) {
+  const uint32_t bad = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL |
+                       TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_TRAPS | TL_F_NORETURN |
+                       TL_F_ATOMIC;
+  return !(fx->flags & bad) && !fx->branches_out;
+}

@@ -1,0 +1,11 @@
+list(APPEND TILT_SOURCES
+  ${CMAKE_SOURCE_DIR}/src/passes/registry.c
+  ${CMAKE_SOURCE_DIR}/src/passes/effects.c
+  ${CMAKE_SOURCE_DIR}/src/passes/labels.c
+  ${CMAKE_SOURCE_DIR}/src/passes/dce.c
+  ${CMAKE_SOURCE_DIR}/src/passes/vacuum.c
+  ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_names.c
+  ${CMAKE_SOURCE_DIR}/src/passes/merge_blocks.c
+  ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_brs.c
+  ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_module_elements.c
+)

@@ -1,0 +1,93 @@
+/* remove_unused_brs.c — branch simplification and jump threading.
+ * - A br at the end of a block's list to that block goes away (its value,
+ *   if any, falls off the end instead).
+ * - (if C (br $l)) with no else and no value becomes (br_if $l C).
+ * - Jump threading: when a block $a is followed in its parent list by an
+ *   unconditional value-less (br $c), every branch to $a goes straight to $c.
+ * - (if (result t) C A B) with cheap pure arms becomes (select A B C).
+ * Repeats until nothing changes. Assumes valid IR; guarantees the same
+ * behaviour, with types recomputed (tl_func_refinalize) after each round. */
+#include "passes.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  uint32_t *map;  /* label -> label its branches should go to */
+  bool changed;
+} brs_ctx;
+
+static bool is_plain_br(const tl_expr *e) { return e->op == TL_OP_BR && e->nkid == 0; }
+
+static void drop_final_br(brs_ctx *c, tl_expr *e) {
+  if (e->op != TL_OP_BLOCK || e->imm.block.label == TL_NO_LABEL || !e->nkid) return;
+  tl_expr *last = e->kid[e->nkid - 1];
+  if (last->op != TL_OP_BR || last->imm.label != e->imm.block.label) return;
+  if (last->nkid) e->kid[e->nkid - 1] = last->kid[0];
+  else e->nkid--;
+  c->changed = true;
+}
+
+static void thread_list(brs_ctx *c, tl_expr *e) {
+  if (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP) return;
+  for (uint32_t i = 0; i + 1 < e->nkid; i++) {
+    tl_expr *a = e->kid[i], *next = e->kid[i + 1];
+    if (a->op != TL_OP_BLOCK || a->imm.block.label == TL_NO_LABEL || a->type != TL_NONE) continue;
+    if (!is_plain_br(next) || next->imm.label == a->imm.block.label) continue;
+    if (c->map[a->imm.block.label] == next->imm.label) continue;
+    c->map[a->imm.block.label] = next->imm.label;
+    c->changed = true;
+  }
+}
+
+static bool cheap_pure(const tl_expr *e) {
+  return e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST || e->op == TL_OP_F32_CONST ||
+         e->op == TL_OP_F64_CONST || e->op == TL_OP_LOCAL_GET;
+}
+
+static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  if (e->op != TL_OP_IF || e->imm.block.label != TL_NO_LABEL) return e;
+  if (e->nkid == 2 && is_plain_br(e->kid[1]) && e->kid[0]->type == TL_I32) {
+    tl_expr *br = tl_expr_new(w->m, TL_OP_BR_IF, 1);
+    br->imm.label = e->kid[1]->imm.label;
+    br->kid[0] = e->kid[0];
+    tl_expr_finalize(w->m, w->f, br);
+    c->changed = true;
+    return br;
+  }
+  if (e->nkid == 3 && tl_type_is_concrete(e->type) && !tl_type_is_tuple(e->type) &&
+      cheap_pure(e->kid[1]) && cheap_pure(e->kid[2]) && e->kid[1]->type == e->type &&
+      e->kid[2]->type == e->type) {
+    tl_expr *s = tl_expr_new(w->m, tl_type_is_ref(e->type) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
+    s->kid[0] = e->kid[1];
+    s->kid[1] = e->kid[2];
+    s->kid[2] = e->kid[0];
+    s->imm.index = e->type;
+    tl_expr_finalize(w->m, w->f, s);
+    c->changed = true;
+    return s;
+  }
+  return e;
+}
+
+static void brs_visit(tl_walk *w, tl_expr **slot) {
+  brs_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  drop_final_br(c, e);
+  thread_list(c, e);
+  *slot = simplify_if(w, c, e);
+}
+
+tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
+  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false};
+  if (!c.map) abort();
+  for (uint32_t round = 0; round < 16; round++) {
+    for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
+    c.changed = false;
+    tl_walk_post(ctx->m, f, &f->body, brs_visit, &c);
+    tl_labels_retarget(ctx->m, f, c.map);
+    tl_func_refinalize(ctx->m, f);
+    if (!c.changed) break;
+  }
+  free(c.map);
+  return TL_OK;
+}

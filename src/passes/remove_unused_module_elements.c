@@ -1,0 +1,225 @@
+/* remove_unused_module_elements.c — remove functions, globals, tables,
+ * memories, passive segments and types that nothing reachable uses. Roots:
+ * exports, the start function, and everything active segments mention
+ * (active segments run at instantiation and may trap, so they stay).
+ * Guarantees: same behaviour; indices renumbered consistently everywhere. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_FUNC, K_GLOBAL, K_TABLE, K_MEMORY, K_ELEM, K_DATA, K_TYPE, NKINDS };
+
+typedef struct {
+  tl_module *m;
+  uint8_t *used[NKINDS];
+  uint32_t *remap[NKINDS];
+  size_t count[NKINDS];
+  tl_vec work;     /* functions whose bodies are still to scan */
+} rume;
+
+static void use(rume *r, int kind, uint32_t i) {
+  if (i >= r->count[kind] || r->used[kind][i]) return;
+  r->used[kind][i] = 1;
+  if (kind == K_FUNC) {
+    TL_VEC_PUSH(&r->work, uint32_t, i);
+    use(r, K_TYPE, TL_FUNC(r->m, i)->type);
+  }
+}
+
+static void scan_visit(tl_walk *w, tl_expr **slot) {
+  rume *r = w->ctx;
+  tl_expr *e = *slot;
+  const tl_opinfo *oi = &tl_ops[e->op];
+  switch (oi->imm) {
+  case TL_IMM_FUNC: use(r, K_FUNC, e->imm.index); break;
+  case TL_IMM_GLOBAL: use(r, K_GLOBAL, e->imm.index); break;
+  case TL_IMM_TABLE: use(r, K_TABLE, e->imm.index); break;
+  case TL_IMM_CALL_INDIRECT: use(r, K_TYPE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: use(r, K_MEMORY, e->imm.mem.mem); break;
+  case TL_IMM_MEM: use(r, K_MEMORY, e->imm.index); break;
+  case TL_IMM_MEM_COPY: use(r, K_MEMORY, e->imm.idx2.a); use(r, K_MEMORY, e->imm.idx2.b); break;
+  case TL_IMM_MEM_INIT: use(r, K_DATA, e->imm.idx2.a); use(r, K_MEMORY, e->imm.idx2.b); break;
+  case TL_IMM_DATA: use(r, K_DATA, e->imm.index); break;
+  case TL_IMM_ELEM: use(r, K_ELEM, e->imm.index); break;
+  case TL_IMM_TABLE_INIT: use(r, K_ELEM, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
+  case TL_IMM_TABLE_COPY: use(r, K_TABLE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
+  case TL_IMM_BLOCK: if (e->imm.block.bt != TL_NO_INDEX) use(r, K_TYPE, e->imm.block.bt); break;
+  default: break;
+  }
+}
+
+static void scan(rume *r, tl_func *f, tl_expr **e) {
+  if (*e) tl_walk_post(r->m, f, e, scan_visit, r);
+}
+
+static void mark_roots(rume *r) {
+  tl_module *m = r->m;
+  for (uint32_t i = 0; i < m->exports.n; i++) {
+    tl_export *x = TL_EXPORT(m, i);
+    static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
+    use(r, kinds[x->kind & 3], x->index);
+  }
+  if (m->has_start) use(r, K_FUNC, m->start);
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *s = TL_ELEM(m, i);
+    if (s->mode == TL_SEG_PASSIVE) continue;
+    use(r, K_ELEM, i);
+  }
+  for (uint32_t i = 0; i < m->datas.n; i++)
+    if (TL_DATA(m, i)->mode == TL_SEG_ACTIVE) use(r, K_DATA, i);
+  /* imports stay (removing one changes what instantiation requires) */
+  for (uint32_t i = 0; i < m->nimported_funcs; i++) use(r, K_FUNC, i);
+  for (uint32_t i = 0; i < m->nimported_globals; i++) use(r, K_GLOBAL, i);
+  for (uint32_t i = 0; i < m->nimported_tables; i++) use(r, K_TABLE, i);
+  for (uint32_t i = 0; i < m->nimported_memories; i++) use(r, K_MEMORY, i);
+}
+
+/* Segments and globals pull in what their expressions use; repeat until
+ * nothing new is found (their number is small; bodies are scanned once). */
+static void propagate(rume *r) {
+  tl_module *m = r->m;
+  bool again = true;
+  while (again) {
+    again = false;
+    while (r->work.n) {
+      uint32_t fi = TL_VEC_AT(&r->work, uint32_t, --r->work.n);
+      scan(r, TL_FUNC(m, fi), &TL_FUNC(m, fi)->body);
+    }
+    size_t before = 0;
+    for (int k = 0; k < NKINDS; k++)
+      for (size_t i = 0; i < r->count[k]; i++) before += r->used[k][i];
+    for (uint32_t i = 0; i < m->globals.n; i++)
+      if (r->used[K_GLOBAL][i]) scan(r, NULL, &TL_GLOBAL(m, i)->init);
+    for (uint32_t i = 0; i < m->elems.n; i++) {
+      tl_elem *s = TL_ELEM(m, i);
+      if (!r->used[K_ELEM][i]) continue;
+      if (s->mode == TL_SEG_ACTIVE) use(r, K_TABLE, s->table);
+      scan(r, NULL, &s->offset);
+      for (uint32_t j = 0; j < s->n; j++) scan(r, NULL, &s->item[j]);
+    }
+    for (uint32_t i = 0; i < m->datas.n; i++) {
+      tl_data *d = TL_DATA(m, i);
+      if (!r->used[K_DATA][i]) continue;
+      if (d->mode == TL_SEG_ACTIVE) use(r, K_MEMORY, d->mem);
+      scan(r, NULL, &d->offset);
+    }
+    size_t after = 0;
+    for (int k = 0; k < NKINDS; k++)
+      for (size_t i = 0; i < r->count[k]; i++) after += r->used[k][i];
+    again = after != before || r->work.n;
+  }
+}
+
+static void rewrite_visit(tl_walk *w, tl_expr **slot) {
+  rume *r = w->ctx;
+  tl_expr *e = *slot;
+  uint32_t *const *mp = r->remap;
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_FUNC: e->imm.index = mp[K_FUNC][e->imm.index]; break;
+  case TL_IMM_GLOBAL: e->imm.index = mp[K_GLOBAL][e->imm.index]; break;
+  case TL_IMM_TABLE: e->imm.index = mp[K_TABLE][e->imm.index]; break;
+  case TL_IMM_CALL_INDIRECT:
+    e->imm.idx2.a = mp[K_TYPE][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_TABLE][e->imm.idx2.b];
+    break;
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: e->imm.mem.mem = mp[K_MEMORY][e->imm.mem.mem]; break;
+  case TL_IMM_MEM: e->imm.index = mp[K_MEMORY][e->imm.index]; break;
+  case TL_IMM_MEM_COPY:
+    e->imm.idx2.a = mp[K_MEMORY][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_MEMORY][e->imm.idx2.b];
+    break;
+  case TL_IMM_MEM_INIT:
+    e->imm.idx2.a = mp[K_DATA][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_MEMORY][e->imm.idx2.b];
+    break;
+  case TL_IMM_DATA: e->imm.index = mp[K_DATA][e->imm.index]; break;
+  case TL_IMM_ELEM: e->imm.index = mp[K_ELEM][e->imm.index]; break;
+  case TL_IMM_TABLE_INIT:
+    e->imm.idx2.a = mp[K_ELEM][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_TABLE][e->imm.idx2.b];
+    break;
+  case TL_IMM_TABLE_COPY:
+    e->imm.idx2.a = mp[K_TABLE][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_TABLE][e->imm.idx2.b];
+    break;
+  case TL_IMM_BLOCK:
+    if (e->imm.block.bt != TL_NO_INDEX) e->imm.block.bt = mp[K_TYPE][e->imm.block.bt];
+    break;
+  default: break;
+  }
+}
+
+/* Keep the used entries of one index space, in order; fill its remap. */
+static void compact(rume *r, int kind, tl_vec *v, size_t elem) {
+  uint32_t out = 0;
+  for (size_t i = 0; i < v->n; i++) {
+    r->remap[kind][i] = out;
+    if (!r->used[kind][i]) continue;
+    if (out != i) memmove((char *)v->p + out * elem, (char *)v->p + i * elem, elem);
+    out++;
+  }
+  v->n = out;
+}
+
+static uint32_t count_used(rume *r, int kind, uint32_t below) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < below; i++) n += r->used[kind][i];
+  return n;
+}
+
+static void rewrite_all(rume *r) {
+  tl_module *m = r->m;
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    f->type = r->remap[K_TYPE][f->type];
+    if (f->body) tl_walk_post(m, f, &f->body, rewrite_visit, r);
+  }
+  for (uint32_t i = 0; i < m->globals.n; i++)
+    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, rewrite_visit, r);
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *s = TL_ELEM(m, i);
+    s->table = r->remap[K_TABLE][s->table];
+    if (s->offset) tl_walk_post(m, NULL, &s->offset, rewrite_visit, r);
+    for (uint32_t j = 0; j < s->n; j++) tl_walk_post(m, NULL, &s->item[j], rewrite_visit, r);
+  }
+  for (uint32_t i = 0; i < m->datas.n; i++) {
+    tl_data *d = TL_DATA(m, i);
+    d->mem = r->remap[K_MEMORY][d->mem];
+    if (d->offset) tl_walk_post(m, NULL, &d->offset, rewrite_visit, r);
+  }
+  static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
+  for (uint32_t i = 0; i < m->exports.n; i++) {
+    tl_export *x = TL_EXPORT(m, i);
+    x->index = r->remap[kinds[x->kind & 3]][x->index];
+  }
+  if (m->has_start) m->start = r->remap[K_FUNC][m->start];
+}
+
+tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
+  tl_module *m = ctx->m;
+  rume r = {m, {0}, {0}, {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
+                         m->datas.n, m->types.n}, {0}};
+  for (int k = 0; k < NKINDS; k++) {
+    r.used[k] = calloc(r.count[k] + 1, 1);
+    r.remap[k] = calloc(r.count[k] + 1, sizeof(uint32_t));
+    if (!r.used[k] || !r.remap[k]) abort();
+  }
+  mark_roots(&r);
+  propagate(&r);
+  tl_vec *vecs[NKINDS] = {&m->funcs, &m->globals, &m->tables, &m->memories, &m->elems, &m->datas, &m->types};
+  size_t sizes[NKINDS] = {sizeof(tl_func), sizeof(tl_global), sizeof(tl_table), sizeof(tl_memory),
+                          sizeof(tl_elem), sizeof(tl_data), sizeof(tl_functype)};
+  m->nimported_funcs = count_used(&r, K_FUNC, m->nimported_funcs);
+  m->nimported_globals = count_used(&r, K_GLOBAL, m->nimported_globals);
+  m->nimported_tables = count_used(&r, K_TABLE, m->nimported_tables);
+  m->nimported_memories = count_used(&r, K_MEMORY, m->nimported_memories);
+  for (int k = 0; k < NKINDS; k++) compact(&r, k, vecs[k], sizes[k]);
+  rewrite_all(&r);
+  for (int k = 0; k < NKINDS; k++) {
+    free(r.used[k]);
+    free(r.remap[k]);
+  }
+  tl_vec_free(&r.work);
+  return TL_OK;
+}
