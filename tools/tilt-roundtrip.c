@@ -37,11 +37,29 @@ static void report(const char *what, const char *path, const tl_error *e) {
 
 static int usage(FILE *f, int rc) {
   fprintf(f,
-          "usage: tilt-roundtrip [--all-features] [-o W1.wasm] [-q] IN.wasm\n"
-          "       tilt-roundtrip [--all-features] --expect-invalid IN.wasm\n"
-          "       tilt-roundtrip [--all-features] --bench [-n REPEAT] [-o OUT.wasm] IN.wasm\n"
+          "usage: tilt-roundtrip [FEATURES] [-o W1.wasm] [-q] IN.wasm\n"
+          "       tilt-roundtrip [FEATURES] --expect-invalid IN.wasm\n"
+          "       tilt-roundtrip [FEATURES] --bench [-n REPEAT] [-o OUT.wasm] IN.wasm\n"
+          "FEATURES: --all-features, --features=a,b,... or --enable-a (wasm-opt names;\n"
+          "          the default is wasm-opt's default set)\n"
           "exit: 0 ok, 1 round-trip failure or mismatch, 2 IN rejected, 3 usage/io\n");
   return rc;
+}
+
+/* "--features=a,b" (wasm-opt names, or "all"/"default") or "--enable-a". */
+static int add_features(opts *o, const char *list) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    uint32_t f = !strcmp(t, "all") ? TL_FEATURES_ALL
+                 : !strcmp(t, "default") ? tl_features_default_set() : tl_feature_from_name(t);
+    if (!f) {
+      fprintf(stderr, "tilt-roundtrip: unknown feature '%s'\n", t);
+      return RC_USAGE;
+    }
+    o->ro.features |= f;
+  }
+  return 0;
 }
 
 static int parse(int argc, char **argv, opts *o) {
@@ -52,6 +70,10 @@ static int parse(int argc, char **argv, opts *o) {
     if (!strcmp(a, "-o") && i + 1 < argc) o->out = argv[++i];
     else if (!strcmp(a, "-n") && i + 1 < argc) o->repeat = atoi(argv[++i]);
     else if (!strcmp(a, "--all-features") || !strcmp(a, "-all")) o->ro.features = TL_FEATURES_ALL;
+    else if (!strncmp(a, "--features=", 11) && add_features(o, a + 11)) return RC_USAGE;
+    else if (!strncmp(a, "--features=", 11)) continue;
+    else if (!strncmp(a, "--enable-", 9) && add_features(o, a + 9)) return RC_USAGE;
+    else if (!strncmp(a, "--enable-", 9)) continue;
     else if (!strcmp(a, "--expect-invalid")) o->expect_invalid = true;
     else if (!strcmp(a, "--bench")) o->bench = true;
     else if (!strcmp(a, "-q")) o->quiet = true;
