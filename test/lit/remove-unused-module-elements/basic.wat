@@ -1,0 +1,16 @@
+;; RUN: tilt-opt --remove-unused-module-elements
+(module
+  (type $unused-type (func (param f64)))
+  (import "env" "log" (func $log (param i32)))
+  (global $used (mut i32) (i32.const 1))
+  (global $unused i32 (i32.const 2))
+  (memory 1)
+  (table 2 funcref)
+  (elem (i32.const 0) $in-table)
+  (data (i32.const 0) "hi")
+  (func $in-table (result i32) (global.get $used))
+  (func $dead (call $dead2))
+  (func $dead2 (call $dead))
+  (func $main (export "main") (result i32)
+    (call $log (i32.const 1))
+    (call_indirect (result i32) (i32.const 0))))
