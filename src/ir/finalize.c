@@ -65,6 +65,7 @@ void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type) {
 
 tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
+  if (oi->flags & TL_F_NORETURN) return TL_UNREACHABLE; /* unreachable, br, return... */
   if (oi->nops != TL_SIG_SPECIAL) return oi->result;
   switch (e->op) {
   case TL_OP_BR: case TL_OP_BR_TABLE: case TL_OP_RETURN:
