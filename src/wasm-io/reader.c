@@ -1,8 +1,788 @@
-/* reader.c — binary module to tree IR (stub: being written). */
-#include "wasmio.h"
+/* reader.c — binary module to tree IR: the cursor, the header, every
+ * section but the code section (reader_code.c) and the name section
+ * (names.c), constant expressions, feature checks and tl_read itself.
+ * Assumes nothing of the input: every count is checked against the bytes
+ * left before allocating, and every error carries its byte offset. */
+#include "reader_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the cursor */
+static tl_status vfail(rd *r, const uint8_t *at, tl_status code, const char *fmt, va_list ap) {
+  char msg[sizeof r->err->msg];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  tl_errorf(r->err, code, (uint64_t)(at - r->base), "%s", msg);
+  if (r->err) r->err->func_index = r->func;
+  return code;
+}
+
+tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(r, r->p, code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+tl_status rd_fail_at(rd *r, const uint8_t *at, tl_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(r, at, code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+tl_status rd_byte(rd *r, uint8_t *out, const char *what) {
+  if (r->p >= r->end) return rd_fail(r, TL_E_MALFORMED, "unexpected end: %s", what);
+  *out = *r->p++;
+  return TL_OK;
+}
+
+/* LEB errors: say "unexpected end" when the bytes ran out, else overlong. */
+static tl_status leb_fail(rd *r, const char *what, unsigned bits) {
+  const uint8_t *q = r->p;
+  while (q < r->end && (*q & 0x80)) q++;
+  if (q >= r->end) return rd_fail(r, TL_E_MALFORMED, "unexpected end: %s", what);
+  return rd_fail(r, TL_E_MALFORMED, "%s: integer representation too long or too large "
+                 "(bad LEB128 %u-bit)", what, bits);
+}
+
+#define RD_LEB(fn, T, bits)                                   \
+  size_t n = tl_leb_read_##fn(r->p, r->end, (T *)out);        \
+  if (!n) return leb_fail(r, what, bits);                     \
+  r->p += n;                                                  \
+  return TL_OK;
+
+tl_status rd_u32(rd *r, uint32_t *out, const char *what) { RD_LEB(u32, uint32_t, 32) }
+tl_status rd_u64(rd *r, uint64_t *out, const char *what) { RD_LEB(u64, uint64_t, 64) }
+tl_status rd_s32(rd *r, int32_t *out, const char *what) { RD_LEB(s32, int32_t, 32) }
+tl_status rd_s33(rd *r, int64_t *out, const char *what) { RD_LEB(s33, int64_t, 33) }
+tl_status rd_s64(rd *r, int64_t *out, const char *what) { RD_LEB(s64, int64_t, 64) }
+
+tl_status rd_bytes(rd *r, size_t n, const uint8_t **out, const char *what) {
+  if (n > (size_t)(r->end - r->p))
+    return rd_fail(r, TL_E_MALFORMED, "unexpected end: %s (%zu bytes, %zu left)", what, n,
+                   (size_t)(r->end - r->p));
+  *out = r->p;
+  r->p += n;
+  return TL_OK;
+}
+
+/* A count of items each at least min_item bytes long: it cannot promise
+ * more items than the bytes left could hold. */
+tl_status rd_count(rd *r, uint32_t *out, size_t min_item, const char *what) {
+  const uint8_t *at = r->p;
+  TRY(rd_u32(r, out, what));
+  if (min_item && *out > (size_t)(r->end - r->p) / min_item)
+    return rd_fail_at(r, at, TL_E_MALFORMED, "unexpected end: %s count %u exceeds the %zu bytes left",
+                      what, *out, (size_t)(r->end - r->p));
+  return TL_OK;
+}
+
+bool utf8_valid(const uint8_t *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    uint8_t b = s[i];
+    uint32_t need, cp;
+    if (b < 0x80) { i++; continue; }
+    if (b >= 0xc2 && b <= 0xdf) { need = 1; cp = b & 0x1f; }
+    else if (b >= 0xe0 && b <= 0xef) { need = 2; cp = b & 0x0f; }
+    else if (b >= 0xf0 && b <= 0xf4) { need = 3; cp = b & 0x07; }
+    else return false;
+    if (n - i <= need) return false;
+    for (uint32_t k = 1; k <= need; k++) {
+      if ((s[i + k] & 0xc0) != 0x80) return false;
+      cp = cp << 6 | (s[i + k] & 0x3f);
+    }
+    if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return false;
+    i += need + 1;
+  }
+  return true;
+}
+
+tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what) {
+  uint32_t n;
+  const uint8_t *s;
+  TRY(rd_u32(r, &n, what));
+  const uint8_t *at = r->p;
+  TRY(rd_bytes(r, n, &s, what));
+  if (!utf8_valid(s, n)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed UTF-8 encoding in %s", what);
+  *out = tl_arena_strndup(a, (const char *)s, n);
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------- features */
+tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what) {
+  if (!f || (c->feat & f) == f) return TL_OK;
+  return rd_fail_at(r, at, TL_E_FEATURE, "%s requires --enable-%s", what, tl_feature_name(f));
+}
+
+tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
+  const uint8_t *at = r->p;
+  uint8_t b;
+  TRY(rd_byte(r, &b, "value type"));
+  switch (b) {
+  case 0x7f: *out = TL_I32; return TL_OK;
+  case 0x7e: *out = TL_I64; return TL_OK;
+  case 0x7d: *out = TL_F32; return TL_OK;
+  case 0x7c: *out = TL_F64; return TL_OK;
+  case 0x7b: *out = TL_V128; return need_feature(c, r, at, TL_FEAT_SIMD, "v128");
+  case 0x70: *out = TL_FUNCREF; return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "funcref value");
+  case 0x6f: *out = TL_EXTERNREF; return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "externref");
+  default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed value type 0x%02x", b);
+  }
+}
+
+static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
+  const uint8_t *at = r->p;
+  uint8_t b;
+  TRY(rd_byte(r, &b, "reference type"));
+  if (b == 0x70) *out = TL_FUNCREF;
+  else if (b == 0x6f) *out = TL_EXTERNREF;
+  else return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
+  if (b == 0x6f) return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "externref");
+  return TL_OK;
+}
+
+/* ------------------------------------------------- constant expressions */
+/* C.refs of the spec: functions named outside function bodies (exports,
+ * element segments, global initializers) may be used by ref.func. */
+void mark_declared(rctx *c, uint32_t func) {
+  size_t old = c->declared.n;
+  if (func >= old) {
+    tl_vec_grow(&c->declared, 1, (size_t)func + 1);
+    memset((uint8_t *)c->declared.p + old, 0, func + 1 - old);
+    c->declared.n = (size_t)func + 1;
+  }
+  TL_VEC_AT(&c->declared, uint8_t, func) = 1;
+}
+
+bool is_declared(const rctx *c, uint32_t func) {
+  return func < c->declared.n && TL_VEC_AT(&c->declared, uint8_t, func);
+}
+
+static tl_status const_imm(rctx *c, rd *r, tl_expr *e, const uint8_t *at) {
+  tl_module *m = c->m;
+  const uint8_t *b;
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_I32: return rd_s32(r, &e->imm.i32, "i32 constant");
+  case TL_IMM_I64: return rd_s64(r, &e->imm.i64, "i64 constant");
+  case TL_IMM_F32: TRY(rd_bytes(r, 4, &b, "f32 constant")); memcpy(&e->imm.f32, b, 4); return TL_OK;
+  case TL_IMM_F64: TRY(rd_bytes(r, 8, &b, "f64 constant")); memcpy(&e->imm.f64, b, 8); return TL_OK;
+  case TL_IMM_V128: TRY(rd_bytes(r, 16, &b, "v128 constant")); memcpy(e->imm.v128, b, 16); return TL_OK;
+  case TL_IMM_REFTYPE: {
+    tl_type t;
+    TRY(rd_reftype(c, r, &t));
+    e->imm.index = t;
+    return TL_OK;
+  }
+  case TL_IMM_FUNC:
+    TRY(rd_u32(r, &e->imm.index, "function index"));
+    if (e->imm.index >= m->funcs.n)
+      return rd_fail_at(r, at, TL_E_INVALID, "unknown function %u", e->imm.index);
+    mark_declared(c, e->imm.index);
+    return TL_OK;
+  case TL_IMM_GLOBAL:
+    TRY(rd_u32(r, &e->imm.index, "global index"));
+    if (e->imm.index >= m->globals.n)
+      return rd_fail_at(r, at, TL_E_INVALID, "unknown global %u", e->imm.index);
+    if (e->imm.index >= m->nimported_globals || TL_GLOBAL(m, e->imm.index)->mut)
+      return rd_fail_at(r, at, TL_E_INVALID,
+                        "constant expression required: global.get of a non-imported or mutable global");
+    return TL_OK;
+  default: return TL_OK;
+  }
+}
+
+static bool const_op_ok(int op) {
+  switch (op) {
+  case TL_OP_I32_CONST: case TL_OP_I64_CONST: case TL_OP_F32_CONST: case TL_OP_F64_CONST:
+  case TL_OP_V128_CONST: case TL_OP_REF_NULL: case TL_OP_REF_FUNC: case TL_OP_GLOBAL_GET:
+  case TL_OP_I32_ADD: case TL_OP_I32_SUB: case TL_OP_I32_MUL:
+  case TL_OP_I64_ADD: case TL_OP_I64_SUB: case TL_OP_I64_MUL: return true;
+  default: return false;
+  }
+}
+
+static tl_status rd_opcode(rd *r, int *op) {
+  const uint8_t *at = r->p;
+  uint8_t b;
+  uint32_t code = 0;
+  TRY(rd_byte(r, &b, "opcode"));
+  if (b >= 0xfc && b <= 0xfe) TRY(rd_u32(r, &code, "opcode"));
+  *op = (b >= 0xfc && b <= 0xfe) ? tl_op_decode(b, code) : tl_op_decode(0, b);
+  if (*op < 0 || tl_ops[*op].pfx == 0xff) {
+    if (b >= 0xfc && b <= 0xfe) return rd_fail_at(r, at, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
+    return rd_fail_at(r, at, TL_E_MALFORMED, "illegal opcode 0x%02x", b);
+  }
+  return TL_OK;
+}
+
+/* A constant expression up to its `end`, as an IR tree of type want. */
+tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
+  tl_module *m = c->m;
+  tl_expr *st[64];
+  uint32_t n = 0;
+  for (;;) {
+    const uint8_t *at = r->p;
+    int op;
+    TRY(rd_opcode(r, &op));
+    if (op == TL_OP_END) break;
+    if (!const_op_ok(op))
+      return rd_fail_at(r, at, TL_E_INVALID, "constant expression required, got %s", tl_ops[op].text);
+    TRY(need_feature(c, r, at, tl_ops[op].feat, tl_ops[op].text));
+    bool bin = tl_ops[op].nops == 2;
+    if (bin) TRY(need_feature(c, r, at, TL_FEAT_EXTENDED_CONST, tl_ops[op].text));
+    tl_expr *e = tl_expr_new(m, (tl_op)op, bin ? 2 : 0);
+    TRY(const_imm(c, r, e, at));
+    if (bin) {
+      tl_type t = tl_ops[op].ops[0];
+      if (n < 2 || st[n - 1]->type != t || st[n - 2]->type != t)
+        return rd_fail_at(r, at, TL_E_INVALID, "type mismatch in %s", tl_ops[op].text);
+      e->kid[1] = st[--n];
+      e->kid[0] = st[--n];
+    }
+    tl_expr_finalize(m, NULL, e);
+    if (n == sizeof st / sizeof st[0])
+      return rd_fail_at(r, at, TL_E_LIMIT, "constant expression too deep");
+    st[n++] = e;
+  }
+  if (n != 1 || st[0]->type != want)
+    return rd_fail(r, TL_E_INVALID, "type mismatch in constant expression, expected %s",
+                   tl_type_name(want));
+  *out = st[0];
+  return TL_OK;
+}
+
+/* --------------------------------------------------------------- limits */
+typedef struct { uint64_t min, max; bool has_max, shared, is64; } limits;
+
+static tl_status rd_limits(rctx *c, rd *r, bool mem, limits *l) {
+  const uint8_t *at = r->p;
+  uint8_t flags;
+  TRY(rd_byte(r, &flags, "limits flags"));
+  if (flags > (mem ? 3 : 1) && !(mem && flags <= 7))
+    return rd_fail_at(r, at, TL_E_MALFORMED, "integer too large: limits flags 0x%02x", flags);
+  l->has_max = flags & 1;
+  l->shared = flags & 2;
+  l->is64 = flags & 4;
+  if (l->is64) return rd_fail_at(r, at, TL_E_UNSUPPORTED, "memory64 is not supported");
+  if (l->shared) TRY(need_feature(c, r, at, TL_FEAT_THREADS, "shared memory"));
+  uint32_t v;
+  TRY(rd_u32(r, &v, "limits minimum"));
+  l->min = v;
+  l->max = 0;
+  if (l->has_max) {
+    TRY(rd_u32(r, &v, "limits maximum"));
+    l->max = v;
+  }
+  if (mem && (l->min > 65536 || (l->has_max && l->max > 65536)))
+    return rd_fail_at(r, at, TL_E_INVALID, "memory size must be at most 65536 pages (4GiB)");
+  if (l->has_max && l->min > l->max)
+    return rd_fail_at(r, at, TL_E_INVALID, "size minimum must not be greater than maximum");
+  if (l->shared && !l->has_max)
+    return rd_fail_at(r, at, TL_E_INVALID, "shared memory must have maximum");
+  return TL_OK;
+}
+
+static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
+  const uint8_t *at = r->p;
+  tl_table t = {0};
+  limits l;
+  TRY(rd_reftype(c, r, &t.elem));
+  TRY(rd_limits(c, r, false, &l));
+  t.min = l.min;
+  t.max = l.max;
+  t.has_max = l.has_max;
+  t.imp = imp;
+  if (c->m->tables.n >= 1) TRY(need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "multiple tables"));
+  TL_VEC_PUSH(&c->m->tables, tl_table, t);
+  return TL_OK;
+}
+
+static tl_status add_memory(rctx *c, rd *r, tl_importname imp) {
+  const uint8_t *at = r->p;
+  tl_memory mem = {0};
+  limits l;
+  TRY(rd_limits(c, r, true, &l));
+  if (c->m->memories.n >= 1) return rd_fail_at(r, at, TL_E_INVALID, "multiple memories");
+  mem.min = l.min;
+  mem.max = l.max;
+  mem.has_max = l.has_max;
+  mem.shared = l.shared;
+  mem.imp = imp;
+  TL_VEC_PUSH(&c->m->memories, tl_memory, mem);
+  return TL_OK;
+}
+
+static tl_status rd_globaltype(rctx *c, rd *r, tl_global *g) {
+  const uint8_t *at;
+  uint8_t mut;
+  TRY(rd_valtype(c, r, &g->type));
+  at = r->p;
+  TRY(rd_byte(r, &mut, "global mutability"));
+  if (mut > 1) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed mutability 0x%02x", mut);
+  g->mut = mut;
+  return TL_OK;
+}
+
+static tl_status rd_typeidx(rctx *c, rd *r, uint32_t *out) {
+  const uint8_t *at = r->p;
+  TRY(rd_u32(r, out, "type index"));
+  if (*out >= c->m->types.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown type %u", *out);
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------- sections */
+static tl_status rd_types(rctx *c, rd *r) {
+  tl_module *m = c->m;
+  uint32_t n;
+  TRY(rd_count(r, &n, 3, "type"));
+  for (uint32_t i = 0; i < n; i++) {
+    const uint8_t *at = r->p;
+    uint8_t form;
+    TRY(rd_byte(r, &form, "type form"));
+    if (form != 0x60) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed type form 0x%02x", form);
+    tl_type pr[2];
+    for (int k = 0; k < 2; k++) {
+      uint32_t cnt;
+      const uint8_t *cat = r->p;
+      TRY(rd_count(r, &cnt, 1, k ? "result" : "param"));
+      if (k && cnt > 1) TRY(need_feature(c, r, cat, TL_FEAT_MULTIVALUE, "multiple results"));
+      tl_type *t = TL_NEWN(&m->arena, tl_type, cnt ? cnt : 1);
+      for (uint32_t j = 0; j < cnt; j++) TRY(rd_valtype(c, r, &t[j]));
+      pr[k] = tl_type_tuple(m, t, cnt);
+    }
+    tl_functype ft = {pr[0], pr[1]};
+    TL_VEC_PUSH(&m->types, tl_functype, ft);
+  }
+  return TL_OK;
+}
+
+static tl_status rd_imports(rctx *c, rd *r) {
+  tl_module *m = c->m;
+  uint32_t n;
+  TRY(rd_count(r, &n, 4, "import"));
+  for (uint32_t i = 0; i < n; i++) {
+    tl_importname imp;
+    uint8_t kind;
+    TRY(rd_name(r, &m->arena, &imp.module, "import module name"));
+    TRY(rd_name(r, &m->arena, &imp.name, "import field name"));
+    const uint8_t *at = r->p;
+    TRY(rd_byte(r, &kind, "import kind"));
+    switch (kind) {
+    case TL_EXTERN_FUNC: {
+      uint32_t t;
+      TRY(rd_typeidx(c, r, &t));
+      tl_func *f = tl_module_add_func(m);
+      f->type = t;
+      f->imp = imp;
+      m->nimported_funcs++;
+      break;
+    }
+    case TL_EXTERN_TABLE: TRY(add_table(c, r, imp)); m->nimported_tables++; break;
+    case TL_EXTERN_MEMORY: TRY(add_memory(c, r, imp)); m->nimported_memories++; break;
+    case TL_EXTERN_GLOBAL: {
+      tl_global g = {0};
+      const uint8_t *gat = r->p;
+      TRY(rd_globaltype(c, r, &g));
+      if (g.mut) TRY(need_feature(c, r, gat, TL_FEAT_MUTABLE_GLOBALS, "mutable global import"));
+      g.imp = imp;
+      TL_VEC_PUSH(&m->globals, tl_global, g);
+      m->nimported_globals++;
+      break;
+    }
+    default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed import kind %u", kind);
+    }
+  }
+  return TL_OK;
+}
+
+static tl_status rd_functions(rctx *c, rd *r) {
+  uint32_t n;
+  TRY(rd_count(r, &n, 1, "function"));
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t t;
+    TRY(rd_typeidx(c, r, &t));
+    tl_module_add_func(c->m)->type = t;
+  }
+  c->nfunc_decl = n;
+  c->has_funcsec = true;
+  return TL_OK;
+}
+
+static tl_status rd_tables(rctx *c, rd *r) {
+  uint32_t n;
+  tl_importname none = {0};
+  TRY(rd_count(r, &n, 3, "table"));
+  for (uint32_t i = 0; i < n; i++) TRY(add_table(c, r, none));
+  return TL_OK;
+}
+
+static tl_status rd_memories(rctx *c, rd *r) {
+  uint32_t n;
+  tl_importname none = {0};
+  TRY(rd_count(r, &n, 2, "memory"));
+  for (uint32_t i = 0; i < n; i++) TRY(add_memory(c, r, none));
+  return TL_OK;
+}
+
+static tl_status rd_globals(rctx *c, rd *r) {
+  uint32_t n;
+  TRY(rd_count(r, &n, 4, "global"));
+  for (uint32_t i = 0; i < n; i++) {
+    tl_global g = {0};
+    TRY(rd_globaltype(c, r, &g));
+    TRY(rd_const_expr(c, r, g.type, &g.init));
+    TL_VEC_PUSH(&c->m->globals, tl_global, g);
+  }
+  return TL_OK;
+}
+
+static int export_cmp(const void *a, const void *b) {
+  return strcmp((*(const tl_export *const *)a)->name, (*(const tl_export *const *)b)->name);
+}
+
+static tl_status check_export_names(rctx *c, rd *r, const uint8_t *at) {
+  tl_module *m = c->m;
+  size_t n = m->exports.n;
+  if (n < 2) return TL_OK;
+  const tl_export **v = malloc(n * sizeof *v);
+  if (!v) return rd_fail_at(r, at, TL_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) v[i] = TL_EXPORT(m, i);
+  qsort(v, n, sizeof *v, export_cmp);
+  tl_status s = TL_OK;
+  for (size_t i = 1; i < n && !s; i++)
+    if (!strcmp(v[i - 1]->name, v[i]->name))
+      s = rd_fail_at(r, at, TL_E_INVALID, "duplicate export name \"%s\"", v[i]->name);
+  free(v);
+  return s;
+}
+
+static tl_status rd_exports(rctx *c, rd *r) {
+  tl_module *m = c->m;
+  uint32_t n;
+  const uint8_t *start = r->p;
+  TRY(rd_count(r, &n, 3, "export"));
+  for (uint32_t i = 0; i < n; i++) {
+    tl_export e;
+    TRY(rd_name(r, &m->arena, &e.name, "export name"));
+    const uint8_t *at = r->p;
+    TRY(rd_byte(r, &e.kind, "export kind"));
+    TRY(rd_u32(r, &e.index, "export index"));
+    size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
+    static const char *const kn[4] = {"function", "table", "memory", "global"};
+    if (e.kind > 3) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed export kind %u", e.kind);
+    if (e.index >= lim[e.kind]) return rd_fail_at(r, at, TL_E_INVALID, "unknown %s %u", kn[e.kind], e.index);
+    if (e.kind == TL_EXTERN_FUNC) mark_declared(c, e.index);
+    if (e.kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, e.index)->mut)
+      TRY(need_feature(c, r, at, TL_FEAT_MUTABLE_GLOBALS, "mutable global export"));
+    TL_VEC_PUSH(&m->exports, tl_export, e);
+  }
+  return check_export_names(c, r, start);
+}
+
+static tl_status rd_start(rctx *c, rd *r) {
+  tl_module *m = c->m;
+  const uint8_t *at = r->p;
+  TRY(rd_u32(r, &m->start, "start function"));
+  if (m->start >= m->funcs.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown function %u", m->start);
+  tl_functype *ft = tl_func_type(m, TL_FUNC(m, m->start));
+  if (ft->params != TL_NONE || ft->results != TL_NONE)
+    return rd_fail_at(r, at, TL_E_INVALID, "start function must have type [] -> []");
+  m->has_start = true;
+  return TL_OK;
+}
+
+/* Element segment items: function indices (flags 0-3) or expressions. */
+static tl_status rd_elem_items(rctx *c, rd *r, tl_elem *e) {
+  tl_module *m = c->m;
+  TRY(rd_count(r, &e->n, e->exprs ? 2 : 1, "element"));
+  e->item = TL_NEWN(&m->arena, tl_expr *, e->n ? e->n : 1);
+  for (uint32_t i = 0; i < e->n; i++) {
+    if (e->exprs) {
+      TRY(rd_const_expr(c, r, e->type, &e->item[i]));
+      continue;
+    }
+    const uint8_t *at = r->p;
+    tl_expr *x = tl_expr_new(m, TL_OP_REF_FUNC, 0);
+    TRY(rd_u32(r, &x->imm.index, "function index"));
+    if (x->imm.index >= m->funcs.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown function %u", x->imm.index);
+    mark_declared(c, x->imm.index);
+    x->type = TL_FUNCREF;
+    e->item[i] = x;
+  }
+  return TL_OK;
+}
+
+static tl_status rd_elem(rctx *c, rd *r, tl_elem *e) {
+  tl_module *m = c->m;
+  const uint8_t *at = r->p;
+  uint32_t flags;
+  TRY(rd_u32(r, &flags, "element segment flags"));
+  if (flags > 7) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed element segment flags %u", flags);
+  if (flags) TRY(need_feature(c, r, at, TL_FEAT_BULK_MEMORY, "element segment flags"));
+  e->mode = !(flags & 1) ? TL_SEG_ACTIVE : (flags & 2) ? TL_SEG_DECLARATIVE : TL_SEG_PASSIVE;
+  e->exprs = flags & 4;
+  e->type = TL_FUNCREF;
+  if (e->mode == TL_SEG_ACTIVE) {
+    if (flags & 2) TRY(rd_u32(r, &e->table, "table index"));
+    if (e->table >= m->tables.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown table %u", e->table);
+    TRY(rd_const_expr(c, r, TL_I32, &e->offset));
+  }
+  if (flags & 3) {
+    const uint8_t *kat = r->p;
+    if (e->exprs) {
+      TRY(rd_reftype(c, r, &e->type));
+    } else {
+      uint8_t kind;
+      TRY(rd_byte(r, &kind, "element kind"));
+      if (kind) return rd_fail_at(r, kat, TL_E_MALFORMED, "malformed element kind %u", kind);
+    }
+  }
+  if (e->mode == TL_SEG_ACTIVE && TL_TABLE(m, e->table)->elem != e->type)
+    return rd_fail_at(r, at, TL_E_INVALID, "type mismatch: element segment of %s in a table of %s",
+                      tl_type_name(e->type), tl_type_name(TL_TABLE(m, e->table)->elem));
+  return rd_elem_items(c, r, e);
+}
+
+static tl_status rd_elems(rctx *c, rd *r) {
+  uint32_t n;
+  TRY(rd_count(r, &n, 2, "element segment"));
+  for (uint32_t i = 0; i < n; i++) {
+    tl_elem e = {0};
+    TRY(rd_elem(c, r, &e));
+    TL_VEC_PUSH(&c->m->elems, tl_elem, e);
+  }
+  return TL_OK;
+}
+
+static tl_status rd_datacount(rctx *c, rd *r) {
+  const uint8_t *at = r->p;
+  TRY(need_feature(c, r, at, TL_FEAT_BULK_MEMORY, "data count section"));
+  TRY(rd_u32(r, &c->datacount, "data count"));
+  c->m->has_datacount = true;
+  return TL_OK;
+}
+
+static tl_status rd_datas(rctx *c, rd *r) {
+  tl_module *m = c->m;
+  uint32_t n;
+  const uint8_t *at = r->p;
+  TRY(rd_count(r, &n, 2, "data segment"));
+  if (m->has_datacount && n != c->datacount)
+    return rd_fail_at(r, at, TL_E_MALFORMED, "data count and data section have inconsistent lengths (%u, %u)",
+                      c->datacount, n);
+  for (uint32_t i = 0; i < n; i++) {
+    tl_data d = {0};
+    uint32_t flags;
+    at = r->p;
+    TRY(rd_u32(r, &flags, "data segment flags"));
+    if (flags > 2) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed data segment flags %u", flags);
+    if (flags == 1) TRY(need_feature(c, r, at, TL_FEAT_BULK_MEMORY, "passive data segment"));
+    d.mode = flags == 1 ? TL_SEG_PASSIVE : TL_SEG_ACTIVE;
+    if (flags == 2) TRY(rd_u32(r, &d.mem, "memory index"));
+    if (d.mode == TL_SEG_ACTIVE) {
+      if (d.mem >= m->memories.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown memory %u", d.mem);
+      TRY(rd_const_expr(c, r, TL_I32, &d.offset));
+    }
+    const uint8_t *b;
+    TRY(rd_u32(r, &d.size, "data segment size"));
+    TRY(rd_bytes(r, d.size, &b, "data segment"));
+    uint8_t *copy = tl_arena_alloc(&m->arena, d.size, 1);
+    if (d.size) memcpy(copy, b, d.size);
+    d.bytes = copy;
+    TL_VEC_PUSH(&m->datas, tl_data, d);
+  }
+  return TL_OK;
+}
+
+static tl_status rd_custom(rctx *c, rd *r, uint8_t after) {
+  tl_module *m = c->m;
+  tl_custom cu;
+  TRY(rd_name(r, &m->arena, &cu.name, "custom section name"));
+  size_t n = (size_t)(r->end - r->p);
+  if (!strcmp(cu.name, "name")) {
+    if (!c->names) {
+      c->names = r->p;
+      c->names_size = n;
+    }
+  } else {
+    uint8_t *copy = tl_arena_alloc(&m->arena, n, 1);
+    if (n) memcpy(copy, r->p, n);
+    cu.bytes = copy;
+    cu.size = (uint32_t)n;
+    cu.after = after;
+    TL_VEC_PUSH(&m->customs, tl_custom, cu);
+  }
+  r->p = r->end;
+  return TL_OK;
+}
+
+/* Known section ids in the order they must appear (datacount before code). */
+static int section_rank(uint8_t id) {
+  static const int8_t rank[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10};
+  return id <= 12 ? rank[id] : -1;
+}
+
+static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
+  switch (id) {
+  case 0: return rd_custom(c, s, after);
+  case 1: return rd_types(c, s);
+  case 2: return rd_imports(c, s);
+  case 3: return rd_functions(c, s);
+  case 4: return rd_tables(c, s);
+  case 5: return rd_memories(c, s);
+  case 6: return rd_globals(c, s);
+  case 7: return rd_exports(c, s);
+  case 8: return rd_start(c, s);
+  case 9: return rd_elems(c, s);
+  case 10: c->has_code = true; return rd_code_section(c, s);
+  case 11: c->has_data = true; return rd_datas(c, s);
+  default: return rd_datacount(c, s);
+  }
+}
+
+static tl_status rd_header(rd *r) {
+  static const uint8_t magic[4] = {0, 'a', 's', 'm'};
+  if ((size_t)(r->end - r->p) < 4 || memcmp(r->p, magic, 4))
+    return rd_fail(r, TL_E_MALFORMED, "magic header not detected");
+  r->p += 4;
+  if ((size_t)(r->end - r->p) < 4)
+    return rd_fail(r, TL_E_MALFORMED, "unexpected end: binary version");
+  if (memcmp(r->p, "\1\0\0\0", 4))
+    return rd_fail(r, TL_E_MALFORMED, "unknown binary version");
+  r->p += 4;
+  return TL_OK;
+}
+
+/* Without a code section, the function section must declare nothing. */
+static tl_status check_code_count(rctx *c, rd *r, const uint8_t *at) {
+  if (!c->has_code && c->nfunc_decl)
+    return rd_fail_at(r, at, TL_E_MALFORMED, "function and code section have inconsistent lengths (%u, 0)",
+                      c->nfunc_decl);
+  return TL_OK;
+}
+
+static tl_status check_end(rctx *c, rd *r) {
+  TRY(check_code_count(c, r, r->p));
+  if (c->m->has_datacount && !c->has_data && c->datacount)
+    return rd_fail(r, TL_E_MALFORMED, "data count and data section have inconsistent lengths (%u, 0)",
+                   c->datacount);
+  return TL_OK;
+}
+
+static tl_status rd_module(rctx *c, rd *r) {
+  TRY(rd_header(r));
+  int last_rank = 0;
+  uint8_t last_id = 0;
+  while (r->p < r->end) {
+    const uint8_t *at = r->p;
+    uint8_t id;
+    uint32_t size;
+    TRY(rd_byte(r, &id, "section id"));
+    int rank = section_rank(id);
+    if (rank < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed section id %u", id);
+    TRY(rd_u32(r, &size, "section size"));
+    if (size > (size_t)(r->end - r->p))
+      return rd_fail_at(r, at, TL_E_MALFORMED, "unexpected end: section size %u exceeds the %zu bytes left",
+                        size, (size_t)(r->end - r->p));
+    if (rank && rank <= last_rank)
+      return rd_fail_at(r, at, TL_E_MALFORMED, "unexpected content after last section: section %u out of order"
+                        " or duplicated", id);
+    if (id == 11) TRY(check_code_count(c, r, at));
+    rd s = {r->p, r->p + size, r->base, r->err, TL_NO_FUNC};
+    TRY(rd_section(c, &s, id, last_id));
+    if (s.p != s.end) return rd_fail(&s, TL_E_MALFORMED, "section size mismatch: %zu bytes left in section %u",
+                                     (size_t)(s.end - s.p), id);
+    r->p = s.end;
+    if (rank) {
+      last_rank = rank;
+      last_id = id;
+    }
+  }
+  return check_end(c, r);
+}
+
+/* Finds target_features before reading, so that the features it names are
+ * accepted wherever they are used. Tolerant: stops at anything malformed. */
+static tl_features scan_target_features(const uint8_t *p, size_t n) {
+  tl_features f = 0;
+  const uint8_t *end = p + n;
+  if (n < 8) return 0;
+  p += 8;
+  while (p < end) {
+    uint8_t id = *p++;
+    uint32_t size, len;
+    size_t k = tl_leb_read_u32(p, end, &size);
+    if (!k || size > (size_t)(end - p - k)) break;
+    p += k;
+    const uint8_t *s = p, *se = p + size;
+    p = se;
+    if (id != 0 || !(k = tl_leb_read_u32(s, se, &len)) || len > (size_t)(se - s - k)) continue;
+    s += k;
+    if (len == 15 && !memcmp(s, "target_features", 15)) f |= rd_target_features(s + len, (size_t)(se - s - len));
+  }
+  return f;
+}
+
+static void rctx_free(rctx *c) {
+  code_scratch_free(c);
+  tl_vec_free(&c->declared);
+  free(c);
+}
+
+static tl_status read_all(rctx *c, rd *r) {
+  TRY(rd_module(c, r));
+  if (c->names) rd_name_section(c, c->names, c->names_size);
+  return TL_OK;
+}
+
+/* Reads with the arena's out-of-memory jump pointing here; after a jump
+ * the caller frees everything (memory is arena- or rctx-owned). */
+static tl_status guarded_read(rctx *c, rd *r) {
+  jmp_buf jb;
+  c->m->arena.oom = &jb;
+  if (setjmp(jb)) {
+    c->m->arena.oom = NULL;
+    return tl_errorf(c->err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  }
+  tl_status s = read_all(c, r);
+  c->m->arena.oom = NULL;
+  return s;
+}
 
 tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                   tl_module **out, tl_error *err) {
-  (void)bytes; (void)size; (void)opt; *out = NULL;
-  return tl_errorf(err, TL_E_UNSUPPORTED, 0, "reader not written yet");
+  *out = NULL;
+  if (err) err->func_index = TL_NO_FUNC;
+  tl_features base = opt && opt->features ? opt->features : tl_features_default();
+  bool detect = opt && opt->detect_features;
+  tl_features tf = scan_target_features(bytes, size);
+  tl_module *m = tl_module_alloc();
+  rctx *c = calloc(1, sizeof *c);
+  if (!m || !c) {
+    free(c);
+    tl_module_destroy(m);
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  }
+  c->m = m;
+  c->err = err;
+  c->feat = detect ? TL_FEAT_ALL : base | tf;
+  rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
+  tl_status s = guarded_read(c, &r);
+  if (s == TL_OK) m->features = detect ? tl_module_detect_features(m) | tf : base | tf;
+  rctx_free(c);
+  if (s == TL_OK && !(opt && opt->no_validate)) s = tl_validate_module(m, err);
+  if (s != TL_OK) {
+    tl_module_destroy(m);
+    return s;
+  }
+  *out = m;
+  return TL_OK;
 }

@@ -1,0 +1,120 @@
+/* names.c — the "name" custom section (module, function, local, label and
+ * extended names) and the "target_features" section. A malformed name
+ * section is ignored as a whole, as wasm-opt does: it is checked in a dry
+ * pass first and applied only when every subsection parses. */
+#include "reader_int.h"
+
+#include <string.h>
+
+typedef struct { rctx *c; rd r; bool apply; } nctx;
+
+static bool name_str(nctx *n, const char **out) {
+  uint32_t len;
+  const uint8_t *s;
+  if (rd_u32(&n->r, &len, "name") || rd_bytes(&n->r, len, &s, "name") || !utf8_valid(s, len)) return false;
+  if (n->apply) *out = tl_arena_strndup(&n->c->m->arena, (const char *)s, len);
+  return true;
+}
+
+/* Where the name of item idx of a namemap subsection goes, or NULL. */
+static const char **name_slot(tl_module *m, uint8_t id, uint32_t idx) {
+  switch (id) {
+  case 1: return idx < m->funcs.n ? &TL_FUNC(m, idx)->name : NULL;
+  case 5: return idx < m->tables.n ? &TL_TABLE(m, idx)->name : NULL;
+  case 6: return idx < m->memories.n ? &TL_MEMORY(m, idx)->name : NULL;
+  case 7: return idx < m->globals.n ? &TL_GLOBAL(m, idx)->name : NULL;
+  case 8: return idx < m->elems.n ? &TL_ELEM(m, idx)->name : NULL;
+  case 9: return idx < m->datas.n ? &TL_DATA(m, idx)->name : NULL;
+  default: return NULL;
+  }
+}
+
+static bool name_map(nctx *n, uint8_t id) {
+  uint32_t cnt;
+  if (rd_count(&n->r, &cnt, 2, "names")) return false;
+  for (uint32_t i = 0; i < cnt; i++) {
+    uint32_t idx;
+    const char *s = NULL;
+    if (rd_u32(&n->r, &idx, "name index") || !name_str(n, &s)) return false;
+    const char **slot = n->apply ? name_slot(n->c->m, id, idx) : NULL;
+    if (slot) *slot = s;
+  }
+  return true;
+}
+
+/* The slot for local (id 2) or label (id 3) idx of function f. Wasm label i
+ * is IR label i+1: label 0 is the function's own. */
+static const char **inner_slot(tl_module *m, tl_func *f, uint8_t id, uint32_t idx) {
+  if (id == 2) {
+    if (idx >= f->nlocal) return NULL;
+    if (!f->local_name) f->local_name = TL_NEWN(&m->arena, const char *, f->local_cap ? f->local_cap : 1);
+    return &f->local_name[idx];
+  }
+  if (idx + 1 >= f->nlabel || idx == UINT32_MAX) return NULL;
+  if (!f->label_name) {
+    f->label_name = TL_NEWN(&m->arena, const char *, f->nlabel);
+    f->label_cap = f->nlabel;
+  }
+  return &f->label_name[idx + 1];
+}
+
+static bool indirect_map(nctx *n, uint8_t id) {
+  tl_module *m = n->c->m;
+  uint32_t cnt;
+  if (rd_count(&n->r, &cnt, 2, "names")) return false;
+  for (uint32_t i = 0; i < cnt; i++) {
+    uint32_t fi, k;
+    if (rd_u32(&n->r, &fi, "function index") || rd_count(&n->r, &k, 2, "names")) return false;
+    tl_func *f = n->apply && fi < m->funcs.n ? TL_FUNC(m, fi) : NULL;
+    for (uint32_t j = 0; j < k; j++) {
+      uint32_t idx;
+      const char *s = NULL;
+      if (rd_u32(&n->r, &idx, "name index") || !name_str(n, &s)) return false;
+      const char **slot = f ? inner_slot(m, f, id, idx) : NULL;
+      if (slot) *slot = s;
+    }
+  }
+  return true;
+}
+
+static bool name_pass(rctx *c, const uint8_t *p, size_t size, bool apply) {
+  nctx n = {c, {p, p + size, p, NULL, TL_NO_FUNC}, apply};
+  while (n.r.p < n.r.end) {
+    uint8_t id;
+    uint32_t len;
+    const uint8_t *body;
+    if (rd_byte(&n.r, &id, "subsection") || rd_u32(&n.r, &len, "size") || rd_bytes(&n.r, len, &body, "sub"))
+      return false;
+    nctx sub = {c, {body, body + len, p, NULL, TL_NO_FUNC}, apply};
+    bool ok = true;
+    if (id == 0) ok = name_str(&sub, &c->m->name);
+    else if (id == 2 || id == 3) ok = indirect_map(&sub, id);
+    else if (id == 1 || (id >= 4 && id <= 9)) ok = name_map(&sub, id);
+    else sub.r.p = sub.r.end; /* unknown subsection: skip */
+    if (!ok || sub.r.p != sub.r.end) return false;
+  }
+  return true;
+}
+
+void rd_name_section(rctx *c, const uint8_t *p, size_t n) {
+  if (name_pass(c, p, n, false)) name_pass(c, p, n, true);
+}
+
+tl_features rd_target_features(const uint8_t *p, size_t n) {
+  rd r = {p, p + n, p, NULL, TL_NO_FUNC};
+  uint32_t cnt;
+  tl_features f = 0;
+  if (rd_count(&r, &cnt, 2, "features")) return 0;
+  for (uint32_t i = 0; i < cnt; i++) {
+    uint8_t prefix;
+    uint32_t len;
+    const uint8_t *s;
+    char buf[64];
+    if (rd_byte(&r, &prefix, "prefix") || rd_u32(&r, &len, "len") || rd_bytes(&r, len, &s, "name")) break;
+    if (prefix != '+' || len >= sizeof buf) continue;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    f |= tl_feature_by_name(buf);
+  }
+  return f;
+}

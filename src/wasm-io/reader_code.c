@@ -1,0 +1,971 @@
+/* reader_code.c — the code section: function bodies from stack code to the
+ * tree IR, validating as it goes (types, indices, alignment, lanes, labels,
+ * features), with an explicit value stack and control stack (no recursion).
+ * Guarantees: order of effects is kept (values popped from under statements
+ * are spilled to scratch locals), code after br/return/unreachable becomes
+ * unreachable-typed nodes, multi-value becomes tuple nodes and block params
+ * scratch locals (see ir.h). Every node is finalized when it is made. */
+#include "reader_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LOCALS_MAX = 50000 };
+
+/* A value-stack entry. t is the wasm stack type: TL_NONE for a statement
+ * (no value), TL_UNREACHABLE for a bottom value made in dead code, else a
+ * value type or a tuple. e may be NULL for a hole left by a moved value. */
+typedef struct { tl_expr *e; tl_type t; } entry;
+
+enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE };
+typedef struct {
+  uint8_t kind;
+  bool unreachable;        /* stack is polymorphic */
+  uint32_t height;         /* first entry of this frame */
+  uint32_t dead;           /* entries below are statements */
+  uint32_t label;
+  tl_type params, results;
+  uint32_t bt;             /* type index of the block type, or TL_NO_INDEX */
+  uint32_t pbase;          /* first param scratch local */
+  tl_expr *node;           /* IF: the node (cond set; then arm after else) */
+} frame;
+
+typedef struct {
+  rctx *c;
+  rd *r;
+  tl_module *m;
+  tl_func *f;
+  uint32_t nwasm;          /* wasm locals (params + declared) */
+  const uint8_t *at;       /* start of the current instruction */
+  const char *opname;
+} fctx;
+
+#define STK(x) (&(x)->c->stack)
+#define TOPF(x) (&TL_VEC_AT(&(x)->c->frames, frame, (x)->c->frames.n - 1))
+#define BRT(x, l) TL_VEC_AT(&(x)->c->labels, tl_type, (l))
+
+void code_scratch_free(rctx *c) {
+  tl_vec_free(&c->stack);
+  tl_vec_free(&c->frames);
+  tl_vec_free(&c->labels);
+}
+
+static tl_status fail(fctx *x, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tl_status fail(fctx *x, tl_status code, const char *fmt, ...) {
+  char msg[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return rd_fail_at(x->r, x->at, code, "%s", msg);
+}
+
+static const char *tname(fctx *x, tl_type t) {
+  (void)x;
+  if (t == TL_UNREACHABLE) return "any";
+  return tl_type_is_tuple(t) ? "tuple" : tl_type_name(t);
+}
+
+/* ------------------------------------------------------------ the stack */
+static void push(fctx *x, tl_expr *e, tl_type t) {
+  entry en = {e, t};
+  TL_VEC_PUSH(STK(x), entry, en);
+}
+
+static entry *ent(fctx *x, size_t i) { return &TL_VEC_AT(STK(x), entry, i); }
+
+static uint32_t floor_of(frame *fr) { return fr->dead > fr->height ? fr->dead : fr->height; }
+
+static uint32_t scratch(fctx *x, tl_type t) { return tl_func_add_local(x->m, x->f, t); }
+
+static tl_expr *get_local(fctx *x, uint32_t idx) { return tl_make_local_get(x->m, x->f, idx); }
+
+static tl_expr *set_local(fctx *x, uint32_t idx, tl_expr *v) {
+  return tl_make_local_set(x->m, x->f, idx, v, false);
+}
+
+static bool is_const(const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_I32_CONST: case TL_OP_I64_CONST: case TL_OP_F32_CONST: case TL_OP_F64_CONST:
+  case TL_OP_V128_CONST: case TL_OP_REF_NULL: case TL_OP_REF_FUNC: return true;
+  default: return false;
+  }
+}
+
+/* Entry i holds a tuple: store it in a scratch local and push one
+ * tuple.extract per component. */
+static void split_tuple(fctx *x, size_t i) {
+  entry *en = ent(x, i);
+  tl_type t = en->t;
+  tl_expr *e = en->e;
+  uint32_t n = tl_type_arity(x->m, t), tmp = 0;
+  bool dead = e->type == TL_UNREACHABLE;
+  en->t = TL_NONE;
+  if (!dead) {
+    tmp = scratch(x, t);
+    ent(x, i)->e = set_local(x, tmp, e);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    tl_expr *v;
+    if (dead) {
+      v = tl_make_unreachable(x->m);
+    } else {
+      v = tl_expr_new(x->m, TL_OP_TUPLE_EXTRACT, 1);
+      v->kid[0] = get_local(x, tmp);
+      v->imm.index = k;
+      tl_expr_finalize(x->m, x->f, v);
+    }
+    push(x, v, tl_type_at(x->m, t, k));
+  }
+}
+
+/* Pops one value: NULL when there is none and the stack is not
+ * polymorphic; a fresh unreachable (type bottom) when it is. */
+static tl_expr *pop1(fctx *x, tl_type *t) {
+  frame *fr = TOPF(x);
+  for (;;) {
+    size_t lo = floor_of(fr), i = STK(x)->n;
+    while (i > lo && ent(x, i - 1)->t == TL_NONE) i--;
+    if (i == lo) {
+      *t = TL_UNREACHABLE;
+      return fr->unreachable ? tl_make_unreachable(x->m) : NULL;
+    }
+    entry *en = ent(x, i - 1);
+    if (tl_type_is_tuple(en->t)) {
+      split_tuple(x, i - 1);
+      continue;
+    }
+    tl_expr *e = en->e;
+    *t = en->t;
+    if (i == STK(x)->n) {
+      STK(x)->n--;
+      return e;
+    }
+    /* Statements lie above the value: keep the order of effects. */
+    en->t = TL_NONE;
+    if (e->type == TL_UNREACHABLE) return tl_make_unreachable(x->m);
+    if (is_const(e)) {
+      en->e = NULL;
+      return e;
+    }
+    uint32_t tmp = scratch(x, *t);
+    en->e = set_local(x, tmp, e);
+    return get_local(x, tmp);
+  }
+}
+
+static tl_status pop_want(fctx *x, tl_type want, tl_expr **out) {
+  tl_type t;
+  tl_expr *e = pop1(x, &t);
+  if (!e)
+    return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but nothing on stack", x->opname,
+                tname(x, want));
+  if (t != TL_UNREACHABLE && t != want && want != TL_UNREACHABLE)
+    return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, tname(x, want),
+                tname(x, t));
+  *out = e;
+  return TL_OK;
+}
+
+static tl_status pop_any(fctx *x, tl_expr **out, tl_type *t) {
+  *out = pop1(x, t);
+  if (!*out) return fail(x, TL_E_INVALID, "type mismatch in %s, expected a value but nothing on stack", x->opname);
+  return TL_OK;
+}
+
+/* Pops the values of type `want` (none, one or a tuple) as one node (NULL
+ * for none). types[] (if given) receives the stack type of each. */
+static tl_status pop_vals(fctx *x, tl_type want, tl_expr **out, tl_type *types) {
+  tl_module *m = x->m;
+  uint32_t n = tl_type_arity(m, want);
+  *out = NULL;
+  if (n == 0) return TL_OK;
+  size_t top = STK(x)->n;
+  if (n > 1 && top > floor_of(TOPF(x)) && ent(x, top - 1)->t == want) {
+    *out = ent(x, top - 1)->e;
+    STK(x)->n--;
+    for (uint32_t k = 0; types && k < n; k++) types[k] = tl_type_at(m, want, k);
+    return TL_OK;
+  }
+  tl_expr *tm = n > 1 ? tl_expr_new(m, TL_OP_TUPLE_MAKE, n) : NULL;
+  for (uint32_t k = n; k-- > 0;) {
+    tl_expr *v;
+    tl_type t;
+    TRY(pop_any(x, &v, &t));
+    tl_type w = tl_type_at(m, want, k);
+    if (t != TL_UNREACHABLE && t != w)
+      return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, tname(x, w),
+                  tname(x, t));
+    if (types) types[k] = t;
+    if (tm) tm->kid[k] = v;
+    else *out = v;
+  }
+  if (tm) {
+    tl_expr_finalize(m, x->f, tm);
+    *out = tm;
+  }
+  return TL_OK;
+}
+
+/* After br, br_table, return, unreachable: the frame's values are dead
+ * (kept as dropped statements) and the stack becomes polymorphic. */
+static void set_unreachable(fctx *x) {
+  frame *fr = TOPF(x);
+  for (size_t i = floor_of(fr); i < STK(x)->n; i++) {
+    entry *en = ent(x, i);
+    if (en->t == TL_NONE) continue;
+    en->t = TL_NONE;
+    if (tl_type_is_concrete(en->e->type)) en->e = tl_make_drop(x->m, en->e);
+  }
+  fr->unreachable = true;
+  fr->dead = (uint32_t)STK(x)->n;
+}
+
+/* --------------------------------------------------------------- frames */
+static tl_type label_type(frame *fr) { return fr->kind == K_LOOP ? fr->params : fr->results; }
+
+static tl_status get_label(fctx *x, uint32_t depth, frame **out) {
+  if (depth >= x->c->frames.n) return fail(x, TL_E_INVALID, "unknown label %u", depth);
+  *out = &TL_VEC_AT(&x->c->frames, frame, x->c->frames.n - 1 - depth);
+  return TL_OK;
+}
+
+static void note_branch(fctx *x, uint32_t label, tl_expr *br) {
+  BRT(x, label) = tl_type_lub(BRT(x, label), tl_branch_value_type(br));
+}
+
+static uint32_t new_label(fctx *x) {
+  uint32_t l = tl_func_new_label(x->m, x->f);
+  tl_type u = TL_UNREACHABLE;
+  TL_VEC_PUSH(&x->c->labels, tl_type, u);
+  return l;
+}
+
+static void push_params(fctx *x, frame *fr) {
+  uint32_t n = tl_type_arity(x->m, fr->params);
+  for (uint32_t k = 0; k < n; k++) push(x, get_local(x, fr->pbase + k), tl_type_at(x->m, fr->params, k));
+}
+
+/* Opens a block/loop/if whose params are already popped into v (a node of
+ * type params, or NULL); they go to scratch locals set before the block. */
+static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results, uint32_t bt, tl_expr *v) {
+  tl_module *m = x->m;
+  uint32_t n = tl_type_arity(m, params), pbase = x->f->nlocal;
+  for (uint32_t k = 0; k < n; k++) scratch(x, tl_type_at(m, params, k));
+  for (uint32_t k = 0; k < n; k++) {
+    tl_expr *vk = v;
+    if (n > 1) vk = v->op == TL_OP_TUPLE_MAKE ? v->kid[k] : NULL;
+    if (!vk) { /* a whole tuple node: store it once, then extract */
+      uint32_t tmp = scratch(x, params);
+      push(x, set_local(x, tmp, v), TL_NONE);
+      for (uint32_t j = 0; j < n; j++) {
+        tl_expr *ex = tl_expr_new(m, TL_OP_TUPLE_EXTRACT, 1);
+        ex->kid[0] = get_local(x, tmp);
+        ex->imm.index = j;
+        tl_expr_finalize(m, x->f, ex);
+        push(x, set_local(x, pbase + j, ex), TL_NONE);
+      }
+      break;
+    }
+    push(x, set_local(x, pbase + k, vk), TL_NONE);
+  }
+  frame fr = {kind, false, (uint32_t)STK(x)->n, 0, TL_NO_LABEL, params, results, bt, pbase, NULL};
+  if (kind != K_FUNC) fr.label = new_label(x);
+  TL_VEC_PUSH(&x->c->frames, frame, fr);
+  push_params(x, TOPF(x));
+}
+
+/* Pops the frame's results and collects its entries as a kid list. */
+static tl_status close_list(fctx *x, tl_expr ***kids, uint32_t *nk) {
+  frame *fr = TOPF(x);
+  tl_expr *res;
+  TRY(pop_vals(x, fr->results, &res, NULL));
+  size_t lo = fr->height, n = 0;
+  for (size_t i = floor_of(fr); i < STK(x)->n; i++)
+    if (ent(x, i)->t != TL_NONE)
+      return fail(x, TL_E_INVALID, "type mismatch at end of %s: values remain on the stack",
+                  fr->kind == K_FUNC ? "function" : "block");
+  for (size_t i = lo; i < STK(x)->n; i++) n += ent(x, i)->e != NULL;
+  tl_expr **k = TL_NEWN(&x->m->arena, tl_expr *, n + 1);
+  n = 0;
+  for (size_t i = lo; i < STK(x)->n; i++)
+    if (ent(x, i)->e) k[n++] = ent(x, i)->e;
+  if (res) k[n++] = res;
+  STK(x)->n = lo;
+  *kids = k;
+  *nk = (uint32_t)n;
+  return TL_OK;
+}
+
+static tl_expr *make_list(fctx *x, tl_op op, uint32_t label, tl_expr **kids, uint32_t n) {
+  tl_expr *e = tl_expr_new(x->m, op, 0);
+  e->kid = kids;
+  e->nkid = e->cap = n;
+  e->imm.block.label = label;
+  return e;
+}
+
+static tl_expr *make_arm(fctx *x, tl_expr **kids, uint32_t n) {
+  if (n == 0) return tl_make_nop(x->m);
+  if (n == 1) return kids[0];
+  tl_expr *b = make_list(x, TL_OP_BLOCK, TL_NO_LABEL, kids, n);
+  tl_block_finalize(x->m, b, TL_UNREACHABLE);
+  return b;
+}
+
+static tl_status do_else(fctx *x) {
+  frame *fr = TOPF(x);
+  if (fr->kind != K_IF) return fail(x, TL_E_MALFORMED, "else without matching if");
+  tl_expr **kids;
+  uint32_t n;
+  TRY(close_list(x, &kids, &n));
+  fr = TOPF(x);
+  fr->node->kid[1] = make_arm(x, kids, n);
+  fr->kind = K_ELSE;
+  fr->unreachable = false;
+  fr->dead = 0;
+  push_params(x, fr);
+  return TL_OK;
+}
+
+static tl_expr *param_value(fctx *x, frame *fr) {
+  uint32_t n = tl_type_arity(x->m, fr->params);
+  if (n == 1) return get_local(x, fr->pbase);
+  tl_expr *tm = tl_expr_new(x->m, TL_OP_TUPLE_MAKE, n);
+  for (uint32_t k = 0; k < n; k++) tm->kid[k] = get_local(x, fr->pbase + k);
+  tl_expr_finalize(x->m, x->f, tm);
+  return tm;
+}
+
+/* `end`: closes the innermost frame; returns true in *done for the
+ * function's own. */
+static tl_status do_end(fctx *x, bool *done) {
+  tl_expr **kids;
+  uint32_t n;
+  TRY(close_list(x, &kids, &n));
+  frame fr = *TOPF(x);
+  x->c->frames.n--;
+  tl_expr *e;
+  switch (fr.kind) {
+  case K_FUNC:
+    x->f->body = make_list(x, TL_OP_BLOCK, 0, kids, n);
+    tl_block_finalize(x->m, x->f->body, BRT(x, 0));
+    *done = true;
+    return TL_OK;
+  case K_BLOCK:
+  case K_LOOP:
+    e = make_list(x, fr.kind == K_LOOP ? TL_OP_LOOP : TL_OP_BLOCK, fr.label, kids, n);
+    break;
+  case K_IF:
+    if (fr.params != fr.results)
+      return fail(x, TL_E_INVALID, "type mismatch: if without else must have matching param and result types");
+    e = fr.node;
+    e->kid[1] = make_arm(x, kids, n);
+    if (fr.params != TL_NONE) {
+      e->kid[2] = param_value(x, &fr);
+      e->nkid = 3;
+    }
+    break;
+  default:
+    e = fr.node;
+    e->kid[2] = make_arm(x, kids, n);
+    e->nkid = 3;
+    break;
+  }
+  e->imm.block.bt = fr.bt;
+  tl_block_finalize(x->m, e, fr.kind == K_LOOP ? TL_UNREACHABLE : BRT(x, fr.label));
+  push(x, e, fr.results);
+  return TL_OK;
+}
+
+/* ----------------------------------------------------------- immediates */
+static tl_status rd_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt) {
+  tl_module *m = x->m;
+  rd *r = x->r;
+  *bt = TL_NO_INDEX;
+  *params = *results = TL_NONE;
+  if (r->p < r->end && *r->p == 0x40) {
+    r->p++;
+    return TL_OK;
+  }
+  if (r->p < r->end && (*r->p >= 0x7b || *r->p == 0x70 || *r->p == 0x6f))
+    return rd_valtype(x->c, r, results);
+  int64_t idx;
+  const uint8_t *at = r->p;
+  TRY(rd_s33(r, &idx, "block type"));
+  if (idx < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed block type");
+  if ((uint64_t)idx >= m->types.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown type %lld", (long long)idx);
+  tl_functype *ft = TL_FTYPE(m, idx);
+  *params = ft->params;
+  *results = ft->results;
+  *bt = (uint32_t)idx;
+  if (ft->params != TL_NONE || tl_type_is_tuple(ft->results))
+    TRY(need_feature(x->c, r, at, TL_FEAT_MULTIVALUE, "block parameters or multiple results"));
+  return TL_OK;
+}
+
+static tl_status need_mem(fctx *x, uint32_t idx) {
+  if (idx >= x->m->memories.n) return fail(x, TL_E_INVALID, "unknown memory %u in %s", idx, x->opname);
+  return TL_OK;
+}
+
+static tl_status need_table(fctx *x, uint32_t idx) {
+  if (idx >= x->m->tables.n) return fail(x, TL_E_INVALID, "unknown table %u in %s", idx, x->opname);
+  return TL_OK;
+}
+
+static tl_status zero_byte(fctx *x) {
+  uint8_t b;
+  const uint8_t *at = x->r->p;
+  TRY(rd_byte(x->r, &b, "reserved byte"));
+  if (b) return rd_fail_at(x->r, at, TL_E_MALFORMED, "zero byte expected in %s", x->opname);
+  return TL_OK;
+}
+
+static tl_status rd_memarg(fctx *x, int op, tl_memarg *ma) {
+  uint32_t align, off;
+  TRY(rd_u32(x->r, &align, "alignment"));
+  TRY(rd_u32(x->r, &off, "offset"));
+  ma->align = align;
+  ma->offset = off;
+  ma->mem = 0;
+  TRY(need_mem(x, 0));
+  uint32_t nat = tl_op_natural_align(op);
+  if (tl_ops[op].flags & TL_F_ATOMIC) {
+    if (align != nat) return fail(x, TL_E_INVALID, "alignment must be equal to natural in %s", x->opname);
+  } else if (align > nat) {
+    return fail(x, TL_E_INVALID, "alignment must not be larger than natural in %s", x->opname);
+  }
+  return TL_OK;
+}
+
+static uint32_t lane_count(int op) {
+  const char *t = tl_ops[op].text;
+  if (tl_ops[op].imm == TL_IMM_MEMARG_LANE) return 16u >> tl_op_natural_align(op);
+  if (!strncmp(t, "i8x16", 5)) return 16;
+  if (!strncmp(t, "i16x8", 5)) return 8;
+  if (!strncmp(t, "i64x2", 5) || !strncmp(t, "f64x2", 5)) return 2;
+  return 4;
+}
+
+static tl_status rd_lane(fctx *x, int op, uint8_t *lane) {
+  TRY(rd_byte(x->r, lane, "lane index"));
+  if (*lane >= lane_count(op)) return fail(x, TL_E_INVALID, "invalid lane index %u in %s", *lane, x->opname);
+  return TL_OK;
+}
+
+static tl_status need_data(fctx *x, uint32_t idx) {
+  if (!x->m->has_datacount) return fail(x, TL_E_MALFORMED, "data count section required for %s", x->opname);
+  if (idx >= x->c->datacount) return fail(x, TL_E_INVALID, "unknown data segment %u", idx);
+  return TL_OK;
+}
+
+static tl_status need_elem(fctx *x, uint32_t idx) {
+  if (idx >= x->m->elems.n) return fail(x, TL_E_INVALID, "unknown elem segment %u", idx);
+  return TL_OK;
+}
+
+/* Immediates of the opcode families with a regular signature. */
+static tl_status rd_imm(fctx *x, int op, tl_imm *im) {
+  rd *r = x->r;
+  tl_module *m = x->m;
+  const uint8_t *b;
+  switch (tl_ops[op].imm) {
+  case TL_IMM_NONE: return TL_OK;
+  case TL_IMM_I32: return rd_s32(r, &im->i32, "i32 constant");
+  case TL_IMM_I64: return rd_s64(r, &im->i64, "i64 constant");
+  case TL_IMM_F32: TRY(rd_bytes(r, 4, &b, "f32 constant")); memcpy(&im->f32, b, 4); return TL_OK;
+  case TL_IMM_F64: TRY(rd_bytes(r, 8, &b, "f64 constant")); memcpy(&im->f64, b, 8); return TL_OK;
+  case TL_IMM_V128: TRY(rd_bytes(r, 16, &b, "v128 constant")); memcpy(im->v128, b, 16); return TL_OK;
+  case TL_IMM_SHUFFLE:
+    TRY(rd_bytes(r, 16, &b, "shuffle lanes"));
+    memcpy(im->v128, b, 16);
+    for (int i = 0; i < 16; i++)
+      if (b[i] >= 32) return fail(x, TL_E_INVALID, "invalid lane index %u in %s", b[i], x->opname);
+    return TL_OK;
+  case TL_IMM_MEMARG: return rd_memarg(x, op, &im->mem);
+  case TL_IMM_MEMARG_LANE: TRY(rd_memarg(x, op, &im->mem)); return rd_lane(x, op, &im->mem.lane);
+  case TL_IMM_LANE: return rd_lane(x, op, &im->mem.lane);
+  case TL_IMM_MEM: TRY(zero_byte(x)); im->index = 0; return need_mem(x, 0);
+  case TL_IMM_MEM_COPY: TRY(zero_byte(x)); TRY(zero_byte(x)); im->idx2.a = im->idx2.b = 0; return need_mem(x, 0);
+  case TL_IMM_MEM_INIT:
+    TRY(rd_u32(r, &im->idx2.a, "data index"));
+    TRY(zero_byte(x));
+    im->idx2.b = 0;
+    TRY(need_mem(x, 0));
+    return need_data(x, im->idx2.a);
+  case TL_IMM_DATA: TRY(rd_u32(r, &im->index, "data index")); return need_data(x, im->index);
+  case TL_IMM_ELEM: TRY(rd_u32(r, &im->index, "elem index")); return need_elem(x, im->index);
+  case TL_IMM_TABLE: TRY(rd_u32(r, &im->index, "table index")); return need_table(x, im->index);
+  case TL_IMM_TABLE_INIT:
+    TRY(rd_u32(r, &im->idx2.a, "elem index"));
+    TRY(rd_u32(r, &im->idx2.b, "table index"));
+    TRY(need_elem(x, im->idx2.a));
+    TRY(need_table(x, im->idx2.b));
+    if (TL_ELEM(m, im->idx2.a)->type != TL_TABLE(m, im->idx2.b)->elem)
+      return fail(x, TL_E_INVALID, "type mismatch in table.init: element and table types differ");
+    return TL_OK;
+  case TL_IMM_TABLE_COPY:
+    TRY(rd_u32(r, &im->idx2.a, "table index"));
+    TRY(rd_u32(r, &im->idx2.b, "table index"));
+    TRY(need_table(x, im->idx2.a));
+    TRY(need_table(x, im->idx2.b));
+    if (TL_TABLE(m, im->idx2.a)->elem != TL_TABLE(m, im->idx2.b)->elem)
+      return fail(x, TL_E_INVALID, "type mismatch in table.copy: table types differ");
+    return TL_OK;
+  case TL_IMM_FENCE: return zero_byte(x);
+  case TL_IMM_FUNC:
+    TRY(rd_u32(r, &im->index, "function index"));
+    if (im->index >= m->funcs.n) return fail(x, TL_E_INVALID, "unknown function %u", im->index);
+    if (op == TL_OP_REF_FUNC && !is_declared(x->c, im->index))
+      return fail(x, TL_E_INVALID, "undeclared function reference %u", im->index);
+    return TL_OK;
+  default: return fail(x, TL_E_MALFORMED, "unexpected immediate in %s", x->opname);
+  }
+}
+
+/* An opcode whose sig lists its operands: pop them, make the node. */
+static tl_status do_plain(fctx *x, int op) {
+  const tl_opinfo *oi = &tl_ops[op];
+  tl_imm im;
+  memset(&im, 0, sizeof im);
+  TRY(rd_imm(x, op, &im));
+  tl_expr *e = tl_expr_new(x->m, (tl_op)op, oi->nops);
+  e->imm = im;
+  for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, oi->ops[k], &e->kid[k]));
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, oi->result);
+  return TL_OK;
+}
+
+/* ------------------------------------------------------- special opcodes */
+static tl_status do_block(fctx *x, int op) {
+  tl_type params, results;
+  uint32_t bt;
+  TRY(rd_blocktype(x, &params, &results, &bt));
+  tl_expr *cond = NULL, *v;
+  if (op == TL_OP_IF) TRY(pop_want(x, TL_I32, &cond));
+  TRY(pop_vals(x, params, &v, NULL));
+  uint8_t kind = op == TL_OP_BLOCK ? K_BLOCK : op == TL_OP_LOOP ? K_LOOP : K_IF;
+  open_frame(x, kind, params, results, bt, v);
+  if (op == TL_OP_IF) {
+    tl_expr *e = tl_expr_new(x->m, TL_OP_IF, 3);
+    e->nkid = 2;
+    e->kid[0] = cond;
+    e->imm.block.label = TOPF(x)->label;
+    TOPF(x)->node = e;
+  }
+  return TL_OK;
+}
+
+/* A branch to a loop with params: set its param locals from v first. */
+static tl_expr *loop_branch(fctx *x, frame *target, tl_expr *br, tl_expr *v) {
+  tl_module *m = x->m;
+  uint32_t n = tl_type_arity(m, target->params);
+  tl_expr *b = tl_expr_new(m, TL_OP_BLOCK, 0);
+  uint32_t tmp = 0;
+  bool whole = n > 1 && v->op != TL_OP_TUPLE_MAKE;
+  if (whole) {
+    tmp = scratch(x, target->params);
+    tl_expr_push_kid(m, b, set_local(x, tmp, v));
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    tl_expr *vk = n == 1 ? v : whole ? NULL : v->kid[k];
+    if (whole) {
+      vk = tl_expr_new(m, TL_OP_TUPLE_EXTRACT, 1);
+      vk->kid[0] = get_local(x, tmp);
+      vk->imm.index = k;
+      tl_expr_finalize(m, x->f, vk);
+    }
+    tl_expr_push_kid(m, b, set_local(x, target->pbase + k, vk));
+  }
+  tl_expr_push_kid(m, b, br);
+  tl_block_finalize(m, b, TL_UNREACHABLE);
+  return b;
+}
+
+static tl_status do_br(fctx *x) {
+  uint32_t depth;
+  frame *t;
+  TRY(rd_u32(x->r, &depth, "label"));
+  TRY(get_label(x, depth, &t));
+  tl_type lt = label_type(t);
+  bool loop = t->kind == K_LOOP, func = t->kind == K_FUNC;
+  uint32_t label = func ? 0 : t->label;
+  tl_expr *v;
+  TRY(pop_vals(x, lt, &v, NULL));
+  tl_expr *br = tl_expr_new(x->m, TL_OP_BR, loop || !v ? 0 : 1);
+  br->imm.label = label;
+  if (!loop && v) br->kid[0] = v;
+  tl_expr_finalize(x->m, x->f, br);
+  if (!loop) note_branch(x, label, br);
+  if (loop && v) br = loop_branch(x, t, br, v);
+  push(x, br, TL_NONE);
+  set_unreachable(x);
+  return TL_OK;
+}
+
+static tl_status do_br_if(fctx *x) {
+  uint32_t depth;
+  frame *t;
+  TRY(rd_u32(x->r, &depth, "label"));
+  TRY(get_label(x, depth, &t));
+  tl_type lt = label_type(t);
+  bool loop = t->kind == K_LOOP;
+  uint32_t label = t->kind == K_FUNC ? 0 : t->label;
+  tl_module *m = x->m;
+  tl_expr *cond, *v;
+  TRY(pop_want(x, TL_I32, &cond));
+  if (loop && lt != TL_NONE) { /* keep the values: temps, then a guarded branch */
+    TRY(pop_vals(x, lt, &v, NULL));
+    uint32_t tmp = scratch(x, lt);
+    frame tgt = *t;
+    push(x, set_local(x, tmp, v), TL_NONE);
+    tl_expr *br = tl_expr_new(m, TL_OP_BR, 0);
+    br->imm.label = label;
+    br->type = TL_UNREACHABLE;
+    tl_expr *iff = tl_expr_new(m, TL_OP_IF, 2);
+    iff->kid[0] = cond;
+    iff->kid[1] = loop_branch(x, &tgt, br, get_local(x, tmp));
+    tl_block_finalize(m, iff, TL_UNREACHABLE);
+    push(x, iff, TL_NONE);
+    push(x, get_local(x, tmp), lt);
+    return TL_OK;
+  }
+  TRY(pop_vals(x, lt, &v, NULL));
+  tl_expr *br = tl_expr_new(m, TL_OP_BR_IF, v ? 2 : 1);
+  br->imm.label = label;
+  br->kid[0] = v ? v : cond;
+  if (v) br->kid[1] = cond;
+  tl_expr_finalize(m, x->f, br);
+  if (!loop) note_branch(x, label, br);
+  push(x, br, lt);
+  return TL_OK;
+}
+
+static tl_status do_br_table(fctx *x) {
+  tl_module *m = x->m;
+  uint32_t n, depth;
+  TRY(rd_count(x->r, &n, 1, "br_table targets"));
+  uint32_t *targets = TL_NEWN(&m->arena, uint32_t, n + 1);
+  frame **fr = malloc((n + 1) * sizeof *fr);
+  if (!fr) return fail(x, TL_E_NOMEM, "out of memory");
+  tl_status s = TL_OK;
+  for (uint32_t i = 0; i <= n && !s; i++) {
+    s = rd_u32(x->r, &depth, "label");
+    if (!s) s = get_label(x, depth, &fr[i]);
+  }
+  tl_type lt = s ? TL_NONE : label_type(fr[n]);
+  uint32_t ar = tl_type_arity(m, lt);
+  tl_type *types = calloc(ar + 1, sizeof *types);
+  tl_expr *cond = NULL, *v = NULL;
+  if (!types) s = fail(x, TL_E_NOMEM, "out of memory");
+  if (!s) s = pop_want(x, TL_I32, &cond);
+  if (!s) s = pop_vals(x, lt, &v, types);
+  for (uint32_t i = 0; i <= n && !s; i++) {
+    tl_type ti = label_type(fr[i]);
+    if (tl_type_arity(m, ti) != ar) s = fail(x, TL_E_INVALID, "type mismatch in br_table: label arities differ");
+    for (uint32_t k = 0; k < ar && !s; k++)
+      if (types[k] != TL_UNREACHABLE && types[k] != tl_type_at(m, ti, k))
+        s = fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
+    if (!s && fr[i]->kind == K_LOOP && ar)
+      s = fail(x, TL_E_UNSUPPORTED, "br_table to a loop with parameters is not supported");
+    if (!s) targets[i] = fr[i]->kind == K_FUNC ? 0 : fr[i]->label;
+  }
+  free(types);
+  if (s) {
+    free(fr);
+    return s;
+  }
+  tl_expr *e = tl_expr_new(m, TL_OP_BR_TABLE, v ? 2 : 1);
+  e->kid[0] = v ? v : cond;
+  if (v) e->kid[1] = cond;
+  e->imm.table.targets = targets;
+  e->imm.table.n = n;
+  e->imm.table.def = targets[n];
+  tl_expr_finalize(m, x->f, e);
+  for (uint32_t i = 0; i <= n; i++)
+    if (fr[i]->kind != K_LOOP) note_branch(x, targets[i], e);
+  free(fr);
+  push(x, e, TL_NONE);
+  set_unreachable(x);
+  return TL_OK;
+}
+
+static tl_status do_return(fctx *x) {
+  tl_expr *v;
+  TRY(pop_vals(x, tl_func_type(x->m, x->f)->results, &v, NULL));
+  tl_expr *e = tl_expr_new(x->m, TL_OP_RETURN, v ? 1 : 0);
+  if (v) e->kid[0] = v;
+  tl_expr_finalize(x->m, x->f, e);
+  e->type = TL_UNREACHABLE;
+  push(x, e, TL_NONE);
+  set_unreachable(x);
+  return TL_OK;
+}
+
+/* call, call_indirect and their return_ forms. */
+static tl_status do_call(fctx *x, int op) {
+  tl_module *m = x->m;
+  bool ind = op == TL_OP_CALL_INDIRECT || op == TL_OP_RETURN_CALL_INDIRECT;
+  bool tail = op == TL_OP_RETURN_CALL || op == TL_OP_RETURN_CALL_INDIRECT;
+  uint32_t a, b = 0;
+  tl_functype *ft;
+  if (ind) {
+    TRY(rd_u32(x->r, &a, "type index"));
+    TRY(rd_u32(x->r, &b, "table index"));
+    if (a >= m->types.n) return fail(x, TL_E_INVALID, "unknown type %u", a);
+    TRY(need_table(x, b));
+    if (TL_TABLE(m, b)->elem != TL_FUNCREF) return fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
+    ft = TL_FTYPE(m, a);
+  } else {
+    TRY(rd_u32(x->r, &a, "function index"));
+    if (a >= m->funcs.n) return fail(x, TL_E_INVALID, "unknown function %u", a);
+    ft = tl_func_type(m, TL_FUNC(m, a));
+  }
+  if (tail && ft->results != tl_func_type(m, x->f)->results)
+    return fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
+  uint32_t np = tl_type_arity(m, ft->params);
+  tl_expr *e = tl_expr_new(m, (tl_op)op, np + ind);
+  if (ind) {
+    e->imm.idx2.a = a;
+    e->imm.idx2.b = b;
+    TRY(pop_want(x, TL_I32, &e->kid[np]));
+  } else {
+    e->imm.index = a;
+  }
+  for (uint32_t k = np; k-- > 0;) TRY(pop_want(x, tl_type_at(m, ft->params, k), &e->kid[k]));
+  tl_expr_finalize(m, x->f, e);
+  if (tail) {
+    e->type = TL_UNREACHABLE;
+    push(x, e, TL_NONE);
+    set_unreachable(x);
+  } else {
+    push(x, e, ft->results);
+  }
+  return TL_OK;
+}
+
+static tl_status do_select(fctx *x, int op) {
+  tl_type want = TL_UNREACHABLE, t1, t2;
+  if (op == TL_OP_SELECT_T) {
+    uint32_t n;
+    TRY(rd_u32(x->r, &n, "select type count"));
+    if (n != 1) return fail(x, TL_E_INVALID, "invalid result arity in select");
+    TRY(rd_valtype(x->c, x->r, &want));
+  }
+  tl_expr *e = tl_expr_new(x->m, (tl_op)op, 3);
+  TRY(pop_want(x, TL_I32, &e->kid[2]));
+  if (op == TL_OP_SELECT_T) {
+    TRY(pop_want(x, want, &e->kid[1]));
+    TRY(pop_want(x, want, &e->kid[0]));
+    e->imm.index = want;
+    t1 = want;
+  } else {
+    TRY(pop_any(x, &e->kid[1], &t2));
+    TRY(pop_want(x, t2, &e->kid[0]));
+    t1 = e->kid[0]->type == TL_UNREACHABLE && t2 == TL_UNREACHABLE ? TL_UNREACHABLE : t2;
+    if (t1 == TL_UNREACHABLE) t1 = tl_type_is_concrete(e->kid[0]->type) ? e->kid[0]->type : TL_UNREACHABLE;
+    if (tl_type_is_ref(t1)) return fail(x, TL_E_INVALID, "type mismatch: select without type on reference values");
+  }
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, t1);
+  return TL_OK;
+}
+
+static tl_status do_local(fctx *x, int op) {
+  uint32_t idx;
+  TRY(rd_u32(x->r, &idx, "local index"));
+  if (idx >= x->nwasm) return fail(x, TL_E_INVALID, "unknown local %u", idx);
+  tl_type t = x->f->local[idx];
+  if (op == TL_OP_LOCAL_GET) {
+    push(x, get_local(x, idx), t);
+    return TL_OK;
+  }
+  tl_expr *v;
+  TRY(pop_want(x, t, &v));
+  tl_expr *e = tl_make_local_set(x->m, x->f, idx, v, op == TL_OP_LOCAL_TEE);
+  push(x, e, op == TL_OP_LOCAL_TEE ? t : TL_NONE);
+  return TL_OK;
+}
+
+static tl_status do_global(fctx *x, int op) {
+  uint32_t idx;
+  TRY(rd_u32(x->r, &idx, "global index"));
+  if (idx >= x->m->globals.n) return fail(x, TL_E_INVALID, "unknown global %u", idx);
+  tl_global *g = TL_GLOBAL(x->m, idx);
+  tl_expr *e = tl_expr_new(x->m, (tl_op)op, op == TL_OP_GLOBAL_SET);
+  e->imm.index = idx;
+  if (op == TL_OP_GLOBAL_SET) {
+    if (!g->mut) return fail(x, TL_E_INVALID, "global is immutable: global.set %u", idx);
+    TRY(pop_want(x, g->type, &e->kid[0]));
+  }
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, op == TL_OP_GLOBAL_GET ? g->type : TL_NONE);
+  return TL_OK;
+}
+
+/* table.get/set/grow/fill (table.size is plain). */
+static tl_status do_table(fctx *x, int op) {
+  uint32_t idx;
+  TRY(rd_u32(x->r, &idx, "table index"));
+  TRY(need_table(x, idx));
+  tl_type rt = TL_TABLE(x->m, idx)->elem;
+  tl_type sig[3];
+  uint32_t n = 0;
+  tl_type res = TL_NONE;
+  switch (op) {
+  case TL_OP_TABLE_GET: sig[n++] = TL_I32; res = rt; break;
+  case TL_OP_TABLE_SET: sig[n++] = TL_I32; sig[n++] = rt; break;
+  case TL_OP_TABLE_GROW: sig[n++] = rt; sig[n++] = TL_I32; res = TL_I32; break;
+  default: sig[n++] = TL_I32; sig[n++] = rt; sig[n++] = TL_I32; break;
+  }
+  tl_expr *e = tl_expr_new(x->m, (tl_op)op, n);
+  e->imm.index = idx;
+  for (uint32_t k = n; k-- > 0;) TRY(pop_want(x, sig[k], &e->kid[k]));
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, res);
+  return TL_OK;
+}
+
+static tl_status do_special(fctx *x, int op, bool *done) {
+  tl_module *m = x->m;
+  tl_expr *e;
+  tl_type t;
+  switch (op) {
+  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: return do_block(x, op);
+  case TL_OP_ELSE: return do_else(x);
+  case TL_OP_END: return do_end(x, done);
+  case TL_OP_BR: return do_br(x);
+  case TL_OP_BR_IF: return do_br_if(x);
+  case TL_OP_BR_TABLE: return do_br_table(x);
+  case TL_OP_RETURN: return do_return(x);
+  case TL_OP_CALL: case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT:
+    return do_call(x, op);
+  case TL_OP_DROP:
+    TRY(pop_any(x, &e, &t));
+    push(x, tl_make_drop(m, e), TL_NONE);
+    return TL_OK;
+  case TL_OP_SELECT: case TL_OP_SELECT_T: return do_select(x, op);
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: return do_local(x, op);
+  case TL_OP_GLOBAL_GET: case TL_OP_GLOBAL_SET: return do_global(x, op);
+  case TL_OP_TABLE_GET: case TL_OP_TABLE_SET: case TL_OP_TABLE_GROW: case TL_OP_TABLE_FILL:
+    return do_table(x, op);
+  case TL_OP_REF_NULL: {
+    uint8_t b;
+    TRY(rd_byte(x->r, &b, "reference type"));
+    if (b != 0x70 && b != 0x6f) return fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
+    e = tl_expr_new(m, TL_OP_REF_NULL, 0);
+    e->imm.index = b == 0x70 ? TL_FUNCREF : TL_EXTERNREF;
+    tl_expr_finalize(m, x->f, e);
+    push(x, e, e->imm.index);
+    return TL_OK;
+  }
+  case TL_OP_REF_IS_NULL:
+    e = tl_expr_new(m, TL_OP_REF_IS_NULL, 1);
+    TRY(pop_any(x, &e->kid[0], &t));
+    if (t != TL_UNREACHABLE && !tl_type_is_ref(t))
+      return fail(x, TL_E_INVALID, "type mismatch in ref.is_null, expected a reference but got %s", tname(x, t));
+    tl_expr_finalize(m, x->f, e);
+    push(x, e, TL_I32);
+    return TL_OK;
+  default:
+    return fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
+  }
+}
+
+static tl_status rd_instr(fctx *x, bool *done) {
+  rd *r = x->r;
+  x->at = r->p;
+  uint8_t b;
+  uint32_t code = 0;
+  TRY(rd_byte(r, &b, "opcode"));
+  bool pfx = b >= 0xfc && b <= 0xfe;
+  if (pfx) TRY(rd_u32(r, &code, "opcode"));
+  int op = pfx ? tl_op_decode(b, code) : tl_op_decode(0, b);
+  if (op < 0 || tl_ops[op].pfx == 0xff) {
+    if (pfx) return fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
+    return fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x", b);
+  }
+  x->opname = tl_ops[op].text;
+  TRY(need_feature(x->c, r, x->at, tl_ops[op].feat, x->opname));
+  if (tl_ops[op].nops != TL_SIG_SPECIAL) return do_plain(x, op);
+  return do_special(x, op, done);
+}
+
+/* Locals: count them all first (limit before allocating), then fill. */
+static tl_status rd_locals(fctx *x) {
+  rd *r = x->r;
+  tl_module *m = x->m;
+  tl_func *f = x->f;
+  uint32_t n, np = tl_func_nparams(m, f);
+  const uint8_t *start = r->p;
+  TRY(rd_count(r, &n, 2, "local declarations"));
+  uint64_t total = np;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t k;
+    tl_type t;
+    const uint8_t *at = r->p;
+    TRY(rd_u32(r, &k, "local count"));
+    total += k;
+    if (total > LOCALS_MAX) return rd_fail_at(r, at, TL_E_LIMIT, "too many locals: more than %u", LOCALS_MAX);
+    TRY(rd_valtype(x->c, r, &t));
+  }
+  uint32_t cap = (uint32_t)total + 8;
+  f->local = TL_NEWN(&m->arena, tl_type, cap);
+  f->local_cap = cap;
+  f->nlocal = 0;
+  tl_functype *ft = tl_func_type(m, f);
+  for (uint32_t i = 0; i < np; i++) f->local[f->nlocal++] = tl_type_at(m, ft->params, i);
+  r->p = start;
+  TRY(rd_u32(r, &n, "local declarations"));
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t k;
+    tl_type t;
+    TRY(rd_u32(r, &k, "local count"));
+    TRY(rd_valtype(x->c, r, &t));
+    for (uint32_t j = 0; j < k; j++) f->local[f->nlocal++] = t;
+  }
+  x->nwasm = f->nlocal;
+  return TL_OK;
+}
+
+static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
+  tl_module *m = c->m;
+  fctx x = {c, r, m, TL_FUNC(m, fi), 0, r->p, "function"};
+  x.f->body_offset = (uint32_t)(r->p - r->base);
+  TRY(rd_locals(&x));
+  c->stack.n = c->frames.n = c->labels.n = 0;
+  x.f->nlabel = 0;
+  new_label(&x); /* label 0: the function's own */
+  open_frame(&x, K_FUNC, TL_NONE, tl_func_type(m, x.f)->results, TL_NO_INDEX, NULL);
+  bool done = false;
+  while (!done) {
+    if (r->p >= r->end) return rd_fail(r, TL_E_MALFORMED, "unexpected end of function body (missing end)");
+    TRY(rd_instr(&x, &done));
+  }
+  if (r->p != r->end) return rd_fail(r, TL_E_MALFORMED, "junk after end of function body");
+  return TL_OK;
+}
+
+tl_status rd_code_section(rctx *c, rd *r) {
+  tl_module *m = c->m;
+  uint32_t n;
+  const uint8_t *at = r->p;
+  TRY(rd_count(r, &n, 2, "function body"));
+  if (n != c->nfunc_decl)
+    return rd_fail_at(r, at, TL_E_MALFORMED, "function and code section have inconsistent lengths (%u, %u)",
+                      c->nfunc_decl, n);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t size;
+    const uint8_t *b;
+    TRY(rd_u32(r, &size, "function body size"));
+    TRY(rd_bytes(r, size, &b, "function body"));
+    uint32_t fi = m->nimported_funcs + i;
+    rd br = {b, b + size, r->base, r->err, fi};
+    TRY(rd_body(c, &br, fi));
+  }
+  return TL_OK;
+}

@@ -1,0 +1,59 @@
+/* reader_int.h — private to the binary reader (reader.c, reader_code.c,
+ * names.c): the bounds-checked cursor, the reading context and the helpers
+ * they share. Nothing here is used outside src/wasm-io/reader*.c/names.c. */
+#ifndef TILT_READER_INT_H
+#define TILT_READER_INT_H
+
+#include "wasmio.h"
+
+#define TRY(x) do { tl_status s_ = (x); if (s_) return s_; } while (0)
+
+/* A cursor that cannot overrun: every read checks `end`. */
+typedef struct {
+  const uint8_t *p, *end, *base;
+  tl_error *err;
+  uint32_t func;           /* function being read (errors), or TL_NO_FUNC */
+} rd;
+
+/* Whole-module reading state. */
+typedef struct {
+  tl_module *m;
+  tl_error *err;
+  tl_features feat;        /* features accepted while reading */
+  uint32_t nfunc_decl;     /* function section count */
+  bool has_funcsec, has_code, has_data;
+  uint32_t datacount;
+  tl_vec declared;         /* uint8_t per function: may be named by ref.func */
+  const uint8_t *names;    /* the "name" section, parsed at the end */
+  size_t names_size;
+  tl_vec stack, frames, labels; /* function reader scratch (reader_code.c) */
+} rctx;
+
+tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+tl_status rd_fail_at(rd *r, const uint8_t *at, tl_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+tl_status rd_byte(rd *r, uint8_t *out, const char *what);
+tl_status rd_u32(rd *r, uint32_t *out, const char *what);
+tl_status rd_s32(rd *r, int32_t *out, const char *what);
+tl_status rd_s33(rd *r, int64_t *out, const char *what);
+tl_status rd_s64(rd *r, int64_t *out, const char *what);
+tl_status rd_u64(rd *r, uint64_t *out, const char *what);
+tl_status rd_bytes(rd *r, size_t n, const uint8_t **out, const char *what);
+tl_status rd_count(rd *r, uint32_t *out, size_t min_item, const char *what);
+tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what);
+bool utf8_valid(const uint8_t *s, size_t n);
+tl_status rd_valtype(rctx *c, rd *r, tl_type *out);
+tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what);
+void mark_declared(rctx *c, uint32_t func);
+bool is_declared(const rctx *c, uint32_t func);
+tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out);
+
+/* reader_code.c */
+tl_status rd_code_section(rctx *c, rd *r);
+void code_scratch_free(rctx *c);
+
+/* names.c */
+void rd_name_section(rctx *c, const uint8_t *p, size_t n);
+tl_features rd_target_features(const uint8_t *p, size_t n);
+
+#endif

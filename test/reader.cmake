@@ -1,0 +1,4 @@
+# The reader's spec-suite checker (test/spec/read_check.py drives it).
+add_executable(read_check ${CMAKE_CURRENT_SOURCE_DIR}/spec/read_check.c)
+target_include_directories(read_check PRIVATE ${CMAKE_SOURCE_DIR}/src/ir ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(read_check tilt_static)
