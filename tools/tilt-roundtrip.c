@@ -46,13 +46,15 @@ static int usage(FILE *f, int rc) {
   return rc;
 }
 
-/* "--features=a,b" (wasm-opt names, or "all"/"default") or "--enable-a". */
+/* "--features=a,b" (wasm-opt names, or all/default/mvp) or "--enable-a". */
 static int add_features(opts *o, const char *list) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", list);
   for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
     uint32_t f = !strcmp(t, "all") ? TL_FEATURES_ALL
-                 : !strcmp(t, "default") ? tl_features_default_set() : tl_feature_from_name(t);
+                 : !strcmp(t, "default") ? tl_features_default_set()
+                 : !strcmp(t, "mvp")     ? TL_FEATURES_MVP
+                                         : tl_feature_from_name(t);
     if (!f) {
       fprintf(stderr, "tilt-roundtrip: unknown feature '%s'\n", t);
       return RC_USAGE;
