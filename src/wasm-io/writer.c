@@ -1,7 +1,446 @@
-/* writer.c — tree IR to binary module (stub: being written). */
-#include "wasmio.h"
+/* writer.c — tree IR to a binary module: header, the known sections in the
+ * standard order (each only when non-empty), custom sections where they were,
+ * and the name section with debug_names. Function bodies come from
+ * writer_code.c and are written first, so the block types they add and the
+ * data count they need are known before the type section is written.
+ * Assumes an IR module that validates; guarantees minimal LEB128s and
+ * deterministic bytes, or a TL_E_INVALID/TL_E_UNSUPPORTED error. */
+#include "writer.h"
+
+#include <string.h>
+
+/* Known sections in the order they must appear; the index is a "slot". */
+static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
+enum { NORDER = sizeof order };
+
+/* ---- small encoders ------------------------------------------------------ */
+void wr_u64(tl_buf *b, uint64_t v) {
+  do {
+    uint8_t c = v & 0x7f;
+    v >>= 7;
+    tl_buf_byte(b, v ? (uint8_t)(c | 0x80) : c);
+  } while (v);
+}
+
+void wr_u32(tl_buf *b, uint32_t v) { wr_u64(b, v); }
+
+void wr_s64(tl_buf *b, int64_t v) {
+  for (;;) {
+    uint8_t c = (uint8_t)(v & 0x7f);
+    v >>= 7; /* arithmetic shift (gcc and clang) */
+    bool done = (v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40));
+    tl_buf_byte(b, done ? c : (uint8_t)(c | 0x80));
+    if (done) return;
+  }
+}
+
+void wr_name(tl_buf *b, const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  wr_u32(b, (uint32_t)n);
+  tl_buf_put(b, s, n);
+}
+
+uint8_t wr_valtype_byte(tl_type t) {
+  static const uint8_t bytes[TL_NBASIC] = {
+      [TL_I32] = 0x7f, [TL_I64] = 0x7e, [TL_F32] = 0x7d, [TL_F64] = 0x7c,
+      [TL_V128] = 0x7b, [TL_FUNCREF] = 0x70, [TL_EXTERNREF] = 0x6f};
+  return t < TL_NBASIC ? bytes[t] : 0;
+}
+
+tl_status wr_valtype(wr *w, tl_buf *b, tl_type t) {
+  uint8_t c = wr_valtype_byte(t);
+  if (!c) return WR_FAIL(w, TL_E_INVALID, "type %u is not a value type", (unsigned)t);
+  tl_buf_byte(b, c);
+  return TL_OK;
+}
+
+/* A result or parameter list: none, one value type, or a tuple. */
+static tl_status put_types(wr *w, tl_buf *b, tl_type t) {
+  uint32_t n = tl_type_arity(w->m, t);
+  wr_u32(b, n);
+  for (uint32_t i = 0; i < n; i++) TRY(wr_valtype(w, b, tl_type_at(w->m, t, i)));
+  return TL_OK;
+}
+
+static void section(tl_buf *out, uint8_t id, tl_buf *body) {
+  tl_buf_byte(out, id);
+  wr_u32(out, (uint32_t)body->n);
+  tl_buf_put(out, body->p, body->n);
+  body->n = 0;
+}
+
+static void limits(tl_buf *b, uint64_t min, uint64_t max, bool has_max, bool shared, bool is64) {
+  tl_buf_byte(b, (uint8_t)(has_max | shared << 1 | is64 << 2));
+  wr_u64(b, min);
+  if (has_max) wr_u64(b, max);
+}
+
+/* ---- the sections before code -------------------------------------------- */
+static tl_status sec_type(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)(m->types.n + w->extra.n));
+  for (size_t i = 0; i < m->types.n; i++) {
+    tl_buf_byte(b, 0x60);
+    TRY(put_types(w, b, TL_FTYPE(m, i)->params));
+    TRY(put_types(w, b, TL_FTYPE(m, i)->results));
+  }
+  for (size_t i = 0; i < w->extra.n; i++) {
+    tl_buf_byte(b, 0x60);
+    tl_buf_byte(b, 0);
+    TRY(put_types(w, b, TL_VEC_AT(&w->extra, tl_type, i)));
+  }
+  return TL_OK;
+}
+
+static tl_status import_name(wr *w, tl_buf *b, const tl_importname *imp, const char *what,
+                             uint32_t i) {
+  if (!imp->module || !imp->name)
+    return WR_FAIL(w, TL_E_INVALID, "imported %s %u has no import name", what, i);
+  wr_name(b, imp->module);
+  wr_name(b, imp->name);
+  return TL_OK;
+}
+
+static tl_status sec_import(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, m->nimported_funcs + m->nimported_tables + m->nimported_memories +
+                m->nimported_globals);
+  for (uint32_t i = 0; i < m->nimported_funcs; i++) {
+    TRY(import_name(w, b, &TL_FUNC(m, i)->imp, "function", i));
+    tl_buf_byte(b, TL_EXTERN_FUNC);
+    wr_u32(b, TL_FUNC(m, i)->type);
+  }
+  for (uint32_t i = 0; i < m->nimported_tables; i++) {
+    tl_table *t = TL_TABLE(m, i);
+    TRY(import_name(w, b, &t->imp, "table", i));
+    tl_buf_byte(b, TL_EXTERN_TABLE);
+    TRY(wr_valtype(w, b, t->elem));
+    limits(b, t->min, t->max, t->has_max, false, false);
+  }
+  for (uint32_t i = 0; i < m->nimported_memories; i++) {
+    tl_memory *mem = TL_MEMORY(m, i);
+    TRY(import_name(w, b, &mem->imp, "memory", i));
+    tl_buf_byte(b, TL_EXTERN_MEMORY);
+    limits(b, mem->min, mem->max, mem->has_max, mem->shared, mem->is64);
+  }
+  for (uint32_t i = 0; i < m->nimported_globals; i++) {
+    tl_global *g = TL_GLOBAL(m, i);
+    TRY(import_name(w, b, &g->imp, "global", i));
+    tl_buf_byte(b, TL_EXTERN_GLOBAL);
+    TRY(wr_valtype(w, b, g->type));
+    tl_buf_byte(b, g->mut);
+  }
+  return TL_OK;
+}
+
+static tl_status sec_function(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)m->funcs.n - m->nimported_funcs);
+  for (size_t i = m->nimported_funcs; i < m->funcs.n; i++) wr_u32(b, TL_FUNC(m, i)->type);
+  return TL_OK;
+}
+
+static tl_status sec_table(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)m->tables.n - m->nimported_tables);
+  for (size_t i = m->nimported_tables; i < m->tables.n; i++) {
+    tl_table *t = TL_TABLE(m, i);
+    TRY(wr_valtype(w, b, t->elem));
+    limits(b, t->min, t->max, t->has_max, false, false);
+  }
+  return TL_OK;
+}
+
+static tl_status sec_memory(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)m->memories.n - m->nimported_memories);
+  for (size_t i = m->nimported_memories; i < m->memories.n; i++) {
+    tl_memory *mem = TL_MEMORY(m, i);
+    limits(b, mem->min, mem->max, mem->has_max, mem->shared, mem->is64);
+  }
+  return TL_OK;
+}
+
+static tl_status sec_global(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)m->globals.n - m->nimported_globals);
+  for (size_t i = m->nimported_globals; i < m->globals.n; i++) {
+    tl_global *g = TL_GLOBAL(m, i);
+    TRY(wr_valtype(w, b, g->type));
+    tl_buf_byte(b, g->mut);
+    TRY(wr_const_expr(w, b, &g->init, "global"));
+  }
+  return TL_OK;
+}
+
+static tl_status sec_export(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)m->exports.n);
+  for (size_t i = 0; i < m->exports.n; i++) {
+    tl_export *e = TL_EXPORT(m, i);
+    wr_name(b, e->name);
+    tl_buf_byte(b, e->kind);
+    wr_u32(b, e->index);
+  }
+  return TL_OK;
+}
+
+static tl_status sec_start(wr *w, tl_buf *b) {
+  wr_u32(b, w->m->start);
+  return TL_OK;
+}
+
+/* Element segments: flags 0-3 list function indices, 4-7 expressions; bit 0
+ * passive/declarative, bit 1 explicit table (active) or declarative. */
+static bool funcidx_form(const tl_elem *el) {
+  if (el->exprs || el->type != TL_FUNCREF) return false;
+  for (uint32_t i = 0; i < el->n; i++)
+    if (!el->item[i] || el->item[i]->op != TL_OP_REF_FUNC) return false;
+  return true;
+}
+
+static tl_status elem_seg(wr *w, tl_buf *b, tl_elem *el) {
+  bool fidx = funcidx_form(el);
+  uint8_t flags = el->mode == TL_SEG_PASSIVE ? 1 : el->mode == TL_SEG_DECLARATIVE ? 3
+                  : (el->table == 0 && el->type == TL_FUNCREF) ? 0 : 2;
+  if (!fidx) flags |= 4;
+  wr_u32(b, flags);
+  if (el->mode == TL_SEG_ACTIVE) {
+    if (flags & 2) wr_u32(b, el->table);
+    TRY(wr_const_expr(w, b, &el->offset, "element offset"));
+  }
+  if (flags & 3) {
+    if (fidx) tl_buf_byte(b, 0x00);
+    else TRY(wr_valtype(w, b, el->type));
+  }
+  wr_u32(b, el->n);
+  for (uint32_t i = 0; i < el->n; i++) {
+    if (fidx) wr_u32(b, el->item[i]->imm.index);
+    else TRY(wr_const_expr(w, b, &el->item[i], "element item"));
+  }
+  return TL_OK;
+}
+
+static tl_status sec_elem(wr *w, tl_buf *b) {
+  wr_u32(b, (uint32_t)w->m->elems.n);
+  for (size_t i = 0; i < w->m->elems.n; i++) TRY(elem_seg(w, b, TL_ELEM(w->m, i)));
+  return TL_OK;
+}
+
+static tl_status sec_datacount(wr *w, tl_buf *b) {
+  wr_u32(b, (uint32_t)w->m->datas.n);
+  return TL_OK;
+}
+
+static tl_status sec_data(wr *w, tl_buf *b) {
+  wr_u32(b, (uint32_t)w->m->datas.n);
+  for (size_t i = 0; i < w->m->datas.n; i++) {
+    tl_data *d = TL_DATA(w->m, i);
+    if (d->mode == TL_SEG_PASSIVE) {
+      tl_buf_byte(b, 1);
+    } else {
+      wr_u32(b, d->mem ? 2 : 0);
+      if (d->mem) wr_u32(b, d->mem);
+      TRY(wr_const_expr(w, b, &d->offset, "data offset"));
+    }
+    wr_u32(b, d->size);
+    tl_buf_put(b, d->bytes, d->size);
+  }
+  return TL_OK;
+}
+
+/* ---- the name section ------------------------------------------------------ */
+static void subsection(tl_buf *sec, uint8_t id, tl_buf *sub) {
+  if (!sub->n) return;
+  section(sec, id, sub);
+}
+
+/* A name map over a vector of records whose name is at byte offset `off`. */
+static void name_map(tl_buf *sub, tl_vec *v, size_t size, size_t off) {
+  uint32_t n = 0;
+  for (size_t i = 0; i < v->n; i++)
+    n += *(const char **)((char *)v->p + i * size + off) != NULL;
+  if (!n) return;
+  wr_u32(sub, n);
+  for (size_t i = 0; i < v->n; i++) {
+    const char *s = *(const char **)((char *)v->p + i * size + off);
+    if (!s) continue;
+    wr_u32(sub, (uint32_t)i);
+    wr_name(sub, s);
+  }
+}
+
+static uint32_t named_locals(const tl_module *m, const tl_func *f) {
+  uint32_t n = 0;
+  if (!f->local_name) return 0;
+  for (uint32_t i = 0; i < f->nlocal; i++)
+    n += f->local_name[i] && !tl_type_is_tuple(f->local[i]);
+  return n;
+}
+
+static void local_names(wr *w, tl_buf *sub) {
+  tl_module *m = w->m;
+  uint32_t nf = 0;
+  for (size_t i = 0; i < m->funcs.n; i++) nf += named_locals(m, TL_FUNC(m, i)) != 0;
+  if (!nf) return;
+  wr_u32(sub, nf);
+  for (size_t i = 0; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    uint32_t n = named_locals(m, f);
+    if (!n) continue;
+    uint32_t *base = tl_func_local_map(m, f);
+    wr_u32(sub, (uint32_t)i);
+    wr_u32(sub, n);
+    for (uint32_t l = 0; l < f->nlocal; l++) {
+      if (!f->local_name[l] || tl_type_is_tuple(f->local[l])) continue;
+      wr_u32(sub, base[l]);
+      wr_name(sub, f->local_name[l]);
+    }
+    free(base);
+  }
+}
+
+/* Label names were recorded by writer_code.c as {func, index, name} in
+ * function order; group them per function. */
+static void label_names(wr *w, tl_buf *sub) {
+  tl_vec *v = &w->lnames;
+  if (!v->n) return;
+  uint32_t nf = 0;
+  for (size_t i = 0; i < v->n; i++)
+    nf += i == 0 || TL_VEC_AT(v, wr_lname, i).func != TL_VEC_AT(v, wr_lname, i - 1).func;
+  wr_u32(sub, nf);
+  for (size_t i = 0; i < v->n;) {
+    size_t j = i;
+    while (j < v->n && TL_VEC_AT(v, wr_lname, j).func == TL_VEC_AT(v, wr_lname, i).func) j++;
+    wr_u32(sub, TL_VEC_AT(v, wr_lname, i).func);
+    wr_u32(sub, (uint32_t)(j - i));
+    for (; i < j; i++) {
+      wr_u32(sub, TL_VEC_AT(v, wr_lname, i).index);
+      wr_name(sub, TL_VEC_AT(v, wr_lname, i).name);
+    }
+  }
+}
+
+static void sec_name(wr *w, tl_buf *out) {
+  tl_module *m = w->m;
+  tl_buf sec = {0}, sub = {0};
+  wr_name(&sec, "name");
+  size_t head = sec.n;
+  if (m->name) wr_name(&sub, m->name);
+  subsection(&sec, 0, &sub);
+  name_map(&sub, &m->funcs, sizeof(tl_func), offsetof(tl_func, name));
+  subsection(&sec, 1, &sub);
+  local_names(w, &sub);
+  subsection(&sec, 2, &sub);
+  label_names(w, &sub);
+  subsection(&sec, 3, &sub);
+  name_map(&sub, &m->tables, sizeof(tl_table), offsetof(tl_table, name));
+  subsection(&sec, 5, &sub);
+  name_map(&sub, &m->memories, sizeof(tl_memory), offsetof(tl_memory, name));
+  subsection(&sec, 6, &sub);
+  name_map(&sub, &m->globals, sizeof(tl_global), offsetof(tl_global, name));
+  subsection(&sec, 7, &sub);
+  name_map(&sub, &m->elems, sizeof(tl_elem), offsetof(tl_elem, name));
+  subsection(&sec, 8, &sub);
+  name_map(&sub, &m->datas, sizeof(tl_data), offsetof(tl_data, name));
+  subsection(&sec, 9, &sub);
+  if (sec.n > head) section(out, 0, &sec);
+  tl_buf_free(&sec);
+  tl_buf_free(&sub);
+}
+
+static void custom(tl_buf *out, const tl_custom *c) {
+  tl_buf_byte(out, 0);
+  tl_buf hdr = {0};
+  wr_name(&hdr, c->name);
+  wr_u32(out, (uint32_t)(hdr.n + c->size));
+  tl_buf_put(out, hdr.p, hdr.n);
+  tl_buf_put(out, c->bytes, c->size);
+  tl_buf_free(&hdr);
+}
+
+/* ---- putting it together ------------------------------------------------------ */
+typedef tl_status (*sec_fn)(wr *, tl_buf *);
+
+static bool written(wr *w, int slot) {
+  tl_module *m = w->m;
+  switch (order[slot]) {
+  case 1: return m->types.n + w->extra.n > 0;
+  case 2: return m->nimported_funcs + m->nimported_tables + m->nimported_memories +
+                 m->nimported_globals > 0;
+  case 3: case 10: return m->funcs.n > m->nimported_funcs;
+  case 4: return m->tables.n > m->nimported_tables;
+  case 5: return m->memories.n > m->nimported_memories;
+  case 6: return m->globals.n > m->nimported_globals;
+  case 7: return m->exports.n > 0;
+  case 8: return m->has_start;
+  case 9: return m->elems.n > 0;
+  case 12: return m->has_datacount || w->uses_data;
+  default: return m->datas.n > 0;
+  }
+}
+
+/* The slot a custom section follows: its `after` section, or the nearest
+ * earlier one that is written; -1 = before every known section. */
+static int custom_slot(wr *w, const tl_custom *c) {
+  int p = -1;
+  if (c->after) {
+    p = NORDER - 1;
+    for (int i = 0; i < NORDER; i++)
+      if (order[i] == c->after) p = i;
+  }
+  while (p >= 0 && !written(w, p)) p--;
+  return p;
+}
+
+static void customs_at(wr *w, const tl_write_options *opt, tl_buf *out, int slot) {
+  if (opt->strip_custom) return;
+  for (size_t i = 0; i < w->m->customs.n; i++) {
+    tl_custom *c = &TL_VEC_AT(&w->m->customs, tl_custom, i);
+    if (custom_slot(w, c) == slot) custom(out, c);
+  }
+}
+
+static tl_status sec_code(wr *w, tl_buf *b) {
+  tl_buf_put(b, w->code.p, w->code.n);
+  return TL_OK;
+}
+
+static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
+  static const sec_fn fns[NORDER] = {sec_type,   sec_import, sec_function, sec_table,
+                                     sec_memory, sec_global, sec_export,   sec_start,
+                                     sec_elem,   sec_datacount, sec_code,  sec_data};
+  TRY(wr_code_section(w));
+  static const uint8_t magic[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
+  tl_buf_put(out, magic, sizeof magic);
+  customs_at(w, opt, out, -1);
+  int last = -1;
+  for (int p = 0; p < NORDER; p++)
+    if (written(w, p)) last = p;
+  tl_buf body = {0};
+  tl_status s = TL_OK;
+  for (int p = 0; p < NORDER && !s; p++) {
+    if (!written(w, p)) continue;
+    if ((s = fns[p](w, &body)) != TL_OK) break;
+    section(out, order[p], &body);
+    if (p == last && opt->debug_names) sec_name(w, out);
+    customs_at(w, opt, out, p);
+  }
+  if (!s && last < 0 && opt->debug_names) sec_name(w, out);
+  tl_buf_free(&body);
+  return s;
+}
 
 tl_status tl_write(tl_module *m, const tl_write_options *opt, tl_buf *out, tl_error *err) {
-  (void)m; (void)opt; (void)out;
-  return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "writer not written yet");
+  static const tl_write_options defaults = {0};
+  wr w;
+  memset(&w, 0, sizeof w);
+  w.m = m;
+  w.err = err;
+  w.opt = opt ? opt : &defaults;
+  size_t start = out->n;
+  tl_status s = write_module(&w, w.opt, out);
+  if (s != TL_OK) out->n = start;
+  wr_free(&w);
+  return s;
 }

@@ -1,0 +1,2 @@
+# writer: function bodies and constant expressions live beside writer.c.
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/wasm-io/writer_code.c)

@@ -1,0 +1,57 @@
+/* writer.h — private to writer.c (module sections) and writer_code.c
+ * (function bodies and constant expressions): the writer's state and its
+ * small encoders. Nothing outside the writer includes this. */
+#ifndef TILT_WRITER_H
+#define TILT_WRITER_H
+
+#include "wasmio.h"
+
+#include <stdlib.h>
+
+#ifndef TRY
+#define TRY(x) do { tl_status s_ = (x); if (s_) return s_; } while (0)
+#endif
+
+typedef struct { uint32_t func, index; const char *name; } wr_lname;
+
+typedef struct {
+  tl_module *m;
+  tl_error *err;
+  const tl_write_options *opt;
+  tl_vec extra;          /* tl_type: results of []->results types added for blocks */
+  tl_vec tcache;         /* {tl_type tuple, uint32_t type index} pairs */
+  bool uses_data;        /* memory.init or data.drop seen: needs datacount */
+  tl_vec lnames;         /* wr_lname, in function order */
+  tl_buf code;           /* the code section body, written first */
+  /* per function (writer_code.c) */
+  tl_func *f;            /* NULL in constant expressions */
+  uint32_t fi;           /* function index, or TL_NO_FUNC */
+  uint32_t *base;        /* tl_func_local_map */
+  uint32_t scratch[TL_NBASIC]; /* 1 + index in stypes of a scratch local, 0 = none */
+  tl_vec stypes;         /* tl_type of each scratch local */
+  uint32_t *pos;         /* label id -> position in labels, or TL_NO_INDEX */
+  uint32_t npos;
+  tl_vec labels;         /* {label, previous pos} */
+  uint32_t nblk;         /* block/loop/if instructions so far in this function */
+  tl_vec frames;
+} wr;
+
+/* Fails with a message; sets func_index to the function being written. */
+tl_status wr_fail(wr *w, tl_status code);
+#define WR_FAIL(w, code, ...) \
+  wr_fail((w), tl_errorf((w)->err, (code), TL_NO_OFFSET, __VA_ARGS__))
+
+/* writer.c */
+void wr_u32(tl_buf *b, uint32_t v);
+void wr_u64(tl_buf *b, uint64_t v);
+void wr_s64(tl_buf *b, int64_t v);
+void wr_name(tl_buf *b, const char *s);
+uint8_t wr_valtype_byte(tl_type t);          /* 0 if not a value type */
+tl_status wr_valtype(wr *w, tl_buf *b, tl_type t);
+
+/* writer_code.c */
+tl_status wr_code_section(wr *w);            /* fills w->code, w->extra, w->lnames */
+tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what); /* expr + end */
+void wr_free(wr *w);
+
+#endif

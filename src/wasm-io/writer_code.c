@@ -1,0 +1,486 @@
+/* writer_code.c — function bodies and constant expressions to bytes, with an
+ * explicit stack of frames (no recursion on nesting depth). Lowers the tree
+ * to stack code (seed 002): block types are reified (an unreachable construct
+ * is written `block` ... `end` `unreachable`), children after an unreachable
+ * child and the node itself are dropped as dead, tuple locals are expanded
+ * to their components and tuple.make/tuple.extract become plain stack code.
+ * Guarantees: output that wasm-validate accepts for IR that validates. */
+#include "writer.h"
+
+#include <string.h>
+
+enum { K_NODE, K_BLOCK, K_IF, K_LIST };
+
+typedef struct {
+  tl_expr *e;          /* the node (K_NODE, K_BLOCK, K_IF) */
+  tl_expr **items;     /* K_LIST: the instructions */
+  uint32_t n, i;       /* K_LIST: count; every kind: next child / item */
+  uint8_t kind, state;
+  tl_type want;        /* K_LIST: the result type of the enclosing construct */
+} frame;
+
+typedef struct { uint32_t label, prev; } lab;
+
+tl_status wr_fail(wr *w, tl_status code) {
+  if (w->err) w->err->func_index = w->fi;
+  return code;
+}
+
+/* ---- labels ------------------------------------------------------------------ */
+static tl_status push_label(wr *w, uint32_t l) {
+  lab e = {l, TL_NO_INDEX};
+  if (l != TL_NO_LABEL) {
+    if (l >= w->npos) return WR_FAIL(w, TL_E_INVALID, "label %u out of range", l);
+    e.prev = w->pos[l];
+    w->pos[l] = (uint32_t)w->labels.n;
+  }
+  TL_VEC_PUSH(&w->labels, lab, e);
+  return TL_OK;
+}
+
+static void pop_label(wr *w) {
+  lab e = TL_VEC_AT(&w->labels, lab, --w->labels.n);
+  if (e.label != TL_NO_LABEL) w->pos[e.label] = e.prev;
+}
+
+static tl_status put_depth(wr *w, tl_buf *b, uint32_t l) {
+  if (l >= w->npos || w->pos[l] == TL_NO_INDEX)
+    return WR_FAIL(w, TL_E_INVALID, "branch to label %u, which is not in scope", l);
+  wr_u32(b, (uint32_t)w->labels.n - 1 - w->pos[l]);
+  return TL_OK;
+}
+
+/* ---- block types ------------------------------------------------------------------ */
+/* A type index for a []->results block type: the one the input used if it
+ * fits, else the first such type of the module, else one added after it. */
+static uint32_t tuple_type_index(wr *w, const tl_expr *e) {
+  tl_module *m = w->m;
+  tl_type t = e->type;
+  uint32_t bt = e->imm.block.bt;
+  if (bt < m->types.n && TL_FTYPE(m, bt)->params == TL_NONE && TL_FTYPE(m, bt)->results == t)
+    return bt;
+  for (size_t i = 0; i + 1 < w->tcache.n; i += 2)
+    if (TL_VEC_AT(&w->tcache, uint32_t, i) == t) return TL_VEC_AT(&w->tcache, uint32_t, i + 1);
+  uint32_t idx = TL_NO_INDEX;
+  for (size_t i = 0; i < m->types.n && idx == TL_NO_INDEX; i++)
+    if (TL_FTYPE(m, i)->params == TL_NONE && TL_FTYPE(m, i)->results == t) idx = (uint32_t)i;
+  if (idx == TL_NO_INDEX) {
+    idx = (uint32_t)(m->types.n + w->extra.n);
+    TL_VEC_PUSH(&w->extra, tl_type, t);
+  }
+  TL_VEC_PUSH(&w->tcache, uint32_t, t);
+  TL_VEC_PUSH(&w->tcache, uint32_t, idx);
+  return idx;
+}
+
+static tl_status put_blocktype(wr *w, tl_buf *b, const tl_expr *e) {
+  if (!tl_type_is_concrete(e->type)) tl_buf_byte(b, 0x40);
+  else if (tl_type_is_tuple(e->type)) wr_s64(b, tuple_type_index(w, e));
+  else return wr_valtype(w, b, e->type);
+  return TL_OK;
+}
+
+/* The opcode of a block, loop or if and its block type; counts it for the
+ * label names subsection. */
+static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
+  tl_buf_byte(b, (uint8_t)tl_ops[e->op].code);
+  TRY(put_blocktype(w, b, e));
+  uint32_t l = e->imm.block.label, idx = w->nblk++;
+  tl_func *f = w->f;
+  if (w->opt->debug_names && f && f->label_name && l < f->nlabel && f->label_name[l]) {
+    wr_lname ln = {w->fi, idx, f->label_name[l]};
+    TL_VEC_PUSH(&w->lnames, wr_lname, ln);
+  }
+  return push_label(w, l);
+}
+
+static void close_construct(wr *w, tl_buf *b, const tl_expr *e) {
+  tl_buf_byte(b, 0x0b);
+  pop_label(w);
+  if (e->type == TL_UNREACHABLE) tl_buf_byte(b, 0x00);
+}
+
+/* ---- locals and tuples --------------------------------------------------------------- */
+static void drops(tl_buf *b, uint32_t n) {
+  while (n--) tl_buf_byte(b, 0x1a);
+}
+
+static void local_op(tl_buf *b, uint8_t code, uint32_t idx) {
+  tl_buf_byte(b, code);
+  wr_u32(b, idx);
+}
+
+static uint32_t scratch_local(wr *w, tl_type t) {
+  if (!w->scratch[t]) {
+    TL_VEC_PUSH(&w->stypes, tl_type, t);
+    w->scratch[t] = (uint32_t)w->stypes.n;
+  }
+  return w->base[w->f->nlocal] + w->scratch[t] - 1;
+}
+
+static tl_status check_local(wr *w, uint32_t l) {
+  if (!w->f) return WR_FAIL(w, TL_E_INVALID, "local access in a constant expression");
+  if (l >= w->f->nlocal) return WR_FAIL(w, TL_E_INVALID, "local %u out of range", l);
+  return TL_OK;
+}
+
+/* local.get/set/tee; a tuple local is its components, the last on top. */
+static tl_status emit_local(wr *w, tl_buf *b, const tl_expr *e) {
+  uint32_t l = e->imm.index;
+  TRY(check_local(w, l));
+  uint32_t base = w->base[l], n = w->base[l + 1] - base;
+  if (e->op == TL_OP_LOCAL_GET || (e->op == TL_OP_LOCAL_TEE && n == 1)) {
+    uint8_t code = e->op == TL_OP_LOCAL_GET ? 0x20 : 0x22;
+    for (uint32_t i = 0; i < n; i++) local_op(b, code, base + i);
+    return TL_OK;
+  }
+  for (uint32_t i = n; i-- > 0;) local_op(b, 0x21, base + i);
+  if (e->op == TL_OP_LOCAL_TEE)
+    for (uint32_t i = 0; i < n; i++) local_op(b, 0x20, base + i);
+  return TL_OK;
+}
+
+static bool is_tuple_local_get(wr *w, const tl_expr *e) {
+  return e->op == TL_OP_LOCAL_GET && w->f && e->imm.index < w->f->nlocal &&
+         tl_type_is_tuple(w->f->local[e->imm.index]);
+}
+
+/* tuple.extract of a value on the stack: drop what is above component i,
+ * park it in a scratch local, drop what is below, get it back. */
+static tl_status emit_extract(wr *w, tl_buf *b, const tl_expr *e) {
+  tl_type t = e->kid[0]->type;
+  uint32_t n = tl_type_arity(w->m, t), i = e->imm.index;
+  if (i >= n) return WR_FAIL(w, TL_E_INVALID, "tuple.extract %u of a %u-tuple", i, n);
+  drops(b, n - 1 - i);
+  if (i == 0) return TL_OK;
+  if (!w->f) return WR_FAIL(w, TL_E_INVALID, "tuple.extract in a constant expression");
+  uint32_t s = scratch_local(w, tl_type_at(w->m, t, i));
+  local_op(b, 0x21, s);
+  drops(b, i);
+  local_op(b, 0x20, s);
+  return TL_OK;
+}
+
+/* ---- instructions ------------------------------------------------------------------ */
+static tl_status put_memarg(wr *w, tl_buf *b, const tl_memarg *ma) {
+  if (ma->mem != 0)
+    return WR_FAIL(w, TL_E_UNSUPPORTED, "memory access to memory %u (multi-memory)", ma->mem);
+  wr_u32(b, ma->align);
+  wr_u64(b, ma->offset);
+  return TL_OK;
+}
+
+static void put_le(tl_buf *b, uint64_t v, int n) {
+  for (int i = 0; i < n; i++) tl_buf_byte(b, (uint8_t)(v >> (8 * i)));
+}
+
+static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
+  const tl_imm *im = &e->imm;
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_NONE: return TL_OK;
+  case TL_IMM_LABEL: return put_depth(w, b, im->label);
+  case TL_IMM_BR_TABLE:
+    wr_u32(b, im->table.n);
+    for (uint32_t i = 0; i < im->table.n; i++) TRY(put_depth(w, b, im->table.targets[i]));
+    return put_depth(w, b, im->table.def);
+  case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
+  case TL_IMM_ELEM:
+    wr_u32(b, im->index);
+    return TL_OK;
+  case TL_IMM_DATA:
+    w->uses_data = true;
+    wr_u32(b, im->index);
+    return TL_OK;
+  case TL_IMM_MEM_INIT:
+    w->uses_data = true;
+    /* fall through */
+  case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_TABLE_INIT:
+  case TL_IMM_TABLE_COPY:
+    wr_u32(b, im->idx2.a);
+    wr_u32(b, im->idx2.b);
+    return TL_OK;
+  case TL_IMM_MEMARG: return put_memarg(w, b, &im->mem);
+  case TL_IMM_MEMARG_LANE: TRY(put_memarg(w, b, &im->mem)); /* fall through */
+  case TL_IMM_LANE: tl_buf_byte(b, im->mem.lane); return TL_OK;
+  case TL_IMM_I32: wr_s64(b, im->i32); return TL_OK;
+  case TL_IMM_I64: wr_s64(b, im->i64); return TL_OK;
+  case TL_IMM_F32: put_le(b, im->f32, 4); return TL_OK;
+  case TL_IMM_F64: put_le(b, im->f64, 8); return TL_OK;
+  case TL_IMM_V128: case TL_IMM_SHUFFLE: tl_buf_put(b, im->v128, 16); return TL_OK;
+  case TL_IMM_REFTYPE:
+    if (!tl_type_is_ref(im->index)) return WR_FAIL(w, TL_E_INVALID, "ref.null of a non-reference type");
+    return wr_valtype(w, b, im->index);
+  case TL_IMM_SELECT_T: wr_u32(b, 1); return wr_valtype(w, b, im->index);
+  case TL_IMM_FENCE: tl_buf_byte(b, 0x00); return TL_OK;
+  default: return WR_FAIL(w, TL_E_INVALID, "%s cannot be written here", tl_ops[e->op].text);
+  }
+}
+
+static tl_status emit_plain(wr *w, tl_buf *b, const tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (oi->pfx == 0xFF || (oi->flags & (TL_F_CONTROL | TL_F_MARKER)))
+    return WR_FAIL(w, TL_E_INVALID, "%s cannot be written here", oi->text);
+  if (oi->pfx) {
+    tl_buf_byte(b, oi->pfx);
+    wr_u32(b, oi->code);
+  } else {
+    tl_buf_byte(b, (uint8_t)oi->code);
+  }
+  return put_imm(w, b, e);
+}
+
+/* A node whose children are all on the stack. */
+static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: return emit_local(w, b, e);
+  case TL_OP_DROP: drops(b, tl_type_arity(w->m, e->kid[0]->type)); return TL_OK;
+  case TL_OP_TUPLE_MAKE: return TL_OK;
+  case TL_OP_TUPLE_EXTRACT: return emit_extract(w, b, e);
+  case TL_OP_SELECT:
+    if (tl_type_is_tuple(e->type))
+      return WR_FAIL(w, TL_E_UNSUPPORTED, "select of a tuple");
+    if (tl_type_is_ref(e->type)) {   /* references need the typed form */
+      tl_buf_byte(b, 0x1c);
+      wr_u32(b, 1);
+      return wr_valtype(w, b, e->type);
+    }
+    tl_buf_byte(b, 0x1b);
+    return TL_OK;
+  default: return emit_plain(w, b, e);
+  }
+}
+
+/* ---- the frame machine ---------------------------------------------------------------- */
+static void push_frame(wr *w, uint8_t kind, tl_expr *e, tl_expr **items, uint32_t n, tl_type want) {
+  frame fr = {e, items, n, 0, kind, 0, want};
+  TL_VEC_PUSH(&w->frames, frame, fr);
+}
+
+/* Starts emitting x: leaves are written at once, the rest get a frame. */
+static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
+  switch (x->op) {
+  case TL_OP_BLOCK: case TL_OP_LOOP: push_frame(w, K_BLOCK, x, NULL, 0, 0); return TL_OK;
+  case TL_OP_IF: push_frame(w, K_IF, x, NULL, 0, 0); return TL_OK;
+  case TL_OP_TUPLE_EXTRACT:
+    if (x->nkid == 1 && is_tuple_local_get(w, x->kid[0])) {
+      uint32_t l = x->kid[0]->imm.index;
+      if (x->imm.index >= w->base[l + 1] - w->base[l])
+        return WR_FAIL(w, TL_E_INVALID, "tuple.extract %u out of range", x->imm.index);
+      local_op(b, 0x20, w->base[l] + x->imm.index);
+      return TL_OK;
+    }
+    break;
+  default: break;
+  }
+  if (x->nkid == 0) return emit_op(w, b, x);
+  push_frame(w, K_NODE, x, NULL, 0, 0);
+  return TL_OK;
+}
+
+/* An if arm: an unlabeled block is written inline, anything else as itself. */
+static void push_arm(wr *w, tl_expr *e, uint32_t k) {
+  tl_expr *arm = e->kid[k];
+  if (arm->op == TL_OP_BLOCK && arm->imm.block.label == TL_NO_LABEL)
+    push_frame(w, K_LIST, NULL, arm->kid, arm->nkid, e->type);
+  else
+    push_frame(w, K_LIST, NULL, &e->kid[k], 1, e->type);
+}
+
+static bool has_else(const tl_expr *e) {
+  if (e->nkid < 3 || !e->kid[2]) return false;
+  const tl_expr *x = e->kid[2];
+  return !(x->op == TL_OP_BLOCK && x->imm.block.label == TL_NO_LABEL && x->nkid == 0);
+}
+
+static bool dead(const tl_expr *x) { return x && x->type == TL_UNREACHABLE; }
+
+static tl_status step_node(wr *w, tl_buf *b, frame *fr) {
+  tl_expr *e = fr->e;
+  if (fr->i > 0 && dead(e->kid[fr->i - 1])) {   /* the rest and e are dead */
+    w->frames.n--;
+    return TL_OK;
+  }
+  while (fr->i < e->nkid && !e->kid[fr->i]) fr->i++;
+  if (fr->i < e->nkid) return enter(w, b, e->kid[fr->i++]);
+  w->frames.n--;
+  return emit_op(w, b, e);
+}
+
+static tl_status step_block(wr *w, tl_buf *b, frame *fr) {
+  tl_expr *e = fr->e;
+  if (fr->state == 0) {
+    fr->state = 1;
+    TRY(open_construct(w, b, e));
+    push_frame(w, K_LIST, NULL, e->kid, e->nkid, e->type);
+    return TL_OK;
+  }
+  w->frames.n--;
+  close_construct(w, b, e);
+  return TL_OK;
+}
+
+static tl_status step_if(wr *w, tl_buf *b, frame *fr) {
+  tl_expr *e = fr->e;
+  switch (fr->state++) {
+  case 0:
+    if (e->nkid < 2 || !e->kid[0] || !e->kid[1])
+      return WR_FAIL(w, TL_E_INVALID, "if without a condition or a then arm");
+    return enter(w, b, e->kid[0]);
+  case 1:
+    if (dead(e->kid[0])) {      /* only the condition is written */
+      w->frames.n--;
+      return TL_OK;
+    }
+    TRY(open_construct(w, b, e));
+    push_arm(w, e, 1);
+    return TL_OK;
+  case 2:
+    if (has_else(e)) {
+      tl_buf_byte(b, 0x05);
+      push_arm(w, e, 2);
+    }
+    return TL_OK;
+  default:
+    w->frames.n--;
+    close_construct(w, b, e);
+    return TL_OK;
+  }
+}
+
+/* A list of instructions: stops after the first unreachable one; a value
+ * nobody takes (not last, or the construct has no result) is dropped. */
+static tl_status step_list(wr *w, tl_buf *b, frame *fr) {
+  if (fr->i > 0) {
+    tl_expr *last = fr->items[fr->i - 1];
+    if (dead(last)) {
+      w->frames.n--;
+      return TL_OK;
+    }
+    if (last && tl_type_is_concrete(last->type) &&
+        (fr->i < fr->n || !tl_type_is_concrete(fr->want)))
+      drops(b, tl_type_arity(w->m, last->type));
+  }
+  while (fr->i < fr->n && !fr->items[fr->i]) fr->i++;
+  if (fr->i < fr->n) return enter(w, b, fr->items[fr->i++]);
+  w->frames.n--;
+  return TL_OK;
+}
+
+static tl_status run(wr *w, tl_buf *b) {
+  while (w->frames.n) {
+    frame *fr = &TL_VEC_AT(&w->frames, frame, w->frames.n - 1);
+    tl_status s;
+    switch (fr->kind) {
+    case K_NODE: s = step_node(w, b, fr); break;
+    case K_BLOCK: s = step_block(w, b, fr); break;
+    case K_IF: s = step_if(w, b, fr); break;
+    default: s = step_list(w, b, fr); break;
+    }
+    if (s) return s;
+  }
+  return TL_OK;
+}
+
+/* ---- functions ------------------------------------------------------------------------ */
+static void reset_func(wr *w, tl_func *f, uint32_t fi) {
+  w->f = f;
+  w->fi = fi;
+  w->nblk = 0;
+  w->labels.n = w->frames.n = 0;
+  w->stypes.n = 0;
+  memset(w->scratch, 0, sizeof w->scratch);
+  free(w->base);
+  w->base = f ? tl_func_local_map(w->m, f) : NULL;
+  uint32_t n = f ? f->nlabel : 0;
+  if (n > w->npos) {
+    free(w->pos);
+    w->pos = malloc(n * sizeof *w->pos);
+    if (!w->pos) abort();
+  }
+  w->npos = n;
+  for (uint32_t i = 0; i < n; i++) w->pos[i] = TL_NO_INDEX;
+}
+
+/* The wasm type of declared local k (after the params), scratch ones last. */
+static tl_type local_at(wr *w, uint32_t k, uint32_t *ir) {
+  tl_func *f = w->f;
+  uint32_t nl = w->base[f->nlocal];
+  if (k >= nl) return TL_VEC_AT(&w->stypes, tl_type, k - nl);
+  while (w->base[*ir + 1] <= k) (*ir)++;
+  return tl_type_at(w->m, f->local[*ir], k - w->base[*ir]);
+}
+
+/* Locals as runs of equal types: (count, type) pairs. */
+static tl_status put_locals(wr *w, tl_buf *b, uint32_t nparams) {
+  uint32_t from = w->base[nparams], to = w->base[w->f->nlocal] + (uint32_t)w->stypes.n;
+  uint32_t runs = 0, ir = nparams;
+  for (uint32_t k = from; k < to; k++) {
+    uint32_t j = ir;
+    tl_type t = local_at(w, k, &ir);
+    runs += k == from || t != local_at(w, k - 1, &j);
+  }
+  wr_u32(b, runs);
+  ir = nparams;
+  for (uint32_t k = from; k < to;) {
+    tl_type t = local_at(w, k, &ir);
+    uint32_t n = 1, j = ir;
+    while (k + n < to && local_at(w, k + n, &j) == t) n++;
+    wr_u32(b, n);
+    TRY(wr_valtype(w, b, t));
+    k += n;
+  }
+  return TL_OK;
+}
+
+static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
+  tl_module *m = w->m;
+  tl_func *f = TL_FUNC(m, fi);
+  reset_func(w, f, fi);
+  if (!f->body || f->body->op != TL_OP_BLOCK)
+    return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
+  uint32_t np = tl_func_nparams(m, f);
+  if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
+  TRY(push_label(w, f->body->imm.block.label));
+  push_frame(w, K_LIST, NULL, f->body->kid, f->body->nkid, tl_func_type(m, f)->results);
+  TRY(run(w, body));
+  tl_buf_byte(body, 0x0b);
+  pop_label(w);
+  TRY(put_locals(w, entry, np));
+  tl_buf_put(entry, body->p, body->n);
+  return TL_OK;
+}
+
+tl_status wr_code_section(wr *w) {
+  tl_module *m = w->m;
+  tl_buf body = {0}, entry = {0};
+  tl_status s = TL_OK;
+  wr_u32(&w->code, (uint32_t)m->funcs.n - m->nimported_funcs);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !s; i++) {
+    body.n = entry.n = 0;
+    s = emit_func(w, i, &body, &entry);
+    wr_u32(&w->code, (uint32_t)entry.n);
+    tl_buf_put(&w->code, entry.p, entry.n);
+  }
+  tl_buf_free(&body);
+  tl_buf_free(&entry);
+  reset_func(w, NULL, TL_NO_FUNC);
+  return s;
+}
+
+tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what) {
+  if (!*e) return WR_FAIL(w, TL_E_INVALID, "%s has no expression", what);
+  reset_func(w, NULL, TL_NO_FUNC);
+  push_frame(w, K_LIST, NULL, e, 1, (*e)->type);
+  TRY(run(w, b));
+  tl_buf_byte(b, 0x0b);
+  return TL_OK;
+}
+
+void wr_free(wr *w) {
+  tl_vec *v[] = {&w->extra, &w->tcache, &w->lnames, &w->stypes, &w->labels, &w->frames};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
+  tl_buf_free(&w->code);
+  free(w->base);
+  free(w->pos);
+  w->base = w->pos = NULL;
+}
