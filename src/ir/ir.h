@@ -415,6 +415,52 @@ tl_expr *tl_walk_parent(tl_walk *w, uint32_t up); /* ancestor (1 = parent), NULL
 void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx);
 uint64_t tl_expr_count(tl_expr *root);            /* number of nodes */
 
+/* cfg.c — a CFG of basic blocks and structuring it into wasm (seed 000).
+ * A block has code (none-typed, may be NULL) and either branch edges
+ * (tried in the order added: the first whose condition is true is taken;
+ * the edge without condition is the default; no edges = leave the
+ * structure) or, when switch_on is set, switch edges chosen by case value.
+ * Code on an edge runs when the edge is taken. tl_cfg_structure consumes
+ * the graph (it may add blocks and edges) and returns a none-typed BLOCK. */
+typedef struct {
+  uint32_t to;
+  tl_expr *cond;         /* branch edges: the condition, NULL for the default */
+  tl_expr *code;         /* runs when taken, or NULL */
+  uint32_t *cases;       /* switch edges: the case values */
+  uint32_t ncases;
+  bool is_default;
+} tl_cfg_edge;
+typedef struct {
+  tl_expr *code;
+  tl_expr *switch_on;    /* i32 value for a switch block, else NULL */
+  tl_vec edges;          /* tl_cfg_edge */
+} tl_cfg_block;
+typedef struct {
+  uint64_t dispatches;   /* dispatch blocks added for irreducible regions */
+  uint64_t label_sets;   /* edges that set the label local */
+  uint64_t split_blocks; /* blocks copied by node splitting */
+  uint64_t split_size;   /* nodes copied by node splitting */
+  uint64_t br_tables;    /* br_tables emitted */
+} tl_cfg_stats;
+typedef struct tl_cfg {
+  tl_module *m;
+  tl_func *f;            /* function the code belongs to (labels, locals) */
+  tl_vec blocks;         /* tl_cfg_block */
+  uint32_t label_local;  /* i32 local for dispatch, TL_NO_INDEX = add one if needed */
+  tl_cfg_stats stats;
+} tl_cfg;
+typedef struct {
+  uint64_t split_budget; /* nodes node splitting may copy in all; 0 = never split */
+} tl_cfg_options;
+#define TL_CFG_MAX_TABLE 16384 /* larger case values use compare chains */
+tl_cfg *tl_cfg_new(tl_module *m, tl_func *f);
+uint32_t tl_cfg_add_block(tl_cfg *g, tl_expr *code, tl_expr *switch_on);
+void tl_cfg_add_branch(tl_cfg *g, uint32_t from, uint32_t to, tl_expr *cond, tl_expr *code);
+void tl_cfg_add_switch_branch(tl_cfg *g, uint32_t from, uint32_t to, const uint32_t *cases,
+                              uint32_t ncases, tl_expr *code); /* cases NULL: default */
+tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt);
+void tl_cfg_free(tl_cfg *g);
+
 /* validate.c — context-free validation of a module (IR level). */
 tl_status tl_validate_module(tl_module *m, tl_error *err);
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err);

@@ -1,0 +1,667 @@
+/* cfg.c — control-flow graphs of basic blocks, and structuring them back
+ * into nested wasm blocks, loops, ifs and br_tables (seed 000).
+ * Reducible graphs: the dominator method (reverse postorder; a loop before
+ * each loop header; a block ending before each merge node, opened at its
+ * immediate dominator; single-predecessor successors inlined into if arms).
+ * No helper variable and no duplicated code for any reducible graph.
+ * Irreducible regions (strongly connected components with several entries)
+ * are first made reducible: small ones by node splitting (copying the
+ * region once per entry, under a size budget), others by routing every edge
+ * into an entry through one dispatch block that switches on a label local.
+ * Only the edges of that region set the label. Everything is iterative:
+ * DFS, dominators (Cooper-Harvey-Kennedy), Tarjan SCCs and emission. */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- building */
+tl_cfg *tl_cfg_new(tl_module *m, tl_func *f) {
+  tl_cfg *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->m = m;
+  g->f = f;
+  g->label_local = TL_NO_INDEX;
+  return g;
+}
+
+static tl_cfg_block *blk(tl_cfg *g, uint32_t i) { return &TL_VEC_AT(&g->blocks, tl_cfg_block, i); }
+static tl_cfg_edge *edge(tl_cfg *g, uint32_t b, uint32_t i) {
+  return &TL_VEC_AT(&blk(g, b)->edges, tl_cfg_edge, i);
+}
+
+uint32_t tl_cfg_add_block(tl_cfg *g, tl_expr *code, tl_expr *switch_on) {
+  tl_cfg_block b;
+  memset(&b, 0, sizeof b);
+  b.code = code;
+  b.switch_on = switch_on;
+  TL_VEC_PUSH(&g->blocks, tl_cfg_block, b);
+  return (uint32_t)g->blocks.n - 1;
+}
+
+static void push_edge(tl_cfg *g, uint32_t from, tl_cfg_edge e) {
+  TL_VEC_PUSH(&blk(g, from)->edges, tl_cfg_edge, e);
+}
+
+void tl_cfg_add_branch(tl_cfg *g, uint32_t from, uint32_t to, tl_expr *cond, tl_expr *code) {
+  tl_cfg_edge e = {to, cond, code, NULL, 0, cond == NULL};
+  push_edge(g, from, e);
+}
+
+void tl_cfg_add_switch_branch(tl_cfg *g, uint32_t from, uint32_t to, const uint32_t *cases,
+                              uint32_t ncases, tl_expr *code) {
+  tl_cfg_edge e = {to, NULL, code, NULL, ncases, cases == NULL};
+  if (cases && ncases) {
+    e.cases = TL_NEWN(&g->m->arena, uint32_t, ncases);
+    memcpy(e.cases, cases, ncases * sizeof *cases);
+  }
+  push_edge(g, from, e);
+}
+
+void tl_cfg_free(tl_cfg *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->blocks.n; i++) tl_vec_free(&blk(g, (uint32_t)i)->edges);
+  tl_vec_free(&g->blocks);
+  free(g);
+}
+
+/* ------------------------------------------------------------- analysis */
+typedef struct {
+  uint32_t n;          /* blocks in the graph */
+  uint32_t *rpo;       /* rpo[b]: position in reverse postorder, UINT32_MAX if unreachable */
+  uint32_t *order;     /* order[i]: block at position i */
+  uint32_t nreach;
+  uint32_t *idom;
+  uint32_t *pred_start, *pred;  /* CSR predecessor lists (reachable preds only) */
+} cfg_info;
+
+static void *xcalloc(size_t n, size_t s) {
+  void *p = calloc(n ? n : 1, s);
+  if (!p) abort();
+  return p;
+}
+
+static void info_free(cfg_info *in) {
+  free(in->rpo);
+  free(in->order);
+  free(in->idom);
+  free(in->pred_start);
+  free(in->pred);
+  memset(in, 0, sizeof *in);
+}
+
+/* Iterative DFS from the entry; successors in edge order. */
+static void compute_rpo(tl_cfg *g, uint32_t entry, cfg_info *in) {
+  uint32_t n = in->n;
+  in->rpo = xcalloc(n, sizeof(uint32_t));
+  in->order = xcalloc(n, sizeof(uint32_t));
+  uint32_t *post = xcalloc(n, sizeof(uint32_t)), npost = 0;
+  uint32_t *stack = xcalloc(n, sizeof(uint32_t)), *next = xcalloc(n, sizeof(uint32_t));
+  uint8_t *seen = xcalloc(n, 1);
+  uint32_t sp = 0;
+  stack[sp++] = entry;
+  seen[entry] = 1;
+  while (sp) {
+    uint32_t b = stack[sp - 1];
+    tl_cfg_block *bb = blk(g, b);
+    if (next[b] < bb->edges.n) {
+      uint32_t to = edge(g, b, next[b]++)->to;
+      if (!seen[to]) {
+        seen[to] = 1;
+        stack[sp++] = to;
+      }
+      continue;
+    }
+    post[npost++] = b;
+    sp--;
+  }
+  for (uint32_t i = 0; i < n; i++) in->rpo[i] = UINT32_MAX;
+  for (uint32_t i = 0; i < npost; i++) {
+    uint32_t b = post[npost - 1 - i];
+    in->rpo[b] = i;
+    in->order[i] = b;
+  }
+  in->nreach = npost;
+  free(post);
+  free(stack);
+  free(next);
+  free(seen);
+}
+
+static void compute_preds(tl_cfg *g, cfg_info *in) {
+  uint32_t n = in->n;
+  in->pred_start = xcalloc(n + 1, sizeof(uint32_t));
+  for (uint32_t b = 0; b < n; b++) {
+    if (in->rpo[b] == UINT32_MAX) continue;
+    for (size_t i = 0; i < blk(g, b)->edges.n; i++) in->pred_start[edge(g, b, (uint32_t)i)->to + 1]++;
+  }
+  for (uint32_t b = 0; b < n; b++) in->pred_start[b + 1] += in->pred_start[b];
+  in->pred = xcalloc(in->pred_start[n], sizeof(uint32_t));
+  uint32_t *fill = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t b = 0; b < n; b++) {
+    if (in->rpo[b] == UINT32_MAX) continue;
+    for (size_t i = 0; i < blk(g, b)->edges.n; i++) {
+      uint32_t to = edge(g, b, (uint32_t)i)->to;
+      in->pred[in->pred_start[to] + fill[to]++] = b;
+    }
+  }
+  free(fill);
+}
+
+static uint32_t intersect(const cfg_info *in, uint32_t a, uint32_t b) {
+  while (a != b) {
+    while (in->rpo[a] > in->rpo[b]) a = in->idom[a];
+    while (in->rpo[b] > in->rpo[a]) b = in->idom[b];
+  }
+  return a;
+}
+
+/* Cooper, Harvey, Kennedy: iterate in RPO until nothing changes. */
+static void compute_idom(cfg_info *in, uint32_t entry) {
+  in->idom = xcalloc(in->n, sizeof(uint32_t));
+  for (uint32_t i = 0; i < in->n; i++) in->idom[i] = UINT32_MAX;
+  in->idom[entry] = entry;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t i = 1; i < in->nreach; i++) {
+      uint32_t b = in->order[i], nd = UINT32_MAX;
+      for (uint32_t k = in->pred_start[b]; k < in->pred_start[b + 1]; k++) {
+        uint32_t p = in->pred[k];
+        if (in->idom[p] == UINT32_MAX) continue;
+        nd = nd == UINT32_MAX ? p : intersect(in, p, nd);
+      }
+      if (nd != in->idom[b]) {
+        in->idom[b] = nd;
+        changed = true;
+      }
+    }
+  }
+}
+
+static bool dominates(const cfg_info *in, uint32_t a, uint32_t b) {
+  while (in->rpo[b] > in->rpo[a]) b = in->idom[b];
+  return a == b;
+}
+
+static void analyze(tl_cfg *g, uint32_t entry, cfg_info *in) {
+  memset(in, 0, sizeof *in);
+  in->n = (uint32_t)g->blocks.n;
+  compute_rpo(g, entry, in);
+  compute_preds(g, in);
+  compute_idom(in, entry);
+}
+
+/* A retreating edge whose target does not dominate its source, or UINT32_MAX. */
+static uint32_t find_irreducible_target(tl_cfg *g, const cfg_info *in) {
+  for (uint32_t i = 0; i < in->nreach; i++) {
+    uint32_t b = in->order[i];
+    for (size_t k = 0; k < blk(g, b)->edges.n; k++) {
+      uint32_t to = edge(g, b, (uint32_t)k)->to;
+      if (in->rpo[to] <= in->rpo[b] && !dominates(in, to, b)) return to;
+    }
+  }
+  return UINT32_MAX;
+}
+
+/* Tarjan's SCC, iterative; returns the members of the SCC containing v
+ * (restricted to reachable blocks) as a 0/1 array. */
+static uint8_t *scc_of(tl_cfg *g, const cfg_info *in, uint32_t v) {
+  uint32_t n = in->n, counter = 0, sp = 0, tsp = 0;
+  uint32_t *index = xcalloc(n, sizeof(uint32_t)), *low = xcalloc(n, sizeof(uint32_t));
+  uint32_t *next = xcalloc(n, sizeof(uint32_t)), *call = xcalloc(n, sizeof(uint32_t));
+  uint32_t *tstack = xcalloc(n, sizeof(uint32_t));
+  uint8_t *on = xcalloc(n, 1), *member = xcalloc(n, 1);
+  for (uint32_t i = 0; i < n; i++) index[i] = UINT32_MAX;
+  call[sp++] = v;
+  index[v] = low[v] = counter++;
+  tstack[tsp++] = v;
+  on[v] = 1;
+  while (sp) {
+    uint32_t b = call[sp - 1];
+    if (next[b] < blk(g, b)->edges.n) {
+      uint32_t to = edge(g, b, next[b]++)->to;
+      if (in->rpo[to] == UINT32_MAX) continue;
+      if (index[to] == UINT32_MAX) {
+        index[to] = low[to] = counter++;
+        tstack[tsp++] = to;
+        on[to] = 1;
+        call[sp++] = to;
+      } else if (on[to] && index[to] < low[b]) {
+        low[b] = index[to];
+      }
+      continue;
+    }
+    sp--;
+    if (sp && low[b] < low[call[sp - 1]]) low[call[sp - 1]] = low[b];
+    if (low[b] != index[b]) continue;
+    uint32_t w;
+    do {
+      w = tstack[--tsp];
+      on[w] = 0;
+      if (b == v) member[w] = 1;
+    } while (w != b);
+  }
+  free(index); free(low); free(next); free(call); free(tstack); free(on);
+  return member;
+}
+
+/* ------------------------------------------------ fixing irreducibility */
+static uint64_t region_size(tl_cfg *g, const uint8_t *member, uint32_t n) {
+  uint64_t size = 0;
+  for (uint32_t b = 0; b < n; b++)
+    if (member[b]) size += 1 + (blk(g, b)->code ? tl_expr_count(blk(g, b)->code) : 0);
+  return size;
+}
+
+static tl_expr *seq(tl_cfg *g, tl_expr *a, tl_expr *b) {
+  if (!a) return b;
+  if (!b) return a;
+  tl_expr *kids[2] = {a, b};
+  return tl_make_block(g->m, TL_OP_BLOCK, TL_NO_LABEL, kids, 2);
+}
+
+static uint32_t label_local(tl_cfg *g) {
+  if (g->label_local == TL_NO_INDEX) g->label_local = tl_func_add_local(g->m, g->f, TL_I32);
+  return g->label_local;
+}
+
+static bool is_entry(tl_cfg *g, const cfg_info *in, const uint8_t *member, uint32_t b, uint32_t entry) {
+  if (b == entry) return true;
+  for (uint32_t k = in->pred_start[b]; k < in->pred_start[b + 1]; k++)
+    if (!member[in->pred[k]]) return true;
+  (void)g;
+  return false;
+}
+
+/* Every edge into an entry of the region (from inside or out) goes to a new
+ * dispatch block instead, setting the label local to that entry's case.
+ * *entry_case is the case of the function entry when it is in the region. */
+static uint32_t add_dispatch(tl_cfg *g, const cfg_info *in, const uint8_t *member, uint32_t entry,
+                             int32_t *entry_case) {
+  uint32_t n = in->n, nentries = 0;
+  uint32_t *case_of = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t b = 0; b < n; b++)
+    case_of[b] = member[b] && is_entry(g, in, member, b, entry) ? ++nentries : 0;
+  *entry_case = (int32_t)case_of[entry] - 1;
+  uint32_t lab = label_local(g);
+  tl_expr *sw = tl_make_local_get(g->m, g->f, lab);
+  uint32_t d = tl_cfg_add_block(g, NULL, sw);
+  for (uint32_t b = 0; b < n; b++) {
+    if (in->rpo[b] == UINT32_MAX) continue;
+    for (size_t k = 0; k < blk(g, b)->edges.n; k++) {
+      tl_cfg_edge *e = edge(g, b, (uint32_t)k);
+      if (!case_of[e->to]) continue;
+      tl_expr *set = tl_make_local_set(g->m, g->f, lab, tl_make_const_i32(g->m, (int32_t)case_of[e->to] - 1), false);
+      e->code = seq(g, e->code, set);
+      e->to = d;
+      g->stats.label_sets++;
+    }
+  }
+  bool first = true;
+  for (uint32_t b = 0; b < n; b++) {
+    if (!case_of[b]) continue;
+    uint32_t c = case_of[b] - 1;
+    tl_cfg_add_switch_branch(g, d, b, first ? NULL : &c, first ? 0 : 1, NULL);
+    first = false;
+  }
+  g->stats.dispatches++;
+  free(case_of);
+  return d;
+}
+
+/* Node splitting: one copy of the region per extra entry; edges from
+ * outside into entry i go to copy i; edges inside copy i stay in copy i. */
+static void split_region(tl_cfg *g, const cfg_info *in, const uint8_t *member, uint32_t entry) {
+  uint32_t n = in->n;
+  uint32_t *entries = xcalloc(n, sizeof(uint32_t)), ne = 0;
+  for (uint32_t i = 0; i < in->nreach; i++) {
+    uint32_t b = in->order[i];
+    if (member[b] && is_entry(g, in, member, b, entry)) entries[ne++] = b;
+  }
+  uint32_t *copy = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t ei = 1; ei < ne; ei++) {
+    for (uint32_t b = 0; b < n; b++) {
+      if (!member[b]) continue;
+      tl_cfg_block *src = blk(g, b);
+      copy[b] = tl_cfg_add_block(g, tl_expr_copy(g->m, g->f, src->code),
+                                 tl_expr_copy(g->m, g->f, src->switch_on));
+      g->stats.split_blocks++;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+      if (!member[b]) continue;
+      for (size_t k = 0; k < blk(g, b)->edges.n; k++) {
+        tl_cfg_edge e = *edge(g, b, (uint32_t)k);
+        e.cond = tl_expr_copy(g->m, g->f, e.cond);
+        e.code = tl_expr_copy(g->m, g->f, e.code);
+        if (member[e.to]) e.to = copy[e.to];
+        push_edge(g, copy[b], e);
+      }
+    }
+    /* outside edges into entries[ei] now enter copy ei */
+    for (uint32_t b = 0; b < n; b++) {
+      if (member[b] || in->rpo[b] == UINT32_MAX) continue;
+      for (size_t k = 0; k < blk(g, b)->edges.n; k++)
+        if (edge(g, b, (uint32_t)k)->to == entries[ei]) edge(g, b, (uint32_t)k)->to = copy[entries[ei]];
+    }
+  }
+  free(entries);
+  free(copy);
+}
+
+/* A switch whose case values are too large for a br_table becomes a chain
+ * of conditional edges on a temporary holding the switch value. */
+static void lower_sparse_switch(tl_cfg *g, uint32_t x) {
+  tl_cfg_block *b = blk(g, x);
+  uint32_t max = 0;
+  for (uint32_t k = 0; k < b->edges.n; k++) {
+    tl_cfg_edge *e = edge(g, x, k);
+    for (uint32_t c = 0; e->cases && c < e->ncases; c++) max = e->cases[c] > max ? e->cases[c] : max;
+  }
+  if (max < TL_CFG_MAX_TABLE) return;
+  uint32_t tmp = tl_func_add_local(g->m, g->f, TL_I32);
+  b->code = seq(g, b->code, tl_make_local_set(g->m, g->f, tmp, b->switch_on, false));
+  b->switch_on = NULL;
+  for (uint32_t k = 0; k < b->edges.n; k++) {
+    tl_cfg_edge *e = edge(g, x, k);
+    tl_expr *cond = NULL;
+    for (uint32_t c = 0; e->cases && c < e->ncases; c++) {
+      tl_expr *eq = tl_make_binary(g->m, TL_OP_I32_EQ, tl_make_local_get(g->m, g->f, tmp),
+                                   tl_make_const_i32(g->m, (int32_t)e->cases[c]));
+      cond = cond ? tl_make_binary(g->m, TL_OP_I32_OR, cond, eq) : eq;
+    }
+    e->cond = e->is_default ? NULL : cond ? cond : tl_make_const_i32(g->m, 0);
+  }
+  /* conditional edges first, then the default, as branch blocks expect */
+  for (uint32_t k = 0, out = 0; k < b->edges.n; k++) {
+    if (!edge(g, x, k)->cond) continue;
+    tl_cfg_edge t = *edge(g, x, k);
+    memmove(edge(g, x, out + 1), edge(g, x, out), (k - out) * sizeof t);
+    *edge(g, x, out++) = t;
+  }
+}
+
+/* Makes the graph reducible; returns the (possibly new) entry. */
+static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) {
+  for (;;) {
+    cfg_info in;
+    analyze(g, entry, &in);
+    uint32_t v = find_irreducible_target(g, &in);
+    if (v == UINT32_MAX) {
+      info_free(&in);
+      return entry;
+    }
+    uint8_t *member = scc_of(g, &in, v);
+    uint64_t size = region_size(g, member, in.n);
+    bool split = opt && !member[entry] && g->stats.split_size + size <= opt->split_budget;
+    if (split) {
+      g->stats.split_size += size;
+      split_region(g, &in, member, entry);
+    } else {
+      int32_t entry_case;
+      uint32_t d = add_dispatch(g, &in, member, entry, &entry_case);
+      if (member[entry]) {
+        /* the function entry is in the region: enter through the dispatcher */
+        tl_expr *set = tl_make_local_set(g->m, g->f, label_local(g), tl_make_const_i32(g->m, entry_case), false);
+        uint32_t pre = tl_cfg_add_block(g, set, NULL);
+        tl_cfg_add_branch(g, pre, d, NULL, NULL);
+        entry = pre;
+      }
+    }
+    free(member);
+    info_free(&in);
+  }
+}
+
+/* ------------------------------------------------------------- emission */
+enum { T_TREE, T_TERM, T_BRANCH, T_ELSE, T_CLOSE, T_OPEN_IF };
+typedef struct { uint8_t kind; uint32_t x, e; tl_expr *cond; } task;
+
+typedef struct {
+  tl_cfg *g;
+  cfg_info in;
+  uint32_t *loop_label, *block_label; /* per block, TL_NO_LABEL if none */
+  uint8_t *is_merge;
+  uint32_t *kid_start, *kids;         /* dominator-tree children, in RPO */
+  uint8_t *targeted;                  /* per label id of this structuring */
+  uint32_t label_base;
+  uint32_t exit_label;
+  tl_vec tasks;                       /* task */
+  tl_vec open;                        /* tl_expr* under construction */
+} emitter;
+
+static void push_task(emitter *em, uint8_t kind, uint32_t x, uint32_t e, tl_expr *cond) {
+  task t = {kind, x, e, cond};
+  TL_VEC_PUSH(&em->tasks, task, t);
+}
+
+static tl_expr *top(emitter *em) { return TL_VEC_AT(&em->open, tl_expr *, em->open.n - 1); }
+
+static void append(emitter *em, tl_expr *e) {
+  if (!e) return;
+  if (tl_type_is_concrete(e->type)) e = tl_make_drop(em->g->m, e);
+  tl_expr_push_kid(em->g->m, top(em), e);
+}
+
+static void open_construct(emitter *em, tl_op op, uint32_t label) {
+  tl_expr *e = tl_expr_new(em->g->m, op, 0);
+  e->imm.block.label = label;
+  TL_VEC_PUSH(&em->open, tl_expr *, e);
+}
+
+static bool label_targeted(emitter *em, uint32_t label) {
+  return label != TL_NO_LABEL && em->targeted[label - em->label_base];
+}
+
+static void close_construct(emitter *em) {
+  tl_expr *e = top(em);
+  em->open.n--;
+  if (e->op == TL_OP_IF) return; /* IFs close through their arms, below */
+  tl_block_finalize(em->g->m, e, label_targeted(em, e->imm.block.label) ? TL_NONE : TL_UNREACHABLE);
+  tl_expr *parent = top(em);
+  if (parent->op == TL_OP_IF) {
+    tl_expr_push_kid(em->g->m, parent, e);
+    if (parent->nkid == 3) { /* else arm done: the if is complete */
+      em->open.n--;
+      tl_block_finalize(em->g->m, parent, TL_UNREACHABLE);
+      append(em, parent);
+    }
+    return;
+  }
+  append(em, e);
+}
+
+static uint32_t new_label(emitter *em) {
+  uint32_t l = tl_func_new_label(em->g->m, em->g->f);
+  return l;
+}
+
+static void emit_br(emitter *em, uint32_t label) {
+  tl_expr *br = tl_expr_new(em->g->m, TL_OP_BR, 0);
+  br->imm.label = label;
+  br->type = TL_UNREACHABLE;
+  em->targeted[label - em->label_base] = 1;
+  append(em, br);
+}
+
+static void do_tree(emitter *em, uint32_t x) {
+  tl_cfg_block *b = blk(em->g, x);
+  if (em->loop_label[x] != TL_NO_LABEL) {
+    open_construct(em, TL_OP_LOOP, em->loop_label[x]);
+    push_task(em, T_CLOSE, 0, 0, NULL);
+  }
+  /* merge children, outermost (highest RPO) first */
+  uint32_t s = em->kid_start[x], e = em->kid_start[x + 1];
+  for (uint32_t k = e; k-- > s;) { /* runs innermost (lowest RPO) first */
+    uint32_t y = em->kids[k];
+    if (!em->is_merge[y]) continue;
+    push_task(em, T_TREE, y, 0, NULL);
+    push_task(em, T_CLOSE, 0, 0, NULL);
+  }
+  for (uint32_t k = e; k-- > s;) {
+    uint32_t y = em->kids[k];
+    if (em->is_merge[y]) open_construct(em, TL_OP_BLOCK, em->block_label[y]);
+  }
+  append(em, b->code);
+  push_task(em, T_TERM, x, 0, NULL);
+}
+
+static void do_branch(emitter *em, uint32_t x, tl_cfg_edge *ed) {
+  append(em, ed->code);
+  uint32_t y = ed->to;
+  if (em->in.rpo[y] <= em->in.rpo[x]) emit_br(em, em->loop_label[y]);
+  else if (em->is_merge[y]) emit_br(em, em->block_label[y]);
+  else push_task(em, T_TREE, y, 0, NULL);
+}
+
+/* if c1 {e1} else if c2 {e2} ... else {default}; pushed in reverse. */
+static void term_branches(emitter *em, uint32_t x) {
+  tl_cfg_block *b = blk(em->g, x);
+  uint32_t def = UINT32_MAX, nc = 0;
+  for (uint32_t k = 0; k < b->edges.n; k++) {
+    if (edge(em->g, x, k)->cond) nc++;
+    else if (def == UINT32_MAX) def = k;
+  }
+  for (uint32_t i = 0; i < nc; i++) push_task(em, T_CLOSE, 0, 0, NULL);
+  if (def != UINT32_MAX) push_task(em, T_BRANCH, x, def, NULL);
+  else push_task(em, T_BRANCH, x, UINT32_MAX, NULL);
+  for (uint32_t k = b->edges.n; k-- > 0;) {
+    tl_cfg_edge *ed = edge(em->g, x, k);
+    if (!ed->cond) continue;
+    push_task(em, T_ELSE, 0, 0, NULL);
+    push_task(em, T_BRANCH, x, k, NULL);
+    push_task(em, T_OPEN_IF, x, k, ed->cond);
+  }
+}
+
+static uint32_t edge_of_case(tl_cfg *g, uint32_t x, uint32_t v, uint32_t def) {
+  tl_cfg_block *b = blk(g, x);
+  for (uint32_t k = 0; k < b->edges.n; k++) {
+    tl_cfg_edge *e = edge(g, x, k);
+    for (uint32_t c = 0; c < e->ncases; c++)
+      if (e->cases && e->cases[c] == v) return k;
+  }
+  return def;
+}
+
+/* block_{m-1} ( ... block_0 (br_table ...) edge 0 ... ) edge m-1 */
+static void term_switch(emitter *em, uint32_t x) {
+  tl_cfg *g = em->g;
+  tl_cfg_block *b = blk(g, x);
+  uint32_t m = (uint32_t)b->edges.n, def = UINT32_MAX, max = 0;
+  for (uint32_t k = 0; k < m; k++) {
+    tl_cfg_edge *e = edge(g, x, k);
+    if (e->is_default && def == UINT32_MAX) def = k;
+    for (uint32_t c = 0; e->cases && c < e->ncases; c++) max = e->cases[c] > max ? e->cases[c] : max;
+  }
+  uint32_t nedge = m + (def == UINT32_MAX); /* a missing default leaves the structure */
+  uint32_t *labels = TL_NEWN(&g->m->arena, uint32_t, nedge);
+  for (uint32_t k = 0; k < nedge; k++) labels[k] = new_label(em);
+  for (uint32_t k = nedge; k-- > 0;) {
+    push_task(em, T_BRANCH, x, k < m ? k : UINT32_MAX, NULL);
+    push_task(em, T_CLOSE, 0, 0, NULL);
+  }
+  for (uint32_t k = nedge; k-- > 0;) open_construct(em, TL_OP_BLOCK, labels[k]);
+  uint32_t defk = def == UINT32_MAX ? m : def;
+  uint32_t ntab = max + 1; /* lower_sparse_switch bounded it */
+  tl_expr *bt = tl_expr_new(g->m, TL_OP_BR_TABLE, 1);
+  bt->kid[0] = b->switch_on;
+  bt->imm.table.n = ntab;
+  bt->imm.table.targets = TL_NEWN(&g->m->arena, uint32_t, ntab ? ntab : 1);
+  for (uint32_t v = 0; v < ntab; v++) bt->imm.table.targets[v] = labels[edge_of_case(g, x, v, defk)];
+  bt->imm.table.def = labels[defk];
+  for (uint32_t k = 0; k < nedge; k++) em->targeted[labels[k] - em->label_base] = 1;
+  tl_expr_finalize(g->m, g->f, bt);
+  append(em, bt);
+  g->stats.br_tables++;
+}
+
+static void run_task(emitter *em, task t) {
+  switch (t.kind) {
+  case T_TREE: do_tree(em, t.x); break;
+  case T_TERM:
+    if (blk(em->g, t.x)->switch_on) term_switch(em, t.x);
+    else if (blk(em->g, t.x)->edges.n == 0) emit_br(em, em->exit_label);
+    else term_branches(em, t.x);
+    break;
+  case T_BRANCH:
+    if (t.e == UINT32_MAX) emit_br(em, em->exit_label);
+    else do_branch(em, t.x, edge(em->g, t.x, t.e));
+    break;
+  case T_OPEN_IF: {
+    tl_expr *e = tl_expr_new(em->g->m, TL_OP_IF, 0);
+    tl_expr_push_kid(em->g->m, e, t.cond);
+    TL_VEC_PUSH(&em->open, tl_expr *, e);
+    open_construct(em, TL_OP_BLOCK, TL_NO_LABEL); /* then arm */
+    break;
+  }
+  case T_ELSE:
+    close_construct(em);                          /* then arm into the if */
+    open_construct(em, TL_OP_BLOCK, TL_NO_LABEL); /* else arm */
+    break;
+  case T_CLOSE: close_construct(em); break;
+  }
+}
+
+static void setup_tree(emitter *em) {
+  cfg_info *in = &em->in;
+  uint32_t n = in->n;
+  em->kid_start = xcalloc(n + 1, sizeof(uint32_t));
+  em->kids = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t i = 1; i < in->nreach; i++) em->kid_start[in->idom[in->order[i]] + 1]++;
+  for (uint32_t b = 0; b < n; b++) em->kid_start[b + 1] += em->kid_start[b];
+  uint32_t *fill = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t i = 1; i < in->nreach; i++) { /* in RPO: children sorted by RPO */
+    uint32_t b = in->order[i], p = in->idom[b];
+    em->kids[em->kid_start[p] + fill[p]++] = b;
+  }
+  free(fill);
+  em->loop_label = xcalloc(n, sizeof(uint32_t));
+  em->block_label = xcalloc(n, sizeof(uint32_t));
+  em->is_merge = xcalloc(n, 1);
+  em->label_base = em->g->f->nlabel;
+  for (uint32_t b = 0; b < n; b++) em->loop_label[b] = em->block_label[b] = TL_NO_LABEL;
+  for (uint32_t i = 0; i < in->nreach; i++) {
+    uint32_t b = in->order[i], fwd = 0;
+    bool header = false;
+    for (uint32_t k = in->pred_start[b]; k < in->pred_start[b + 1]; k++) {
+      if (in->rpo[in->pred[k]] < in->rpo[b]) fwd++;
+      else header = true;
+    }
+    if (header) em->loop_label[b] = new_label(em);
+    if (fwd >= 2) {
+      em->is_merge[b] = 1;
+      em->block_label[b] = new_label(em);
+    }
+  }
+  em->exit_label = new_label(em);
+}
+
+tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) {
+  if (entry >= g->blocks.n) return NULL;
+  for (uint32_t x = 0; x < g->blocks.n; x++)
+    if (blk(g, x)->switch_on) lower_sparse_switch(g, x);
+  entry = make_reducible(g, entry, opt);
+  emitter em;
+  memset(&em, 0, sizeof em);
+  em.g = g;
+  analyze(g, entry, &em.in);
+  setup_tree(&em);
+  /* labels for switch blocks are made while emitting: size for the worst */
+  size_t extra = 0;
+  for (uint32_t i = 0; i < em.in.nreach; i++) extra += blk(g, em.in.order[i])->edges.n + 1;
+  em.targeted = xcalloc(g->f->nlabel - em.label_base + extra + 1, 1);
+  open_construct(&em, TL_OP_BLOCK, em.exit_label);
+  push_task(&em, T_TREE, entry, 0, NULL);
+  while (em.tasks.n) {
+    task t = TL_VEC_AT(&em.tasks, task, --em.tasks.n);
+    run_task(&em, t);
+  }
+  tl_expr *root = top(&em);
+  tl_block_finalize(g->m, root, label_targeted(&em, em.exit_label) ? TL_NONE : TL_UNREACHABLE);
+  free(em.loop_label); free(em.block_label); free(em.is_merge);
+  free(em.kid_start); free(em.kids); free(em.targeted);
+  tl_vec_free(&em.tasks);
+  tl_vec_free(&em.open);
+  info_free(&em.in);
+  return root;
+}
