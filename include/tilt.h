@@ -92,6 +92,331 @@ void tl_module_free(tl_module *m);
 uint32_t tl_module_features(const tl_module *m);
 void tl_module_set_features(tl_module *m, uint32_t features);
 
+/* ====================================================== building modules */
+/* Building a module from scratch, for toolchains that emit wasm (the same
+ * job as Binaryen's C API). Everything built belongs to the module and lives
+ * until tl_module_free.
+ *
+ * Order of work:
+ *   1. tl_module_create, tl_module_set_features, tl_add_type.
+ *   2. Imports (tl_add_*_import) before any defined item of the same kind:
+ *      indices are imports first, and an index, once returned, never
+ *      changes. Adding an import after a defined item of its kind fails.
+ *   3. tl_add_function(..., body NULL) for every function (so calls between
+ *      them can be built), then per function: tl_new_label, the tl_build_*
+ *      calls, tl_function_set_body.
+ *   4. Globals, memory, tables, segments, exports, start; then
+ *      tl_module_validate and tl_module_write.
+ *
+ * Errors: nothing here aborts, prints or exits on bad arguments. A call that
+ * fails returns NULL (expressions), TL_INVALID_INDEX (indices and labels),
+ * TL_TYPE_INVALID (types) or a tl_status other than TL_OK, and records why in
+ * tl_module_last_error(m). Builders check the structure the IR needs: the
+ * number of operands, immediates' ranges, and every index or label a node's
+ * type depends on (functions, types, globals, tables, locals, labels).
+ * Memory, data-segment and element-segment indices inside expressions are
+ * not checked when built (code may be built before they are declared);
+ * operand types are not checked either: tl_module_validate reports both. */
+
+/* Value types. Basic types are these constants; tuple types (for
+ * multi-value) come from tl_build_tuple and belong to one module. */
+typedef uint32_t tl_type_t;
+#define TL_TYPE_NONE        0u  /* no value */
+#define TL_TYPE_UNREACHABLE 1u  /* the type of code that does not fall through */
+#define TL_TYPE_I32         2u
+#define TL_TYPE_I64         3u
+#define TL_TYPE_F32         4u
+#define TL_TYPE_F64         5u
+#define TL_TYPE_V128        6u
+#define TL_TYPE_FUNCREF     7u
+#define TL_TYPE_EXTERNREF   8u
+#define TL_TYPE_AUTO        0xfffffffeu  /* block result: whatever its contents give */
+#define TL_TYPE_INVALID     0xffffffffu  /* returned on error */
+
+#define TL_INVALID_INDEX    UINT32_MAX   /* returned on error */
+
+/* An expression: a node of the module's tree IR. Builders return it typed
+ * (finalized); it is owned by the module. Each node may be used once, as
+ * the child of one node or as one body/initializer/offset. */
+typedef struct tl_expr *tl_expr_ref;
+
+/* Labels are per function. tl_new_label(m, func) returns a fresh label of
+ * function func; it is then given to the one block, loop or if it names
+ * (its definition) and to the br, br_if and br_table that target it. A
+ * branch to a block or if jumps past its end; to a loop, to its start.
+ * TL_LABEL_NONE: a construct without a label (not a branch target). */
+typedef uint32_t tl_label_t;
+#define TL_LABEL_NONE UINT32_MAX
+
+/* Why the last failing call of this module failed (code TL_OK if none
+ * failed yet). Successful calls leave it unchanged. */
+const tl_error *tl_module_last_error(const tl_module *m);
+
+/* An empty module with the default features (tl_features_default_set());
+ * NULL if out of memory. Free it with tl_module_free. */
+tl_module *tl_module_create(void);
+
+/* ---- types */
+/* A tuple of n basic value types (i32 ... externref); n == 0 gives
+ * TL_TYPE_NONE, n == 1 gives types[0]. Interned: equal tuples are equal
+ * numbers. TL_TYPE_INVALID if a type is not a basic value type. */
+tl_type_t tl_build_tuple(tl_module *m, const tl_type_t *types, uint32_t n);
+/* The index of the function type params -> results (each TL_TYPE_NONE, a
+ * basic value type or a tuple of this module); interned: the same pair
+ * gives the same index. TL_INVALID_INDEX on a bad type. */
+uint32_t tl_add_type(tl_module *m, tl_type_t params, tl_type_t results);
+
+/* ---- functions */
+/* Adds a defined function of type type_index and returns its index. Its
+ * locals are the parameters (one per value of the params type) followed by
+ * var_types[0..n_vars). name is for the name section (may be NULL). body
+ * may be NULL and set later with tl_function_set_body; until then the body
+ * is empty. (A body given here can use no labels and no locals of this
+ * function, since none could be made for it yet.) */
+uint32_t tl_add_function(tl_module *m, const char *name, uint32_t type_index,
+                         const tl_type_t *var_types, uint32_t n_vars, tl_expr_ref body);
+/* Sets the body of defined function func. A BLOCK is used as the body
+ * directly (a branch to its label returns); anything else is wrapped in
+ * one. Fails on an import, or if body uses a local or label that func does
+ * not have (nodes built for another function). Re-finalizes the body. */
+tl_status tl_function_set_body(tl_module *m, uint32_t func, tl_expr_ref body);
+/* Appends a local (var) of type t to defined function func; its index. */
+uint32_t tl_function_add_var(tl_module *m, uint32_t func, tl_type_t t);
+/* A fresh label of defined function func (see tl_label_t). */
+tl_label_t tl_new_label(tl_module *m, uint32_t func);
+/* Imports function module.base with type type_index; its index. Fails once
+ * a defined function exists. */
+uint32_t tl_add_function_import(tl_module *m, const char *name, const char *module,
+                                const char *base, uint32_t type_index);
+uint32_t tl_function_count(const tl_module *m);
+
+/* ---- globals, memory, tables */
+/* type is a basic value type; init a constant expression (built with func
+ * TL_NO_FUNC). Returns the global index. */
+uint32_t tl_add_global(tl_module *m, const char *name, tl_type_t type, bool mutable_,
+                       tl_expr_ref init);
+uint32_t tl_add_global_import(tl_module *m, const char *name, const char *module,
+                              const char *base, tl_type_t type, bool mutable_);
+/* Defines memory 0 (or redefines it) with sizes in 64 KiB pages; shared
+ * needs has_max. export_name, if not NULL, also exports it. Fails if memory
+ * 0 is imported. */
+tl_status tl_set_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max,
+                        bool shared, const char *export_name);
+/* Imports memory 0; fails if there is already a memory. */
+tl_status tl_add_memory_import(tl_module *m, const char *module, const char *base,
+                               uint32_t initial, uint32_t maximum, bool has_max, bool shared);
+/* elem_type is TL_TYPE_FUNCREF or TL_TYPE_EXTERNREF. Returns the table
+ * index; a second table needs the reference-types feature. */
+uint32_t tl_add_table(tl_module *m, tl_type_t elem_type, uint32_t initial, uint32_t maximum,
+                      bool has_max);
+uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
+                             tl_type_t elem_type, uint32_t initial, uint32_t maximum,
+                             bool has_max);
+
+/* ---- exports, segments, start */
+#define TL_EXPORT_FUNC   0u  /* same numbers as the binary format */
+#define TL_EXPORT_TABLE  1u
+#define TL_EXPORT_MEMORY 2u
+#define TL_EXPORT_GLOBAL 3u
+/* Exports item internal_index of kind as external_name. (Duplicate names
+ * are reported by tl_module_validate.) */
+tl_status tl_add_export(tl_module *m, uint32_t kind, uint32_t internal_index,
+                        const char *external_name);
+/* Element segments of functions (funcref); each returns the segment index.
+ * Active: written into table at offset (an i32 constant expression).
+ * Passive: for table.init. Declarative: declares functions that ref.func
+ * names without putting them in a table. */
+uint32_t tl_add_active_element_segment(tl_module *m, uint32_t table, tl_expr_ref offset,
+                                       const uint32_t *funcs, uint32_t n);
+uint32_t tl_add_passive_element_segment(tl_module *m, const uint32_t *funcs, uint32_t n);
+uint32_t tl_add_declarative_element_segment(tl_module *m, const uint32_t *funcs, uint32_t n);
+/* A data segment (bytes are copied). Active: into memory at offset (an i32
+ * constant expression); the memory must exist. Passive (active false):
+ * memory and offset are ignored; for memory.init. Returns its index. */
+uint32_t tl_add_data_segment(tl_module *m, bool active, uint32_t memory, tl_expr_ref offset,
+                             const void *bytes, uint32_t size);
+tl_status tl_set_start(tl_module *m, uint32_t func);
+
+/* ---- expressions: the generic builder */
+/* Instructions are named by their text-format mnemonic ("i32.add",
+ * "v128.load8_lane", "i32.atomic.rmw.cmpxchg", ...). tl_op_lookup gives the
+ * opcode number of a name (-1 if unknown); the numbers are only meaningful
+ * to this build of the library, so look them up rather than storing them.
+ * "select" is the untyped select. tilt's multi-value pseudo instructions
+ * are "tuple.make" and "tuple.extract". */
+int tl_op_lookup(const char *text);
+const char *tl_op_name(int op);  /* NULL if op is out of range */
+
+/* Immediates for tl_build_op; which fields an instruction uses:
+ *   value    i32.const, i64.const; raw bits of f32.const, f64.const
+ *   bytes    v128.const; i8x16.shuffle lane indices (each < 32)
+ *   index    call, return_call, ref.func: function; local.*: local;
+ *            global.*: global; table.get/set/size/grow/fill: table;
+ *            loads, stores, atomics, memory.size/grow/fill: memory;
+ *            data.drop: data segment; elem.drop: element segment;
+ *            tuple.extract: element; call_indirect: type;
+ *            memory.init: data segment; table.init: element segment;
+ *            memory.copy, table.copy: destination
+ *   index2   call_indirect: table; memory.init: memory; table.init: table;
+ *            memory.copy, table.copy: source
+ *   label    block, loop, if: its label or TL_LABEL_NONE; br, br_if: the
+ *            target; br_table: the default target
+ *   targets, ntargets   br_table targets
+ *   offset, align       memory accesses; align in bytes (1, 2, 4, ...),
+ *                       0 for the natural alignment
+ *   lane     extract/replace_lane and the *_lane memory accesses
+ *   type     ref.null (funcref or externref); typed select
+ * Start from TL_IMM_ARGS_INIT (all zero, label TL_LABEL_NONE). */
+typedef struct {
+  int64_t value;
+  uint8_t bytes[16];
+  uint32_t index, index2;
+  tl_label_t label;
+  const tl_label_t *targets;
+  uint32_t ntargets;
+  uint64_t offset;
+  uint32_t align;
+  uint32_t lane;
+  tl_type_t type;
+} tl_imm_args;
+#define TL_IMM_ARGS_INIT {0, {0}, 0, 0, TL_LABEL_NONE, NULL, 0, 0, 0, 0, 0}
+
+/* Builds instruction op with children kids[0..nkid) in the IR's order
+ * (operands in stack order; block/loop: their instructions; if: condition,
+ * then, else (nkid 2: no else); br: [value]; br_if, br_table: [value,]
+ * condition/index; call: arguments; call_indirect: arguments, then the
+ * table index operand). func is the function the node is for, needed by
+ * local.* and labels; use TL_NO_FUNC outside functions (global initializers,
+ * segment offsets). imm may be NULL (all zero, no label). The kids array is
+ * copied. NULL on error. Every builder below is a shorthand for this one. */
+tl_expr_ref tl_build_op(tl_module *m, uint32_t func, int op, const tl_expr_ref *kids,
+                        uint32_t nkid, const tl_imm_args *imm);
+
+/* ---- expressions: shorthands */
+tl_expr_ref tl_build_const_i32(tl_module *m, int32_t v);
+tl_expr_ref tl_build_const_i64(tl_module *m, int64_t v);
+tl_expr_ref tl_build_const_f32(tl_module *m, float v);
+tl_expr_ref tl_build_const_f64(tl_module *m, double v);
+tl_expr_ref tl_build_const_f32_bits(tl_module *m, uint32_t bits);
+tl_expr_ref tl_build_const_f64_bits(tl_module *m, uint64_t bits);
+tl_expr_ref tl_build_const_v128(tl_module *m, const uint8_t bytes[16]);
+/* Instructions without immediates, by name: "i32.eqz", "i64.add",
+ * "f32x4.mul", "v128.bitselect", "i8x16.shl", "drop", "ref.is_null", ... */
+tl_expr_ref tl_build_unary(tl_module *m, const char *op, tl_expr_ref a);
+tl_expr_ref tl_build_binary(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b);
+tl_expr_ref tl_build_ternary(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b,
+                             tl_expr_ref c);
+tl_expr_ref tl_build_nop(tl_module *m);
+tl_expr_ref tl_build_unreachable(tl_module *m);
+tl_expr_ref tl_build_drop(tl_module *m, tl_expr_ref value);
+/* select: if_true if cond is nonzero, else if_false. type TL_TYPE_AUTO
+ * gives the untyped select (the typed one for reference values). */
+tl_expr_ref tl_build_select(tl_module *m, tl_expr_ref cond, tl_expr_ref if_true,
+                            tl_expr_ref if_false, tl_type_t type);
+
+/* Control. label is TL_LABEL_NONE or a label of func (each label names one
+ * construct). result_type is TL_TYPE_AUTO, or the type the block must have:
+ * a block whose contents give another type (other than unreachable) is an
+ * error. An if's type follows from its arms; else_ may be NULL. */
+tl_expr_ref tl_build_block(tl_module *m, uint32_t func, tl_label_t label,
+                           const tl_expr_ref *kids, uint32_t n, tl_type_t result_type);
+tl_expr_ref tl_build_loop(tl_module *m, uint32_t func, tl_label_t label,
+                          const tl_expr_ref *kids, uint32_t n, tl_type_t result_type);
+tl_expr_ref tl_build_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
+                        tl_expr_ref then_, tl_expr_ref else_);
+/* value may be NULL (a branch without a value). */
+tl_expr_ref tl_build_br(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref value);
+tl_expr_ref tl_build_br_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
+                           tl_expr_ref value);
+tl_expr_ref tl_build_br_table(tl_module *m, uint32_t func, const tl_label_t *labels,
+                              uint32_t n, tl_label_t default_label, tl_expr_ref index,
+                              tl_expr_ref value);
+tl_expr_ref tl_build_return(tl_module *m, tl_expr_ref value);  /* value may be NULL */
+/* Calls. Several results come back as one tuple value (tuple.extract). */
+tl_expr_ref tl_build_call(tl_module *m, uint32_t target, const tl_expr_ref *args, uint32_t n);
+tl_expr_ref tl_build_call_indirect(tl_module *m, uint32_t table, uint32_t type_index,
+                                   tl_expr_ref target, const tl_expr_ref *args, uint32_t n);
+/* Tail calls (tail-call feature). */
+tl_expr_ref tl_build_return_call(tl_module *m, uint32_t target, const tl_expr_ref *args,
+                                 uint32_t n);
+tl_expr_ref tl_build_return_call_indirect(tl_module *m, uint32_t table, uint32_t type_index,
+                                          tl_expr_ref target, const tl_expr_ref *args,
+                                          uint32_t n);
+
+/* Variables. */
+tl_expr_ref tl_build_local_get(tl_module *m, uint32_t func, uint32_t index);
+tl_expr_ref tl_build_local_set(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value);
+tl_expr_ref tl_build_local_tee(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value);
+tl_expr_ref tl_build_global_get(tl_module *m, uint32_t index);
+tl_expr_ref tl_build_global_set(tl_module *m, uint32_t index, tl_expr_ref value);
+
+/* Memory accesses of memory 0, by name; align in bytes, 0 = natural.
+ * load: one operand (address): "i32.load8_u", "v128.load32_zero",
+ *   "i64.atomic.load", ...
+ * store: address and value: "f64.store", "v128.store", also the atomic
+ *   read-modify-writes ("i32.atomic.rmw.add") and "memory.atomic.notify",
+ *   which return a value.
+ * atomic_rmw3: address and two more: "i32.atomic.rmw.cmpxchg" (expected,
+ *   replacement), "memory.atomic.wait32" (expected, timeout).
+ * For another memory, use tl_build_op (imm.index). */
+tl_expr_ref tl_build_load(tl_module *m, const char *op, uint64_t offset, uint32_t align,
+                          tl_expr_ref ptr);
+tl_expr_ref tl_build_store(tl_module *m, const char *op, uint64_t offset, uint32_t align,
+                           tl_expr_ref ptr, tl_expr_ref value);
+tl_expr_ref tl_build_atomic_rmw3(tl_module *m, const char *op, uint64_t offset,
+                                 tl_expr_ref ptr, tl_expr_ref a, tl_expr_ref b);
+tl_expr_ref tl_build_atomic_fence(tl_module *m);
+tl_expr_ref tl_build_memory_size(tl_module *m, uint32_t memory);
+tl_expr_ref tl_build_memory_grow(tl_module *m, uint32_t memory, tl_expr_ref delta);
+tl_expr_ref tl_build_memory_fill(tl_module *m, uint32_t memory, tl_expr_ref dst,
+                                 tl_expr_ref value, tl_expr_ref size);
+tl_expr_ref tl_build_memory_copy(tl_module *m, uint32_t dst_memory, uint32_t src_memory,
+                                 tl_expr_ref dst, tl_expr_ref src, tl_expr_ref size);
+tl_expr_ref tl_build_memory_init(tl_module *m, uint32_t segment, uint32_t memory,
+                                 tl_expr_ref dst, tl_expr_ref offset, tl_expr_ref size);
+tl_expr_ref tl_build_data_drop(tl_module *m, uint32_t segment);
+
+/* Tables and references. */
+tl_expr_ref tl_build_table_get(tl_module *m, uint32_t table, tl_expr_ref index);
+tl_expr_ref tl_build_table_set(tl_module *m, uint32_t table, tl_expr_ref index,
+                               tl_expr_ref value);
+tl_expr_ref tl_build_table_size(tl_module *m, uint32_t table);
+tl_expr_ref tl_build_table_grow(tl_module *m, uint32_t table, tl_expr_ref value,
+                                tl_expr_ref delta);
+tl_expr_ref tl_build_table_fill(tl_module *m, uint32_t table, tl_expr_ref dst,
+                                tl_expr_ref value, tl_expr_ref size);
+tl_expr_ref tl_build_table_copy(tl_module *m, uint32_t dst_table, uint32_t src_table,
+                                tl_expr_ref dst, tl_expr_ref src, tl_expr_ref size);
+tl_expr_ref tl_build_table_init(tl_module *m, uint32_t segment, uint32_t table,
+                                tl_expr_ref dst, tl_expr_ref offset, tl_expr_ref size);
+tl_expr_ref tl_build_elem_drop(tl_module *m, uint32_t segment);
+tl_expr_ref tl_build_ref_null(tl_module *m, tl_type_t type);
+tl_expr_ref tl_build_ref_is_null(tl_module *m, tl_expr_ref value);
+tl_expr_ref tl_build_ref_func(tl_module *m, uint32_t func);
+
+/* SIMD lanes (other SIMD instructions: tl_build_unary/binary/ternary,
+ * tl_build_load/store, tl_build_const_v128). */
+tl_expr_ref tl_build_simd_extract(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane);
+tl_expr_ref tl_build_simd_replace(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane,
+                                  tl_expr_ref value);
+tl_expr_ref tl_build_simd_shuffle(tl_module *m, tl_expr_ref a, tl_expr_ref b,
+                                  const uint8_t lanes[16]);
+/* "v128.load8_lane" ... "v128.store64_lane" on memory 0. */
+tl_expr_ref tl_build_simd_mem_lane(tl_module *m, const char *op, uint64_t offset,
+                                   uint32_t align, uint8_t lane, tl_expr_ref ptr,
+                                   tl_expr_ref vec);
+
+/* Multi-value: several values as one tuple-typed value. */
+tl_expr_ref tl_build_tuple_make(tl_module *m, const tl_expr_ref *values, uint32_t n);
+tl_expr_ref tl_build_tuple_extract(tl_module *m, tl_expr_ref tuple, uint32_t index);
+
+/* ---- inspecting expressions */
+tl_type_t tl_expr_get_type(tl_expr_ref e);
+int tl_expr_get_op(tl_expr_ref e);
+uint32_t tl_expr_num_kids(tl_expr_ref e);
+tl_expr_ref tl_expr_get_kid(tl_expr_ref e, uint32_t i);  /* NULL if out of range */
+/* ================================================== end building modules */
+
 /* ---------------------------------------------------------------- passes */
 /* Optimization passes are named as wasm-opt names them ("dce", "vacuum",
  * ...). Function passes run in parallel over functions; the output does not
@@ -112,6 +437,130 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);
+
+/* -------------------------------------------------------------- relooper */
+/* Structuring a control-flow graph into wasm, for toolchains that lower to
+ * basic blocks (the shape of Binaryen's Relooper API). Blocks hold
+ * none-typed code; branches are tried in the order added (the first whose
+ * condition is true is taken; the branch without condition is the default;
+ * a block without branches leaves the structure). A switch block chooses a
+ * branch by the value of its condition. Reducible graphs come out with no
+ * helper variable and no duplicated code; irreducible regions use node
+ * splitting under a budget, else a dispatch loop on the label local. */
+typedef struct tl_relooper tl_relooper;
+typedef uint32_t tl_rblock;
+#define TL_RBLOCK_INVALID UINT32_MAX
+
+tl_relooper *tl_relooper_create(tl_module *m, uint32_t func);
+tl_rblock tl_relooper_add_block(tl_relooper *r, tl_expr_ref code);
+tl_rblock tl_relooper_add_block_with_switch(tl_relooper *r, tl_expr_ref code, tl_expr_ref condition);
+tl_status tl_relooper_add_branch(tl_relooper *r, tl_rblock from, tl_rblock to, tl_expr_ref condition,
+                                 tl_expr_ref code);
+/* indexes NULL (or n 0): the default branch of a switch block. */
+tl_status tl_relooper_add_branch_for_switch(tl_relooper *r, tl_rblock from, tl_rblock to,
+                                            const uint32_t *indexes, uint32_t n, tl_expr_ref code);
+/* Node splitting copies at most this many expression nodes (0: never). */
+void tl_relooper_set_split_budget(tl_relooper *r, uint64_t nodes);
+/* Renders the graph from entry into code for a function body (NULL on a
+ * bad entry); a relooper renders once. label_local: an i32 local for the
+ * dispatch variable, or UINT32_MAX to add one only if needed. */
+tl_expr_ref tl_relooper_render(tl_relooper *r, tl_rblock entry, uint32_t label_local);
+/* What the render needed: dispatch blocks, label-variable sets, split blocks. */
+void tl_relooper_stats(const tl_relooper *r, uint64_t *dispatches, uint64_t *label_sets,
+                       uint64_t *split_blocks);
+void tl_relooper_dispose(tl_relooper *r);
+tl_expr_ref tl_relooper_render_and_dispose(tl_relooper *r, tl_rblock entry, uint32_t label_local);
+
+/* ------------------------------------------------------------- execution */
+/* Running modules (reference interpreter now; the JIT later). A store owns
+ * every instance, memory, table, global and host function made in it and
+ * frees them all in tl_store_free. A module must outlive the stores that
+ * instantiate it. A trap is TL_E_TRAP with the spec's reason as the message
+ * ("integer divide by zero", "out of bounds memory access", ...); running out
+ * of call stack or fuel is TL_E_EXHAUSTED ("call stack exhausted", "fuel
+ * exhausted"); linking fails with TL_E_LINK ("unknown import", "incompatible
+ * import type"). */
+typedef struct tl_store tl_store;
+typedef struct tl_instance tl_instance;
+typedef struct tl_linker tl_linker;
+
+/* Value types (same numbers as the library's internal ones). */
+enum {
+  TL_VAL_I32 = 2, TL_VAL_I64, TL_VAL_F32, TL_VAL_F64, TL_VAL_V128,
+  TL_VAL_FUNCREF, TL_VAL_EXTERNREF
+};
+typedef struct {
+  uint32_t type;               /* TL_VAL_* */
+  union {
+    int32_t i32;
+    int64_t i64;
+    uint32_t f32;              /* raw bits */
+    uint64_t f64;              /* raw bits */
+    uint8_t v128[16];          /* little-endian lanes */
+    void *ref;                 /* NULL is ref.null; externref is the host's */
+  } of;
+} tl_value;
+
+/* An external value: what imports resolve to and exports name. */
+enum { TL_EXTERNKIND_FUNC = 0, TL_EXTERNKIND_TABLE, TL_EXTERNKIND_MEMORY, TL_EXTERNKIND_GLOBAL };
+typedef struct {
+  uint32_t kind;               /* TL_EXTERNKIND_* */
+  void *ptr;                   /* store object; NULL = none */
+} tl_extern;
+
+/* Host functions. A callback reads args, writes results (types set by the
+ * caller) and returns TL_OK, or fails: TL_E_TRAP with the reason in err, or
+ * TL_E_EXIT (WASI proc_exit). It may read the calling instance's memory. */
+typedef struct tl_host_call tl_host_call;
+typedef tl_status (*tl_host_fn)(tl_host_call *call, void *user, const tl_value *args,
+                                tl_value *results, tl_error *err);
+/* Memory 0 of the instance that made the call (NULL if it has none). The
+ * pointer is valid until the next call into wasm. */
+uint8_t *tl_host_memory(tl_host_call *call, uint64_t *size);
+
+tl_store *tl_store_new(void);
+void tl_store_free(tl_store *s);
+/* Instruction budget for later calls (0 = unlimited; the default). */
+void tl_store_set_fuel(tl_store *s, uint64_t fuel);
+/* Maximum wasm call depth (default 10000). */
+void tl_store_set_max_depth(tl_store *s, uint32_t frames);
+
+tl_extern tl_host_func_new(tl_store *s, const uint32_t *params, uint32_t nparams,
+                           const uint32_t *results, uint32_t nresults, tl_host_fn fn,
+                           void *user);
+tl_extern tl_host_global_new(tl_store *s, tl_value v, bool mut);
+tl_extern tl_host_table_new(tl_store *s, uint32_t elem_type, uint32_t min, uint32_t max,
+                            bool has_max);
+tl_extern tl_host_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages,
+                             bool has_max);
+/* Global value (import or export). */
+tl_status tl_global_get(tl_extern g, tl_value *out);
+
+/* A linker maps (module, name) to externs. Later definitions win. */
+tl_linker *tl_linker_new(void);
+void tl_linker_free(tl_linker *l);
+void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x);
+/* Defines every export of inst under the module name (spec "register"). */
+void tl_linker_define_instance(tl_linker *l, const char *module, tl_instance *inst);
+/* Any function import from `module` that is not defined resolves to a host
+ * function of the import's own type calling fn (e.g. WASI ENOSYS stubs). */
+void tl_linker_define_fallback(tl_linker *l, const char *module, tl_host_fn fn, void *user);
+
+/* Instantiates m: links imports (l may be NULL), evaluates globals, applies
+ * segments, runs the start function. NULL on failure with *err filled
+ * (TL_E_LINK, TL_E_TRAP, TL_E_EXHAUSTED, TL_E_UNSUPPORTED). */
+tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err);
+tl_status tl_instance_export(tl_instance *inst, const char *name, tl_extern *out);
+/* Calls an exported (or any) function with typed arguments. results must
+ * have room for maxres values; *nres is set to the number of results. */
+tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, uint32_t nargs,
+                    tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err);
+tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t nargs,
+                       tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err);
+/* The parameter and result types of a function extern (pointers into the
+ * store; counts in *np and *nr). */
+void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np,
+                     const uint32_t **results, uint32_t *nr);
 
 #ifdef __cplusplus
 }
