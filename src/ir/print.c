@@ -121,11 +121,13 @@ typedef struct {
   uint32_t scratch[TL_NBASIC]; /* wasm index of a scratch local per type, or UNSET */
   names ns[NNS];
   tl_vec stack;         /* frames */
+  bool in_comment;      /* the current line ends in a ;; comment */
 } pr;
 
 static void put(pr *p, const char *s) { tl_buf_put(p->out, s, strlen(s)); }
 
 static void newline(pr *p, uint32_t depth) {
+  p->in_comment = false;
   tl_buf_byte(p->out, '\n');
   uint32_t n = depth < MAX_INDENT ? depth : MAX_INDENT;
   for (uint32_t i = 0; i < n; i++) put(p, "  ");
@@ -442,13 +444,36 @@ static bool needs_split(pr *p, const tl_expr *e) {
   }
 }
 
-/* A node whose kids all are leaves prints on one line. */
-static bool is_flat(pr *p, const tl_expr *e) {
+/* A small subtree without control or tuple plumbing prints on one line. */
+#define FLAT_NODES 6
+
+static bool fits(pr *p, const tl_expr *e, uint32_t *budget) {
+  if (!e || !*budget) return false;
+  --*budget;
+  if (is_leaf(p, e)) return true;
   if (tl_ops[e->op].flags & TL_F_CONTROL || e->op == TL_OP_TUPLE_MAKE || needs_split(p, e)) return false;
-  if (e->nkid > 4) return false;
   for (uint32_t i = 0; i < e->nkid; i++)
-    if (!is_leaf(p, e->kid[i])) return false;
+    if (!fits(p, e->kid[i], budget)) return false; /* recursion bounded by FLAT_NODES */
   return true;
+}
+
+static bool is_flat(pr *p, const tl_expr *e) {
+  uint32_t budget = FLAT_NODES;
+  return fits(p, e, &budget);
+}
+
+static void put_flat(pr *p, const tl_expr *e) {
+  if (is_leaf(p, e)) {
+    put_leaf(p, e);
+    return;
+  }
+  put(p, "(");
+  put_head(p, e);
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    put(p, " ");
+    put_flat(p, e->kid[i]); /* depth bounded by FLAT_NODES */
+  }
+  put(p, ")");
 }
 
 static void open_label(pr *p, const tl_expr *e, tl_type bt) {
@@ -491,21 +516,13 @@ static void open_frame(pr *p, frame *fr) {
     if (e->op != TL_OP_IF) p->ctl++;
     return;
   }
-  if (is_leaf(p, e)) {
-    put_leaf(p, e);
+  if (is_flat(p, e)) {
+    put_flat(p, e);
     fr->next = UNSET;
     return;
   }
   put(p, "(");
   put_head(p, e);
-  if (is_flat(p, e)) {
-    for (uint32_t i = 0; i < e->nkid; i++) {
-      put(p, " ");
-      put_leaf(p, e->kid[i]);
-    }
-    put(p, ")");
-    fr->next = UNSET;
-  }
 }
 
 /* Text after the kid of a split frame. */
@@ -635,18 +652,8 @@ static void func_end(pr *p) {
 /* An expression at depth; an init expression that fits prints on the
  * current line. */
 static void print_tree(pr *p, tl_expr *e, uint32_t depth, tl_type want, bool inline_ok) {
-  if (inline_ok && is_leaf(p, e)) {
-    put_leaf(p, e);
-    return;
-  }
   if (inline_ok && is_flat(p, e)) {
-    put(p, "(");
-    put_head(p, e);
-    for (uint32_t i = 0; i < e->nkid; i++) {
-      put(p, " ");
-      put_leaf(p, e->kid[i]);
-    }
-    put(p, ")");
+    put_flat(p, e);
     return;
   }
   uint8_t kind = e->op == TL_OP_TUPLE_MAKE ? K_LIST : needs_split(p, e) ? K_SPLIT : K_NODE;
@@ -932,6 +939,7 @@ static void print_customs(pr *p, uint8_t after) {
     put(p, ";; custom section ");
     put_cstr(p, c->name ? c->name : "");
     tl_buf_printf(p->out, ", size %u", c->size);
+    p->in_comment = true;
   }
 }
 
@@ -990,6 +998,7 @@ void tl_print_module(tl_module *m, tl_buf *out) {
       print_customs(&p, order[k]);
     }
   }
+  if (p.in_comment) newline(&p, 0);
   put(&p, ")\n");
   for (int i = 0; i < NNS; i++) names_free(&p.ns[i]);
   tl_vec_free(&p.stack);
