@@ -444,47 +444,55 @@ static tl_status rd_globals(rctx *c, rd *r) {
   return TL_OK;
 }
 
-static int export_cmp(const void *a, const void *b) {
-  return strcmp((*(const tl_export *const *)a)->name, (*(const tl_export *const *)b)->name);
+/* Export names compared as raw bytes (they may hold NUL characters). */
+typedef struct { const uint8_t *p; uint32_t n; } rawname;
+
+static int raw_cmp(const void *a, const void *b) {
+  const rawname *x = a, *y = b;
+  int c = memcmp(x->p, y->p, x->n < y->n ? x->n : y->n);
+  return c ? c : (x->n > y->n) - (x->n < y->n);
 }
 
-static tl_status check_export_names(rctx *c, rd *r, const uint8_t *at) {
+static tl_status check_export_names(rd *r, rawname *v, uint32_t n, const uint8_t *at) {
+  qsort(v, n, sizeof *v, raw_cmp);
+  for (uint32_t i = 1; i < n; i++)
+    if (!raw_cmp(&v[i - 1], &v[i]))
+      return rd_fail_at(r, at, TL_E_INVALID, "duplicate export name \"%.*s\"", (int)v[i].n, (const char *)v[i].p);
+  return TL_OK;
+}
+
+static tl_status rd_export(rctx *c, rd *r, rawname *raw) {
   tl_module *m = c->m;
-  size_t n = m->exports.n;
-  if (n < 2) return TL_OK;
-  const tl_export **v = malloc(n * sizeof *v);
-  if (!v) return rd_fail_at(r, at, TL_E_NOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) v[i] = TL_EXPORT(m, i);
-  qsort(v, n, sizeof *v, export_cmp);
-  tl_status s = TL_OK;
-  for (size_t i = 1; i < n && !s; i++)
-    if (!strcmp(v[i - 1]->name, v[i]->name))
-      s = rd_fail_at(r, at, TL_E_INVALID, "duplicate export name \"%s\"", v[i]->name);
-  free(v);
-  return s;
+  tl_export e;
+  const uint8_t *np = r->p;
+  TRY(rd_name(r, &m->arena, &e.name, "export name"));
+  tl_leb_read_u32(np, r->end, &raw->n); /* the length just read */
+  raw->p = r->p - raw->n;
+  const uint8_t *at = r->p;
+  TRY(rd_byte(r, &e.kind, "export kind"));
+  TRY(rd_u32(r, &e.index, "export index"));
+  size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
+  static const char *const kn[4] = {"function", "table", "memory", "global"};
+  if (e.kind > 3) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed export kind %u", e.kind);
+  if (e.index >= lim[e.kind]) return rd_fail_at(r, at, TL_E_INVALID, "unknown %s %u", kn[e.kind], e.index);
+  if (e.kind == TL_EXTERN_FUNC) mark_declared(c, e.index);
+  if (e.kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, e.index)->mut)
+    TRY(need_feature(c, r, at, TL_FEAT_MUTABLE_GLOBALS, "mutable global export"));
+  TL_VEC_PUSH(&m->exports, tl_export, e);
+  return TL_OK;
 }
 
 static tl_status rd_exports(rctx *c, rd *r) {
-  tl_module *m = c->m;
   uint32_t n;
   const uint8_t *start = r->p;
   TRY(rd_count(r, &n, 3, "export"));
-  for (uint32_t i = 0; i < n; i++) {
-    tl_export e;
-    TRY(rd_name(r, &m->arena, &e.name, "export name"));
-    const uint8_t *at = r->p;
-    TRY(rd_byte(r, &e.kind, "export kind"));
-    TRY(rd_u32(r, &e.index, "export index"));
-    size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
-    static const char *const kn[4] = {"function", "table", "memory", "global"};
-    if (e.kind > 3) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed export kind %u", e.kind);
-    if (e.index >= lim[e.kind]) return rd_fail_at(r, at, TL_E_INVALID, "unknown %s %u", kn[e.kind], e.index);
-    if (e.kind == TL_EXTERN_FUNC) mark_declared(c, e.index);
-    if (e.kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, e.index)->mut)
-      TRY(need_feature(c, r, at, TL_FEAT_MUTABLE_GLOBALS, "mutable global export"));
-    TL_VEC_PUSH(&m->exports, tl_export, e);
-  }
-  return check_export_names(c, r, start);
+  rawname *raw = malloc((n + 1) * sizeof *raw);
+  if (!raw) return rd_fail(r, TL_E_NOMEM, "out of memory");
+  tl_status s = TL_OK;
+  for (uint32_t i = 0; i < n && !s; i++) s = rd_export(c, r, &raw[i]);
+  if (!s) s = check_export_names(r, raw, n, start);
+  free(raw);
+  return s;
 }
 
 static tl_status rd_start(rctx *c, rd *r) {
@@ -714,7 +722,7 @@ static tl_status rd_module(rctx *c, rd *r) {
 static tl_features scan_target_features(const uint8_t *p, size_t n) {
   tl_features f = 0;
   const uint8_t *end = p + n;
-  if (n < 8) return 0;
+  if (n < 8 || memcmp(p, "\0asm\1\0\0\0", 8)) return 0;
   p += 8;
   while (p < end) {
     uint8_t id = *p++;

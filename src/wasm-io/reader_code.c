@@ -537,6 +537,7 @@ static tl_status do_plain(fctx *x, int op) {
   for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, oi->ops[k], &e->kid[k]));
   tl_expr_finalize(x->m, x->f, e);
   push(x, e, oi->result);
+  if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;
 }
 

@@ -1,6 +1,6 @@
 /* read_check — reads binary modules and compares with what is expected.
  * stdin: lines "ok PATH" or "bad PATH"; options: --all-features,
- * --features=N (bit set), --verbose. Prints each mismatch and a summary;
+ * --features=N (bit set), --no-validate (reader checks only), --verbose. Prints each mismatch and a summary;
  * exits 1 if any mismatch. Used by test/spec/read_check.py. */
 #include "ir.h"
 #include "wasm-io/wasmio.h"
@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--all-features")) ro.features = TL_FEATURES_ALL;
     else if (!strncmp(argv[i], "--features=", 11)) ro.features = (uint32_t)strtoul(argv[i] + 11, NULL, 0);
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if (!strcmp(argv[i], "--no-validate")) ro.no_validate = true;
   }
   char line[4096];
   unsigned ok[2] = {0}, bad[2] = {0};
