@@ -1,0 +1,488 @@
+/* interp.c — the reference interpreter's store, linker and instantiation
+ * (tilt.h "execution"): resolving imports by module/name and type,
+ * evaluating constant expressions (extended-const included), applying
+ * active segments in order with bounds checks, running the start function,
+ * and calling exports with typed values. Execution itself is interp_exec.c
+ * over code from interp_compile.c. A store owns everything it makes. */
+#include "interp_impl.h"
+
+#include <stdlib.h>
+
+#define STACK_SLOTS (1u << 20)
+
+typedef struct { char *module, *name; tl_extern x; } lnk_entry;
+typedef struct { char *module; tl_host_fn fn; void *user; } lnk_fallback;
+struct tl_linker { tl_vec defs; tl_vec fallbacks; };
+
+/* ------------------------------------------------------------------ store */
+tl_store *tl_store_new(void) {
+  tl_store *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  tl_arena_init(&s->arena);
+  s->max_depth = 10000;
+  return s;
+}
+
+void tl_store_free(tl_store *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->mems.n; i++) free(TL_VEC_AT(&s->mems, tl_meminst *, i)->data);
+  for (size_t i = 0; i < s->tables.n; i++) free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
+  tl_vec_free(&s->mems);
+  tl_vec_free(&s->tables);
+  free(s->stack);
+  free(s->frames);
+  tl_arena_free(&s->arena);
+  free(s);
+}
+
+void tl_store_set_fuel(tl_store *s, uint64_t fuel) { s->fuel = fuel; }
+
+void tl_store_set_max_depth(tl_store *s, uint32_t frames) {
+  s->max_depth = frames ? frames : 1;
+  free(s->frames);
+  s->frames = NULL;
+}
+
+static bool store_ready(tl_store *s) {
+  if (!s->stack) {
+    s->nstack = STACK_SLOTS;
+    s->stack = malloc(s->nstack * sizeof *s->stack);
+  }
+  if (!s->frames) s->frames = malloc((size_t)s->max_depth * sizeof *s->frames);
+  return s->stack && s->frames;
+}
+
+static uint32_t *copy_types(tl_store *s, const uint32_t *p, uint32_t np, const uint32_t *r, uint32_t nr) {
+  uint32_t *t = TL_NEWN(&s->arena, uint32_t, np + nr + 1);
+  if (np) memcpy(t, p, np * sizeof *t);
+  if (nr) memcpy(t + np, r, nr * sizeof *t);
+  return t;
+}
+
+static tl_funcinst *host_func(tl_store *s, const uint32_t *params, uint32_t np, const uint32_t *results,
+                              uint32_t nr, tl_host_fn fn, void *user) {
+  tl_funcinst *f = TL_NEW(&s->arena, tl_funcinst);
+  f->np = np;
+  f->nr = nr;
+  f->types = copy_types(s, params, np, results, nr);
+  f->host = fn;
+  f->user = user;
+  return f;
+}
+
+tl_extern tl_host_func_new(tl_store *s, const uint32_t *params, uint32_t np, const uint32_t *results,
+                           uint32_t nr, tl_host_fn fn, void *user) {
+  return (tl_extern){TL_EXTERNKIND_FUNC, host_func(s, params, np, results, nr, fn, user)};
+}
+
+tl_extern tl_host_global_new(tl_store *s, tl_value v, bool mut) {
+  tl_globalinst *g = TL_NEW(&s->arena, tl_globalinst);
+  g->type = v.type;
+  g->mut = mut;
+  memcpy(&g->v, &v.of, sizeof v.of);
+  return (tl_extern){TL_EXTERNKIND_GLOBAL, g};
+}
+
+static tl_tableinst *new_table(tl_store *s, tl_type elem, uint64_t min, uint64_t max, bool has_max) {
+  tl_tableinst *t = TL_NEW(&s->arena, tl_tableinst);
+  t->elem = elem;
+  t->has_max = has_max;
+  t->max = has_max && max < UINT32_MAX ? (uint32_t)max : UINT32_MAX;
+  if (min > 10000000) return NULL;
+  t->n = (uint32_t)min;
+  t->e = calloc(min ? min : 1, sizeof *t->e);
+  if (!t->e) return NULL;
+  TL_VEC_PUSH(&s->tables, tl_tableinst *, t);
+  return t;
+}
+
+static tl_meminst *new_mem(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared) {
+  tl_meminst *mm = TL_NEW(&s->arena, tl_meminst);
+  mm->has_max = has_max;
+  mm->max = has_max && max < 65536 ? max : 65536;
+  mm->shared = shared;
+  if (min > 65536) return NULL;
+  mm->pages = min;
+  mm->data = calloc(min ? min * TL_PAGE : 1, 1);
+  if (!mm->data) return NULL;
+  TL_VEC_PUSH(&s->mems, tl_meminst *, mm);
+  return mm;
+}
+
+tl_extern tl_host_table_new(tl_store *s, uint32_t elem, uint32_t min, uint32_t max, bool has_max) {
+  return (tl_extern){TL_EXTERNKIND_TABLE, new_table(s, elem, min, max, has_max)};
+}
+
+tl_extern tl_host_memory_new(tl_store *s, uint32_t min, uint32_t max, bool has_max) {
+  return (tl_extern){TL_EXTERNKIND_MEMORY, new_mem(s, min, max, has_max, false)};
+}
+
+tl_status tl_global_get(tl_extern g, tl_value *out) {
+  tl_globalinst *gi = g.ptr;
+  if (g.kind != TL_EXTERNKIND_GLOBAL || !gi) return TL_E_INVALID;
+  out->type = gi->type;
+  memcpy(&out->of, &gi->v, sizeof out->of);
+  return TL_OK;
+}
+
+uint8_t *tl_host_memory(tl_host_call *call, uint64_t *size) {
+  tl_instance *i = call ? call->inst : NULL;
+  if (!i || !i->m->memories.n) {
+    *size = 0;
+    return NULL;
+  }
+  *size = i->mems[0]->pages * TL_PAGE;
+  return i->mems[0]->data;
+}
+
+void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np, const uint32_t **results,
+                     uint32_t *nr) {
+  tl_funcinst *f = fn.ptr;
+  *params = f->types;
+  *np = f->np;
+  *results = f->types + f->np;
+  *nr = f->nr;
+}
+
+/* ----------------------------------------------------------------- linker */
+static char *dup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (!d) abort();
+  return memcpy(d, s, n);
+}
+
+tl_linker *tl_linker_new(void) { return calloc(1, sizeof(tl_linker)); }
+
+void tl_linker_free(tl_linker *l) {
+  if (!l) return;
+  for (size_t i = 0; i < l->defs.n; i++) {
+    free(TL_VEC_AT(&l->defs, lnk_entry, i).module);
+    free(TL_VEC_AT(&l->defs, lnk_entry, i).name);
+  }
+  for (size_t i = 0; i < l->fallbacks.n; i++) free(TL_VEC_AT(&l->fallbacks, lnk_fallback, i).module);
+  tl_vec_free(&l->defs);
+  tl_vec_free(&l->fallbacks);
+  free(l);
+}
+
+void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x) {
+  lnk_entry e = {dup(module), dup(name), x};
+  TL_VEC_PUSH(&l->defs, lnk_entry, e);
+}
+
+static tl_extern export_of(tl_instance *inst, const tl_export *e) {
+  switch (e->kind) {
+  case TL_EXTERN_FUNC: return (tl_extern){TL_EXTERNKIND_FUNC, inst->funcs[e->index]};
+  case TL_EXTERN_TABLE: return (tl_extern){TL_EXTERNKIND_TABLE, inst->tables[e->index]};
+  case TL_EXTERN_MEMORY: return (tl_extern){TL_EXTERNKIND_MEMORY, inst->mems[e->index]};
+  default: return (tl_extern){TL_EXTERNKIND_GLOBAL, inst->globals[e->index]};
+  }
+}
+
+void tl_linker_define_instance(tl_linker *l, const char *module, tl_instance *inst) {
+  for (size_t i = 0; i < inst->m->exports.n; i++) {
+    const tl_export *e = TL_EXPORT(inst->m, i);
+    tl_linker_define(l, module, e->name, export_of(inst, e));
+  }
+}
+
+void tl_linker_define_fallback(tl_linker *l, const char *module, tl_host_fn fn, void *user) {
+  lnk_fallback f = {dup(module), fn, user};
+  TL_VEC_PUSH(&l->fallbacks, lnk_fallback, f);
+}
+
+static bool lookup(tl_linker *l, const tl_importname *imp, tl_extern *out) {
+  for (size_t i = l ? l->defs.n : 0; i-- > 0;) {
+    lnk_entry *e = &TL_VEC_AT(&l->defs, lnk_entry, i);
+    if (!strcmp(e->module, imp->module) && !strcmp(e->name, imp->name)) {
+      *out = e->x;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---------------------------------------------------------- instantiation */
+static void make_sig(tl_store *s, tl_module *m, uint32_t ti, tl_funcinst *out) {
+  tl_functype *ft = TL_FTYPE(m, ti);
+  out->np = tl_type_arity(m, ft->params);
+  out->nr = tl_type_arity(m, ft->results);
+  out->types = TL_NEWN(&s->arena, uint32_t, out->np + out->nr + 1);
+  for (uint32_t i = 0; i < out->np; i++) out->types[i] = tl_type_at(m, ft->params, i);
+  for (uint32_t i = 0; i < out->nr; i++) out->types[out->np + i] = tl_type_at(m, ft->results, i);
+}
+
+static tl_status link_fail(tl_error *err, const tl_importname *imp, const char *why) {
+  return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "%s: %s.%s", why, imp->module, imp->name);
+}
+
+static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
+  tl_module *m = inst->m;
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    tl_funcinst *sig = &inst->sigs[f->type];
+    if (i >= m->nimported_funcs) {
+      tl_funcinst *fi = TL_NEW(&inst->s->arena, tl_funcinst);
+      *fi = *sig;
+      fi->inst = inst;
+      fi->index = i;
+      inst->funcs[i] = fi;
+      continue;
+    }
+    tl_extern x;
+    if (lookup(l, &f->imp, &x)) {
+      if (x.kind != TL_EXTERNKIND_FUNC || !tl_interp_sig_eq(x.ptr, sig))
+        return link_fail(err, &f->imp, "incompatible import type");
+      inst->funcs[i] = x.ptr;
+      continue;
+    }
+    lnk_fallback *fb = NULL;
+    for (size_t k = 0; l && k < l->fallbacks.n; k++)
+      if (!strcmp(TL_VEC_AT(&l->fallbacks, lnk_fallback, k).module, f->imp.module))
+        fb = &TL_VEC_AT(&l->fallbacks, lnk_fallback, k);
+    if (!fb) return link_fail(err, &f->imp, "unknown import");
+    inst->funcs[i] = host_func(inst->s, sig->types, sig->np, sig->types + sig->np, sig->nr, fb->fn,
+                               fb->user);
+  }
+  return TL_OK;
+}
+
+/* Imported limits {n, max?} must fit within the declared {min, max?}. */
+static bool limits_ok(uint64_t n, bool has_max, uint64_t max, uint64_t min, bool want_max,
+                      uint64_t want) {
+  if (n < min) return false;
+  if (!want_max) return true;
+  return has_max && max <= want;
+}
+
+static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err) {
+  tl_module *m = inst->m;
+  for (uint32_t i = 0; i < m->tables.n; i++) {
+    tl_table *t = TL_TABLE(m, i);
+    if (i >= m->nimported_tables) {
+      if (!(inst->tables[i] = new_table(inst->s, t->elem, t->min, t->max, t->has_max)))
+        return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "table too large");
+      continue;
+    }
+    tl_extern x;
+    if (!lookup(l, &t->imp, &x)) return link_fail(err, &t->imp, "unknown import");
+    tl_tableinst *ti = x.ptr;
+    if (x.kind != TL_EXTERNKIND_TABLE || ti->elem != t->elem ||
+        !limits_ok(ti->n, ti->has_max, ti->max, t->min, t->has_max, t->max))
+      return link_fail(err, &t->imp, "incompatible import type");
+    inst->tables[i] = ti;
+  }
+  for (uint32_t i = 0; i < m->memories.n; i++) {
+    tl_memory *mem = TL_MEMORY(m, i);
+    if (i >= m->nimported_memories) {
+      if (!(inst->mems[i] = new_mem(inst->s, mem->min, mem->max, mem->has_max, mem->shared)))
+        return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "memory too large");
+      continue;
+    }
+    tl_extern x;
+    if (!lookup(l, &mem->imp, &x)) return link_fail(err, &mem->imp, "unknown import");
+    tl_meminst *mi = x.ptr;
+    if (x.kind != TL_EXTERNKIND_MEMORY || mi->shared != mem->shared ||
+        !limits_ok(mi->pages, mi->has_max, mi->max, mem->min, mem->has_max, mem->max))
+      return link_fail(err, &mem->imp, "incompatible import type");
+    inst->mems[i] = mi;
+  }
+  return TL_OK;
+}
+
+/* Constant expressions: a post-order walk with a value stack. */
+typedef struct { tl_instance *inst; tl_vec st; bool bad; } cexpr;
+
+static void cexpr_visit(tl_walk *w, tl_expr **slot) {
+  cexpr *c = w->ctx;
+  tl_expr *e = *slot;
+  tl_v v, *top = c->st.n ? &TL_VEC_AT(&c->st, tl_v, c->st.n - 1) : NULL;
+  memset(&v, 0, sizeof v);
+  switch (e->op) {
+  case TL_OP_I32_CONST: v.i32 = (uint32_t)e->imm.i32; break;
+  case TL_OP_I64_CONST: v.i64 = (uint64_t)e->imm.i64; break;
+  case TL_OP_F32_CONST: v.i32 = e->imm.f32; break;
+  case TL_OP_F64_CONST: v.i64 = e->imm.f64; break;
+  case TL_OP_V128_CONST: memcpy(v.b, e->imm.v128, 16); break;
+  case TL_OP_REF_NULL: v.ref = NULL; break;
+  case TL_OP_REF_FUNC: v.ref = c->inst->funcs[e->imm.index]; break;
+  case TL_OP_GLOBAL_GET: v = c->inst->globals[e->imm.index]->v; break;
+  case TL_OP_I32_ADD: case TL_OP_I32_SUB: case TL_OP_I32_MUL:
+  case TL_OP_I64_ADD: case TL_OP_I64_SUB: case TL_OP_I64_MUL: {
+    if (c->st.n < 2) { c->bad = true; return; }
+    tl_v b = *top, a = top[-1];
+    c->st.n -= 2;
+    switch (e->op) {
+    case TL_OP_I32_ADD: v.i32 = a.i32 + b.i32; break;
+    case TL_OP_I32_SUB: v.i32 = a.i32 - b.i32; break;
+    case TL_OP_I32_MUL: v.i32 = a.i32 * b.i32; break;
+    case TL_OP_I64_ADD: v.i64 = a.i64 + b.i64; break;
+    case TL_OP_I64_SUB: v.i64 = a.i64 - b.i64; break;
+    default: v.i64 = a.i64 * b.i64; break;
+    }
+    break;
+  }
+  default: c->bad = true; return;
+  }
+  TL_VEC_PUSH(&c->st, tl_v, v);
+}
+
+static tl_status eval_const(tl_instance *inst, tl_expr *e, tl_v *out, tl_error *err) {
+  cexpr c = {inst, {0}, false};
+  tl_expr *root = e;
+  tl_walk_post(inst->m, NULL, &root, cexpr_visit, &c);
+  bool ok = !c.bad && c.st.n == 1;
+  if (ok) *out = TL_VEC_AT(&c.st, tl_v, 0);
+  tl_vec_free(&c.st);
+  if (!ok) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "unsupported constant expression");
+  return TL_OK;
+}
+
+static tl_status link_globals(tl_instance *inst, tl_linker *l, tl_error *err) {
+  tl_module *m = inst->m;
+  for (uint32_t i = 0; i < m->globals.n; i++) {
+    tl_global *g = TL_GLOBAL(m, i);
+    if (i >= m->nimported_globals) {
+      tl_globalinst *gi = TL_NEW(&inst->s->arena, tl_globalinst);
+      gi->type = g->type;
+      gi->mut = g->mut;
+      inst->globals[i] = gi;
+      tl_status st = eval_const(inst, g->init, &gi->v, err);
+      if (st) return st;
+      continue;
+    }
+    tl_extern x;
+    if (!lookup(l, &g->imp, &x)) return link_fail(err, &g->imp, "unknown import");
+    tl_globalinst *gi = x.ptr;
+    if (x.kind != TL_EXTERNKIND_GLOBAL || gi->type != g->type || gi->mut != g->mut)
+      return link_fail(err, &g->imp, "incompatible import type");
+    inst->globals[i] = gi;
+  }
+  return TL_OK;
+}
+
+static tl_status init_segments(tl_instance *inst, tl_error *err) {
+  tl_module *m = inst->m;
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    inst->elem[i] = TL_NEWN(&inst->s->arena, void *, el->n + 1);
+    inst->elem_n[i] = el->n;
+    for (uint32_t k = 0; k < el->n; k++) {
+      tl_v v;
+      tl_status st = eval_const(inst, el->item[k], &v, err);
+      if (st) return st;
+      inst->elem[i][k] = v.ref;
+    }
+  }
+  for (uint32_t i = 0; i < m->datas.n; i++) inst->data_n[i] = TL_DATA(m, i)->size;
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    if (el->mode == TL_SEG_ACTIVE) {
+      tl_v off;
+      tl_status st = eval_const(inst, el->offset, &off, err);
+      if (st) return st;
+      tl_tableinst *t = inst->tables[el->table];
+      if ((uint64_t)off.i32 + el->n > t->n)
+        return tl_errorf(err, TL_E_TRAP, TL_NO_OFFSET, "out of bounds table access");
+      if (el->n) memcpy(t->e + off.i32, inst->elem[i], el->n * sizeof(void *));
+    }
+    if (el->mode != TL_SEG_PASSIVE) inst->elem_n[i] = 0;
+  }
+  for (uint32_t i = 0; i < m->datas.n; i++) {
+    tl_data *d = TL_DATA(m, i);
+    if (d->mode != TL_SEG_ACTIVE) continue;
+    tl_v off;
+    tl_status st = eval_const(inst, d->offset, &off, err);
+    if (st) return st;
+    tl_meminst *mm = inst->mems[d->mem];
+    if ((uint64_t)off.i32 + d->size > mm->pages * TL_PAGE)
+      return tl_errorf(err, TL_E_TRAP, TL_NO_OFFSET, "out of bounds memory access");
+    if (d->size) memcpy(mm->data + off.i32, d->bytes, d->size);
+    inst->data_n[i] = 0;
+  }
+  return TL_OK;
+}
+
+static tl_instance *new_instance(tl_store *s, tl_module *m) {
+  tl_instance *inst = TL_NEW(&s->arena, tl_instance);
+  inst->s = s;
+  inst->m = m;
+  inst->funcs = TL_NEWN(&s->arena, tl_funcinst *, m->funcs.n + 1);
+  inst->tables = TL_NEWN(&s->arena, tl_tableinst *, m->tables.n + 1);
+  inst->mems = TL_NEWN(&s->arena, tl_meminst *, m->memories.n + 1);
+  inst->globals = TL_NEWN(&s->arena, tl_globalinst *, m->globals.n + 1);
+  inst->sigs = TL_NEWN(&s->arena, tl_funcinst, m->types.n + 1);
+  inst->elem = TL_NEWN(&s->arena, void **, m->elems.n + 1);
+  inst->elem_n = TL_NEWN(&s->arena, uint32_t, m->elems.n + 1);
+  inst->data_n = TL_NEWN(&s->arena, uint32_t, m->datas.n + 1);
+  inst->code = TL_NEWN(&s->arena, tl_code *, m->funcs.n + 1);
+  for (uint32_t i = 0; i < m->types.n; i++) make_sig(s, m, i, &inst->sigs[i]);
+  inst->next = s->insts;
+  s->insts = inst;
+  return inst;
+}
+
+tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
+  if (!store_ready(s)) {
+    tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+    return NULL;
+  }
+  tl_instance *inst = new_instance(s, m);
+  tl_status st;
+  if ((st = link_funcs(inst, l, err)) || (st = link_tables_mems(inst, l, err)) ||
+      (st = link_globals(inst, l, err)) || (st = init_segments(inst, err)))
+    return NULL;
+  if (m->has_start) {
+    tl_funcinst *f = inst->funcs[m->start];
+    tl_v dummy[1];
+    if (tl_interp_run(s, f, dummy, dummy, err)) return NULL;
+  }
+  return inst;
+}
+
+tl_status tl_instance_export(tl_instance *inst, const char *name, tl_extern *out) {
+  for (size_t i = 0; i < inst->m->exports.n; i++) {
+    const tl_export *e = TL_EXPORT(inst->m, i);
+    if (!strcmp(e->name, name)) {
+      *out = export_of(inst, e);
+      return TL_OK;
+    }
+  }
+  return TL_E_LINK;
+}
+
+tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t nargs,
+                       tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err) {
+  tl_funcinst *f = fn.ptr;
+  if (fn.kind != TL_EXTERNKIND_FUNC || !f)
+    return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "not a function");
+  if (nargs != f->np || maxres < f->nr)
+    return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "wrong number of arguments or results");
+  for (uint32_t i = 0; i < nargs; i++)
+    if (args[i].type != f->types[i])
+      return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "argument %u has the wrong type", i);
+  if (!store_ready(s)) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  uint32_t n = f->np > f->nr ? f->np : f->nr;
+  tl_v *buf = calloc(2 * (size_t)n + 1, sizeof *buf);
+  if (!buf) abort();
+  for (uint32_t i = 0; i < nargs; i++) memcpy(&buf[i], &args[i].of, sizeof args[i].of);
+  tl_status st = tl_interp_run(s, f, buf, buf + n, err);
+  if (st == TL_OK) {
+    for (uint32_t i = 0; i < f->nr; i++) {
+      results[i].type = f->types[f->np + i];
+      memcpy(&results[i].of, &buf[n + i], sizeof results[i].of);
+    }
+    if (nres) *nres = f->nr;
+  }
+  free(buf);
+  return st;
+}
+
+tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, uint32_t nargs,
+                    tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err) {
+  tl_extern x;
+  if (tl_instance_export(inst, name, &x) || x.kind != TL_EXTERNKIND_FUNC)
+    return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no exported function %s", name);
+  return tl_func_call(inst->s, x, args, nargs, results, maxres, nres, err);
+}

@@ -1,0 +1,325 @@
+/* interp_compile.c — compiles one function's tree IR, once, into the
+ * interpreter's linear code (tl_ins rows): operands in postorder, control as
+ * jumps whose targets are patched through per-label chains (Lua jump lists
+ * threaded through the `a` field). Operand stack heights are known
+ * statically, so a branch carries the slot height of its target and how
+ * many slots it keeps. Iterative with an explicit work stack: no C recursion
+ * on nesting depth. Code after a node of type unreachable is never emitted. */
+#include "interp_impl.h"
+
+#include <stdlib.h>
+
+#define NOFIX UINT32_MAX
+
+typedef struct {
+  uint32_t h0;      /* slot height at the construct's start */
+  uint32_t keep;    /* slots a branch to it carries */
+  uint32_t loop_pc; /* loop start, or NOFIX */
+  uint32_t head;    /* chain of rows to patch with the end pc */
+  bool is_func;     /* the function body: branches return */
+} lbl;
+
+typedef struct {
+  tl_expr *e;
+  uint32_t i;       /* next kid to compile */
+  uint32_t h0;      /* height before the node */
+  uint32_t fix;     /* if: the BRZ row; later the JMP over the else arm */
+} wk;
+
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  tl_vec code;      /* tl_ins */
+  uint32_t h, maxh;
+  uint32_t *lmap;
+  lbl *labels;
+  uint32_t nres;    /* result slots */
+} cc;
+
+uint32_t tl_interp_slots(const tl_module *m, tl_type t) {
+  if (t == TL_NONE || t == TL_UNREACHABLE) return 0;
+  return tl_type_is_tuple(t) ? tl_type_arity(m, t) : 1;
+}
+
+static uint32_t pc(cc *c) { return (uint32_t)c->code.n; }
+
+static tl_ins *emit(cc *c, uint32_t op, uint32_t a, uint64_t b) {
+  tl_ins in = {(uint16_t)op, 0, a, {b}};
+  TL_VEC_PUSH(&c->code, tl_ins, in);
+  return &TL_VEC_AT(&c->code, tl_ins, c->code.n - 1);
+}
+
+static void patch_chain(cc *c, uint32_t head, uint32_t target) {
+  while (head != NOFIX) {
+    tl_ins *in = &TL_VEC_AT(&c->code, tl_ins, head);
+    head = in->a;
+    in->a = target;
+  }
+}
+
+static void grow_h(cc *c, uint32_t n) {
+  c->h += n;
+  if (c->h > c->maxh) c->maxh = c->h;
+}
+
+/* A branch to label l from height c->h. cond: taken only if the popped
+ * condition (already off c->h) is nonzero. */
+static void emit_br(cc *c, uint32_t l, bool cond) {
+  lbl *L = &c->labels[l];
+  if (L->is_func) {
+    if (cond) {
+      uint32_t skip = pc(c);
+      emit(c, X_BRZ, NOFIX, 0);
+      emit(c, X_RET, c->nres, 0);
+      TL_VEC_AT(&c->code, tl_ins, skip).a = pc(c);
+    } else {
+      emit(c, X_RET, c->nres, 0);
+    }
+    return;
+  }
+  uint32_t keep = L->keep;
+  tl_ins *in;
+  if (c->h - keep == L->h0)
+    in = emit(c, cond ? X_BRNZ : X_JMP, 0, 0);
+  else
+    in = emit(c, cond ? X_BRIF : X_BR, 0, (uint64_t)L->h0 | (uint64_t)keep << 32);
+  if (L->loop_pc != NOFIX) {
+    in->a = L->loop_pc;
+  } else {
+    in->a = L->head;
+    L->head = pc(c) - 1;
+  }
+}
+
+static void emit_br_table(cc *c, tl_expr *e) {
+  uint32_t n = e->imm.table.n;
+  emit(c, X_BRTABLE, 0, 0)->u.b = n;
+  for (uint32_t i = 0; i <= n; i++) {
+    uint32_t l = i < n ? e->imm.table.targets[i] : e->imm.table.def;
+    lbl *L = &c->labels[l];
+    tl_ins *in;
+    if (L->is_func) {
+      in = emit(c, X_RET, c->nres, 0);
+      continue;
+    }
+    in = emit(c, X_BR, 0, (uint64_t)L->h0 | (uint64_t)L->keep << 32);
+    if (L->loop_pc != NOFIX) {
+      in->a = L->loop_pc;
+    } else {
+      in->a = L->head;
+      L->head = pc(c) - 1;
+    }
+  }
+}
+
+static void enter_label(cc *c, tl_expr *e, uint32_t h0) {
+  uint32_t l = e->imm.block.label;
+  if (l == TL_NO_LABEL || l >= c->f->nlabel) return;
+  lbl *L = &c->labels[l];
+  L->h0 = h0;
+  L->head = NOFIX;
+  L->is_func = false;
+  if (e->op == TL_OP_LOOP) {
+    L->keep = 0;
+    L->loop_pc = pc(c);
+  } else {
+    L->keep = tl_interp_slots(c->m, e->type);
+    L->loop_pc = NOFIX;
+  }
+}
+
+static void leave_label(cc *c, tl_expr *e) {
+  uint32_t l = e->imm.block.label;
+  if (l == TL_NO_LABEL || l >= c->f->nlabel || e->op == TL_OP_LOOP) return;
+  patch_chain(c, c->labels[l].head, pc(c));
+  c->labels[l].head = NOFIX;
+}
+
+static uint32_t lslot(cc *c, uint32_t idx, uint32_t *n) {
+  *n = tl_interp_slots(c->m, c->f->local[idx]);
+  return c->lmap[idx];
+}
+
+/* Emits a non-control node whose operands are on the stack. */
+static void emit_op(cc *c, tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  uint32_t n;
+  switch (e->op) {
+  case TL_OP_NOP: case TL_OP_TUPLE_MAKE: return;
+  case TL_OP_BR: emit_br(c, e->imm.label, false); return;
+  case TL_OP_BR_IF: c->h--; emit_br(c, e->imm.label, true); return;
+  case TL_OP_BR_TABLE: c->h--; emit_br_table(c, e); return;
+  case TL_OP_RETURN: emit(c, X_RET, c->nres, 0); return;
+  case TL_OP_DROP:
+    n = tl_interp_slots(c->m, e->kid[0]->type);
+    if (n) emit(c, X_DROPN, n, 0);
+    return;
+  case TL_OP_TUPLE_EXTRACT:
+    emit(c, X_EXTRACT, e->imm.index, 0)->n = (uint16_t)tl_interp_slots(c->m, e->kid[0]->type);
+    return;
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: {
+    uint32_t s = lslot(c, e->imm.index, &n);
+    uint32_t op = e->op;
+    if (n != 1) op = op == TL_OP_LOCAL_GET ? X_LGETN : op == TL_OP_LOCAL_SET ? X_LSETN : X_LTEEN;
+    emit(c, op, s, n);
+    return;
+  }
+  case TL_OP_I32_CONST: emit(c, e->op, 0, (uint64_t)(uint32_t)e->imm.i32); return;
+  case TL_OP_I64_CONST: emit(c, e->op, 0, (uint64_t)e->imm.i64); return;
+  case TL_OP_F32_CONST: emit(c, e->op, 0, e->imm.f32); return;
+  case TL_OP_F64_CONST: emit(c, e->op, 0, e->imm.f64); return;
+  case TL_OP_V128_CONST: case TL_OP_I8X16_SHUFFLE: emit(c, e->op, 0, 0)->u.p = e->imm.v128; return;
+  case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
+    emit(c, e->op, e->imm.idx2.a, e->imm.idx2.b);
+    return;
+  default: break;
+  }
+  switch (oi->imm) {
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_LANE:
+    emit(c, e->op, e->imm.mem.mem, e->imm.mem.offset)->n = e->imm.mem.lane;
+    return;
+  case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY:
+    emit(c, e->op, e->imm.idx2.a, e->imm.idx2.b);
+    return;
+  default:
+    emit(c, e->op, e->imm.index, 0);
+    return;
+  }
+}
+
+static void push_wk(tl_vec *st, tl_expr *e, uint32_t h) {
+  wk w = {e, 0, h, NOFIX};
+  TL_VEC_PUSH(st, wk, w);
+}
+
+/* Block and loop bodies: drop values of non-last kids; stop after a kid
+ * that cannot complete. Returns the next kid or NULL when done. */
+static tl_expr *list_next(cc *c, wk *w) {
+  tl_expr *e = w->e;
+  if (w->i > 0) {
+    tl_expr *prev = e->kid[w->i - 1];
+    if (prev->type == TL_UNREACHABLE) return NULL;
+    if (w->i < e->nkid) {
+      uint32_t n = tl_interp_slots(c->m, prev->type);
+      if (n) {
+        emit(c, X_DROPN, n, 0);
+        c->h -= n;
+      }
+    }
+  }
+  return w->i < e->nkid ? e->kid[w->i++] : NULL;
+}
+
+static tl_expr *if_next(cc *c, wk *w) {
+  tl_expr *e = w->e;
+  switch (w->i++) {
+  case 0: return e->kid[0];
+  case 1:
+    if (e->kid[0]->type == TL_UNREACHABLE) return NULL;
+    c->h--;
+    w->fix = pc(c);
+    emit(c, X_BRZ, NOFIX, 0);
+    enter_label(c, e, c->h);
+    return e->kid[1];
+  case 2: {
+    tl_ins *brz = &TL_VEC_AT(&c->code, tl_ins, w->fix);
+    if (e->nkid < 3 || !e->kid[2]) {
+      brz->a = pc(c);
+      w->fix = NOFIX;
+      return NULL;
+    }
+    uint32_t brzi = w->fix;
+    w->fix = NOFIX;
+    if (e->kid[1]->type != TL_UNREACHABLE) {
+      w->fix = pc(c);
+      emit(c, X_JMP, NOFIX, 0);
+    }
+    TL_VEC_AT(&c->code, tl_ins, brzi).a = pc(c);
+    c->h = w->h0;
+    return e->kid[2];
+  }
+  default: return NULL;
+  }
+}
+
+static tl_expr *op_next(wk *w) {
+  tl_expr *e = w->e;
+  if (w->i > 0 && e->kid[w->i - 1]->type == TL_UNREACHABLE) return NULL;
+  return w->i < e->nkid ? e->kid[w->i++] : NULL;
+}
+
+static void finish(cc *c, wk *w) {
+  tl_expr *e = w->e;
+  bool dead = e->nkid && w->i > 0 && e->kid[w->i - 1]->type == TL_UNREACHABLE;
+  switch (e->op) {
+  case TL_OP_BLOCK: case TL_OP_LOOP: leave_label(c, e); break;
+  case TL_OP_IF:
+    if (w->fix != NOFIX) TL_VEC_AT(&c->code, tl_ins, w->fix).a = pc(c);
+    if (e->kid[0]->type != TL_UNREACHABLE) leave_label(c, e);
+    break;
+  default:
+    if (!dead) emit_op(c, e);
+    break;
+  }
+  c->h = w->h0;
+  if (e->type != TL_UNREACHABLE) grow_h(c, tl_interp_slots(c->m, e->type));
+}
+
+static void compile_body(cc *c) {
+  tl_vec st = {0};
+  tl_expr *body = c->f->body;
+  push_wk(&st, body, c->h);
+  uint32_t fl = body->imm.block.label;
+  if (fl != TL_NO_LABEL && fl < c->f->nlabel) {
+    enter_label(c, body, c->h);
+    c->labels[fl].is_func = true;
+  }
+  while (st.n) {
+    wk *w = &TL_VEC_AT(&st, wk, st.n - 1);
+    tl_expr *e = w->e, *next;
+    if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
+      if (w->i == 0 && e != body) enter_label(c, e, c->h);
+      next = list_next(c, w);
+    } else if (e->op == TL_OP_IF) {
+      next = if_next(c, w);
+    } else {
+      next = op_next(w);
+    }
+    if (next) {
+      push_wk(&st, next, c->h);
+      continue;
+    }
+    finish(c, w);
+    st.n--;
+  }
+  tl_vec_free(&st);
+  if (body->type != TL_UNREACHABLE) emit(c, X_RET, c->nres, 0);
+}
+
+tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err) {
+  tl_module *m = inst->m;
+  tl_func *f = TL_FUNC(m, fidx);
+  if (!f->body) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "function has no body");
+  cc c = {0};
+  c.m = m;
+  c.f = f;
+  c.lmap = tl_func_local_map(m, f);
+  c.labels = calloc(f->nlabel + 1, sizeof *c.labels);
+  if (!c.labels) abort();
+  c.nres = tl_interp_slots(m, tl_func_type(m, f)->results);
+  uint32_t np = tl_func_nparams(m, f);
+  c.h = c.maxh = c.lmap[f->nlocal];
+  compile_body(&c);
+  tl_code *code = TL_NEW(&inst->s->arena, tl_code);
+  code->n = (uint32_t)c.code.n;
+  code->ins = TL_NEWN(&inst->s->arena, tl_ins, c.code.n ? c.code.n : 1);
+  if (c.code.n) memcpy(code->ins, c.code.p, c.code.n * sizeof(tl_ins));
+  code->nparam_slots = np < f->nlocal ? c.lmap[np] : c.lmap[f->nlocal];
+  code->nlocal_slots = c.lmap[f->nlocal];
+  code->frame_slots = c.maxh + 1;
+  free(c.lmap);
+  free(c.labels);
+  tl_vec_free(&c.code);
+  *out = code;
+  return TL_OK;
+}

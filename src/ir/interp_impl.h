@@ -1,0 +1,156 @@
+/* interp_impl.h — private to the reference interpreter (interp*.c): the
+ * store objects (function, memory, table and global instances), the compact
+ * linear code each function's IR is compiled to, and the value slot.
+ * Every value occupies one 16-byte slot; a tuple occupies one slot per
+ * component. Floats are kept as raw bits so that NaN payloads survive. */
+#ifndef TILT_INTERP_IMPL_H
+#define TILT_INTERP_IMPL_H
+
+#include "ir.h"
+
+#include <string.h>
+
+typedef union {
+  uint32_t i32;
+  uint64_t i64;
+  uint8_t b[16];
+  uint64_t w[2];
+  void *ref;
+} tl_v;
+
+typedef struct tl_funcinst tl_funcinst;
+typedef struct tl_code tl_code;
+
+struct tl_funcinst {
+  tl_instance *inst;        /* NULL for a host function */
+  uint32_t index;           /* function index in inst's module */
+  uint32_t np, nr;          /* parameter and result counts */
+  uint32_t *types;          /* np parameter types, then nr result types */
+  tl_host_fn host;
+  void *user;
+};
+
+typedef struct {
+  uint8_t *data;
+  uint64_t pages, max;      /* max: limit in pages (65536 if none) */
+  bool shared;
+  bool has_max;
+} tl_meminst;
+
+typedef struct {
+  tl_type elem;
+  void **e;
+  uint32_t n, max;          /* max: limit (UINT32_MAX if none) */
+  bool has_max;
+} tl_tableinst;
+
+typedef struct {
+  tl_type type;
+  bool mut;
+  tl_v v;
+} tl_globalinst;
+
+/* One instruction of compiled code. op is a tl_op or an X_* below;
+ * a, n and u hold its immediates (see interp_compile.c). */
+typedef struct {
+  uint16_t op;
+  uint16_t n;
+  uint32_t a;
+  union { uint64_t b; int64_t i; void *p; } u;
+} tl_ins;
+
+enum {
+  X_JMP = TL_NOPS,   /* a: target */
+  X_BRZ,             /* pop cond; if zero goto a */
+  X_BRNZ,            /* pop cond; if nonzero goto a */
+  X_BR,              /* move top keep slots to fp+h0, goto a; u.b = h0 | keep << 32 */
+  X_BRIF,            /* pop cond; if nonzero X_BR */
+  X_BRTABLE,         /* pop index; n entries follow (X_BR rows), then default */
+  X_RET,             /* return the top n slots */
+  X_DROPN,           /* drop n slots */
+  X_EXTRACT,         /* tuple of n slots on top: keep slot a */
+  X_LGETN,           /* push n slots from local slot a */
+  X_LSETN,           /* pop n slots into local slot a */
+  X_LTEEN,           /* copy n slots into local slot a */
+  X_NOPS
+};
+
+struct tl_code {
+  tl_ins *ins;
+  uint32_t n;
+  uint32_t nparam_slots;    /* slots the parameters take */
+  uint32_t nlocal_slots;    /* all locals */
+  uint32_t frame_slots;     /* locals plus the deepest operand stack */
+};
+
+struct tl_instance {
+  tl_store *s;
+  tl_module *m;
+  tl_funcinst **funcs;
+  tl_tableinst **tables;
+  tl_meminst **mems;
+  tl_globalinst **globals;
+  tl_funcinst *sigs;        /* one per module type: canonical signature */
+  void ***elem;             /* resolved element segments */
+  uint32_t *elem_n;         /* 0 once dropped */
+  uint32_t *data_n;         /* 0 once dropped */
+  tl_code **code;           /* compiled lazily, per defined function */
+  tl_instance *next;
+};
+
+typedef struct {
+  const tl_ins *pc;         /* where to resume in the caller */
+  tl_v *fp;
+  tl_instance *inst;
+  const tl_code *code;
+} tl_frame;
+
+struct tl_store {
+  tl_arena arena;
+  tl_instance *insts;
+  tl_vec mems;              /* tl_meminst * to free */
+  tl_vec tables;            /* tl_tableinst * to free */
+  tl_v *stack;
+  size_t nstack;
+  tl_frame *frames;
+  uint32_t max_depth;
+  uint64_t fuel;            /* 0 = unlimited */
+};
+
+struct tl_host_call {
+  tl_instance *inst;
+};
+
+#define TL_PAGE 65536u
+
+/* interp_compile.c */
+tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err);
+uint32_t tl_interp_slots(const tl_module *m, tl_type t);
+/* interp_exec.c */
+tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err);
+bool tl_interp_sig_eq(const tl_funcinst *a, const tl_funcinst *b);
+/* interp_simd.c: executes SIMD op on the operand stack top; returns the new sp */
+tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp);
+
+/* raw-bit float helpers shared by interp_exec.c and interp_simd.c */
+static inline float tl_f32(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline double tl_f64(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
+static inline uint32_t tl_f32b(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static inline uint64_t tl_f64b(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
+
+/* interp_num.c — scalar semantics shared with SIMD lanes */
+uint32_t tl_fmin32(uint32_t a, uint32_t b);
+uint32_t tl_fmax32(uint32_t a, uint32_t b);
+uint64_t tl_fmin64(uint64_t a, uint64_t b);
+uint64_t tl_fmax64(uint64_t a, uint64_t b);
+uint32_t tl_fnearest32(uint32_t a);
+uint64_t tl_fnearest64(uint64_t a);
+uint32_t tl_fround32(int op, uint32_t a);  /* ceil/floor/trunc/nearest/sqrt by kind 0..4 */
+uint64_t tl_fround64(int op, uint64_t a);
+/* trunc: returns 0 ok, 1 NaN, 2 overflow; sat gives the saturated value */
+int tl_trunc_f64(double d, bool is64, bool sign, uint64_t *out);
+uint64_t tl_trunc_sat_f64(double d, bool is64, bool sign);
+uint32_t tl_canon32(uint32_t r);
+uint64_t tl_canon64(uint64_t r);
+
+#endif
