@@ -575,10 +575,13 @@ static void term_switch(emitter *em, uint32_t x) {
   g->stats.br_tables++;
 }
 
+static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root);
+
 static void run_task(emitter *em, task t) {
   switch (t.kind) {
   case T_TREE: do_tree(em, t.x); break;
   case T_TERM:
+    if (blk(em->g, t.x)->code && blk(em->g, t.x)->code->type == TL_UNREACHABLE) break;
     if (blk(em->g, t.x)->switch_on) term_switch(em, t.x);
     else if (blk(em->g, t.x)->edges.n == 0) emit_br(em, em->exit_label);
     else term_branches(em, t.x);
@@ -658,10 +661,89 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
   }
   tl_expr *root = top(&em);
   tl_block_finalize(g->m, root, label_targeted(&em, em.exit_label) ? TL_NONE : TL_UNREACHABLE);
+  tl_strip_tail_branches(g->m, g->f, &root);
+  drop_unused_labels(g->m, g->f, &root);
   free(em.loop_label); free(em.block_label); free(em.is_merge);
   free(em.kid_start); free(em.kids); free(em.targeted);
   tl_vec_free(&em.tasks);
   tl_vec_free(&em.open);
   info_free(&em.in);
   return root;
+}
+
+/* ------------------------------------------------- tail branch removal */
+/* Follows the tail positions of a block labeled `label` (the last element
+ * of lists, both arms of ifs, unlabeled blocks) and removes a value-less
+ * br to label found there. Each node is a tail of at most one labeled
+ * block (the innermost), so the whole walk is linear. */
+static bool strip_in(tl_expr *list, uint32_t label, tl_vec *work) {
+  bool changed = false;
+  work->n = 0;
+  TL_VEC_PUSH(work, tl_expr *, list);
+  while (work->n) {
+    tl_expr *e = TL_VEC_AT(work, tl_expr *, --work->n);
+    if (e->op == TL_OP_IF) {
+      for (uint32_t i = 1; i < e->nkid; i++)
+        if (e->kid[i]->op == TL_OP_BLOCK && e->kid[i]->imm.block.label == TL_NO_LABEL)
+          TL_VEC_PUSH(work, tl_expr *, e->kid[i]);
+      continue;
+    }
+    if (e->op != TL_OP_BLOCK || !e->nkid || (e != list && e->imm.block.label != TL_NO_LABEL))
+      continue;
+    tl_expr *last = e->kid[e->nkid - 1];
+    if (last->op == TL_OP_BR && last->nkid == 0 && last->imm.label == label) {
+      e->nkid--;
+      changed = true;
+    } else if (last->type == TL_NONE || last->type == TL_UNREACHABLE) {
+      TL_VEC_PUSH(work, tl_expr *, last);
+    }
+  }
+  return changed;
+}
+
+typedef struct { tl_vec work; bool changed; } strip_ctx;
+
+static void strip_visit(tl_walk *w, tl_expr **slot) {
+  strip_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL && e->type != TL_UNREACHABLE &&
+      !tl_type_is_concrete(e->type))
+    c->changed |= strip_in(e, e->imm.block.label, &c->work);
+}
+
+void tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {
+  strip_ctx c = {{0}, false};
+  tl_walk_post(m, f, root, strip_visit, &c);
+  tl_vec_free(&c.work);
+  if (c.changed) tl_expr_refinalize(m, f, root);
+}
+
+/* Labels nothing branches to are dropped (the structurer opens a block
+ * for every merge node; fall-through made some of them unused). */
+typedef struct { uint8_t *used; } unused_ctx;
+
+static void mark_targets(tl_walk *w, tl_expr **slot) {
+  unused_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) c->used[e->imm.label] = 1;
+  else if (e->op == TL_OP_BR_TABLE) {
+    for (uint32_t i = 0; i < e->imm.table.n; i++) c->used[e->imm.table.targets[i]] = 1;
+    c->used[e->imm.table.def] = 1;
+  }
+}
+
+static void clear_unused(tl_walk *w, tl_expr **slot) {
+  unused_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL &&
+      !c->used[e->imm.block.label])
+    e->imm.block.label = TL_NO_LABEL;
+}
+
+static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root) {
+  unused_ctx c = {calloc(f->nlabel + 1, 1)};
+  if (!c.used) abort();
+  tl_walk_post(m, f, root, mark_targets, &c);
+  tl_walk_post(m, f, root, clear_unused, &c);
+  free(c.used);
 }

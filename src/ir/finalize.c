@@ -159,11 +159,13 @@ static void refin_visit(tl_walk *w, tl_expr **slot) {
   }
 }
 
-void tl_func_refinalize(tl_module *m, tl_func *f) {
-  if (!f->body) return;
+void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
+  if (!*root) return;
   refin_ctx c = {malloc((f->nlabel + 1) * sizeof(tl_type))};
   if (!c.bt) abort();
   for (uint32_t i = 0; i < f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
-  tl_walk_post(m, f, &f->body, refin_visit, &c);
+  tl_walk_post(m, f, root, refin_visit, &c);
   free(c.bt);
 }
+
+void tl_func_refinalize(tl_module *m, tl_func *f) { tl_expr_refinalize(m, f, &f->body); }

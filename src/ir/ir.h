@@ -394,6 +394,7 @@ tl_type tl_type_lub(tl_type a, tl_type b);  /* unreachable is the identity; mism
 tl_type tl_branch_value_type(const tl_expr *br); /* none, unreachable or the carried type */
 void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type); /* TL_UNREACHABLE = no branches */
 void tl_func_refinalize(tl_module *m, tl_func *f);
+void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root); /* a subtree of f */
 tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e); /* ignoring unreachable kids */
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that targets label? */
 
@@ -459,6 +460,9 @@ void tl_cfg_add_branch(tl_cfg *g, uint32_t from, uint32_t to, tl_expr *cond, tl_
 void tl_cfg_add_switch_branch(tl_cfg *g, uint32_t from, uint32_t to, const uint32_t *cases,
                               uint32_t ncases, tl_expr *code); /* cases NULL: default */
 tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt);
+/* Removes value-less branches in tail position of the block they target
+ * (they go where control goes anyway), then recomputes types. Linear. */
+void tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root);
 void tl_cfg_free(tl_cfg *g);
 
 /* validate.c — context-free validation of a module (IR level). */
