@@ -587,12 +587,14 @@ static void post(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (c->st) return;
   const tl_opinfo *oi = &tl_ops[e->op];
-  if (!need_feat(c, oi->feat, oi->text)) return;
+  /* MVP element segments hold function indices, kept as ref.func items */
+  bool mvp_item = c->const_mode && e->op == TL_OP_REF_FUNC;
+  if (!mvp_item && !need_feat(c, oi->feat, oi->text)) return;
   if (!type_valid(c->m, e->type)) {
     fail(c, TL_E_INVALID, "%s: bad type %u", opname(e), e->type);
     return;
   }
-  if (!need_feat(c, type_feat(c->m, e->type), oi->text)) return;
+  if (!mvp_item && !need_feat(c, type_feat(c->m, e->type), oi->text)) return;
   for (uint32_t i = 0; i < e->nkid; i++)
     if (!e->kid[i] && !(e->op == TL_OP_IF && i == 2)) {
       fail(c, TL_E_INVALID, "%s: operand %u is missing", opname(e), i + 1);
@@ -810,7 +812,9 @@ static bool check_exports(vc *c) {
     else if (x->kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, x->index)->mut)
       need_feat(c, TL_FEAT_MUTABLE_GLOBALS, "exported mutable global");
   }
-  if (!c->st && m->exports.n > 1) {
+  /* IR names are C strings; the reader compares the raw bytes (names may
+   * hold NULs), so only the debug form checks uniqueness here. */
+  if (!c->st && c->strict && m->exports.n > 1) {
     qsort(names, m->exports.n, sizeof *names, cmp_name);
     for (size_t i = 1; i < m->exports.n && !c->st; i++)
       if (!strcmp(names[i - 1], names[i]))
