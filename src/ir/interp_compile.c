@@ -250,7 +250,8 @@ static tl_expr *op_next(wk *w) {
 
 static void finish(cc *c, wk *w) {
   tl_expr *e = w->e;
-  bool dead = e->nkid && w->i > 0 && e->kid[w->i - 1]->type == TL_UNREACHABLE;
+  bool ctl = tl_ops[e->op].flags & TL_F_CONTROL;
+  bool dead = !ctl && w->i > 0 && e->kid[w->i - 1]->type == TL_UNREACHABLE;
   switch (e->op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: leave_label(c, e); break;
   case TL_OP_IF:
