@@ -784,7 +784,7 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->feat = detect ? TL_FEAT_ALL : base | tf;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
   tl_status s = guarded_read(c, &r);
-  if (s == TL_OK) m->features = detect ? tl_module_detect_features(m) | tf : base | tf;
+  if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
   rctx_free(c);
   if (s == TL_OK && !(opt && opt->no_validate)) s = tl_validate_module(m, err);
   if (s != TL_OK) {

@@ -126,6 +126,7 @@ static void split_tuple(fctx *x, size_t i) {
 static tl_expr *pop1(fctx *x, tl_type *t) {
   frame *fr = TOPF(x);
   for (;;) {
+    while (STK(x)->n > floor_of(fr) && !ent(x, STK(x)->n - 1)->e) STK(x)->n--; /* trailing holes */
     size_t lo = floor_of(fr), i = STK(x)->n;
     while (i > lo && ent(x, i - 1)->t == TL_NONE) i--;
     if (i == lo) {
@@ -156,9 +157,12 @@ static tl_expr *pop1(fctx *x, tl_type *t) {
   }
 }
 
-static tl_status pop_want(fctx *x, tl_type want, tl_expr **out) {
+/* Pops one value of type want (TL_UNREACHABLE: any); *got (if given)
+ * receives its stack type. */
+static tl_status pop_typed(fctx *x, tl_type want, tl_expr **out, tl_type *got) {
   tl_type t;
   tl_expr *e = pop1(x, &t);
+  if (got) *got = t;
   if (!e)
     return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but nothing on stack", x->opname,
                 tname(x, want));
@@ -168,6 +172,8 @@ static tl_status pop_want(fctx *x, tl_type want, tl_expr **out) {
   *out = e;
   return TL_OK;
 }
+
+static tl_status pop_want(fctx *x, tl_type want, tl_expr **out) { return pop_typed(x, want, out, NULL); }
 
 static tl_status pop_any(fctx *x, tl_expr **out, tl_type *t) {
   *out = pop1(x, t);
@@ -766,9 +772,8 @@ static tl_status do_select(fctx *x, int op) {
     t1 = want;
   } else {
     TRY(pop_any(x, &e->kid[1], &t2));
-    TRY(pop_want(x, t2, &e->kid[0]));
-    t1 = e->kid[0]->type == TL_UNREACHABLE && t2 == TL_UNREACHABLE ? TL_UNREACHABLE : t2;
-    if (t1 == TL_UNREACHABLE) t1 = tl_type_is_concrete(e->kid[0]->type) ? e->kid[0]->type : TL_UNREACHABLE;
+    TRY(pop_typed(x, t2, &e->kid[0], &t1));
+    if (t1 == TL_UNREACHABLE) t1 = t2;
     if (tl_type_is_ref(t1)) return fail(x, TL_E_INVALID, "type mismatch: select without type on reference values");
   }
   tl_expr_finalize(x->m, x->f, e);

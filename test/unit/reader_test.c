@@ -1,0 +1,436 @@
+/* reader_test.c — the binary reader (reader.c, reader_code.c, names.c) on
+ * hand-made modules: each class of bad input with its offset, limits, deep
+ * nesting on a small C stack, multi-value, block params, effect order,
+ * dead code, features and the name / target_features sections. */
+#include "wasm-io/wasmio.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S(lit) (const uint8_t *)(lit), sizeof(lit) - 1
+
+static void hdr(tl_buf *b) { tl_buf_put(b, "\0asm\1\0\0\0", 8); }
+
+static void sec(tl_buf *b, uint8_t id, const uint8_t *p, size_t n) {
+  tl_buf_byte(b, id);
+  tl_leb_write_u32(b, (uint32_t)n);
+  tl_buf_put(b, p, n);
+}
+
+/* Code section with the given bodies (each: locals + code + end). */
+static void code(tl_buf *b, const uint8_t **bodies, const size_t *sizes, uint32_t n) {
+  tl_buf c = {0};
+  tl_leb_write_u32(&c, n);
+  for (uint32_t i = 0; i < n; i++) {
+    tl_leb_write_u32(&c, (uint32_t)sizes[i]);
+    tl_buf_put(&c, bodies[i], sizes[i]);
+  }
+  sec(b, 10, c.p, c.n);
+  tl_buf_free(&c);
+}
+
+static tl_status rd(tl_buf *b, uint32_t feat, tl_module **m, tl_error *e) {
+  tl_read_options o = {feat, false, false};
+  tl_status s = tl_read(b->p, b->n, &o, m, e);
+  tl_buf_free(b);
+  return s;
+}
+
+/* One function of type [] -> [] (or the given type section) and body. */
+static tl_status one(const uint8_t *types, size_t nt, const uint8_t *body, size_t nb, uint32_t feat,
+                     tl_module **m, tl_error *e) {
+  tl_buf b = {0};
+  hdr(&b);
+  sec(&b, 1, types, nt);
+  sec(&b, 3, S("\x01\x00"));
+  code(&b, &body, &nb, 1);
+  return rd(&b, feat, m, e);
+}
+#define VOID_T S("\x01\x60\x00\x00")
+
+static tl_expr *body_kid(tl_module *m, uint32_t f, uint32_t i) {
+  tl_expr *b = TL_FUNC(m, f)->body;
+  ck_assert_uint_lt(i, b->nkid);
+  return b->kid[i];
+}
+
+/* ------------------------------------------------------------ good input */
+START_TEST(minimal_module) {
+  tl_buf b = {0};
+  tl_module *m;
+  tl_error e;
+  hdr(&b);
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_OK);
+  ck_assert_uint_eq(m->funcs.n, 0);
+  ck_assert_uint_eq(m->features, tl_features_default());
+  tl_module_destroy(m);
+  ck_assert_int_eq(one(VOID_T, S("\x00\x0b"), 0, &m, &e), TL_OK);
+  ck_assert_uint_eq(TL_FUNC(m, 0)->body->op, TL_OP_BLOCK);
+  ck_assert_uint_eq(TL_FUNC(m, 0)->body->imm.block.label, 0);
+  ck_assert_uint_eq(TL_FUNC(m, 0)->body->nkid, 0);
+  tl_module_destroy(m);
+} END_TEST
+
+/* ------------------------------------------------------------- bad input */
+static void expect(tl_buf *b, tl_status code, uint64_t off) {
+  tl_module *m = (tl_module *)1;
+  tl_error e;
+  ck_assert_int_eq(rd(b, 0, &m, &e), code);
+  ck_assert_ptr_null(m);
+  ck_assert_uint_eq(e.code, code);
+  ck_assert_uint_eq(e.offset, off);
+}
+
+START_TEST(bad_header) {
+  tl_buf b = {0};
+  tl_buf_put(&b, "\0asX\1\0\0\0", 8);
+  expect(&b, TL_E_MALFORMED, 0);
+  tl_buf_put(&b, "\0asm\2\0\0\0", 8);
+  expect(&b, TL_E_MALFORMED, 4);
+  tl_buf_put(&b, "\0as", 3);
+  expect(&b, TL_E_MALFORMED, 0);
+} END_TEST
+
+START_TEST(zeroes_fail_at_once) {
+  size_t n = 100u << 20;
+  uint8_t *z = calloc(n, 1);
+  ck_assert_ptr_nonnull(z);
+  tl_module *m;
+  tl_error e;
+  ck_assert_int_eq(tl_read(z, n, NULL, &m, &e), TL_E_MALFORMED);
+  ck_assert_uint_eq(e.offset, 0);
+  free(z);
+} END_TEST
+
+START_TEST(bad_sections) {
+  tl_buf b = {0};
+  hdr(&b); tl_buf_put(&b, "\x01\x05\x01", 3);                       /* size past the end */
+  expect(&b, TL_E_MALFORMED, 8);
+  hdr(&b); tl_buf_put(&b, "\x01\x80\x80\x80\x80\x80\x00", 7);       /* overlong size */
+  expect(&b, TL_E_MALFORMED, 9);
+  hdr(&b); tl_buf_put(&b, "\x01\x05\xff\xff\xff\x0f\x00", 7);       /* count > bytes left */
+  expect(&b, TL_E_MALFORMED, 10);
+  hdr(&b); tl_buf_put(&b, "\x01\x05\x01\x60\x00\x00\x00", 7);       /* size mismatch */
+  expect(&b, TL_E_MALFORMED, 14);
+  hdr(&b); tl_buf_put(&b, "\x03\x01\x00\x01\x01\x00", 6);           /* type after function */
+  expect(&b, TL_E_MALFORMED, 11);
+  hdr(&b); tl_buf_put(&b, "\x01\x01\x00\x01\x01\x00", 6);           /* duplicate section */
+  expect(&b, TL_E_MALFORMED, 11);
+  hdr(&b); tl_buf_put(&b, "\x0e\x00", 2);                           /* unknown id */
+  expect(&b, TL_E_MALFORMED, 8);
+} END_TEST
+
+START_TEST(bad_counts) {
+  tl_buf b = {0};
+  const uint8_t *body = (const uint8_t *)"\x00\x0b";
+  size_t nb = 2;
+  hdr(&b); sec(&b, 1, VOID_T); sec(&b, 3, S("\x02\x00\x00")); code(&b, &body, &nb, 1);
+  expect(&b, TL_E_MALFORMED, 21);                                    /* function/code count */
+  hdr(&b); sec(&b, 1, VOID_T); sec(&b, 3, S("\x01\x00"));
+  expect(&b, TL_E_MALFORMED, 18);                                    /* no code section */
+  hdr(&b); sec(&b, 5, S("\x01\x00\x01")); sec(&b, 12, S("\x02")); sec(&b, 11, S("\x00"));
+  expect(&b, TL_E_MALFORMED, 18);                                    /* data count */
+  hdr(&b); sec(&b, 5, S("\x01\x00\x01")); sec(&b, 12, S("\x01"));
+  expect(&b, TL_E_MALFORMED, 16);                                    /* data count, no data */
+} END_TEST
+
+START_TEST(bad_utf8_name) {
+  tl_buf b = {0};
+  const uint8_t *body = (const uint8_t *)"\x00\x0b";
+  size_t nb = 2;
+  hdr(&b); sec(&b, 1, VOID_T); sec(&b, 3, S("\x01\x00"));
+  sec(&b, 7, S("\x01\x01\xff\x00\x00"));
+  code(&b, &body, &nb, 1);
+  expect(&b, TL_E_MALFORMED, 22);
+  hdr(&b); sec(&b, 0, S("\x02\xc0\x80"));                            /* overlong encoding */
+  expect(&b, TL_E_MALFORMED, 11);
+} END_TEST
+
+/* A body in the one-function module starts at offset 22. */
+static void expect_body(const uint8_t *body, size_t nb, uint32_t feat, tl_status code, uint64_t off,
+                        const char *msg) {
+  tl_module *m = NULL;
+  tl_error e;
+  ck_assert_int_eq(one(VOID_T, body, nb, feat, &m, &e), code);
+  ck_assert_ptr_null(m);
+  ck_assert_uint_eq(e.offset, off);
+  ck_assert_uint_eq(e.func_index, 0);
+  if (msg) ck_assert_str_eq(e.msg, msg);
+}
+
+START_TEST(bad_bodies) {
+  expect_body(S("\x00\xff\x0b"), 0, TL_E_MALFORMED, 23, "illegal opcode 0xff");
+  expect_body(S("\x00\x0b\x01"), 0, TL_E_MALFORMED, 24, NULL);      /* junk after end */
+  expect_body(S("\x00\x01"), 0, TL_E_MALFORMED, 24, NULL);          /* missing end */
+  expect_body(S("\x00\x41\x01\x43\x00\x00\x80\x3f\x6a\x1a\x0b"), 0, TL_E_INVALID, 30,
+              "type mismatch in i32.add, expected i32 but got f32");
+  expect_body(S("\x00\x6a\x1a\x0b"), 0, TL_E_INVALID, 23, NULL);    /* empty stack */
+  expect_body(S("\x00\x41\x01\x0b"), 0, TL_E_INVALID, 25, NULL);    /* value left over */
+  expect_body(S("\x00\x0c\x01\x0b"), 0, TL_E_INVALID, 23, "unknown label 1");
+  expect_body(S("\x00\x20\x00\x1a\x0b"), 0, TL_E_INVALID, 23, "unknown local 0");
+  expect_body(S("\x00\x41\x00\x28\x02\x00\x1a\x0b"), 0, TL_E_INVALID, 25, NULL); /* no memory */
+  expect_body(S("\x00\x41\x00\xfd\x0f\x1a\x0b"), 0, TL_E_FEATURE, 25, "i8x16.splat requires --enable-simd");
+  expect_body(S("\x00\xd2\x00\x1a\x0b"), TL_FEATURES_ALL, TL_E_INVALID, 23, "undeclared function reference 0");
+  expect_body(S("\x00\x04\x7f\x41\x01\x0b\x1a\x0b"), 0, TL_E_INVALID, 23, NULL); /* if without else */
+  expect_body(S("\x00\x02\x40\x41\x01\x0b\x0b"), 0, TL_E_INVALID, 27, NULL);     /* block leaves value */
+}
+END_TEST
+
+static void body_with_locals(tl_buf *b, uint32_t n) {
+  tl_buf body = {0};
+  tl_buf_byte(&body, 1);
+  tl_leb_write_u32(&body, n);
+  tl_buf_put(&body, "\x7f\x0b", 2);
+  const uint8_t *p = body.p;
+  size_t sz = body.n;
+  hdr(b); sec(b, 1, VOID_T); sec(b, 3, S("\x01\x00")); code(b, &p, &sz, 1);
+  tl_buf_free(&body);
+}
+
+START_TEST(locals_limit) {
+  tl_buf b = {0};
+  tl_module *m;
+  tl_error e;
+  body_with_locals(&b, 50000);
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_OK);
+  ck_assert_uint_eq(TL_FUNC(m, 0)->nlocal, 50000);
+  tl_module_destroy(m);
+  body_with_locals(&b, 50001);
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_E_LIMIT);
+  body_with_locals(&b, 0xffffffffu);
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_E_LIMIT);
+} END_TEST
+
+/* ------------------------------------------------------- deep nesting */
+enum { DEPTH = 100000 };
+static void *deep_read(void *arg) {
+  tl_buf body = {0}, b = {0};
+  tl_buf_byte(&body, 0);
+  for (int i = 0; i < DEPTH; i++) tl_buf_put(&body, "\x02\x40", 2);
+  for (int i = 0; i <= DEPTH; i++) tl_buf_byte(&body, 0x0b);
+  const uint8_t *p = body.p;
+  size_t sz = body.n;
+  hdr(&b); sec(&b, 1, VOID_T); sec(&b, 3, S("\x01\x00")); code(&b, &p, &sz, 1);
+  tl_buf_free(&body);
+  tl_read_options o = {0, false, true};
+  tl_error e;
+  tl_module *m;
+  tl_status s = tl_read(b.p, b.n, &o, &m, &e);
+  tl_buf_free(&b);
+  if (s == TL_OK) {
+    tl_expr *x = TL_FUNC(m, 0)->body;
+    int depth = 0;
+    while (x->nkid) { x = x->kid[0]; depth++; }
+    s = depth == DEPTH && TL_FUNC(m, 0)->nlabel == DEPTH + 1 ? TL_OK : TL_E_INVALID;
+    tl_module_destroy(m);
+  }
+  *(tl_status *)arg = s;
+  return NULL;
+}
+
+START_TEST(deep_nesting_small_stack) {
+  pthread_attr_t a;
+  pthread_t t;
+  tl_status s = TL_E_IO;
+  pthread_attr_init(&a);
+  pthread_attr_setstacksize(&a, 512 * 1024);
+  ck_assert_int_eq(pthread_create(&t, &a, deep_read, &s), 0);
+  pthread_join(t, NULL);
+  pthread_attr_destroy(&a);
+  ck_assert_int_eq(s, TL_OK);
+} END_TEST
+
+/* ------------------------------------------------------------ shapes */
+/* types: 0 [] -> [i32], 1 [] -> [], 2 [] -> [i32 i32], 3 [i32 i32] -> [i32] */
+#define TYPES S("\x04\x60\x00\x01\x7f\x60\x00\x00\x60\x00\x02\x7f\x7f\x60\x02\x7f\x7f\x01\x7f")
+
+static tl_module *funcs(const char *fsec, size_t nf, const uint8_t **bodies, const size_t *sizes, uint32_t n) {
+  tl_buf b = {0};
+  tl_module *m = NULL;
+  tl_error e;
+  hdr(&b); sec(&b, 1, TYPES); sec(&b, 3, (const uint8_t *)fsec, nf); code(&b, bodies, sizes, n);
+  tl_status s = rd(&b, TL_FEATURES_ALL, &m, &e);
+  if (s) fprintf(stderr, "read: 0x%llx: %s\n", (unsigned long long)e.offset, e.msg);
+  ck_assert_int_eq(s, TL_OK);
+  return m;
+}
+
+START_TEST(effect_order_spills) {
+  /* f0: i32.const 7; f1: nop; f2: call 0; call 1; drop; f3: i32.const 1; call 1; drop */
+  const uint8_t *bodies[] = {(const uint8_t *)"\x00\x41\x07\x0b", (const uint8_t *)"\x00\x0b",
+                             (const uint8_t *)"\x00\x10\x00\x10\x01\x1a\x0b",
+                             (const uint8_t *)"\x00\x41\x01\x10\x01\x1a\x0b"};
+  const size_t sizes[] = {4, 2, 7, 7};
+  tl_module *m = funcs("\x04\x00\x01\x01\x01", 5, bodies, sizes, 4);
+  ck_assert_uint_eq(TL_FUNC(m, 2)->body->nkid, 3);
+  tl_expr *set = body_kid(m, 2, 0), *call = body_kid(m, 2, 1), *drop = body_kid(m, 2, 2);
+  ck_assert_uint_eq(set->op, TL_OP_LOCAL_SET);
+  ck_assert_uint_eq(set->kid[0]->op, TL_OP_CALL);
+  ck_assert_uint_eq(set->kid[0]->imm.index, 0);
+  ck_assert_uint_eq(call->op, TL_OP_CALL);
+  ck_assert_uint_eq(call->imm.index, 1);
+  ck_assert_uint_eq(drop->op, TL_OP_DROP);
+  ck_assert_uint_eq(drop->kid[0]->op, TL_OP_LOCAL_GET);
+  ck_assert_uint_eq(drop->kid[0]->imm.index, set->imm.index);
+  /* a constant needs no spill */
+  ck_assert_uint_eq(TL_FUNC(m, 3)->body->nkid, 2);
+  ck_assert_uint_eq(body_kid(m, 3, 0)->op, TL_OP_CALL);
+  ck_assert_uint_eq(body_kid(m, 3, 1)->kid[0]->op, TL_OP_I32_CONST);
+  tl_module_destroy(m);
+} END_TEST
+
+START_TEST(multivalue_and_params) {
+  /* f0 (type 2): i32.const 1; i32.const 2
+   * f1 (type 0): call 0; i32.add
+   * f2 (type 0): i32.const 1; i32.const 2; block (type 3) i32.add end
+   * f3 (type 2): call 0  (the tuple is the result as is)
+   * f4 (type 0): i32.const 1; i32.const 2; loop (type 3) i32.add end */
+  const uint8_t *bodies[] = {(const uint8_t *)"\x00\x41\x01\x41\x02\x0b", (const uint8_t *)"\x00\x10\x00\x6a\x0b",
+                             (const uint8_t *)"\x00\x41\x01\x41\x02\x02\x03\x6a\x0b\x0b",
+                             (const uint8_t *)"\x00\x10\x00\x0b",
+                             (const uint8_t *)"\x00\x41\x01\x41\x02\x03\x03\x6a\x0b\x0b"};
+  const size_t sizes[] = {6, 5, 10, 4, 10};
+  tl_module *m = funcs("\x05\x02\x00\x00\x02\x00", 6, bodies, sizes, 5);
+  tl_expr *t = body_kid(m, 0, 0);
+  ck_assert_uint_eq(t->op, TL_OP_TUPLE_MAKE);
+  ck_assert(tl_type_is_tuple(TL_FUNC(m, 0)->body->type));
+  ck_assert_uint_eq(TL_FUNC(m, 1)->body->nkid, 2);
+  ck_assert_uint_eq(body_kid(m, 1, 0)->op, TL_OP_LOCAL_SET);
+  tl_expr *add = body_kid(m, 1, 1);
+  ck_assert_uint_eq(add->op, TL_OP_I32_ADD);
+  ck_assert_uint_eq(add->kid[0]->op, TL_OP_TUPLE_EXTRACT);
+  ck_assert_uint_eq(add->kid[0]->imm.index, 0);
+  ck_assert_uint_eq(add->kid[1]->imm.index, 1);
+  ck_assert_uint_eq(TL_FUNC(m, 2)->body->nkid, 3);
+  ck_assert_uint_eq(body_kid(m, 2, 0)->op, TL_OP_LOCAL_SET);
+  ck_assert_uint_eq(body_kid(m, 2, 1)->op, TL_OP_LOCAL_SET);
+  tl_expr *blk = body_kid(m, 2, 2);
+  ck_assert_uint_eq(blk->op, TL_OP_BLOCK);
+  ck_assert_uint_eq(blk->imm.block.bt, 3);
+  ck_assert_uint_eq(blk->type, TL_I32);
+  ck_assert_uint_eq(blk->kid[0]->kid[0]->op, TL_OP_LOCAL_GET);
+  ck_assert_uint_eq(body_kid(m, 3, 0)->op, TL_OP_CALL);
+  ck_assert_uint_eq(body_kid(m, 4, 2)->op, TL_OP_LOOP);
+  ck_assert_uint_eq(tl_validate_module(m, NULL), TL_OK);
+  tl_module_destroy(m);
+} END_TEST
+
+START_TEST(loop_param_branches) {
+  /* f0 (type 0): i32.const 1; i32.const 2; loop (type 3) i32.const 0; br_if 0; i32.add end
+   * f1 (type 0): i32.const 1; i32.const 2; loop (type 3) br 0 end */
+  const uint8_t *bodies[] = {(const uint8_t *)"\x00\x41\x01\x41\x02\x03\x03\x41\x00\x0d\x00\x6a\x0b\x0b",
+                             (const uint8_t *)"\x00\x41\x01\x41\x02\x03\x03\x0c\x00\x0b\x0b"};
+  const size_t sizes[] = {14, 11};
+  tl_module *m = funcs("\x02\x00\x00", 3, bodies, sizes, 2);
+  tl_expr *loop = body_kid(m, 0, 2);
+  ck_assert_uint_eq(loop->op, TL_OP_LOOP);
+  ck_assert_uint_eq(loop->type, TL_I32);
+  loop = body_kid(m, 1, 2);
+  ck_assert_uint_eq(loop->op, TL_OP_LOOP);
+  ck_assert_uint_eq(loop->type, TL_UNREACHABLE);
+  ck_assert_uint_eq(tl_validate_module(m, NULL), TL_OK);
+  tl_module_destroy(m);
+} END_TEST
+
+START_TEST(dead_code_after_br) {
+  /* block br 0; i32.add; drop end */
+  tl_module *m;
+  tl_error e;
+  ck_assert_int_eq(one(VOID_T, S("\x00\x02\x40\x0c\x00\x6a\x1a\x0b\x0b"), 0, &m, &e), TL_OK);
+  tl_expr *blk = body_kid(m, 0, 0);
+  ck_assert_uint_eq(blk->op, TL_OP_BLOCK);
+  ck_assert_uint_eq(blk->type, TL_NONE);
+  ck_assert_uint_eq(blk->nkid, 2);
+  ck_assert_uint_eq(blk->kid[0]->op, TL_OP_BR);
+  tl_expr *drop = blk->kid[1];
+  ck_assert_uint_eq(drop->op, TL_OP_DROP);
+  ck_assert_uint_eq(drop->type, TL_UNREACHABLE);
+  ck_assert_uint_eq(drop->kid[0]->op, TL_OP_I32_ADD);
+  ck_assert_uint_eq(drop->kid[0]->kid[0]->op, TL_OP_UNREACHABLE);
+  ck_assert_uint_eq(drop->kid[0]->kid[1]->op, TL_OP_UNREACHABLE);
+  tl_module_destroy(m);
+  /* values below an unreachable are dropped: i32.const 1; unreachable */
+  ck_assert_int_eq(one(VOID_T, S("\x00\x41\x01\x00\x0b"), 0, &m, &e), TL_OK);
+  ck_assert_uint_eq(body_kid(m, 0, 0)->op, TL_OP_DROP);
+  ck_assert_uint_eq(body_kid(m, 0, 1)->op, TL_OP_UNREACHABLE);
+  ck_assert_uint_eq(TL_FUNC(m, 0)->body->type, TL_UNREACHABLE);
+  tl_module_destroy(m);
+} END_TEST
+
+START_TEST(if_arms) {
+  /* [] -> [i32]: i32.const 1; if (result i32) i32.const 2; i32.const 3; i32.add else i32.const 4 end */
+  tl_module *m;
+  tl_error e;
+  ck_assert_int_eq(one(S("\x01\x60\x00\x01\x7f"),
+                       S("\x00\x41\x01\x04\x7f\x41\x02\x41\x03\x6a\x05\x41\x04\x0b\x0b"), 0, &m, &e), TL_OK);
+  tl_expr *iff = body_kid(m, 0, 0);
+  ck_assert_uint_eq(iff->op, TL_OP_IF);
+  ck_assert_uint_eq(iff->nkid, 3);
+  ck_assert_uint_eq(iff->imm.block.label, 1);
+  ck_assert_uint_eq(iff->kid[1]->op, TL_OP_I32_ADD);
+  ck_assert_uint_eq(iff->kid[2]->op, TL_OP_I32_CONST);
+  ck_assert_uint_eq(iff->type, TL_I32);
+  tl_module_destroy(m);
+} END_TEST
+
+START_TEST(names_and_features) {
+  /* type [i32] -> [], one function with a v128.const; name section names
+   * the function "f" and its local 0 "x"; target_features says +simd. */
+  tl_buf b = {0};
+  tl_module *m;
+  tl_error e;
+  const uint8_t *body = (const uint8_t *)"\x00\xfd\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x1a\x0b";
+  size_t nb = 21;
+  hdr(&b); sec(&b, 1, S("\x01\x60\x01\x7f\x00")); sec(&b, 3, S("\x01\x00")); code(&b, &body, &nb, 1);
+  sec(&b, 0, S("\x04name\x01\x04\x01\x00\x01" "f\x02\x06\x01\x00\x01\x00\x01x"));
+  sec(&b, 0, S("\x0ftarget_features\x01\x2b\x04simd"));
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_OK);
+  ck_assert_str_eq(TL_FUNC(m, 0)->name, "f");
+  ck_assert_str_eq(TL_FUNC(m, 0)->local_name[0], "x");
+  ck_assert(m->features & TL_FEAT_SIMD);
+  ck_assert_uint_eq(m->customs.n, 1);
+  ck_assert_str_eq(TL_VEC_AT(&m->customs, tl_custom, 0).name, "target_features");
+  ck_assert_uint_eq(TL_VEC_AT(&m->customs, tl_custom, 0).after, 10);
+  tl_module_destroy(m);
+  /* a malformed name section is ignored */
+  hdr(&b); sec(&b, 0, S("\x04name\x01\x09\x01\x00\x01" "f"));
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_OK);
+  tl_module_destroy(m);
+  /* detect_features: the module's use decides */
+  hdr(&b); sec(&b, 1, S("\x01\x60\x01\x7f\x00")); sec(&b, 3, S("\x01\x00")); code(&b, &body, &nb, 1);
+  tl_read_options o = {0, true, false};
+  ck_assert_int_eq(tl_read(b.p, b.n, &o, &m, &e), TL_OK);
+  tl_buf_free(&b);
+  ck_assert(m->features & TL_FEAT_SIMD);
+  tl_module_destroy(m);
+} END_TEST
+
+int main(void) {
+  Suite *s = suite_create("reader");
+  TCase *tc = tcase_create("reader");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, minimal_module);
+  tcase_add_test(tc, bad_header);
+  tcase_add_test(tc, zeroes_fail_at_once);
+  tcase_add_test(tc, bad_sections);
+  tcase_add_test(tc, bad_counts);
+  tcase_add_test(tc, bad_utf8_name);
+  tcase_add_test(tc, bad_bodies);
+  tcase_add_test(tc, locals_limit);
+  tcase_add_test(tc, deep_nesting_small_stack);
+  tcase_add_test(tc, effect_order_spills);
+  tcase_add_test(tc, multivalue_and_params);
+  tcase_add_test(tc, loop_param_branches);
+  tcase_add_test(tc, dead_code_after_br);
+  tcase_add_test(tc, if_arms);
+  tcase_add_test(tc, names_and_features);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
