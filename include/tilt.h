@@ -533,6 +533,7 @@ tl_extern tl_host_table_new(tl_store *s, uint32_t elem_type, uint32_t min, uint3
                             bool has_max);
 tl_extern tl_host_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages,
                              bool has_max);
+tl_extern tl_host_shared_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages);
 /* Global value (import or export). */
 tl_status tl_global_get(tl_extern g, tl_value *out);
 

@@ -1,6 +1,7 @@
 /* spectest.c — the "spectest" module the spec test suite imports: print
  * functions (silent unless verbose), four globals holding 666 / 666.6, a
- * funcref table of 10 (max 20) and a memory of 1 page (max 2). */
+ * funcref table of 10 (max 20), a memory of 1 page (max 2) and a shared
+ * memory of 1 page (max 2) for the threads tests. */
 #include "host.h"
 
 #include <inttypes.h>
@@ -64,4 +65,5 @@ void tl_spectest_define(tl_linker *l, tl_store *s, bool verbose) {
   tl_linker_define(l, "spectest", "global_f64", global(s, TL_VAL_F64, db));
   tl_linker_define(l, "spectest", "table", tl_host_table_new(s, TL_VAL_FUNCREF, 10, 20, true));
   tl_linker_define(l, "spectest", "memory", tl_host_memory_new(s, 1, 2, true));
+  tl_linker_define(l, "spectest", "shared_memory", tl_host_shared_memory_new(s, 1, 2));
 }

@@ -117,6 +117,10 @@ tl_extern tl_host_memory_new(tl_store *s, uint32_t min, uint32_t max, bool has_m
   return (tl_extern){TL_EXTERNKIND_MEMORY, new_mem(s, min, max, has_max, false)};
 }
 
+tl_extern tl_host_shared_memory_new(tl_store *s, uint32_t min, uint32_t max) {
+  return (tl_extern){TL_EXTERNKIND_MEMORY, new_mem(s, min, max, true, true)};
+}
+
 tl_status tl_global_get(tl_extern g, tl_value *out) {
   tl_globalinst *gi = g.ptr;
   if (g.kind != TL_EXTERNKIND_GLOBAL || !gi) return TL_E_INVALID;

@@ -14,6 +14,7 @@ mkdir -p "$OUT"
 "$R" --out "$OUT/base-core" --skip-list "$SKIP" "$B"/core/*.wast || rc=1
 "$R" --out "$OUT/tail-call" --flags --enable-tail-call --skip-list "$SKIP" "$B"/proposals/tail-call/*.wast || rc=1
 "$R" --out "$OUT/extended-const" --flags --enable-extended-const --skip-list "$SKIP" "$B"/proposals/extended-const/*.wast || rc=1
-"$R" --out "$OUT/threads" --flags --enable-threads --skip-list "$SKIP" "$B"/proposals/threads/*.wast || rc=1
+# The threads snapshot predates reference types ("multiple tables" is invalid there).
+"$R" --out "$OUT/threads" --flags --enable-threads --no-feature reference-types --skip-list "$SKIP" "$B"/proposals/threads/*.wast || rc=1
 "$R" --out "$OUT/core" --allow-unconvertible --flags "--enable-tail-call --enable-extended-const" --skip-list "$SKIP" "$TS"/core/*.wast || rc=1
 exit $rc

@@ -7,7 +7,7 @@
  * Prints passed/failed per file and a total; exits non-zero if a file not
  * on the skip list has a failure.
  * usage: runner [--out DIR] [--flags "wast2json flags"] [--allow-unconvertible]
- *               [--skip-list FILE] [-v] FILE.wast... */
+ *               [--skip-list FILE] [--no-feature NAME] [-v] FILE.wast... */
 #include "host/host.h"
 
 #include <ctype.h>
@@ -147,6 +147,7 @@ typedef struct {
   tl_instance *cur;
   unsigned pass, fail, skip;
   int line;
+  uint32_t features;
 } run;
 
 typedef struct { char *name; tl_instance *inst; } named;
@@ -184,7 +185,7 @@ static tl_module *load(run *r, const char *file, tl_error *err) {
     return NULL;
   }
   tl_read_options o = {0};
-  o.features = TL_FEATURES_ALL;
+  o.features = r->features;
   tl_module *m = tl_module_read(b, n, &o, err);
   free(b);
   if (m) TL_VEC_PUSH(&r->mods, tl_module *, m);
@@ -480,6 +481,7 @@ static bool on_skip_list(const char *skipfile, const char *name) {
 int main(int argc, char **argv) {
   const char *out = ".", *flags = "", *skipfile = NULL;
   bool allow = false, verbose = false;
+  uint32_t features = TL_FEATURES_ALL;
   unsigned tp = 0, tf = 0, bad_files = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -488,6 +490,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--skip-list") && i + 1 < argc) { skipfile = argv[++i]; continue; }
     if (!strcmp(a, "--allow-unconvertible")) { allow = true; continue; }
     if (!strcmp(a, "-v")) { verbose = true; continue; }
+    if (!strcmp(a, "--no-feature") && i + 1 < argc) { features &= ~tl_feature_from_name(argv[++i]); continue; }
     const char *base = strrchr(a, '/');
     base = base ? base + 1 : a;
     char stem[1024], json[4096], cmd[8192];
@@ -511,6 +514,7 @@ int main(int argc, char **argv) {
     r.dir = out;
     r.file = base;
     r.verbose = verbose;
+    r.features = features;
     run_json(&r, json);
     printf("%s: %u passed, %u failed%s%s\n", base, r.pass, r.fail,
            r.skip ? " (text modules skipped)" : "", skipped && r.fail ? " [on skip list]" : "");
