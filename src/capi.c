@@ -27,10 +27,79 @@ _Static_assert(sizeof(tl_type_t) == sizeof(tl_type), "tl_type_t is tl_type");
 
 #define MAX_PAGES 65536u
 
+/* ---- builder state ----------------------------------------------------- */
+/* Branch types per label, per function: bt[l] is the lub of the values of
+ * the branches built to label l. A labeled block built afterwards takes its
+ * branch type from here instead of walking its subtree (which would make
+ * building n nested labeled blocks cost n^2). A branch built but never
+ * attached may thus skew a block's type until tl_function_set_body
+ * re-finalizes the whole body exactly. */
+typedef struct { tl_type *bt; uint32_t n; } label_types;
+
+struct tl_capi {
+  tl_error err;         /* the last failing call's reason */
+  label_types *fn;      /* per function index */
+  uint32_t nfn;
+};
+
+static struct tl_capi *state(tl_module *m) {
+  if (!m->capi) m->capi = TL_NEW(&m->arena, struct tl_capi);
+  return m->capi;
+}
+
+/* The branch-type slot of label l of function f (l < f->nlabel). Arrays
+ * grow by doubling in the arena; new slots are unreachable (no branch). */
+static tl_type *branch_type(tl_module *m, tl_func *f, uint32_t l) {
+  struct tl_capi *c = state(m);
+  uint32_t fi = (uint32_t)(f - TL_FUNC(m, 0));
+  if (fi >= c->nfn) {
+    uint32_t n = (uint32_t)m->funcs.n > 2 * c->nfn ? (uint32_t)m->funcs.n : 2 * c->nfn;
+    label_types *nf = TL_NEWN(&m->arena, label_types, n);
+    if (c->nfn) memcpy(nf, c->fn, c->nfn * sizeof *nf);
+    c->fn = nf, c->nfn = n;
+  }
+  label_types *lt = &c->fn[fi];
+  if (l >= lt->n) {
+    uint32_t n = f->nlabel > 2 * lt->n ? f->nlabel : 2 * lt->n;
+    tl_type *bt = TL_NEWN(&m->arena, tl_type, n);
+    if (lt->n) memcpy(bt, lt->bt, lt->n * sizeof *bt);
+    for (uint32_t i = lt->n; i < n; i++) bt[i] = TL_UNREACHABLE;
+    lt->bt = bt, lt->n = n;
+  }
+  return &lt->bt[l];
+}
+
+/* Records branch e's value type for each label it targets. */
+static void note_branch(tl_module *m, tl_func *f, const tl_expr *e) {
+  tl_type vt = tl_branch_value_type(e);
+  if (e->op != TL_OP_BR_TABLE) {
+    tl_type *t = branch_type(m, f, e->imm.label);
+    *t = tl_type_lub(*t, vt);
+    return;
+  }
+  for (uint32_t i = 0; i <= e->imm.table.n; i++) {
+    uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
+    tl_type *t = branch_type(m, f, l);
+    *t = tl_type_lub(*t, vt);
+  }
+}
+
+/* Types e from its kids (and, for a labeled block or if, from the branches
+ * noted for its label). */
+static void type_node(tl_module *m, tl_func *f, tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if ((oi->flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && e->op != TL_OP_LOOP) {
+    tl_block_finalize(m, e, *branch_type(m, f, e->imm.block.label));
+    return;
+  }
+  tl_expr_finalize(m, f, e);
+  if ((oi->flags & TL_F_BRANCH) && f) note_branch(m, f, e);
+}
+
 /* ---- errors ------------------------------------------------------------ */
 __attribute__((format(printf, 2, 3)))
 static tl_status bad(tl_module *m, const char *fmt, ...) {
-  tl_error *e = &m->api_err;
+  tl_error *e = &state(m)->err;
   e->code = TL_E_INVALID;
   e->offset = TL_NO_OFFSET;
   e->func_index = TL_NO_FUNC;
@@ -41,7 +110,11 @@ static tl_status bad(tl_module *m, const char *fmt, ...) {
   return TL_E_INVALID;
 }
 
-const tl_error *tl_module_last_error(const tl_module *m) { return m ? &m->api_err : NULL; }
+const tl_error *tl_module_last_error(const tl_module *m) {
+  static const tl_error none = {TL_OK, TL_NO_OFFSET, TL_NO_FUNC, ""};
+  if (!m) return NULL;
+  return m->capi ? &m->capi->err : &none;
+}
 
 static bool in_range(tl_module *m, uint32_t i, size_t n, const char *what, const char *who) {
   if (i < n) return true;
@@ -591,7 +664,7 @@ static tl_expr *finish(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *
       if (!is_basic(e->kid[i]->type) && e->kid[i]->type != TL_UNREACHABLE)
         return bad(m, "tuple.make: element %u is not a basic value", i), NULL;
   if (!set_imm(m, f, e, a ? a : &none)) return NULL;
-  tl_expr_finalize(m, f, e);
+  type_node(m, f, e);
   return e;
 }
 

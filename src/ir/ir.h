@@ -330,7 +330,7 @@ struct tl_module {
   bool has_datacount;      /* the input had a data count section */
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
-  tl_error api_err;        /* capi.c: why the last failing C API call failed */
+  struct tl_capi *capi;    /* capi.c: C API builder state (in the arena), NULL until used */
   /* tuple interning (type.c): tuple i is tuple_block[i >> 10][i & 1023];
    * blocks never move, so readers need no lock while passes intern. */
   tl_tuple *tuple_block[4096];
