@@ -136,8 +136,11 @@ typedef uint32_t tl_type_t;
 #define TL_INVALID_INDEX    UINT32_MAX   /* returned on error */
 
 /* An expression: a node of the module's tree IR. Builders return it typed
- * (finalized); it is owned by the module. Each node may be used once, as
- * the child of one node or as one body/initializer/offset. */
+ * (finalized) and owned by the module. Each node may be used once: as the
+ * child of one node, or as one body, initializer or offset. Nodes are built
+ * bottom-up, so a labeled block, loop or if is built after the branches to
+ * its label; its type counts those branches (build each branch only where
+ * it is used). tl_function_set_body re-types the whole body anyway. */
 typedef struct tl_expr *tl_expr_ref;
 
 /* Labels are per function. tl_new_label(m, func) returns a fresh label of
