@@ -520,6 +520,9 @@ typedef tl_status (*tl_host_fn)(tl_host_call *call, void *user, const tl_value *
 /* Memory 0 of the instance that made the call (NULL if it has none). The
  * pointer is valid until the next call into wasm. */
 uint8_t *tl_host_memory(tl_host_call *call, uint64_t *size);
+/* How many results the called function has (for callbacks shared by
+ * several signatures). */
+uint32_t tl_host_call_nresults(tl_host_call *call);
 
 tl_store *tl_store_new(void);
 void tl_store_free(tl_store *s);

@@ -139,6 +139,8 @@ uint8_t *tl_host_memory(tl_host_call *call, uint64_t *size) {
   return i->mems[0]->data;
 }
 
+uint32_t tl_host_call_nresults(tl_host_call *call) { return call ? call->nresults : 0; }
+
 void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np, const uint32_t **results,
                      uint32_t *nr) {
   tl_funcinst *f = fn.ptr;

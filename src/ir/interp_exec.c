@@ -27,7 +27,7 @@ static tl_status host_call(tl_funcinst *f, tl_instance *caller, tl_v *args, tl_e
     r[i].type = f->types[f->np + i];
     memset(&r[i].of, 0, sizeof r[i].of);
   }
-  tl_host_call hc = {caller};
+  tl_host_call hc = {caller, f->nr};
   tl_status st = f->host(&hc, f->user, a, r, err);
   for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) memcpy(&args[i], &r[i].of, sizeof args[i]);
   if (buf != small) free(buf);

@@ -119,6 +119,7 @@ struct tl_store {
 
 struct tl_host_call {
   tl_instance *inst;
+  uint32_t nresults;
 };
 
 #define TL_PAGE 65536u

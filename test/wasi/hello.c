@@ -1,0 +1,6 @@
+/* WASI test: hello world on stdout. */
+#include <stdio.h>
+int main(void) {
+  printf("hello, world\n");
+  return 0;
+}

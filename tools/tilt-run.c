@@ -1,0 +1,150 @@
+/* tilt-run — runs WebAssembly in tilt's reference interpreter.
+ *   tilt-run [OPTIONS] prog.wasm [ARGS...]     WASI command: calls _start with
+ *                                              stdin/stdout/stderr, exits with
+ *                                              the program's status
+ *   tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]
+ *                                              calls an export, prints results
+ * A trap prints "error: trap: REASON" and exits 134.
+ * Options: --fuel N (instruction budget), --max-depth N (call frames). */
+#include "cli.h"
+#include "host/host.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static void usage(void) {
+  fprintf(stderr, "usage: tilt-run [--fuel N] [--max-depth N] prog.wasm [ARGS...]\n"
+                  "       tilt-run [--fuel N] [--max-depth N] --invoke NAME mod.wasm [ARG...]\n");
+  exit(2);
+}
+
+static bool parse_arg(const char *s, uint32_t type, tl_value *v) {
+  char *end;
+  memset(v, 0, sizeof *v);
+  v->type = type;
+  switch (type) {
+  case TL_VAL_I32: v->of.i32 = (int32_t)strtoll(s, &end, 0); break;
+  case TL_VAL_I64: v->of.i64 = (int64_t)strtoull(s, &end, 0); break;
+  case TL_VAL_F32: { float f = strtof(s, &end); memcpy(&v->of.f32, &f, 4); break; }
+  case TL_VAL_F64: { double d = strtod(s, &end); memcpy(&v->of.f64, &d, 8); break; }
+  default: return false;
+  }
+  return *s && !*end;
+}
+
+static void print_value(const tl_value *v) {
+  switch (v->type) {
+  case TL_VAL_I32: printf("i32:%" PRId32 "\n", v->of.i32); break;
+  case TL_VAL_I64: printf("i64:%" PRId64 "\n", v->of.i64); break;
+  case TL_VAL_F32: { float f; memcpy(&f, &v->of.f32, 4); printf("f32:%.9g\n", (double)f); break; }
+  case TL_VAL_F64: { double d; memcpy(&d, &v->of.f64, 8); printf("f64:%.17g\n", d); break; }
+  case TL_VAL_V128:
+    printf("v128:");
+    for (int i = 0; i < 16; i++) printf("%02x", v->of.v128[i]);
+    printf("\n");
+    break;
+  default: printf("%s:%s\n", v->type == TL_VAL_FUNCREF ? "funcref" : "externref",
+                  v->of.ref ? "non-null" : "null");
+  }
+}
+
+/* Runs and reports: returns the process exit status. */
+static int report(tl_status st, const tl_error *err, const tl_wasi *w) {
+  if (st == TL_OK) return 0;
+  if (st == TL_E_EXIT) return w->exit_code & 0xff;
+  fflush(stdout);
+  if (st == TL_E_TRAP) fprintf(stderr, "error: trap: %s\n", err->msg);
+  else fprintf(stderr, "error: %s\n", err->msg);
+  return st == TL_E_TRAP || st == TL_E_EXHAUSTED ? 134 : 1;
+}
+
+static int invoke(tl_instance *inst, const char *name, int argc, char **argv, tl_wasi *w) {
+  tl_extern fn;
+  if (tl_instance_export(inst, name, &fn) || fn.kind != TL_EXTERNKIND_FUNC) {
+    cli_fail("no exported function '%s'", name);
+    return 1;
+  }
+  const uint32_t *pt, *rt;
+  uint32_t np, nr, nres = 0;
+  tl_func_type_of(fn, &pt, &np, &rt, &nr);
+  if ((uint32_t)argc != np) {
+    cli_fail("'%s' takes %u arguments, %d given", name, np, argc);
+    return 1;
+  }
+  tl_value *args = calloc(np + 1, sizeof *args), *res = calloc(nr + 1, sizeof *res);
+  int rc = 0;
+  for (uint32_t i = 0; i < np; i++)
+    if (!parse_arg(argv[i], pt[i], &args[i])) {
+      cli_fail("bad argument '%s'", argv[i]);
+      rc = 1;
+    }
+  if (!rc) {
+    tl_error err = {0};
+    tl_status st = tl_invoke(inst, name, args, np, res, nr, &nres, &err);
+    for (uint32_t i = 0; st == TL_OK && i < nres; i++) print_value(&res[i]);
+    rc = report(st, &err, w);
+  }
+  free(args);
+  free(res);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  cli_init(argv[0]);
+  const char *inv = NULL;
+  uint64_t fuel = 0;
+  uint32_t depth = 0;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+    if (!strcmp(argv[i], "--invoke") && i + 1 < argc) inv = argv[++i];
+    else if (!strcmp(argv[i], "--fuel") && i + 1 < argc) fuel = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc) depth = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--")) { i++; break; }
+    else usage();
+  }
+  if (i >= argc) usage();
+  const char *path = argv[i];
+  uint8_t *bytes;
+  size_t n;
+  if (cli_read_file(path, &bytes, &n)) {
+    cli_fail("cannot read %s", path);
+    return 1;
+  }
+  tl_error err = {0};
+  tl_read_options ro = {0};
+  ro.features = TL_FEATURES_ALL;
+  tl_module *m = tl_module_read(bytes, n, &ro, &err);
+  free(bytes);
+  if (!m) {
+    cli_print_error(path, &err);
+    return 1;
+  }
+  tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false};
+  tl_store *s = tl_store_new();
+  if (fuel) tl_store_set_fuel(s, fuel);
+  if (depth) tl_store_set_max_depth(s, depth);
+  tl_linker *l = tl_linker_new();
+  tl_wasi_define(l, s, &w);
+  tl_spectest_define(l, s, true);
+  int rc;
+  tl_instance *inst = tl_instantiate(s, m, l, &err);
+  if (!inst) {
+    rc = err.code == TL_E_EXIT ? (w.exit_code & 0xff) : report(err.code, &err, &w);
+    if (err.code == TL_E_LINK || err.code == TL_E_UNSUPPORTED) rc = 1;
+  } else if (inv) {
+    rc = invoke(inst, inv, argc - i - 1, argv + i + 1, &w);
+  } else {
+    uint32_t nres;
+    tl_status st = tl_invoke(inst, "_start", NULL, 0, NULL, 0, &nres, &err);
+    rc = report(st, &err, &w);
+  }
+  fflush(stdout);
+  tl_linker_free(l);
+  tl_store_free(s);
+  tl_module_free(m);
+  return rc;
+}
