@@ -293,7 +293,7 @@ static tl_status rd_limits(rctx *c, rd *r, bool mem, limits *l) {
 static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
   const uint8_t *at = r->p;
   tl_table t = {0};
-  limits l;
+  limits l = {0};
   TRY(rd_reftype(c, r, &t.elem));
   TRY(rd_limits(c, r, false, &l));
   t.min = l.min;
@@ -308,7 +308,7 @@ static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
 static tl_status add_memory(rctx *c, rd *r, tl_importname imp) {
   const uint8_t *at = r->p;
   tl_memory mem = {0};
-  limits l;
+  limits l = {0};
   TRY(rd_limits(c, r, true, &l));
   if (c->m->memories.n >= 1) return rd_fail_at(r, at, TL_E_INVALID, "multiple memories");
   mem.min = l.min;

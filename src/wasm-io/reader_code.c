@@ -25,6 +25,7 @@ typedef struct {
   bool unreachable;        /* stack is polymorphic */
   uint32_t height;         /* first entry of this frame */
   uint32_t dead;           /* entries below are statements */
+  uint32_t nval;           /* value entries (t != TL_NONE) in the frame */
   uint32_t label;
   tl_type params, results;
   uint32_t bt;             /* type index of the block type, or TL_NO_INDEX */
@@ -71,6 +72,7 @@ static const char *tname(fctx *x, tl_type t) {
 /* ------------------------------------------------------------ the stack */
 static void push(fctx *x, tl_expr *e, tl_type t) {
   entry en = {e, t};
+  if (t != TL_NONE) TOPF(x)->nval++;
   TL_VEC_PUSH(STK(x), entry, en);
 }
 
@@ -103,6 +105,7 @@ static void split_tuple(fctx *x, size_t i) {
   uint32_t n = tl_type_arity(x->m, t), tmp = 0;
   bool dead = e->type == TL_UNREACHABLE;
   en->t = TL_NONE;
+  TOPF(x)->nval--;
   if (!dead) {
     tmp = scratch(x, t);
     ent(x, i)->e = set_local(x, tmp, e);
@@ -128,6 +131,7 @@ static tl_expr *pop1(fctx *x, tl_type *t) {
   for (;;) {
     while (STK(x)->n > floor_of(fr) && !ent(x, STK(x)->n - 1)->e) STK(x)->n--; /* trailing holes */
     size_t lo = floor_of(fr), i = STK(x)->n;
+    if (!fr->nval) i = lo; /* no value in the frame: skip the scan */
     while (i > lo && ent(x, i - 1)->t == TL_NONE) i--;
     if (i == lo) {
       *t = TL_UNREACHABLE;
@@ -140,6 +144,7 @@ static tl_expr *pop1(fctx *x, tl_type *t) {
     }
     tl_expr *e = en->e;
     *t = en->t;
+    fr->nval--;
     if (i == STK(x)->n) {
       STK(x)->n--;
       return e;
@@ -192,6 +197,7 @@ static tl_status pop_vals(fctx *x, tl_type want, tl_expr **out, tl_type *types) 
   if (n > 1 && top > floor_of(TOPF(x)) && ent(x, top - 1)->t == want) {
     *out = ent(x, top - 1)->e;
     STK(x)->n--;
+    TOPF(x)->nval--;
     for (uint32_t k = 0; types && k < n; k++) types[k] = tl_type_at(m, want, k);
     return TL_OK;
   }
@@ -227,6 +233,7 @@ static void set_unreachable(fctx *x) {
   }
   fr->unreachable = true;
   fr->dead = (uint32_t)STK(x)->n;
+  fr->nval = 0;
 }
 
 /* --------------------------------------------------------------- frames */
@@ -277,7 +284,8 @@ static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results, u
     }
     push(x, set_local(x, pbase + k, vk), TL_NONE);
   }
-  frame fr = {kind, false, (uint32_t)STK(x)->n, 0, TL_NO_LABEL, params, results, bt, pbase, NULL};
+  frame fr = {.kind = kind, .height = (uint32_t)STK(x)->n, .label = TL_NO_LABEL, .params = params,
+              .results = results, .bt = bt, .pbase = pbase};
   if (kind != K_FUNC) fr.label = new_label(x);
   TL_VEC_PUSH(&x->c->frames, frame, fr);
   push_params(x, TOPF(x));
@@ -332,6 +340,7 @@ static tl_status do_else(fctx *x) {
   fr->kind = K_ELSE;
   fr->unreachable = false;
   fr->dead = 0;
+  fr->nval = 0;
   push_params(x, fr);
   return TL_OK;
 }
@@ -595,7 +604,7 @@ static tl_expr *loop_branch(fctx *x, frame *target, tl_expr *br, tl_expr *v) {
 
 static tl_status do_br(fctx *x) {
   uint32_t depth;
-  frame *t;
+  frame *t = NULL;
   TRY(rd_u32(x->r, &depth, "label"));
   TRY(get_label(x, depth, &t));
   tl_type lt = label_type(t);
@@ -616,7 +625,7 @@ static tl_status do_br(fctx *x) {
 
 static tl_status do_br_if(fctx *x) {
   uint32_t depth;
-  frame *t;
+  frame *t = NULL;
   TRY(rd_u32(x->r, &depth, "label"));
   TRY(get_label(x, depth, &t));
   tl_type lt = label_type(t);
