@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# run.sh — builds the libFuzzer target (clang, -DTILT_FUZZ=ON, ASan+UBSan) in
+# its own build dir and fuzzes tilt's reader/validator/writer/printer for a
+# bounded time, seeded with every module of the spec suite (wast2json output).
+# Fails (exit 1) on any crash, leak, sanitizer report, OOM or timeout finding;
+# the reproducer is left in $FUZZ_BUILD/artifacts/. Exit 77: skipped (no
+# clang with libFuzzer); without wast2json it fuzzes unseeded. Environment:
+#   FUZZ_SECONDS  run time (default 120)       FUZZ_BUILD  build dir (default <repo>/build-fuzz)
+#   TILT_TESTSUITE  spec suite (default <repo>/../shared/testsuite)   JOBS  build jobs
+#   TILT_FUZZ_ORACLE=0  do not require the writer's output to read back (crashes only)
+set -uo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${FUZZ_BUILD:-$src/build-fuzz}
+suite=${TILT_TESTSUITE:-$src/../shared/testsuite}
+seconds=${FUZZ_SECONDS:-120}
+cc=${FUZZ_CC:-$(command -v clang || command -v clang-14 || true)}
+
+if [ -z "$cc" ]; then echo "SKIP: clang not found"; exit 77; fi
+if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+     "$cc" -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+  echo "SKIP: $cc has no libFuzzer"; exit 77
+fi
+
+cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTILT_FUZZ=ON -DTILT_SANITIZE=ON \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+  cmake --build "$build" -j "${JOBS:-2}" --target fuzz_read >/dev/null || {
+  echo "FAILED: building fuzz_read"; cmake --build "$build" --target fuzz_read 2>&1 | tail -20; exit 1; }
+
+# Seeds: every binary module wast2json makes of the 2022 core suite (valid and
+# invalid ones alike), made once and kept in the build dir.
+seeds=$build/seeds
+if [ ! -f "$seeds/.done" ]; then
+  if command -v wast2json >/dev/null && [ -d "$suite/baseline-2022-11/core" ]; then
+    rm -rf "$seeds" "$build/seeds-json"; mkdir -p "$seeds" "$build/seeds-json"
+    for w in "$suite"/baseline-2022-11/core/*.wast "$suite"/baseline-2022-11/proposals/{tail-call,extended-const,threads}/*.wast; do
+      d=$build/seeds-json/$(basename "$(dirname "$w")")-$(basename "$w" .wast)
+      mkdir -p "$d" && wast2json --enable-threads --enable-tail-call --enable-extended-const \
+        "$w" -o "$d/m.json" >/dev/null 2>&1 || true
+    done
+    find "$build/seeds-json" -name '*.wasm' -size -64k | while read -r f; do
+      cp "$f" "$seeds/$(sha1sum "$f" | cut -c1-16).wasm"; done
+    touch "$seeds/.done"
+  else
+    echo "note: no spec suite or wast2json: fuzzing without seeds"; mkdir -p "$seeds"
+  fi
+fi
+echo "fuzz_read: $(ls "$seeds" | wc -l) seeds, ${seconds}s"
+
+corpus=$build/corpus
+artifacts=$build/artifacts/
+mkdir -p "$corpus" "$artifacts"
+# libFuzzer's default error exit code is 77, which CI reads as "skipped".
+"$build/test/fuzz_read" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+  -max_len=65536 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
+  -artifact_prefix="$artifacts" "$corpus" "$seeds" 2>&1 | tee "$build/fuzz.log" | grep -v '^#' | tail -40
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
+  echo "FAILED: fuzz_read found a problem (exit $rc); reproducers:"
+  ls -1 "$artifacts"
+  echo "reproduce: $build/test/fuzz_read ${artifacts}<file>"
+  exit 1
+fi
+echo "fuzz_read: no findings in ${seconds}s"
