@@ -1,8 +1,9 @@
 /* build_loop.c — builds a module through the public C API (tilt.h only):
  *   sum(n)  adds 1..n into a local in a loop and returns it
  *   main()  returns sum(10)
- * exports both, validates the module, writes it to the file named on the
- * command line (default sum.wasm) and prints its size.
+ * exports both, validates the module, runs sum(10) and main() in tilt's
+ * interpreter, writes the module to the file named on the command line
+ * (default sum.wasm) and prints its size.
  *
  * The same module as text:
  *   (func $sum (param $n i32) (result i32) (local $i i32) (local $acc i32)
@@ -72,6 +73,29 @@ static tl_module *build(void) {
   return m;
 }
 
+/* Calls export name with one i32 argument (or none if nargs is 0); its
+ * i32 result in *out. */
+static tl_status call_i32(tl_instance *inst, const char *name, int32_t arg, uint32_t nargs,
+                          int32_t *out, tl_error *err) {
+  tl_value a = {.type = TL_VAL_I32, .of.i32 = arg}, r = {0};
+  uint32_t nres = 0;
+  tl_status s = tl_invoke(inst, name, &a, nargs, &r, 1, &nres, err);
+  *out = r.of.i32;
+  return s != TL_OK ? s : nres == 1 ? TL_OK : TL_E_INVALID;
+}
+
+/* Runs the module in the interpreter: sum(10) and main() must be 55. */
+static int run(tl_module *m, tl_error *err) {
+  tl_store *s = tl_store_new();
+  tl_instance *inst = s ? tl_instantiate(s, m, NULL, err) : NULL;
+  int32_t sum = 0, main_ = 0;
+  int ok = inst && call_i32(inst, "sum", 10, 1, &sum, err) == TL_OK &&
+           call_i32(inst, "main", 0, 0, &main_, err) == TL_OK;
+  tl_store_free(s);
+  if (ok) printf("sum(10) = %d, main() = %d\n", (int)sum, (int)main_);
+  return ok && sum == 55 && main_ == 55;
+}
+
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "sum.wasm";
   tl_module *m = build();
@@ -80,6 +104,8 @@ int main(int argc, char **argv) {
     return fail(m, "building", tl_module_last_error(m)->msg);
   tl_error err;
   if (tl_module_validate(m, &err) != TL_OK) return fail(m, "invalid module", err.msg);
+  err.msg[0] = 0;
+  if (!run(m, &err)) return fail(m, "running", err.msg[0] ? err.msg : "wrong result");
   uint8_t *bytes = NULL;
   size_t size = 0;
   tl_write_options wopt = {.debug_names = true};
