@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """roundtrip.py — round-trips the WebAssembly modules that real npm packages
 ship (pinned versions, see npm_modules.py) through tilt: each must pass
-`tilt-roundtrip --all-features`, its output must pass `wasm-validate
---enable-all`, and the output may be at most 1% larger than the input.
+`tilt-roundtrip --all-features`, its output must pass `wasm-validate` with
+all features but function references/GC (a wabt 1.0.32 bug), and the output may be at most 1% larger than the input.
 Prints one line per module with the sizes, then "N passed, M failed".
 Without npm or network: prints SKIP and exits 0.
 """
@@ -17,6 +17,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import npm_modules  # noqa: E402
 
 TIMEOUT = 600
+
+# "--enable-all" but for function references and GC, with which wabt 1.0.32
+# mistypes ref.func (see test/spec/roundtrip.py).
+VALIDATE_ALL = ["--enable-exceptions", "--enable-threads", "--enable-tail-call",
+                "--enable-annotations", "--enable-code-metadata", "--enable-memory64",
+                "--enable-multi-memory", "--enable-extended-const", "--enable-relaxed-simd"]
 
 
 def run(cmd):
@@ -37,7 +43,7 @@ def check(tool, label, path, outdir):
         return False, n_in, n_out, "tilt-roundtrip exit %d: %s" % (rc, " | ".join(
             text.strip().splitlines()[:4]))
     exact = "exact" if "exact" in text else "normalized"
-    rc, text = run(["wasm-validate", "--enable-all", out])
+    rc, text = run(["wasm-validate", *VALIDATE_ALL, out])
     if rc != 0:
         return False, n_in, n_out, "wasm-validate rejects the output: " + text.strip()[:300]
     if n_out > n_in * 1.01:
