@@ -95,7 +95,9 @@ enum { NS_FUNC, NS_GLOBAL, NS_MEMORY, NS_TABLE, NS_ELEM, NS_DATA, NS_LOCAL, NNS 
 enum {
   K_NODE,   /* ( head kids... ) */
   K_ARM,    /* (then ...) / (else ...) of an if */
-  K_LIST,   /* kids inline, no parens: function body, tuple.make */
+  K_LIST,   /* kids inline, no parens: function body, tuple.make, and an
+               unlabeled block (nothing branches to it, so its kids can
+               stand in its place in the flat instruction sequence) */
   K_SPLIT,  /* kid, then text: tuple local.set/tee, drop of a tuple, tuple.extract */
 };
 
@@ -121,13 +123,22 @@ typedef struct {
   uint32_t scratch[TL_NBASIC]; /* wasm index of a scratch local per type, or UNSET */
   names ns[NNS];
   tl_vec stack;         /* frames */
-  bool in_comment;      /* the current line ends in a ;; comment */
+  tl_vec seqs;          /* per open instruction sequence: 1 once the stack is
+                           polymorphic there (after br, unreachable, ...) */
 } pr;
+
+/* In dead code an `unreachable` operand is what the reader makes when it
+ * pops from the polymorphic stack; it prints as nothing (wat accepts the
+ * missing operand there), so printing and re-reading is stable. */
+static void seq_push(pr *p) { TL_VEC_PUSH(&p->seqs, uint8_t, 0); }
+static void seq_pop(pr *p) { if (p->seqs.n) p->seqs.n--; }
+static bool seq_dead(pr *p) { return p->seqs.n && TL_VEC_AT(&p->seqs, uint8_t, p->seqs.n - 1); }
+static void seq_kill(pr *p) { if (p->seqs.n) TL_VEC_AT(&p->seqs, uint8_t, p->seqs.n - 1) = 1; }
+static bool omitted(pr *p, const tl_expr *e) { return e->op == TL_OP_UNREACHABLE && seq_dead(p); }
 
 static void put(pr *p, const char *s) { tl_buf_put(p->out, s, strlen(s)); }
 
 static void newline(pr *p, uint32_t depth) {
-  p->in_comment = false;
   tl_buf_byte(p->out, '\n');
   uint32_t n = depth < MAX_INDENT ? depth : MAX_INDENT;
   for (uint32_t i = 0; i < n; i++) put(p, "  ");
@@ -465,15 +476,18 @@ static bool is_flat(pr *p, const tl_expr *e) {
 static void put_flat(pr *p, const tl_expr *e) {
   if (is_leaf(p, e)) {
     put_leaf(p, e);
+    if (tl_ops[e->op].flags & TL_F_NORETURN) seq_kill(p);
     return;
   }
   put(p, "(");
   put_head(p, e);
   for (uint32_t i = 0; i < e->nkid; i++) {
+    if (omitted(p, e->kid[i])) continue;
     put(p, " ");
     put_flat(p, e->kid[i]); /* depth bounded by FLAT_NODES */
   }
   put(p, ")");
+  if (tl_ops[e->op].flags & TL_F_NORETURN) seq_kill(p);
 }
 
 static void open_label(pr *p, const tl_expr *e, tl_type bt) {
@@ -488,11 +502,17 @@ static void open_label(pr *p, const tl_expr *e, tl_type bt) {
   tl_buf_printf(p->out, " $l%u", p->nlab++);
 }
 
+/* wat2wasm gives a block with several results the first type [] -> results
+ * (appending one if there is none) and ignores a type index otherwise, so
+ * (type N) prints only when it names another, equal type. */
 static void put_blocktype(pr *p, const tl_expr *e, tl_type t) {
   uint32_t bt = e->imm.block.bt;
-  if (bt != TL_NO_INDEX && bt < p->m->types.n && TL_FTYPE(p->m, bt)->params == TL_NONE &&
-      TL_FTYPE(p->m, bt)->results == t)
-    tl_buf_printf(p->out, " (type %u)", bt);
+  if (bt != TL_NO_INDEX && bt < p->m->types.n && tl_type_arity(p->m, t) > 1 &&
+      TL_FTYPE(p->m, bt)->params == TL_NONE && TL_FTYPE(p->m, bt)->results == t) {
+    uint32_t first = 0;
+    while (TL_FTYPE(p->m, first)->params != TL_NONE || TL_FTYPE(p->m, first)->results != t) first++;
+    if (first != bt) tl_buf_printf(p->out, " (type %u)", bt);
+  }
   put_result(p, t);
 }
 
@@ -504,6 +524,7 @@ static void open_frame(pr *p, frame *fr) {
   case K_ARM:
     newline(p, fr->depth);
     put(p, fr->is_else ? "(else" : "(then");
+    seq_push(p);
     return;
   default: break;
   }
@@ -513,7 +534,10 @@ static void open_frame(pr *p, frame *fr) {
     tl_buf_printf(p->out, "(%s", tl_ops[e->op].text);
     open_label(p, e, e->op == TL_OP_LOOP ? TL_NONE : fr->ptype);
     put_blocktype(p, e, fr->ptype);
-    if (e->op != TL_OP_IF) p->ctl++;
+    if (e->op != TL_OP_IF) {
+      p->ctl++;
+      seq_push(p);
+    }
     return;
   }
   if (is_flat(p, e)) {
@@ -559,12 +583,37 @@ static void close_frame(pr *p, frame *fr) {
   switch (fr->kind) {
   case K_LIST: return;
   case K_SPLIT: close_split(p, fr); return;
-  case K_ARM: put(p, ")"); return;
+  case K_ARM:
+    put(p, ")");
+    seq_pop(p);
+    return;
   default: break;
   }
   if (fr->next == UNSET) return; /* printed on one line already */
   if (tl_ops[e->op].flags & TL_F_CONTROL) p->ctl--;
+  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) seq_pop(p);
+  if (tl_ops[e->op].flags & TL_F_NORETURN) seq_kill(p);
   put(p, ")");
+}
+
+static void push_node(pr *p, tl_expr *k, uint32_t depth, tl_type want) {
+  if (k->op == TL_OP_TUPLE_MAKE || is_inline_arm(k)) {
+    push(p, k, K_LIST, depth, want);
+    top(p)->ptype = k->type == TL_UNREACHABLE ? want : k->type;
+    return;
+  }
+  push(p, k, needs_split(p, k) ? K_SPLIT : K_NODE, depth, want);
+}
+
+/* A dead `unreachable` is left out as an operand, or as the value that ends
+ * a list with a result; a statement `unreachable` resets the stack, so it
+ * stays. */
+static bool omit_ok(pr *p, const frame *fr, uint32_t i) {
+  const tl_expr *e = fr->e;
+  bool list = (fr->kind == K_ARM && is_inline_arm(e)) || (fr->kind == K_LIST && e->op != TL_OP_TUPLE_MAKE) ||
+              (fr->kind == K_NODE && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP));
+  if (!list) return true;
+  return i + 1 == e->nkid && tl_type_arity(p->m, fr->ptype) > 0;
 }
 
 /* Pushes the frame for kid i of fr (or its if-arm frame). */
@@ -593,8 +642,8 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       return;
     }
   }
-  uint8_t kind = k->op == TL_OP_TUPLE_MAKE ? K_LIST : needs_split(p, k) ? K_SPLIT : K_NODE;
-  push(p, k, kind, d, want);
+  if (omitted(p, k) && omit_ok(p, fr, i)) return;
+  push_node(p, k, d, want);
 }
 
 static uint32_t nkids(const frame *fr) {
@@ -646,6 +695,7 @@ static void func_end(pr *p) {
   p->ltype = NULL;
   names_free(&p->ns[NS_LOCAL]);
   tl_vec_free(&p->stack);
+  tl_vec_free(&p->seqs);
   p->f = NULL;
 }
 
@@ -656,8 +706,7 @@ static void print_tree(pr *p, tl_expr *e, uint32_t depth, tl_type want, bool inl
     put_flat(p, e);
     return;
   }
-  uint8_t kind = e->op == TL_OP_TUPLE_MAKE ? K_LIST : needs_split(p, e) ? K_SPLIT : K_NODE;
-  push(p, e, kind, depth, want);
+  push_node(p, e, depth, want);
   run(p);
 }
 
@@ -828,7 +877,9 @@ static void print_func(pr *p, uint32_t i) {
     if (l != TL_NO_LABEL && l < f->nlabel) p->lnum[l] = UNSET;
     push(p, f->body, K_LIST, 2, tl_func_type(p->m, f)->results);
     top(p)->ptype = tl_func_type(p->m, f)->results;
+    seq_push(p);
     run(p);
+    seq_pop(p);
   }
   func_end(p);
   put(p, ")");
@@ -939,7 +990,6 @@ static void print_customs(pr *p, uint8_t after) {
     put(p, ";; custom section ");
     put_cstr(p, c->name ? c->name : "");
     tl_buf_printf(p->out, ", size %u", c->size);
-    p->in_comment = true;
   }
 }
 
@@ -998,7 +1048,7 @@ void tl_print_module(tl_module *m, tl_buf *out) {
       print_customs(&p, order[k]);
     }
   }
-  if (p.in_comment) newline(&p, 0);
+  newline(&p, 0);
   put(&p, ")\n");
   for (int i = 0; i < NNS; i++) names_free(&p.ns[i]);
   tl_vec_free(&p.stack);

@@ -89,7 +89,8 @@ START_TEST(prints_loop_locals_br_if) {
               "      (local.set 0 (i32.sub (local.get 0) (i32.const 1)))\n"
               "      (br_if $l0 (local.get 0)))\n"
               "    (drop (br_if 0 (i32.const -7) (local.get 0)))\n"
-              "    (i32.add (local.get 0) (i32.const 1))))\n");
+              "    (i32.add (local.get 0) (i32.const 1)))\n"
+              ")\n");
   tl_module_destroy(m);
 } END_TEST
 
@@ -165,7 +166,8 @@ START_TEST(reifies_unreachable_if) {
               "          (else\n"
               "            (nop)\n"
               "            (i32.const 2)))\n"
-              "        (i32.const 3)))))\n");
+              "        (i32.const 3))))\n"
+              ")\n");
   tl_module_destroy(m);
 } END_TEST
 
@@ -196,7 +198,8 @@ START_TEST(lowers_tuple_locals) {
               "    (local.get 0)\n"
               "    (i64.const 5)\n"
               "    (local.set 2) (local.set 1)\n"
-              "    (local.get 2)))\n");
+              "    (local.get 2))\n"
+              ")\n");
   tl_module_destroy(m);
 } END_TEST
 
