@@ -146,8 +146,10 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     s = p->kind == TL_PASS_FUNC ? run_func_pass(&ctx, p, opt->threads) : p->module(&ctx);
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK) {
       char msg[sizeof err->msg];
+      uint32_t fi = err->func_index;
       memcpy(msg, err->msg, sizeof msg);
       s = tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "after pass %s: %.100s", p->name, msg);
+      err->func_index = fi;
     }
     if (opt->on_pass_done) opt->on_pass_done(opt->user, p->name, now_seconds() - t0, module_size(m));
   }

@@ -2,8 +2,10 @@
  * labels of nested blocks that end together: in (block $a ... (block $b
  * ...)) where the inner block is last and has the same type, a branch to $b
  * lands where a branch to $a would, so $b's branches go to $a.
- * Assumes: valid IR. Guarantees: same behaviour; types unchanged (a label
- * is only moved between blocks of equal type, or removed when unused). */
+ * Assumes: valid IR. Guarantees: same behaviour. A label moves only
+ * between blocks of equal type; the inner block may then become
+ * unreachable-typed (its content never falls off), so types are recomputed
+ * once at the end. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -38,5 +40,6 @@ tl_status tl_pass_remove_unused_names(tl_pass_ctx *ctx, tl_func *f) {
   tl_labels_count(ctx->m, f, &li);
   tl_walk_post(ctx->m, f, &f->body, drop_visit, &li);
   tl_labels_free(&li);
+  tl_func_refinalize(ctx->m, f);
   return TL_OK;
 }
