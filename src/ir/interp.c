@@ -375,7 +375,7 @@ static tl_status init_segments(tl_instance *inst, tl_error *err) {
     inst->elem[i] = TL_NEWN(&inst->s->arena, void *, el->n + 1);
     inst->elem_n[i] = el->n;
     for (uint32_t k = 0; k < el->n; k++) {
-      tl_v v;
+      tl_v v = {0};
       tl_status st = eval_const(inst, el->item[k], &v, err);
       if (st) return st;
       inst->elem[i][k] = v.ref;
@@ -385,7 +385,7 @@ static tl_status init_segments(tl_instance *inst, tl_error *err) {
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     if (el->mode == TL_SEG_ACTIVE) {
-      tl_v off;
+      tl_v off = {0};
       tl_status st = eval_const(inst, el->offset, &off, err);
       if (st) return st;
       tl_tableinst *t = inst->tables[el->table];
@@ -398,7 +398,7 @@ static tl_status init_segments(tl_instance *inst, tl_error *err) {
   for (uint32_t i = 0; i < m->datas.n; i++) {
     tl_data *d = TL_DATA(m, i);
     if (d->mode != TL_SEG_ACTIVE) continue;
-    tl_v off;
+    tl_v off = {0};
     tl_status st = eval_const(inst, d->offset, &off, err);
     if (st) return st;
     tl_meminst *mm = inst->mems[d->mem];

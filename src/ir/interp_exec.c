@@ -81,16 +81,16 @@ static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
 
 #define F32(x) tl_f32(x)
 #define F64(x) tl_f64(x)
-#define BIN(OP, F, T, expr) case TL_OP_##OP: { T b = (T)(--sp)->F, a = (T)sp[-1].F; sp[-1].F = (expr); break; }
-#define UN(OP, F, T, expr) case TL_OP_##OP: { T a = (T)sp[-1].F; sp[-1].F = (expr); break; }
-#define CMP(OP, F, T, expr) case TL_OP_##OP: { T b = (T)(--sp)->F, a = (T)sp[-1].F; sp[-1].i32 = (expr); break; }
-#define FBIN32(OP, expr) case TL_OP_##OP: { float b = F32((--sp)->i32), a = F32(sp[-1].i32); sp[-1].i32 = tl_f32b(expr); break; }
-#define FBIN64(OP, expr) case TL_OP_##OP: { double b = F64((--sp)->i64), a = F64(sp[-1].i64); sp[-1].i64 = tl_f64b(expr); break; }
-#define FCMP32(OP, expr) case TL_OP_##OP: { float b = F32((--sp)->i32), a = F32(sp[-1].i32); sp[-1].i32 = (expr); break; }
-#define FCMP64(OP, expr) case TL_OP_##OP: { double b = F64((--sp)->i64), a = F64(sp[-1].i64); sp[-1].i32 = (expr); break; }
+#define BIN(OP, F, T, expr) case TL_OP_##OP: { T b = (T)(--sp)->F, a = (T)sp[-1].F; PUT_##F(sp[-1], expr); break; }
+#define UN(OP, F, T, expr) case TL_OP_##OP: { T a = (T)sp[-1].F; PUT_##F(sp[-1], expr); break; }
+#define CMP(OP, F, T, expr) case TL_OP_##OP: { T b = (T)(--sp)->F, a = (T)sp[-1].F; PUT32(sp[-1], (expr)); break; }
+#define FBIN32(OP, expr) case TL_OP_##OP: { float b = F32((--sp)->i32), a = F32(sp[-1].i32); PUT32(sp[-1], tl_f32b(expr)); break; }
+#define FBIN64(OP, expr) case TL_OP_##OP: { double b = F64((--sp)->i64), a = F64(sp[-1].i64); PUT64(sp[-1], tl_f64b(expr)); break; }
+#define FCMP32(OP, expr) case TL_OP_##OP: { float b = F32((--sp)->i32), a = F32(sp[-1].i32); PUT32(sp[-1], (expr)); break; }
+#define FCMP64(OP, expr) case TL_OP_##OP: { double b = F64((--sp)->i64), a = F64(sp[-1].i64); PUT32(sp[-1], (expr)); break; }
 #define TRAP(why) do { st = trap(err, why); goto out; } while (0)
 #define MEMEA(N) uint64_t ea = (uint64_t)sp[-1].i32 + ins->u.b; if (oob(ea, (N), ms)) TRAP("out of bounds memory access")
-#define LOAD(OP, F, N, conv) case TL_OP_##OP: { MEMEA(N); uint64_t v = ld_n(mb + ea, N); sp[-1].F = (conv); break; }
+#define LOAD(OP, F, N, conv) case TL_OP_##OP: { MEMEA(N); uint64_t v = ld_n(mb + ea, N); PUT_##F(sp[-1], conv); break; }
 #define STORE(OP, F, N) case TL_OP_##OP: { uint64_t v = (--sp)->F; MEMEA(N); st_n(mb + ea, v, N); sp--; break; }
 #define RELOAD() do { if (inst->m->memories.n) { mb = inst->mems[0]->data; ms = inst->mems[0]->pages * TL_PAGE; } else { mb = NULL; ms = 0; } } while (0)
 
@@ -274,7 +274,7 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       tl_tableinst *t = inst->tables[ins->a];
       uint32_t i = sp[-1].i32;
       if (i >= t->n) TRAP("out of bounds table access");
-      sp[-1].ref = t->e[i];
+      PUTREF(sp[-1], t->e[i]);
       break;
     }
     case TL_OP_TABLE_SET: {
@@ -285,10 +285,10 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       t->e[i] = sp[1].ref;
       break;
     }
-    case TL_OP_TABLE_SIZE: (sp++)->i32 = inst->tables[ins->a]->n; break;
+    case TL_OP_TABLE_SIZE: PUT32(*sp++, inst->tables[ins->a]->n); break;
     case TL_OP_TABLE_GROW: {
       uint32_t n = (--sp)->i32;
-      sp[-1].i32 = grow_table(inst->tables[ins->a], sp[-1].ref, n);
+      PUT32(sp[-1], grow_table(inst->tables[ins->a], sp[-1].ref, n));
       break;
     }
     case TL_OP_TABLE_FILL: {
@@ -316,9 +316,9 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       break;
     }
     case TL_OP_ELEM_DROP: inst->elem_n[ins->a] = 0; break;
-    case TL_OP_REF_NULL: (sp++)->ref = NULL; break;
-    case TL_OP_REF_IS_NULL: sp[-1].i32 = sp[-1].ref == NULL; break;
-    case TL_OP_REF_FUNC: (sp++)->ref = inst->funcs[ins->a]; break;
+    case TL_OP_REF_NULL: PUTREF(*sp++, NULL); break;
+    case TL_OP_REF_IS_NULL: PUT32(sp[-1], sp[-1].ref == NULL); break;
+    case TL_OP_REF_FUNC: PUTREF(*sp++, inst->funcs[ins->a]); break;
 
     /* ---- memory ---- */
     LOAD(I32_LOAD, i32, 4, (uint32_t)v)
@@ -344,10 +344,10 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
     STORE(I64_STORE8, i64, 1)
     STORE(I64_STORE16, i64, 2)
     STORE(I64_STORE32, i64, 4)
-    case TL_OP_MEMORY_SIZE: (sp++)->i32 = (uint32_t)inst->mems[ins->a]->pages; break;
+    case TL_OP_MEMORY_SIZE: PUT32(*sp++, (uint32_t)inst->mems[ins->a]->pages); break;
     case TL_OP_MEMORY_GROW: {
       uint32_t old;
-      sp[-1].i32 = grow_mem(inst->mems[ins->a], sp[-1].i32, &old) ? old : UINT32_MAX;
+      PUT32(sp[-1], grow_mem(inst->mems[ins->a], sp[-1].i32, &old) ? old : UINT32_MAX);
       RELOAD();
       break;
     }
@@ -380,8 +380,8 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
     case TL_OP_DATA_DROP: inst->data_n[ins->a] = 0; break;
 
     /* ---- constants ---- */
-    case TL_OP_I32_CONST: case TL_OP_F32_CONST: (sp++)->i32 = (uint32_t)ins->u.b; break;
-    case TL_OP_I64_CONST: case TL_OP_F64_CONST: (sp++)->i64 = ins->u.b; break;
+    case TL_OP_I32_CONST: case TL_OP_F32_CONST: PUT32(*sp++, (uint32_t)ins->u.b); break;
+    case TL_OP_I64_CONST: case TL_OP_F64_CONST: PUT64(*sp++, ins->u.b); break;
     case TL_OP_V128_CONST: memcpy((sp++)->b, ins->u.p, 16); break;
 
     /* ---- integer ---- */
@@ -396,7 +396,7 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
     CMP(I32_LE_U, i32, uint32_t, a <= b)
     CMP(I32_GE_S, i32, int32_t, a >= b)
     CMP(I32_GE_U, i32, uint32_t, a >= b)
-    case TL_OP_I64_EQZ: sp[-1].i32 = sp[-1].i64 == 0; break;
+    case TL_OP_I64_EQZ: PUT32(sp[-1], sp[-1].i64 == 0); break;
     CMP(I64_EQ, i64, uint64_t, a == b)
     CMP(I64_NE, i64, uint64_t, a != b)
     CMP(I64_LT_S, i64, int64_t, a < b)
@@ -430,25 +430,25 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       int32_t b = (int32_t)(--sp)->i32, a = (int32_t)sp[-1].i32;
       if (b == 0) TRAP("integer divide by zero");
       if (a == INT32_MIN && b == -1) TRAP("integer overflow");
-      sp[-1].i32 = (uint32_t)(a / b);
+      PUT32(sp[-1], (uint32_t)(a / b));
       break;
     }
     case TL_OP_I32_DIV_U: {
       uint32_t b = (--sp)->i32, a = sp[-1].i32;
       if (b == 0) TRAP("integer divide by zero");
-      sp[-1].i32 = a / b;
+      PUT32(sp[-1], a / b);
       break;
     }
     case TL_OP_I32_REM_S: {
       int32_t b = (int32_t)(--sp)->i32, a = (int32_t)sp[-1].i32;
       if (b == 0) TRAP("integer divide by zero");
-      sp[-1].i32 = b == -1 ? 0 : (uint32_t)(a % b);
+      PUT32(sp[-1], b == -1 ? 0 : (uint32_t)(a % b));
       break;
     }
     case TL_OP_I32_REM_U: {
       uint32_t b = (--sp)->i32, a = sp[-1].i32;
       if (b == 0) TRAP("integer divide by zero");
-      sp[-1].i32 = a % b;
+      PUT32(sp[-1], a % b);
       break;
     }
     BIN(I32_AND, i32, uint32_t, a & b)
@@ -469,25 +469,25 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       int64_t b = (int64_t)(--sp)->i64, a = (int64_t)sp[-1].i64;
       if (b == 0) TRAP("integer divide by zero");
       if (a == INT64_MIN && b == -1) TRAP("integer overflow");
-      sp[-1].i64 = (uint64_t)(a / b);
+      PUT64(sp[-1], (uint64_t)(a / b));
       break;
     }
     case TL_OP_I64_DIV_U: {
       uint64_t b = (--sp)->i64, a = sp[-1].i64;
       if (b == 0) TRAP("integer divide by zero");
-      sp[-1].i64 = a / b;
+      PUT64(sp[-1], a / b);
       break;
     }
     case TL_OP_I64_REM_S: {
       int64_t b = (int64_t)(--sp)->i64, a = (int64_t)sp[-1].i64;
       if (b == 0) TRAP("integer divide by zero");
-      sp[-1].i64 = b == -1 ? 0 : (uint64_t)(a % b);
+      PUT64(sp[-1], b == -1 ? 0 : (uint64_t)(a % b));
       break;
     }
     case TL_OP_I64_REM_U: {
       uint64_t b = (--sp)->i64, a = sp[-1].i64;
       if (b == 0) TRAP("integer divide by zero");
-      sp[-1].i64 = a % b;
+      PUT64(sp[-1], a % b);
       break;
     }
     BIN(I64_AND, i64, uint64_t, a & b)
@@ -531,18 +531,18 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
 
     /* ---- conversions ---- */
     UN(I32_WRAP_I64, i64, uint64_t, (uint32_t)a)
-    case TL_OP_I64_EXTEND_I32_S: sp[-1].i64 = (uint64_t)(int64_t)(int32_t)sp[-1].i32; break;
-    case TL_OP_I64_EXTEND_I32_U: sp[-1].i64 = (uint64_t)sp[-1].i32; break;
-    case TL_OP_F32_CONVERT_I32_S: sp[-1].i32 = tl_f32b((float)(int32_t)sp[-1].i32); break;
-    case TL_OP_F32_CONVERT_I32_U: sp[-1].i32 = tl_f32b((float)sp[-1].i32); break;
-    case TL_OP_F32_CONVERT_I64_S: sp[-1].i32 = tl_f32b((float)(int64_t)sp[-1].i64); break;
-    case TL_OP_F32_CONVERT_I64_U: sp[-1].i32 = tl_f32b((float)sp[-1].i64); break;
-    case TL_OP_F32_DEMOTE_F64: sp[-1].i32 = tl_f32b((float)F64(sp[-1].i64)); break;
-    case TL_OP_F64_CONVERT_I32_S: sp[-1].i64 = tl_f64b((double)(int32_t)sp[-1].i32); break;
-    case TL_OP_F64_CONVERT_I32_U: sp[-1].i64 = tl_f64b((double)sp[-1].i32); break;
-    case TL_OP_F64_CONVERT_I64_S: sp[-1].i64 = tl_f64b((double)(int64_t)sp[-1].i64); break;
-    case TL_OP_F64_CONVERT_I64_U: sp[-1].i64 = tl_f64b((double)sp[-1].i64); break;
-    case TL_OP_F64_PROMOTE_F32: sp[-1].i64 = tl_f64b((double)F32(sp[-1].i32)); break;
+    case TL_OP_I64_EXTEND_I32_S: PUT64(sp[-1], (uint64_t)(int64_t)(int32_t)sp[-1].i32); break;
+    case TL_OP_I64_EXTEND_I32_U: PUT64(sp[-1], (uint64_t)sp[-1].i32); break;
+    case TL_OP_F32_CONVERT_I32_S: PUT32(sp[-1], tl_f32b((float)(int32_t)sp[-1].i32)); break;
+    case TL_OP_F32_CONVERT_I32_U: PUT32(sp[-1], tl_f32b((float)sp[-1].i32)); break;
+    case TL_OP_F32_CONVERT_I64_S: PUT32(sp[-1], tl_f32b((float)(int64_t)sp[-1].i64)); break;
+    case TL_OP_F32_CONVERT_I64_U: PUT32(sp[-1], tl_f32b((float)sp[-1].i64)); break;
+    case TL_OP_F32_DEMOTE_F64: PUT32(sp[-1], tl_f32b((float)F64(sp[-1].i64))); break;
+    case TL_OP_F64_CONVERT_I32_S: PUT64(sp[-1], tl_f64b((double)(int32_t)sp[-1].i32)); break;
+    case TL_OP_F64_CONVERT_I32_U: PUT64(sp[-1], tl_f64b((double)sp[-1].i32)); break;
+    case TL_OP_F64_CONVERT_I64_S: PUT64(sp[-1], tl_f64b((double)(int64_t)sp[-1].i64)); break;
+    case TL_OP_F64_CONVERT_I64_U: PUT64(sp[-1], tl_f64b((double)sp[-1].i64)); break;
+    case TL_OP_F64_PROMOTE_F32: PUT64(sp[-1], tl_f64b((double)F32(sp[-1].i32))); break;
     case TL_OP_I32_REINTERPRET_F32: case TL_OP_F32_REINTERPRET_I32: break;
     case TL_OP_I64_REINTERPRET_F64: case TL_OP_F64_REINTERPRET_I64: break;
     UN(I32_EXTEND8_S, i32, uint32_t, (uint32_t)(int32_t)(int8_t)a)
@@ -567,8 +567,8 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
         if (e == 1) TRAP("invalid conversion to integer");
         if (e == 2) TRAP("integer overflow");
       }
-      if (is64) sp[-1].i64 = r;
-      else sp[-1].i32 = (uint32_t)r;
+      if (is64) PUT64(sp[-1], r);
+      else PUT32(sp[-1], (uint32_t)r);
       break;
     }
 
@@ -633,7 +633,7 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       sp--;
       MEMEA(4);
       if (ea & 3) TRAP("unaligned atomic");
-      sp[-1].i32 = 0;
+      PUT32(sp[-1], 0);
       break;
     }
     case TL_OP_MEMORY_ATOMIC_WAIT32: case TL_OP_MEMORY_ATOMIC_WAIT64: {
@@ -643,7 +643,7 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
       if (ea & (w - 1)) TRAP("unaligned atomic");
       if (!inst->mems[0]->shared) TRAP("expected shared memory");
       uint64_t cur = ld_n(mb + ea, w), want = w == 4 ? sp[0].i32 : sp[0].i64;
-      sp[-1].i32 = cur != want ? 1 : 2;
+      PUT32(sp[-1], cur != want ? 1 : 2);
       break;
     }
     default:
@@ -676,8 +676,8 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
           break;
         }
         if (grp >= 2) st_n(mb + ea, nv, w);
-        if (i64) sp[-1].i64 = old;
-        else sp[-1].i32 = (uint32_t)old;
+        if (i64) PUT64(sp[-1], old);
+        else PUT32(sp[-1], (uint32_t)old);
         break;
       }
       if (tl_ops[ins->op].pfx == 0xFD) {

@@ -18,6 +18,15 @@ typedef union {
   void *ref;
 } tl_v;
 
+/* Slot writes are always whole 16-byte stores, so that the 16-byte slot
+ * copies that follow forward from the store buffer (a narrower store
+ * followed by a wider load stalls). */
+#define PUT32(slot, x) ((slot) = (tl_v){.w = {(uint32_t)(x), 0}})
+#define PUT64(slot, x) ((slot) = (tl_v){.w = {(uint64_t)(x), 0}})
+#define PUTREF(slot, x) ((slot) = (tl_v){.w = {(uint64_t)(uintptr_t)(x), 0}})
+#define PUT_i32 PUT32
+#define PUT_i64 PUT64
+
 typedef struct tl_funcinst tl_funcinst;
 typedef struct tl_code tl_code;
 

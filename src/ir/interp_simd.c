@@ -349,15 +349,15 @@ static tl_v *lanes(const tl_ins *ins, tl_v *sp) {
     for (int i = 0; i < 2; i++) lset(&r, 8, i, sp[-1].i64);
     sp[-1] = r;
     return sp;
-  case TL_OP_I8X16_EXTRACT_LANE_S: sp[-1].i32 = (uint32_t)(int32_t)ls(&sp[-1], 1, l); return sp;
-  case TL_OP_I8X16_EXTRACT_LANE_U: sp[-1].i32 = (uint32_t)lu(&sp[-1], 1, l); return sp;
-  case TL_OP_I16X8_EXTRACT_LANE_S: sp[-1].i32 = (uint32_t)(int32_t)ls(&sp[-1], 2, l); return sp;
-  case TL_OP_I16X8_EXTRACT_LANE_U: sp[-1].i32 = (uint32_t)lu(&sp[-1], 2, l); return sp;
+  case TL_OP_I8X16_EXTRACT_LANE_S: PUT32(sp[-1], (uint32_t)(int32_t)ls(&sp[-1], 1, l)); return sp;
+  case TL_OP_I8X16_EXTRACT_LANE_U: PUT32(sp[-1], (uint32_t)lu(&sp[-1], 1, l)); return sp;
+  case TL_OP_I16X8_EXTRACT_LANE_S: PUT32(sp[-1], (uint32_t)(int32_t)ls(&sp[-1], 2, l)); return sp;
+  case TL_OP_I16X8_EXTRACT_LANE_U: PUT32(sp[-1], (uint32_t)lu(&sp[-1], 2, l)); return sp;
   case TL_OP_I32X4_EXTRACT_LANE: case TL_OP_F32X4_EXTRACT_LANE:
-    sp[-1].i32 = (uint32_t)lu(&sp[-1], 4, l);
+    PUT32(sp[-1], (uint32_t)lu(&sp[-1], 4, l));
     return sp;
   case TL_OP_I64X2_EXTRACT_LANE: case TL_OP_F64X2_EXTRACT_LANE:
-    sp[-1].i64 = lu(&sp[-1], 8, l);
+    PUT64(sp[-1], lu(&sp[-1], 8, l));
     return sp;
   case TL_OP_I8X16_REPLACE_LANE: sp--; lset(&sp[-1], 1, l, sp[0].i32); return sp;
   case TL_OP_I16X8_REPLACE_LANE: sp--; lset(&sp[-1], 2, l, sp[0].i32); return sp;
@@ -441,7 +441,7 @@ tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp) {
   }
   int32_t x = reduce(op, &sp[-1], &ok);
   if (ok) {
-    sp[-1].i32 = (uint32_t)x;
+    PUT32(sp[-1], (uint32_t)x);
     return sp;
   }
   ok = true;

@@ -26,7 +26,8 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     verbose = "--verbose" in sys.argv
     build = args[0]
-    suite = args[1] if len(args) > 1 else os.path.join(os.path.dirname(__file__), "../../../shared/testsuite")
+    suite = args[1] if len(args) > 1 else os.environ.get(
+        "TILT_TESTSUITE", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/testsuite"))
     filt = args[2] if len(args) > 2 else ""
     if not os.path.isdir(suite):
         print("read_check: test suite not found at %s, skipping" % suite)
