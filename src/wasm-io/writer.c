@@ -13,26 +13,10 @@
 static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
 enum { NORDER = sizeof order };
 
-/* ---- small encoders ------------------------------------------------------ */
-void wr_u64(tl_buf *b, uint64_t v) {
-  do {
-    uint8_t c = v & 0x7f;
-    v >>= 7;
-    tl_buf_byte(b, v ? (uint8_t)(c | 0x80) : c);
-  } while (v);
-}
-
-void wr_u32(tl_buf *b, uint32_t v) { wr_u64(b, v); }
-
-void wr_s64(tl_buf *b, int64_t v) {
-  for (;;) {
-    uint8_t c = (uint8_t)(v & 0x7f);
-    v >>= 7; /* arithmetic shift (gcc and clang) */
-    bool done = (v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40));
-    tl_buf_byte(b, done ? c : (uint8_t)(c | 0x80));
-    if (done) return;
-  }
-}
+/* ---- small encoders (LEB128 from leb128.c) ------------------------------ */
+void wr_u64(tl_buf *b, uint64_t v) { tl_leb_write_u64(b, v); }
+void wr_u32(tl_buf *b, uint32_t v) { tl_leb_write_u32(b, v); }
+void wr_s64(tl_buf *b, int64_t v) { tl_leb_write_s64(b, v); }
 
 void wr_name(tl_buf *b, const char *s) {
   size_t n = s ? strlen(s) : 0;
