@@ -112,10 +112,11 @@ void tl_module_set_features(tl_module *m, uint32_t features);
  * fails returns NULL (expressions), TL_INVALID_INDEX (indices and labels),
  * TL_TYPE_INVALID (types) or a tl_status other than TL_OK, and records why in
  * tl_module_last_error(m). Builders check the structure the IR needs: the
- * number of operands, immediates' ranges, and every index or label a node's
- * type depends on (functions, types, globals, tables, locals, labels).
- * Memory, data-segment and element-segment indices inside expressions are
- * not checked when built (code may be built before they are declared);
+ * number of operands, immediates' ranges (lanes, alignment), labels, and
+ * every index a node's type depends on: the callee of call, the type of
+ * call_indirect, globals, locals, and the table of table.get. Other indices
+ * in expressions (tables, memories, data and element segments) are not
+ * checked when built, so code may be built before those are declared;
  * operand types are not checked either: tl_module_validate reports both. */
 
 /* Value types. Basic types are these constants; tuple types (for

@@ -581,14 +581,8 @@ static bool set_index2(tl_module *m, tl_expr *e, const tl_imm_args *a) {
   e->imm.idx2.a = a->index;
   e->imm.idx2.b = a->index2;
   switch (tl_ops[e->op].imm) {
-  case TL_IMM_CALL_INDIRECT:
-    return in_range(m, a->index, m->types.n, "type", who) &&
-           in_range(m, a->index2, m->tables.n, "table", who);
-  case TL_IMM_TABLE_INIT: return in_range(m, a->index2, m->tables.n, "table", who);
-  case TL_IMM_TABLE_COPY:
-    return in_range(m, a->index, m->tables.n, "table", who) &&
-           in_range(m, a->index2, m->tables.n, "table", who);
-  default: return true; /* memory.copy, memory.init: not checked here */
+  case TL_IMM_CALL_INDIRECT: return in_range(m, a->index, m->types.n, "type", who);
+  default: return true; /* tables, memories, segments: not checked here */
   }
 }
 
@@ -620,7 +614,10 @@ static bool set_tuple_index(tl_module *m, tl_expr *e, const tl_imm_args *a) {
   return bad(m, "tuple.extract: index %u of a non-tuple or too short tuple", a->index), false;
 }
 
-/* Fills e's immediates from a, checking what the node's type depends on. */
+/* Fills e's immediates from a, checking the indices the node's type depends
+ * on (and the labels, lanes and alignment); other indices are left to the
+ * validator, so that code may be built before tables, memories and segments
+ * are declared. */
 static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) {
   const char *who = tl_ops[e->op].text;
   switch ((tl_imm_kind)tl_ops[e->op].imm) {
@@ -635,7 +632,9 @@ static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) 
     e->imm.index = a->index;
     return need_func(m, f, who) && in_range(m, a->index, f->nlocal, "local", who);
   case TL_IMM_GLOBAL: e->imm.index = a->index; return in_range(m, a->index, m->globals.n, "global", who);
-  case TL_IMM_TABLE: e->imm.index = a->index; return in_range(m, a->index, m->tables.n, "table", who);
+  case TL_IMM_TABLE: /* only table.get's type depends on its table */
+    e->imm.index = a->index;
+    return e->op != TL_OP_TABLE_GET || in_range(m, a->index, m->tables.n, "table", who);
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: return set_memarg(m, e, a);
   case TL_IMM_MEM: case TL_IMM_DATA: case TL_IMM_ELEM: e->imm.index = a->index; return true;
   case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT:

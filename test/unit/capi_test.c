@@ -270,15 +270,13 @@ START_TEST(calls_and_variables) {
   ck_assert_ptr_null(tl_build_call(m, 7, NULL, 0));
   expect_error(m, "function index 7 out of range (2 defined)");
   ck_assert_uint_eq(TY(tl_build_return_call(m, imp, &arg, 1)), TL_TYPE_UNREACHABLE);
-  /* call_indirect needs its type and table to exist. */
-  ck_assert_ptr_null(tl_build_call_indirect(m, 0, t_pair, I32(0), &arg, 1));
-  expect_error(m, "table index 0 out of range");
-  ck_assert_uint_eq(tl_add_table(m, TL_TYPE_FUNCREF, 1, 0, false), 0);
+  /* call_indirect needs its type (its table may come later). */
   tl_expr_ref ci = tl_build_call_indirect(m, 0, t_pair, I32(0), &arg, 1);
   ck_assert_uint_eq(TY(ci), tup);
   ck_assert_uint_eq(tl_expr_num_kids(ci), 2);
   ck_assert_uint_eq(TY(tl_expr_get_kid(ci, 1)), TL_TYPE_I32);
   ck_assert_ptr_null(tl_build_call_indirect(m, 0, 9, I32(0), NULL, 0));
+  expect_error(m, "type index 9 out of range");
   ck_assert_ptr_null(tl_build_call_indirect(m, 0, t_pair, NULL, NULL, 0));
   ck_assert_uint_eq(TY(tl_build_return_call_indirect(m, 0, t_pair, I32(0), &arg, 1)),
                     TL_TYPE_UNREACHABLE);
@@ -350,8 +348,10 @@ START_TEST(memory_tables_simd) {
   ck_assert_uint_eq(TY(tl_build_simd_mem_lane(m, "v128.store64_lane", 0, 8, 1, I32(0), v)),
                     TL_TYPE_NONE);
   ck_assert_ptr_null(tl_build_simd_mem_lane(m, "v128.store64_lane", 0, 0, 2, I32(0), v));
-  /* Tables and references. */
-  ck_assert_ptr_null(tl_build_table_size(m, 0));
+  /* Tables and references; only table.get needs its table to exist. */
+  ck_assert_uint_eq(TY(tl_build_table_size(m, 0)), TL_TYPE_I32);
+  ck_assert_ptr_null(tl_build_table_get(m, 0, I32(0)));
+  expect_error(m, "table index 0 out of range");
   ck_assert_uint_eq(tl_add_table(m, TL_TYPE_EXTERNREF, 0, 10, true), 0);
   ck_assert_uint_eq(tl_add_table(m, TL_TYPE_I32, 0, 10, true), TL_INVALID_INDEX);
   ck_assert_uint_eq(tl_add_table(m, TL_TYPE_FUNCREF, 5, 4, true), TL_INVALID_INDEX);
@@ -369,7 +369,7 @@ START_TEST(memory_tables_simd) {
                                            I32(0))),
                     TL_TYPE_NONE);
   ck_assert_uint_eq(TY(tl_build_table_copy(m, 0, 0, I32(0), I32(0), I32(0))), TL_TYPE_NONE);
-  ck_assert_ptr_null(tl_build_table_copy(m, 0, 1, I32(0), I32(0), I32(0)));
+  ck_assert_uint_eq(TY(tl_build_table_copy(m, 0, 1, I32(0), I32(0), I32(0))), TL_TYPE_NONE);
   ck_assert_uint_eq(TY(tl_build_table_init(m, 4, 0, I32(0), I32(0), I32(0))), TL_TYPE_NONE);
   ck_assert_uint_eq(TY(tl_build_elem_drop(m, 4)), TL_TYPE_NONE);
   ck_assert_ptr_null(tl_build_table_get(m, 1, I32(0)));
@@ -678,6 +678,99 @@ START_TEST(write_read_print) {
   tl_module_free(back);
 } END_TEST
 
+/* ---- built code runs --------------------------------------------------- */
+/* fact(n): (if (result i64) (i64.eqz n) 1 (n * fact(n - 1))) */
+static void build_fact(tl_module *m, uint32_t f) {
+  tl_expr_ref n = tl_build_local_get(m, f, 0);
+  tl_expr_ref n1 = tl_build_binary(m, "i64.sub", tl_build_local_get(m, f, 0), I64(1));
+  tl_expr_ref rec = tl_build_binary(m, "i64.mul", tl_build_local_get(m, f, 0),
+                                    tl_build_call(m, f, &n1, 1));
+  tl_expr_ref body = tl_build_if(m, f, TL_LABEL_NONE, tl_build_unary(m, "i64.eqz", n), I64(1), rec);
+  ck_assert_uint_eq(TY(body), TL_TYPE_I64);
+  ck_assert_int_eq(tl_function_set_body(m, f, body), TL_OK);
+}
+
+/* pick(x): br_table over three blocks, each arm a constant (10, 20, 30 for
+ * 0, 1 and anything else), returned by a branch to the function's block. */
+static void build_pick(tl_module *m, uint32_t f) {
+  tl_label_t out = tl_new_label(m, f), b[3];
+  for (int i = 0; i < 3; i++) b[i] = tl_new_label(m, f);
+  tl_expr_ref inner = tl_build_br_table(m, f, b, 2, b[2], tl_build_local_get(m, f, 0), NULL);
+  for (int i = 0; i < 3; i++) {
+    tl_expr_ref blk = tl_build_block(m, f, b[i], &inner, 1, TL_TYPE_NONE);
+    tl_expr_ref k[] = {blk, tl_build_br(m, f, out, I32(10 * (i + 1)))};
+    inner = tl_build_block(m, f, TL_LABEL_NONE, k, 2, TL_TYPE_AUTO);
+  }
+  tl_expr_ref body = tl_build_block(m, f, out, &inner, 1, TL_TYPE_I32);
+  ck_assert_uint_eq(TY(body), TL_TYPE_I32);
+  ck_assert_int_eq(tl_function_set_body(m, f, body), TL_OK);
+}
+
+/* mem(x): stores x at 8, returns load8_u(9) + pair().1 + call_indirect
+ * fact(3) through the table (as i32). */
+static void build_mem(tl_module *m, uint32_t f, uint32_t pair, uint32_t t_fact) {
+  tl_expr_ref three = I64(3);
+  tl_expr_ref k[] = {
+      tl_build_store(m, "i32.store", 8, 0, I32(0), tl_build_local_get(m, f, 0)),
+      tl_build_binary(m, "i32.add",
+                      tl_build_binary(m, "i32.add", tl_build_load(m, "i32.load8_u", 9, 1, I32(0)),
+                                      tl_build_tuple_extract(m, tl_build_call(m, pair, NULL, 0), 0)),
+                      tl_build_unary(m, "i32.wrap_i64",
+                                     tl_build_call_indirect(m, 0, t_fact, I32(0), &three, 1))),
+  };
+  tl_status st = tl_function_set_body(m, f, tl_build_block(m, f, TL_LABEL_NONE, k, 2, TL_TYPE_I32));
+  ck_assert_msg(st == TL_OK, "%s", tl_module_last_error(m)->msg);
+}
+
+static int64_t invoke1(tl_instance *inst, const char *name, uint32_t type, int64_t arg) {
+  tl_value a = {.type = type}, r = {0};
+  if (type == TL_VAL_I32) a.of.i32 = (int32_t)arg;
+  else a.of.i64 = arg;
+  uint32_t nres = 0;
+  tl_error err = {0};
+  ck_assert_msg(tl_invoke(inst, name, &a, 1, &r, 1, &nres, &err) == TL_OK, "%s: %s", name, err.msg);
+  ck_assert_uint_eq(nres, 1);
+  return r.type == TL_VAL_I64 ? r.of.i64 : r.of.i32;
+}
+
+START_TEST(built_code_runs) {
+  tl_module *m = new_module(TL_FEATURES_ALL);
+  tl_type_t pair_t[] = {TL_TYPE_I32, TL_TYPE_I64};
+  uint32_t t_fact = tl_add_type(m, TL_TYPE_I64, TL_TYPE_I64);
+  uint32_t t_ii = tl_add_type(m, TL_TYPE_I32, TL_TYPE_I32);
+  uint32_t t_pair = tl_add_type(m, TL_TYPE_NONE, tl_build_tuple(m, pair_t, 2));
+  uint32_t fact = tl_add_function(m, "fact", t_fact, NULL, 0, NULL);
+  uint32_t pick = tl_add_function(m, "pick", t_ii, NULL, 0, NULL);
+  uint32_t pair = tl_add_function(m, "pair", t_pair, NULL, 0, NULL);
+  uint32_t mem = tl_add_function(m, "mem", t_ii, NULL, 0, NULL);
+  build_fact(m, fact);
+  build_pick(m, pick);
+  tl_expr_ref vals[] = {I32(100), I64(5)};
+  ck_assert_int_eq(tl_function_set_body(m, pair, tl_build_tuple_make(m, vals, 2)), TL_OK);
+  build_mem(m, mem, pair, t_fact);
+  ck_assert_int_eq(tl_set_memory(m, 1, 0, false, false, NULL), TL_OK);
+  ck_assert_uint_eq(tl_add_table(m, TL_TYPE_FUNCREF, 1, 1, true), 0);
+  ck_assert_uint_eq(tl_add_active_element_segment(m, 0, I32(0), &fact, 1), 0);
+  const char *names[] = {"fact", "pick", "pair", "mem"};
+  for (uint32_t i = 0; i < 4; i++) ck_assert_int_eq(tl_add_export(m, TL_EXPORT_FUNC, i, names[i]), TL_OK);
+  uint8_t *bytes = NULL;
+  size_t size = validate_and_write(m, &bytes);
+  if (have_wasm_validate()) ck_assert(wabt_accepts(bytes, size));
+  free(bytes);
+
+  tl_store *st = tl_store_new();
+  tl_error err = {0};
+  tl_instance *inst = tl_instantiate(st, m, NULL, &err);
+  ck_assert_msg(inst != NULL, "instantiate: %s", err.msg);
+  ck_assert_int_eq(invoke1(inst, "fact", TL_VAL_I64, 10), 3628800);
+  ck_assert_int_eq(invoke1(inst, "pick", TL_VAL_I32, 0), 10);
+  ck_assert_int_eq(invoke1(inst, "pick", TL_VAL_I32, 1), 20);
+  ck_assert_int_eq(invoke1(inst, "pick", TL_VAL_I32, 7), 30);
+  ck_assert_int_eq(invoke1(inst, "mem", TL_VAL_I32, 0x1234), 0x12 + 100 + 6);
+  tl_store_free(st);
+  tl_module_free(m);
+} END_TEST
+
 /* A body deep enough to overflow a recursive walk must still be accepted. */
 START_TEST(deep_body) {
   tl_module *m = new_module(tl_features_default_set());
@@ -706,6 +799,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, module_items);
   tcase_add_test(tc, every_expression_kind);
   tcase_add_test(tc, write_read_print);
+  tcase_add_test(tc, built_code_runs);
   tcase_add_test(tc, deep_body);
   suite_add_tcase(s, tc);
   return s;
