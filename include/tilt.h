@@ -441,6 +441,13 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);
+/* The observable behaviour of m as text, for differential testing
+ * (wasm-opt --fuzz-exec): every exported function is called in export
+ * order with fixed arguments, against stub imports that log their calls;
+ * results, traps and import calls are logged. fuel bounds each call (0 =
+ * none); a call that runs out of fuel or stack ends the log with a line
+ * starting "[stop". malloc'd, NUL-terminated. */
+char *tl_module_fuzz_exec(tl_module *m, uint64_t fuel);
 
 /* -------------------------------------------------------------- relooper */
 /* Structuring a control-flow graph into wasm, for toolchains that lower to
