@@ -492,3 +492,77 @@ tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, u
     return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no exported function %s", name);
   return tl_func_call(inst->s, x, args, nargs, results, maxres, nres, err);
 }
+
+/* Function `index` of the instance's function space (internal: passes that
+ * evaluate scratch modules call functions without exporting them). */
+tl_status tl_instance_func(tl_instance *inst, uint32_t index, tl_extern *out) {
+  if (index >= inst->m->funcs.n) return TL_E_LINK;
+  *out = (tl_extern){TL_EXTERNKIND_FUNC, inst->funcs[index]};
+  return TL_OK;
+}
+
+/* ------------------------------------------------- constant folding */
+typedef struct { uint8_t *def; uint32_t nlabel; bool bad; int pass; } purity;
+
+static bool defined_label(purity *p, uint32_t l) { return l < p->nlabel && p->def[l]; }
+
+static void pure_visit(tl_walk *w, tl_expr **slot) {
+  purity *p = w->ctx;
+  tl_expr *e = *slot;
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (p->pass == 0) {
+    if ((oi->flags & TL_F_CONTROL) && e->imm.block.label < p->nlabel) p->def[e->imm.block.label] = 1;
+    return;
+  }
+  const uint32_t effects = TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE | TL_F_WRITES_TABLE |
+                           TL_F_READS_LOCAL | TL_F_WRITES_LOCAL | TL_F_READS_GLOBAL |
+                           TL_F_WRITES_GLOBAL | TL_F_CALL;
+  if ((oi->flags & effects) || e->op == TL_OP_RETURN || e->op == TL_OP_REF_FUNC) p->bad = true;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+    if (!defined_label(p, e->imm.label)) p->bad = true;
+  } else if (e->op == TL_OP_BR_TABLE) {
+    if (!defined_label(p, e->imm.table.def)) p->bad = true;
+    for (uint32_t i = 0; i < e->imm.table.n; i++)
+      if (!defined_label(p, e->imm.table.targets[i])) p->bad = true;
+  }
+}
+
+static bool is_pure(tl_module *m, tl_func *f, tl_expr *e) {
+  purity p = {calloc(f->nlabel + 1, 1), f->nlabel, false, 0};
+  if (!p.def) abort();
+  tl_expr *root = e;
+  tl_walk_post(m, f, &root, pure_visit, &p);
+  p.pass = 1;
+  tl_walk_post(m, f, &root, pure_visit, &p);
+  free(p.def);
+  return !p.bad;
+}
+
+tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, uint32_t maxout,
+                         uint32_t *nout, uint64_t fuel, tl_error *err) {
+  *nout = 0;
+  if (!is_pure(m, f, e))
+    return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "expression has effects or leaves");
+  uint32_t n = e->type == TL_UNREACHABLE ? 0 : tl_type_arity(m, e->type);
+  if (n > maxout) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "too many results");
+  tl_store *s = tl_store_new();
+  if (!s || !store_ready(s)) {
+    tl_store_free(s);
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  }
+  s->fuel = fuel;
+  tl_instance *inst = new_instance(s, m);
+  tl_code *code;
+  tl_interp_compile_expr(inst, f, e, &code);
+  tl_v *res = calloc(n + 1, sizeof *res);
+  if (!res) abort();
+  tl_status st = tl_interp_run_code(s, inst, code, NULL, 0, res, err);
+  for (uint32_t i = 0; st == TL_OK && i < n; i++) {
+    out[i].type = tl_type_at(m, e->type, i);
+    memcpy(&out[i].of, &res[i], sizeof out[i].of);
+  }
+  if (st == TL_OK) *nout = n;
+  free(res);
+  tl_store_free(s);
+  return st;
+}

@@ -474,6 +474,20 @@ tl_status tl_validate_ir(tl_module *m, tl_error *err); /* + one parent across th
 void tl_print_module(tl_module *m, tl_buf *out);
 void tl_print_expr(tl_module *m, tl_func *f, tl_expr *e, tl_buf *out);
 
+/* interp.c — the reference interpreter; its embedding API (stores,
+ * instances, invoke, host functions) is tilt.h "execution".
+ * tl_interp_eval runs one side-effect-free expression e of f (no locals,
+ * globals, memory, tables, calls or returns; branches only to labels defined
+ * inside e) and writes its values, tuple components in order, to out.
+ * A trap is TL_E_TRAP with the spec's reason; fuel (0 = unlimited) bounds
+ * the instructions run (TL_E_EXHAUSTED); anything it will not run is
+ * TL_E_UNSUPPORTED. For constant folding (precompute). */
+tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, uint32_t maxout,
+                         uint32_t *nout, uint64_t fuel, tl_error *err);
+
+/* interp.c (internal additions to the execution API of tilt.h) */
+tl_status tl_instance_func(tl_instance *inst, uint32_t index, tl_extern *out);
+
 /* features.c */
 const char *tl_feature_name(tl_features single);       /* "sign-ext", ... */
 tl_features tl_feature_by_name(const char *name);      /* 0 if unknown */

@@ -1,0 +1,20 @@
+;; RUN: tilt-opt --precompute-propagate
+(module
+  (import "env" "log" (func $log (param i32)))
+  (func $straight (export "straight") (result i32)
+    (local $x i32)
+    (local.set $x (i32.const 5))
+    (call $log (local.get $x))
+    (i32.mul (local.get $x) (i32.const 3)))
+  (func $rewritten (export "rewritten") (param i32) (result i32)
+    (local $x i32)
+    (local.set $x (i32.const 5))
+    (if (local.get 0) (then (local.set $x (i32.const 6))))
+    (local.get $x))
+  (func $loop (export "loop") (param i32) (result i32)
+    (local $x i32)
+    (loop $l
+      (local.set $x (i32.const 2))
+      (call $log (local.get $x))
+      (br_if $l (i32.eqz (local.get 0))))
+    (local.get $x)))
