@@ -771,6 +771,71 @@ START_TEST(built_code_runs) {
   tl_module_free(m);
 } END_TEST
 
+/* ---- random arguments never crash --------------------------------------- */
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(uint32_t n) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (uint32_t)(rng % n);
+}
+
+/* Small values, with the interesting edges. */
+static uint32_t rnd_index(void) {
+  static const uint32_t edge[] = {0, 1, 2, 3, 15, 16, 31, 32, UINT32_MAX, UINT32_MAX - 1};
+  return rnd(2) ? rnd(6) : edge[rnd(10)];
+}
+
+START_TEST(random_arguments) {
+  tl_module *m = new_module(TL_FEATURES_ALL);
+  tl_type_t pair_t[] = {TL_TYPE_I32, TL_TYPE_I64};
+  tl_type_t vars[] = {TL_TYPE_I32, TL_TYPE_V128, tl_build_tuple(m, pair_t, 2)};
+  uint32_t t0 = tl_add_type(m, TL_TYPE_I32, TL_TYPE_I32);
+  uint32_t f0 = tl_add_function(m, "a", t0, vars, 3, NULL);
+  uint32_t f1 = tl_add_function(m, "b", t0, NULL, 0, NULL);
+  tl_add_global(m, "g", TL_TYPE_I64, true, I64(0));
+  tl_add_table(m, TL_TYPE_FUNCREF, 1, 0, false);
+  for (int i = 0; i < 4; i++) tl_new_label(m, f0);
+  int nops = 0;
+  while (tl_op_name(nops)) nops++;
+  ck_assert_int_gt(nops, 400);
+  tl_expr_ref pool[64];
+  uint32_t npool = 0, built = 0;
+  for (int it = 0; it < 100000; it++) {
+    if (npool < 4) pool[npool++] = rnd(2) ? I32((int32_t)rnd(3)) : tl_build_unreachable(m);
+    tl_expr_ref kids[4];
+    uint32_t nk = rnd(5);
+    for (uint32_t k = 0; k < nk; k++) { /* each node is used at most once */
+      if (rnd(16) == 0 || !npool) {
+        kids[k] = NULL;
+      } else {
+        uint32_t j = rnd(npool);
+        kids[k] = pool[j];
+        pool[j] = pool[--npool];
+      }
+    }
+    tl_imm_args a = TL_IMM_ARGS_INIT;
+    a.index = rnd_index(), a.index2 = rnd_index(), a.label = rnd_index(), a.lane = rnd_index();
+    a.align = 1u << rnd(6), a.type = rnd_index(), a.value = rnd(100);
+    tl_label_t targets[3] = {rnd_index(), rnd_index(), rnd_index()};
+    a.targets = rnd(8) ? targets : NULL, a.ntargets = rnd(4);
+    for (int b = 0; b < 16; b++) a.bytes[b] = (uint8_t)rnd(40);
+    uint32_t funcs[] = {TL_NO_FUNC, f0, f1, 7};
+    int op = (int)rnd((uint32_t)nops + 4) - 2;
+    tl_expr_ref e = tl_build_op(m, funcs[rnd(4)], op, kids, nk, rnd(8) ? &a : NULL);
+    if (!e) continue;
+    built++;
+    ck_assert_uint_ne(TY(e), TL_TYPE_INVALID);
+    if (npool < 64) pool[npool++] = e;
+  }
+  ck_assert_uint_gt(built, 1000);
+  /* Whatever was built for f0 (or no function) may become f0's body; other
+   * functions reject it when it names f0's labels or locals. */
+  for (uint32_t i = 0; i < npool; i++) {
+    tl_status s1 = tl_function_set_body(m, f1, pool[i]);
+    if (s1 != TL_OK) ck_assert_int_eq(tl_function_set_body(m, f0, pool[i]), TL_OK);
+  }
+  tl_module_free(m);
+} END_TEST
+
 /* A body deep enough to overflow a recursive walk must still be accepted. */
 START_TEST(deep_body) {
   tl_module *m = new_module(tl_features_default_set());
@@ -800,6 +865,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, every_expression_kind);
   tcase_add_test(tc, write_read_print);
   tcase_add_test(tc, built_code_runs);
+  tcase_add_test(tc, random_arguments);
   tcase_add_test(tc, deep_body);
   suite_add_tcase(s, tc);
   return s;
