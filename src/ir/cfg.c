@@ -688,8 +688,10 @@ static bool strip_in(tl_expr *list, uint32_t label, tl_vec *work) {
           TL_VEC_PUSH(work, tl_expr *, e->kid[i]);
       continue;
     }
-    if (e->op != TL_OP_BLOCK || !e->nkid || (e != list && e->imm.block.label != TL_NO_LABEL))
-      continue;
+    /* a loop's end falls through like a block's; labeled blocks inside
+     * strip their own tails (each node is visited once) */
+    bool descend = e->op == TL_OP_LOOP || (e->op == TL_OP_BLOCK && (e == list || e->imm.block.label == TL_NO_LABEL));
+    if (!descend || !e->nkid) continue;
     tl_expr *last = e->kid[e->nkid - 1];
     if (last->op == TL_OP_BR && last->nkid == 0 && last->imm.label == label) {
       e->nkid--;

@@ -9,4 +9,5 @@ list(APPEND TILT_SOURCES
   ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_brs.c
   ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_module_elements.c
   ${CMAKE_SOURCE_DIR}/src/passes/precompute.c
+  ${CMAKE_SOURCE_DIR}/src/passes/rereloop.c
 )

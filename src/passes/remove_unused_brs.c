@@ -1,6 +1,7 @@
 /* remove_unused_brs.c — branch simplification and jump threading.
  * - A br at the end of a block's list to that block goes away (its value,
- *   if any, falls off the end instead).
+ *   if any, falls off the end instead); value-less branches anywhere in
+ *   tail position of their target (through ifs and loops) too.
  * - (if C (br $l)) with no else and no value becomes (br_if $l C).
  * - Jump threading: when a block $a is followed in its parent list by an
  *   unconditional value-less (br $c), every branch to $a goes straight to $c.
@@ -14,6 +15,7 @@
 typedef struct {
   uint32_t *map;  /* label -> label its branches should go to */
   bool changed;
+  tl_label_info li;
 } brs_ctx;
 
 static bool is_plain_br(const tl_expr *e) { return e->op == TL_OP_BR && e->nkid == 0; }
@@ -44,11 +46,23 @@ static bool cheap_pure(const tl_expr *e) {
          e->op == TL_OP_F64_CONST || e->op == TL_OP_LOCAL_GET;
 }
 
+/* The arm itself, or the one element of an unlabeled block arm. */
+static tl_expr *only(tl_expr *arm) {
+  while (arm->op == TL_OP_BLOCK && arm->imm.block.label == TL_NO_LABEL && arm->nkid == 1) arm = arm->kid[0];
+  return arm;
+}
+
+static bool empty(const tl_expr *e) {
+  return e->op == TL_OP_NOP || (e->op == TL_OP_BLOCK && e->imm.block.label == TL_NO_LABEL && !e->nkid);
+}
+
 static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
-  if (e->op != TL_OP_IF || e->imm.block.label != TL_NO_LABEL) return e;
-  if (e->nkid == 2 && is_plain_br(e->kid[1]) && e->kid[0]->type == TL_I32) {
+  if (e->op != TL_OP_IF) return e;
+  if (e->imm.block.label != TL_NO_LABEL && c->li.count[e->imm.block.label]) return e;
+  if (e->nkid == 3 && empty(e->kid[2]) && e->type == TL_NONE) e->nkid = 2;
+  if (e->nkid == 2 && is_plain_br(only(e->kid[1])) && e->kid[0]->type == TL_I32) {
     tl_expr *br = tl_expr_new(w->m, TL_OP_BR_IF, 1);
-    br->imm.label = e->kid[1]->imm.label;
+    br->imm.label = only(e->kid[1])->imm.label;
     br->kid[0] = e->kid[0];
     tl_expr_finalize(w->m, w->f, br);
     c->changed = true;
@@ -78,14 +92,17 @@ static void brs_visit(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
-  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false};
+  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, {0}};
   if (!c.map) abort();
   for (uint32_t round = 0; round < 16; round++) {
     for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
     c.changed = false;
+    tl_labels_count(ctx->m, f, &c.li);
     tl_walk_post(ctx->m, f, &f->body, brs_visit, &c);
+    tl_labels_free(&c.li);
     tl_labels_retarget(ctx->m, f, c.map);
     tl_func_refinalize(ctx->m, f);
+    tl_strip_tail_branches(ctx->m, f, &f->body);
     if (!c.changed) break;
   }
   free(c.map);
