@@ -266,12 +266,11 @@ static void finish(cc *c, wk *w) {
   if (e->type != TL_UNREACHABLE) grow_h(c, tl_interp_slots(c->m, e->type));
 }
 
-static void compile_body(cc *c) {
+static void compile_body(cc *c, tl_expr *body, bool is_func) {
   tl_vec st = {0};
-  tl_expr *body = c->f->body;
   push_wk(&st, body, c->h);
   uint32_t fl = body->imm.block.label;
-  if (fl != TL_NO_LABEL && fl < c->f->nlabel) {
+  if (is_func && fl != TL_NO_LABEL && fl < c->f->nlabel) {
     enter_label(c, body, c->h);
     c->labels[fl].is_func = true;
   }
@@ -297,20 +296,18 @@ static void compile_body(cc *c) {
   if (body->type != TL_UNREACHABLE) emit(c, X_RET, c->nres, 0);
 }
 
-tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err) {
+static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_func, tl_type results) {
   tl_module *m = inst->m;
-  tl_func *f = TL_FUNC(m, fidx);
-  if (!f->body) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "function has no body");
   cc c = {0};
   c.m = m;
   c.f = f;
   c.lmap = tl_func_local_map(m, f);
   c.labels = calloc(f->nlabel + 1, sizeof *c.labels);
   if (!c.labels) abort();
-  c.nres = tl_interp_slots(m, tl_func_type(m, f)->results);
-  uint32_t np = tl_func_nparams(m, f);
+  c.nres = tl_interp_slots(m, results);
+  uint32_t np = is_func ? tl_func_nparams(m, f) : 0;
   c.h = c.maxh = c.lmap[f->nlocal];
-  compile_body(&c);
+  compile_body(&c, body, is_func);
   tl_code *code = TL_NEW(&inst->s->arena, tl_code);
   code->n = (uint32_t)c.code.n;
   code->ins = TL_NEWN(&inst->s->arena, tl_ins, c.code.n ? c.code.n : 1);
@@ -321,6 +318,25 @@ tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_
   free(c.lmap);
   free(c.labels);
   tl_vec_free(&c.code);
-  *out = code;
+  return code;
+}
+
+tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err) {
+  tl_func *f = TL_FUNC(inst->m, fidx);
+  if (!f->body) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "function has no body");
+  *out = compile(inst, f, f->body, true, tl_func_type(inst->m, f)->results);
+  return TL_OK;
+}
+
+tl_status tl_interp_compile_expr(tl_instance *inst, tl_func *f, tl_expr *e, tl_code **out) {
+  tl_expr wrap;
+  memset(&wrap, 0, sizeof wrap);
+  wrap.op = TL_OP_BLOCK;
+  wrap.type = e->type;
+  wrap.nkid = wrap.cap = 1;
+  wrap.kid = &e;
+  wrap.imm.block.label = TL_NO_LABEL;
+  wrap.imm.block.bt = TL_NO_INDEX;
+  *out = compile(inst, f, &wrap, false, e->type);
   return TL_OK;
 }

@@ -117,18 +117,22 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
     free(tmp);
     return st;
   }
-  tl_status st = TL_OK;
   tl_instance *inst = f->inst;
-  tl_code *code;
+  tl_status st;
   if (!inst->code[f->index] && (st = tl_interp_compile(inst, f->index, &inst->code[f->index], err)))
     return st;
-  code = inst->code[f->index];
+  return tl_interp_run_code(s, inst, inst->code[f->index], args, f->np, results, err);
+}
+
+tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, const tl_v *args,
+                             uint32_t np, tl_v *results, tl_error *err) {
+  tl_status st = TL_OK;
   tl_v *stack_end = s->stack + s->nstack;
   tl_v *fp = s->stack, *sp;
   uint32_t d = 0;
   if (fp + code->frame_slots > stack_end)
     return tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "call stack exhausted");
-  memcpy(fp, args, f->np * sizeof *fp);
+  if (np) memcpy(fp, args, np * sizeof *fp);
   memset(fp + code->nparam_slots, 0, (code->nlocal_slots - code->nparam_slots) * sizeof *fp);
   sp = fp + code->nlocal_slots;
   const tl_ins *pc = code->ins;

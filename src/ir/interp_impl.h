@@ -136,8 +136,13 @@ struct tl_host_call {
 /* interp_compile.c */
 tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err);
 uint32_t tl_interp_slots(const tl_module *m, tl_type t);
+/* Compiles one expression of f as if it were a function body of no params
+ * returning its value (used by tl_interp_eval). */
+tl_status tl_interp_compile_expr(tl_instance *inst, tl_func *f, tl_expr *e, tl_code **out);
 /* interp_exec.c */
 tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err);
+tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, const tl_v *args,
+                             uint32_t np, tl_v *results, tl_error *err);
 bool tl_interp_sig_eq(const tl_funcinst *a, const tl_funcinst *b);
 /* interp_simd.c: executes SIMD op on the operand stack top; returns the new sp */
 tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp);

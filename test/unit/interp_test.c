@@ -1,7 +1,7 @@
 /* interp_test.c — the reference interpreter on modules built by hand with
  * the ir.h builders: calls and results, traps with the spec's reasons,
  * 100,000-deep nesting without C recursion, call-depth exhaustion, fuel,
- * host imports and linking errors. */
+ * host imports and linking errors, constant folding with tl_interp_eval. */
 #include "ir.h"
 
 #include <check.h>
@@ -184,6 +184,26 @@ START_TEST(host_import_and_linking) {
   tl_module_destroy(m);
 } END_TEST
 
+/* tl_interp_eval: constant folding of pure expressions. */
+START_TEST(eval_pure) {
+  tl_module *m = tl_module_alloc();
+  tl_func *f = new_func(m, TL_I32, TL_I32);
+  tl_expr *e = tl_make_binary(m, TL_OP_I32_ADD, tl_make_const_i32(m, 2),
+                              tl_make_binary(m, TL_OP_I32_MUL, tl_make_const_i32(m, 3), tl_make_const_i32(m, 4)));
+  tl_value out[2];
+  uint32_t n;
+  tl_error err = {0};
+  ck_assert_int_eq(tl_interp_eval(m, f, e, out, 2, &n, 0, &err), TL_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(out[0].of.i32, 14);
+  e = tl_make_binary(m, TL_OP_I32_REM_U, tl_make_const_i32(m, 2), tl_make_const_i32(m, 0));
+  ck_assert_int_eq(tl_interp_eval(m, f, e, out, 2, &n, 0, &err), TL_E_TRAP);
+  ck_assert_str_eq(err.msg, "integer divide by zero");
+  e = tl_make_unary(m, TL_OP_I32_EQZ, tl_make_local_get(m, f, 0));
+  ck_assert_int_eq(tl_interp_eval(m, f, e, out, 2, &n, 0, &err), TL_E_UNSUPPORTED);
+  tl_module_destroy(m);
+} END_TEST
+
 int main(void) {
   Suite *su = suite_create("interp");
   TCase *tc = tcase_create("core");
@@ -192,6 +212,7 @@ int main(void) {
   tcase_add_test(tc, deep_nesting);
   tcase_add_test(tc, exhaustion_and_fuel);
   tcase_add_test(tc, host_import_and_linking);
+  tcase_add_test(tc, eval_pure);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
