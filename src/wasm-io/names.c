@@ -42,20 +42,31 @@ static bool name_map(nctx *n, uint8_t id) {
   return true;
 }
 
-/* The slot for local (id 2) or label (id 3) idx of function f. Wasm label i
- * is IR label i+1: label 0 is the function's own. */
-static const char **inner_slot(tl_module *m, tl_func *f, uint8_t id, uint32_t idx) {
+/* IR label of wasm label idx (order of appearance) of function fi. */
+static uint32_t ir_label(rctx *c, uint32_t fi, uint32_t idx) {
+  uint32_t d = fi - c->m->nimported_funcs;
+  if (fi < c->m->nimported_funcs || d >= c->lmap_off.n) return TL_NO_LABEL;
+  size_t lo = TL_VEC_AT(&c->lmap_off, size_t, d);
+  size_t hi = d + 1 < c->lmap_off.n ? TL_VEC_AT(&c->lmap_off, size_t, d + 1) : c->lmap.n;
+  return idx < hi - lo ? TL_VEC_AT(&c->lmap, uint32_t, lo + idx) : TL_NO_LABEL;
+}
+
+/* The slot for local (id 2) or label (id 3) idx of function f. */
+static const char **inner_slot(rctx *c, uint32_t fi, uint8_t id, uint32_t idx) {
+  tl_module *m = c->m;
+  tl_func *f = TL_FUNC(m, fi);
   if (id == 2) {
     if (idx >= f->nlocal) return NULL;
     if (!f->local_name) f->local_name = TL_NEWN(&m->arena, const char *, f->local_cap ? f->local_cap : 1);
     return &f->local_name[idx];
   }
-  if (idx + 1 >= f->nlabel || idx == UINT32_MAX) return NULL;
+  idx = ir_label(c, fi, idx);
+  if (idx == TL_NO_LABEL || idx >= f->nlabel) return NULL;
   if (!f->label_name) {
     f->label_name = TL_NEWN(&m->arena, const char *, f->nlabel);
     f->label_cap = f->nlabel;
   }
-  return &f->label_name[idx + 1];
+  return &f->label_name[idx];
 }
 
 static bool indirect_map(nctx *n, uint8_t id) {
@@ -65,12 +76,12 @@ static bool indirect_map(nctx *n, uint8_t id) {
   for (uint32_t i = 0; i < cnt; i++) {
     uint32_t fi, k;
     if (rd_u32(&n->r, &fi, "function index") || rd_count(&n->r, &k, 2, "names")) return false;
-    tl_func *f = n->apply && fi < m->funcs.n ? TL_FUNC(m, fi) : NULL;
+    bool f = n->apply && fi < m->funcs.n;
     for (uint32_t j = 0; j < k; j++) {
       uint32_t idx;
       const char *s = NULL;
       if (rd_u32(&n->r, &idx, "name index") || !name_str(n, &s)) return false;
-      const char **slot = f ? inner_slot(m, f, id, idx) : NULL;
+      const char **slot = f ? inner_slot(n->c, fi, id, idx) : NULL;
       if (slot) *slot = s;
     }
   }

@@ -51,6 +51,8 @@ void code_scratch_free(rctx *c) {
   tl_vec_free(&c->stack);
   tl_vec_free(&c->frames);
   tl_vec_free(&c->labels);
+  tl_vec_free(&c->lmap);
+  tl_vec_free(&c->lmap_off);
 }
 
 static tl_status fail(fctx *x, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -286,7 +288,10 @@ static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results, u
   }
   frame fr = {.kind = kind, .height = (uint32_t)STK(x)->n, .label = TL_NO_LABEL, .params = params,
               .results = results, .bt = bt, .pbase = pbase};
-  if (kind != K_FUNC) fr.label = new_label(x);
+  if (kind != K_FUNC) {
+    fr.label = new_label(x);
+    TL_VEC_PUSH(&x->c->lmap, uint32_t, fr.label);
+  }
   TL_VEC_PUSH(&x->c->frames, frame, fr);
   push_params(x, TOPF(x));
 }
@@ -661,6 +666,44 @@ static tl_status do_br_if(fctx *x) {
   return TL_OK;
 }
 
+/* br_table with values to loops with params: each such loop gets a fresh
+ * block label T that receives the values, then sets the loop's param
+ * locals and branches to the loop. Redirects targets[]; returns how many. */
+static uint32_t tramp_labels(fctx *x, frame **fr, uint32_t *targets, uint32_t n) {
+  uint32_t nt = 0;
+  for (uint32_t i = 0; i <= n; i++) {
+    if (fr[i]->kind != K_LOOP) continue;
+    uint32_t j = 0;
+    while (j < i && fr[j] != fr[i]) j++;
+    if (j < i) {
+      targets[i] = targets[j];
+      continue;
+    }
+    targets[i] = new_label(x);
+    nt++;
+  }
+  return nt;
+}
+
+/* Wraps the br_table e: block $T (e) is followed by the loop's branch. */
+static tl_expr *trampolines(fctx *x, frame **fr, const uint32_t *targets, uint32_t n, tl_expr *e) {
+  tl_module *m = x->m;
+  for (uint32_t i = 0; i <= n; i++) {
+    uint32_t j = 0;
+    while (j < i && fr[j] != fr[i]) j++;
+    if (fr[i]->kind != K_LOOP || j < i) continue;
+    tl_expr **kid = TL_NEWN(&m->arena, tl_expr *, 1);
+    kid[0] = e;
+    tl_expr *b = make_list(x, TL_OP_BLOCK, targets[i], kid, 1);
+    tl_block_finalize(m, b, BRT(x, targets[i]));
+    tl_expr *br = tl_expr_new(m, TL_OP_BR, 0);
+    br->imm.label = fr[i]->label;
+    br->type = TL_UNREACHABLE;
+    e = loop_branch(x, fr[i], br, b);
+  }
+  return e;
+}
+
 static tl_status do_br_table(fctx *x) {
   tl_module *m = x->m;
   uint32_t n, depth;
@@ -686,8 +729,6 @@ static tl_status do_br_table(fctx *x) {
     for (uint32_t k = 0; k < ar && !s; k++)
       if (types[k] != TL_UNREACHABLE && types[k] != tl_type_at(m, ti, k))
         s = fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
-    if (!s && fr[i]->kind == K_LOOP && ar)
-      s = fail(x, TL_E_UNSUPPORTED, "br_table to a loop with parameters is not supported");
     if (!s) targets[i] = fr[i]->kind == K_FUNC ? 0 : fr[i]->label;
   }
   free(types);
@@ -695,6 +736,7 @@ static tl_status do_br_table(fctx *x) {
     free(fr);
     return s;
   }
+  uint32_t ntramp = ar ? tramp_labels(x, fr, targets, n) : 0;
   tl_expr *e = tl_expr_new(m, TL_OP_BR_TABLE, v ? 2 : 1);
   e->kid[0] = v ? v : cond;
   if (v) e->kid[1] = cond;
@@ -703,7 +745,8 @@ static tl_status do_br_table(fctx *x) {
   e->imm.table.def = targets[n];
   tl_expr_finalize(m, x->f, e);
   for (uint32_t i = 0; i <= n; i++)
-    if (fr[i]->kind != K_LOOP) note_branch(x, targets[i], e);
+    if (fr[i]->kind != K_LOOP || ar) note_branch(x, targets[i], e);
+  if (ntramp) e = trampolines(x, fr, targets, n, e);
   free(fr);
   push(x, e, TL_NONE);
   set_unreachable(x);
@@ -953,6 +996,7 @@ static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
   x.f->body_offset = (uint32_t)(r->p - r->base);
   TRY(rd_locals(&x));
   c->stack.n = c->frames.n = c->labels.n = 0;
+  TL_VEC_PUSH(&c->lmap_off, size_t, c->lmap.n);
   x.f->nlabel = 0;
   new_label(&x); /* label 0: the function's own */
   open_frame(&x, K_FUNC, TL_NONE, tl_func_type(m, x.f)->results, TL_NO_INDEX, NULL);

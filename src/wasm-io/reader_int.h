@@ -27,6 +27,8 @@ typedef struct {
   const uint8_t *names;    /* the "name" section, parsed at the end */
   size_t names_size;
   tl_vec stack, frames, labels; /* function reader scratch (reader_code.c) */
+  tl_vec lmap;             /* uint32_t: IR label of each wasm label, all bodies */
+  tl_vec lmap_off;         /* size_t: where each defined function's labels start */
 } rctx;
 
 tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
