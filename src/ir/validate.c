@@ -875,9 +875,9 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
             check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
             check_datas(&c);
   for (uint32_t i = m->nimported_funcs; ok && i < m->funcs.n; i++) {
-    if (!strict && seen.n) {
-      seen.n = 0;
-      memset(seen.slot, 0, seen.cap * sizeof *seen.slot);
+    if (!strict) { /* a fresh set per function: clearing a big one costs more */
+      free(seen.slot);
+      seen = (ptrset){0};
     }
     c.st = validate_func(m, i, &seen, strict, err);
     ok = c.st == TL_OK;
