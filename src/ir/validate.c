@@ -55,6 +55,7 @@ typedef struct {
   bool dead;            /* current node has an unreachable child */
   bool strict;          /* tl_validate_ir: extra consistency checks */
   ptrset *seen;
+  const uint8_t *declared; /* functions ref.func may name in a body (C.refs) */
   uint32_t nlabel;
   tl_expr **scope;      /* label -> defining construct while in scope */
   tl_type *bt;          /* label -> type branches carry (unreachable: none yet) */
@@ -238,7 +239,12 @@ static bool check_target(vc *c, const tl_expr *e, uint32_t l) {
 static bool check_imm(vc *c, const tl_expr *e) {
   tl_module *m = c->m;
   switch (tl_ops[e->op].imm) {
-  case TL_IMM_FUNC: return in_range(c, e, e->imm.index, m->funcs.n, "function");
+  case TL_IMM_FUNC:
+    if (!in_range(c, e, e->imm.index, m->funcs.n, "function")) return false;
+    if (e->op != TL_OP_REF_FUNC || c->const_mode || !c->declared || c->declared[e->imm.index])
+      return true;
+    return fail(c, TL_E_INVALID, "ref.func: function %u is not declared by an element segment, "
+                "export or global", e->imm.index);
   case TL_IMM_CALL_INDIRECT: return check_call_indirect_imm(c, e);
   case TL_IMM_LOCAL: return in_range(c, e, e->imm.index, c->f ? c->f->nlocal : 0, "local");
   case TL_IMM_GLOBAL: return in_range(c, e, e->imm.index, m->globals.n, "global");
@@ -647,8 +653,8 @@ static bool check_body(vc *c, tl_func *f) {
 }
 
 static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool strict,
-                               tl_error *err) {
-  vc c = {.m = m, .fidx = fi, .err = err, .strict = strict};
+                               const uint8_t *declared, tl_error *err) {
+  vc c = {.m = m, .fidx = fi, .err = err, .strict = strict, .declared = declared};
   if (fi >= m->funcs.n) {
     fail(&c, TL_E_INVALID, "function index %u out of range", fi);
     return c.st;
@@ -677,9 +683,40 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
   return c.st;
 }
 
+/* Functions named outside function bodies: in exports and in ref.func
+ * anywhere in globals and segments. NULL on out-of-memory (check skipped). */
+static void mark_ref(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  tl_module *m = w->m;
+  if (e->op == TL_OP_REF_FUNC && e->imm.index < m->funcs.n) ((uint8_t *)w->ctx)[e->imm.index] = 1;
+}
+
+static void mark_refs(tl_module *m, uint8_t *d, tl_expr *e) {
+  if (e) tl_walk_post(m, NULL, &e, mark_ref, d);
+}
+
+static uint8_t *declared_funcs(tl_module *m) {
+  uint8_t *d = calloc(m->funcs.n + 1, 1);
+  if (!d) return NULL;
+  for (uint32_t i = 0; i < m->exports.n; i++) {
+    tl_export *x = TL_EXPORT(m, i);
+    if (x->kind == TL_EXTERN_FUNC && x->index < m->funcs.n) d[x->index] = 1;
+  }
+  for (uint32_t i = 0; i < m->globals.n; i++) mark_refs(m, d, TL_GLOBAL(m, i)->init);
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *s = TL_ELEM(m, i);
+    mark_refs(m, d, s->offset);
+    for (uint32_t k = 0; k < s->n; k++) mark_refs(m, d, s->item[k]);
+  }
+  for (uint32_t i = 0; i < m->datas.n; i++) mark_refs(m, d, TL_DATA(m, i)->offset);
+  return d;
+}
+
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
   ptrset seen = {0};
-  tl_status s = validate_func(m, func_index, &seen, false, err);
+  uint8_t *declared = declared_funcs(m);
+  tl_status s = validate_func(m, func_index, &seen, false, declared, err);
+  free(declared);
   free(seen.slot);
   return s;
 }
@@ -874,14 +911,16 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
   bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) &&
             check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
             check_datas(&c);
+  uint8_t *declared = ok ? declared_funcs(m) : NULL;
   for (uint32_t i = m->nimported_funcs; ok && i < m->funcs.n; i++) {
     if (!strict) { /* a fresh set per function: clearing a big one costs more */
       free(seen.slot);
       seen = (ptrset){0};
     }
-    c.st = validate_func(m, i, &seen, strict, err);
+    c.st = validate_func(m, i, &seen, strict, declared, err);
     ok = c.st == TL_OK;
   }
+  free(declared);
   free(seen.slot);
   return c.st;
 }

@@ -738,6 +738,31 @@ START_TEST(bad_globals_segments) {
 }
 END_TEST
 
+/* ref.func in a body may only name functions declared outside bodies */
+START_TEST(bad_ref_func) {
+  fx x = start(TL_NONE, TL_NONE);
+  x.m->features |= TL_FEAT_REFERENCE_TYPES;
+  tl_expr *rf = tl_expr_new(x.m, TL_OP_REF_FUNC, 0);
+  rf->imm.index = 0;
+  tl_expr_finalize(x.m, x.f, rf);
+  body(&x, 1, tl_make_drop(x.m, rf));
+  expect_bad(x.m, TL_E_INVALID, "ref.func: function 0 is not declared");
+  ck_assert_int_eq(tl_validate_func(x.m, 0, &err), TL_E_INVALID);
+  tl_export e = {"f", TL_EXTERN_FUNC, 0};
+  TL_VEC_PUSH(&x.m->exports, tl_export, e);
+  expect_ok(x.m);
+  x.m->exports.n = 0;
+  tl_expr **items = TL_NEWN(&x.m->arena, tl_expr *, 1);
+  items[0] = tl_expr_new(x.m, TL_OP_REF_FUNC, 0);
+  items[0]->type = TL_FUNCREF;
+  tl_elem s = {.mode = TL_SEG_DECLARATIVE, .type = TL_FUNCREF, .n = 1, .item = items};
+  TL_VEC_PUSH(&x.m->elems, tl_elem, s);
+  expect_ok(x.m);
+  ck_assert_int_eq(tl_validate_func(x.m, 0, &err), TL_OK);
+  tl_module_destroy(x.m);
+}
+END_TEST
+
 /* ---- deep nesting on a small stack ---- */
 typedef struct { tl_status s; tl_status s_ir; char msg[160]; } deep_result;
 
@@ -818,6 +843,7 @@ static Suite *suite(void) {
   tcase_add_test(t, bad_module);
   tcase_add_test(t, bad_memories_tables);
   tcase_add_test(t, bad_globals_segments);
+  tcase_add_test(t, bad_ref_func);
   tcase_add_test(t, deep_nesting);
   suite_add_tcase(s, t);
   return s;
