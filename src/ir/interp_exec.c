@@ -128,8 +128,11 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
                              uint32_t np, tl_v *results, tl_error *err) {
   tl_status st = TL_OK;
   tl_v *stack_end = s->stack + s->nstack;
-  tl_v *fp = s->stack, *sp;
-  uint32_t d = 0;
+  /* A host function may call back into wasm: a nested run starts above
+   * the caller's stack and frames (s->used, s->depth) and restores them. */
+  size_t used0 = s->used;
+  uint32_t d0 = s->depth, d = d0;
+  tl_v *fp = s->stack + used0, *sp;
   if (fp + code->frame_slots > stack_end)
     return tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "call stack exhausted");
   if (np) memcpy(fp, args, np * sizeof *fp);
@@ -174,7 +177,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       uint32_t n = ins->a;
       memmove(fp, sp - n, n * sizeof *sp);
       sp = fp + n;
-      if (d == 0) {
+      if (d == d0) {
         memcpy(results, fp, n * sizeof *fp);
         goto out;
       }
@@ -223,14 +226,19 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
           st = tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "call stack exhausted");
           goto out;
         }
-        if ((st = host_call(callee, inst, a, err))) goto out;
+        s->used = (size_t)(a + n - s->stack);
+        s->depth = d;
+        st = host_call(callee, inst, a, err);
+        s->used = used0;
+        s->depth = d0;
+        if (st) goto out;
         sp = a + callee->nr;
         RELOAD();
         if (tail) {
           uint32_t n2 = callee->nr;
           memmove(fp, sp - n2, n2 * sizeof *sp);
           sp = fp + n2;
-          if (d == 0) {
+          if (d == d0) {
             memcpy(results, fp, n2 * sizeof *fp);
             goto out;
           }
@@ -694,6 +702,8 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     }
   }
 out:
+  s->used = used0;
+  s->depth = d0;
   if (s->fuel) s->fuel = fuel ? fuel : 1;   /* 1: the next run stops at once */
   return st;
 }

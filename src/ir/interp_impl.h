@@ -122,6 +122,8 @@ struct tl_store {
   tl_v *stack;
   size_t nstack;
   tl_frame *frames;
+  size_t used;              /* stack slots in use by runs below this one */
+  uint32_t depth;           /* frames in use by runs below this one */
   uint32_t max_depth;
   uint64_t fuel;            /* 0 = unlimited */
 };

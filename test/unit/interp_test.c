@@ -184,6 +184,49 @@ START_TEST(host_import_and_linking) {
   tl_module_destroy(m);
 } END_TEST
 
+static tl_status reenter(tl_host_call *c, void *user, const tl_value *a, tl_value *r, tl_error *err) {
+  (void)c;
+  uint32_t n;
+  return tl_invoke(*(tl_instance **)user, "triple", a, 1, r, 1, &n, err);
+}
+
+/* A host function that calls back into wasm while wasm frames are live. */
+START_TEST(host_reentry) {
+  tl_module *m = tl_module_alloc();
+  tl_func *imp = new_func(m, TL_I32, TL_I32);
+  imp->imp.module = "env";
+  imp->imp.name = "cb";
+  m->nimported_funcs = 1;
+  tl_func *f = new_func(m, TL_I32, TL_I32);
+  uint32_t l = tl_func_new_label(m, f);
+  tl_expr *call = tl_expr_new(m, TL_OP_CALL, 1);
+  call->imm.index = 0;
+  call->kid[0] = tl_make_binary(m, TL_OP_I32_ADD, tl_make_local_get(m, f, 0), tl_make_const_i32(m, 1));
+  tl_expr_finalize(m, f, call);
+  tl_expr *sum = tl_make_binary(m, TL_OP_I32_ADD, tl_make_local_get(m, f, 0), call);
+  set_body(m, f, l, &sum, 1);
+  tl_func *g = new_func(m, TL_I32, TL_I32);
+  uint32_t gl = tl_func_new_label(m, g);
+  tl_expr *mul = tl_make_binary(m, TL_OP_I32_MUL, tl_make_local_get(m, g, 0), tl_make_const_i32(m, 3));
+  set_body(m, g, gl, &mul, 1);
+  export_func(m, "f", 1);
+  export_func(m, "triple", 2);
+  tl_store *s = tl_store_new();
+  tl_linker *lk = tl_linker_new();
+  tl_instance *inst = NULL;
+  uint32_t t32 = TL_VAL_I32, n;
+  tl_linker_define(lk, "env", "cb", tl_host_func_new(s, &t32, 1, &t32, 1, reenter, &inst));
+  tl_error err = {0};
+  inst = tl_instantiate(s, m, lk, &err);
+  ck_assert_ptr_nonnull(inst);
+  tl_value a = i32v(10), r;
+  ck_assert_int_eq(tl_invoke(inst, "f", &a, 1, &r, 1, &n, &err), TL_OK);
+  ck_assert_int_eq(r.of.i32, 10 + 33);
+  tl_linker_free(lk);
+  tl_store_free(s);
+  tl_module_destroy(m);
+} END_TEST
+
 /* tl_interp_eval: constant folding of pure expressions. */
 START_TEST(eval_pure) {
   tl_module *m = tl_module_alloc();
@@ -213,6 +256,7 @@ int main(void) {
   tcase_add_test(tc, exhaustion_and_fuel);
   tcase_add_test(tc, host_import_and_linking);
   tcase_add_test(tc, eval_pure);
+  tcase_add_test(tc, host_reentry);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
