@@ -335,6 +335,50 @@ START_TEST(loop_param_branches) {
   tl_module_destroy(m);
 } END_TEST
 
+START_TEST(br_table_to_loop_with_params) {
+  /* types: 0 [] -> [i32 i32], 1 [i32 i32] -> [i32 i32]; body: i32.const 1;
+   * i32.const 2; loop (type 1) i32.const 1; br_table 1 0 end */
+  tl_buf b = {0};
+  tl_module *m;
+  tl_error e;
+  const uint8_t *body = (const uint8_t *)"\x00\x41\x01\x41\x02\x03\x01\x41\x01\x0e\x01\x01\x00\x0b\x0b";
+  size_t nb = 15;
+  hdr(&b);
+  sec(&b, 1, S("\x02\x60\x00\x02\x7f\x7f\x60\x02\x7f\x7f\x02\x7f\x7f"));
+  sec(&b, 3, S("\x01\x00"));
+  code(&b, &body, &nb, 1);
+  ck_assert_int_eq(rd(&b, TL_FEATURES_ALL, &m, &e), TL_OK);
+  tl_expr *loop = body_kid(m, 0, 2);
+  ck_assert_uint_eq(loop->op, TL_OP_LOOP);
+  ck_assert_uint_eq(loop->kid[0]->op, TL_OP_BLOCK);       /* the trampoline */
+  ck_assert_uint_eq(tl_validate_module(m, NULL), TL_OK);
+  tl_module_destroy(m);
+  /* without multivalue: a feature error naming the flag */
+  hdr(&b);
+  sec(&b, 1, S("\x02\x60\x00\x02\x7f\x7f\x60\x02\x7f\x7f\x02\x7f\x7f"));
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_E_FEATURE);
+  ck_assert_str_eq(e.msg, "multiple results requires --enable-multivalue");
+} END_TEST
+
+START_TEST(label_names) {
+  /* block block end end, labels named "a" and "b" (wasm label 0 and 1) */
+  tl_buf b = {0};
+  tl_module *m;
+  tl_error e;
+  const uint8_t *body = (const uint8_t *)"\x00\x02\x40\x02\x40\x0b\x0b\x0b";
+  size_t nb = 8;
+  hdr(&b); sec(&b, 1, VOID_T); sec(&b, 3, S("\x01\x00")); code(&b, &body, &nb, 1);
+  sec(&b, 0, S("\x04name\x03\x09\x01\x00\x02\x00\x01" "a\x01\x01" "b"));
+  ck_assert_int_eq(rd(&b, 0, &m, &e), TL_OK);
+  tl_func *f = TL_FUNC(m, 0);
+  ck_assert_uint_eq(f->nlabel, 3);
+  ck_assert_ptr_nonnull(f->label_name);
+  ck_assert_ptr_null(f->label_name[0]);
+  ck_assert_str_eq(f->label_name[1], "a");
+  ck_assert_str_eq(f->label_name[2], "b");
+  tl_module_destroy(m);
+} END_TEST
+
 START_TEST(dead_code_after_br) {
   /* block br 0; i32.add; drop end */
   tl_module *m;
@@ -425,6 +469,8 @@ int main(void) {
   tcase_add_test(tc, multivalue_and_params);
   tcase_add_test(tc, loop_param_branches);
   tcase_add_test(tc, dead_code_after_br);
+  tcase_add_test(tc, br_table_to_loop_with_params);
+  tcase_add_test(tc, label_names);
   tcase_add_test(tc, if_arms);
   tcase_add_test(tc, names_and_features);
   suite_add_tcase(s, tc);
