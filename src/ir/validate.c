@@ -12,23 +12,27 @@
 #include <string.h>
 
 /* ---- a set of node pointers (every node must have one parent) ---------- */
-typedef struct { uintptr_t *slot; size_t cap, n; } ptrset;
+typedef struct { uintptr_t *slot; size_t cap, n; unsigned shift; } ptrset;
 
-static size_t ptr_hash(uintptr_t p) { return (size_t)((p >> 3) * 0x9E3779B97F4A7C15ull); }
+/* Fibonacci hashing: the top bits of the product spread arena neighbours. */
+static size_t ptr_hash(const ptrset *s, uintptr_t p) {
+  return (size_t)(((uint64_t)p * 0x9E3779B97F4A7C15ull) >> s->shift);
+}
 
 static bool ptrset_grow(ptrset *s) {
   size_t cap = s->cap ? s->cap * 2 : 256;
   uintptr_t *slot = calloc(cap, sizeof *slot);
   if (!slot) return false;
+  ptrset ns = {slot, cap, s->n, 64};
+  for (size_t c = cap; c > 1; c >>= 1) ns.shift--;
   for (size_t i = 0; i < s->cap; i++) {
     if (!s->slot[i]) continue;
-    size_t h = ptr_hash(s->slot[i]) & (cap - 1);
+    size_t h = ptr_hash(&ns, s->slot[i]);
     while (slot[h]) h = (h + 1) & (cap - 1);
     slot[h] = s->slot[i];
   }
   free(s->slot);
-  s->slot = slot;
-  s->cap = cap;
+  *s = ns;
   return true;
 }
 
@@ -36,7 +40,7 @@ static bool ptrset_grow(ptrset *s) {
 static int ptrset_add(ptrset *s, const void *p) {
   if ((s->n + 1) * 2 > s->cap && !ptrset_grow(s)) return -1;
   uintptr_t v = (uintptr_t)p;
-  size_t h = ptr_hash(v) & (s->cap - 1);
+  size_t h = ptr_hash(s, v);
   for (; s->slot[h]; h = (h + 1) & (s->cap - 1))
     if (s->slot[h] == v) return 0;
   s->slot[h] = v;
