@@ -1,9 +1,11 @@
 /* validate.c — context-free validation of the IR (seed 002, DESIGN.md "The IR").
  * Each node is checked against its own children and immediates, each branch
- * against its target; nothing looks at a node's parent. One iterative walk per
- * function (tl_walk_run) tracks label scopes and the types branches carry, and
- * checks every type is what finalize.c would compute. Never recurses on
- * nesting depth; reports the first problem through tl_errorf and returns. */
+ * against its target; nothing looks at a node's parent. A node with an
+ * unreachable operand skips its operand type checks (seed 002 rule 3b) and
+ * must be unreachable. One iterative walk per function (tl_walk_run) tracks
+ * label scopes, the types branches carry and the set of nodes seen (one
+ * parent each), and checks every type is what finalize.c computes. Reports
+ * the first problem through tl_errorf; never recurses on nesting depth. */
 #include "ir.h"
 
 #include <stdarg.h>
@@ -381,8 +383,9 @@ static bool check_table_op(vc *c, const tl_expr *e) {
 
 static bool check_tuple(vc *c, const tl_expr *e) {
   if (e->op == TL_OP_TUPLE_MAKE) {
-    if (e->nkid < 2) return fail(c, TL_E_INVALID, "tuple.make: has %u operands, expected 2 or more", e->nkid);
-    for (uint32_t i = 0; i < e->nkid; i++) {
+    if (e->nkid < 2)
+      return fail(c, TL_E_INVALID, "tuple.make: has %u operands, expected 2 or more", e->nkid);
+    for (uint32_t i = 0; i < e->nkid && !c->dead; i++) {
       tl_type k = e->kid[i]->type;
       if (k != TL_UNREACHABLE && !is_value(c->m, k))
         return fail(c, TL_E_INVALID, "tuple.make: operand %u has type %s, expected a value",
