@@ -1,7 +1,8 @@
 /* finalize_test.c — the type rules of finalize.c: seed 002's examples, block,
  * loop and if rules, branch value types, parametric and variable ops; and on
  * random well-typed trees, tl_func_refinalize agrees with per-node
- * tl_expr_finalize, and tl_validate_module accepts the result. */
+ * tl_expr_finalize, tl_validate_module accepts the result, and rejects it
+ * after any single node gets a wrong type. */
 #include "ir.h"
 
 #include <check.h>
@@ -307,6 +308,10 @@ static void collect(tl_walk *w, tl_expr **slot) {
   TL_VEC_PUSH((tl_vec *)w->ctx, tl_type, (*slot)->type);
 }
 
+static void collect_node(tl_walk *w, tl_expr **slot) {
+  TL_VEC_PUSH((tl_vec *)w->ctx, tl_expr *, *slot);
+}
+
 static void scramble(tl_walk *w, tl_expr **slot) {
   (*slot)->type = (tl_type)(w->depth % 4); /* none, unreachable, i32, i64 */
 }
@@ -344,6 +349,20 @@ START_TEST(random_trees) {
     tl_error err = {0};
     tl_status s = tl_validate_module(M, &err);
     ck_assert_msg(s == TL_OK, "iter %d: %s", iter, err.msg);
+
+    /* any single wrong type is caught by the validator */
+    tl_vec nodes = {0};
+    tl_walk_post(M, F, &F->body, collect_node, &nodes);
+    for (int k = 0; k < 8; k++) {
+      tl_expr *e = TL_VEC_AT(&nodes, tl_expr *, rnd(&g, (uint32_t)nodes.n));
+      tl_type old = e->type;
+      e->type = (old + 1) % 4;
+      s = tl_validate_module(M, &err);
+      ck_assert_msg(s == TL_E_INVALID, "iter %d: %s typed %u instead of %u accepted", iter,
+                    tl_ops[e->op].text, e->type, old);
+      e->type = old;
+    }
+    tl_vec_free(&nodes);
   }
   /* the trees exercised dead code */
   ck_assert_uint_gt(nunreach, nnodes / 20);
