@@ -1,12 +1,14 @@
 /* deep_test.c — pathological inputs built in memory: 100,000-deep blocks,
  * loops and ifs, 100,000-long operand chains (binary, unary, calls), each of
- * which must read, validate, write, re-read and print (under ASan's small
- * stack this proves nothing recurses on nesting depth); plus inputs that must
+ * which must read, validate, write, re-read and print on a thread with a
+ * 1 MiB stack (100,000 frames of even 16 bytes would not fit, so this proves
+ * nothing recurses on nesting depth, with or without ASan); plus inputs that must
  * be rejected quickly without allocating: 100 MB of zeroes, and sections
  * that declare billions of entries in a few bytes. Public API only. */
 #include "tilt.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +83,7 @@ static bb module_of_body(bb body) {
 
 /* read, validate, write, read, write, print: all must succeed, the writer's
  * output must be a fixed point, and the module is freed. */
-static void roundtrip(bb m) {
+static void roundtrip_here(bb m) {
   tl_read_options ro = {.features = TL_FEATURES_ALL};
   tl_write_options wo = {.debug_names = true};
   tl_error e;
@@ -105,6 +107,22 @@ static void roundtrip(bb m) {
   tl_module_free(m1);
   tl_module_free(m2);
   free(m.p);
+}
+
+static void *roundtrip_thread(void *arg) {
+  roundtrip_here(*(bb *)arg);
+  return NULL;
+}
+
+/* roundtrip_here on a thread with a 1 MiB stack. */
+static void roundtrip(bb m) {
+  pthread_attr_t a;
+  pthread_t t;
+  ck_assert_int_eq(pthread_attr_init(&a), 0);
+  ck_assert_int_eq(pthread_attr_setstacksize(&a, (size_t)1 << 20), 0);
+  ck_assert_int_eq(pthread_create(&t, &a, roundtrip_thread, &m), 0);
+  ck_assert_int_eq(pthread_join(t, NULL), 0);
+  pthread_attr_destroy(&a);
 }
 
 /* ------------------------------------------------------------- deep code */
