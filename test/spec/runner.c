@@ -484,7 +484,7 @@ int main(int argc, char **argv) {
   const char *out = ".", *flags = "", *skipfile = NULL;
   bool allow = false, verbose = false;
   uint32_t features = TL_FEATURES_ALL;
-  unsigned tp = 0, tf = 0, bad_files = 0;
+  unsigned tp = 0, tf = 0, ts = 0, bad_files = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--out") && i + 1 < argc) { out = argv[++i]; continue; }
@@ -523,9 +523,10 @@ int main(int argc, char **argv) {
            r.skip ? " (text modules skipped)" : "", skipped && r.fail ? " [on skip list]" : "");
     tp += r.pass;
     tf += r.fail;
+    ts += r.skip;
     if (r.fail && !skipped) bad_files++;
     fflush(stdout);
   }
-  printf("%u passed, %u failed\n", tp, tf);
+  printf("%u passed, %u failed (%u text-format assertions skipped)\n", tp, tf, ts);
   return bad_files ? 1 : 0;
 }
