@@ -1,11 +1,15 @@
 # cli.cmake — the command-line tests: each test/cli/*.sh is one ctest
-# (cli.<name>), run with TILT_OPT and TILT_SRC set; exit 77 means skipped
-# (a tool such as wabt is missing).
+# (cli.<name>), run with TILT_OPT, TILT_DIS, TILT_RUN (if built) and TILT_SRC
+# set; exit 77 means skipped (a tool such as wabt is missing).
 file(GLOB TILT_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cli/*.sh)
+set(TILT_CLI_ENV "TILT_OPT=$<TARGET_FILE:tilt-opt>;TILT_DIS=$<TARGET_FILE:tilt-dis>;TILT_SRC=${CMAKE_SOURCE_DIR}")
+if(TARGET tilt-run)
+  list(APPEND TILT_CLI_ENV "TILT_RUN=$<TARGET_FILE:tilt-run>")
+endif()
 foreach(script ${TILT_CLI_TESTS})
   get_filename_component(name ${script} NAME_WE)
   add_test(NAME cli.${name} COMMAND bash ${script})
   set_tests_properties(cli.${name} PROPERTIES
-    ENVIRONMENT "TILT_OPT=$<TARGET_FILE:tilt-opt>;TILT_DIS=$<TARGET_FILE:tilt-dis>;TILT_SRC=${CMAKE_SOURCE_DIR}"
+    ENVIRONMENT "${TILT_CLI_ENV}"
     SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# run.sh — the example still works after tilt-opt: run by tilt-run (and by
+# node's WASI, when node is installed), output and results unchanged.
+. "$(dirname "$0")/common.inc"
+[ -n "${TILT_RUN:-}" ] || { echo "SKIP: tilt-run is not built"; exit 77; }
+
+"$TILT_OPT" "$HELLO" -o out.wasm
+check_sh "tilt-run: hello, world" 'test "$("$TILT_RUN" out.wasm)" = "hello, world"'
+check_sh "tilt-run: fac 10" 'test "$("$TILT_RUN" --invoke fac out.wasm 10)" = "i64:3628800"'
+if command -v node >/dev/null; then
+  cat > run.mjs <<'JS'
+import { readFileSync } from 'node:fs';
+import { WASI } from 'node:wasi';
+const wasi = new WASI({ version: 'preview1' });
+const mod = await WebAssembly.compile(readFileSync(process.argv[2]));
+const inst = await WebAssembly.instantiate(mod, wasi.getImportObject());
+wasi.start(inst);
+console.log(String(inst.exports.fac(10n)));
+JS
+  check_sh "node: same output" \
+    'test "$(node --no-warnings run.mjs out.wasm)" = "$(printf "hello, world\n3628800")"'
+fi
+finish
