@@ -534,7 +534,9 @@ uint32_t tl_host_call_nresults(tl_host_call *call);
 
 tl_store *tl_store_new(void);
 void tl_store_free(tl_store *s);
-/* Instruction budget for later calls (0 = unlimited; the default). */
+/* Instruction budget shared by later calls (0 = unlimited; the default).
+ * What a call leaves carries over; once exhausted, calls fail at once until
+ * the budget is set again. Host functions may call back into wasm. */
 void tl_store_set_fuel(tl_store *s, uint64_t fuel);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
