@@ -17,5 +17,6 @@ expect_error "unknown feature" "unknown or unsupported feature in option '--enab
 expect_error "-o without a file" "option '-o' needs an argument" "$TILT_OPT" "$HELLO" -o
 expect_error "no input" "no input file" "$TILT_OPT"
 expect_error "two inputs" "more than one input file" "$TILT_OPT" "$HELLO" "$HELLO"
+expect_error "unwritable output" '^nodir/out\.wasm: error: cannot write' "$TILT_OPT" "$HELLO" -o nodir/out.wasm
 check "no output written on error" test ! -e out.wasm
 finish
