@@ -16,7 +16,9 @@
 enum { RC_OK = 0, RC_MISMATCH = 1, RC_READ = 2, RC_USAGE = 3 };
 
 typedef struct {
-  const char *in, *out;
+  const char *in, *out, *suffix; /* suffix: write w1 beside each input */
+  char **ins;                     /* the inputs (argv order); nin of them */
+  int nin;
   tl_read_options ro;
   bool expect_invalid, bench, quiet;
   int repeat;
@@ -37,12 +39,14 @@ static void report(const char *what, const char *path, const tl_error *e) {
 
 static int usage(FILE *f, int rc) {
   fprintf(f,
-          "usage: tilt-roundtrip [FEATURES] [-o W1.wasm] [-q] IN.wasm\n"
-          "       tilt-roundtrip [FEATURES] --expect-invalid IN.wasm\n"
+          "usage: tilt-roundtrip [FEATURES] [-o W1.wasm | --out-suffix SUF] [-q] IN.wasm...\n"
+          "       tilt-roundtrip [FEATURES] --expect-invalid IN.wasm...\n"
           "       tilt-roundtrip [FEATURES] --bench [-n REPEAT] [-o OUT.wasm] IN.wasm\n"
           "FEATURES: --all-features, --features=a,b,... or --enable-a (wasm-opt names;\n"
           "          the default is wasm-opt's default set)\n"
-          "exit: 0 ok, 1 round-trip failure or mismatch, 2 IN rejected, 3 usage/io\n");
+          "exit: 0 ok, 1 round-trip failure or mismatch, 2 IN rejected, 3 usage/io;\n"
+          "with several inputs: the largest, and a line 'RESULT <exit> <IN>' for each\n"
+          "--out-suffix SUF writes w1 to IN (less a .wasm ending) + SUF\n");
   return rc;
 }
 
@@ -66,10 +70,13 @@ static int add_features(opts *o, const char *list) {
 
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
+  o->ins = calloc((size_t)argc, sizeof *o->ins);
+  if (!o->ins) return RC_USAGE;
   o->repeat = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-o") && i + 1 < argc) o->out = argv[++i];
+    else if (!strcmp(a, "--out-suffix") && i + 1 < argc) o->suffix = argv[++i];
     else if (!strcmp(a, "-n") && i + 1 < argc) o->repeat = atoi(argv[++i]);
     else if (!strcmp(a, "--all-features") || !strcmp(a, "-all")) o->ro.features = TL_FEATURES_ALL;
     else if (!strncmp(a, "--features=", 11) && add_features(o, a + 11)) return RC_USAGE;
@@ -81,9 +88,9 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(a, "-q")) o->quiet = true;
     else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout, 0) - 1;
     else if (a[0] == '-' && a[1]) return usage(stderr, RC_USAGE);
-    else o->in = a;
+    else o->ins[o->nin++] = argv[i];
   }
-  if (!o->in) return usage(stderr, RC_USAGE);
+  if (!o->nin || (o->out && o->nin > 1)) return usage(stderr, RC_USAGE);
   if (o->repeat < 1) o->repeat = 1;
   return 0;
 }
@@ -209,6 +216,18 @@ static int bench(const opts *o, const uint8_t *in, size_t n) {
   return rc;
 }
 
+static int write_beside(const char *in, const char *suffix, const uint8_t *p, size_t n) {
+  size_t len = strlen(in);
+  if (len >= 5 && !strcmp(in + len - 5, ".wasm")) len -= 5;
+  char *path = malloc(len + strlen(suffix) + 1);
+  if (!path) return 1;
+  memcpy(path, in, len);
+  strcpy(path + len, suffix);
+  int rc = cli_write_file(path, p, n);
+  free(path);
+  return rc;
+}
+
 static int run(const opts *o, const uint8_t *in, size_t n) {
   tl_error err;
   if (o->bench) return bench(o, in, n);
@@ -235,6 +254,8 @@ static int run(const opts *o, const uint8_t *in, size_t n) {
     rc = RC_MISMATCH;
   } else if (o->out && cli_write_file(o->out, w1, n1)) {
     rc = RC_USAGE;
+  } else if (o->suffix && write_beside(o->in, o->suffix, w1, n1)) {
+    rc = RC_USAGE;
   } else {
     rc = check(o, m1, n, w1, n1);
   }
@@ -245,12 +266,28 @@ static int run(const opts *o, const uint8_t *in, size_t n) {
 
 int main(int argc, char **argv) {
   opts o;
-  int rc = parse(argc, argv, &o);
-  if (rc) return rc < 0 ? 0 : rc;
-  uint8_t *bytes;
-  size_t size;
-  if (cli_read_file(o.in, &bytes, &size)) return RC_USAGE;
-  rc = run(&o, bytes, size);
-  free(bytes);
-  return rc;
+  int rc = parse(argc, argv, &o), worst = 0;
+  if (rc) {
+    free(o.ins);
+    return rc < 0 ? 0 : rc;
+  }
+  for (int i = 0; i < o.nin; i++) {
+    uint8_t *bytes;
+    size_t size;
+    o.in = o.ins[i];
+    if (cli_read_file(o.in, &bytes, &size)) {
+      rc = RC_USAGE;
+    } else {
+      rc = run(&o, bytes, size);
+      free(bytes);
+    }
+    if (o.nin > 1) {
+      fflush(stderr);
+      printf("RESULT %d %s\n", rc, o.in);
+      fflush(stdout);
+    }
+    if (rc > worst) worst = rc;
+  }
+  free(o.ins);
+  return worst;
 }

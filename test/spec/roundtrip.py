@@ -58,12 +58,12 @@ VALIDATE_ALL = ["--enable-exceptions", "--enable-threads", "--enable-tail-call",
                 "--enable-multi-memory", "--enable-extended-const", "--enable-relaxed-simd"]
 
 
-def run(cmd):
+def run(cmd, timeout=TIMEOUT):
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
         return p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
-        return -999, "timeout after %d s" % TIMEOUT
+        return -999, "timeout after %d s" % timeout
 
 
 def first_line(text):
@@ -127,17 +127,49 @@ def check_invalid(tool, feats, wasm):
     return "pass", ""
 
 
-def jobs_for(commands, outdir, tool, feats, may_skip):
-    """(kind, wasm, callable) for every binary module of a converted file."""
+def batch(tool, args, wasms):
+    """Runs one tilt-roundtrip over many modules; {wasm: exit code} of those
+    it reported (a crash leaves the rest out; they are rerun one by one)."""
+    if not wasms:
+        return {}
+    _, out = run([tool, "-q", *args, *wasms], timeout=TIMEOUT * 10)
+    res = {}
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            _, rc, path = line.split(" ", 2)
+            res[path] = int(rc)
+    return res
+
+
+def check_file(commands, outdir, tool, feats, may_skip):
+    """[(kind, wasm, result, detail)] for every binary module of one file:
+    batched runs first, then one by one for anything that did not pass."""
+    valid, invalid = [], []
     for c in commands:
         fn = c.get("filename", "")
         if not fn.endswith(".wasm"):
             continue
         wasm = os.path.join(outdir, fn)
         if c["type"] in ("module", "assert_uninstantiable", "assert_unlinkable"):
-            yield "valid", wasm, (check_valid, tool, feats, wasm, may_skip)
+            valid.append(wasm)
         elif c["type"] in ("assert_invalid", "assert_malformed"):
-            yield "invalid", wasm, (check_invalid, tool, feats, wasm)
+            invalid.append(wasm)
+    fa = "--features=" + feats
+    ok_v = batch(tool, [fa, "--out-suffix", ".w1.wasm"], valid)
+    ok_i = batch(tool, [fa, "--expect-invalid"], invalid)
+    results = []
+    for wasm in valid:
+        if ok_v.get(wasm) == 0:
+            rc, out = run(["wasm-validate", *VALIDATE_ALL, wasm[:-5] + ".w1.wasm"])
+            res = ("pass", "") if rc == 0 else (
+                "fail", "invalid output: wasm-validate rejects w1: " + first_line(out))
+        else:
+            res = check_valid(tool, feats, wasm, may_skip)
+        results.append(("valid", wasm) + res)
+    for wasm in invalid:
+        res = ("pass", "") if ok_i.get(wasm) == 0 else check_invalid(tool, feats, wasm)
+        results.append(("invalid", wasm) + res)
+    return results
 
 
 def main():
@@ -191,17 +223,15 @@ def main():
                     skips.append((label, "does not convert: " + why))
                 per_file.append((label, None))
                 continue
-            futs = [(kind, wasm, pool.submit(*call))
-                    for kind, wasm, call in jobs_for(cmds, outdir, a.tool, feats, not strict)]
-            per_file.append((label, futs))
+            per_file.append((label, pool.submit(check_file, cmds, outdir, a.tool, feats,
+                                                not strict)))
 
-        for label, futs in per_file:
-            if futs is None:
+        for label, fut in per_file:
+            if fut is None:
                 continue
             n = {"valid": [0, 0, 0], "invalid": [0, 0, 0]}
             reasons = set()
-            for kind, wasm, fut in futs:
-                res, detail = fut.result()
+            for kind, wasm, res, detail in fut.result():
                 idx = {"pass": 0, "fail": 1, "skip": 2}[res]
                 n[kind][idx] += 1
                 if res == "fail":
