@@ -43,11 +43,12 @@ int cli_read_file(const char *path, uint8_t **out, size_t *size) {
 
 int cli_write_file(const char *path, const void *p, size_t n) {
   FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-  if (!f || fwrite(p, 1, n, f) != n || (f != stdout && fclose(f) != 0)) {
+  bool ok = f && fwrite(p, 1, n, f) == n;
+  if (f) ok = (f == stdout ? fflush(f) : fclose(f)) == 0 && ok;
+  if (!ok) {
     fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
     return 1;
   }
-  if (f == stdout) fflush(stdout);
   return 0;
 }
 
