@@ -441,6 +441,10 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);
+/* Runs the default pipeline of -O<opt_level> (0-4); shrink_level 1 is -Os,
+ * 2 is -Oz (with opt_level 2), as wasm-opt defines them. */
+tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,
+                             const tl_pass_options *opt, tl_error *err);
 /* The observable behaviour of m as text, for differential testing
  * (wasm-opt --fuzz-exec): every exported function is called in export
  * order with fixed arguments, against stub imports that log their calls;

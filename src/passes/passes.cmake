@@ -10,4 +10,5 @@ list(APPEND TILT_SOURCES
   ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_module_elements.c
   ${CMAKE_SOURCE_DIR}/src/passes/precompute.c
   ${CMAKE_SOURCE_DIR}/src/passes/rereloop.c
+  ${CMAKE_SOURCE_DIR}/src/passes/pipeline.c
 )
