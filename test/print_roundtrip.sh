@@ -3,9 +3,11 @@
 # valid module wast2json makes from baseline-2022-11/core/*.wast: print it
 # with tilt-dis, assemble the text with `wat2wasm --enable-all --debug-names`,
 # print the result again, and require both texts to be identical (custom
-# section comments aside: wat2wasm drops custom sections). Prints counts per
-# file and "N passed, M failed"; exits 1 on any failure, 77 (skip) when the
-# suite or wabt is missing.
+# section comments aside: wat2wasm drops custom sections). Then run the
+# file's assertions with wabt's spectest-interp on the original modules and
+# on the reassembled ones: the results must agree. Prints counts per file and
+# "N passed, M failed"; exits 1 on any failure, 77 (skip) when the suite or
+# wabt is missing.
 # Usage: print_roundtrip.sh TILT_DIS [WAST...]   (env: TILT_TESTSUITE, JOBS,
 #        PRINT_RT_KEEP=DIR keeps the work files and failure diffs in DIR)
 set -u
@@ -128,6 +130,21 @@ for c in json.load(open(sys.argv[1]))["commands"]:
         print(c["filename"])
 EOF
 )
+  # Semantics: the spec assertions must give the same result with every
+  # module replaced by its printed-and-assembled copy.
+  if command -v spectest-interp >/dev/null; then
+    mkdir -p "$d/sem"
+    cp "$d"/*.json "$d"/*.wasm "$d/sem/" 2>/dev/null
+    cp "$d"/*.wat "$d/sem/" 2>/dev/null
+    for f in "$d"/*.2.wasm; do [ -e "$f" ] && cp "$f" "$d/sem/$(basename "${f%.2.wasm}").wasm"; done
+    local r1 r2
+    r1=$(cd "$d" && spectest-interp --enable-all "$name.json" 2>&1 | tail -1)
+    r2=$(cd "$d/sem" && spectest-interp --enable-all "$name.json" 2>&1 | tail -1)
+    if [ "$r1" != "$r2" ]; then
+      fail=$((fail + 1))
+      detail="$detail semantics:[$r1]->[$r2]"
+    fi
+  fi
   echo "$name $pass $fail $xfail$detail"
 }
 

@@ -857,10 +857,10 @@ static void put_locals(pr *p, tl_func *f) {
   for (int t = TL_I32; t < TL_NBASIC; t++) {
     if (!c.need[t]) continue;
     p->scratch[t] = n++;
-    tl_buf_printf(p->out, "%s(local %s)", any ? " " : "", tl_type_name((tl_type)t));
-    if (!any) {
-      any = true;
-    }
+    if (!any) newline(p, 2);
+    else put(p, " ");
+    any = true;
+    tl_buf_printf(p->out, "(local %s)", tl_type_name((tl_type)t));
   }
 }
 

@@ -203,6 +203,48 @@ START_TEST(lowers_tuple_locals) {
   tl_module_destroy(m);
 } END_TEST
 
+/* tuple.extract of a call parks the wanted value in a scratch local; a
+ * dropped tuple is one drop per value. */
+START_TEST(extracts_from_calls) {
+  tl_module *m = new_module();
+  tl_type pair[] = {TL_I32, TL_I64};
+  tl_type tt = tl_type_tuple(m, pair, 2);
+  tl_func *g = new_func(m, TL_NONE, tt);
+  tl_expr *mk = tl_expr_new(m, TL_OP_TUPLE_MAKE, 2);
+  mk->kid[0] = tl_make_const_i32(m, 1);
+  mk->kid[1] = tl_make_const_i64(m, 2);
+  tl_expr_finalize(m, g, mk);
+  tl_expr_push_kid(m, g->body, mk);
+  tl_expr_finalize(m, g, g->body);
+  tl_func *f = new_func(m, TL_NONE, TL_I64);
+  tl_expr *call = tl_expr_new(m, TL_OP_CALL, 0);
+  tl_expr_finalize(m, f, call);
+  tl_expr_push_kid(m, f->body, tl_make_drop(m, call));
+  call = tl_expr_new(m, TL_OP_CALL, 0);
+  tl_expr_finalize(m, f, call);
+  tl_expr *ex = tl_expr_new(m, TL_OP_TUPLE_EXTRACT, 1);
+  ex->imm.index = 1;
+  ex->kid[0] = call;
+  tl_expr_finalize(m, f, ex);
+  tl_expr_push_kid(m, f->body, ex);
+  tl_expr_finalize(m, f, f->body);
+  CHECK_PRINT(print_module(m),
+              "(module\n"
+              "  (type (;0;) (func (result i32 i64)))\n"
+              "  (type (;1;) (func (result i64)))\n"
+              "  (func (;0;) (type 0) (result i32 i64)\n"
+              "    (i32.const 1)\n"
+              "    (i64.const 2))\n"
+              "  (func (;1;) (type 1) (result i64)\n"
+              "    (local i64)\n"
+              "    (call 0)\n"
+              "    (drop) (drop)\n"
+              "    (call 0)\n"
+              "    (local.set 0) (drop) (local.get 0))\n"
+              ")\n");
+  tl_module_destroy(m);
+} END_TEST
+
 START_TEST(prints_module_fields) {
   tl_module *m = new_module();
   m->name = "my mod";
@@ -291,6 +333,7 @@ int main(void) {
   tcase_add_test(tc, prints_v128_and_memargs);
   tcase_add_test(tc, reifies_unreachable_if);
   tcase_add_test(tc, lowers_tuple_locals);
+  tcase_add_test(tc, extracts_from_calls);
   tcase_add_test(tc, prints_module_fields);
   tcase_add_test(tc, prints_deep_nesting);
   suite_add_tcase(s, tc);
