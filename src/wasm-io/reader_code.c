@@ -4,7 +4,11 @@
  * Guarantees: order of effects is kept (values popped from under statements
  * are spilled to scratch locals), code after br/return/unreachable becomes
  * unreachable-typed nodes, multi-value becomes tuple nodes and block params
- * scratch locals (see ir.h). Every node is finalized when it is made. */
+ * scratch locals (see ir.h); branches to loops with params set those locals
+ * first (br_table through trampoline blocks with fresh labels, so wasm label
+ * i maps to an IR label through rctx.lmap). Every node is finalized when it
+ * is made; labeled constructs with tl_block_finalize and the branch types
+ * collected per label as the branches are read. */
 #include "reader_int.h"
 
 #include <stdarg.h>
