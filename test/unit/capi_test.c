@@ -771,6 +771,45 @@ START_TEST(built_code_runs) {
   tl_module_free(m);
 } END_TEST
 
+/* The relooper renders code built here into a body set_body accepts:
+ * abs10(x) = |x| * 10 from four basic blocks. */
+START_TEST(relooper_body) {
+  tl_module *m = new_module(tl_features_default_set());
+  uint32_t t = tl_add_type(m, TL_TYPE_I32, TL_TYPE_I32);
+  tl_type_t vars[] = {TL_TYPE_I32};
+  uint32_t f = tl_add_function(m, "abs10", t, vars, 1, NULL);
+  tl_relooper *r = tl_relooper_create(m, f);
+  ck_assert_ptr_nonnull(r);
+  tl_rblock entry = tl_relooper_add_block(r, tl_build_nop(m));
+  tl_rblock neg = tl_relooper_add_block(
+      r, tl_build_local_set(m, f, 1, tl_build_binary(m, "i32.sub", I32(0), tl_build_local_get(m, f, 0))));
+  tl_rblock pos = tl_relooper_add_block(r, tl_build_local_set(m, f, 1, tl_build_local_get(m, f, 0)));
+  tl_rblock out = tl_relooper_add_block(
+      r, tl_build_return(m, tl_build_binary(m, "i32.mul", tl_build_local_get(m, f, 1), I32(10))));
+  tl_expr_ref is_neg = tl_build_binary(m, "i32.lt_s", tl_build_local_get(m, f, 0), I32(0));
+  ck_assert_int_eq(tl_relooper_add_branch(r, entry, neg, is_neg, NULL), TL_OK);
+  ck_assert_int_eq(tl_relooper_add_branch(r, entry, pos, NULL, NULL), TL_OK);
+  ck_assert_int_eq(tl_relooper_add_branch(r, neg, out, NULL, NULL), TL_OK);
+  ck_assert_int_eq(tl_relooper_add_branch(r, pos, out, NULL, NULL), TL_OK);
+  tl_expr_ref k[] = {tl_relooper_render_and_dispose(r, entry, UINT32_MAX), tl_build_unreachable(m)};
+  ck_assert_ptr_nonnull(k[0]);
+  ck_assert_int_eq(tl_function_set_body(m, f, tl_build_block(m, f, TL_LABEL_NONE, k, 2, TL_TYPE_AUTO)),
+                   TL_OK);
+  ck_assert_int_eq(tl_add_export(m, TL_EXPORT_FUNC, f, "abs10"), TL_OK);
+  uint8_t *bytes = NULL;
+  size_t size = validate_and_write(m, &bytes);
+  if (have_wasm_validate()) ck_assert(wabt_accepts(bytes, size));
+  free(bytes);
+  tl_store *st = tl_store_new();
+  tl_error err = {0};
+  tl_instance *inst = tl_instantiate(st, m, NULL, &err);
+  ck_assert_msg(inst != NULL, "instantiate: %s", err.msg);
+  ck_assert_int_eq(invoke1(inst, "abs10", TL_VAL_I32, -7), 70);
+  ck_assert_int_eq(invoke1(inst, "abs10", TL_VAL_I32, 3), 30);
+  tl_store_free(st);
+  tl_module_free(m);
+} END_TEST
+
 /* ---- random arguments never crash --------------------------------------- */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(uint32_t n) {
@@ -865,6 +904,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, every_expression_kind);
   tcase_add_test(tc, write_read_print);
   tcase_add_test(tc, built_code_runs);
+  tcase_add_test(tc, relooper_body);
   tcase_add_test(tc, random_arguments);
   tcase_add_test(tc, deep_body);
   suite_add_tcase(s, tc);
