@@ -111,6 +111,13 @@ void rd_name_section(rctx *c, const uint8_t *p, size_t n) {
   if (name_pass(c, p, n, false)) name_pass(c, p, n, true);
 }
 
+/* target_features uses LLVM's names; most match wasm-opt's. */
+static tl_features llvm_feature(const char *name) {
+  if (!strcmp(name, "atomics")) return TL_FEAT_THREADS;
+  if (!strcmp(name, "simd128")) return TL_FEAT_SIMD;
+  return tl_feature_by_name(name);
+}
+
 tl_features rd_target_features(const uint8_t *p, size_t n) {
   rd r = {p, p + n, p, NULL, TL_NO_FUNC};
   uint32_t cnt;
@@ -125,7 +132,7 @@ tl_features rd_target_features(const uint8_t *p, size_t n) {
     if (prefix != '+' || len >= sizeof buf) continue;
     memcpy(buf, s, len);
     buf[len] = 0;
-    f |= tl_feature_by_name(buf);
+    f |= llvm_feature(buf);
   }
   return f;
 }

@@ -422,7 +422,7 @@ START_TEST(if_arms) {
 
 START_TEST(names_and_features) {
   /* type [i32] -> [], one function with a v128.const; name section names
-   * the function "f" and its local 0 "x"; target_features says +simd. */
+   * the function "f" and its local 0 "x"; target_features says +simd128 +atomics. */
   tl_buf b = {0};
   tl_module *m;
   tl_error e;
@@ -430,11 +430,12 @@ START_TEST(names_and_features) {
   size_t nb = 21;
   hdr(&b); sec(&b, 1, S("\x01\x60\x01\x7f\x00")); sec(&b, 3, S("\x01\x00")); code(&b, &body, &nb, 1);
   sec(&b, 0, S("\x04name\x01\x04\x01\x00\x01" "f\x02\x06\x01\x00\x01\x00\x01x"));
-  sec(&b, 0, S("\x0ftarget_features\x01\x2b\x04simd"));
+  sec(&b, 0, S("\x0ftarget_features\x02\x2b\x07simd128\x2b\x07" "atomics"));
   ck_assert_int_eq(rd(&b, 0, &m, &e), TL_OK);
   ck_assert_str_eq(TL_FUNC(m, 0)->name, "f");
   ck_assert_str_eq(TL_FUNC(m, 0)->local_name[0], "x");
   ck_assert(m->features & TL_FEAT_SIMD);
+  ck_assert(m->features & TL_FEAT_THREADS);
   ck_assert_uint_eq(m->customs.n, 1);
   ck_assert_str_eq(TL_VEC_AT(&m->customs, tl_custom, 0).name, "target_features");
   ck_assert_uint_eq(TL_VEC_AT(&m->customs, tl_custom, 0).after, 10);
