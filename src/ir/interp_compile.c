@@ -160,7 +160,7 @@ static void emit_op(cc *c, tl_expr *e) {
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: {
     uint32_t s = lslot(c, e->imm.index, &n);
     uint32_t op = e->op;
-    if (n != 1) op = op == TL_OP_LOCAL_GET ? X_LGETN : op == TL_OP_LOCAL_SET ? X_LSETN : X_LTEEN;
+    if (n != 1 || c->f->local[e->imm.index] == TL_V128) op = op == TL_OP_LOCAL_GET ? X_LGETN : op == TL_OP_LOCAL_SET ? X_LSETN : X_LTEEN;
     emit(c, op, s, n);
     return;
   }
@@ -169,6 +169,12 @@ static void emit_op(cc *c, tl_expr *e) {
   case TL_OP_F32_CONST: emit(c, e->op, 0, e->imm.f32); return;
   case TL_OP_F64_CONST: emit(c, e->op, 0, e->imm.f64); return;
   case TL_OP_V128_CONST: case TL_OP_I8X16_SHUFFLE: emit(c, e->op, 0, 0)->u.p = e->imm.v128; return;
+  case TL_OP_GLOBAL_GET: case TL_OP_GLOBAL_SET:
+    emit(c, e->op, e->imm.index, 0)->n = TL_GLOBAL(c->m, e->imm.index)->type == TL_V128;
+    return;
+  case TL_OP_SELECT: case TL_OP_SELECT_T:
+    emit(c, e->op, 0, 0)->n = e->type == TL_V128;
+    return;
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
     emit(c, e->op, e->imm.idx2.a, e->imm.idx2.b);
     return;

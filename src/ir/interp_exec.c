@@ -197,14 +197,25 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
 
     case TL_OP_UNREACHABLE: TRAP("unreachable");
     case TL_OP_NOP: break;
-    case TL_OP_LOCAL_GET: *sp++ = fp[ins->a]; break;
-    case TL_OP_LOCAL_SET: fp[ins->a] = *--sp; break;
-    case TL_OP_LOCAL_TEE: fp[ins->a] = sp[-1]; break;
-    case TL_OP_GLOBAL_GET: *sp++ = inst->globals[ins->a]->v; break;
-    case TL_OP_GLOBAL_SET: inst->globals[ins->a]->v = *--sp; break;
+    case TL_OP_LOCAL_GET: (sp++)->i64 = fp[ins->a].i64; break;
+    case TL_OP_LOCAL_SET: fp[ins->a].i64 = (--sp)->i64; break;
+    case TL_OP_LOCAL_TEE: fp[ins->a].i64 = sp[-1].i64; break;
+    case TL_OP_GLOBAL_GET:
+      if (ins->n) *sp = inst->globals[ins->a]->v;
+      else sp->i64 = inst->globals[ins->a]->v.i64;
+      sp++;
+      break;
+    case TL_OP_GLOBAL_SET:
+      sp--;
+      if (ins->n) inst->globals[ins->a]->v = *sp;
+      else inst->globals[ins->a]->v.i64 = sp->i64;
+      break;
     case TL_OP_SELECT: case TL_OP_SELECT_T:
       sp -= 2;
-      if (!sp[1].i32) sp[-1] = sp[0];
+      if (!sp[1].i32) {
+        if (ins->n) sp[-1] = sp[0];
+        else sp[-1].i64 = sp[0].i64;
+      }
       break;
     case TL_OP_DROP: sp--; break;
 

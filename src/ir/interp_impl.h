@@ -18,12 +18,13 @@ typedef union {
   void *ref;
 } tl_v;
 
-/* Slot writes are always whole 16-byte stores, so that the 16-byte slot
- * copies that follow forward from the store buffer (a narrower store
- * followed by a wider load stalls). */
-#define PUT32(slot, x) ((slot) = (tl_v){.w = {(uint32_t)(x), 0}})
-#define PUT64(slot, x) ((slot) = (tl_v){.w = {(uint64_t)(x), 0}})
-#define PUTREF(slot, x) ((slot) = (tl_v){.w = {(uint64_t)(uintptr_t)(x), 0}})
+/* Scalars live in the low 8 bytes of a slot and are written and copied as
+ * 8-byte words (a wider load right after a narrower store stalls store
+ * forwarding); only v128 values use all 16 bytes, through ops the compiler
+ * marks (n = 1 on global/select, the *N local ops). */
+#define PUT32(slot, x) ((slot).i64 = (uint32_t)(x))
+#define PUT64(slot, x) ((slot).i64 = (uint64_t)(x))
+#define PUTREF(slot, x) ((slot).i64 = (uint64_t)(uintptr_t)(x))
 #define PUT_i32 PUT32
 #define PUT_i64 PUT64
 
