@@ -1,9 +1,8 @@
 /* precompute.c — constant folding with the interpreter's semantics, and
  * constant propagation through locals (precompute-propagate).
  * Folding: every maximal subtree made only of constants and pure
- * operators is evaluated by the reference interpreter (all of a function's
- * candidates go into one scratch module, instantiated once) and replaced
- * by its value. A subtree that traps is left alone, so a trap never turns
+ * operators is evaluated by the reference interpreter (tl_interp_eval) and
+ * replaced by its value. A subtree that traps is left alone, so a trap never turns
  * into a value or the reverse.
  * Propagation: after (local.set $x (CONST)) in a list, gets of $x in the
  * following siblings are replaced by the constant, up to the first sibling
@@ -67,43 +66,17 @@ static tl_expr *const_of(tl_module *m, const tl_value *v) {
   return e;
 }
 
-/* One scratch module holding a function per candidate. */
-static tl_module *eval_module(tl_module *m, tl_vec *slots) {
-  tl_module *em = tl_module_alloc();
-  if (!em) return NULL;
-  em->features = m->features;
+/* Each candidate runs in the interpreter; a trap (or anything it will not
+ * run) leaves the candidate as it is. */
+static void fold_all(tl_module *m, tl_func *f, tl_vec *slots) {
   for (size_t i = 0; i < slots->n; i++) {
-    tl_expr *e = *TL_VEC_AT(slots, tl_expr **, i);
-    tl_func *f = tl_module_add_func(em);
-    f->type = tl_functype_intern(em, TL_NONE, e->type);
-    tl_expr *body = tl_expr_new(em, TL_OP_BLOCK, 1);
-    body->kid[0] = tl_expr_copy(em, f, e);
-    body->imm.block.label = tl_func_new_label(em, f);
-    tl_block_finalize(em, body, TL_UNREACHABLE);
-    f->body = body;
-  }
-  return em;
-}
-
-static void fold_all(tl_module *m, tl_vec *slots) {
-  if (!slots->n) return;
-  tl_module *em = eval_module(m, slots);
-  if (!em) return;
-  tl_store *s = tl_store_new();
-  tl_error err;
-  tl_instance *inst = s ? tl_instantiate(s, em, NULL, &err) : NULL;
-  for (size_t i = 0; inst && i < slots->n; i++) {
-    tl_extern fn = {TL_EXTERNKIND_FUNC, NULL};
+    tl_expr **slot = TL_VEC_AT(slots, tl_expr **, i);
     tl_value v;
     uint32_t n = 0;
-    tl_store_set_fuel(s, 100000);
-    if (tl_instance_func(inst, (uint32_t)i, &fn) != TL_OK) break;
-    if (tl_func_call(s, fn, NULL, 0, &v, 1, &n, &err) != TL_OK || n != 1) continue;
-    tl_expr **slot = TL_VEC_AT(slots, tl_expr **, i);
+    tl_error err;
+    if (tl_interp_eval(m, f, *slot, &v, 1, &n, 100000, &err) != TL_OK || n != 1) continue;
     *slot = const_of(m, &v);
   }
-  if (s) tl_store_free(s);
-  tl_module_destroy(em);
 }
 
 static void precompute_func(tl_module *m, tl_func *f) {
@@ -115,7 +88,7 @@ static void precompute_func(tl_module *m, tl_func *f) {
   w.ctx = &c;
   w.pre = collect_pre;
   tl_walk_run(&w, &f->body);
-  fold_all(m, &c.slots);
+  fold_all(m, f, &c.slots);
   tl_vec_free(&c.slots);
   tl_func_refinalize(m, f);
 }
