@@ -272,7 +272,7 @@ static void local_names(wr *w, tl_buf *sub) {
     tl_func *f = TL_FUNC(m, i);
     uint32_t n = named_locals(m, f);
     if (!n) continue;
-    uint32_t *base = tl_func_local_map(m, f);
+    uint32_t *base = wr_local_map(w, (uint32_t)i);
     wr_u32(sub, (uint32_t)i);
     wr_u32(sub, n);
     for (uint32_t l = 0; l < f->nlocal; l++) {

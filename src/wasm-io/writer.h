@@ -34,6 +34,12 @@ typedef struct {
   tl_vec labels;         /* {label, previous pos} */
   uint32_t nblk;         /* block/loop/if instructions so far in this function */
   tl_vec frames;
+  /* tuple-local elision (writer_code.c): `local.set T (x)` whose next
+   * statement starts with the n tuple.extracts of T is written as x alone */
+  tl_vec elide_sets;     /* tl_expr *: local.set nodes written as their value */
+  tl_vec elide_gets;     /* tl_expr *: tuple.extract nodes not written */
+  uint32_t **maps;       /* per function: its local map when it differs from
+                            tl_func_local_map (elided tuple locals), or NULL */
 } wr;
 
 /* Fails with a message; sets func_index to the function being written. */
@@ -53,5 +59,6 @@ tl_status wr_valtype(wr *w, tl_buf *b, tl_type t);
 tl_status wr_code_section(wr *w);            /* fills w->code, w->extra, w->lnames */
 tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what); /* expr + end */
 void wr_free(wr *w);
+uint32_t *wr_local_map(wr *w, uint32_t fi);  /* the map used for function fi; free() it */
 
 #endif

@@ -250,6 +250,146 @@ static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
   }
 }
 
+/* ---- tuple-local elision --------------------------------------------------------------- */
+/* The reader keeps a multi-value result that is consumed piecewise in a
+ * scratch tuple local: `local.set T (x)`, then tuple.extracts of T. When the
+ * next statement reads the components in order before it emits anything
+ * else, and nothing else reads T, the set and the reads cancel: x is written
+ * alone and the statement takes its values from the stack. T is then not
+ * declared at all (when that set was its only one), so read-write round
+ * trips of multi-value code reach a fixed point. */
+typedef struct { uint32_t *gets, *sets; tl_vec lists; } scan_ctx;
+
+static void scan_visit(tl_walk *w, tl_expr **slot) {
+  scan_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  bool in = e->imm.index < w->f->nlocal;
+  if (e->op == TL_OP_LOCAL_GET && in) c->gets[e->imm.index]++;
+  else if ((e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) && in) c->sets[e->imm.index]++;
+  else if ((e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) && e->nkid > 1)
+    TL_VEC_PUSH(&c->lists, tl_expr *, e);
+}
+
+static bool is_extract_of_local(const tl_expr *e) {
+  return e->op == TL_OP_TUPLE_EXTRACT && e->nkid == 1 && e->kid[0] &&
+         e->kid[0]->op == TL_OP_LOCAL_GET;
+}
+
+/* True if the first n instructions s emits are tuple.extract i of local l,
+ * i = 0..n-1 (filling out[]): a post-order walk that gives up at the first
+ * construct or other instruction. */
+static bool leading_extracts(tl_expr *s, uint32_t l, uint32_t n, tl_expr **out) {
+  typedef struct { tl_expr *e; uint32_t i; } it;
+  tl_vec st = {0};
+  uint32_t got = 0;
+  bool ok = true;
+  it first = {s, 0};
+  TL_VEC_PUSH(&st, it, first);
+  while (ok && got < n && st.n) {
+    it *t = &TL_VEC_AT(&st, it, st.n - 1);
+    tl_expr *e = t->e;
+    if (tl_ops[e->op].flags & TL_F_CONTROL) {
+      ok = false;
+    } else if (is_extract_of_local(e)) {
+      ok = e->kid[0]->imm.index == l && e->imm.index == got;
+      out[got++] = e;
+      st.n--;
+    } else {
+      while (t->i < e->nkid && !e->kid[t->i]) t->i++;
+      if (t->i < e->nkid) {
+        it k = {e->kid[t->i++], 0};
+        TL_VEC_PUSH(&st, it, k);
+      } else {
+        ok = false;          /* something else is emitted first */
+      }
+    }
+  }
+  tl_vec_free(&st);
+  return ok && got == n;
+}
+
+static int ptr_cmp(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static bool in_set(const tl_vec *v, const tl_expr *e) {
+  return v->n && bsearch(&e, v->p, v->n, sizeof(tl_expr *), ptr_cmp) != NULL;
+}
+
+/* Checks the statement pairs of every list; returns the tuple locals left
+ * with no reference (unused[l]), or NULL when there are none. */
+static bool *find_pairs(wr *w, tl_func *f, scan_ctx *c) {
+  bool *unused = NULL;
+  tl_vec out = {0};
+  for (size_t j = 0; j < c->lists.n; j++) {
+    tl_expr *L = TL_VEC_AT(&c->lists, tl_expr *, j);
+    for (uint32_t k = 0; k + 1 < L->nkid; k++) {
+      tl_expr *s = L->kid[k];
+      if (!s || s->op != TL_OP_LOCAL_SET || s->nkid != 1 || !s->kid[0] || !L->kid[k + 1]) continue;
+      uint32_t l = s->imm.index;
+      if (l >= f->nlocal || !tl_type_is_tuple(f->local[l]) || s->kid[0]->type != f->local[l]) continue;
+      uint32_t n = tl_type_arity(w->m, f->local[l]);
+      if (c->gets[l] != n) continue;
+      tl_vec_grow(&out, sizeof(tl_expr *), n);
+      if (!leading_extracts(L->kid[k + 1], l, n, out.p)) continue;
+      TL_VEC_PUSH(&w->elide_sets, tl_expr *, s);
+      for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&w->elide_gets, tl_expr *, TL_VEC_AT(&out, tl_expr *, i));
+      if (c->sets[l] == 1) {
+        if (!unused) unused = calloc(f->nlocal, sizeof *unused);
+        if (!unused) abort();
+        unused[l] = true;
+      }
+    }
+  }
+  tl_vec_free(&out);
+  return unused;
+}
+
+/* Plans the elisions of function fi; unused tuple locals get no wasm local. */
+static void plan_elision(wr *w, tl_func *f, uint32_t fi) {
+  w->elide_sets.n = w->elide_gets.n = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < f->nlocal && !any; i++) any = tl_type_is_tuple(f->local[i]);
+  if (!any || !f->body) return;
+  scan_ctx c = {calloc(f->nlocal, sizeof(uint32_t)), calloc(f->nlocal, sizeof(uint32_t)), {0}};
+  if (!c.gets || !c.sets) abort();
+  tl_walk_post(w->m, f, &f->body, scan_visit, &c);
+  bool *unused = find_pairs(w, f, &c);
+  if (w->elide_sets.n) {
+    qsort(w->elide_sets.p, w->elide_sets.n, sizeof(tl_expr *), ptr_cmp);
+    qsort(w->elide_gets.p, w->elide_gets.n, sizeof(tl_expr *), ptr_cmp);
+  }
+  if (unused) {
+    uint32_t n = 0, old = w->base[0];
+    for (uint32_t i = 0; i < f->nlocal; i++) {
+      uint32_t width = w->base[i + 1] - old;
+      old = w->base[i + 1];
+      w->base[i] = n;
+      n += unused[i] ? 0 : width;
+    }
+    w->base[f->nlocal] = n;
+    free(unused);
+    if (!w->maps && !(w->maps = calloc(w->m->funcs.n, sizeof *w->maps))) abort();
+    size_t size = (f->nlocal + 1) * sizeof(uint32_t);
+    if (!(w->maps[fi] = malloc(size))) abort();
+    memcpy(w->maps[fi], w->base, size);
+  }
+  free(c.gets);
+  free(c.sets);
+  tl_vec_free(&c.lists);
+}
+
+uint32_t *wr_local_map(wr *w, uint32_t fi) {
+  tl_func *f = TL_FUNC(w->m, fi);
+  if (!w->maps || !w->maps[fi]) return tl_func_local_map(w->m, f);
+  size_t size = (f->nlocal + 1) * sizeof(uint32_t);
+  uint32_t *p = malloc(size);
+  if (!p) abort();
+  memcpy(p, w->maps[fi], size);
+  return p;
+}
+
 /* ---- the frame machine ---------------------------------------------------------------- */
 static void push_frame(wr *w, uint8_t kind, tl_expr *e, tl_expr **items, uint32_t n, tl_type want) {
   frame fr = {e, items, n, 0, kind, 0, want};
@@ -263,6 +403,7 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
   case TL_OP_IF: push_frame(w, K_IF, x, NULL, 0, 0); return TL_OK;
   case TL_OP_TUPLE_EXTRACT:
     if (x->nkid == 1 && is_tuple_local_get(w, x->kid[0])) {
+      if (in_set(&w->elide_gets, x)) return TL_OK;   /* already on the stack */
       uint32_t l = x->kid[0]->imm.index;
       if (x->imm.index >= w->base[l + 1] - w->base[l])
         return WR_FAIL(w, TL_E_INVALID, "tuple.extract %u out of range", x->imm.index);
@@ -361,7 +502,11 @@ static tl_status step_list(wr *w, tl_buf *b, frame *fr) {
       drops(b, tl_type_arity(w->m, last->type));
   }
   while (fr->i < fr->n && !fr->items[fr->i]) fr->i++;
-  if (fr->i < fr->n) return enter(w, b, fr->items[fr->i++]);
+  if (fr->i < fr->n) {
+    tl_expr *x = fr->items[fr->i++];
+    if (x->op == TL_OP_LOCAL_SET && in_set(&w->elide_sets, x)) x = x->kid[0];
+    return enter(w, b, x);
+  }
   w->frames.n--;
   return TL_OK;
 }
@@ -388,6 +533,7 @@ static void reset_func(wr *w, tl_func *f, uint32_t fi) {
   w->nblk = 0;
   w->labels.n = w->frames.n = 0;
   w->stypes.n = 0;
+  w->elide_sets.n = w->elide_gets.n = 0;
   memset(w->scratch, 0, sizeof w->scratch);
   free(w->base);
   w->base = f ? tl_func_local_map(w->m, f) : NULL;
@@ -438,6 +584,7 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
   reset_func(w, f, fi);
   if (!f->body || f->body->op != TL_OP_BLOCK)
     return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
+  plan_elision(w, f, fi);
   uint32_t np = tl_func_nparams(m, f);
   if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
   TRY(push_label(w, f->body->imm.block.label));
@@ -477,8 +624,12 @@ tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what) {
 }
 
 void wr_free(wr *w) {
-  tl_vec *v[] = {&w->extra, &w->tcache, &w->lnames, &w->stypes, &w->labels, &w->frames};
+  tl_vec *v[] = {&w->extra,  &w->tcache, &w->lnames,     &w->stypes,
+                 &w->labels, &w->frames, &w->elide_sets, &w->elide_gets};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
+  for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) free(w->maps[i]);
+  free(w->maps);
+  w->maps = NULL;
   tl_buf_free(&w->code);
   free(w->base);
   free(w->pos);

@@ -618,6 +618,46 @@ START_TEST(tuple_block_types) {
 }
 END_TEST
 
+/* local.set T (x) followed by a statement that first reads T's components
+ * in order: written as x alone, and T is not declared. */
+START_TEST(tuple_local_elision_bytes) {
+  tl_module *m = tl_module_alloc();
+  tl_type ti = tup(m, TL_I32, TL_I32);
+  tl_func *g = new_func(m, TL_NONE, ti, NULL);
+  add(m, g, tuple_make(m, i32c(m, 1), i32c(m, 2)));
+  tl_func *f = new_func(m, TL_NONE, TL_I32, NULL);
+  uint32_t t = tl_func_add_local(m, f, ti);
+  uint32_t x = tl_func_add_local(m, f, TL_I64);
+  tl_expr *call = tl_expr_new(m, TL_OP_CALL, 0);
+  call->imm.index = 0;
+  tl_expr_finalize(m, f, call);
+  add(m, f, tl_make_local_set(m, f, t, call, false));
+  add(m, f, tl_make_local_set(m, f, x, i64c(m, 3), false));  /* x is local 0 now */
+  add(m, f, tl_make_binary(m, TL_OP_I32_ADD, extract(m, f, tl_make_local_get(m, f, t), 0),
+                           extract(m, f, tl_make_local_get(m, f, t), 1)));
+  tl_buf b = {0};
+  write_ok(m, NULL, &b);
+  uint32_t n;
+  const uint8_t *code = find_section(&b, 10, &n);
+  /* not adjacent: nothing elided; T is locals 0-1, x is 2 */
+  static const uint8_t want1[] = {21, 2, 2, 0x7f, 1, 0x7e, 0x10, 0, 0x21, 1, 0x21, 0,
+                                  0x42, 3, 0x21, 2, 0x20, 0, 0x20, 1, 0x6a, 0x0b};
+  ck_assert(!memcmp(code + n - sizeof want1, want1, sizeof want1));
+  /* swap the two statements: now the set of T is followed by its reads */
+  tl_expr *tmp = f->body->kid[0];
+  f->body->kid[0] = f->body->kid[1];
+  f->body->kid[1] = tmp;
+  b.n = 0;
+  write_ok(m, NULL, &b);
+  code = find_section(&b, 10, &n);
+  static const uint8_t want2[] = {11, 1, 1, 0x7e, 0x42, 3, 0x21, 0, 0x10, 0, 0x6a, 0x0b};
+  ck_assert(!memcmp(code + n - sizeof want2, want2, sizeof want2));
+  tl_buf_free(&b);
+  check_valid(m, NULL);
+  tl_module_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("writer");
   TCase *tc = tcase_create("core");
@@ -638,6 +678,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, custom_placement_bytes);
   tcase_add_test(tc, label_names_bytes);
   tcase_add_test(tc, tuple_block_types);
+  tcase_add_test(tc, tuple_local_elision_bytes);
   suite_add_tcase(s, tc);
   return s;
 }
