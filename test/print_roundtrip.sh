@@ -184,6 +184,44 @@ done
 printf '%s\n' "${list[@]}" |
   xargs -P "${JOBS:-$(nproc)}" -I{} bash "$0" --one-file "$dis" {} "$work" >"$work/results" 2>&1
 
+# Extra modules the suite lacks: names of every kind (wat2wasm --debug-names
+# writes a name section for them), labels, memargs, bulk ops.
+extras() {
+  local d=$work/_extras pass=0 fail=0 detail=""
+  mkdir -p "$d"
+  cat >"$d/names.wat" <<'EOF'
+(module $M
+  (import "env" "f" (func $imp (param i32)))
+  (import "env" "g" (global $gi i32))
+  (table $t 2 funcref)
+  (memory $m 1)
+  (global $g (mut i32) (global.get $gi))
+  (elem $e (i32.const 0) $f $imp)
+  (data $d (i32.const 0) "hello\n\"")
+  (func $f (export "f") (param $a i32) (result i32) (local $b i64) (local $c i32)
+    (block $out (result i32)
+      (loop $top
+        (br_if $out (local.get $a) (i32.eqz (local.get $c)))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (global.set $g (local.get $c))
+        (call $imp (i32.load8_u offset=3 (local.get $c)))
+        (br $top))
+      (unreachable)))
+  (func $dup (result i32)
+    (data.drop $d) (elem.drop $e) (drop (memory.size)) (table.size $t)))
+EOF
+  for w in "$d"/*.wat; do
+    local b=${w%.wat} r
+    if ! wat2wasm --enable-all --debug-names "$w" -o "$b.wasm" 2>"$b.err"; then
+      fail=$((fail + 1)); detail="$detail $(basename "$w"):input"; continue
+    fi
+    r=$(one_module "$dis" "$b.wasm" "$b.t")
+    if [ "$r" = pass ]; then pass=$((pass + 1)); else fail=$((fail + 1)); detail="$detail $(basename "$w"):$r"; fi
+  done
+  echo "_extras $pass $fail 0$detail" >>"$work/results"
+}
+extras
+
 total_pass=0 total_fail=0 total_xfail=0
 while read -r name p f x rest; do
   printf '%-28s %5d passed %4d failed %4d xfail%s\n' "$name" "$p" "$f" "$x" "${rest:+  ${rest:0:300}}"
