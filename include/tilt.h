@@ -102,11 +102,13 @@ void tl_module_set_features(tl_module *m, uint32_t features);
  *   2. Imports (tl_add_*_import) before any defined item of the same kind:
  *      indices are imports first, and an index, once returned, never
  *      changes. Adding an import after a defined item of its kind fails.
- *   3. tl_add_function(..., body NULL) for every function (so calls between
- *      them can be built), then per function: tl_new_label, the tl_build_*
- *      calls, tl_function_set_body.
- *   4. Globals, memory, tables, segments, exports, start; then
- *      tl_module_validate and tl_module_write.
+ *   3. Globals (global.get/set are typed by them), and tl_add_function(...,
+ *      body NULL) for every function (so calls between them can be built).
+ *   4. Per function: tl_new_label, the tl_build_* calls, then
+ *      tl_function_set_body.
+ *   5. Memory, tables, segments, exports, start (at any point; a table
+ *      before building a table.get of it); then tl_module_validate and
+ *      tl_module_write. The module may also be one tl_module_read made.
  *
  * Errors: nothing here aborts, prints or exits on bad arguments. A call that
  * fails returns NULL (expressions), TL_INVALID_INDEX (indices and labels),
@@ -192,6 +194,7 @@ tl_label_t tl_new_label(tl_module *m, uint32_t func);
  * a defined function exists. */
 uint32_t tl_add_function_import(tl_module *m, const char *name, const char *module,
                                 const char *base, uint32_t type_index);
+/* Number of functions, imports included: the next index. */
 uint32_t tl_function_count(const tl_module *m);
 
 /* ---- globals, memory, tables */
@@ -227,7 +230,8 @@ uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
 tl_status tl_add_export(tl_module *m, uint32_t kind, uint32_t internal_index,
                         const char *external_name);
 /* Element segments of functions (funcref); each returns the segment index.
- * Active: written into table at offset (an i32 constant expression).
+ * Active: written into table (which must exist) at offset (an i32
+ * constant expression).
  * Passive: for table.init. Declarative: declares functions that ref.func
  * names without putting them in a table. */
 uint32_t tl_add_active_element_segment(tl_module *m, uint32_t table, tl_expr_ref offset,
@@ -542,6 +546,10 @@ void tl_store_free(tl_store *s);
  * What a call leaves carries over; once exhausted, calls fail at once until
  * the budget is set again. Host functions may call back into wasm. */
 void tl_store_set_fuel(tl_store *s, uint64_t fuel);
+/* Execution engine of later calls: the interpreter (default) or the x86-64
+ * JIT (src/jit; rejects SIMD modules with TL_E_UNSUPPORTED). */
+enum { TL_ENGINE_INTERP = 0, TL_ENGINE_JIT = 1 };
+void tl_store_set_engine(tl_store *s, int engine);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
 
