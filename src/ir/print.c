@@ -716,7 +716,12 @@ void tl_print_expr(tl_module *m, tl_func *f, tl_expr *e, tl_buf *out) {
   p.out = out;
   names_begin(&p);
   func_begin(&p, f);
+  size_t start = out->n;
   if (e) print_tree(&p, e, 0, TL_UNREACHABLE, true);
+  if (out->n > start && out->p[start] == '\n') { /* no blank first line */
+    memmove(out->p + start, out->p + start + 1, out->n - start - 1);
+    out->n--;
+  }
   func_end(&p);
   for (int i = 0; i < NNS; i++) names_free(&p.ns[i]);
 }

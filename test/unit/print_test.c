@@ -132,6 +132,8 @@ START_TEST(prints_v128_and_memargs) {
   ld->imm.mem.align = 1;
   ld->imm.mem.offset = 0;
   CHECK_PRINT(print_expr(m, NULL, ld), "(i32.load16_u (i32.const 0))");
+  tl_expr *blk = tl_make_block(m, TL_OP_LOOP, 0, &ld, 1);
+  CHECK_PRINT(print_expr(m, NULL, blk), "(loop $L0 (result i32)\n  (i32.load16_u (i32.const 0)))");
   tl_expr *i64 = tl_make_const_i64(m, INT64_MIN);
   CHECK_PRINT(print_expr(m, NULL, i64), "(i64.const -9223372036854775808)");
   tl_module_destroy(m);
