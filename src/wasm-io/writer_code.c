@@ -1,9 +1,8 @@
-/* writer_code.c — function bodies and constant expressions to bytes, with an
- * explicit stack of frames (no recursion on nesting depth). Lowers the tree
- * to stack code (seed 002): block types are reified (an unreachable construct
- * is written `block` ... `end` `unreachable`), children after an unreachable
- * child and the node itself are dropped as dead, tuple locals are expanded
- * to their components and tuple.make/tuple.extract become plain stack code.
+/* writer_code.c — function bodies and constant expressions to stack code,
+ * with an explicit stack of frames (no recursion on nesting depth). Block
+ * types are reified (seed 002: an unreachable construct is `block` ... `end`
+ * `unreachable`); what follows an unreachable child is dead and dropped;
+ * tuple locals become their components, tuple.make/extract plain stack code.
  * Guarantees: output that wasm-validate accepts for IR that validates. */
 #include "writer.h"
 
