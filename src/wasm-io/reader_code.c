@@ -34,6 +34,7 @@ typedef struct {
   tl_type params, results;
   uint32_t bt;             /* type index of the block type, or TL_NO_INDEX */
   uint32_t pbase;          /* first param scratch local */
+  uint32_t tramp;          /* br_table being read: trampoline label, or TL_NO_LABEL */
   tl_expr *node;           /* IF: the node (cond set; then arm after else) */
 } frame;
 
@@ -291,7 +292,7 @@ static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results, u
     push(x, set_local(x, pbase + k, vk), TL_NONE);
   }
   frame fr = {.kind = kind, .height = (uint32_t)STK(x)->n, .label = TL_NO_LABEL, .params = params,
-              .results = results, .bt = bt, .pbase = pbase};
+              .results = results, .bt = bt, .pbase = pbase, .tramp = TL_NO_LABEL};
   if (kind != K_FUNC) {
     fr.label = new_label(x);
     TL_VEC_PUSH(&x->c->lmap, uint32_t, fr.label);
@@ -677,29 +678,26 @@ static uint32_t tramp_labels(fctx *x, frame **fr, uint32_t *targets, uint32_t n)
   uint32_t nt = 0;
   for (uint32_t i = 0; i <= n; i++) {
     if (fr[i]->kind != K_LOOP) continue;
-    uint32_t j = 0;
-    while (j < i && fr[j] != fr[i]) j++;
-    if (j < i) {
-      targets[i] = targets[j];
-      continue;
+    if (fr[i]->tramp == TL_NO_LABEL) {
+      fr[i]->tramp = new_label(x);
+      nt++;
     }
-    targets[i] = new_label(x);
-    nt++;
+    targets[i] = fr[i]->tramp;
   }
   return nt;
 }
 
 /* Wraps the br_table e: block $T (e) is followed by the loop's branch. */
-static tl_expr *trampolines(fctx *x, frame **fr, const uint32_t *targets, uint32_t n, tl_expr *e) {
+static tl_expr *trampolines(fctx *x, frame **fr, uint32_t n, tl_expr *e) {
   tl_module *m = x->m;
   for (uint32_t i = 0; i <= n; i++) {
-    uint32_t j = 0;
-    while (j < i && fr[j] != fr[i]) j++;
-    if (fr[i]->kind != K_LOOP || j < i) continue;
+    uint32_t t = fr[i]->tramp;
+    if (fr[i]->kind != K_LOOP || t == TL_NO_LABEL) continue;
+    fr[i]->tramp = TL_NO_LABEL;
     tl_expr **kid = TL_NEWN(&m->arena, tl_expr *, 1);
     kid[0] = e;
-    tl_expr *b = make_list(x, TL_OP_BLOCK, targets[i], kid, 1);
-    tl_block_finalize(m, b, BRT(x, targets[i]));
+    tl_expr *b = make_list(x, TL_OP_BLOCK, t, kid, 1);
+    tl_block_finalize(m, b, BRT(x, t));
     tl_expr *br = tl_expr_new(m, TL_OP_BR, 0);
     br->imm.label = fr[i]->label;
     br->type = TL_UNREACHABLE;
@@ -750,7 +748,7 @@ static tl_status do_br_table(fctx *x) {
   tl_expr_finalize(m, x->f, e);
   for (uint32_t i = 0; i <= n; i++)
     if (fr[i]->kind != K_LOOP || ar) note_branch(x, targets[i], e);
-  if (ntramp) e = trampolines(x, fr, targets, n, e);
+  if (ntramp) e = trampolines(x, fr, n, e);
   free(fr);
   push(x, e, TL_NONE);
   set_unreachable(x);
@@ -1029,6 +1027,10 @@ tl_status rd_code_section(rctx *c, rd *r) {
     uint32_t fi = m->nimported_funcs + i;
     rd br = {b, b + size, r->base, r->err, fi};
     TRY(rd_body(c, &br, fi));
+    uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);
+    if (size) memcpy(keep, b, size);
+    TL_FUNC(m, fi)->code = keep;
+    TL_FUNC(m, fi)->code_size = size;
   }
   return TL_OK;
 }
