@@ -1,11 +1,15 @@
-/* tilt-run — runs WebAssembly in tilt's reference interpreter.
+/* tilt-run — runs WebAssembly on tilt's x86-64 JIT (default) or its
+ * reference interpreter (--interp).
  *   tilt-run [OPTIONS] prog.wasm [ARGS...]     WASI command: calls _start with
  *                                              stdin/stdout/stderr, exits with
  *                                              the program's status
  *   tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]
  *                                              calls an export, prints results
  * A trap prints "error: trap: REASON" and exits 134.
- * Options: --fuel N (instruction budget), --max-depth N (call frames). */
+ * Options: --fuel N (instruction budget; interpreter only), --max-depth N
+ * (call frames), --interp / --jit (engine), -O2 (tl_module_optimize first, the
+ * JIT then compiles the written bytes), --compile-only (compile every
+ * function, print time and code size), --eager (compile before running). */
 #include "cli.h"
 #include "host/host.h"
 
@@ -13,12 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern char **environ;
 
 static void usage(void) {
-  fprintf(stderr, "usage: tilt-run [--fuel N] [--max-depth N] prog.wasm [ARGS...]\n"
-                  "       tilt-run [--fuel N] [--max-depth N] --invoke NAME mod.wasm [ARG...]\n");
+  fprintf(stderr, "usage: tilt-run [--interp|--jit] [-O2] [--eager] [--compile-only] [--fuel N]\n"
+                  "                [--max-depth N] prog.wasm [ARGS...]\n"
+                  "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n");
   exit(2);
 }
 
@@ -50,6 +56,27 @@ static void print_value(const tl_value *v) {
   default: printf("%s:%s\n", v->type == TL_VAL_FUNCREF ? "funcref" : "externref",
                   v->of.ref ? "non-null" : "null");
   }
+}
+
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* -O<n>: optimize, write, read back (the JIT compiles body bytes). */
+static tl_module *optimized(tl_module *m, int level, tl_error *err) {
+  uint8_t *out = NULL;
+  size_t n = 0;
+  tl_read_options ro = {0};
+  ro.features = TL_FEATURES_ALL;
+  tl_module *r = NULL;
+  if (tl_module_optimize(m, (uint32_t)level, 0, NULL, err) == TL_OK &&
+      tl_module_write(m, NULL, &out, &n, err) == TL_OK)
+    r = tl_module_read(out, n, &ro, err);
+  free(out);
+  tl_module_free(m);
+  return r;
 }
 
 /* Runs and reports: returns the process exit status. */
@@ -98,9 +125,16 @@ int main(int argc, char **argv) {
   const char *inv = NULL;
   uint64_t fuel = 0;
   uint32_t depth = 0;
+  int engine = TL_ENGINE_JIT, opt = 0;
+  bool compile_only = false, eager = false;
   int i = 1;
-  for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+  for (; i < argc && argv[i][0] == '-'; i++) {
     if (!strcmp(argv[i], "--invoke") && i + 1 < argc) inv = argv[++i];
+    else if (!strcmp(argv[i], "--interp")) engine = TL_ENGINE_INTERP;
+    else if (!strcmp(argv[i], "--jit")) engine = TL_ENGINE_JIT;
+    else if (!strncmp(argv[i], "-O", 2) && argv[i][2] >= '0' && argv[i][2] <= '4' && !argv[i][3]) opt = argv[i][2] - '0';
+    else if (!strcmp(argv[i], "--compile-only")) compile_only = true;
+    else if (!strcmp(argv[i], "--eager")) eager = true;
     else if (!strcmp(argv[i], "--fuel") && i + 1 < argc) fuel = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc) depth = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--")) { i++; break; }
@@ -123,15 +157,37 @@ int main(int argc, char **argv) {
     cli_print_error(path, &err);
     return 1;
   }
+  if (opt && (m = optimized(m, opt, &err)) == NULL) {
+    cli_print_error(path, &err);
+    return 1;
+  }
+  if (fuel && engine == TL_ENGINE_JIT) engine = TL_ENGINE_INTERP;  /* fuel is counted by the interpreter */
   tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false};
   tl_store *s = tl_store_new();
+  tl_store_set_engine(s, engine);
   if (fuel) tl_store_set_fuel(s, fuel);
   if (depth) tl_store_set_max_depth(s, depth);
   tl_linker *l = tl_linker_new();
   tl_wasi_define(l, s, &w);
   tl_spectest_define(l, s, true);
   int rc;
+  double t0 = cpu_now();
   tl_instance *inst = tl_instantiate(s, m, l, &err);
+  if (inst && (compile_only || eager) && engine == TL_ENGINE_JIT) {
+    size_t code = 0;
+    tl_status st = tl_jit_compile_instance(inst, &code, &err);
+    if (st) {
+      rc = report(st, &err, &w);
+      if (st == TL_E_UNSUPPORTED) rc = 1;
+      goto done;
+    }
+    if (compile_only) {
+      printf("compiled %u functions in %.3f ms CPU, %zu bytes of code\n", tl_function_count(m),
+             (cpu_now() - t0) * 1e3, code);
+      rc = 0;
+      goto done;
+    }
+  }
   if (!inst) {
     rc = err.code == TL_E_EXIT ? (w.exit_code & 0xff) : report(err.code, &err, &w);
     if (err.code == TL_E_LINK || err.code == TL_E_UNSUPPORTED) rc = 1;
@@ -142,6 +198,7 @@ int main(int argc, char **argv) {
     tl_status st = tl_invoke(inst, "_start", NULL, 0, NULL, 0, &nres, &err);
     rc = report(st, &err, &w);
   }
+done:
   fflush(stdout);
   tl_linker_free(l);
   tl_store_free(s);

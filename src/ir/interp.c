@@ -25,6 +25,7 @@ tl_store *tl_store_new(void) {
 
 void tl_store_free(tl_store *s) {
   if (!s) return;
+  tl_jit_store_free(s);
   for (size_t i = 0; i < s->mems.n; i++) free(TL_VEC_AT(&s->mems, tl_meminst *, i)->data);
   for (size_t i = 0; i < s->tables.n; i++) free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
   tl_vec_free(&s->mems);
@@ -36,6 +37,8 @@ void tl_store_free(tl_store *s) {
 }
 
 void tl_store_set_fuel(tl_store *s, uint64_t fuel) { s->fuel = fuel; }
+
+void tl_store_set_engine(tl_store *s, int engine) { s->engine = engine; }
 
 void tl_store_set_max_depth(tl_store *s, uint32_t frames) {
   s->max_depth = frames ? frames : 1;

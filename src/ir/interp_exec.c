@@ -117,6 +117,7 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
     free(tmp);
     return st;
   }
+  if (s->engine == TL_ENGINE_JIT) return tl_jit_run(s, f, args, results, err);
   tl_instance *inst = f->inst;
   tl_status st;
   if (!inst->code[f->index] && (st = tl_interp_compile(inst, f->index, &inst->code[f->index], err)))

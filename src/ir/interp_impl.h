@@ -106,6 +106,7 @@ struct tl_instance {
   uint32_t *data_n;         /* 0 once dropped */
   tl_code **code;           /* compiled lazily, per defined function */
   tl_instance *next;
+  void *jit;                /* the JIT's per-instance state (src/jit) */
 };
 
 typedef struct {
@@ -127,6 +128,8 @@ struct tl_store {
   uint32_t depth;           /* frames in use by runs below this one */
   uint32_t max_depth;
   uint64_t fuel;            /* 0 = unlimited */
+  int engine;               /* TL_ENGINE_* */
+  void *jit;                /* the JIT's per-store state (src/jit) */
 };
 
 struct tl_host_call {
@@ -135,6 +138,10 @@ struct tl_host_call {
 };
 
 #define TL_PAGE 65536u
+
+/* src/jit/runtime.c: runs f on the JIT (the store's engine is the JIT) */
+tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err);
+void tl_jit_store_free(tl_store *s);
 
 /* interp_compile.c */
 tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err);

@@ -249,6 +249,9 @@ typedef struct {
   uint32_t label_cap;      /* capacity of label_name[] when it is set */
   const char **label_name; /* nlabel entries or NULL */
   uint32_t body_offset;    /* byte offset of the body in the input */
+  const uint8_t *code;     /* the body's bytes (locals and code), in the module
+                              arena, for the JIT; NULL if built in memory */
+  uint32_t code_size;
 } tl_func;
 
 typedef struct {

@@ -140,6 +140,7 @@ typedef struct {
   const char *dir;
   const char *file;
   bool verbose;
+  int engine;                 /* TL_ENGINE_* */
   tl_store *s;
   tl_linker *l;
   tl_vec mods;       /* tl_module * */
@@ -453,6 +454,7 @@ static void run_json(run *r, const char *path) {
   json *cmds = jget(root, "commands");
   if (p.bad || !cmds) failf(r, "json", "cannot parse %s", path);
   r->s = tl_store_new();
+  tl_store_set_engine(r->s, r->engine);
   r->l = tl_linker_new();
   tl_spectest_define(r->l, r->s, r->verbose);
   for (size_t i = 0; cmds && i < cmds->n; i++) command(r, cmds->v[i]);
@@ -483,6 +485,7 @@ static bool on_skip_list(const char *skipfile, const char *name) {
 int main(int argc, char **argv) {
   const char *out = ".", *flags = "", *skipfile = NULL;
   bool allow = false, verbose = false;
+  int engine = TL_ENGINE_INTERP;
   uint32_t features = TL_FEATURES_ALL;
   unsigned tp = 0, tf = 0, ts = 0, bad_files = 0;
   for (int i = 1; i < argc; i++) {
@@ -492,6 +495,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--skip-list") && i + 1 < argc) { skipfile = argv[++i]; continue; }
     if (!strcmp(a, "--allow-unconvertible")) { allow = true; continue; }
     if (!strcmp(a, "-v")) { verbose = true; continue; }
+    if (!strncmp(a, "--engine=", 9)) { engine = !strcmp(a + 9, "jit") ? TL_ENGINE_JIT : TL_ENGINE_INTERP; continue; }
     if (!strcmp(a, "--no-feature") && i + 1 < argc) { features &= ~tl_feature_from_name(argv[++i]); continue; }
     const char *base = strrchr(a, '/');
     base = base ? base + 1 : a;
@@ -516,6 +520,7 @@ int main(int argc, char **argv) {
     r.dir = out;
     r.file = base;
     r.verbose = verbose;
+    r.engine = engine;
     r.features = features;
     r.quiet = skipped && !verbose;
     run_json(&r, json);

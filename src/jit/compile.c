@@ -1,0 +1,1274 @@
+/* compile.c — the single-pass function compiler: reads each validated body
+ * once, front to back, keeping a valent stack of deferred values (constant,
+ * local, frame slot, register, comparison flags). Consumers pick the form they
+ * can take (immediates into add/cmp/stores, locals and slots as memory
+ * operands, compares fused into br_if/if/select); values are forced into
+ * registers or their home slots only when consumed, before effects that could
+ * change what they read (local.set, calls), and at joins, where every value
+ * lives in its home slot. Rare operations call C helpers (runtime.c).
+ * Memory use is bounded by the control and operand stack depth. */
+#include "jit.h"
+
+#include <stdlib.h>
+
+enum { V_CONST, V_LOCAL, V_SLOT, V_REG, V_FLAGS };
+typedef struct { uint8_t kind, type, reg, cc; uint32_t local; int64_t imm; } valent;
+enum { C_FUNC, C_BLOCK, C_LOOP, C_IF };
+typedef struct {
+  uint8_t kind;
+  bool has_else;
+  uint32_t height, np, nr;
+  int bt_kind;             /* 0 empty, 1 one value type, 2 type index */
+  uint32_t bt;
+  int32_t fix_end, fix_else;
+  size_t loop_pc;
+} ctl;
+
+typedef struct {
+  x64_buf *b;
+  tl_instance *inst;
+  tl_module *m;
+  uint32_t fidx, nlocals, nparams;
+  uint8_t *ltype;
+  valent *st;
+  uint32_t n, cap, maxh;
+  ctl *cs;
+  uint32_t nc, ccap;
+  bool dead;
+  uint32_t dead_depth;
+  int32_t trap[JT_NTRAPS];
+  uint32_t busy;           /* pool registers in use, bit per register */
+  tl_vec *callfix;         /* {at, func} pairs */
+  const uint32_t *offs;
+  const uint8_t *p, *end;
+  bool bad;
+  const char *why;
+} jc;
+
+static const int gpool[] = {RSI, RDI, R8, R9, R10, R11};
+static const int xpool[] = {XMM(2), XMM(3), XMM(4), XMM(5), XMM(6), XMM(7)};
+
+static bool isf(uint8_t t) { return t == TL_F32 || t == TL_F64; }
+static bool w64(uint8_t t) { return t == TL_I64 || t == TL_F64 || tl_type_is_ref(t); }
+static x64_op home(jc *c, uint32_t h) { return x64_m(RBX, (int32_t)(8 * (c->nlocals + h))); }
+static x64_op loc(uint32_t i) { return x64_m(RBX, (int32_t)(8 * i)); }
+
+/* ------------------------------------------------------------ decoding */
+static uint64_t leb(jc *c) {
+  uint64_t v = 0;
+  for (int s = 0; c->p < c->end; s += 7) {
+    uint8_t b = *c->p++;
+    if (s < 64) v |= (uint64_t)(b & 0x7f) << s;
+    if (!(b & 0x80)) break;
+  }
+  return v;
+}
+static int64_t sleb(jc *c) {
+  int64_t v = 0;
+  int s = 0;
+  uint8_t b = 0;
+  while (c->p < c->end) {
+    b = *c->p++;
+    if (s < 64) v |= (int64_t)((uint64_t)(b & 0x7f) << s);
+    s += 7;
+    if (!(b & 0x80)) break;
+  }
+  if (s < 64 && (b & 0x40)) v |= (int64_t)(~(uint64_t)0 << s);
+  return v;
+}
+static uint8_t valtype(uint8_t b) {
+  switch (b) {
+  case 0x7f: return TL_I32;
+  case 0x7e: return TL_I64;
+  case 0x7d: return TL_F32;
+  case 0x7c: return TL_F64;
+  case 0x7b: return TL_V128;
+  case 0x70: return TL_FUNCREF;
+  default: return TL_EXTERNREF;
+  }
+}
+
+/* ----------------------------------------------------------- registers */
+static void emit_call_abs(jc *c, void *fn) {
+  x64_mov_ri(c->b, RAX, (uint64_t)(uintptr_t)fn);
+  x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);
+}
+
+static void spill(jc *c, uint32_t i);
+
+static int alloc_reg(jc *c, bool fl) {
+  const int *pool = fl ? xpool : gpool;
+  for (int k = 0; k < 6; k++)
+    if (!(c->busy & (1u << pool[k]))) {
+      c->busy |= 1u << pool[k];
+      return pool[k];
+    }
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->st[i].kind == V_REG && (c->st[i].reg >= 16) == fl) {
+      int r = c->st[i].reg;
+      spill(c, i);
+      c->busy |= 1u << r;
+      return r;
+    }
+  c->bad = true;
+  c->why = "out of registers";
+  return fl ? XMM(2) : RSI;
+}
+static void free_reg(jc *c, int r) { c->busy &= ~(1u << r); }
+
+/* mov between a register and memory or register of the value's type */
+static void ld(jc *c, int r, uint8_t t, x64_op src) {
+  if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F10, 2, r, src, false);
+  else x64_rm(c->b, 0, w64(t), 0x8B, 1, r, src, false);
+}
+static void st_(jc *c, int r, uint8_t t, x64_op dst) {
+  if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F11, 2, r, dst, false);
+  else x64_rm(c->b, 0, w64(t), 0x89, 1, r, dst, false);
+}
+static void mov_rr(jc *c, int d, int s) {
+  if (d == s) return;
+  if (d >= 16) x64_rm(c->b, 0, false, 0x0F28, 2, d, x64_r(s), false); /* movaps */
+  else x64_rm(c->b, 0, true, 0x8B, 1, d, x64_r(s), false);
+}
+static void st_imm(jc *c, uint8_t t, int64_t imm, x64_op dst) {
+  bool w = w64(t);
+  if (!w || (imm >= INT32_MIN && imm <= INT32_MAX)) {
+    x64_rm(c->b, 0, w, 0xC7, 1, 0, dst, false);
+    x64_imm32(c->b, (uint32_t)imm);
+  } else {
+    x64_mov_ri(c->b, RAX, (uint64_t)imm);
+    x64_rm(c->b, 0, true, 0x89, 1, RAX, dst, false);
+  }
+}
+static void setcc_to(jc *c, int cc, int r) {
+  x64_rm(c->b, 0, false, 0x0F90 | (uint32_t)cc, 2, 0, x64_r(r), true);
+  x64_rm(c->b, 0, false, 0x0FB6, 2, r, x64_r(r), true);
+}
+
+/* Loads v into register r (r already owned by the caller). */
+static void load_into(jc *c, int r, valent *v) {
+  switch (v->kind) {
+  case V_CONST:
+    if (r >= 16) {
+      if (v->imm == 0) x64_rm(c->b, 0, false, 0x0F57, 2, r, x64_r(r), false); /* xorps */
+      else {
+        x64_mov_ri(c->b, RAX, v->type == TL_F32 ? (uint32_t)v->imm : (uint64_t)v->imm);
+        x64_rm(c->b, 0x66, true, 0x0F6E, 2, r, x64_r(RAX), false);
+      }
+    } else {
+      x64_mov_ri(c->b, r, v->type == TL_I32 ? (uint32_t)v->imm : (uint64_t)v->imm);
+    }
+    break;
+  case V_LOCAL: ld(c, r, v->type, loc(v->local)); break;
+  case V_SLOT: ld(c, r, v->type, home(c, (uint32_t)v->imm)); break;
+  case V_REG: mov_rr(c, r, v->reg); break;
+  case V_FLAGS: setcc_to(c, v->cc, r); break;
+  }
+}
+
+/* Forces stack entry i into its home slot. */
+static void spill(jc *c, uint32_t i) {
+  valent *v = &c->st[i];
+  x64_op h = home(c, i);
+  switch (v->kind) {
+  case V_SLOT: return;
+  case V_CONST: st_imm(c, v->type, v->imm, h); break;
+  case V_LOCAL: {
+    int t = isf(v->type) ? XMM(0) : RAX;
+    ld(c, t, v->type, loc(v->local));
+    st_(c, t, v->type, h);
+    break;
+  }
+  case V_REG: st_(c, v->reg, v->type, h); free_reg(c, v->reg); break;
+  case V_FLAGS: setcc_to(c, v->cc, RAX); st_(c, RAX, TL_I32, h); break;
+  }
+  v->kind = V_SLOT;
+  v->imm = i;
+}
+static void flush_all(jc *c) {
+  for (uint32_t i = 0; i < c->n; i++) spill(c, i);
+}
+static void flush_regs(jc *c) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->st[i].kind == V_REG || c->st[i].kind == V_FLAGS) spill(c, i);
+}
+
+/* Gives entry i a register of its own and returns it. */
+static int to_reg(jc *c, uint32_t i) {
+  valent *v = &c->st[i];
+  if (v->kind == V_REG) return v->reg;
+  int r = alloc_reg(c, isf(v->type));
+  v = &c->st[i];
+  load_into(c, r, v);
+  v->kind = V_REG;
+  v->reg = (uint8_t)r;
+  return r;
+}
+
+static void push(jc *c, valent v) {
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->st = realloc(c->st, c->cap * sizeof *c->st);
+    if (!c->st) abort();
+  }
+  c->st[c->n++] = v;
+  if (c->n > c->maxh) c->maxh = c->n;
+}
+static void push_reg(jc *c, uint8_t t, int r) { push(c, (valent){V_REG, t, (uint8_t)r, 0, 0, 0}); }
+static void push_slot(jc *c, uint8_t t) { push(c, (valent){V_SLOT, t, 0, 0, 0, c->n}); }
+static void push_flags(jc *c, int cc) { push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0}); }
+static valent pop(jc *c) { return c->st[--c->n]; }
+/* Pops the top into a register it owns. */
+static int pop_reg(jc *c) {
+  int r = to_reg(c, c->n - 1);
+  c->n--;
+  return r;
+}
+static void drop_entry(jc *c, valent v) {
+  if (v.kind == V_REG) free_reg(c, v.reg);
+}
+static void settle_flags(jc *c) {
+  if (c->n && c->st[c->n - 1].kind == V_FLAGS) to_reg(c, c->n - 1);
+}
+/* Operand form of a popped value for an instruction taking r/m. */
+static x64_op opnd(jc *c, valent *v) {
+  if (v->kind == V_LOCAL) return loc(v->local);
+  if (v->kind == V_SLOT) return home(c, (uint32_t)v->imm);
+  return x64_r(v->reg);
+}
+/* Turns a popped const/flags into a register (for instructions without an
+ * immediate form); returns the operand. */
+static x64_op opnd_reg(jc *c, valent *v) {
+  if (v->kind == V_CONST || v->kind == V_FLAGS) {
+    int r = alloc_reg(c, isf(v->type));
+    load_into(c, r, v);
+    v->kind = V_REG;
+    v->reg = (uint8_t)r;
+  }
+  return opnd(c, v);
+}
+
+/* ------------------------------------------------------------ control */
+static void trap_jcc(jc *c, int cc, int why) { c->trap[why] = cc < 0 ? x64_jmp(c->b, c->trap[why]) : x64_jcc(c->b, cc, c->trap[why]); }
+
+static uint8_t bt_type(jc *c, ctl *k, bool params, uint32_t i) {
+  if (k->bt_kind == 1) return (uint8_t)k->bt;
+  tl_functype *ft = TL_FTYPE(c->m, k->bt);
+  return (uint8_t)tl_type_at(c->m, params ? ft->params : ft->results, i);
+}
+
+/* Writes entry e into home slot of height dst (dst <= e's height). */
+static void put_home(jc *c, uint32_t e, x64_op dst) {
+  valent *v = &c->st[e];
+  switch (v->kind) {
+  case V_CONST: st_imm(c, v->type, v->imm, dst); return;
+  case V_REG: st_(c, v->reg, v->type, dst); return;
+  case V_FLAGS: setcc_to(c, v->cc, RAX); st_(c, RAX, TL_I32, dst); return;
+  default: {
+    int t = isf(v->type) ? XMM(0) : RAX;
+    load_into(c, t, v);
+    st_(c, t, v->type, dst);
+  }
+  }
+}
+
+static void emit_epilogue(jc *c) {
+  x64_rm(c->b, 0, true, 0xFF, 1, 0, x64_r(R15), false);            /* inc r15 */
+  x64_rm(c->b, 0, true, 0x83, 1, 0, x64_r(RSP), false);            /* add rsp, 8 */
+  x64_byte(c->b, 8);
+  x64_byte(c->b, 0xC3);
+}
+
+/* Copies the branch values for ctl k into place and jumps (no condition). */
+static void emit_br(jc *c, ctl *k) {
+  uint32_t ar = k->kind == C_LOOP ? k->np : k->nr;
+  if (k->kind == C_FUNC) {
+    for (uint32_t i = c->n - ar; i < c->n; i++)
+      if (c->st[i].kind == V_LOCAL) to_reg(c, i);
+    for (uint32_t i = 0; i < ar; i++) put_home(c, c->n - ar + i, loc(i));
+    emit_epilogue(c);
+    return;
+  }
+  for (uint32_t i = 0; i < ar; i++) {
+    uint32_t e = c->n - ar + i, d = k->height + i;
+    if (c->st[e].kind == V_SLOT && c->st[e].imm == d) continue;
+    put_home(c, e, home(c, d));
+  }
+  if (k->kind == C_LOOP) x64_jmp_to(c->b, -1, k->loop_pc);
+  else k->fix_end = x64_jmp(c->b, k->fix_end);
+}
+static bool br_needs_copy(jc *c, ctl *k) {
+  uint32_t ar = k->kind == C_LOOP ? k->np : k->nr;
+  if (k->kind == C_FUNC) return true;
+  return ar && c->n - ar != k->height;
+}
+/* Conditional branch: cc true -> branch (all entries in home slots). */
+static void emit_br_cc(jc *c, ctl *k, int cc) {
+  if (!br_needs_copy(c, k)) {
+    if (k->kind == C_LOOP) x64_jmp_to(c->b, cc, k->loop_pc);
+    else k->fix_end = x64_jcc(c->b, cc, k->fix_end);
+    return;
+  }
+  int32_t skip = x64_jcc(c->b, cc ^ 1, -1);
+  emit_br(c, k);
+  x64_patch(c->b, skip, c->b->n);
+}
+
+/* Pops an i32 condition; returns the cc that means "true" (all other
+ * entries flushed to home slots first, without touching flags). */
+static int pop_cond(jc *c) {
+  valent v = c->st[c->n - 1];
+  if (v.kind == V_FLAGS) {
+    c->n--;
+    flush_all(c);
+    return v.cc;
+  }
+  if (v.kind == V_CONST) {
+    c->n--;
+    flush_all(c);
+    x64_rm(c->b, 0, false, 0x31, 1, RAX, x64_r(RAX), false);       /* xor eax,eax: ZF=1 */
+    return v.imm ? CC_E : CC_NE;
+  }
+  int r = pop_reg(c);
+  flush_all(c);
+  x64_rm(c->b, 0, false, 0x85, 1, r, x64_r(r), false);
+  free_reg(c, r);
+  return CC_NE;
+}
+
+static void reload_mem(jc *c) {
+  if (!c->m->memories.n) return;
+  x64_rm(c->b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_MEM0), false);
+  x64_rm(c->b, 0, true, 0x8B, 1, R13, x64_m(RAX, offsetof(tl_meminst, data)), false);
+  x64_rm(c->b, 0, true, 0x8B, 1, R14, x64_m(RAX, offsetof(tl_meminst, pages)), false);
+  x64_rm(c->b, 0, true, 0xC1, 1, 4, x64_r(R14), false);              /* shl r14, 16 */
+  x64_byte(c->b, 16);
+}
+
+/* Calls helper fn(ctx, &slot[h], a, b, depth). */
+static void call_helper(jc *c, void *fn, uint32_t h, uint32_t a, uint32_t b) {
+  x64_rm(c->b, 0, true, 0x89, 1, R12, x64_r(RDI), false);
+  x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, h), false);
+  x64_mov_ri(c->b, RDX, a);
+  x64_mov_ri(c->b, RCX, b);
+  x64_rm(c->b, 0, true, 0x89, 1, R15, x64_r(R8), false);
+  emit_call_abs(c, fn);
+}
+
+/* The generic path: operands to home slots, helper computes results there. */
+static void helper_op(jc *c, uint32_t op, uint32_t nops, uint32_t a, uint32_t b, const uint8_t *rt,
+                      uint32_t nr, bool mem) {
+  flush_regs(c);
+  for (uint32_t i = c->n - nops; i < c->n; i++) spill(c, i);
+  uint32_t h = c->n - nops;
+  c->n = h;
+  x64_rm(c->b, 0, true, 0x89, 1, R12, x64_r(RDI), false);
+  x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, h), false);
+  x64_mov_ri(c->b, RDX, op);
+  x64_mov_ri(c->b, RCX, a);
+  x64_mov_ri(c->b, R8, b);
+  x64_rm(c->b, 0, true, 0x89, 1, R15, x64_r(R9), false);
+  emit_call_abs(c, (void *)tl_jit_h_op);
+  for (uint32_t i = 0; i < nr; i++) push_slot(c, rt[i]);
+  if (mem) reload_mem(c);
+}
+
+static void func_sig(jc *c, uint32_t ti, uint32_t *np, uint32_t *nr) {
+  tl_functype *ft = TL_FTYPE(c->m, ti);
+  *np = tl_type_arity(c->m, ft->params);
+  *nr = tl_type_arity(c->m, ft->results);
+}
+static void push_results(jc *c, uint32_t ti) {
+  tl_functype *ft = TL_FTYPE(c->m, ti);
+  uint32_t nr = tl_type_arity(c->m, ft->results);
+  for (uint32_t i = 0; i < nr; i++) push_slot(c, (uint8_t)tl_type_at(c->m, ft->results, i));
+}
+
+static void ctl_push(jc *c, ctl k) {
+  if (c->nc == c->ccap) {
+    c->ccap = c->ccap ? 2 * c->ccap : 16;
+    c->cs = realloc(c->cs, c->ccap * sizeof *c->cs);
+    if (!c->cs) abort();
+  }
+  c->cs[c->nc++] = k;
+}
+
+static void reset_stack(jc *c, uint32_t h) {
+  while (c->n > h) drop_entry(c, pop(c));
+}
+
+static ctl read_bt(jc *c, uint8_t kind) {
+  ctl k;
+  memset(&k, 0, sizeof k);
+  k.kind = kind;
+  k.fix_end = k.fix_else = -1;
+  if (c->p < c->end && *c->p == 0x40) {
+    c->p++;
+  } else if (c->p < c->end && (*c->p & 0xc0) == 0x40) {
+    k.bt_kind = 1;
+    k.bt = valtype(*c->p++);
+    k.nr = 1;
+  } else {
+    k.bt_kind = 2;
+    k.bt = (uint32_t)sleb(c);
+    func_sig(c, k.bt, &k.np, &k.nr);
+  }
+  return k;
+}
+
+static void end_block(jc *c) {
+  ctl *k = &c->cs[c->nc - 1];
+  if (!c->dead) flush_all(c);
+  if (k->kind == C_IF && !k->has_else) {
+    if (c->dead) { /* params flow to the end through the implicit else */ }
+    x64_patch(c->b, k->fix_else, c->b->n);
+  }
+  x64_patch(c->b, k->fix_end, c->b->n);
+  reset_stack(c, k->height);
+  for (uint32_t i = 0; i < k->nr; i++) push_slot(c, bt_type(c, k, false, i));
+  c->dead = false;
+  c->nc--;
+}
+
+/* Skips the immediates of op (dead code). */
+static void skip_imm(jc *c, int op) {
+  switch (tl_ops[op].imm) {
+  case TL_IMM_BLOCK: read_bt(c, C_BLOCK); break;
+  case TL_IMM_BR_TABLE: { uint64_t n = leb(c); for (uint64_t i = 0; i <= n; i++) leb(c); break; }
+  case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT:
+  case TL_IMM_TABLE_COPY: leb(c); leb(c); break;
+  case TL_IMM_MEMARG: { uint64_t a = leb(c); if (a & 0x40) leb(c); leb(c); break; }
+  case TL_IMM_I32: case TL_IMM_I64: sleb(c); break;
+  case TL_IMM_F32: c->p += 4; break;
+  case TL_IMM_F64: c->p += 8; break;
+  case TL_IMM_REFTYPE: c->p++; break;
+  case TL_IMM_SELECT_T: { uint64_t n = leb(c); c->p += n; break; }
+  case TL_IMM_NONE: break;
+  default: leb(c); break;
+  }
+}
+
+/* ------------------------------------------------------------- numeric */
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* add/sub/and/or/xor/mul/cmp: a op= b; /digit for the imm form, r-op for reg */
+typedef struct { uint8_t digit, rop; } alu;
+static void alu_op(jc *c, bool w, alu k, int ra, valent *b, bool imul) {
+  if (b->kind == V_CONST && (!w || fits32(b->imm))) {
+    if (imul) {
+      x64_rm(c->b, 0, w, 0x69, 1, ra, x64_r(ra), false);
+      x64_imm32(c->b, (uint32_t)b->imm);
+    } else if (b->imm >= -128 && b->imm <= 127) {
+      x64_rm(c->b, 0, w, 0x83, 1, k.digit, x64_r(ra), false);
+      x64_byte(c->b, (uint8_t)b->imm);
+    } else {
+      x64_rm(c->b, 0, w, 0x81, 1, k.digit, x64_r(ra), false);
+      x64_imm32(c->b, (uint32_t)b->imm);
+    }
+    return;
+  }
+  x64_op o = opnd_reg(c, b);
+  if (imul) x64_rm(c->b, 0, w, 0x0FAF, 2, ra, o, false);
+  else x64_rm(c->b, 0, w, k.rop, 1, ra, o, false);
+  drop_entry(c, *b);
+}
+
+static bool int_binop(jc *c, int op) {
+  static const struct { int op; alu k; bool w, imul, cmp, comm; int cc; } tab[] = {
+#define B(o, d, r, w, im, cmp, comm, cc) {TL_OP_##o, {d, r}, w, im, cmp, comm, cc}
+    B(I32_ADD, 0, 0x03, 0, 0, 0, 1, 0), B(I32_SUB, 5, 0x2B, 0, 0, 0, 0, 0),
+    B(I32_MUL, 0, 0, 0, 1, 0, 1, 0), B(I32_AND, 4, 0x23, 0, 0, 0, 1, 0),
+    B(I32_OR, 1, 0x0B, 0, 0, 0, 1, 0), B(I32_XOR, 6, 0x33, 0, 0, 0, 1, 0),
+    B(I64_ADD, 0, 0x03, 1, 0, 0, 1, 0), B(I64_SUB, 5, 0x2B, 1, 0, 0, 0, 0),
+    B(I64_MUL, 0, 0, 1, 1, 0, 1, 0), B(I64_AND, 4, 0x23, 1, 0, 0, 1, 0),
+    B(I64_OR, 1, 0x0B, 1, 0, 0, 1, 0), B(I64_XOR, 6, 0x33, 1, 0, 0, 1, 0),
+    B(I32_EQ, 7, 0x3B, 0, 0, 1, 1, CC_E), B(I32_NE, 7, 0x3B, 0, 0, 1, 1, CC_NE),
+    B(I32_LT_S, 7, 0x3B, 0, 0, 1, 0, CC_L), B(I32_LT_U, 7, 0x3B, 0, 0, 1, 0, CC_B),
+    B(I32_GT_S, 7, 0x3B, 0, 0, 1, 0, CC_G), B(I32_GT_U, 7, 0x3B, 0, 0, 1, 0, CC_A),
+    B(I32_LE_S, 7, 0x3B, 0, 0, 1, 0, CC_LE), B(I32_LE_U, 7, 0x3B, 0, 0, 1, 0, CC_BE),
+    B(I32_GE_S, 7, 0x3B, 0, 0, 1, 0, CC_GE), B(I32_GE_U, 7, 0x3B, 0, 0, 1, 0, CC_AE),
+    B(I64_EQ, 7, 0x3B, 1, 0, 1, 1, CC_E), B(I64_NE, 7, 0x3B, 1, 0, 1, 1, CC_NE),
+    B(I64_LT_S, 7, 0x3B, 1, 0, 1, 0, CC_L), B(I64_LT_U, 7, 0x3B, 1, 0, 1, 0, CC_B),
+    B(I64_GT_S, 7, 0x3B, 1, 0, 1, 0, CC_G), B(I64_GT_U, 7, 0x3B, 1, 0, 1, 0, CC_A),
+    B(I64_LE_S, 7, 0x3B, 1, 0, 1, 0, CC_LE), B(I64_LE_U, 7, 0x3B, 1, 0, 1, 0, CC_BE),
+    B(I64_GE_S, 7, 0x3B, 1, 0, 1, 0, CC_GE), B(I64_GE_U, 7, 0x3B, 1, 0, 1, 0, CC_AE),
+#undef B
+  };
+  for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+    if (tab[i].op != op) continue;
+    valent b = c->st[c->n - 1], a = c->st[c->n - 2];
+    bool swapped = false;
+    if (a.kind == V_CONST && b.kind != V_CONST && tab[i].cmp) swapped = true;
+    else if (a.kind == V_CONST && b.kind != V_CONST && tab[i].comm) swapped = true;
+    if (swapped) {
+      c->st[c->n - 1] = a;
+      c->st[c->n - 2] = b;
+    }
+    valent bb = pop(c);
+    int ra = pop_reg(c);
+    alu_op(c, tab[i].w, tab[i].k, ra, &bb, tab[i].imul);
+    if (tab[i].cmp) {
+      free_reg(c, ra);
+      int cc = tab[i].cc;
+      if (swapped && cc != CC_E && cc != CC_NE) {
+        static const int sw[16] = {[CC_L] = CC_G, [CC_G] = CC_L, [CC_LE] = CC_GE, [CC_GE] = CC_LE,
+                                   [CC_B] = CC_A, [CC_A] = CC_B, [CC_BE] = CC_AE, [CC_AE] = CC_BE};
+        cc = sw[cc];
+      }
+      push_flags(c, cc);
+    } else {
+      push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
+    }
+    return true;
+  }
+  return false;
+}
+
+static bool shift_op(jc *c, int op) {
+  static const struct { int op; uint8_t digit; bool w; } tab[] = {
+    {TL_OP_I32_SHL, 4, 0}, {TL_OP_I32_SHR_S, 7, 0}, {TL_OP_I32_SHR_U, 5, 0},
+    {TL_OP_I32_ROTL, 0, 0}, {TL_OP_I32_ROTR, 1, 0}, {TL_OP_I64_SHL, 4, 1},
+    {TL_OP_I64_SHR_S, 7, 1}, {TL_OP_I64_SHR_U, 5, 1}, {TL_OP_I64_ROTL, 0, 1}, {TL_OP_I64_ROTR, 1, 1}};
+  for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+    if (tab[i].op != op) continue;
+    valent b = pop(c);
+    int ra = pop_reg(c);
+    if (b.kind == V_CONST) {
+      x64_rm(c->b, 0, tab[i].w, 0xC1, 1, tab[i].digit, x64_r(ra), false);
+      x64_byte(c->b, (uint8_t)(b.imm & (tab[i].w ? 63 : 31)));
+    } else {
+      load_into(c, RCX, &b);
+      drop_entry(c, b);
+      x64_rm(c->b, 0, tab[i].w, 0xD3, 1, tab[i].digit, x64_r(ra), false);
+    }
+    push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
+    return true;
+  }
+  return false;
+}
+
+/* div/rem inline: rax/rdx; traps on zero and overflow. */
+static bool div_op(jc *c, int op) {
+  bool w, sgn, rem;
+  switch (op) {
+  case TL_OP_I32_DIV_S: w = 0; sgn = 1; rem = 0; break;
+  case TL_OP_I32_DIV_U: w = 0; sgn = 0; rem = 0; break;
+  case TL_OP_I32_REM_S: w = 0; sgn = 1; rem = 1; break;
+  case TL_OP_I32_REM_U: w = 0; sgn = 0; rem = 1; break;
+  case TL_OP_I64_DIV_S: w = 1; sgn = 1; rem = 0; break;
+  case TL_OP_I64_DIV_U: w = 1; sgn = 0; rem = 0; break;
+  case TL_OP_I64_REM_S: w = 1; sgn = 1; rem = 1; break;
+  case TL_OP_I64_REM_U: w = 1; sgn = 0; rem = 1; break;
+  default: return false;
+  }
+  valent b = pop(c);
+  int rb = RCX;
+  load_into(c, RCX, &b);
+  drop_entry(c, b);
+  valent a = pop(c);
+  load_into(c, RAX, &a);
+  drop_entry(c, a);
+  int rd = alloc_reg(c, false);
+  if (!(b.kind == V_CONST && b.imm != 0)) {
+    x64_rm(c->b, 0, w, 0x85, 1, rb, x64_r(rb), false);
+    trap_jcc(c, CC_E, JT_DIV0);
+  }
+  int32_t done = -1;
+  if (sgn && !(b.kind == V_CONST && b.imm != -1)) {
+    x64_rm(c->b, 0, w, 0x83, 1, 7, x64_r(rb), false);  /* cmp rb, -1 */
+    x64_byte(c->b, 0xFF);
+    int32_t normal = x64_jcc(c->b, CC_NE, -1);
+    if (rem) {
+      x64_mov_ri(c->b, RDX, 0);
+    } else {
+      x64_mov_ri(c->b, RDX, w ? (uint64_t)INT64_MIN : 0x80000000u);
+      x64_rm(c->b, 0, w, 0x3B, 1, RAX, x64_r(RDX), false);
+      trap_jcc(c, CC_E, JT_OVERFLOW);
+      x64_rm(c->b, 0, w, 0xF7, 1, 3, x64_r(RAX), false);  /* neg */
+      x64_rm(c->b, 0, w, 0x8B, 1, RDX, x64_r(RAX), false);
+    }
+    done = x64_jmp(c->b, -1);
+    x64_patch(c->b, normal, c->b->n);
+  }
+  if (sgn) {
+    if (w) x64_byte(c->b, 0x48);
+    x64_byte(c->b, 0x99);                                    /* cdq / cqo */
+  } else {
+    x64_mov_ri(c->b, RDX, 0);
+  }
+  x64_rm(c->b, 0, w, 0xF7, 1, sgn ? 7 : 6, x64_r(rb), false);
+  if (!rem) x64_rm(c->b, 0, w, 0x8B, 1, RDX, x64_r(RAX), false);
+  x64_patch(c->b, done, c->b->n);
+  mov_rr(c, rd, RDX);
+  if (!w) x64_rm(c->b, 0, false, 0x8B, 1, rd, x64_r(rd), false);
+  push_reg(c, w ? TL_I64 : TL_I32, rd);
+  return true;
+}
+
+static bool float_op(jc *c, int op) {
+  static const struct { int op; uint8_t pfx; uint8_t code; uint8_t t; } ar[] = {
+    {TL_OP_F32_ADD, 0xF3, 0x58, TL_F32}, {TL_OP_F32_SUB, 0xF3, 0x5C, TL_F32},
+    {TL_OP_F32_MUL, 0xF3, 0x59, TL_F32}, {TL_OP_F32_DIV, 0xF3, 0x5E, TL_F32},
+    {TL_OP_F64_ADD, 0xF2, 0x58, TL_F64}, {TL_OP_F64_SUB, 0xF2, 0x5C, TL_F64},
+    {TL_OP_F64_MUL, 0xF2, 0x59, TL_F64}, {TL_OP_F64_DIV, 0xF2, 0x5E, TL_F64}};
+  for (size_t i = 0; i < sizeof ar / sizeof *ar; i++) {
+    if (ar[i].op != op) continue;
+    valent b = pop(c);
+    int ra = pop_reg(c);
+    x64_op o = opnd_reg(c, &b);
+    x64_rm(c->b, ar[i].pfx, false, 0x0F00 | ar[i].code, 2, ra, o, false);
+    drop_entry(c, b);
+    push_reg(c, ar[i].t, ra);
+    return true;
+  }
+  static const struct { int op; bool d; int kind; } cmp[] = {
+    {TL_OP_F32_EQ, 0, 0}, {TL_OP_F32_NE, 0, 1}, {TL_OP_F32_LT, 0, 2}, {TL_OP_F32_GT, 0, 3},
+    {TL_OP_F32_LE, 0, 4}, {TL_OP_F32_GE, 0, 5}, {TL_OP_F64_EQ, 1, 0}, {TL_OP_F64_NE, 1, 1},
+    {TL_OP_F64_LT, 1, 2}, {TL_OP_F64_GT, 1, 3}, {TL_OP_F64_LE, 1, 4}, {TL_OP_F64_GE, 1, 5}};
+  for (size_t i = 0; i < sizeof cmp / sizeof *cmp; i++) {
+    if (cmp[i].op != op) continue;
+    int k = cmp[i].kind;
+    valent b = pop(c);
+    int ra = pop_reg(c);
+    int rb = -1;
+    x64_op o;
+    if (k == 2 || k == 4) {                                  /* a < b: ucomi b, a */
+      valent tmp = b;
+      rb = isf(tmp.type) && tmp.kind == V_REG ? tmp.reg : -1;
+      if (rb < 0) { rb = alloc_reg(c, true); load_into(c, rb, &tmp); }
+      x64_rm(c->b, cmp[i].d ? 0x66 : 0, false, 0x0F2E, 2, rb, x64_r(ra), false);
+      free_reg(c, rb);
+      free_reg(c, ra);
+      push_flags(c, k == 2 ? CC_A : CC_AE);
+      return true;
+    }
+    o = opnd_reg(c, &b);
+    x64_rm(c->b, cmp[i].d ? 0x66 : 0, false, 0x0F2E, 2, ra, o, false);
+    drop_entry(c, b);
+    free_reg(c, ra);
+    if (k == 3 || k == 5) {
+      push_flags(c, k == 3 ? CC_A : CC_AE);
+      return true;
+    }
+    int r = alloc_reg(c, false);
+    x64_rm(c->b, 0, false, 0x0F90 | (k == 0 ? CC_E : CC_NE), 2, 0, x64_r(r), true);
+    x64_rm(c->b, 0, false, 0x0F90 | (k == 0 ? CC_NP : CC_P), 2, 0, x64_r(RCX), true);
+    x64_rm(c->b, 0, false, k == 0 ? 0x22 : 0x0A, 1, r, x64_r(RCX), true);  /* and/or r8, cl */
+    x64_rm(c->b, 0, false, 0x0FB6, 2, r, x64_r(r), true);
+    push_reg(c, TL_I32, r);
+    return true;
+  }
+  return false;
+}
+
+/* unary: the operand in a register, one instruction (or two) */
+static bool unary_op(jc *c, int op) {
+  valent *top = &c->st[c->n - 1];
+  switch (op) {
+  case TL_OP_I32_EQZ: case TL_OP_I64_EQZ: {
+    if (op == TL_OP_I32_EQZ && top->kind == V_FLAGS) {
+      top->cc ^= 1;
+      return true;
+    }
+    int r = pop_reg(c);
+    x64_rm(c->b, 0, op == TL_OP_I64_EQZ, 0x85, 1, r, x64_r(r), false);
+    free_reg(c, r);
+    push_flags(c, CC_E);
+    return true;
+  }
+  case TL_OP_I32_CLZ: case TL_OP_I32_CTZ: case TL_OP_I32_POPCNT:
+  case TL_OP_I64_CLZ: case TL_OP_I64_CTZ: case TL_OP_I64_POPCNT: {
+    bool w = op >= TL_OP_I64_CLZ;
+    int k = (op - (w ? TL_OP_I64_CLZ : TL_OP_I32_CLZ));
+    int r = pop_reg(c);
+    x64_rm(c->b, 0xF3, w, k == 0 ? 0x0FBD : k == 1 ? 0x0FBC : 0x0FB8, 2, r, x64_r(r), false);
+    push_reg(c, w ? TL_I64 : TL_I32, r);
+    return true;
+  }
+  case TL_OP_I32_WRAP_I64: case TL_OP_I64_EXTEND_I32_U: {
+    int r = pop_reg(c);
+    x64_rm(c->b, 0, false, 0x8B, 1, r, x64_r(r), false);
+    push_reg(c, op == TL_OP_I32_WRAP_I64 ? TL_I32 : TL_I64, r);
+    return true;
+  }
+  case TL_OP_I64_EXTEND_I32_S: case TL_OP_I64_EXTEND32_S: {
+    int r = pop_reg(c);
+    x64_rm(c->b, 0, true, 0x63, 1, r, x64_r(r), false);
+    push_reg(c, TL_I64, r);
+    return true;
+  }
+  case TL_OP_I32_EXTEND8_S: case TL_OP_I32_EXTEND16_S: case TL_OP_I64_EXTEND8_S:
+  case TL_OP_I64_EXTEND16_S: {
+    bool w = op == TL_OP_I64_EXTEND8_S || op == TL_OP_I64_EXTEND16_S;
+    bool b8 = op == TL_OP_I32_EXTEND8_S || op == TL_OP_I64_EXTEND8_S;
+    int r = pop_reg(c);
+    x64_rm(c->b, 0, w, b8 ? 0x0FBE : 0x0FBF, 2, r, x64_r(r), b8);
+    push_reg(c, w ? TL_I64 : TL_I32, r);
+    return true;
+  }
+  case TL_OP_F32_SQRT: case TL_OP_F64_SQRT: {
+    int r = pop_reg(c);
+    x64_rm(c->b, op == TL_OP_F32_SQRT ? 0xF3 : 0xF2, false, 0x0F51, 2, r, x64_r(r), false);
+    push_reg(c, op == TL_OP_F32_SQRT ? TL_F32 : TL_F64, r);
+    return true;
+  }
+  case TL_OP_F32_CEIL: case TL_OP_F32_FLOOR: case TL_OP_F32_TRUNC: case TL_OP_F32_NEAREST:
+  case TL_OP_F64_CEIL: case TL_OP_F64_FLOOR: case TL_OP_F64_TRUNC: case TL_OP_F64_NEAREST: {
+    bool d = op >= TL_OP_F64_CEIL;
+    int k = op - (d ? TL_OP_F64_CEIL : TL_OP_F32_CEIL);
+    static const uint8_t mode[4] = {2, 1, 3, 0};
+    int r = pop_reg(c);
+    x64_rm(c->b, 0x66, false, d ? 0x0F3A0B : 0x0F3A0A, 3, r, x64_r(r), false);
+    x64_byte(c->b, (uint8_t)(mode[k] | 8));
+    push_reg(c, d ? TL_F64 : TL_F32, r);
+    return true;
+  }
+  case TL_OP_F32_ABS: case TL_OP_F32_NEG: case TL_OP_F64_ABS: case TL_OP_F64_NEG: {
+    bool d = op == TL_OP_F64_ABS || op == TL_OP_F64_NEG;
+    bool neg = op == TL_OP_F32_NEG || op == TL_OP_F64_NEG;
+    int r = pop_reg(c);
+    x64_rm(c->b, 0x66, d, 0x0F7E, 2, r, x64_r(RAX), false);   /* movd/movq rax, xmm */
+    if (d) {
+      x64_mov_ri(c->b, RCX, neg ? 0x8000000000000000ull : 0x7fffffffffffffffull);
+      x64_rm(c->b, 0, true, neg ? 0x33 : 0x23, 1, RAX, x64_r(RCX), false);
+    } else {
+      x64_rm(c->b, 0, false, 0x81, 1, neg ? 6 : 4, x64_r(RAX), false);
+      x64_imm32(c->b, neg ? 0x80000000u : 0x7fffffffu);
+    }
+    x64_rm(c->b, 0x66, d, 0x0F6E, 2, r, x64_r(RAX), false);
+    push_reg(c, d ? TL_F64 : TL_F32, r);
+    return true;
+  }
+  case TL_OP_I32_REINTERPRET_F32: case TL_OP_I64_REINTERPRET_F64: {
+    bool d = op == TL_OP_I64_REINTERPRET_F64;
+    int x = pop_reg(c);
+    int r = alloc_reg(c, false);
+    x64_rm(c->b, 0x66, d, 0x0F7E, 2, x, x64_r(r), false);
+    free_reg(c, x);
+    push_reg(c, d ? TL_I64 : TL_I32, r);
+    return true;
+  }
+  case TL_OP_F32_REINTERPRET_I32: case TL_OP_F64_REINTERPRET_I64: {
+    bool d = op == TL_OP_F64_REINTERPRET_I64;
+    valent v = pop(c);
+    int x = alloc_reg(c, true);
+    x64_op o = opnd_reg(c, &v);
+    x64_rm(c->b, 0x66, d, 0x0F6E, 2, x, o, false);
+    drop_entry(c, v);
+    push_reg(c, d ? TL_F64 : TL_F32, x);
+    return true;
+  }
+  case TL_OP_F64_PROMOTE_F32: case TL_OP_F32_DEMOTE_F64: {
+    bool p = op == TL_OP_F64_PROMOTE_F32;
+    int r = pop_reg(c);
+    x64_rm(c->b, p ? 0xF3 : 0xF2, false, 0x0F5A, 2, r, x64_r(r), false);
+    push_reg(c, p ? TL_F64 : TL_F32, r);
+    return true;
+  }
+  case TL_OP_F32_CONVERT_I32_S: case TL_OP_F64_CONVERT_I32_S: case TL_OP_F32_CONVERT_I64_S:
+  case TL_OP_F64_CONVERT_I64_S: case TL_OP_F32_CONVERT_I32_U: case TL_OP_F64_CONVERT_I32_U: {
+    bool d = op == TL_OP_F64_CONVERT_I32_S || op == TL_OP_F64_CONVERT_I64_S || op == TL_OP_F64_CONVERT_I32_U;
+    bool w = op == TL_OP_F32_CONVERT_I64_S || op == TL_OP_F64_CONVERT_I64_S ||
+             op == TL_OP_F32_CONVERT_I32_U || op == TL_OP_F64_CONVERT_I32_U;
+    int r = pop_reg(c);                          /* i32 values are zero-extended */
+    if (top->type == TL_I32 && w) x64_rm(c->b, 0, false, 0x8B, 1, r, x64_r(r), false);
+    else if (!w) { /* 32-bit signed source */ }
+    int x = alloc_reg(c, true);
+    x64_rm(c->b, 0, false, 0x0F57, 2, x, x64_r(x), false);       /* xorps: no false dependency */
+    x64_rm(c->b, d ? 0xF2 : 0xF3, w, 0x0F2A, 2, x, x64_r(r), false);
+    free_reg(c, r);
+    push_reg(c, d ? TL_F64 : TL_F32, x);
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* ------------------------------------------------------------- memory */
+typedef struct { int op; uint8_t size, pfx; bool w; uint32_t opc; int nopc; uint8_t t; } memop;
+static const memop mops[] = {
+  {TL_OP_I32_LOAD, 4, 0, 0, 0x8B, 1, TL_I32}, {TL_OP_I64_LOAD, 8, 0, 1, 0x8B, 1, TL_I64},
+  {TL_OP_F32_LOAD, 4, 0xF3, 0, 0x0F10, 2, TL_F32}, {TL_OP_F64_LOAD, 8, 0xF2, 0, 0x0F10, 2, TL_F64},
+  {TL_OP_I32_LOAD8_S, 1, 0, 0, 0x0FBE, 2, TL_I32}, {TL_OP_I32_LOAD8_U, 1, 0, 0, 0x0FB6, 2, TL_I32},
+  {TL_OP_I32_LOAD16_S, 2, 0, 0, 0x0FBF, 2, TL_I32}, {TL_OP_I32_LOAD16_U, 2, 0, 0, 0x0FB7, 2, TL_I32},
+  {TL_OP_I64_LOAD8_S, 1, 0, 1, 0x0FBE, 2, TL_I64}, {TL_OP_I64_LOAD8_U, 1, 0, 0, 0x0FB6, 2, TL_I64},
+  {TL_OP_I64_LOAD16_S, 2, 0, 1, 0x0FBF, 2, TL_I64}, {TL_OP_I64_LOAD16_U, 2, 0, 0, 0x0FB7, 2, TL_I64},
+  {TL_OP_I64_LOAD32_S, 4, 0, 1, 0x63, 1, TL_I64}, {TL_OP_I64_LOAD32_U, 4, 0, 0, 0x8B, 1, TL_I64},
+  {TL_OP_I32_STORE, 4, 0, 0, 0x89, 1, TL_I32}, {TL_OP_I64_STORE, 8, 0, 1, 0x89, 1, TL_I64},
+  {TL_OP_F32_STORE, 4, 0xF3, 0, 0x0F11, 2, TL_F32}, {TL_OP_F64_STORE, 8, 0xF2, 0, 0x0F11, 2, TL_F64},
+  {TL_OP_I32_STORE8, 1, 0, 0, 0x88, 1, TL_I32}, {TL_OP_I32_STORE16, 2, 0x66, 0, 0x89, 1, TL_I32},
+  {TL_OP_I64_STORE8, 1, 0, 0, 0x88, 1, TL_I64}, {TL_OP_I64_STORE16, 2, 0x66, 0, 0x89, 1, TL_I64},
+  {TL_OP_I64_STORE32, 4, 0, 0, 0x89, 1, TL_I64},
+};
+
+/* Pops the address, bounds-checks [addr+off, +size) against r14 and returns
+ * the operand [r13 + rax]. */
+static x64_op mem_addr(jc *c, uint64_t off, uint8_t size) {
+  valent a = pop(c);
+  if (a.kind == V_CONST) {
+    uint64_t ea = (uint32_t)a.imm + off;
+    x64_mov_ri(c->b, RAX, ea);
+  } else {
+    load_into(c, RAX, &a);
+    drop_entry(c, a);
+    if (a.type == TL_I32 && a.kind == V_REG) x64_rm(c->b, 0, false, 0x8B, 1, RAX, x64_r(RAX), false);
+    if (off && off <= INT32_MAX) {
+      x64_rm(c->b, 0, true, 0x81, 1, 0, x64_r(RAX), false);
+      x64_imm32(c->b, (uint32_t)off);
+    } else if (off) {
+      x64_mov_ri(c->b, RCX, off);
+      x64_rm(c->b, 0, true, 0x03, 1, RAX, x64_r(RCX), false);
+    }
+  }
+  x64_rm(c->b, 0, true, 0x8D, 1, RCX, x64_m(RAX, size), false);     /* lea rcx, [rax+size] */
+  x64_rm(c->b, 0, true, 0x3B, 1, RCX, x64_r(R14), false);          /* cmp rcx, r14 */
+  trap_jcc(c, CC_A, JT_OOB_MEM);
+  return x64_mi(R13, RAX, 1, 0);
+}
+
+static bool mem_op(jc *c, int op, uint64_t off) {
+  for (size_t i = 0; i < sizeof mops / sizeof *mops; i++) {
+    const memop *k = &mops[i];
+    if (k->op != op) continue;
+    bool store = tl_ops[op].flags & TL_F_WRITES_MEM;
+    if (!store) {
+      x64_op o = mem_addr(c, off, k->size);
+      int r = alloc_reg(c, isf(k->t));
+      x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, false);
+      push_reg(c, k->t, r);
+      return true;
+    }
+    valent v = pop(c);
+    int r;
+    if (v.kind == V_REG) r = v.reg;
+    else { r = alloc_reg(c, isf(k->t)); load_into(c, r, &v); v.kind = V_REG; v.reg = (uint8_t)r; }
+    x64_op o = mem_addr(c, off, k->size);
+    x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, k->size == 1);
+    drop_entry(c, v);
+    return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------- locals */
+static void flush_local(jc *c, uint32_t idx) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->st[i].kind == V_LOCAL && c->st[i].local == idx) to_reg(c, i);
+}
+static void set_local(jc *c, uint32_t idx, valent *v) {
+  uint8_t t = c->ltype[idx];
+  if (v->kind == V_LOCAL && v->local == idx) return;
+  if (v->kind == V_CONST) { st_imm(c, t, v->imm, loc(idx)); return; }
+  if (v->kind == V_REG) { st_(c, v->reg, t, loc(idx)); return; }
+  int tr = isf(t) ? XMM(0) : RAX;
+  load_into(c, tr, v);
+  st_(c, tr, t, loc(idx));
+}
+
+/* --------------------------------------------------------------- calls */
+static void call_direct(jc *c, uint32_t fi, bool tail) {
+  tl_func *f = TL_FUNC(c->m, fi);
+  uint32_t np, nr;
+  func_sig(c, f->type, &np, &nr);
+  flush_regs(c);
+  for (uint32_t i = c->n - np; i < c->n; i++) spill(c, i);
+  uint32_t h = c->n - np;
+  if (fi < c->m->nimported_funcs) {
+    call_helper(c, (void *)tl_jit_h_call, h, fi, 0);
+    c->n = h;
+    push_results(c, f->type);
+    reload_mem(c);
+    if (tail) emit_br(c, &c->cs[0]);
+    return;
+  }
+  if (tail) {
+    for (uint32_t i = 0; i < np; i++) {
+      ld(c, RAX, TL_I64, home(c, h + i));
+      st_(c, RAX, TL_I64, loc(i));
+    }
+    x64_rm(c->b, 0, true, 0xFF, 1, 0, x64_r(R15), false);
+    x64_rm(c->b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
+    x64_byte(c->b, 8);
+    x64_byte(c->b, 0xE9);
+  } else {
+    x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
+    x64_byte(c->b, 0xE8);
+  }
+  uint32_t fix[2] = {(uint32_t)c->b->n, fi};
+  x64_imm32(c->b, 0);
+  TL_VEC_PUSH(c->callfix, uint64_t, (uint64_t)fix[0] | (uint64_t)fix[1] << 32);
+  c->n = h;
+  if (tail) return;
+  x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
+  push_results(c, f->type);
+  reload_mem(c);
+}
+
+static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
+  uint32_t np, nr;
+  func_sig(c, ti, &np, &nr);
+  flush_regs(c);
+  for (uint32_t i = c->n - np - 1; i < c->n; i++) spill(c, i);
+  uint32_t h = c->n - np - 1;
+  call_helper(c, (void *)tl_jit_h_call_indirect, h, ti, table);
+  c->n = h;
+  push_results(c, ti);
+  reload_mem(c);
+  if (tail) emit_br(c, &c->cs[0]);
+}
+
+/* ---------------------------------------------------------- the body */
+static void select_op(jc *c, uint8_t t) {
+  int rc = pop_reg(c);                   /* a compare is materialized first */
+  valent b = pop(c);
+  int ra = to_reg(c, c->n - 1);
+  x64_op ob = opnd_reg(c, &b);
+  x64_rm(c->b, 0, false, 0x85, 1, rc, x64_r(rc), false);
+  free_reg(c, rc);
+  if (isf(t)) {
+    int32_t skip = x64_jcc(c->b, CC_NE, -1);
+    if (b.kind == V_REG) mov_rr(c, ra, b.reg);
+    else ld(c, ra, t, ob);
+    x64_patch(c->b, skip, c->b->n);
+  } else {
+    x64_rm(c->b, 0, w64(t), 0x0F44, 2, ra, ob, false);     /* cmovz */
+  }
+  drop_entry(c, b);
+  c->st[c->n - 1].type = t;
+}
+
+static void global_addr(jc *c, uint32_t gi) {
+  x64_rm(c->b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_GLOBALS), false);
+  x64_rm(c->b, 0, true, 0x8B, 1, RAX, x64_m(RAX, (int32_t)(8 * gi)), false);
+}
+#define GV x64_m(RAX, offsetof(tl_globalinst, v))
+
+static void op_one(jc *c, int op) {
+  const tl_opinfo *oi = &tl_ops[op];
+  if (op != TL_OP_BR_IF && op != TL_OP_IF && op != TL_OP_I32_EQZ)
+    settle_flags(c);
+  switch (op) {
+  case TL_OP_NOP: return;
+  case TL_OP_UNREACHABLE:
+    trap_jcc(c, -1, JT_UNREACHABLE);
+    reset_stack(c, c->cs[c->nc - 1].height);
+    c->dead = true;
+    return;
+  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: {
+    ctl k = read_bt(c, op == TL_OP_BLOCK ? C_BLOCK : op == TL_OP_LOOP ? C_LOOP : C_IF);
+    int cc = 0;
+    if (op == TL_OP_IF) cc = pop_cond(c);
+    else flush_all(c);
+    k.height = c->n - k.np;
+    if (op == TL_OP_LOOP) k.loop_pc = c->b->n;
+    if (op == TL_OP_IF) k.fix_else = x64_jcc(c->b, cc ^ 1, -1);
+    ctl_push(c, k);
+    return;
+  }
+  case TL_OP_ELSE: {
+    ctl *k = &c->cs[c->nc - 1];
+    if (!c->dead) {
+      flush_all(c);
+      k->fix_end = x64_jmp(c->b, k->fix_end);
+    }
+    x64_patch(c->b, k->fix_else, c->b->n);
+    k->fix_else = -1;
+    k->has_else = true;
+    reset_stack(c, k->height);
+    for (uint32_t i = 0; i < k->np; i++) push_slot(c, bt_type(c, k, true, i));
+    c->dead = false;
+    return;
+  }
+  case TL_OP_END:
+    if (c->nc == 1) {
+      if (!c->dead) emit_br(c, &c->cs[0]);
+      x64_patch(c->b, c->cs[0].fix_end, c->b->n);
+      if (c->cs[0].fix_end >= 0) emit_epilogue(c);
+      c->nc = 0;
+      return;
+    }
+    end_block(c);
+    return;
+  case TL_OP_BR: {
+    ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+    if (k->kind == C_FUNC) emit_br(c, k);
+    else { flush_regs(c); emit_br(c, k); }
+    reset_stack(c, c->cs[c->nc - 1].height);
+    c->dead = true;
+    return;
+  }
+  case TL_OP_BR_IF: {
+    ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+    int cc = pop_cond(c);
+    emit_br_cc(c, k, cc);
+    return;
+  }
+  case TL_OP_BR_TABLE: {
+    uint32_t n = (uint32_t)leb(c);
+    valent iv = c->st[c->n - 1];
+    int r = RAX;
+    if (iv.kind == V_CONST) { c->n--; flush_all(c); x64_mov_ri(c->b, RDX, (uint32_t)iv.imm); }
+    else { r = pop_reg(c); flush_all(c); mov_rr(c, RDX, r); free_reg(c, r); }
+    for (uint32_t i = 0; i <= n; i++) {
+      ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+      if (i == n) { emit_br(c, k); break; }
+      x64_rm(c->b, 0, false, 0x81, 1, 7, x64_r(RDX), false);
+      x64_imm32(c->b, i);
+      emit_br_cc(c, k, CC_E);
+    }
+    reset_stack(c, c->cs[c->nc - 1].height);
+    c->dead = true;
+    return;
+  }
+  case TL_OP_RETURN:
+    emit_br(c, &c->cs[0]);
+    reset_stack(c, c->cs[c->nc - 1].height);
+    c->dead = true;
+    return;
+  case TL_OP_CALL: call_direct(c, (uint32_t)leb(c), false); return;
+  case TL_OP_RETURN_CALL:
+    call_direct(c, (uint32_t)leb(c), true);
+    reset_stack(c, c->cs[c->nc - 1].height);
+    c->dead = true;
+    return;
+  case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: {
+    uint32_t ti = (uint32_t)leb(c), tb = (uint32_t)leb(c);
+    call_indirect(c, ti, tb, op == TL_OP_RETURN_CALL_INDIRECT);
+    if (op == TL_OP_RETURN_CALL_INDIRECT) {
+      reset_stack(c, c->cs[c->nc - 1].height);
+      c->dead = true;
+    }
+    return;
+  }
+  case TL_OP_DROP: drop_entry(c, pop(c)); return;
+  case TL_OP_SELECT: select_op(c, c->st[c->n - 2].type); return;
+  case TL_OP_SELECT_T: { uint64_t n = leb(c); uint8_t t = valtype(*c->p); c->p += n; select_op(c, t); return; }
+  case TL_OP_LOCAL_GET: { uint32_t i = (uint32_t)leb(c); push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0}); return; }
+  case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: {
+    uint32_t i = (uint32_t)leb(c);
+    valent v = pop(c);
+    flush_local(c, i);
+    set_local(c, i, &v);
+    if (op == TL_OP_LOCAL_TEE) {
+      if (v.kind == V_REG || v.kind == V_CONST) push(c, v);
+      else push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0});
+    } else {
+      drop_entry(c, v);
+    }
+    return;
+  }
+  case TL_OP_GLOBAL_GET: {
+    uint32_t gi = (uint32_t)leb(c);
+    uint8_t t = (uint8_t)TL_GLOBAL(c->m, gi)->type;
+    int r = alloc_reg(c, isf(t));
+    global_addr(c, gi);
+    ld(c, r, t, GV);
+    push_reg(c, t, r);
+    return;
+  }
+  case TL_OP_GLOBAL_SET: {
+    uint32_t gi = (uint32_t)leb(c);
+    uint8_t t = (uint8_t)TL_GLOBAL(c->m, gi)->type;
+    valent v = pop(c);
+    int r = isf(t) ? XMM(0) : RCX;
+    load_into(c, r, &v);
+    drop_entry(c, v);
+    global_addr(c, gi);
+    st_(c, r, t, GV);
+    return;
+  }
+  case TL_OP_I32_CONST: push(c, (valent){V_CONST, TL_I32, 0, 0, 0, (int32_t)sleb(c)}); return;
+  case TL_OP_I64_CONST: push(c, (valent){V_CONST, TL_I64, 0, 0, 0, sleb(c)}); return;
+  case TL_OP_F32_CONST: { uint32_t v; memcpy(&v, c->p, 4); c->p += 4; push(c, (valent){V_CONST, TL_F32, 0, 0, 0, v}); return; }
+  case TL_OP_F64_CONST: { int64_t v; memcpy(&v, c->p, 8); c->p += 8; push(c, (valent){V_CONST, TL_F64, 0, 0, 0, v}); return; }
+  case TL_OP_REF_NULL: { uint8_t t = valtype(*c->p++); push(c, (valent){V_CONST, t, 0, 0, 0, 0}); return; }
+  case TL_OP_REF_FUNC: {
+    uint32_t fi = (uint32_t)leb(c);
+    push(c, (valent){V_CONST, TL_FUNCREF, 0, 0, 0, (int64_t)(intptr_t)c->inst->funcs[fi]});
+    return;
+  }
+  case TL_OP_REF_IS_NULL: {
+    int r = pop_reg(c);
+    x64_rm(c->b, 0, true, 0x85, 1, r, x64_r(r), false);
+    free_reg(c, r);
+    push_flags(c, CC_E);
+    return;
+  }
+  default: break;
+  }
+  if (oi->imm == TL_IMM_MEMARG) {
+    uint64_t al = leb(c);
+    if (al & 0x40) leb(c);
+    uint64_t off = leb(c);
+    if (mem_op(c, op, off)) return;
+  }
+  if (int_binop(c, op) || shift_op(c, op) || div_op(c, op) || float_op(c, op) || unary_op(c, op)) return;
+  /* everything else: a helper over home slots */
+  uint32_t a = 0, b = 0;
+  switch (oi->imm) {
+  case TL_IMM_NONE: break;
+  case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY:
+    a = (uint32_t)leb(c);
+    b = (uint32_t)leb(c);
+    break;
+  case TL_IMM_TABLE: case TL_IMM_MEM: case TL_IMM_DATA: case TL_IMM_ELEM: a = (uint32_t)leb(c); break;
+  default:
+    c->bad = true;
+    c->why = "unsupported instruction";
+    return;
+  }
+  uint8_t rt[1];
+  uint32_t nops, nr = 0;
+  bool mem = false;
+  if (oi->nops != TL_SIG_SPECIAL) {
+    nops = oi->nops;
+    if (oi->result != TL_NONE) { rt[0] = oi->result; nr = 1; }
+    mem = op == TL_OP_MEMORY_GROW || op == TL_OP_MEMORY_INIT;
+  } else {
+    switch (op) {
+    case TL_OP_TABLE_GET: nops = 1; nr = 1; rt[0] = (uint8_t)TL_TABLE(c->m, a)->elem; break;
+    case TL_OP_TABLE_SET: nops = 2; break;
+    case TL_OP_TABLE_GROW: nops = 2; nr = 1; rt[0] = TL_I32; break;
+    case TL_OP_TABLE_FILL: nops = 3; break;
+    case TL_OP_TABLE_SIZE: nops = 0; nr = 1; rt[0] = TL_I32; break;
+    case TL_OP_MEMORY_SIZE: nops = 0; nr = 1; rt[0] = TL_I32; break;
+    case TL_OP_MEMORY_GROW: nops = 1; nr = 1; rt[0] = TL_I32; mem = true; break;
+    default: c->bad = true; c->why = "unsupported instruction"; return;
+    }
+  }
+  helper_op(c, (uint32_t)op, nops, a, b, rt, nr, mem);
+}
+
+/* Compiles function fi at the end of c->b. */
+static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
+  tl_module *m = c->m;
+  tl_func *f = TL_FUNC(m, fi);
+  c->fidx = fi;
+  c->p = f->code;
+  c->end = f->code + f->code_size;
+  tl_functype *ft = TL_FTYPE(m, f->type);
+  c->nparams = tl_type_arity(m, ft->params);
+  /* locals: params then the declared groups */
+  const uint8_t *save = c->p;
+  uint64_t ng = leb(c), nl = c->nparams;
+  for (uint64_t g = 0; g < ng; g++) { nl += leb(c); c->p++; }
+  if (nl > 1000000) return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many locals for the JIT");
+  free(c->ltype);
+  c->ltype = malloc(nl + 1);
+  if (!c->ltype) abort();
+  for (uint32_t i = 0; i < c->nparams; i++) c->ltype[i] = (uint8_t)tl_type_at(m, ft->params, i);
+  c->p = save;
+  ng = leb(c);
+  uint32_t li = c->nparams;
+  for (uint64_t g = 0; g < ng; g++) {
+    uint64_t k = leb(c);
+    uint8_t t = valtype(*c->p++);
+    for (uint64_t j = 0; j < k; j++) c->ltype[li++] = t;
+  }
+  c->nlocals = (uint32_t)nl;
+  for (uint32_t i = 0; i < nl; i++)
+    if (c->ltype[i] == TL_V128) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "SIMD is not supported by the JIT yet; use --interp");
+  c->n = c->nc = c->maxh = 0;
+  c->busy = 0;
+  c->dead = false;
+  c->dead_depth = 0;
+  c->bad = false;
+  for (int i = 0; i < JT_NTRAPS; i++) c->trap[i] = -1;
+  /* prologue */
+  while (c->b->n & 15) x64_byte(c->b, 0x90);
+  size_t start = c->b->n;
+  x64_rm(c->b, 0, true, 0x83, 1, 5, x64_r(RSP), false);              /* sub rsp, 8 */
+  x64_byte(c->b, 8);
+  x64_rm(c->b, 0, true, 0xFF, 1, 1, x64_r(R15), false);              /* dec r15 */
+  trap_jcc(c, CC_E, JT_EXHAUSTED);
+  x64_rm(c->b, 0, true, 0x8D, 1, RAX, x64_m(RBX, 0x7fffffff), false);
+  size_t frame_fix = c->b->n - 4;
+  x64_rm(c->b, 0, true, 0x3B, 1, RAX, x64_m(R12, JC_LIMIT), false);
+  trap_jcc(c, CC_A, JT_EXHAUSTED);
+  if (nl > c->nparams) {
+    uint32_t k = (uint32_t)nl - c->nparams;
+    if (k <= 8) {
+      x64_mov_ri(c->b, RAX, 0);
+      for (uint32_t i = c->nparams; i < nl; i++) st_(c, RAX, TL_I64, loc(i));
+    } else {
+      x64_mov_ri(c->b, RAX, 0);
+      x64_rm(c->b, 0, true, 0x8D, 1, RDI, loc(c->nparams), false);
+      x64_mov_ri(c->b, RCX, k);
+      x64_byte(c->b, 0xF3); x64_byte(c->b, 0x48); x64_byte(c->b, 0xAB);   /* rep stosq */
+    }
+  }
+  ctl k0;
+  memset(&k0, 0, sizeof k0);
+  k0.kind = C_FUNC;
+  k0.fix_end = k0.fix_else = -1;
+  k0.bt_kind = 2;
+  k0.bt = f->type;
+  k0.nr = tl_type_arity(m, ft->results);
+  ctl_push(c, k0);
+  while (c->nc && c->p < c->end && !c->bad) {
+    uint8_t byte = *c->p++;
+    int op;
+    if (byte == 0xFC || byte == 0xFD || byte == 0xFE) {
+      uint32_t code = (uint32_t)leb(c);
+      if (byte != 0xFC)
+        return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                         byte == 0xFD ? "SIMD is not supported by the JIT yet; use --interp"
+                                      : "threads are not supported by the JIT yet; use --interp");
+      op = tl_op_decode(byte, code);
+    } else {
+      op = tl_op_decode(0, byte);
+    }
+    if (op < 0) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: unknown opcode 0x%02x", byte);
+    if (c->dead) {
+      if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF) { skip_imm(c, op); c->dead_depth++; continue; }
+      if (op == TL_OP_END && c->dead_depth) { c->dead_depth--; continue; }
+      if (op == TL_OP_ELSE && c->dead_depth) continue;
+      if (op != TL_OP_END && op != TL_OP_ELSE) { skip_imm(c, op); continue; }
+    }
+    op_one(c, op);
+  }
+  if (c->bad) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: %s in function %u", c->why, fi);
+  /* trap stubs */
+  for (int i = 0; i < JT_NTRAPS; i++) {
+    if (c->trap[i] < 0) continue;
+    x64_patch(c->b, c->trap[i], c->b->n);
+    x64_rm(c->b, 0, true, 0x89, 1, R12, x64_r(RDI), false);
+    x64_mov_ri(c->b, RDX, (uint32_t)i);
+    emit_call_abs(c, (void *)tl_jit_h_trap);
+  }
+  int32_t frame = (int32_t)(8 * ((uint64_t)nl + c->maxh + 8));
+  memcpy(c->b->p + frame_fix, &frame, 4);
+  (void)start;
+  return TL_OK;
+}
+
+tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, tl_error *err) {
+  tl_module *m = inst->m;
+  jc c;
+  memset(&c, 0, sizeof c);
+  c.b = out;
+  c.inst = inst;
+  c.m = m;
+  tl_vec callfix = {0};
+  c.callfix = &callfix;
+  tl_status st = TL_OK;
+  for (uint32_t i = 0; i < m->funcs.n && !st; i++) {
+    if (i < m->nimported_funcs) continue;
+    tl_func *f = TL_FUNC(m, i);
+    if (!f->code) { st = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: function %u has no body bytes (write the module first)", i); break; }
+    while (out->n & 15) x64_byte(out, 0x90);
+    offs[i] = (uint32_t)out->n;
+    st = compile_func(&c, i, err);
+  }
+  for (size_t k = 0; !st && k < callfix.n; k++) {
+    uint64_t e = TL_VEC_AT(&callfix, uint64_t, k);
+    uint32_t at = (uint32_t)e, fi = (uint32_t)(e >> 32);
+    int32_t rel = (int32_t)((int64_t)offs[fi] - (at + 4));
+    memcpy(out->p + at, &rel, 4);
+  }
+  tl_vec_free(&callfix);
+  free(c.st);
+  free(c.cs);
+  free(c.ltype);
+  return st;
+}

@@ -1,0 +1,87 @@
+/* jit.h — the one internal header of src/jit: the x86-64 encoder (x64.c),
+ * the single-pass compiler from validated body bytes (compile.c) and the
+ * runtime (runtime.c: per-store and per-instance state, helpers called from
+ * generated code, code memory that is never writable and executable at once).
+ * Generated code keeps rbx = wasm frame (8-byte slots: locals, then operand
+ * stack), r12 = jctx, r13 = memory 0 base, r14 = memory 0 size in bytes,
+ * r15 = remaining call depth. */
+#ifndef TILT_JIT_H
+#define TILT_JIT_H
+
+#include "interp_impl.h"
+
+#include <setjmp.h>
+#include <stddef.h>
+
+/* ---- encoder (x64.c) */
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+#define XMM(i) (16 + (i))
+typedef struct { uint8_t *p; size_t n, cap; bool oom; } x64_buf;
+/* An operand: a register (base >= 0, mem false) or [base + index*scale + disp]. */
+typedef struct { bool mem; int8_t base, index; uint8_t scale; int32_t disp; int reg; } x64_op;
+static inline x64_op x64_r(int r) { x64_op o = {false, 0, -1, 0, 0, r}; return o; }
+static inline x64_op x64_m(int base, int32_t disp) { x64_op o = {true, (int8_t)base, -1, 0, disp, 0}; return o; }
+static inline x64_op x64_mi(int base, int index, int scale, int32_t disp) {
+  x64_op o = {true, (int8_t)base, (int8_t)index, (uint8_t)scale, disp, 0};
+  return o;
+}
+void x64_byte(x64_buf *b, uint8_t v);
+void x64_imm32(x64_buf *b, uint32_t v);
+void x64_imm64(x64_buf *b, uint64_t v);
+/* [pfx] [REX] opcode(1..3 bytes) modrm: reg field r (register number or /digit) */
+void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_op o, bool bytereg);
+void x64_mov_ri(x64_buf *b, int r, uint64_t imm);           /* shortest mov of an immediate */
+int32_t x64_jcc(x64_buf *b, int cc, int32_t chain);          /* 0F 8x rel32; returns fixup */
+int32_t x64_jmp(x64_buf *b, int32_t chain);                  /* E9 rel32 */
+void x64_patch(x64_buf *b, int32_t chain, size_t target);   /* resolves a chain */
+void x64_jmp_to(x64_buf *b, int cc, size_t target);          /* cc < 0: jmp */
+enum { CC_O, CC_NO, CC_B, CC_AE, CC_E, CC_NE, CC_BE, CC_A, CC_S, CC_NS, CC_P, CC_NP,
+       CC_L, CC_GE, CC_LE, CC_G };
+
+/* ---- runtime */
+typedef struct jstore jstore;
+typedef struct jctx jctx;
+struct jctx {                  /* offsets used by generated code: keep order */
+  uint8_t *membase;            /* 0 */
+  uint64_t memsize;            /* 8 */
+  uint64_t *limit;             /* 16: end of the value stack */
+  tl_globalinst **globals;     /* 24 */
+  tl_meminst *mem0;            /* 32 */
+  jstore *js;                  /* 40 */
+  tl_instance *inst;           /* 48 */
+  uint8_t *code;               /* executable module code */
+  size_t code_size;
+  uint32_t *offs;              /* per function: entry offset in code */
+  uint8_t *blockmask;          /* unused */
+};
+#define JC_MEMBASE 0
+#define JC_MEMSIZE 8
+#define JC_LIMIT 16
+#define JC_GLOBALS 24
+#define JC_MEM0 32
+
+struct jstore {
+  uint64_t *stack, *stack_end, *top;
+  jmp_buf *jb;
+  tl_status st;
+  tl_error err;
+  tl_vec maps;                 /* {void *, size_t} code mappings to unmap */
+  bool eager;
+};
+
+/* compile.c: compiles every defined function of inst's module into one
+ * buffer; offs[i] is function i's entry (defined functions only). */
+tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, tl_error *err);
+/* statistics of the last compile (for --compile-only) */
+typedef void (*tl_jit_entry_fn)(jctx *c, uint64_t *sp, void *code, uint64_t depth);
+
+/* helpers called from generated code (runtime.c) */
+void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
+void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth);
+void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth);
+void *tl_jit_h_resolve(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth);
+void tl_jit_h_trap(jctx *c, uint64_t *sp, uint32_t why, uint32_t unused, uint64_t depth);
+enum { JT_UNREACHABLE, JT_OOB_MEM, JT_DIV0, JT_OVERFLOW, JT_CONV, JT_EXHAUSTED, JT_NTRAPS };
+/* how many slots the helper for op needs as scratch (results) beyond its operands */
+
+#endif

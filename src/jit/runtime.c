@@ -1,0 +1,371 @@
+/* runtime.c — the JIT's runtime: per-store state (value stack, code
+ * mappings, the trap jump buffer), per-instance compiled code, the entry
+ * trampoline, and the C helpers generated code calls (traps, calls through
+ * imports and tables, memory and table instructions, rare numeric ops).
+ * Store objects (memories, tables, globals, function instances) are the
+ * interpreter's (interp_impl.h), so linking, host functions, spectest and
+ * WASI are shared. Code memory is mapped writable, filled, then made
+ * read+execute: never both at once. Traps longjmp to the innermost run. */
+#include "jit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define VSTACK_SLOTS (1u << 21)
+
+typedef struct { void *p; size_t n; } jmap;
+
+static const uint8_t *trampoline_code;
+
+static void *map_code(jstore *js, const uint8_t *p, size_t n) {
+  size_t sz = (n + 4095) & ~(size_t)4095;
+  void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  memcpy(m, p, n);
+  if (mprotect(m, sz, PROT_READ | PROT_EXEC)) {
+    munmap(m, sz);
+    return NULL;
+  }
+  if (js) {
+    jmap e = {m, sz};
+    TL_VEC_PUSH(&js->maps, jmap, e);
+  }
+  return m;
+}
+
+/* entry(ctx, sp, code, depth): saves callee-saved registers, sets the
+ * generated code's registers and calls code. */
+static const uint8_t *make_trampoline(void) {
+  x64_buf b = {0};
+  static const int saved[] = {RBX, RBP, R12, R13, R14, R15};
+  for (int i = 0; i < 6; i++) {
+    if (saved[i] >= 8) x64_byte(&b, 0x41);
+    x64_byte(&b, (uint8_t)(0x50 + (saved[i] & 7)));
+  }
+  x64_rm(&b, 0, true, 0x83, 1, 5, x64_r(RSP), false);
+  x64_byte(&b, 8);
+  x64_rm(&b, 0, true, 0x8B, 1, R12, x64_r(RDI), false);
+  x64_rm(&b, 0, true, 0x8B, 1, RBX, x64_r(RSI), false);
+  x64_rm(&b, 0, true, 0x8B, 1, R15, x64_r(RCX), false);
+  x64_rm(&b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_MEM0), false);
+  x64_rm(&b, 0, true, 0x85, 1, RAX, x64_r(RAX), false);
+  int32_t skip = x64_jcc(&b, CC_E, -1);
+  x64_rm(&b, 0, true, 0x8B, 1, R13, x64_m(RAX, offsetof(tl_meminst, data)), false);
+  x64_rm(&b, 0, true, 0x8B, 1, R14, x64_m(RAX, offsetof(tl_meminst, pages)), false);
+  x64_rm(&b, 0, true, 0xC1, 1, 4, x64_r(R14), false);
+  x64_byte(&b, 16);
+  x64_patch(&b, skip, b.n);
+  x64_rm(&b, 0, false, 0xFF, 1, 2, x64_r(RDX), false);               /* call rdx */
+  x64_rm(&b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
+  x64_byte(&b, 8);
+  for (int i = 5; i >= 0; i--) {
+    if (saved[i] >= 8) x64_byte(&b, 0x41);
+    x64_byte(&b, (uint8_t)(0x58 + (saved[i] & 7)));
+  }
+  x64_byte(&b, 0xC3);
+  const uint8_t *code = map_code(NULL, b.p, b.n);
+  free(b.p);
+  return code;
+}
+
+static jstore *jit_store(tl_store *s) {
+  if (s->jit) return s->jit;
+  jstore *js = calloc(1, sizeof *js);
+  if (!js) return NULL;
+  js->stack = malloc((size_t)VSTACK_SLOTS * sizeof *js->stack);
+  if (!js->stack) { free(js); return NULL; }
+  js->stack_end = js->stack + VSTACK_SLOTS - 4096;
+  js->top = js->stack;
+  s->jit = js;
+  return js;
+}
+
+void tl_jit_store_free(tl_store *s) {
+  jstore *js = s ? s->jit : NULL;
+  if (!js) return;
+  for (size_t i = 0; i < js->maps.n; i++) {
+    jmap *e = &TL_VEC_AT(&js->maps, jmap, i);
+    munmap(e->p, e->n);
+  }
+  tl_vec_free(&js->maps);
+  for (tl_instance *i = s->insts; i; i = i->next) {
+    jctx *c = i->jit;
+    if (!c) continue;
+    free(c->offs);
+    free(c);
+    i->jit = NULL;
+  }
+  free(js->stack);
+  free(js);
+  s->jit = NULL;
+}
+
+static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
+  if (inst->jit) { *out = inst->jit; return TL_OK; }
+  jstore *js = jit_store(inst->s);
+  if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  if (!trampoline_code && !(trampoline_code = make_trampoline()))
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+  jctx *c = calloc(1, sizeof *c);
+  if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  c->offs = calloc(inst->m->funcs.n + 1, sizeof *c->offs);
+  x64_buf b = {0};
+  tl_status st = c->offs ? tl_jit_compile_module(inst, &b, c->offs, err)
+                         : tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  if (!st && !(c->code = map_code(js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
+    st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+  c->code_size = b.n;
+  free(b.p);
+  if (st) {
+    free(c->offs);
+    free(c);
+    return st;
+  }
+  c->limit = js->stack_end;
+  c->globals = inst->globals;
+  c->mem0 = inst->m->memories.n ? inst->mems[0] : NULL;
+  c->js = js;
+  c->inst = inst;
+  inst->jit = c;
+  *out = c;
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------- traps */
+static _Noreturn void jtrap(jstore *js, tl_status st, const char *msg) {
+  tl_errorf(&js->err, st, TL_NO_OFFSET, "%s", msg);
+  js->st = st;
+  longjmp(*js->jb, 1);
+}
+
+void tl_jit_h_trap(jctx *c, uint64_t *sp, uint32_t why, uint32_t unused, uint64_t depth) {
+  (void)sp, (void)unused, (void)depth;
+  static const char *const msg[JT_NTRAPS] = {"unreachable", "out of bounds memory access",
+                                             "integer divide by zero", "integer overflow",
+                                             "invalid conversion to integer", "call stack exhausted"};
+  jtrap(c->js, why == JT_EXHAUSTED ? TL_E_EXHAUSTED : TL_E_TRAP, msg[why]);
+}
+
+/* ------------------------------------------------------------- calls */
+typedef void (*entry_fn)(jctx *c, uint64_t *sp, const void *code, uint64_t depth);
+
+static uint64_t mask(uint32_t t, uint64_t v) { return t == TL_I32 || t == TL_F32 ? (uint32_t)v : v; }
+
+static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
+  jstore *js = c->js;
+  if (!f->host && f->inst->s == c->inst->s) {
+    jctx *fc;
+    tl_error e;
+    if (jit_instance(f->inst, &fc, &e)) jtrap(js, e.code, e.msg);
+    ((entry_fn)(uintptr_t)trampoline_code)(fc, sp, fc->code + fc->offs[f->index], depth);
+    return;
+  }
+  uint32_t n = f->np > f->nr ? f->np : f->nr;
+  tl_v small[8], *buf = small;
+  if (n > 8 && !(buf = calloc(n, sizeof *buf))) abort();
+  memset(buf, 0, (n < 8 ? 8 : n) * sizeof *buf);
+  for (uint32_t i = 0; i < f->np; i++) buf[i].i64 = mask(f->types[i], sp[i]);
+  uint64_t *top0 = js->top;
+  js->top = sp + n + 1;
+  uint64_t d0 = js->eager;
+  (void)d0;
+  tl_error e = {0};
+  tl_status st = tl_interp_run(c->inst->s, f, buf, buf, &e);
+  js->top = top0;
+  for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) sp[i] = buf[i].i64;
+  if (buf != small) free(buf);
+  if (st) {
+    js->err = e;
+    js->st = st;
+    longjmp(*js->jb, 1);
+  }
+}
+
+void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth) {
+  (void)unused;
+  invoke(c, c->inst->funcs[fidx], sp, depth);
+}
+
+void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth) {
+  tl_funcinst *sig = &c->inst->sigs[ti];
+  tl_tableinst *t = c->inst->tables[table];
+  uint32_t i = (uint32_t)sp[sig->np];
+  if (i >= t->n) jtrap(c->js, TL_E_TRAP, "undefined element");
+  tl_funcinst *f = t->e[i];
+  if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
+  if (!tl_interp_sig_eq(f, sig)) jtrap(c->js, TL_E_TRAP, "indirect call type mismatch");
+  invoke(c, f, sp, depth);
+}
+
+/* ---------------------------------------------------------- generic op */
+static bool oob(uint64_t a, uint64_t n, uint64_t sz) { return a > sz || sz - a < n; }
+
+static uint32_t cs32(uint32_t a, uint32_t b) { return (a & 0x7fffffffu) | (b & 0x80000000u); }
+static uint64_t cs64(uint64_t a, uint64_t b) {
+  return (a & 0x7fffffffffffffffull) | (b & 0x8000000000000000ull);
+}
+
+static uint64_t trunc_op(jctx *c, int op, uint64_t a) {
+  bool sat = op >= TL_OP_I32_TRUNC_SAT_F32_S && op <= TL_OP_I64_TRUNC_SAT_F64_U;
+  int d;
+  if (sat) d = op - TL_OP_I32_TRUNC_SAT_F32_S;
+  else if (op >= TL_OP_I64_TRUNC_F32_S && op <= TL_OP_I64_TRUNC_F64_U) d = 4 + op - TL_OP_I64_TRUNC_F32_S;
+  else d = op - TL_OP_I32_TRUNC_F32_S;
+  bool is64 = d >= 4, src64 = (d & 2) != 0, sign = (d & 1) == 0;
+  double x = src64 ? tl_f64(a) : (double)tl_f32((uint32_t)a);
+  if (sat) return mask(is64 ? TL_I64 : TL_I32, tl_trunc_sat_f64(x, is64, sign));
+  uint64_t out;
+  int r = tl_trunc_f64(x, is64, sign, &out);
+  if (r == 1) jtrap(c->js, TL_E_TRAP, "invalid conversion to integer");
+  if (r == 2) jtrap(c->js, TL_E_TRAP, "integer overflow");
+  return mask(is64 ? TL_I64 : TL_I32, out);
+}
+
+static uint32_t grow_mem(tl_meminst *mem, uint32_t delta) {
+  uint32_t old = (uint32_t)mem->pages;
+  uint64_t np = mem->pages + delta;
+  if (np > mem->max) return UINT32_MAX;
+  if (delta) {
+    uint8_t *d = realloc(mem->data, np * TL_PAGE);
+    if (!d) return UINT32_MAX;
+    memset(d + mem->pages * TL_PAGE, 0, (size_t)delta * TL_PAGE);
+    mem->data = d;
+    mem->pages = np;
+  }
+  return old;
+}
+
+static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
+  uint32_t old = t->n;
+  uint64_t nn = (uint64_t)old + delta;
+  if (nn > t->max || nn > 10000000) return UINT32_MAX;
+  if (delta) {
+    void **e = realloc(t->e, nn * sizeof *e);
+    if (!e) return UINT32_MAX;
+    for (uint64_t i = old; i < nn; i++) e[i] = init;
+    t->e = e;
+    t->n = (uint32_t)nn;
+  }
+  return old;
+}
+
+void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
+void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth) {
+  (void)depth;
+  tl_instance *inst = c->inst;
+  uint64_t x = sp[0], y = sp[1];
+  uint32_t x32 = (uint32_t)x, y32 = (uint32_t)y;
+  const char *oobm = "out of bounds memory access", *oobt = "out of bounds table access";
+  switch (op) {
+  case TL_OP_F32_MIN: sp[0] = tl_fmin32(x32, y32); return;
+  case TL_OP_F32_MAX: sp[0] = tl_fmax32(x32, y32); return;
+  case TL_OP_F64_MIN: sp[0] = tl_fmin64(x, y); return;
+  case TL_OP_F64_MAX: sp[0] = tl_fmax64(x, y); return;
+  case TL_OP_F32_COPYSIGN: sp[0] = cs32(x32, y32); return;
+  case TL_OP_F64_COPYSIGN: sp[0] = cs64(x, y); return;
+  case TL_OP_F32_CONVERT_I64_U: sp[0] = tl_f32b((float)x); return;
+  case TL_OP_F64_CONVERT_I64_U: sp[0] = tl_f64b((double)x); return;
+  case TL_OP_MEMORY_SIZE: sp[0] = (uint32_t)inst->mems[a]->pages; return;
+  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(inst->mems[a], x32); return;
+  case TL_OP_MEMORY_FILL: {
+    tl_meminst *mm = inst->mems[a];
+    uint64_t n = (uint32_t)sp[2];
+    if (oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    memset(mm->data + x32, (int)(y32 & 0xff), n);
+    return;
+  }
+  case TL_OP_MEMORY_COPY: {
+    tl_meminst *dm = inst->mems[a], *sm = inst->mems[b];
+    uint64_t n = (uint32_t)sp[2];
+    if (oob(y32, n, sm->pages * TL_PAGE) || oob(x32, n, dm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    if (n) memmove(dm->data + x32, sm->data + y32, n);
+    return;
+  }
+  case TL_OP_MEMORY_INIT: {
+    tl_meminst *mm = inst->mems[b];
+    uint64_t n = (uint32_t)sp[2];
+    if (oob(y32, n, inst->data_n[a]) || oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    if (n) memcpy(mm->data + x32, TL_DATA(inst->m, a)->bytes + y32, n);
+    return;
+  }
+  case TL_OP_DATA_DROP: inst->data_n[a] = 0; return;
+  case TL_OP_ELEM_DROP: inst->elem_n[a] = 0; return;
+  case TL_OP_TABLE_GET: {
+    tl_tableinst *t = inst->tables[a];
+    if (x32 >= t->n) jtrap(c->js, TL_E_TRAP, oobt);
+    sp[0] = (uint64_t)(uintptr_t)t->e[x32];
+    return;
+  }
+  case TL_OP_TABLE_SET: {
+    tl_tableinst *t = inst->tables[a];
+    if (x32 >= t->n) jtrap(c->js, TL_E_TRAP, oobt);
+    t->e[x32] = (void *)(uintptr_t)y;
+    return;
+  }
+  case TL_OP_TABLE_SIZE: sp[0] = inst->tables[a]->n; return;
+  case TL_OP_TABLE_GROW: sp[0] = grow_table(inst->tables[a], (void *)(uintptr_t)x, y32); return;
+  case TL_OP_TABLE_FILL: {
+    tl_tableinst *t = inst->tables[a];
+    uint32_t n = (uint32_t)sp[2];
+    if (oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    for (uint32_t k = 0; k < n; k++) t->e[x32 + k] = (void *)(uintptr_t)y;
+    return;
+  }
+  case TL_OP_TABLE_COPY: {
+    tl_tableinst *dt = inst->tables[a], *st = inst->tables[b];
+    uint32_t n = (uint32_t)sp[2];
+    if (oob(y32, n, st->n) || oob(x32, n, dt->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    if (n) memmove(dt->e + x32, st->e + y32, n * sizeof(void *));
+    return;
+  }
+  case TL_OP_TABLE_INIT: {
+    tl_tableinst *t = inst->tables[b];
+    uint32_t n = (uint32_t)sp[2];
+    if (oob(y32, n, inst->elem_n[a]) || oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    if (n) memcpy(t->e + x32, inst->elem[a] + y32, n * sizeof(void *));
+    return;
+  }
+  default: break;
+  }
+  if ((op >= TL_OP_I32_TRUNC_F32_S && op <= TL_OP_I64_TRUNC_F64_U) ||
+      (op >= TL_OP_I32_TRUNC_SAT_F32_S && op <= TL_OP_I64_TRUNC_SAT_F64_U)) {
+    sp[0] = trunc_op(c, (int)op, x);
+    return;
+  }
+  jtrap(c->js, TL_E_UNSUPPORTED, "JIT: instruction without a helper");
+}
+
+/* ------------------------------------------------------------- entry */
+tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err) {
+  jctx *c;
+  tl_status st = jit_instance(f->inst, &c, err);
+  if (st) return st;
+  jstore *js = c->js;
+  uint64_t *base = js->top;
+  uint32_t n = f->np > f->nr ? f->np : f->nr;
+  if (base + n + 16 > js->stack_end)
+    return tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "call stack exhausted");
+  for (uint32_t i = 0; i < f->np; i++) base[i] = mask(f->types[i], args[i].i64);
+  jmp_buf jb, *prev = js->jb;
+  uint64_t *volatile top0 = js->top;
+  js->jb = &jb;
+  if (setjmp(jb)) {
+    js->jb = prev;
+    js->top = top0;
+    *err = js->err;
+    return js->st;
+  }
+  ((entry_fn)(uintptr_t)trampoline_code)(c, base, c->code + c->offs[f->index], s->max_depth);
+  js->jb = prev;
+  js->top = top0;
+  for (uint32_t i = 0; i < f->nr; i++) results[i].i64 = mask(f->types[f->np + i], base[i]);
+  return TL_OK;
+}
+
+tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, tl_error *err) {
+  jctx *c;
+  tl_status st = jit_instance(inst, &c, err);
+  if (!st && code_bytes) *code_bytes = c->code_size;
+  return st;
+}

@@ -1,0 +1,119 @@
+/* x64.c — the x86-64 encoder: tiny helpers for REX, ModRM, SIB, immediates
+ * and rel32 jump chains (a fixup's rel32 field holds the previous fixup of
+ * its chain, -1 ends it, as Lua's jump lists). Nothing here knows wasm.
+ *
+ * Frame layout of generated code (System V, Linux):
+ *   native stack:  [ret addr][8 bytes pad]   rsp 16-aligned inside a function
+ *   wasm frame:    rbx -> slot 0 .. nlocals-1 (params first), then one 8-byte
+ *                  slot per operand-stack height; a callee's frame starts at
+ *                  the caller's slot of its first argument, results land there. */
+#include "jit.h"
+
+#include <stdlib.h>
+
+static void grow(x64_buf *b, size_t n) {
+  if (b->n + n <= b->cap) return;
+  size_t cap = b->cap ? b->cap * 2 : 4096;
+  while (cap < b->n + n) cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (!p) abort();
+  b->p = p;
+  b->cap = cap;
+}
+
+void x64_byte(x64_buf *b, uint8_t v) {
+  grow(b, 1);
+  b->p[b->n++] = v;
+}
+
+void x64_imm32(x64_buf *b, uint32_t v) {
+  grow(b, 4);
+  memcpy(b->p + b->n, &v, 4);
+  b->n += 4;
+}
+
+void x64_imm64(x64_buf *b, uint64_t v) {
+  grow(b, 8);
+  memcpy(b->p + b->n, &v, 8);
+  b->n += 8;
+}
+
+/* REX: W, R (modrm.reg), X (sib.index), B (modrm.rm / sib.base). */
+static void rex(x64_buf *b, bool w, int r, int x, int bb, bool force) {
+  uint8_t v = (uint8_t)(0x40 | (w << 3) | (((r >> 3) & 1) << 2) | (((x >> 3) & 1) << 1) | ((bb >> 3) & 1));
+  if (v != 0x40 || force) x64_byte(b, v);
+}
+
+static void modrm(x64_buf *b, int mod, int reg, int rm) {
+  x64_byte(b, (uint8_t)((mod << 6) | ((reg & 7) << 3) | (rm & 7)));
+}
+
+void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_op o, bool bytereg) {
+  r &= 15;
+  if (pfx) x64_byte(b, pfx);
+  int base = o.mem ? o.base : (o.reg & 15), index = o.mem && o.index >= 0 ? o.index : 0;
+  bool force = bytereg && ((r >= 4 && r < 8) || (!o.mem && base >= 4 && base < 8));
+  rex(b, w, r, index, base, force);
+  for (int i = nopc - 1; i >= 0; i--) x64_byte(b, (uint8_t)(opc >> (8 * i)));
+  if (!o.mem) {
+    modrm(b, 3, r, base);
+    return;
+  }
+  int mod = o.disp == 0 && (base & 7) != RBP ? 0 : o.disp >= -128 && o.disp <= 127 ? 1 : 2;
+  if (o.index >= 0 || (base & 7) == RSP) {
+    modrm(b, mod, r, 4);
+    int sc = o.scale == 8 ? 3 : o.scale == 4 ? 2 : o.scale == 2 ? 1 : 0;
+    x64_byte(b, (uint8_t)((sc << 6) | ((o.index >= 0 ? o.index & 7 : 4) << 3) | (base & 7)));
+  } else {
+    modrm(b, mod, r, base);
+  }
+  if (mod == 1) x64_byte(b, (uint8_t)(int8_t)o.disp);
+  else if (mod == 2) x64_imm32(b, (uint32_t)o.disp);
+}
+
+void x64_mov_ri(x64_buf *b, int r, uint64_t imm) {
+  if (imm == 0) {                                   /* xor r32, r32 */
+    x64_rm(b, 0, false, 0x31, 1, r, x64_r(r), false);
+  } else if (imm <= UINT32_MAX) {                   /* mov r32, imm32 */
+    rex(b, false, 0, 0, r, false);
+    x64_byte(b, (uint8_t)(0xB8 + (r & 7)));
+    x64_imm32(b, (uint32_t)imm);
+  } else if ((int64_t)imm >= INT32_MIN && (int64_t)imm <= INT32_MAX) {
+    x64_rm(b, 0, true, 0xC7, 1, 0, x64_r(r), false);  /* mov r64, simm32 */
+    x64_imm32(b, (uint32_t)imm);
+  } else {                                          /* movabs */
+    rex(b, true, 0, 0, r, false);
+    x64_byte(b, (uint8_t)(0xB8 + (r & 7)));
+    x64_imm64(b, imm);
+  }
+}
+
+int32_t x64_jcc(x64_buf *b, int cc, int32_t chain) {
+  x64_byte(b, 0x0F);
+  x64_byte(b, (uint8_t)(0x80 + cc));
+  int32_t at = (int32_t)b->n;
+  x64_imm32(b, (uint32_t)chain);
+  return at;
+}
+
+int32_t x64_jmp(x64_buf *b, int32_t chain) {
+  x64_byte(b, 0xE9);
+  int32_t at = (int32_t)b->n;
+  x64_imm32(b, (uint32_t)chain);
+  return at;
+}
+
+void x64_patch(x64_buf *b, int32_t chain, size_t target) {
+  while (chain >= 0) {
+    int32_t next;
+    memcpy(&next, b->p + chain, 4);
+    int32_t rel = (int32_t)((int64_t)target - (chain + 4));
+    memcpy(b->p + chain, &rel, 4);
+    chain = next;
+  }
+}
+
+void x64_jmp_to(x64_buf *b, int cc, size_t target) {
+  int32_t at = cc < 0 ? x64_jmp(b, -1) : x64_jcc(b, cc, -1);
+  x64_patch(b, at, target);
+}
