@@ -9,7 +9,8 @@
  * Options: --fuel N (instruction budget; interpreter only), --max-depth N
  * (call frames), --interp / --jit (engine), -O2 (tl_module_optimize first, the
  * JIT then compiles the written bytes), --compile-only (compile every
- * function, print time and code size), --eager (compile before running). */
+ * function, print time and code size), --eager (compile before running).
+ * TILT_ENGINE=interp in the environment makes the interpreter the default. */
 #include "cli.h"
 #include "host/host.h"
 
@@ -126,6 +127,8 @@ int main(int argc, char **argv) {
   uint64_t fuel = 0;
   uint32_t depth = 0;
   int engine = TL_ENGINE_JIT, opt = 0;
+  const char *env_engine = getenv("TILT_ENGINE");
+  if (env_engine && !strcmp(env_engine, "interp")) engine = TL_ENGINE_INTERP;
   bool compile_only = false, eager = false;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {

@@ -904,13 +904,36 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
   reload_mem(c);
 }
 
+/* call_indirect: a helper checks the element and returns the entry of a
+ * function of this instance (called directly, or jumped to for a tail
+ * call), or NULL: then a second helper makes the call through C. */
 static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
   uint32_t np, nr;
   func_sig(c, ti, &np, &nr);
   flush_regs(c);
   for (uint32_t i = c->n - np - 1; i < c->n; i++) spill(c, i);
   uint32_t h = c->n - np - 1;
+  call_helper(c, (void *)tl_jit_h_resolve, h, ti, table);
+  x64_rm(c->b, 0, true, 0x85, 1, RAX, x64_r(RAX), false);
+  int32_t slow = x64_jcc(c->b, CC_E, -1);
+  if (tail) {
+    for (uint32_t i = 0; i < np; i++) {
+      ld(c, RCX, TL_I64, home(c, h + i));
+      st_(c, RCX, TL_I64, loc(i));
+    }
+    x64_rm(c->b, 0, true, 0xFF, 1, 0, x64_r(R15), false);
+    x64_rm(c->b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
+    x64_byte(c->b, 8);
+    x64_rm(c->b, 0, false, 0xFF, 1, 4, x64_r(RAX), false);         /* jmp rax */
+  } else {
+    x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
+    x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);         /* call rax */
+    x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
+  }
+  int32_t done = tail ? -1 : x64_jmp(c->b, -1);
+  x64_patch(c->b, slow, c->b->n);
   call_helper(c, (void *)tl_jit_h_call_indirect, h, ti, table);
+  x64_patch(c->b, done, c->b->n);
   c->n = h;
   push_results(c, ti);
   reload_mem(c);
@@ -1096,11 +1119,17 @@ static void op_one(jc *c, int op) {
   }
   default: break;
   }
+  if (oi->imm == TL_IMM_FENCE) { c->p++; return; }
   if (oi->imm == TL_IMM_MEMARG) {
     uint64_t al = leb(c);
     if (al & 0x40) leb(c);
     uint64_t off = leb(c);
     if (mem_op(c, op, off)) return;
+    if (oi->flags & TL_F_ATOMIC) {                 /* atomics: one thread, in C */
+      uint8_t rt[1] = {oi->result};
+      helper_op(c, (uint32_t)op, oi->nops, (uint32_t)off, 0, rt, oi->result != TL_NONE, false);
+      return;
+    }
   }
   if (int_binop(c, op) || shift_op(c, op) || div_op(c, op) || float_op(c, op) || unary_op(c, op)) return;
   /* everything else: a helper over home slots */
@@ -1210,10 +1239,9 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
     int op;
     if (byte == 0xFC || byte == 0xFD || byte == 0xFE) {
       uint32_t code = (uint32_t)leb(c);
-      if (byte != 0xFC)
+      if (byte == 0xFD)
         return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                         byte == 0xFD ? "SIMD is not supported by the JIT yet; use --interp"
-                                      : "threads are not supported by the JIT yet; use --interp");
+                         "SIMD is not supported by the JIT yet; use --interp");
       op = tl_op_decode(byte, code);
     } else {
       op = tl_op_decode(0, byte);

@@ -161,19 +161,33 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
     ((entry_fn)(uintptr_t)trampoline_code)(fc, sp, fc->code + fc->offs[f->index], depth);
     return;
   }
+  /* a host function (it sees the calling instance's memory), or a function
+   * of another store */
   uint32_t n = f->np > f->nr ? f->np : f->nr;
-  tl_v small[8], *buf = small;
-  if (n > 8 && !(buf = calloc(n, sizeof *buf))) abort();
-  memset(buf, 0, (n < 8 ? 8 : n) * sizeof *buf);
-  for (uint32_t i = 0; i < f->np; i++) buf[i].i64 = mask(f->types[i], sp[i]);
+  tl_value small[16], *buf = small;
+  if (2 * n > 16 && !(buf = calloc(2 * (size_t)n, sizeof *buf))) abort();
+  tl_value *a = buf, *r = buf + n;
+  for (uint32_t i = 0; i < f->np; i++) {
+    memset(&a[i], 0, sizeof a[i]);
+    a[i].type = f->types[i];
+    a[i].of.i64 = (int64_t)mask(f->types[i], sp[i]);
+  }
+  for (uint32_t i = 0; i < f->nr; i++) {
+    memset(&r[i], 0, sizeof r[i]);
+    r[i].type = f->types[f->np + i];
+  }
   uint64_t *top0 = js->top;
   js->top = sp + n + 1;
-  uint64_t d0 = js->eager;
-  (void)d0;
   tl_error e = {0};
-  tl_status st = tl_interp_run(c->inst->s, f, buf, buf, &e);
+  tl_status st;
+  if (f->host) {
+    tl_host_call hc = {c->inst, f->nr};
+    st = f->host(&hc, f->user, a, r, &e);
+  } else {
+    st = tl_func_call(f->inst->s, (tl_extern){TL_EXTERNKIND_FUNC, f}, a, f->np, r, f->nr, NULL, &e);
+  }
   js->top = top0;
-  for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) sp[i] = buf[i].i64;
+  for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) sp[i] = (uint64_t)r[i].of.i64;
   if (buf != small) free(buf);
   if (st) {
     js->err = e;
@@ -185,6 +199,24 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
 void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth) {
   (void)unused;
   invoke(c, c->inst->funcs[fidx], sp, depth);
+}
+
+static tl_funcinst *elem_checked(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table) {
+  tl_funcinst *sig = &c->inst->sigs[ti];
+  tl_tableinst *t = c->inst->tables[table];
+  uint32_t i = (uint32_t)sp[sig->np];
+  if (i >= t->n) jtrap(c->js, TL_E_TRAP, "undefined element");
+  tl_funcinst *f = t->e[i];
+  if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
+  if (f != sig && f->types != sig->types && !tl_interp_sig_eq(f, sig))
+    jtrap(c->js, TL_E_TRAP, "indirect call type mismatch");
+  return f;
+}
+
+void *tl_jit_h_resolve(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth) {
+  (void)depth;
+  tl_funcinst *f = elem_checked(c, sp, ti, table);
+  return f->inst == c->inst ? c->code + c->offs[f->index] : NULL;
 }
 
 void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth) {
@@ -248,6 +280,53 @@ static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
     t->n = (uint32_t)nn;
   }
   return old;
+}
+
+/* Atomics on one thread, as the interpreter runs them: sp[0] is the address,
+ * operands follow; off is the memarg offset. */
+static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off) {
+  static const uint8_t size[7] = {4, 8, 1, 2, 1, 2, 4};
+  tl_meminst *mm = c->inst->mems[0];
+  uint64_t ms = mm->pages * TL_PAGE, ea = (uint64_t)(uint32_t)sp[0] + off;
+  unsigned w;
+  int grp = 0, var = 0;
+  if (op == TL_OP_MEMORY_ATOMIC_NOTIFY) w = 4;
+  else if (op == TL_OP_MEMORY_ATOMIC_WAIT32) w = 4;
+  else if (op == TL_OP_MEMORY_ATOMIC_WAIT64) w = 8;
+  else {
+    int k = op - TL_OP_I32_ATOMIC_LOAD;
+    grp = k / 7;
+    var = k % 7;
+    w = size[var];
+  }
+  if (oob(ea, w, ms)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  if (ea & (w - 1)) jtrap(c->js, TL_E_TRAP, "unaligned atomic");
+  uint8_t *p = mm->data + ea;
+  uint64_t old = 0;
+  memcpy(&old, p, w);
+  if (op == TL_OP_MEMORY_ATOMIC_NOTIFY) { sp[0] = 0; return; }
+  if (op == TL_OP_MEMORY_ATOMIC_WAIT32 || op == TL_OP_MEMORY_ATOMIC_WAIT64) {
+    if (!mm->shared) jtrap(c->js, TL_E_TRAP, "expected shared memory");
+    uint64_t want = w == 4 ? (uint32_t)sp[1] : sp[1];
+    sp[0] = old != want ? 1 : 2;
+    return;
+  }
+  bool i64 = var == 1 || var >= 4;
+  uint64_t m = w == 8 ? UINT64_MAX : (1ull << (8 * w)) - 1;
+  uint64_t x = i64 ? sp[1] : (uint32_t)sp[1], y = i64 ? sp[2] : (uint32_t)sp[2], nv = 0;
+  switch (grp) {
+  case 0: sp[0] = old; return;
+  case 1: nv = x; break;
+  case 2: nv = old + x; break;
+  case 3: nv = old - x; break;
+  case 4: nv = old & x; break;
+  case 5: nv = old | x; break;
+  case 6: nv = old ^ x; break;
+  case 7: nv = x; break;
+  default: nv = old == (x & m) ? y : old; break;
+  }
+  memcpy(p, &nv, w);
+  if (grp >= 2) sp[0] = old;
 }
 
 void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
@@ -327,6 +406,10 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     return;
   }
   default: break;
+  }
+  if (tl_ops[op].flags & TL_F_ATOMIC) {
+    atomic_op(c, sp, (int)op, a);
+    return;
   }
   if ((op >= TL_OP_I32_TRUNC_F32_S && op <= TL_OP_I64_TRUNC_F64_U) ||
       (op >= TL_OP_I32_TRUNC_SAT_F32_S && op <= TL_OP_I64_TRUNC_SAT_F64_U)) {

@@ -1,0 +1,16 @@
+# The JIT (issue 7): the spec suite and the WASI programs on the JIT; the
+# interpreter's WASI run is pinned to the interpreter (tilt-run's default
+# engine is the JIT). Unit tests are test/unit/jit_*_test.c.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+  add_test(NAME spec.jit
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/jit/spec.sh $<TARGET_FILE:spec-runner>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/spec-json-jit)
+  set_tests_properties(spec.jit PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  add_test(NAME wasi.jit
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/wasi/run.sh $<TARGET_FILE:tilt-run>
+                   ${CMAKE_CURRENT_BINARY_DIR}/wasi-jit)
+  set_tests_properties(wasi.jit PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT TILT_ENGINE=jit)
+  if(TEST wasi.interp)
+    set_tests_properties(wasi.interp PROPERTIES ENVIRONMENT TILT_ENGINE=interp)
+  endif()
+endif()
