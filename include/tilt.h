@@ -250,7 +250,8 @@ tl_status tl_set_start(tl_module *m, uint32_t func);
  * "v128.load8_lane", "i32.atomic.rmw.cmpxchg", ...). tl_op_lookup gives the
  * opcode number of a name (-1 if unknown); the numbers are only meaningful
  * to this build of the library, so look them up rather than storing them.
- * "select" is the untyped select. tilt's multi-value pseudo instructions
+ * "select" is the untyped select (tl_build_select with a type builds the
+ * typed one). tilt's multi-value pseudo instructions
  * are "tuple.make" and "tuple.extract". */
 int tl_op_lookup(const char *text);
 const char *tl_op_name(int op);  /* NULL if op is out of range */
