@@ -1,7 +1,7 @@
 /* capi.c — the C API for building modules from scratch (tilt.h, "building
  * modules"). Owns argument checking: every entry point checks the indices,
  * labels and shapes the IR relies on before touching it, records why in
- * m->api_err and returns an error value; bad arguments never abort. Every
+ * its state (m->capi) and returns an error value; bad arguments never abort. Every
  * expression builder funnels into one checked constructor (start + finish)
  * that reads the opcode table, so no instruction is listed here twice.
  * Assumes: function indices are imports first, so imports come first. */
@@ -24,6 +24,8 @@ _Static_assert(TL_EXPORT_FUNC == TL_EXTERN_FUNC && TL_EXPORT_TABLE == TL_EXTERN_
 _Static_assert(TL_LABEL_NONE == TL_NO_LABEL && TL_INVALID_INDEX == TL_NO_INDEX,
                "tilt.h sentinels must match ir.h");
 _Static_assert(sizeof(tl_type_t) == sizeof(tl_type), "tl_type_t is tl_type");
+_Static_assert(TL_VAL_I32 == TL_TYPE_I32 && TL_VAL_EXTERNREF == TL_TYPE_EXTERNREF,
+               "execution value types match the building ones");
 
 #define MAX_PAGES 65536u
 
