@@ -608,6 +608,20 @@ START_TEST(every_expression_kind) {
   tl_module_free(m);
 } END_TEST
 
+/* Builders do not check features; validation names the flag to enable. */
+START_TEST(features_checked_by_validate) {
+  tl_module *m = new_module(tl_features_default_set());
+  uint32_t f = void_func(m, NULL, 0);
+  ck_assert_int_eq(tl_function_set_body(m, f, tl_build_drop(m, tl_build_const_v128(m, zero16))),
+                   TL_OK);
+  tl_error err = {0};
+  ck_assert_int_eq(tl_module_validate(m, &err), TL_E_FEATURE);
+  ck_assert_msg(strstr(err.msg, "simd"), "message: %s", err.msg);
+  tl_module_set_features(m, tl_module_features(m) | TL_FEATURE_SIMD);
+  ck_assert_int_eq(tl_module_validate(m, &err), TL_OK);
+  tl_module_free(m);
+} END_TEST
+
 /* ---- write -> read -> print ---------------------------------------------- */
 static tl_module *build_sum(void) {
   tl_module *m = new_module(tl_features_default_set());
@@ -902,6 +916,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, memory_tables_simd);
   tcase_add_test(tc, module_items);
   tcase_add_test(tc, every_expression_kind);
+  tcase_add_test(tc, features_checked_by_validate);
   tcase_add_test(tc, write_read_print);
   tcase_add_test(tc, built_code_runs);
   tcase_add_test(tc, relooper_body);
