@@ -5,8 +5,12 @@
 [ -n "${TILT_RUN:-}" ] || { echo "SKIP: tilt-run is not built"; exit 77; }
 
 "$TILT_OPT" "$HELLO" -o out.wasm
-check_sh "tilt-run: hello, world" 'test "$("$TILT_RUN" out.wasm)" = "hello, world"'
-check_sh "tilt-run: fac 10" 'test "$("$TILT_RUN" --invoke fac out.wasm 10)" = "i64:3628800"'
+# Both engines: the default (the JIT) and the reference interpreter.
+for engine in "" --interp; do
+  E=$engine
+  check_sh "tilt-run ${E:-(default engine)}: hello, world" 'test "$("$TILT_RUN" $E out.wasm)" = "hello, world"'
+  check_sh "tilt-run ${E:-(default engine)}: fac 10" 'test "$("$TILT_RUN" $E --invoke fac out.wasm 10)" = "i64:3628800"'
+done
 if command -v node >/dev/null; then
   cat > run.mjs <<'JS'
 import { readFileSync } from 'node:fs';
