@@ -97,13 +97,12 @@ tl_expr *tl_make_block(tl_module *m, tl_op op, uint32_t label, tl_expr **kids, u
 typedef struct {
   tl_module *m;
   tl_func *f;
-  tl_vec map; /* pairs {old label, new label} for labels defined in the copy */
+  uint32_t *map;   /* old label -> new label, for labels defined in the copy */
+  uint32_t nmap;   /* labels that existed when the copy started */
 } copy_ctx;
 
 static uint32_t map_label(copy_ctx *c, uint32_t l) {
-  for (size_t i = 0; i + 1 < c->map.n; i += 2)
-    if (TL_VEC_AT(&c->map, uint32_t, i) == l) return TL_VEC_AT(&c->map, uint32_t, i + 1);
-  return l;
+  return l < c->nmap && c->map[l] != TL_NO_LABEL ? c->map[l] : l;
 }
 
 static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
@@ -113,8 +112,7 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
   n->kid = e->nkid ? TL_NEWN(&c->m->arena, tl_expr *, e->nkid) : NULL;
   if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && c->f) {
     uint32_t fresh = tl_func_new_label(c->m, c->f);
-    TL_VEC_PUSH(&c->map, uint32_t, e->imm.block.label);
-    TL_VEC_PUSH(&c->map, uint32_t, fresh);
+    if (e->imm.block.label < c->nmap) c->map[e->imm.block.label] = fresh;
     n->imm.block.label = fresh;
   } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     n->imm.label = map_label(c, e->imm.label);
@@ -133,7 +131,10 @@ typedef struct { const tl_expr *src; tl_expr **dst; } copy_item;
 
 tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
   if (!e) return NULL;
-  copy_ctx c = {m, f, {0}};
+  copy_ctx c = {m, f, NULL, f ? f->nlabel : 0};
+  c.map = malloc((c.nmap + 1) * sizeof *c.map);
+  if (!c.map) abort();
+  for (uint32_t i = 0; i < c.nmap; i++) c.map[i] = TL_NO_LABEL;
   tl_vec todo = {0};
   tl_expr *root = NULL;
   copy_item first = {e, &root};
@@ -149,6 +150,6 @@ tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
     }
   }
   tl_vec_free(&todo);
-  tl_vec_free(&c.map);
+  free(c.map);
   return root;
 }
