@@ -174,10 +174,10 @@ int main(int argc, char **argv) {
   tl_wasi_define(l, s, &w);
   tl_spectest_define(l, s, true);
   int rc;
-  double t0 = cpu_now();
   tl_instance *inst = tl_instantiate(s, m, l, &err);
   if (inst && (compile_only || eager) && engine == TL_ENGINE_JIT) {
     size_t code = 0;
+    double t0 = cpu_now();
     tl_status st = tl_jit_compile_instance(inst, &code, &err);
     if (st) {
       rc = report(st, &err, &w);

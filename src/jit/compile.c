@@ -663,10 +663,10 @@ static bool float_op(jc *c, int op) {
 
 /* unary: the operand in a register, one instruction (or two) */
 static bool unary_op(jc *c, int op) {
-  valent *top = &c->st[c->n - 1];
+  valent *top = c->n ? &c->st[c->n - 1] : NULL;
   switch (op) {
   case TL_OP_I32_EQZ: case TL_OP_I64_EQZ: {
-    if (op == TL_OP_I32_EQZ && top->kind == V_FLAGS) {
+    if (op == TL_OP_I32_EQZ && top && top->kind == V_FLAGS) {
       top->cc ^= 1;
       return true;
     }
