@@ -450,6 +450,9 @@ const char *tl_pass_help(uint32_t i);
  * 2 is -Oz (with opt_level 2), as wasm-opt defines them. */
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,
                              const tl_pass_options *opt, tl_error *err);
+/* The pass names of that pipeline, in order, into names[0..cap); returns
+ * how many there are. */
+uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap);
 /* The observable behaviour of m as text, for differential testing
  * (wasm-opt --fuzz-exec): every exported function is called in export
  * order with fixed arguments, against stub imports that log their calls;

@@ -1,5 +1,7 @@
 /* tilt-opt — the wasm-opt compatible command line: read a binary module,
- * validate it, and write it back as binary (-o) or text (-S, --print).
+ * validate it, run passes (--<pass> flags and -O levels, in the order
+ * given, as wasm-opt does), and write it back as binary (-o) or text (-S,
+ * --print).
  * One table (flags[]) drives both parsing and --help. Only the public API
  * (tilt.h) is used. Every flag we do not implement is an error that says so;
  * nothing is silently ignored. Exit status: 0 on success, 1 on any error. */
@@ -20,12 +22,21 @@ typedef struct {
   bool emit_text, print, debug_names, validate, quiet, detect;
   uint32_t features;       /* running set; --enable/--disable apply in order */
   bool strip_debug, strip_dwarf, strip_producers, strip_target_features;
+  const char **passes;     /* the passes to run, -O levels expanded */
+  uint32_t npasses;
+  const char **skip;       /* --skip-pass names */
+  uint32_t nskip;
+  const char **arg_keys, **arg_values; /* --pass-arg KEY@VALUE */
+  uint32_t nargs;
+  bool converge, debug, fuzz_exec;
+  uint32_t threads;
 } opts;
 
 typedef enum {
   O_OUTPUT, O_TEXT, O_PRINT, O_DEBUG, O_VALIDATE, O_NO_VALIDATE, O_ALL, O_MVP,
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
-  O_QUIET, O_HELP, O_VERSION
+  O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
+  O_SKIP_PASS
 } opt_id;
 
 /* Flag table — long name, short name (or NULL), takes an argument, help. */
@@ -50,6 +61,14 @@ static const struct {
   {O_STRIP_TARGET_FEATURES, "--strip-target-features", NULL, false,
    "strip the target_features section"},
   {O_QUIET, "--quiet", "-q", false, "hide warnings"},
+  {O_PASS_ARG, "--pass-arg", "-pa", true, "KEY@VALUE argument for passes"},
+  {O_CONVERGE, "--converge", "-c", false, "run the passes again while the binary shrinks"},
+  {O_DEBUG_PASSES, "--debug", "-d", false,
+   "print each pass's time and IR size, validate after every pass"},
+  {O_THREADS, "--threads", NULL, true, "N threads for function passes (default: one per core)"},
+  {O_FUZZ_EXEC, "--fuzz-exec", NULL, false,
+   "run the exports before and after the passes and compare what they do"},
+  {O_SKIP_PASS, "--skip-pass", "-sp", true, "skip this pass when it comes up in a pipeline"},
   {O_HELP, "--help", "-h", false, "show this help and exit"},
   {O_VERSION, "--version", NULL, false, "show the version and exit"},
 };
@@ -71,7 +90,13 @@ static void help(void) {
   printf("):\n");
   for (uint32_t b = 1; b & TL_FEATURES_ALL; b <<= 1)
     printf("  --enable-%s, --disable-%s\n", tl_feature_to_name(b), tl_feature_to_name(b));
-  printf("\noptimization passes: none yet\n");
+  printf("\noptimization levels:\n  -O0 .. -O4, -Os, -Oz, -O (= -Os)\n"
+         "\noptimization passes (run in the order given):\n");
+  for (uint32_t i = 0; tl_pass_name(i); i++) {
+    char name[64];
+    snprintf(name, sizeof name, "--%s", tl_pass_name(i));
+    printf("  %-34s %s\n", name, tl_pass_help(i));
+  }
 }
 
 /* --enable-NAME / --disable-NAME; returns false if a is no feature flag. */
@@ -86,8 +111,34 @@ static bool feature_flag(opts *o, const char *a, bool *ok) {
   return true;
 }
 
+static void push_str(const char ***v, uint32_t *n, const char *s) {
+  const char **nv = realloc((void *)*v, (*n + 1) * sizeof **v);
+  if (!nv) {
+    cli_fail("out of memory");
+    exit(1);
+  }
+  nv[(*n)++] = s;
+  *v = nv;
+}
+
+static void pass_arg(opts *o, const char *arg) {
+  const char *at = strchr(arg, '@');
+  char *key = strdup(arg);
+  if (!key) exit(1);
+  if (at) key[at - arg] = 0;
+  push_str(&o->arg_keys, &o->nargs, key);
+  o->nargs--;
+  push_str(&o->arg_values, &o->nargs, at ? at + 1 : "1");
+}
+
 static void apply(opts *o, opt_id id, const char *arg) {
   switch (id) {
+  case O_PASS_ARG: pass_arg(o, arg); break;
+  case O_CONVERGE: o->converge = true; break;
+  case O_DEBUG_PASSES: o->debug = true; break;
+  case O_THREADS: o->threads = (uint32_t)strtoul(arg, NULL, 10); break;
+  case O_FUZZ_EXEC: o->fuzz_exec = true; break;
+  case O_SKIP_PASS: push_str(&o->skip, &o->nskip, arg); break;
   case O_OUTPUT: o->out = arg; break;
   case O_TEXT: o->emit_text = true; break;
   case O_PRINT: o->print = true; break;
@@ -107,6 +158,31 @@ static void apply(opts *o, opt_id id, const char *arg) {
   }
 }
 
+/* -O, -O0..-O4, -Os, -Oz: the level's pipeline, at this point of the list. */
+static bool opt_level_flag(opts *o, const char *a) {
+  uint32_t opt, shrink = 0;
+  if (!strcmp(a, "-O")) opt = 2, shrink = 1;
+  else if (!strcmp(a, "-Os")) opt = 2, shrink = 1;
+  else if (!strcmp(a, "-Oz")) opt = 2, shrink = 2;
+  else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '4' && !a[3]) opt = (uint32_t)(a[2] - '0');
+  else return false;
+  const char *names[128];
+  uint32_t n = tl_pipeline(opt, shrink, names, 128);
+  for (uint32_t i = 0; i < n; i++) push_str(&o->passes, &o->npasses, names[i]);
+  return true;
+}
+
+/* --NAME for every pass in the registry. */
+static bool pass_flag(opts *o, const char *a) {
+  if (strncmp(a, "--", 2)) return false;
+  for (uint32_t i = 0; tl_pass_name(i); i++) {
+    if (strcmp(a + 2, tl_pass_name(i))) continue;
+    push_str(&o->passes, &o->npasses, tl_pass_name(i));
+    return true;
+  }
+  return false;
+}
+
 /* Matches a against the table; "--output=FILE" style is accepted too. */
 static int parse_flag(opts *o, int argc, char **argv, int i) {
   const char *a = argv[i];
@@ -123,6 +199,7 @@ static int parse_flag(opts *o, int argc, char **argv, int i) {
   }
   bool ok;
   if (feature_flag(o, a, &ok)) return ok ? i : -1;
+  if (opt_level_flag(o, a) || pass_flag(o, a)) return i;
   cli_fail("unknown option '%s'", a);
   return -1;
 }
@@ -206,20 +283,101 @@ static tl_module *load(opts *o) {
   return m;
 }
 
+static void report_pass(void *user, const char *pass, double seconds, uint64_t nodes) {
+  (void)user;
+  fprintf(stderr, "[pass] %-32s %9.3f ms  %10llu nodes\n", pass, seconds * 1e3,
+          (unsigned long long)nodes);
+}
+
+static size_t binary_size(tl_module *m) {
+  uint8_t *bytes;
+  size_t size = 0;
+  tl_error err;
+  if (tl_module_write(m, NULL, &bytes, &size, &err) != TL_OK) return 0;
+  free(bytes);
+  return size;
+}
+
+/* The pass list minus --skip-pass names. */
+static uint32_t kept_passes(opts *o, const char **out) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < o->npasses; i++) {
+    bool skip = false;
+    for (uint32_t k = 0; k < o->nskip; k++) skip |= !strcmp(o->skip[k], o->passes[i]);
+    if (!skip) out[n++] = o->passes[i];
+  }
+  return n;
+}
+
+static int run_passes(opts *o, tl_module *m) {
+  if (!o->npasses) return 0;
+  const char **names = calloc(o->npasses, sizeof *names);
+  if (!names) return cli_fail("out of memory"), 1;
+  uint32_t n = kept_passes(o, names);
+  tl_pass_options po = {.threads = o->threads, .validate_each = o->debug, .nargs = o->nargs,
+                        .arg_keys = o->arg_keys, .arg_values = o->arg_values,
+                        .on_pass_done = o->debug ? report_pass : NULL};
+  tl_error err;
+  size_t size = o->converge ? binary_size(m) : 0;
+  int rc = 0;
+  for (;;) {
+    if (tl_module_run_passes(m, names, n, &po, &err) != TL_OK) {
+      cli_print_error(o->in_name, &err);
+      rc = 1;
+      break;
+    }
+    if (!o->converge) break;
+    size_t now = binary_size(m);
+    if (now >= size) break;
+    size = now;
+  }
+  free(names);
+  return rc;
+}
+
+/* Logs agree up to the first "[stop" (running out of fuel or stack) in either. */
+static bool same_behaviour(const char *a, const char *b) {
+  const char *sa = strstr(a, "[stop"), *sb = strstr(b, "[stop");
+  size_t na = sa ? (size_t)(sa - a) : strlen(a), nb = sb ? (size_t)(sb - b) : strlen(b);
+  if (!sa && !sb) return !strcmp(a, b);
+  size_t n = na < nb ? na : nb;
+  return !strncmp(a, b, n);
+}
+
+enum { FUZZ_FUEL = 10000000 };
+
 int main(int argc, char **argv) {
   opts o = {.validate = true, .features = tl_features_default_set()};
   cli_init(argv[0]);
   if (!parse(&o, argc, argv)) return 1;
   tl_module *m = load(&o);
   if (!m) return 1;
-  /* Passes will run here; the output is validated after them. */
+  char *before = o.fuzz_exec ? tl_module_fuzz_exec(m, FUZZ_FUEL) : NULL;
+  int rc = run_passes(&o, m);
+  if (!rc && before) {
+    char *after = tl_module_fuzz_exec(m, FUZZ_FUEL);
+    printf("[fuzz-exec] before the passes:\n%s", before);
+    if (!same_behaviour(before, after)) {
+      printf("[fuzz-exec] after the passes:\n%s", after);
+      fprintf(stderr, "%s: error: fuzz-exec: the passes changed what the module does\n", o.in_name);
+      rc = 1;
+    } else {
+      printf("[fuzz-exec] the same after the passes\n");
+    }
+    free(after);
+  }
+  free(before);
   tl_error err;
-  int rc = 0;
-  if (o.validate && tl_module_validate(m, &err) != TL_OK) {
+  if (!rc && o.validate && tl_module_validate(m, &err) != TL_OK) {
     cli_print_error(o.in_name, &err);
     rc = 1;
   }
   if (!rc) rc = emit(&o, m);
   tl_module_free(m);
+  for (uint32_t i = 0; i < o.nargs; i++) free((void *)o.arg_keys[i]);
+  free(o.arg_keys);
+  free(o.arg_values);
+  free(o.passes);
+  free(o.skip);
   return rc;
 }

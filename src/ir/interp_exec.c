@@ -92,7 +92,7 @@ static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
 #define MEMEA(N) uint64_t ea = (uint64_t)sp[-1].i32 + ins->u.b; if (oob(ea, (N), ms)) TRAP("out of bounds memory access")
 #define LOAD(OP, F, N, conv) case TL_OP_##OP: { MEMEA(N); uint64_t v = ld_n(mb + ea, N); PUT_##F(sp[-1], conv); break; }
 #define STORE(OP, F, N) case TL_OP_##OP: { uint64_t v = (--sp)->F; MEMEA(N); st_n(mb + ea, v, N); sp--; break; }
-#define RELOAD() do { if (inst->m->memories.n) { mb = inst->mems[0]->data; ms = inst->mems[0]->pages * TL_PAGE; } else { mb = NULL; ms = 0; } } while (0)
+#define RELOAD() do { if (inst->m->memories.n && inst->mems[0]) { mb = inst->mems[0]->data; ms = inst->mems[0]->pages * TL_PAGE; } else { mb = NULL; ms = 0; } } while (0)
 
 static void trunc_kind(int op, bool *sat, bool *is64, bool *sign, bool *src64) {
   int d;

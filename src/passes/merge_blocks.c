@@ -2,10 +2,19 @@
  * block's list is spliced into that list; a block that is the first operand
  * of an instruction is hoisted so the instruction applies to its value:
  * (i32.add (block (stmt) (v)) x) => (block (stmt) (i32.add (v) x)).
- * Assumes: valid IR; unused labels already removed (remove-unused-names).
+ * Assumes: valid IR. Labels nothing branches to are treated as absent.
  * Guarantees: evaluation order unchanged (only first operands are hoisted,
  * so nothing is reordered); types recomputed where blocks change. */
 #include "passes.h"
+
+/* Drops labels nothing branches to, so such blocks merge too. */
+static void unlabel_visit(tl_walk *w, tl_expr **slot) {
+  tl_label_info *li = w->ctx;
+  tl_expr *e = *slot;
+  if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL &&
+      !li->count[e->imm.block.label])
+    e->imm.block.label = TL_NO_LABEL;
+}
 
 static bool splice_ok(const tl_expr *parent, const tl_expr *k, bool last) {
   if (k->op != TL_OP_BLOCK || k->imm.block.label != TL_NO_LABEL) return false;
@@ -59,6 +68,10 @@ static void merge_visit(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {
+  tl_label_info li;
+  tl_labels_count(ctx->m, f, &li);
+  tl_walk_post(ctx->m, f, &f->body, unlabel_visit, &li);
+  tl_labels_free(&li);
   tl_walk_post(ctx->m, f, &f->body, merge_visit, NULL);
   return TL_OK;
 }

@@ -39,9 +39,6 @@ const tl_pass_info *tl_pass_find(const char *name);
 const tl_pass_info *tl_pass_at(uint32_t i);  /* NULL past the end */
 const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key);
 
-/* pipeline.c */
-uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap);
-
 /* effects.c — what evaluating a subtree may do. */
 typedef struct {
   uint32_t flags;      /* OR of tl_ops[].flags of every node (TL_F_*) */

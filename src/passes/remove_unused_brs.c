@@ -22,6 +22,8 @@ static bool is_plain_br(const tl_expr *e) { return e->op == TL_OP_BR && e->nkid 
 
 static void drop_final_br(brs_ctx *c, tl_expr *e) {
   if (e->op != TL_OP_BLOCK || e->imm.block.label == TL_NO_LABEL || !e->nkid) return;
+  for (uint32_t i = 0; i + 1 < e->nkid; i++) /* nothing after an unreachable kid runs */
+    if (e->kid[i]->type == TL_UNREACHABLE) e->nkid = i + 1;
   tl_expr *last = e->kid[e->nkid - 1];
   if (last->op != TL_OP_BR || last->imm.label != e->imm.block.label) return;
   if (last->nkid) e->kid[e->nkid - 1] = last->kid[0];

@@ -71,7 +71,11 @@ static bool is_nop(const tl_expr *e) {
          (e->op == TL_OP_BLOCK && e->nkid == 0 && e->imm.block.label == TL_NO_LABEL);
 }
 
-static bool has_label(const tl_expr *e) { return e->imm.block.label != TL_NO_LABEL; }
+/* A label counts only if something branches to it. */
+static bool has_label_in(const vac_ctx *c, const tl_expr *e) {
+  return e->imm.block.label != TL_NO_LABEL && c->count[e->imm.block.label];
+}
+#define has_label(e) has_label_in(w->ctx, (e))
 
 static void finalize_control(tl_walk *w, tl_expr *e) {
   vac_ctx *c = w->ctx;
@@ -153,6 +157,7 @@ static void vac_visit(tl_walk *w, tl_expr **slot) {
 
 static void vac_node(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
+  if ((tl_ops[e->op].flags & TL_F_CONTROL) && !has_label(e)) e->imm.block.label = TL_NO_LABEL;
   bool root = slot == &w->f->body;
   switch (e->op) {
   case TL_OP_BLOCK:

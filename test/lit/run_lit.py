@@ -14,7 +14,7 @@ def parse(path):
     for line in open(path):
         if line.startswith(';; RUN:'):
             run = line[len(';; RUN:'):].split()
-        elif not line.startswith(';; CHECK:'):
+        if not line.startswith(';; CHECK:') and not line.startswith(';; The CHECK lines below'):
             body.append(line)
     while body and body[-1].strip() == '':
         body.pop()
