@@ -801,29 +801,30 @@ static const memop mops[] = {
   {TL_OP_I64_STORE32, 4, 0, 0, 0x89, 1, TL_I64},
 };
 
-/* Pops the address, bounds-checks [addr+off, +size) against r14 and returns
- * the operand [r13 + rax]. */
-static x64_op mem_addr(jc *c, uint64_t off, uint8_t size) {
+/* Pops the address and returns the operand [r13 + addr + off]. No bounds
+ * check: memory 0 is an 8 GiB reservation (runtime.c), so addr + off + size
+ * (< 2^33 + 8) never leaves it and faults past the accessible pages become
+ * traps in the signal handler. i32 values in registers are always
+ * zero-extended (every 32-bit operation writes the full register). */
+static x64_op mem_addr(jc *c, uint64_t off) {
   valent a = pop(c);
   if (a.kind == V_CONST) {
     uint64_t ea = (uint32_t)a.imm + off;
+    if (ea <= INT32_MAX) return x64_m(R13, (int32_t)ea);
     x64_mov_ri(c->b, RAX, ea);
+    return x64_mi(R13, RAX, 1, 0);
+  }
+  int r = RAX;
+  if (a.kind == V_REG) {
+    r = a.reg;
+    free_reg(c, r);
   } else {
     load_into(c, RAX, &a);
-    drop_entry(c, a);
-    if (a.type == TL_I32 && a.kind == V_REG) x64_rm(c->b, 0, false, 0x8B, 1, RAX, x64_r(RAX), false);
-    if (off && off <= INT32_MAX) {
-      x64_rm(c->b, 0, true, 0x81, 1, 0, x64_r(RAX), false);
-      x64_imm32(c->b, (uint32_t)off);
-    } else if (off) {
-      x64_mov_ri(c->b, RCX, off);
-      x64_rm(c->b, 0, true, 0x03, 1, RAX, x64_r(RCX), false);
-    }
   }
-  x64_rm(c->b, 0, true, 0x8D, 1, RCX, x64_m(RAX, size), false);     /* lea rcx, [rax+size] */
-  x64_rm(c->b, 0, true, 0x3B, 1, RCX, x64_r(R14), false);          /* cmp rcx, r14 */
-  trap_jcc(c, CC_A, JT_OOB_MEM);
-  return x64_mi(R13, RAX, 1, 0);
+  if (off <= INT32_MAX) return x64_mi(R13, r, 1, (int32_t)off);
+  x64_mov_ri(c->b, RCX, off);
+  x64_rm(c->b, 0, true, 0x03, 1, RCX, x64_r(r), false);
+  return x64_mi(R13, RCX, 1, 0);
 }
 
 static bool mem_op(jc *c, int op, uint64_t off) {
@@ -832,8 +833,11 @@ static bool mem_op(jc *c, int op, uint64_t off) {
     if (k->op != op) continue;
     bool store = tl_ops[op].flags & TL_F_WRITES_MEM;
     if (!store) {
-      x64_op o = mem_addr(c, off, k->size);
-      int r = alloc_reg(c, isf(k->t));
+      valent *av = &c->st[c->n - 1];
+      bool reuse = av->kind == V_REG && !isf(k->t);       /* mov esi, [r13+rsi+off] */
+      int r = reuse ? av->reg : alloc_reg(c, isf(k->t));  /* before: spills use rax */
+      x64_op o = mem_addr(c, off);
+      c->busy |= 1u << r;
       x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, false);
       push_reg(c, k->t, r);
       return true;
@@ -842,7 +846,7 @@ static bool mem_op(jc *c, int op, uint64_t off) {
     int r;
     if (v.kind == V_REG) r = v.reg;
     else { r = alloc_reg(c, isf(k->t)); load_into(c, r, &v); v.kind = V_REG; v.reg = (uint8_t)r; }
-    x64_op o = mem_addr(c, off, k->size);
+    x64_op o = mem_addr(c, off);
     x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, k->size == 1);
     drop_entry(c, v);
     return true;
@@ -1122,7 +1126,11 @@ static void op_one(jc *c, int op) {
   if (oi->imm == TL_IMM_FENCE) { c->p++; return; }
   if (oi->imm == TL_IMM_MEMARG) {
     uint64_t al = leb(c);
-    if (al & 0x40) leb(c);
+    if ((al & 0x40) && leb(c) != 0) {
+      c->bad = true;
+      c->why = "multi-memory is not supported";
+      return;
+    }
     uint64_t off = leb(c);
     if (mem_op(c, op, off)) return;
     if (oi->flags & TL_F_ATOMIC) {                 /* atomics: one thread, in C */

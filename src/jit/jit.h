@@ -66,6 +66,7 @@ struct jstore {
   tl_status st;
   tl_error err;
   tl_vec maps;                 /* {void *, size_t} code mappings to unmap */
+  tl_vec mems;                 /* jmem: memories moved into reservations */
   bool eager;
 };
 

@@ -5,16 +5,28 @@
  * Store objects (memories, tables, globals, function instances) are the
  * interpreter's (interp_impl.h), so linking, host functions, spectest and
  * WASI are shared. Code memory is mapped writable, filled, then made
- * read+execute: never both at once. Traps longjmp to the innermost run. */
+ * read+execute: never both at once. Traps longjmp to the innermost run.
+ * Linear memories a JIT instance uses are moved into an 8 GiB reservation
+ * (accessible pages read-write, the rest PROT_NONE; memory.grow is an
+ * mprotect), so generated code does no bounds checks: a SIGSEGV/SIGBUS at an
+ * address inside a reservation while JIT code runs becomes the trap "out of
+ * bounds memory access". A store on the JIT must not be switched back to the
+ * interpreter (its grow would realloc a reservation). */
 #include "jit.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #define VSTACK_SLOTS (1u << 21)
 
 typedef struct { void *p; size_t n; } jmap;
+typedef struct { tl_meminst *mm; uint8_t *base; size_t len; } jmem;
+#define RESERVE ((size_t)8 << 30)
+#define GUARD ((size_t)1 << 16)
+
+static _Thread_local jstore *cur_js;   /* the store whose code runs on this thread */
 
 static const uint8_t *trampoline_code;
 
@@ -89,6 +101,12 @@ void tl_jit_store_free(tl_store *s) {
     munmap(e->p, e->n);
   }
   tl_vec_free(&js->maps);
+  for (size_t i = 0; i < js->mems.n; i++) {
+    jmem *e = &TL_VEC_AT(&js->mems, jmem, i);
+    munmap(e->base, e->len);
+    e->mm->data = NULL;                    /* tl_store_free frees NULL */
+  }
+  tl_vec_free(&js->mems);
   for (tl_instance *i = s->insts; i; i = i->next) {
     jctx *c = i->jit;
     if (!c) continue;
@@ -101,12 +119,77 @@ void tl_jit_store_free(tl_store *s) {
   s->jit = NULL;
 }
 
+static bool adopted(jstore *js, tl_meminst *mm) {
+  for (size_t i = 0; i < js->mems.n; i++)
+    if (TL_VEC_AT(&js->mems, jmem, i).mm == mm) return true;
+  return false;
+}
+
+/* Moves mm's bytes into a fresh reservation. */
+static bool adopt(jstore *js, tl_meminst *mm) {
+  if (adopted(js, mm)) return true;
+  size_t len = RESERVE + GUARD, cur = (size_t)mm->pages * TL_PAGE;
+  uint8_t *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  if (cur && mprotect(p, cur, PROT_READ | PROT_WRITE)) {
+    munmap(p, len);
+    return false;
+  }
+  if (cur) memcpy(p, mm->data, cur);
+  free(mm->data);
+  mm->data = p;
+  jmem e = {mm, p, len};
+  TL_VEC_PUSH(&js->mems, jmem, e);
+  return true;
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  jstore *js = cur_js;
+  uint8_t *a = si->si_addr;
+  for (size_t i = 0; js && js->jb && i < js->mems.n; i++) {
+    jmem *e = &TL_VEC_AT(&js->mems, jmem, i);
+    if (a >= e->base && a < e->base + e->len) {
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, sig);
+      sigprocmask(SIG_UNBLOCK, &set, NULL);
+      static const char msg[] = "out of bounds memory access";
+      memset(&js->err, 0, sizeof js->err);
+      js->err.code = TL_E_TRAP;
+      js->err.offset = TL_NO_OFFSET;
+      js->err.func_index = TL_NO_FUNC;
+      memcpy(js->err.msg, msg, sizeof msg);
+      js->st = TL_E_TRAP;
+      longjmp(*js->jb, 1);
+    }
+  }
+  signal(sig, SIG_DFL);                    /* not ours: fault again, for real */
+}
+
+static void install_handler(void) {
+  static bool done;
+  if (done) return;
+  done = true;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGBUS, &sa, NULL);
+}
+
 static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (inst->jit) { *out = inst->jit; return TL_OK; }
   jstore *js = jit_store(inst->s);
   if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   if (!trampoline_code && !(trampoline_code = make_trampoline()))
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+  install_handler();
+  for (uint32_t i = 0; i < inst->m->memories.n; i++)
+    if (!adopt(js, inst->mems[i]))
+      return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot reserve linear memory");
   jctx *c = calloc(1, sizeof *c);
   if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   c->offs = calloc(inst->m->funcs.n + 1, sizeof *c->offs);
@@ -254,11 +337,15 @@ static uint64_t trunc_op(jctx *c, int op, uint64_t a) {
   return mask(is64 ? TL_I64 : TL_I32, out);
 }
 
-static uint32_t grow_mem(tl_meminst *mem, uint32_t delta) {
+static uint32_t grow_mem(jstore *js, tl_meminst *mem, uint32_t delta) {
   uint32_t old = (uint32_t)mem->pages;
   uint64_t np = mem->pages + delta;
   if (np > mem->max) return UINT32_MAX;
-  if (delta) {
+  if (delta && adopted(js, mem)) {
+    if (mprotect(mem->data + mem->pages * TL_PAGE, (size_t)delta * TL_PAGE, PROT_READ | PROT_WRITE))
+      return UINT32_MAX;
+    mem->pages = np;
+  } else if (delta) {
     uint8_t *d = realloc(mem->data, np * TL_PAGE);
     if (!d) return UINT32_MAX;
     memset(d + mem->pages * TL_PAGE, 0, (size_t)delta * TL_PAGE);
@@ -346,7 +433,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
   case TL_OP_F32_CONVERT_I64_U: sp[0] = tl_f32b((float)x); return;
   case TL_OP_F64_CONVERT_I64_U: sp[0] = tl_f64b((double)x); return;
   case TL_OP_MEMORY_SIZE: sp[0] = (uint32_t)inst->mems[a]->pages; return;
-  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(inst->mems[a], x32); return;
+  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(c->js, inst->mems[a], x32); return;
   case TL_OP_MEMORY_FILL: {
     tl_meminst *mm = inst->mems[a];
     uint64_t n = (uint32_t)sp[2];
@@ -432,16 +519,20 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
   for (uint32_t i = 0; i < f->np; i++) base[i] = mask(f->types[i], args[i].i64);
   jmp_buf jb, *prev = js->jb;
   uint64_t *volatile top0 = js->top;
+  jstore *volatile prev_js = cur_js;
   js->jb = &jb;
+  cur_js = js;
   if (setjmp(jb)) {
     js->jb = prev;
     js->top = top0;
+    cur_js = prev_js;
     *err = js->err;
     return js->st;
   }
   ((entry_fn)(uintptr_t)trampoline_code)(c, base, c->code + c->offs[f->index], s->max_depth);
   js->jb = prev;
   js->top = top0;
+  cur_js = prev_js;
   for (uint32_t i = 0; i < f->nr; i++) results[i].i64 = mask(f->types[f->np + i], base[i]);
   return TL_OK;
 }
