@@ -108,7 +108,7 @@ one_file() {
   local d=$work/$name
   mkdir -p "$d"
   if ! wast2json --enable-all "$wast" -o "$d/$name.json" >/dev/null 2>"$d/wast2json.err"; then
-    echo "$name 0 1 0 wast2json: $(head -c 200 "$d/wast2json.err")"
+    echo "$name 0 1 0 wast2json: $(head -c 200 "$d/wast2json.err" | tr '\n' ' ')"
     return
   fi
   local pass=0 fail=0 xfail=0 detail=""
@@ -182,7 +182,7 @@ for w in "$@"; do
   list+=("$w")
 done
 printf '%s\n' "${list[@]}" |
-  xargs -P "${JOBS:-$(nproc)}" -I{} bash "$0" --one-file "$dis" {} "$work" >"$work/results" 2>&1
+  xargs -P "${JOBS:-$(nproc)}" -I{} bash "$0" --one-file "$dis" {} "$work" >"$work/results" 2>"$work/stderr"
 
 # Extra modules the suite lacks: names of every kind (wat2wasm --debug-names
 # writes a name section for them), labels, memargs, bulk ops.
