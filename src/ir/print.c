@@ -3,7 +3,10 @@
  * Assumes a validated IR. Guarantees: deterministic output; every part of
  * the IR shows up (custom sections as comments); no recursion on nesting
  * depth (an explicit frame stack; indentation capped at MAX_INDENT levels);
- * unreachable-typed blocks get a block type their context accepts. */
+ * unreachable-typed blocks get a block type their context accepts. Labels
+ * are $l0, $l1... in print order; branches to the function label print as
+ * depths. Dead-code `unreachable` operands (reader-made pops) print as
+ * nothing, so print -> wat2wasm -> read -> print is stable. */
 #include "ir.h"
 #include "opcodes_align.h"
 
