@@ -38,6 +38,9 @@ typedef struct {
   uint32_t dead_depth;
   int32_t trap[JT_NTRAPS];
   uint32_t busy;           /* pool registers in use, bit per register */
+  int gpool[6], ngpool;    /* scratch GPRs left after register locals */
+  int8_t *lreg;            /* per local: its register, or -1 (frame slot) */
+  uint32_t rl[12], nrl;    /* locals kept in registers */
   tl_vec *callfix;         /* {at, func} pairs */
   const uint32_t *offs;
   const uint8_t *p, *end;
@@ -45,7 +48,12 @@ typedef struct {
   const char *why;
 } jc;
 
-static const int gpool[] = {RSI, RDI, R8, R9, R10, R11};
+static const int gpool_all[] = {RSI, RDI, R8, R9, R10, R11};
+/* Registers for hot locals: GPRs r14, rbp (callee-saved in C, so helpers
+ * keep them), r11, r10 (taken from the scratch pool when used), and
+ * xmm8-15. JIT code saves none of them across calls: every call (helper or
+ * wasm) stores them to their frame slots before and reloads them after. */
+static const int lgpr[] = {R14, RBP, R11, R10};
 static const int xpool[] = {XMM(2), XMM(3), XMM(4), XMM(5), XMM(6), XMM(7)};
 
 static bool isf(uint8_t t) { return t == TL_F32 || t == TL_F64; }
@@ -89,16 +97,29 @@ static uint8_t valtype(uint8_t b) {
 }
 
 /* ----------------------------------------------------------- registers */
+static x64_op lop(jc *c, uint32_t i) { return c->lreg[i] >= 0 ? x64_r(c->lreg[i]) : loc(i); }
+static void ld(jc *c, int r, uint8_t t, x64_op src);
+static void st_(jc *c, int r, uint8_t t, x64_op dst);
+/* Register locals to their frame slots (before a call) and back (after). */
+static void sync_out(jc *c) {
+  for (uint32_t k = 0; k < c->nrl; k++) st_(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c->rl[k]));
+}
+static void sync_in(jc *c) {
+  for (uint32_t k = 0; k < c->nrl; k++) ld(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c->rl[k]));
+}
 static void emit_call_abs(jc *c, void *fn) {
+  sync_out(c);
   x64_mov_ri(c->b, RAX, (uint64_t)(uintptr_t)fn);
   x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);
+  sync_in(c);
 }
 
 static void spill(jc *c, uint32_t i);
 
 static int alloc_reg(jc *c, bool fl) {
-  const int *pool = fl ? xpool : gpool;
-  for (int k = 0; k < 6; k++)
+  const int *pool = fl ? xpool : c->gpool;
+  int np = fl ? 6 : c->ngpool;
+  for (int k = 0; k < np; k++)
     if (!(c->busy & (1u << pool[k]))) {
       c->busy |= 1u << pool[k];
       return pool[k];
@@ -117,11 +138,20 @@ static int alloc_reg(jc *c, bool fl) {
 static void free_reg(jc *c, int r) { c->busy &= ~(1u << r); }
 
 /* mov between a register and memory or register of the value's type */
+static void mov_rr(jc *c, int d, int s);
 static void ld(jc *c, int r, uint8_t t, x64_op src) {
+  if (!src.mem) {                      /* register to register: full copies, no merge */
+    mov_rr(c, r, src.reg);
+    return;
+  }
   if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F10, 2, r, src, false);
   else x64_rm(c->b, 0, w64(t), 0x8B, 1, r, src, false);
 }
 static void st_(jc *c, int r, uint8_t t, x64_op dst) {
+  if (!dst.mem) {
+    mov_rr(c, dst.reg, r);
+    return;
+  }
   if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F11, 2, r, dst, false);
   else x64_rm(c->b, 0, w64(t), 0x89, 1, r, dst, false);
 }
@@ -159,7 +189,7 @@ static void load_into(jc *c, int r, valent *v) {
       x64_mov_ri(c->b, r, v->type == TL_I32 ? (uint32_t)v->imm : (uint64_t)v->imm);
     }
     break;
-  case V_LOCAL: ld(c, r, v->type, loc(v->local)); break;
+  case V_LOCAL: ld(c, r, v->type, lop(c, v->local)); break;
   case V_SLOT: ld(c, r, v->type, home(c, (uint32_t)v->imm)); break;
   case V_REG: mov_rr(c, r, v->reg); break;
   case V_FLAGS: setcc_to(c, v->cc, r); break;
@@ -175,7 +205,7 @@ static void spill(jc *c, uint32_t i) {
   case V_CONST: st_imm(c, v->type, v->imm, h); break;
   case V_LOCAL: {
     int t = isf(v->type) ? XMM(0) : RAX;
-    ld(c, t, v->type, loc(v->local));
+    ld(c, t, v->type, lop(c, v->local));
     st_(c, t, v->type, h);
     break;
   }
@@ -232,7 +262,7 @@ static void settle_flags(jc *c) {
 }
 /* Operand form of a popped value for an instruction taking r/m. */
 static x64_op opnd(jc *c, valent *v) {
-  if (v->kind == V_LOCAL) return loc(v->local);
+  if (v->kind == V_LOCAL) return lop(c, v->local);
   if (v->kind == V_SLOT) return home(c, (uint32_t)v->imm);
   return x64_r(v->reg);
 }
@@ -340,9 +370,6 @@ static void reload_mem(jc *c) {
   if (!c->m->memories.n) return;
   x64_rm(c->b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_MEM0), false);
   x64_rm(c->b, 0, true, 0x8B, 1, R13, x64_m(RAX, offsetof(tl_meminst, data)), false);
-  x64_rm(c->b, 0, true, 0x8B, 1, R14, x64_m(RAX, offsetof(tl_meminst, pages)), false);
-  x64_rm(c->b, 0, true, 0xC1, 1, 4, x64_r(R14), false);              /* shl r14, 16 */
-  x64_byte(c->b, 16);
 }
 
 /* Calls helper fn(ctx, &slot[h], a, b, depth). */
@@ -818,6 +845,8 @@ static x64_op mem_addr(jc *c, uint64_t off) {
   if (a.kind == V_REG) {
     r = a.reg;
     free_reg(c, r);
+  } else if (a.kind == V_LOCAL && c->lreg[a.local] >= 0) {
+    r = c->lreg[a.local];                      /* index straight from the local's register */
   } else {
     load_into(c, RAX, &a);
   }
@@ -862,6 +891,10 @@ static void flush_local(jc *c, uint32_t idx) {
 static void set_local(jc *c, uint32_t idx, valent *v) {
   uint8_t t = c->ltype[idx];
   if (v->kind == V_LOCAL && v->local == idx) return;
+  if (c->lreg[idx] >= 0) {
+    load_into(c, c->lreg[idx], v);
+    return;
+  }
   if (v->kind == V_CONST) { st_imm(c, t, v->imm, loc(idx)); return; }
   if (v->kind == V_REG) { st_(c, v->reg, t, loc(idx)); return; }
   int tr = isf(t) ? XMM(0) : RAX;
@@ -895,6 +928,7 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
     x64_byte(c->b, 8);
     x64_byte(c->b, 0xE9);
   } else {
+    sync_out(c);
     x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
     x64_byte(c->b, 0xE8);
   }
@@ -904,6 +938,7 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
   c->n = h;
   if (tail) return;
   x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
+  sync_in(c);
   push_results(c, f->type);
   reload_mem(c);
 }
@@ -930,9 +965,11 @@ static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
     x64_byte(c->b, 8);
     x64_rm(c->b, 0, false, 0xFF, 1, 4, x64_r(RAX), false);         /* jmp rax */
   } else {
+    sync_out(c);
     x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
     x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);         /* call rax */
     x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
+    sync_in(c);
   }
   int32_t done = tail ? -1 : x64_jmp(c->b, -1);
   x64_patch(c->b, slow, c->b->n);
@@ -1176,6 +1213,61 @@ static void op_one(jc *c, int op) {
   helper_op(c, (uint32_t)op, nops, a, b, rt, nr, mem);
 }
 
+/* Picks the most used locals (uses inside loops weigh 8x per level) for
+ * registers: one extra decoding pass over the body, no IR. */
+static void choose_locals(jc *c) {
+  uint32_t nl = c->nlocals;
+  free(c->lreg);
+  c->lreg = malloc(nl + 1);
+  uint64_t *cnt = calloc(nl + 1, sizeof *cnt);
+  if (!c->lreg || !cnt) abort();
+  memset(c->lreg, -1, nl + 1);
+  const uint8_t *p0 = c->p;
+  tl_vec loops = {0};
+  uint32_t depth = 0;
+  while (c->p < c->end) {
+    uint8_t byte = *c->p++;
+    int op = byte == 0xFC || byte == 0xFD || byte == 0xFE ? tl_op_decode(byte, (uint32_t)leb(c))
+                                                           : tl_op_decode(0, byte);
+    if (op < 0 || byte == 0xFD) break;
+    if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF) {
+      read_bt(c, C_BLOCK);
+      uint8_t l = op == TL_OP_LOOP;
+      TL_VEC_PUSH(&loops, uint8_t, l);
+      depth += l;
+    } else if (op == TL_OP_END) {
+      if (loops.n) depth -= TL_VEC_AT(&loops, uint8_t, --loops.n);
+    } else if (op == TL_OP_LOCAL_GET || op == TL_OP_LOCAL_SET || op == TL_OP_LOCAL_TEE) {
+      uint64_t i = leb(c);
+      if (i < nl) cnt[i] += (uint64_t)1 << (depth > 5 ? 15 : 3 * depth);
+    } else {
+      skip_imm(c, op);
+    }
+  }
+  tl_vec_free(&loops);
+  c->p = p0;
+  c->nrl = 0;
+  int ng = 0, nx = 0;
+  for (int round = 0; round < 12; round++) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < nl; i++) {
+      if (c->lreg[i] >= 0 || cnt[i] < 2 || c->ltype[i] == TL_V128) continue;
+      if (isf(c->ltype[i]) ? nx >= 8 : ng >= 4) continue;
+      if (best == UINT32_MAX || cnt[i] > cnt[best]) best = i;
+    }
+    if (best == UINT32_MAX) break;
+    c->lreg[best] = (int8_t)(isf(c->ltype[best]) ? XMM(8 + nx++) : lgpr[ng++]);
+    c->rl[c->nrl++] = best;
+  }
+  c->ngpool = 0;
+  for (int k = 0; k < 6; k++) {
+    bool taken = false;
+    for (int j = 0; j < ng; j++) taken |= lgpr[j] == gpool_all[k];
+    if (!taken) c->gpool[c->ngpool++] = gpool_all[k];
+  }
+  free(cnt);
+}
+
 /* Compiles function fi at the end of c->b. */
 static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   tl_module *m = c->m;
@@ -1205,6 +1297,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   c->nlocals = (uint32_t)nl;
   for (uint32_t i = 0; i < nl; i++)
     if (c->ltype[i] == TL_V128) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "SIMD is not supported by the JIT yet; use --interp");
+  choose_locals(c);
   c->n = c->nc = c->maxh = 0;
   c->busy = 0;
   c->dead = false;
@@ -1233,6 +1326,12 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
       x64_mov_ri(c->b, RCX, k);
       x64_byte(c->b, 0xF3); x64_byte(c->b, 0x48); x64_byte(c->b, 0xAB);   /* rep stosq */
     }
+  }
+  for (uint32_t k = 0; k < c->nrl; k++) {
+    uint32_t i = c->rl[k];
+    if (i < c->nparams) ld(c, c->lreg[i], c->ltype[i], loc(i));
+    else if (c->lreg[i] >= 16) x64_rm(c->b, 0, false, 0x0F57, 2, c->lreg[i], x64_r(c->lreg[i]), false);
+    else x64_mov_ri(c->b, c->lreg[i], 0);
   }
   ctl k0;
   memset(&k0, 0, sizeof k0);
@@ -1306,5 +1405,6 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
   free(c.st);
   free(c.cs);
   free(c.ltype);
+  free(c.lreg);
   return st;
 }

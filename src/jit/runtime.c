@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -199,6 +200,12 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (!st && !(c->code = map_code(js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
     st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
   c->code_size = b.n;
+  const char *dump = getenv("TILT_JIT_DUMP");      /* debugging: raw code, objdump -b binary */
+  FILE *df = !st && dump ? fopen(dump, "wb") : NULL;
+  if (df) {
+    fwrite(b.p, 1, b.n, df);
+    fclose(df);
+  }
   free(b.p);
   if (st) {
     free(c->offs);
