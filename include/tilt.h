@@ -554,9 +554,11 @@ void tl_store_set_fuel(tl_store *s, uint64_t fuel);
  * JIT (src/jit; rejects SIMD modules with TL_E_UNSUPPORTED). */
 enum { TL_ENGINE_INTERP = 0, TL_ENGINE_JIT = 1 };
 void tl_store_set_engine(tl_store *s, int engine);
-/* JIT: compiles every function of inst now (instead of at the first call);
- * *code_bytes gets the size of its machine code. */
-tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, tl_error *err);
+/* JIT: compiles every function of inst now (instead of at the first call)
+ * on `threads` threads (0: one per core); *code_bytes gets the size of its
+ * machine code. */
+tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, int threads,
+                                  tl_error *err);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
 

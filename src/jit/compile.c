@@ -9,6 +9,7 @@
  * Memory use is bounded by the control and operand stack depth. */
 #include "jit.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 enum { V_CONST, V_LOCAL, V_SLOT, V_REG, V_FLAGS };
@@ -1377,34 +1378,101 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   return TL_OK;
 }
 
-tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, tl_error *err) {
-  tl_module *m = inst->m;
+/* One thread's share: functions [lo, hi) into a buffer of its own; entry
+ * offsets and call fixups are relative to it until the parts are joined. */
+typedef struct {
+  tl_instance *inst;
+  uint32_t lo, hi;
+  uint32_t *offs;
+  x64_buf b;
+  tl_vec callfix;
+  tl_status st;
+  tl_error err;
+} part;
+
+static void *compile_part(void *arg) {
+  part *pt = arg;
+  tl_module *m = pt->inst->m;
   jc c;
   memset(&c, 0, sizeof c);
-  c.b = out;
-  c.inst = inst;
+  c.b = &pt->b;
+  c.inst = pt->inst;
   c.m = m;
-  tl_vec callfix = {0};
-  c.callfix = &callfix;
-  tl_status st = TL_OK;
-  for (uint32_t i = 0; i < m->funcs.n && !st; i++) {
-    if (i < m->nimported_funcs) continue;
+  c.callfix = &pt->callfix;
+  for (uint32_t i = pt->lo; i < pt->hi && !pt->st; i++) {
     tl_func *f = TL_FUNC(m, i);
-    if (!f->code) { st = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: function %u has no body bytes (write the module first)", i); break; }
-    while (out->n & 15) x64_byte(out, 0x90);
-    offs[i] = (uint32_t)out->n;
-    st = compile_func(&c, i, err);
+    if (!f->code) {
+      pt->st = tl_errorf(&pt->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                         "JIT: function %u has no body bytes (write the module first)", i);
+      break;
+    }
+    while (pt->b.n & 15) x64_byte(&pt->b, 0x90);
+    pt->offs[i] = (uint32_t)pt->b.n;
+    pt->st = compile_func(&c, i, &pt->err);
   }
-  for (size_t k = 0; !st && k < callfix.n; k++) {
-    uint64_t e = TL_VEC_AT(&callfix, uint64_t, k);
-    uint32_t at = (uint32_t)e, fi = (uint32_t)(e >> 32);
-    int32_t rel = (int32_t)((int64_t)offs[fi] - (at + 4));
-    memcpy(out->p + at, &rel, 4);
-  }
-  tl_vec_free(&callfix);
   free(c.st);
   free(c.cs);
   free(c.ltype);
   free(c.lreg);
+  return NULL;
+}
+
+tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
+                                tl_error *err) {
+  tl_module *m = inst->m;
+  uint32_t lo = m->nimported_funcs, n = (uint32_t)m->funcs.n;
+  uint64_t total = 0;
+  for (uint32_t i = lo; i < n; i++) total += TL_FUNC(m, i)->code_size;
+  if (threads < 1 || total < 65536) threads = 1;
+  if (threads > 64) threads = 64;
+  part *parts = calloc((size_t)threads, sizeof *parts);
+  pthread_t tid[64];
+  bool started[64] = {false};
+  if (!parts) abort();
+  uint64_t acc = 0;
+  uint32_t at = lo;
+  for (int k = 0; k < threads; k++) {       /* contiguous ranges of about equal code size */
+    parts[k].inst = inst;
+    parts[k].offs = offs;
+    parts[k].lo = at;
+    uint64_t goal = total * (uint64_t)(k + 1) / (uint64_t)threads;
+    while (at < n && (k == threads - 1 || acc < goal)) acc += TL_FUNC(m, at++)->code_size;
+    parts[k].hi = at;
+  }
+  for (int k = 1; k < threads; k++)
+    started[k] = pthread_create(&tid[k], NULL, compile_part, &parts[k]) == 0;
+  compile_part(&parts[0]);
+  for (int k = 1; k < threads; k++) {
+    if (started[k]) pthread_join(tid[k], NULL);
+    else compile_part(&parts[k]);
+  }
+  tl_status st = TL_OK;
+  for (int k = 0; k < threads && !st; k++)
+    if (parts[k].st) {
+      st = parts[k].st;
+      *err = parts[k].err;
+    }
+  for (int k = 0; k < threads; k++) {
+    part *pt = &parts[k];
+    if (!st) {
+      while (out->n & 15) x64_byte(out, 0x90);
+      uint32_t base = (uint32_t)out->n;
+      for (uint32_t i = pt->lo; i < pt->hi; i++) offs[i] += base;
+      for (size_t j = 0; j < pt->callfix.n; j++) TL_VEC_AT(&pt->callfix, uint64_t, j) += base;
+      x64_put(out, pt->b.p, pt->b.n);
+    }
+  }
+  for (int k = 0; k < threads; k++) {
+    part *pt = &parts[k];
+    for (size_t j = 0; !st && j < pt->callfix.n; j++) {
+      uint64_t e = TL_VEC_AT(&pt->callfix, uint64_t, j);
+      uint32_t fat = (uint32_t)e, fi = (uint32_t)(e >> 32);
+      int32_t rel = (int32_t)((int64_t)offs[fi] - (fat + 4));
+      memcpy(out->p + fat, &rel, 4);
+    }
+    tl_vec_free(&pt->callfix);
+    free(pt->b.p);
+  }
+  free(parts);
   return st;
 }

@@ -26,6 +26,7 @@ static inline x64_op x64_mi(int base, int index, int scale, int32_t disp) {
   return o;
 }
 void x64_byte(x64_buf *b, uint8_t v);
+void x64_put(x64_buf *b, const void *p, size_t n);
 void x64_imm32(x64_buf *b, uint32_t v);
 void x64_imm64(x64_buf *b, uint64_t v);
 /* [pfx] [REX] opcode(1..3 bytes) modrm: reg field r (register number or /digit) */
@@ -71,8 +72,10 @@ struct jstore {
 };
 
 /* compile.c: compiles every defined function of inst's module into one
- * buffer; offs[i] is function i's entry (defined functions only). */
-tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, tl_error *err);
+ * buffer; offs[i] is function i's entry (defined functions only). threads
+ * > 1 splits the functions among that many threads (large modules only). */
+tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
+                                tl_error *err);
 /* statistics of the last compile (for --compile-only) */
 typedef void (*tl_jit_entry_fn)(jctx *c, uint64_t *sp, void *code, uint64_t depth);
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define VSTACK_SLOTS (1u << 21)
 
@@ -181,7 +182,7 @@ static void install_handler(void) {
   sigaction(SIGBUS, &sa, NULL);
 }
 
-static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
+static tl_status jit_instance(tl_instance *inst, jctx **out, int threads, tl_error *err) {
   if (inst->jit) { *out = inst->jit; return TL_OK; }
   jstore *js = jit_store(inst->s);
   if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
@@ -195,7 +196,7 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   c->offs = calloc(inst->m->funcs.n + 1, sizeof *c->offs);
   x64_buf b = {0};
-  tl_status st = c->offs ? tl_jit_compile_module(inst, &b, c->offs, err)
+  tl_status st = c->offs ? tl_jit_compile_module(inst, &b, c->offs, threads, err)
                          : tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   if (!st && !(c->code = map_code(js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
     st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
@@ -247,7 +248,7 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
   if (!f->host && f->inst->s == c->inst->s) {
     jctx *fc;
     tl_error e;
-    if (jit_instance(f->inst, &fc, &e)) jtrap(js, e.code, e.msg);
+    if (jit_instance(f->inst, &fc, 1, &e)) jtrap(js, e.code, e.msg);
     ((entry_fn)(uintptr_t)trampoline_code)(fc, sp, fc->code + fc->offs[f->index], depth);
     return;
   }
@@ -516,7 +517,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
 /* ------------------------------------------------------------- entry */
 tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err) {
   jctx *c;
-  tl_status st = jit_instance(f->inst, &c, err);
+  tl_status st = jit_instance(f->inst, &c, 1, err);
   if (st) return st;
   jstore *js = c->js;
   uint64_t *base = js->top;
@@ -544,9 +545,11 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
   return TL_OK;
 }
 
-tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, tl_error *err) {
+tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, int threads,
+                                  tl_error *err) {
   jctx *c;
-  tl_status st = jit_instance(inst, &c, err);
+  if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  tl_status st = jit_instance(inst, &c, threads, err);
   if (!st && code_bytes) *code_bytes = c->code_size;
   return st;
 }

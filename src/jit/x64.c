@@ -26,6 +26,13 @@ void x64_byte(x64_buf *b, uint8_t v) {
   b->p[b->n++] = v;
 }
 
+void x64_put(x64_buf *b, const void *p, size_t n) {
+  if (!n) return;
+  grow(b, n);
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
 void x64_imm32(x64_buf *b, uint32_t v) {
   grow(b, 4);
   memcpy(b->p + b->n, &v, 4);
