@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine);
+
 typedef struct {
   tl_buf *log;
   const tl_module *m;
@@ -156,8 +158,14 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
 }
 
 char *tl_module_fuzz_exec(tl_module *m, uint64_t fuel) {
+  return tl_module_fuzz_exec_engine(m, fuel, TL_ENGINE_INTERP);
+}
+
+/* The same, on a given engine (TL_ENGINE_*; tilt-fuzz jit mode). */
+char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine) {
   tl_buf log = {0};
   tl_store *s = tl_store_new();
+  if (s) tl_store_set_engine(s, engine);
   tl_linker *l = tl_linker_new();
   stub *stubs = calloc(m->nimported_funcs + 1, sizeof *stubs);
   if (!s || !l || !stubs) abort();

@@ -1,0 +1,741 @@
+/* gen.c — bytes -> a valid, terminating module (see fuzz.h). Module items
+ * come from the public builders (tilt.h); function bodies are built as IR
+ * nodes, type-directed: make(t) returns an expression of type t (or an
+ * unreachable-typed one, on purpose), and every function is re-finalized at
+ * the end. Instruction families come from the opcode table (tl_ops[]): any
+ * row with a plain signature is a candidate, its immediates filled by kind.
+ * Generator recursion is bounded by MAX_DEPTH, not by the input. */
+#include "fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+#define MAX_DEPTH 7
+#define MAX_LABELS 64
+#define MAX_OPS 1024
+
+typedef struct { uint32_t label; tl_type type; } scope;
+
+typedef struct {
+  const uint8_t *p;
+  size_t n, pos;
+  tl_module *m;
+  uint32_t feats;
+  tl_type vt[8];             /* value types in use */
+  uint32_t nvt;
+  uint16_t ops[MAX_OPS];     /* eligible opcode rows */
+  uint32_t nops;
+  uint32_t hang;             /* hang-limit global */
+  uint32_t log_func[4];      /* log-i32, log-i64, log-f32, log-f64 */
+  uint32_t nfunc;            /* imports + defined */
+  uint32_t nglobal;
+  uint32_t data_passive, elem_passive;
+  bool shared, has_ext_table;
+  uint32_t ext_table;
+  /* current function */
+  tl_func *f;
+  tl_type result;
+  scope lab[MAX_LABELS];
+  uint32_t nlab;
+  uint32_t depth, budget;
+} gen;
+
+static uint32_t u8(gen *g) { return g->pos < g->n ? g->p[g->pos++] : 0; }
+static uint32_t u32(gen *g) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v = v << 8 | u8(g);
+  return v;
+}
+static uint32_t pick(gen *g, uint32_t k) { return k <= 1 ? 0 : (k <= 256 ? u8(g) : u32(g)) % k; }
+static bool one_in(gen *g, uint32_t k) { return pick(g, k) == 0 && g->pos < g->n; }
+static bool has(gen *g, uint32_t feat) { return (g->feats & feat) == feat; }
+
+static tl_expr *node(gen *g, tl_op op, uint32_t n) { return tl_expr_new(g->m, op, n); }
+static tl_expr *k1(gen *g, tl_op op, tl_expr *a) {
+  tl_expr *e = node(g, op, 1);
+  e->kid[0] = a;
+  return e;
+}
+static tl_expr *k2(gen *g, tl_op op, tl_expr *a, tl_expr *b) {
+  tl_expr *e = node(g, op, 2);
+  e->kid[0] = a;
+  e->kid[1] = b;
+  return e;
+}
+static tl_expr *ci32(gen *g, int32_t v) {
+  tl_expr *e = node(g, TL_OP_I32_CONST, 0);
+  e->imm.i32 = v;
+  return e;
+}
+
+static tl_expr *make(gen *g, tl_type t);
+static tl_expr *stmt(gen *g);
+
+/* ---------------------------------------------------------------- leaves */
+static int32_t interesting_i32(gen *g) {
+  static const int32_t v[] = {0, 1, -1, 2, 7, 8, 16, 31, 32, 63, 64, 255, 256, 65535, 65536,
+                              0x7fffffff, INT32_MIN, 0x12345678};
+  return one_in(g, 3) ? (int32_t)u32(g) : v[pick(g, sizeof v / sizeof *v)];
+}
+
+static tl_expr *constant(gen *g, tl_type t) {
+  tl_expr *e;
+  switch (t) {
+  case TL_I32: return ci32(g, interesting_i32(g));
+  case TL_I64:
+    e = node(g, TL_OP_I64_CONST, 0);
+    e->imm.i64 = one_in(g, 2) ? (int64_t)((uint64_t)u32(g) << 32 | u32(g)) : interesting_i32(g);
+    return e;
+  case TL_F32: {
+    static const uint32_t v[] = {0, 0x80000000u, 0x3f800000u, 0xbf800000u, 0x7f800000u,
+                                 0xff800000u, 0x7fc00000u, 0x4f000000u, 0x00000001u, 0x40490fdbu};
+    e = node(g, TL_OP_F32_CONST, 0);
+    e->imm.f32 = one_in(g, 3) ? u32(g) : v[pick(g, sizeof v / sizeof *v)];
+    return e;
+  }
+  case TL_F64: {
+    static const uint64_t v[] = {0, 0x8000000000000000ull, 0x3ff0000000000000ull,
+                                 0x7ff0000000000000ull, 0x7ff8000000000000ull,
+                                 0x43e0000000000000ull, 0x41dfffffffc00000ull, 1};
+    e = node(g, TL_OP_F64_CONST, 0);
+    e->imm.f64 = one_in(g, 3) ? (uint64_t)u32(g) << 32 | u32(g) : v[pick(g, sizeof v / sizeof *v)];
+    return e;
+  }
+  case TL_V128:
+    e = node(g, TL_OP_V128_CONST, 0);
+    for (int i = 0; i < 16; i++) e->imm.v128[i] = (uint8_t)(one_in(g, 2) ? u8(g) : 0);
+    return e;
+  case TL_FUNCREF:
+    if (pick(g, 2)) {
+      e = node(g, TL_OP_REF_FUNC, 0);
+      e->imm.index = pick(g, g->nfunc);
+      return e;
+    }
+    /* fallthrough */
+  default:
+    e = node(g, TL_OP_REF_NULL, 0);
+    e->imm.index = t;
+    return e;
+  }
+}
+
+static tl_expr *local_of(gen *g, tl_type t, tl_op op) {
+  uint32_t c[64], n = 0;
+  for (uint32_t i = 0; i < g->f->nlocal && n < 64; i++)
+    if (g->f->local[i] == t) c[n++] = i;
+  if (!n) return NULL;
+  tl_expr *e = node(g, op, op == TL_OP_LOCAL_GET ? 0 : 1);
+  e->imm.index = c[pick(g, n)];
+  return e;
+}
+
+static uint32_t global_of(gen *g, tl_type t, bool mut) {
+  uint32_t c[64], n = 0;
+  for (uint32_t i = 0; i < g->nglobal && n < 64; i++) {
+    tl_global *gl = TL_GLOBAL(g->m, i);
+    if (gl->type == t && (!mut || gl->mut) && i != g->hang) c[n++] = i;
+  }
+  return n ? c[pick(g, n)] : TL_NO_INDEX;
+}
+
+static tl_expr *leaf(gen *g, tl_type t) {
+  uint32_t c = pick(g, 4);
+  if (c == 1) {
+    tl_expr *e = local_of(g, t, TL_OP_LOCAL_GET);
+    if (e) return e;
+  } else if (c == 2) {
+    uint32_t gi = global_of(g, t, false);
+    if (gi != TL_NO_INDEX) {
+      tl_expr *e = node(g, TL_OP_GLOBAL_GET, 0);
+      e->imm.index = gi;
+      return e;
+    }
+  }
+  return constant(g, t);
+}
+
+/* x & mask: keeps addresses and sizes mostly in bounds. */
+static tl_expr *masked(gen *g, uint32_t mask) {
+  if (one_in(g, 8)) return make(g, TL_I32);
+  return k2(g, TL_OP_I32_AND, make(g, TL_I32), ci32(g, (int32_t)mask));
+}
+
+/* ----------------------------------------------------- opcode-table ops */
+static uint32_t lanes_of(const char *text) {
+  if (text[1] == '8') return 16;
+  if (text[1] == '1') return 8;
+  if (text[1] == '3') return 4;
+  return 2;
+}
+
+static bool eligible(gen *g, int op) {
+  const tl_opinfo *o = &tl_ops[op];
+  if (o->pfx == 0xFF || o->nops == TL_SIG_SPECIAL) return false;
+  if (o->flags & (TL_F_MARKER | TL_F_CONTROL | TL_F_BRANCH | TL_F_CALL | TL_F_NORETURN)) return false;
+  if (o->feat & ~g->feats) return false;
+  if ((o->flags & TL_F_ATOMIC) && !g->shared) return false;
+  if (op == TL_OP_MEMORY_ATOMIC_WAIT32 || op == TL_OP_MEMORY_ATOMIC_WAIT64) return false;
+  switch (o->imm) {
+  case TL_IMM_NONE: case TL_IMM_MEMARG: case TL_IMM_LANE: case TL_IMM_MEMARG_LANE:
+  case TL_IMM_MEM: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_DATA:
+  case TL_IMM_ELEM: case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY: case TL_IMM_FENCE:
+  case TL_IMM_SHUFFLE: case TL_IMM_TABLE:
+    return true;
+  default: return false;
+  }
+}
+
+static tl_expr *table_op(gen *g, int op, tl_type t);
+
+static tl_expr *op_node(gen *g, int op) {
+  const tl_opinfo *o = &tl_ops[op];
+  tl_expr *e = node(g, (tl_op)op, o->nops);
+  bool memarg = o->imm == TL_IMM_MEMARG || o->imm == TL_IMM_MEMARG_LANE;
+  bool atomic = (o->flags & TL_F_ATOMIC) != 0;
+  bool bulk = o->imm == TL_IMM_MEM || o->imm == TL_IMM_MEM_COPY || o->imm == TL_IMM_MEM_INIT ||
+              o->imm == TL_IMM_TABLE_INIT || o->imm == TL_IMM_TABLE_COPY;
+  for (uint32_t i = 0; i < o->nops; i++) {
+    if (memarg && i == 0) e->kid[i] = masked(g, atomic ? 0xfff8 : 0xffff);
+    else if (bulk && o->ops[i] == TL_I32) e->kid[i] = masked(g, i == 0 && o->imm == TL_IMM_MEM ? 0xffff : 0x3f);
+    else e->kid[i] = make(g, o->ops[i]);
+  }
+  uint32_t nat = memarg ? tl_op_natural_align(op) : 0;
+  switch (o->imm) {
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
+    e->imm.mem.offset = atomic ? 0 : (one_in(g, 16) ? u32(g) : pick(g, 4) * (1u << pick(g, 6)));
+    e->imm.mem.align = atomic ? nat : pick(g, nat + 1);
+    e->imm.mem.mem = 0;
+    if (o->imm == TL_IMM_MEMARG_LANE) e->imm.mem.lane = (uint8_t)pick(g, 16u >> nat);
+    break;
+  case TL_IMM_LANE: e->imm.mem.lane = (uint8_t)pick(g, lanes_of(o->text)); break;
+  case TL_IMM_SHUFFLE: for (int i = 0; i < 16; i++) e->imm.v128[i] = (uint8_t)pick(g, 32); break;
+  case TL_IMM_MEM:
+    e->imm.index = 0;
+    if (op == TL_OP_MEMORY_GROW) e->kid[0] = masked(g, 1);
+    break;
+  case TL_IMM_MEM_COPY: e->imm.idx2.a = e->imm.idx2.b = 0; break;
+  case TL_IMM_MEM_INIT: e->imm.idx2.a = pick(g, 2); e->imm.idx2.b = 0; break;
+  case TL_IMM_DATA: e->imm.index = pick(g, 2); break;
+  case TL_IMM_ELEM: e->imm.index = pick(g, 2); break;
+  case TL_IMM_TABLE_INIT: e->imm.idx2.a = pick(g, 2); e->imm.idx2.b = 0; break;
+  case TL_IMM_TABLE_COPY: e->imm.idx2.a = e->imm.idx2.b = 0; break;
+  case TL_IMM_TABLE: e->imm.index = g->has_ext_table ? pick(g, 2) : 0; break;
+  default: break;
+  }
+  return e;
+}
+
+/* An opcode-table instruction whose result is t. */
+static tl_expr *op_of(gen *g, tl_type t) {
+  uint32_t start = pick(g, g->nops);
+  for (uint32_t k = 0; k < g->nops; k++) {
+    int op = g->ops[(start + k) % g->nops];
+    if (tl_ops[op].result == t) return op_node(g, op);
+  }
+  return NULL;
+}
+
+/* table.get/set/grow/fill (typed per table). */
+static tl_expr *table_op(gen *g, int op, tl_type t) {
+  uint32_t tab = g->has_ext_table && pick(g, 2) ? g->ext_table : 0;
+  tl_type et = TL_TABLE(g->m, tab)->elem;
+  if (op == TL_OP_TABLE_GET) {
+    if (t != TL_FUNCREF && t != TL_EXTERNREF) return NULL;
+    tab = t == TL_FUNCREF ? 0 : g->ext_table;
+    if (t == TL_EXTERNREF && !g->has_ext_table) return NULL;
+    tl_expr *e = k1(g, TL_OP_TABLE_GET, masked(g, 7));
+    e->imm.index = tab;
+    return e;
+  }
+  tl_expr *e;
+  if (op == TL_OP_TABLE_SET) e = k2(g, TL_OP_TABLE_SET, masked(g, 7), make(g, et));
+  else if (op == TL_OP_TABLE_GROW) e = k2(g, TL_OP_TABLE_GROW, make(g, et), masked(g, 3));
+  else {
+    e = node(g, TL_OP_TABLE_FILL, 3);
+    e->kid[0] = masked(g, 7);
+    e->kid[1] = make(g, et);
+    e->kid[2] = masked(g, 3);
+  }
+  e->imm.index = tab;
+  return e;
+}
+
+/* --------------------------------------------------------------- control */
+static uint32_t push_label(gen *g, tl_type t) {
+  uint32_t l = tl_func_new_label(g->m, g->f);
+  g->lab[g->nlab++] = (scope){l, t};
+  return l;
+}
+
+/* A label in scope whose branches carry t; TL_NO_LABEL if none. */
+static uint32_t label_of(gen *g, tl_type t) {
+  uint32_t c[MAX_LABELS], n = 0;
+  for (uint32_t i = 0; i < g->nlab; i++)
+    if (g->lab[i].type == t) c[n++] = g->lab[i].label;
+  return n ? c[pick(g, n)] : TL_NO_LABEL;
+}
+
+static void hang_check(gen *g, tl_expr *block) {
+  tl_expr *get = node(g, TL_OP_GLOBAL_GET, 0);
+  get->imm.index = g->hang;
+  tl_expr *iff = node(g, TL_OP_IF, 2);
+  iff->kid[0] = k1(g, TL_OP_I32_EQZ, get);
+  iff->kid[1] = node(g, TL_OP_UNREACHABLE, 0);
+  tl_expr_push_kid(g->m, block, iff);
+  get = node(g, TL_OP_GLOBAL_GET, 0);
+  get->imm.index = g->hang;
+  tl_expr *set = k1(g, TL_OP_GLOBAL_SET, k2(g, TL_OP_I32_SUB, get, ci32(g, 1)));
+  set->imm.index = g->hang;
+  tl_expr_push_kid(g->m, block, set);
+}
+
+/* A few statements, then a value of t (t none: statements only). */
+static void fill(gen *g, tl_expr *b, tl_type t) {
+  uint32_t n = g->budget ? pick(g, 4) : 0;
+  for (uint32_t i = 0; i < n; i++) tl_expr_push_kid(g->m, b, stmt(g));
+  if (t != TL_NONE) tl_expr_push_kid(g->m, b, make(g, t));
+  else if (!b->nkid) tl_expr_push_kid(g->m, b, node(g, TL_OP_NOP, 0));
+}
+
+static tl_expr *block_of(gen *g, tl_type t) {
+  tl_expr *b = node(g, TL_OP_BLOCK, 0);
+  b->imm.block.label = push_label(g, t);
+  fill(g, b, t);
+  g->nlab--;
+  return b;
+}
+
+static tl_expr *loop_of(gen *g, tl_type t) {
+  tl_expr *b = node(g, TL_OP_LOOP, 0);
+  uint32_t l = push_label(g, TL_NONE);
+  b->imm.block.label = l;
+  hang_check(g, b);
+  uint32_t n = pick(g, 3);
+  for (uint32_t i = 0; i < n; i++) tl_expr_push_kid(g->m, b, stmt(g));
+  tl_expr *br = k1(g, TL_OP_BR_IF, make(g, TL_I32));
+  br->imm.label = l;
+  tl_expr_push_kid(g->m, b, br);
+  if (t != TL_NONE) tl_expr_push_kid(g->m, b, make(g, t));
+  g->nlab--;
+  return b;
+}
+
+static tl_expr *arm(gen *g, tl_type t) {
+  if (pick(g, 2)) return make(g, t);
+  tl_expr *b = node(g, TL_OP_BLOCK, 0);
+  fill(g, b, t);
+  return b;
+}
+
+static tl_expr *if_of(gen *g, tl_type t, bool else_) {
+  tl_expr *e = node(g, TL_OP_IF, else_ || t != TL_NONE ? 3 : 2);
+  e->kid[0] = make(g, TL_I32);
+  e->imm.block.label = push_label(g, t);
+  e->kid[1] = arm(g, t);
+  if (e->nkid == 3) e->kid[2] = arm(g, t);
+  g->nlab--;
+  return e;
+}
+
+/* br / br_table / return: unreachable-typed. */
+static tl_expr *jump(gen *g) {
+  uint32_t c = pick(g, 4);
+  if (c == 0) {
+    tl_expr *e = node(g, TL_OP_RETURN, g->result != TL_NONE);
+    if (e->nkid) e->kid[0] = make(g, g->result);
+    return e;
+  }
+  scope s = g->lab[pick(g, g->nlab)];
+  if (c == 1) {
+    uint32_t n = 1 + pick(g, 4);
+    tl_expr *e = node(g, TL_OP_BR_TABLE, s.type != TL_NONE ? 2 : 1);
+    e->imm.table.targets = TL_NEWN(&g->m->arena, uint32_t, n);
+    e->imm.table.n = n;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t l = label_of(g, s.type);
+      e->imm.table.targets[i] = l;
+    }
+    e->imm.table.def = label_of(g, s.type);
+    if (s.type != TL_NONE) e->kid[0] = make(g, s.type);
+    e->kid[e->nkid - 1] = make(g, TL_I32);
+    return e;
+  }
+  tl_expr *e = node(g, TL_OP_BR, s.type != TL_NONE);
+  e->imm.label = s.label;
+  if (s.type != TL_NONE) e->kid[0] = make(g, s.type);
+  return e;
+}
+
+/* ----------------------------------------------------------------- calls */
+static tl_type ftype_results(gen *g, uint32_t fi) {
+  return TL_FTYPE(g->m, TL_FUNC(g->m, fi)->type)->results;
+}
+
+static void call_args(gen *g, tl_expr *e, uint32_t type) {
+  tl_type p = TL_FTYPE(g->m, type)->params;
+  uint32_t n = tl_type_arity(g->m, p);
+  for (uint32_t i = 0; i < n; i++) tl_expr_push_kid(g->m, e, make(g, tl_type_at(g->m, p, i)));
+}
+
+/* call, call_indirect, or their tail forms, to a function with results t. */
+static tl_expr *call_of(gen *g, tl_type t, bool tail) {
+  uint32_t c[64], n = 0, start = pick(g, g->nfunc);
+  for (uint32_t k = 0; k < g->nfunc && n < 64; k++) {
+    uint32_t fi = (start + k) % g->nfunc;
+    if (ftype_results(g, fi) == t) c[n++] = fi;
+  }
+  if (!n) return NULL;
+  uint32_t fi = c[pick(g, n)], type = TL_FUNC(g->m, fi)->type;
+  bool ind = pick(g, 3) == 0;
+  tl_expr *e = node(g, tail ? (ind ? TL_OP_RETURN_CALL_INDIRECT : TL_OP_RETURN_CALL)
+                            : (ind ? TL_OP_CALL_INDIRECT : TL_OP_CALL), 0);
+  call_args(g, e, type);
+  if (ind) {
+    e->imm.idx2.a = type;
+    e->imm.idx2.b = 0;
+    tl_expr_push_kid(g->m, e, one_in(g, 4) ? make(g, TL_I32) : ci32(g, (int32_t)fi));
+  } else {
+    e->imm.index = fi;
+  }
+  return e;
+}
+
+/* -------------------------------------------------------------- values */
+static tl_type pick_type(gen *g) { return g->vt[pick(g, g->nvt)]; }
+
+static tl_expr *make_tuple(gen *g, tl_type t) {
+  if (g->depth < MAX_DEPTH && g->budget && pick(g, 3) == 0) {
+    tl_expr *e = call_of(g, t, false);
+    if (e) return e;
+  }
+  if (g->depth < MAX_DEPTH && g->budget && pick(g, 4) == 0) {
+    g->depth++;
+    tl_expr *e = block_of(g, t);
+    g->depth--;
+    return e;
+  }
+  uint32_t n = tl_type_arity(g->m, t);
+  tl_expr *e = node(g, TL_OP_TUPLE_MAKE, n);
+  for (uint32_t i = 0; i < n; i++) e->kid[i] = make(g, tl_type_at(g->m, t, i));
+  return e;
+}
+
+static tl_expr *value(gen *g, tl_type t) {
+  tl_expr *e = NULL;
+  switch (pick(g, 16)) {
+  case 0: break;
+  case 1: case 2: case 3: case 4: case 5:
+    e = op_of(g, t);
+    break;
+  case 6: e = block_of(g, t); break;
+  case 7: e = if_of(g, t, true); break;
+  case 8: e = call_of(g, t, false); break;
+  case 9:
+    e = local_of(g, t, TL_OP_LOCAL_TEE);
+    if (e) e->kid[0] = make(g, t);
+    break;
+  case 10: {
+    bool ref = tl_type_is_ref(t);
+    e = node(g, ref || pick(g, 2) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
+    if (e->op == TL_OP_SELECT_T) {
+      if (!has(g, TL_FEAT_REFERENCE_TYPES)) { e->op = TL_OP_SELECT; if (ref) return constant(g, t); }
+      else e->imm.index = t;
+    }
+    e->kid[0] = make(g, t);
+    e->kid[1] = make(g, t);
+    e->kid[2] = make(g, TL_I32);
+    break;
+  }
+  case 11: {
+    uint32_t l = label_of(g, t);
+    if (l == TL_NO_LABEL) break;
+    e = k2(g, TL_OP_BR_IF, make(g, t), make(g, TL_I32));
+    e->imm.label = l;
+    break;
+  }
+  case 12: e = loop_of(g, t); break;
+  case 13: {
+    tl_type tt = g->vt[pick(g, g->nvt)];
+    tl_type parts[2] = {t, tt};
+    bool first = pick(g, 2);
+    if (!first) { parts[0] = tt; parts[1] = t; }
+    if (!has(g, TL_FEAT_MULTIVALUE)) break;
+    e = k1(g, TL_OP_TUPLE_EXTRACT, make_tuple(g, tl_type_tuple(g->m, parts, 2)));
+    e->imm.index = first ? 0 : 1;
+    break;
+  }
+  case 14:
+    if (t == TL_FUNCREF || t == TL_EXTERNREF) e = table_op(g, TL_OP_TABLE_GET, t);
+    else if (t == TL_I32 && has(g, TL_FEAT_REFERENCE_TYPES)) {
+      uint32_t c = pick(g, 3);
+      if (c == 0) e = table_op(g, TL_OP_TABLE_GROW, t);
+      else {
+        tl_type rt = TL_FUNCREF + pick(g, 2);
+        e = k1(g, TL_OP_REF_IS_NULL, make(g, rt));
+      }
+    }
+    break;
+  case 15:
+    /* unreachable-typed on purpose, but rarely: it poisons its parents */
+    if (!one_in(g, 4)) break;
+    if (one_in(g, 3)) e = node(g, TL_OP_UNREACHABLE, 0);
+    else e = jump(g);
+    break;
+  }
+  return e ? e : leaf(g, t);
+}
+
+static tl_expr *make(gen *g, tl_type t) {
+  if (t == TL_NONE) return stmt(g);
+  if (g->depth >= MAX_DEPTH || !g->budget) return tl_type_is_tuple(t) ? make_tuple(g, t) : leaf(g, t);
+  g->depth++;
+  g->budget--;
+  tl_expr *e = tl_type_is_tuple(t) ? make_tuple(g, t) : value(g, t);
+  g->depth--;
+  return e;
+}
+
+/* ------------------------------------------------------------ statements */
+static tl_expr *log_call(gen *g) {
+  uint32_t i = pick(g, 4);
+  tl_expr *e = k1(g, TL_OP_CALL, make(g, TL_I32 + i));
+  e->imm.index = g->log_func[i];
+  return e;
+}
+
+static tl_expr *stmt_inner(gen *g) {
+  tl_expr *e = NULL;
+  switch (pick(g, 20)) {
+  case 0: return node(g, TL_OP_NOP, 0);
+  case 1: case 2: {
+    tl_type t = pick_type(g);
+    e = local_of(g, t, TL_OP_LOCAL_SET);
+    if (e) e->kid[0] = make(g, t);
+    break;
+  }
+  case 3: {
+    tl_type t = pick_type(g);
+    uint32_t gi = global_of(g, t, true);
+    if (gi == TL_NO_INDEX) break;
+    e = k1(g, TL_OP_GLOBAL_SET, make(g, t));
+    e->imm.index = gi;
+    break;
+  }
+  case 4: {
+    tl_type t = pick_type(g);
+    if (has(g, TL_FEAT_MULTIVALUE) && one_in(g, 6)) {
+      tl_type parts[2] = {t, pick_type(g)};
+      t = tl_type_tuple(g->m, parts, 2);
+    }
+    return k1(g, TL_OP_DROP, make(g, t));
+  }
+  case 5: case 6: e = op_of(g, TL_NONE); break;
+  case 7: return block_of(g, TL_NONE);
+  case 8: return if_of(g, TL_NONE, pick(g, 2));
+  case 9: return loop_of(g, TL_NONE);
+  case 10: e = call_of(g, TL_NONE, false); break;
+  case 11: {
+    uint32_t l = label_of(g, TL_NONE);
+    if (l == TL_NO_LABEL) break;
+    e = k1(g, TL_OP_BR_IF, make(g, TL_I32));
+    e->imm.label = l;
+    break;
+  }
+  case 12:
+    if (!has(g, TL_FEAT_REFERENCE_TYPES)) break;
+    e = table_op(g, pick(g, 2) ? TL_OP_TABLE_SET : TL_OP_TABLE_FILL, TL_NONE);
+    break;
+  case 13: case 14: return log_call(g);
+  case 15:
+    if (!one_in(g, 3)) break;
+    if (has(g, TL_FEAT_TAIL_CALL) && pick(g, 2)) e = call_of(g, g->result, true);
+    if (!e) e = pick(g, 3) ? jump(g) : node(g, TL_OP_UNREACHABLE, 0);
+    break;
+  default: {
+    tl_type t = pick_type(g);
+    e = local_of(g, t, TL_OP_LOCAL_SET);
+    if (e) e->kid[0] = make(g, t);
+    break;
+  }
+  }
+  return e ? e : log_call(g);
+}
+
+static tl_expr *stmt(gen *g) {
+  if (g->depth >= MAX_DEPTH || !g->budget) return node(g, TL_OP_NOP, 0);
+  g->depth++;
+  g->budget--;
+  tl_expr *e = stmt_inner(g);
+  g->depth--;
+  return e;
+}
+
+/* ---------------------------------------------------------------- module */
+static tl_type random_results(gen *g) {
+  uint32_t n = pick(g, 3);
+  if (n == 2 && !has(g, TL_FEAT_MULTIVALUE)) n = 1;
+  tl_type t[2];
+  for (uint32_t i = 0; i < n; i++) t[i] = pick_type(g);
+  return n == 0 ? TL_NONE : n == 1 ? t[0] : tl_type_tuple(g->m, t, 2);
+}
+
+static tl_type random_params(gen *g) {
+  uint32_t n = pick(g, 4);
+  tl_type t[3];
+  for (uint32_t i = 0; i < n; i++) t[i] = pick_type(g);
+  return n == 0 ? TL_NONE : n == 1 ? t[0] : tl_type_tuple(g->m, t, n);
+}
+
+static bool js_type(tl_module *m, tl_type t) {
+  for (uint32_t i = 0; i < tl_type_arity(m, t); i++)
+    if (tl_type_at(m, t, i) == TL_V128) return false;
+  return true;
+}
+
+static void build_body(gen *g, uint32_t fi, uint32_t max_nodes) {
+  tl_module *m = g->m;
+  g->f = TL_FUNC(m, fi);
+  g->result = TL_FTYPE(m, g->f->type)->results;
+  uint32_t nv = pick(g, 6);
+  for (uint32_t i = 0; i < nv; i++) tl_func_add_local(m, g->f, pick_type(g));
+  g->nlab = 0;
+  g->depth = 0;
+  g->budget = max_nodes;
+  tl_expr *body = node(g, TL_OP_BLOCK, 0);
+  body->imm.block.label = push_label(g, g->result);
+  hang_check(g, body);
+  fill(g, body, g->result);
+  g->nlab = 0;
+  g->f->body = body;
+  tl_func_refinalize(m, g->f);
+}
+
+static tl_expr *const_init(gen *g, tl_type t) {
+  if (t == TL_FUNCREF || t == TL_EXTERNREF) {
+    tl_expr *e = node(g, TL_OP_REF_NULL, 0);
+    e->imm.index = t;
+    tl_expr_finalize(g->m, NULL, e);
+    return e;
+  }
+  tl_expr *e = constant(g, t);
+  if (has(g, TL_FEAT_EXTENDED_CONST) && (t == TL_I32 || t == TL_I64) && one_in(g, 3)) {
+    tl_expr *b = constant(g, t);
+    tl_expr_finalize(g->m, NULL, e);
+    tl_expr_finalize(g->m, NULL, b);
+    e = k2(g, t == TL_I32 ? TL_OP_I32_ADD : TL_OP_I64_MUL, e, b);
+  }
+  tl_expr_finalize(g->m, NULL, e);
+  return e;
+}
+
+void tl_fuzz_seed_bytes(uint64_t seed, uint8_t *out, size_t n) {
+  uint64_t x = seed;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    for (size_t k = 0; k < 8 && i + k < n; k++) out[i + k] = (uint8_t)(z >> (8 * k));
+  }
+}
+
+tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_options *opt) {
+  gen *g = calloc(1, sizeof *g);
+  tl_module *m = tl_module_create();
+  if (!g || !m) {
+    free(g);
+    if (m) tl_module_free(m);
+    return NULL;
+  }
+  g->p = data;
+  g->n = size;
+  g->m = m;
+  uint32_t want = opt && opt->features ? opt->features : TL_FEATURES_ALL;
+  /* a prefix byte may switch optional features off (coverage of MVP-ish code) */
+  uint32_t off = one_in(g, 4) ? u8(g) << 2 : 0;
+  g->feats = want & ~(off & (TL_FEATURE_SIMD | TL_FEATURE_THREADS | TL_FEATURE_REFERENCE_TYPES |
+                             TL_FEATURE_TAIL_CALL | TL_FEATURE_MULTIVALUE));
+  tl_module_set_features(m, g->feats);
+  uint32_t max_funcs = opt && opt->max_funcs ? opt->max_funcs : 6;
+  uint32_t max_nodes = opt && opt->max_nodes ? opt->max_nodes : 250;
+  g->vt[g->nvt++] = TL_I32;
+  g->vt[g->nvt++] = TL_I64;
+  g->vt[g->nvt++] = TL_F32;
+  g->vt[g->nvt++] = TL_F64;
+  g->vt[g->nvt++] = TL_I32;
+  if (has(g, TL_FEAT_SIMD)) g->vt[g->nvt++] = TL_V128;
+  if (has(g, TL_FEAT_REFERENCE_TYPES)) {
+    g->vt[g->nvt++] = TL_FUNCREF;
+    g->vt[g->nvt++] = TL_EXTERNREF;
+  }
+  for (int op = 0; op < TL_NOPS && g->nops < MAX_OPS; op++)
+    if (eligible(g, op)) g->ops[g->nops++] = (uint16_t)op;
+
+  /* imports: the logging functions */
+  static const char *const logs[4] = {"log-i32", "log-i64", "log-f32", "log-f64"};
+  for (uint32_t i = 0; i < 4; i++)
+    g->log_func[i] = tl_add_function_import(m, NULL, "fuzzing-support", logs[i],
+                                            tl_add_type(m, TL_I32 + i, TL_NONE));
+  /* globals: the hang limit, then a few of each kind */
+  g->hang = tl_add_global(m, "hangLimit", TL_I32, true, tl_build_const_i32(m, TL_FUZZ_HANG_LIMIT));
+  uint32_t ng = 1 + pick(g, 6);
+  for (uint32_t i = 0; i < ng; i++) {
+    tl_type t = pick_type(g);
+    tl_add_global(m, NULL, t, pick(g, 4) != 0, const_init(g, t));
+  }
+  g->nglobal = ng + 1;
+  /* memory, tables, segments */
+  g->shared = has(g, TL_FEAT_THREADS) && pick(g, 2);
+  g->feats &= g->shared ? ~0u : ~(uint32_t)TL_FEAT_THREADS;
+  tl_set_memory(m, 1, 2, g->shared || pick(g, 2), g->shared, NULL);
+  uint32_t nf = 1 + pick(g, max_funcs);
+  g->nfunc = 4 + nf;
+  uint32_t ndef_types = 0, types[8];
+  for (uint32_t i = 0; i < 1 + pick(g, 4); i++)
+    types[ndef_types++] = tl_add_type(m, random_params(g), random_results(g));
+  for (uint32_t i = 0; i < nf; i++) tl_add_function(m, NULL, types[pick(g, ndef_types)], NULL, 0, NULL);
+  uint32_t all[64], na = 0;
+  for (uint32_t i = 0; i < g->nfunc && na < 64; i++) all[na++] = i;
+  tl_add_table(m, TL_FUNCREF, g->nfunc, 0, false);
+  if (has(g, TL_FEAT_REFERENCE_TYPES)) {
+    g->has_ext_table = true;
+    g->ext_table = tl_add_table(m, TL_EXTERNREF, 2, 8, true);
+  }
+  tl_add_active_element_segment(m, 0, tl_build_const_i32(m, 0), all, na);
+  uint8_t bytes[16];
+  for (int i = 0; i < 16; i++) bytes[i] = (uint8_t)u8(g);
+  tl_add_data_segment(m, true, 0, tl_build_const_i32(m, (int32_t)pick(g, 64)), bytes, 16);
+  bool bulk = has(g, TL_FEAT_BULK_MEMORY);
+  if (bulk) {
+    tl_add_passive_element_segment(m, all, na < 3 ? na : 3);
+    tl_add_data_segment(m, false, 0, NULL, bytes, 8);
+  } else {
+    /* the op table only uses segment 0 and 1 of each kind; without bulk
+     * memory no op names them */
+  }
+  tl_module_set_features(m, g->feats);
+  /* bodies */
+  for (uint32_t i = 0; i < nf; i++) build_body(g, 4 + i, max_nodes);
+  /* exports: every function JS can call, with a hang-limit reset before each */
+  uint32_t reset = tl_add_function(m, "hangLimitInitializer", tl_add_type(m, TL_NONE, TL_NONE),
+                                   NULL, 0, NULL);
+  {
+    tl_expr *set = k1(g, TL_OP_GLOBAL_SET, ci32(g, TL_FUZZ_HANG_LIMIT));
+    set->imm.index = g->hang;
+    tl_function_set_body(m, reset, set);
+  }
+  char name[32];
+  for (uint32_t i = 0; i < nf; i++) {
+    tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, 4 + i)->type);
+    if (!js_type(m, ft->params) || !js_type(m, ft->results)) continue;
+    snprintf(name, sizeof name, "hang_reset_%u", i);
+    tl_add_export(m, TL_EXPORT_FUNC, reset, name);
+    snprintf(name, sizeof name, "func_%u", i);
+    tl_add_export(m, TL_EXPORT_FUNC, 4 + i, name);
+  }
+  free(g);
+  return m;
+}

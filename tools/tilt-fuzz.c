@@ -1,0 +1,809 @@
+/* tilt-fuzz — random valid modules (src/fuzz) and the differential modes
+ * that use them: roundtrip, opt, jit, v8, cfg; plus gen, a reducer and two
+ * small helpers for tests (planted, count). Every mode prints a progress
+ * line (iterations, speed, failures), exits 1 on any divergence, and writes
+ * each failing module with its seed and the command that reproduces it to
+ * --out-dir. Iteration i uses seed S+i; its input is tl_fuzz_seed_bytes. */
+#include "cli.h"
+#include "fuzz/fuzz.h"
+#include "ir/ir.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GEN_BYTES 4096
+#define FUEL (1u << 22)
+
+typedef struct {
+  const char *mode, *out, *out_dir, *input, *command;
+  uint64_t seed, iterations;
+  double seconds;
+  uint32_t validate_every, count;
+  bool quiet;
+} opts;
+
+/* Features the generator may use (--disable NAME removes one). */
+static uint32_t g_features = TL_FEATURES_ALL;
+static char g_extra[512];  /* the --disable flags, for reproduce lines */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static tl_read_options all_features(void) {
+  tl_read_options ro = {0};
+  ro.features = TL_FEATURES_ALL;
+  return ro;
+}
+
+static tl_module *gen_seed(uint64_t seed, uint32_t features) {
+  uint8_t buf[GEN_BYTES];
+  tl_fuzz_seed_bytes(seed, buf, sizeof buf);
+  tl_fuzz_options fo = {(features ? features : TL_FEATURES_ALL) & g_features, 0, 0};
+  return tl_fuzz_generate(buf, sizeof buf, &fo);
+}
+
+static bool write_mod(tl_module *m, uint8_t **out, size_t *n) {
+  tl_error err;
+  tl_write_options wo = {0};
+  return tl_module_write(m, &wo, out, n, &err) == TL_OK;
+}
+
+static tl_module *read_mod(const uint8_t *p, size_t n, tl_error *err) {
+  tl_read_options ro = all_features();
+  return tl_module_read(p, n, &ro, err);
+}
+
+static bool ext_validate(const char *path) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "wasm-validate --enable-threads --enable-tail-call --enable-extended-const '%s' >&2", path);
+  return system(cmd) == 0;
+}
+
+/* ------------------------------------------------------------ failures */
+typedef struct {
+  const opts *o;
+  uint64_t failures;
+} run;
+
+static void fail(run *r, uint64_t seed, const uint8_t *wasm, size_t n, const char *why,
+                 const char *detail) {
+  r->failures++;
+  mkdir(r->o->out_dir, 0777);
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s-%" PRIu64 ".wasm", r->o->out_dir, r->o->mode, seed);
+  if (wasm) cli_write_file(path, wasm, n);
+  fprintf(stderr, "\n[%s] FAILURE seed %" PRIu64 ": %s\n  module: %s\n  reproduce: tilt-fuzz %s --seed %" PRIu64
+          " --iterations 1%s\n", r->o->mode, seed, why, path, r->o->mode, seed, g_extra);
+  char tpath[600];
+  snprintf(tpath, sizeof tpath, "%s/%s-%" PRIu64 ".txt", r->o->out_dir, r->o->mode, seed);
+  FILE *f = fopen(tpath, "w");
+  if (f) {
+    fprintf(f, "seed %" PRIu64 "\n%s\nreproduce: tilt-fuzz %s --seed %" PRIu64 " --iterations 1%s\n%s\n",
+            seed, why, r->o->mode, seed, g_extra, detail ? detail : "");
+    fclose(f);
+  }
+}
+
+/* ------------------------------------------------------------ roundtrip */
+static void iter_roundtrip(run *r, uint64_t seed, uint64_t i) {
+  tl_module *m0 = gen_seed(seed, 0);
+  tl_error err;
+  uint8_t *w0 = NULL, *w1 = NULL, *w2 = NULL;
+  size_t n0 = 0, n1 = 0, n2 = 0;
+  tl_module *m1 = NULL, *m2 = NULL, *m3 = NULL;
+  char *p2 = NULL, *p3 = NULL;
+  if (tl_module_validate(m0, &err) != TL_OK) {
+    char *p = tl_module_print(m0);
+    fail(r, seed, NULL, 0, err.msg, p);
+    free(p);
+    goto out;
+  }
+  if (!write_mod(m0, &w0, &n0)) { fail(r, seed, NULL, 0, "write of the generated module failed", NULL); goto out; }
+  if (!(m1 = read_mod(w0, n0, &err))) { fail(r, seed, w0, n0, "re-read failed", err.msg); goto out; }
+  if (!write_mod(m1, &w1, &n1) || !(m2 = read_mod(w1, n1, &err)) || !write_mod(m2, &w2, &n2) ||
+      !(m3 = read_mod(w2, n2, &err))) {
+    fail(r, seed, w0, n0, "write/read cycle failed", err.msg);
+    goto out;
+  }
+  p2 = tl_module_print(m2);
+  p3 = tl_module_print(m3);
+  if (n1 != n2 || memcmp(w1, w2, n1)) fail(r, seed, w0, n0, "second write differs from the first", NULL);
+  else if (strcmp(p2, p3)) fail(r, seed, w0, n0, "printed IR differs after a round trip", p3);
+  if (r->o->validate_every && i % r->o->validate_every == 0) {
+    char path[512];
+    snprintf(path, sizeof path, "/tmp/tilt-fuzz-%d.wasm", (int)getpid());
+    cli_write_file(path, w0, n0);
+    if (!ext_validate(path)) fail(r, seed, w0, n0, "wasm-validate rejects the module", NULL);
+    unlink(path);
+  }
+out:
+  free(p2); free(p3); free(w0); free(w1); free(w2);
+  tl_module_free(m0);
+  if (m1) tl_module_free(m1);
+  if (m2) tl_module_free(m2);
+  if (m3) tl_module_free(m3);
+}
+
+/* ------------------------------------------------------------------ opt */
+/* Length of the log before the first line starting "[stop" in a or b. */
+static size_t comparable(const char *a, const char *b) {
+  const char *sa = strstr(a, "[stop"), *sb = strstr(b, "[stop");
+  size_t la = sa ? (size_t)(sa - a) : strlen(a), lb = sb ? (size_t)(sb - b) : strlen(b);
+  return la < lb ? la : lb;
+}
+
+static bool same_behaviour(const char *a, const char *b) {
+  size_t n = comparable(a, b);
+  bool stopped = strstr(a, "[stop") || strstr(b, "[stop");
+  if (!stopped && strlen(a) != strlen(b)) return false;
+  return memcmp(a, b, n) == 0;
+}
+
+static uint32_t npasses(void) {
+  uint32_t n = 0;
+  while (tl_pass_name(n)) n++;
+  return n;
+}
+
+/* Runs passes (names) or a pipeline (names NULL: level/shrink) on a fresh
+ * read of w and compares with the base log; false on divergence. */
+static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const char *base,
+                      const char *const *names, uint32_t nn, uint32_t level, uint32_t shrink) {
+  tl_error err;
+  tl_module *m = read_mod(w, n, &err);
+  if (!m) return true;
+  tl_pass_options po = {0};
+  po.threads = 1;
+  char what[512] = "";
+  tl_status rc;
+  if (names) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < nn && k < sizeof what - 40; i++)
+      k += (size_t)snprintf(what + k, sizeof what - k, "--%s ", names[i]);
+    rc = tl_module_run_passes(m, names, nn, &po, &err);
+  } else {
+    if (shrink) snprintf(what, sizeof what, "-O%s", shrink == 1 ? "s" : "z");
+    else snprintf(what, sizeof what, "-O%u", level);
+    rc = tl_module_optimize(m, level, shrink, &po, &err);
+  }
+  bool ok = true;
+  char why[800];
+  if (rc != TL_OK) {
+    snprintf(why, sizeof why, "passes %s failed: %s", what, err.msg);
+    fail(r, seed, w, n, why, NULL);
+    ok = false;
+  } else if (tl_module_validate(m, &err) != TL_OK) {
+    snprintf(why, sizeof why, "after %s the module does not validate: %s", what, err.msg);
+    fail(r, seed, w, n, why, NULL);
+    ok = false;
+  } else {
+    char *log = tl_module_fuzz_exec(m, FUEL);
+    if (!same_behaviour(base, log)) {
+      snprintf(why, sizeof why, "behaviour differs after %s (compare tilt-fuzz exec IN with tilt-opt %sIN -o OUT; tilt-fuzz exec OUT)", what, what);
+      size_t dl = strlen(base) + strlen(log) + 64;
+      char *d = malloc(dl);
+      snprintf(d, dl, "--- before\n%s--- after\n%s", base, log);
+      fail(r, seed, w, n, why, d);
+      free(d);
+      ok = false;
+    }
+    free(log);
+  }
+  tl_module_free(m);
+  return ok;
+}
+
+static uint64_t mix(uint64_t x) {
+  uint8_t b[8];
+  tl_fuzz_seed_bytes(x, b, 8);
+  uint64_t v;
+  memcpy(&v, b, 8);
+  return v;
+}
+
+static void iter_opt(run *r, uint64_t seed, uint64_t i) {
+  tl_module *m0 = gen_seed(seed, 0);
+  uint8_t *w = NULL;
+  size_t n = 0;
+  if (!write_mod(m0, &w, &n)) { tl_module_free(m0); return; }
+  tl_module_free(m0);
+  tl_error err;
+  tl_module *m = read_mod(w, n, &err);
+  if (!m) { fail(r, seed, w, n, "re-read failed", err.msg); free(w); return; }
+  char *base = tl_module_fuzz_exec(m, FUEL);
+  tl_module_free(m);
+  uint32_t np = npasses();
+  /* each pass on its own: one per iteration, in turn */
+  const char *one = tl_pass_name((uint32_t)(i % np));
+  check_opt(r, seed, w, n, base, &one, 1, 0, 0);
+  /* a pipeline */
+  static const uint32_t lv[6][2] = {{1, 0}, {2, 0}, {3, 0}, {4, 0}, {2, 1}, {2, 2}};
+  check_opt(r, seed, w, n, base, NULL, 0, lv[i % 6][0], lv[i % 6][1]);
+  /* a random list */
+  const char *list[6];
+  uint64_t x = mix(seed ^ 0x5eed);
+  uint32_t nl = 1 + (uint32_t)(x % 6);
+  for (uint32_t k = 0; k < nl; k++) list[k] = tl_pass_name((uint32_t)(mix(x + k) % np));
+  check_opt(r, seed, w, n, base, list, nl, 0, 0);
+  free(base);
+  free(w);
+}
+
+/* ------------------------------------------------------------------ jit */
+static void iter_jit(run *r, uint64_t seed, uint64_t i) {
+  (void)i;
+  tl_module *m = gen_seed(seed, TL_FEATURES_ALL & ~TL_FEATURE_SIMD);
+  uint8_t *w = NULL;
+  size_t n = 0;
+  if (!write_mod(m, &w, &n)) { tl_module_free(m); return; }
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      tl_pass_options po = {0};
+      po.threads = 1;
+      tl_error err;
+      if (tl_module_optimize(m, 2, 0, &po, &err) != TL_OK) break;
+    }
+    char *a = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_INTERP);
+    char *b = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_JIT);
+    if (!same_behaviour(a, b)) {
+      size_t dl = strlen(a) + strlen(b) + 64;
+      char *d = malloc(dl);
+      snprintf(d, dl, "--- interpreter\n%s--- jit\n%s", a, b);
+      fail(r, seed, w, n, pass ? "interpreter and JIT differ after -O2" : "interpreter and JIT differ", d);
+      free(d);
+    }
+    free(a);
+    free(b);
+  }
+  free(w);
+  tl_module_free(m);
+}
+
+/* ------------------------------------------------------------------- v8 */
+static const char v8_harness[] =
+    "const fs=require('fs');\n"
+    "const man=JSON.parse(fs.readFileSync(process.argv[2],'utf8'));\n"
+    "const f32=new Float32Array(1),u32=new Uint32Array(f32.buffer);\n"
+    "const f64=new Float64Array(1),u64=new BigUint64Array(f64.buffer);\n"
+    "function fmt(t,v){switch(t){\n"
+    " case 'i32':return 'i32:'+(v|0);\n"
+    " case 'i64':return 'i64:'+BigInt.asIntN(64,BigInt(v));\n"
+    " case 'f32':if(v!==v)return 'f32:nan';f32[0]=v;return 'f32:0x'+u32[0].toString(16).padStart(8,'0');\n"
+    " case 'f64':if(v!==v)return 'f64:nan';f64[0]=v;return 'f64:0x'+u64[0].toString(16).padStart(16,'0');\n"
+    " default:return t+':'+(v===null?'null':'nonnull');}}\n"
+    "function arg(t,i){switch(t){case 'i32':return 3+7*i;case 'i64':return BigInt(-5-i);\n"
+    " case 'f32':return 1.5;case 'f64':return -2.5;default:return null;}}\n"
+    "let out='';\n"
+    "for(const m of man){out+='### '+m.file+'\\n';\n"
+    " const imp={'fuzzing-support':{}};\n"
+    " for(const t of ['i32','i64','f32','f64'])imp['fuzzing-support']['log-'+t]=(x)=>{out+='[import fuzzing-support.log-'+t+'('+fmt(t,x)+')]\\n';};\n"
+    " let inst;\n"
+    " try{inst=new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(m.file)),imp);}\n"
+    " catch(e){out+='[instantiate: '+e.message+']\\n';continue;}\n"
+    " for(const x of m.exports){out+='[export \"'+x.name+'\"]\\n';\n"
+    "  try{let r=inst.exports[x.name](...x.params.map(arg));\n"
+    "   if(x.results.length==1)r=[r];else if(x.results.length==0)r=[];\n"
+    "   out+='  ->'+x.results.map((t,i)=>' '+fmt(t,r[i])).join('')+'\\n';}\n"
+    "  catch(e){if(e instanceof WebAssembly.RuntimeError)out+='  -> trap: '+e.message+'\\n';\n"
+    "   else{out+='[stop: '+e.message+']\\n';break;}}}}\n"
+    "process.stdout.write(out);\n";
+
+/* Trap reasons and instantiation errors are worded differently by V8. */
+static void normalize_v8(char *s) {
+  char *o = s;
+  for (char *p = s; *p;) {
+    char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+    if (!strncmp(p, "  -> trap", 9)) { memcpy(o, "  -> trap\n", 10); o += 10; }
+    else if (!strncmp(p, "[instantiate", 12)) { memcpy(o, "[instantiate]\n", 14); o += 14; }
+    else { memmove(o, p, len); o += len; }
+    p += len;
+  }
+  *o = 0;
+}
+
+static void sig_json(FILE *f, tl_module *m, tl_type t) {
+  fprintf(f, "[");
+  for (uint32_t i = 0; i < tl_type_arity(m, t); i++)
+    fprintf(f, "%s\"%s\"", i ? "," : "", tl_type_name(tl_type_at(m, t, i)));
+  fprintf(f, "]");
+}
+
+#define V8_BATCH 32
+static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
+  char man[600], path[600];
+  snprintf(man, sizeof man, "%s/manifest.json", dir);
+  FILE *mf = fopen(man, "w");
+  if (!mf) return;
+  char **logs = calloc(nb, sizeof *logs);
+  uint8_t **ws = calloc(nb, sizeof *ws);
+  size_t *ns = calloc(nb, sizeof *ns);
+  fprintf(mf, "[");
+  for (uint32_t k = 0; k < nb; k++) {
+    tl_module *m = gen_seed(seed0 + k, TL_FEATURES_ALL & ~TL_FEATURE_EXTENDED_CONST);
+    write_mod(m, &ws[k], &ns[k]);
+    snprintf(path, sizeof path, "%s/m%u.wasm", dir, k);
+    cli_write_file(path, ws[k], ns[k]);
+    logs[k] = tl_module_fuzz_exec(m, FUEL);
+    fprintf(mf, "%s{\"file\":\"%s\",\"exports\":[", k ? "," : "", path);
+    for (uint32_t e = 0, c = 0; e < m->exports.n; e++) {
+      tl_export *x = TL_EXPORT(m, e);
+      if (x->kind != TL_EXTERN_FUNC) continue;
+      tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, x->index)->type);
+      fprintf(mf, "%s{\"name\":\"%s\",\"params\":", c++ ? "," : "", x->name);
+      sig_json(mf, m, ft->params);
+      fprintf(mf, ",\"results\":");
+      sig_json(mf, m, ft->results);
+      fprintf(mf, "}");
+    }
+    fprintf(mf, "]}");
+    tl_module_free(m);
+  }
+  fprintf(mf, "]\n");
+  fclose(mf);
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "node %s/harness.js %s", dir, man);
+  FILE *p = popen(cmd, "r");
+  tl_buf out = {0};
+  char chunk[4096];
+  size_t got;
+  while (p && (got = fread(chunk, 1, sizeof chunk, p)) > 0) tl_buf_put(&out, chunk, got);
+  if (p) pclose(p);
+  tl_buf_byte(&out, 0);
+  char *s = (char *)out.p;
+  for (uint32_t k = 0; k < nb; k++) {
+    snprintf(path, sizeof path, "### %s/m%u.wasm\n", dir, k);
+    char *a = s ? strstr(s, path) : NULL;
+    char *v8 = NULL;
+    if (a) {
+      a += strlen(path);
+      char *end = strstr(a, "### ");
+      size_t len = end ? (size_t)(end - a) : strlen(a);
+      v8 = malloc(len + 1);
+      memcpy(v8, a, len);
+      v8[len] = 0;
+    } else {
+      v8 = strdup("(no output from node)\n");
+    }
+    normalize_v8(v8);
+    normalize_v8(logs[k]);
+    if (!same_behaviour(logs[k], v8)) {
+      size_t dl = strlen(logs[k]) + strlen(v8) + 64;
+      char *d = malloc(dl);
+      snprintf(d, dl, "--- tilt\n%s--- v8\n%s", logs[k], v8);
+      fail(r, seed0 + k, ws[k], ns[k], "tilt's interpreter and V8 differ", d);
+      free(d);
+    }
+    free(v8);
+    free(logs[k]);
+    free(ws[k]);
+  }
+  tl_buf_free(&out);
+  free(logs);
+  free(ws);
+  free(ns);
+}
+
+/* ------------------------------------------------------------------ cfg */
+/* A random CFG: block b logs b, updates x = x*5 + b + 1 and goes to the
+ * first edge whose condition ((x >> s) & 1) holds, else the default. The
+ * direct walk computes the same log in C; both stop after 40 blocks with a
+ * trap (the relooped code traps with unreachable). */
+typedef struct { uint32_t to, shift; bool uncond; } cedge;
+
+static void iter_cfg(run *r, uint64_t seed, uint64_t i) {
+  (void)i;
+  uint8_t b[512];
+  tl_fuzz_seed_bytes(seed, b, sizeof b);
+  uint32_t pos = 0, nb = 1 + b[pos++] % 10;
+  cedge e[10][4];
+  uint32_t ne[10];
+  for (uint32_t k = 0; k < nb; k++) {
+    ne[k] = b[pos++] % 4;
+    for (uint32_t j = 0; j < ne[k]; j++)
+      {
+      uint32_t to = b[pos++] % nb, sh = b[pos++] % 8;
+      e[k][j] = (cedge){to, sh, j + 1 == ne[k]};
+    }
+  }
+  tl_module *m = tl_module_create();
+  tl_module_set_features(m, TL_FEATURES_ALL);
+  uint32_t logi = tl_add_function_import(m, NULL, "fuzzing-support", "log-i32",
+                                         tl_add_type(m, TL_TYPE_I32, TL_TYPE_NONE));
+  uint32_t fn = tl_add_function(m, "cfg", tl_add_type(m, TL_TYPE_NONE, TL_TYPE_NONE), NULL, 0, NULL);
+  uint32_t x = tl_function_add_var(m, fn, TL_TYPE_I32), steps = tl_function_add_var(m, fn, TL_TYPE_I32);
+  tl_relooper *rl = tl_relooper_create(m, fn);
+  tl_rblock rb[10];
+  for (uint32_t k = 0; k < nb; k++) {
+    tl_expr_ref c[4];
+    c[0] = tl_build_if(m, fn, TL_LABEL_NONE,
+                       tl_build_binary(m, "i32.ge_u", tl_build_local_get(m, fn, steps), tl_build_const_i32(m, 40)),
+                       tl_build_unreachable(m), NULL);
+    c[1] = tl_build_local_set(m, fn, steps, tl_build_binary(m, "i32.add", tl_build_local_get(m, fn, steps),
+                                                             tl_build_const_i32(m, 1)));
+    tl_expr_ref arg = tl_build_const_i32(m, (int32_t)k);
+    c[2] = tl_build_call(m, logi, &arg, 1);
+    c[3] = tl_build_local_set(m, fn, x, tl_build_binary(m, "i32.add",
+        tl_build_binary(m, "i32.mul", tl_build_local_get(m, fn, x), tl_build_const_i32(m, 5)),
+        tl_build_const_i32(m, (int32_t)k + 1)));
+    rb[k] = tl_relooper_add_block(rl, tl_build_block(m, fn, TL_LABEL_NONE, c, 4, TL_TYPE_NONE));
+  }
+  for (uint32_t k = 0; k < nb; k++)
+    for (uint32_t j = 0; j < ne[k]; j++) {
+      tl_expr_ref cond = e[k][j].uncond ? NULL
+          : tl_build_binary(m, "i32.and", tl_build_binary(m, "i32.shr_u", tl_build_local_get(m, fn, x),
+                                                        tl_build_const_i32(m, (int32_t)e[k][j].shift)),
+                            tl_build_const_i32(m, 1));
+      tl_relooper_add_branch(rl, rb[k], rb[e[k][j].to], cond, NULL);
+    }
+  tl_expr_ref body = tl_relooper_render_and_dispose(rl, rb[0], UINT32_MAX);
+  tl_function_set_body(m, fn, body);
+  tl_add_export(m, TL_EXPORT_FUNC, fn, "cfg");
+  tl_error err;
+  uint8_t *w = NULL;
+  size_t n = 0;
+  write_mod(m, &w, &n);
+  if (tl_module_validate(m, &err) != TL_OK) {
+    fail(r, seed, w, n, "relooper output does not validate", err.msg);
+  } else {
+    /* the direct walk */
+    tl_buf want = {0};
+    tl_buf_printf(&want, "[export \"cfg\"]\n");
+    uint32_t cur = 0, xv = 0, st = 0;
+    for (;;) {
+      if (st >= 40) { tl_buf_printf(&want, "  -> trap: unreachable\n"); break; }
+      st++;
+      tl_buf_printf(&want, "[import fuzzing-support.log-i32(i32:%u)]\n", cur);
+      xv = xv * 5 + cur + 1;
+      uint32_t next = UINT32_MAX;
+      bool def = false;
+      for (uint32_t j = 0; j < ne[cur] && next == UINT32_MAX; j++)
+        if (e[cur][j].uncond || ((xv >> e[cur][j].shift) & 1)) next = e[cur][j].to, def = true;
+      (void)def;
+      if (next == UINT32_MAX) {
+        /* no condition held: the default is an unconditional edge if any */
+        tl_buf_printf(&want, "  ->\n");
+        break;
+      }
+      cur = next;
+    }
+    tl_buf_byte(&want, 0);
+    char *got = tl_module_fuzz_exec(m, FUEL);
+    char *trap = strstr(got, "  -> trap:");
+    if (trap) { trap[0] = 0; strcat(got, "  -> trap: unreachable\n"); }
+    if (strcmp(got, (char *)want.p)) {
+      size_t dl = strlen(got) + want.n + 64;
+      char *d = malloc(dl);
+      snprintf(d, dl, "--- walk\n%s--- relooped\n%s", (char *)want.p, got);
+      fail(r, seed, w, n, "relooped code and the direct CFG walk differ", d);
+      free(d);
+    }
+    free(got);
+    tl_buf_free(&want);
+  }
+  free(w);
+  tl_module_free(m);
+}
+
+/* --------------------------------------------------------------- driver */
+static int run_mode(const opts *o) {
+  run r = {o, 0};
+  void (*it)(run *, uint64_t, uint64_t) = NULL;
+  bool v8 = !strcmp(o->mode, "v8");
+  if (!strcmp(o->mode, "roundtrip")) it = iter_roundtrip;
+  else if (!strcmp(o->mode, "opt")) it = iter_opt;
+  else if (!strcmp(o->mode, "jit")) it = iter_jit;
+  else if (!strcmp(o->mode, "cfg")) it = iter_cfg;
+  else if (!v8) { cli_fail("unknown mode %s", o->mode); return 2; }
+  char dir[256] = "";
+  if (v8) {
+    snprintf(dir, sizeof dir, "/tmp/tilt-fuzz-v8-%d", (int)getpid());
+    mkdir(dir, 0777);
+    char hp[300];
+    snprintf(hp, sizeof hp, "%s/harness.js", dir);
+    cli_write_file(hp, v8_harness, sizeof v8_harness - 1);
+  }
+  double t0 = now(), last = t0;
+  uint64_t i = 0;
+  while ((o->seconds > 0 ? now() - t0 < o->seconds : i < o->iterations)) {
+    if (v8) {
+      uint64_t nb = V8_BATCH;
+      if (o->seconds <= 0 && o->iterations - i < nb) nb = o->iterations - i;
+      batch_v8(&r, o->seed + i, (uint32_t)nb, dir);
+      i += nb;
+    } else {
+      it(&r, o->seed + i, i);
+      i++;
+    }
+    double t = now();
+    if (!o->quiet && t - last > 1.0) {
+      fprintf(stderr, "\r[%s] %" PRIu64 " iterations, %.1f/s, %" PRIu64 " failures", o->mode, i,
+              (double)i / (t - t0), r.failures);
+      last = t;
+    }
+  }
+  double t = now() - t0;
+  fprintf(stderr, "%s[%s] %" PRIu64 " iterations in %.1fs, %.1f/s, %" PRIu64 " failures (seeds %" PRIu64
+          "..%" PRIu64 ")\n", o->quiet ? "" : "\r", o->mode, i, t, t > 0 ? (double)i / t : 0.0, r.failures,
+          o->seed, o->seed + (i ? i - 1 : 0));
+  if (v8) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) {}
+  }
+  return r.failures ? 1 : 0;
+}
+
+/* ------------------------------------------------------- gen and helpers */
+static int do_gen(const opts *o) {
+  uint8_t *in = NULL;
+  size_t n = 0;
+  if (o->input && cli_read_file(o->input, &in, &n)) { cli_fail("cannot read %s", o->input); return 2; }
+  uint32_t count = o->count ? o->count : 1;
+  for (uint32_t k = 0; k < count; k++) {
+    tl_module *m = in ? tl_fuzz_generate(in, n, NULL) : gen_seed(o->seed + k, 0);
+    tl_error err;
+    if (tl_module_validate(m, &err) != TL_OK) {
+      fprintf(stderr, "tilt-fuzz: seed %" PRIu64 ": generated module does not validate (func %u): %s\n", o->seed + k, err.func_index, err.msg);
+      tl_module_free(m);
+      free(in);
+      return 1;
+    }
+    uint8_t *w = NULL;
+    size_t wn = 0;
+    write_mod(m, &w, &wn);
+    char path[600];
+    if (count == 1) snprintf(path, sizeof path, "%s", o->out ? o->out : "fuzz.wasm");
+    else snprintf(path, sizeof path, "%s/%" PRIu64 ".wasm", o->out ? o->out : ".", o->seed + k);
+    if (cli_write_file(path, w, wn)) { free(w); tl_module_free(m); free(in); return 2; }
+    free(w);
+    tl_module_free(m);
+  }
+  free(in);
+  return 0;
+}
+
+/* planted FILE: exit 1 if FILE has an i32.mul with an i32.const 7 operand
+ * (the reducer's test bug); count FILE: prints its IR node count. */
+typedef struct { bool found; } planted_ctx;
+static void planted_visit(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if (e->op != TL_OP_I32_MUL) return;
+  for (uint32_t k = 0; k < e->nkid; k++)
+    if (e->kid[k]->op == TL_OP_I32_CONST && e->kid[k]->imm.i32 == 7) ((planted_ctx *)w->ctx)->found = true;
+}
+
+static int do_inspect(const char *what, const char *path) {
+  uint8_t *p = NULL;
+  size_t n = 0;
+  if (cli_read_file(path, &p, &n)) return 2;
+  tl_error err;
+  tl_module *m = read_mod(p, n, &err);
+  free(p);
+  if (!m) return 2;
+  if (!strcmp(what, "exec")) {
+    char *log = tl_module_fuzz_exec(m, FUEL);
+    fputs(log, stdout);
+    free(log);
+    tl_module_free(m);
+    return 0;
+  }
+  planted_ctx c = {false};
+  uint64_t nodes = 0;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    nodes += tl_expr_count(f->body);
+    tl_walk_post(m, f, &f->body, planted_visit, &c);
+  }
+  tl_module_free(m);
+  if (!strcmp(what, "count")) { printf("%" PRIu64 "\n", nodes); return 0; }
+  return c.found ? 1 : 0;
+}
+
+/* -------------------------------------------------------------- reducer */
+typedef struct { tl_vec slots; } slot_ctx;
+static void collect(tl_walk *w, tl_expr **slot) { TL_VEC_PUSH(&((slot_ctx *)w->ctx)->slots, tl_expr **, slot); }
+
+static bool still_fails(const char *command, const char *path) {
+  char cmd[4096];
+  const char *at = strstr(command, "{}");
+  if (at) snprintf(cmd, sizeof cmd, "%.*s%s%s", (int)(at - command), command, path, at + 2);
+  else snprintf(cmd, sizeof cmd, "%s %s", command, path);
+  strncat(cmd, " >/dev/null 2>&1", sizeof cmd - strlen(cmd) - 1);
+  return system(cmd) != 0;
+}
+
+static tl_expr *zero_of(tl_module *m, tl_type t) {
+  tl_expr *e;
+  switch (t) {
+  case TL_I32: return tl_make_const_i32(m, 0);
+  case TL_I64: return tl_make_const_i64(m, 0);
+  case TL_F32: e = tl_expr_new(m, TL_OP_F32_CONST, 0); break;
+  case TL_F64: e = tl_expr_new(m, TL_OP_F64_CONST, 0); break;
+  case TL_V128: e = tl_expr_new(m, TL_OP_V128_CONST, 0); break;
+  case TL_FUNCREF: case TL_EXTERNREF: e = tl_expr_new(m, TL_OP_REF_NULL, 0); e->imm.index = t; break;
+  default: return NULL;
+  }
+  tl_expr_finalize(m, NULL, e);
+  return e;
+}
+
+/* Applies edit k to m (counting exports, then per-function slot edits);
+ * false when k is past the last edit. *applied says whether it changed m. */
+static bool apply_edit(tl_module *m, uint64_t k, bool *applied) {
+  *applied = false;
+  if (k < m->exports.n) {
+    memmove(TL_EXPORT(m, k), TL_EXPORT(m, k + 1), (m->exports.n - k - 1) * sizeof(tl_export));
+    m->exports.n--;
+    *applied = true;
+    return true;
+  }
+  k -= m->exports.n;
+  for (uint32_t fi = m->nimported_funcs; fi < m->funcs.n; fi++) {
+    tl_func *f = TL_FUNC(m, fi);
+    slot_ctx c = {{0}};
+    tl_walk w = {0};
+    w.m = m; w.f = f; w.ctx = &c; w.pre = collect;
+    tl_walk_run(&w, &f->body);
+    uint64_t ns = c.slots.n * 4;
+    if (k >= ns) { k -= ns; tl_vec_free(&c.slots); continue; }
+    tl_expr **slot = TL_VEC_AT(&c.slots, tl_expr **, k / 4);
+    tl_expr *e = *slot, *rep = NULL;
+    uint32_t how = (uint32_t)(k % 4);
+    tl_vec_free(&c.slots);
+    if (slot == &f->body) {
+      if (how == 0 && e->nkid) { e->nkid = 0; tl_expr_push_kid(m, e, tl_make_unreachable(m)); *applied = true; }
+      tl_func_refinalize(m, f);
+      return true;
+    }
+    if (how == 0 && e->op != TL_OP_UNREACHABLE) rep = tl_make_unreachable(m);
+    else if (how == 1 && e->type == TL_NONE && e->op != TL_OP_NOP) rep = tl_make_nop(m);
+    else if (how == 1 && tl_type_is_concrete(e->type) && !tl_type_is_tuple(e->type) &&
+             !(e->nkid == 0 && e->op != TL_OP_LOCAL_GET && e->op != TL_OP_GLOBAL_GET)) rep = zero_of(m, e->type);
+    else if (how == 2 && e->nkid && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) &&
+             e->imm.block.label == TL_NO_LABEL && e->nkid == 1) rep = e->kid[0];
+    else if (how == 2 && e->nkid > 1 && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)) {
+      /* drop the first statement */
+      memmove(e->kid, e->kid + 1, (e->nkid - 1) * sizeof *e->kid);
+      e->nkid--;
+      *applied = true;
+    } else if (how == 3 && e->nkid && tl_type_is_concrete(e->type)) {
+      for (uint32_t j = 0; j < e->nkid && !rep; j++)
+        if (e->kid[j]->type == e->type && !(tl_ops[e->op].flags & TL_F_CONTROL)) rep = e->kid[j];
+    }
+    if (rep) { *slot = rep; *applied = true; }
+    if (*applied) tl_func_refinalize(m, f);
+    return true;
+  }
+  return false;
+}
+
+static int do_reduce(const opts *o) {
+  uint8_t *best = NULL;
+  size_t bn = 0;
+  if (!o->input || cli_read_file(o->input, &best, &bn)) { cli_fail("reduce: cannot read the input"); return 2; }
+  if (!o->command) { cli_fail("reduce: --command is required"); return 2; }
+  char cand[600];
+  snprintf(cand, sizeof cand, "%s.candidate.wasm", o->out ? o->out : "reduced.wasm");
+  cli_write_file(cand, best, bn);
+  if (!still_fails(o->command, cand)) { cli_fail("reduce: the command does not fail on the input"); free(best); return 2; }
+  uint64_t tries = 0, kept = 0;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (uint64_t k = 0;; k++) {
+      tl_error err;
+      tl_module *m = read_mod(best, bn, &err);
+      if (!m) break;
+      bool applied;
+      if (!apply_edit(m, k, &applied)) { tl_module_free(m); break; }
+      uint8_t *w = NULL;
+      size_t wn = 0;
+      if (applied && tl_module_validate(m, &err) == TL_OK && write_mod(m, &w, &wn) && wn <= bn) {
+        tries++;
+        cli_write_file(cand, w, wn);
+        if (still_fails(o->command, cand)) {
+          free(best);
+          best = w;
+          bn = wn;
+          w = NULL;
+          kept++;
+          progress = true;
+          k--;   /* the same position holds something new now */
+        }
+      }
+      free(w);
+      tl_module_free(m);
+    }
+    /* module-level cleanup */
+    tl_error err;
+    tl_module *m = read_mod(best, bn, &err);
+    if (m) {
+      const char *names[] = {"remove-unused-module-elements", "vacuum"};
+      const char *have[2];
+      uint32_t nh = 0;
+      for (uint32_t i = 0; i < 2; i++)
+        for (uint32_t j = 0; tl_pass_name(j); j++)
+          if (!strcmp(tl_pass_name(j), names[i])) have[nh++] = names[i];
+      tl_pass_options po = {0};
+      po.threads = 1;
+      uint8_t *w = NULL;
+      size_t wn = 0;
+      if (nh && tl_module_run_passes(m, have, nh, &po, &err) == TL_OK && write_mod(m, &w, &wn) && wn < bn) {
+        cli_write_file(cand, w, wn);
+        if (still_fails(o->command, cand)) { free(best); best = w; bn = wn; w = NULL; progress = true; }
+      }
+      free(w);
+      tl_module_free(m);
+    }
+  }
+  unlink(cand);
+  const char *out = o->out ? o->out : "reduced.wasm";
+  int rc = cli_write_file(out, best, bn) ? 2 : 0;
+  fprintf(stderr, "tilt-fuzz reduce: %zu bytes after %" PRIu64 " tries (%" PRIu64 " kept) -> %s\n", bn, tries, kept, out);
+  free(best);
+  return rc;
+}
+
+static int usage(FILE *f, int rc) {
+  fprintf(f,
+          "usage: tilt-fuzz MODE [--seed S] [--iterations N | --seconds T] [--out-dir D]\n"
+          "  --disable FEATURE: the generator does not use it (wasm-opt names: simd, multivalue, ...)\n"
+          "  modes: roundtrip | opt | jit | v8 | cfg (differential; exit 1 on divergence)\n"
+          "         [--validate-every N] roundtrip: run wasm-validate every N iterations (0 never)\n"
+          "       tilt-fuzz gen [--seed S | --input BYTES] [--count N] -o OUT (a directory when N > 1)\n"
+          "       tilt-fuzz reduce IN.wasm --command 'CMD [{}]' -o OUT.wasm\n"
+          "       tilt-fuzz exec FILE: its observable behaviour (tl_module_fuzz_exec)\n"
+          "       tilt-fuzz planted FILE | count FILE (test helpers)\n");
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  cli_init(argv[0]);
+  opts o = {0};
+  o.seed = 1;
+  o.iterations = 100;
+  o.out_dir = "fuzz-failures";
+  o.validate_every = 100;
+  if (argc < 2) return usage(stderr, 2);
+  o.mode = argv[1];
+  if (!strcmp(o.mode, "--help") || !strcmp(o.mode, "-h")) return usage(stdout, 0);
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    bool more = i + 1 < argc;
+    if (!strcmp(a, "--seed") && more) o.seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--iterations") && more) o.iterations = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--seconds") && more) o.seconds = strtod(argv[++i], NULL);
+    else if (!strcmp(a, "--out-dir") && more) o.out_dir = argv[++i];
+    else if (!strcmp(a, "--validate-every") && more) o.validate_every = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--count") && more) o.count = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--input") && more) o.input = argv[++i];
+    else if (!strcmp(a, "--command") && more) o.command = argv[++i];
+    else if (!strcmp(a, "-o") && more) o.out = argv[++i];
+    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
+    else if (!strcmp(a, "--disable") && more) {
+      uint32_t f = tl_feature_from_name(argv[++i]);
+      if (!f) { cli_fail("unknown feature %s", argv[i]); return 2; }
+      g_features &= ~f;
+      size_t l = strlen(g_extra);
+      snprintf(g_extra + l, sizeof g_extra - l, " --disable %s", argv[i]);
+    }
+    else if (a[0] != '-' && !o.input) o.input = a;
+    else { cli_fail("unknown argument %s", a); return usage(stderr, 2); }
+  }
+  if (!strcmp(o.mode, "gen")) return do_gen(&o);
+  if (!strcmp(o.mode, "reduce")) return do_reduce(&o);
+  if (!strcmp(o.mode, "planted") || !strcmp(o.mode, "count") || !strcmp(o.mode, "exec")) {
+    if (!o.input) return usage(stderr, 2);
+    return do_inspect(o.mode, o.input);
+  }
+  return run_mode(&o);
+}
