@@ -1,0 +1,434 @@
+/* optimize_instructions.c — the peephole pass: integer algebraic
+ * identities, constants to the right of commutative ops and compares, eqz
+ * of compares flipped, boolean contexts (if/br_if/select/eqz conditions)
+ * stripped of `!= 0` and double eqz, shifts masked, shl+shr_s to extend*_s
+ * (sign-ext enabled), masks that a narrow load already guarantees, strength
+ * reduction by powers of two, if/select arms swapped under eqz, exact
+ * float identities (neg/abs of neg/abs), wrap of extend.
+ * Assumes valid IR with up-to-date types. Guarantees: the same behaviour
+ * bit for bit (no float rewrite that could change a NaN payload, no
+ * removal of code that may have effects, no reordering of effects); types
+ * are unchanged per node, refinalized at the end. One post-order walk;
+ * e->aux bit 1 = "subtree has effects", kept bottom-up for O(1) queries. */
+#include "passes.h"
+
+enum { FX = 1 };
+static const uint32_t own_effects = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL |
+                                    TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_TRAPS | TL_F_NORETURN |
+                                    TL_F_ATOMIC | TL_F_BRANCH | TL_F_CONTROL;
+
+static tl_expr *mark(tl_expr *e) {
+  bool fx = (tl_ops[e->op].flags & own_effects) || e->op == TL_OP_RETURN ||
+            e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT ||
+            e->type == TL_UNREACHABLE;
+  for (uint32_t i = 0; i < e->nkid && !fx; i++) fx = e->kid[i] && (e->kid[i]->aux & FX);
+  e->aux = fx ? FX : 0;
+  return e;
+}
+
+static bool pure(const tl_expr *e) { return !(e->aux & FX); }
+
+/* i64 integer ops are the i32 rows shifted by a fixed distance. */
+static int base_op(int op, bool *is64) {
+  *is64 = false;
+  if (op >= TL_OP_I64_EQZ && op <= TL_OP_I64_GE_U) {
+    *is64 = true;
+    return op - (TL_OP_I64_EQZ - TL_OP_I32_EQZ);
+  }
+  if (op >= TL_OP_I64_CLZ && op <= TL_OP_I64_ROTR) {
+    *is64 = true;
+    return op - (TL_OP_I64_CLZ - TL_OP_I32_CLZ);
+  }
+  if ((op >= TL_OP_I32_EQZ && op <= TL_OP_I32_GE_U) || (op >= TL_OP_I32_CLZ && op <= TL_OP_I32_ROTR))
+    return op;
+  return -1;
+}
+
+static tl_op wide(int op, bool is64) {
+  if (!is64) return (tl_op)op;
+  if (op >= TL_OP_I32_EQZ && op <= TL_OP_I32_GE_U) return (tl_op)(op + (TL_OP_I64_EQZ - TL_OP_I32_EQZ));
+  return (tl_op)(op + (TL_OP_I64_CLZ - TL_OP_I32_CLZ));
+}
+
+static bool is_iconst(const tl_expr *e, uint64_t *v) {
+  if (e->op == TL_OP_I32_CONST) {
+    *v = (uint32_t)e->imm.i32;
+    return true;
+  }
+  if (e->op == TL_OP_I64_CONST) {
+    *v = (uint64_t)e->imm.i64;
+    return true;
+  }
+  return false;
+}
+
+static tl_expr *iconst(tl_module *m, bool is64, uint64_t v) {
+  return mark(is64 ? tl_make_const_i64(m, (int64_t)v) : tl_make_const_i32(m, (int32_t)(uint32_t)v));
+}
+
+static uint64_t ones(bool is64) { return is64 ? UINT64_MAX : UINT32_MAX; }
+
+static tl_expr *bin(tl_module *m, int op, bool is64, tl_expr *a, tl_expr *b) {
+  return mark(tl_make_binary(m, wide(op, is64), a, b));
+}
+static tl_expr *un(tl_module *m, tl_op op, tl_expr *a) { return mark(tl_make_unary(m, op, a)); }
+
+static bool same_get(const tl_expr *a, const tl_expr *b) {
+  return a->op == TL_OP_LOCAL_GET && b->op == TL_OP_LOCAL_GET && a->imm.index == b->imm.index;
+}
+
+/* The compare that is true exactly when op is false (integers; f eq/ne). */
+static int negated(int op) {
+  switch (op) {
+  case TL_OP_I32_EQ: return TL_OP_I32_NE;
+  case TL_OP_I32_NE: return TL_OP_I32_EQ;
+  case TL_OP_I32_LT_S: return TL_OP_I32_GE_S;
+  case TL_OP_I32_GE_S: return TL_OP_I32_LT_S;
+  case TL_OP_I32_LT_U: return TL_OP_I32_GE_U;
+  case TL_OP_I32_GE_U: return TL_OP_I32_LT_U;
+  case TL_OP_I32_GT_S: return TL_OP_I32_LE_S;
+  case TL_OP_I32_LE_S: return TL_OP_I32_GT_S;
+  case TL_OP_I32_GT_U: return TL_OP_I32_LE_U;
+  case TL_OP_I32_LE_U: return TL_OP_I32_GT_U;
+  default: return -1;
+  }
+}
+
+/* The compare with its operands swapped. */
+static int swapped(int op) {
+  switch (op) {
+  case TL_OP_I32_LT_S: return TL_OP_I32_GT_S;
+  case TL_OP_I32_GT_S: return TL_OP_I32_LT_S;
+  case TL_OP_I32_LT_U: return TL_OP_I32_GT_U;
+  case TL_OP_I32_GT_U: return TL_OP_I32_LT_U;
+  case TL_OP_I32_LE_S: return TL_OP_I32_GE_S;
+  case TL_OP_I32_GE_S: return TL_OP_I32_LE_S;
+  case TL_OP_I32_LE_U: return TL_OP_I32_GE_U;
+  case TL_OP_I32_GE_U: return TL_OP_I32_LE_U;
+  case TL_OP_I32_EQ: case TL_OP_I32_NE: case TL_OP_I32_ADD: case TL_OP_I32_MUL:
+  case TL_OP_I32_AND: case TL_OP_I32_OR: case TL_OP_I32_XOR: return op;
+  default: return -1;
+  }
+}
+
+static bool concrete_kids(const tl_expr *e) {
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (!e->kid[i] || !tl_type_is_concrete(e->kid[i]->type)) return false;
+  return true;
+}
+
+static unsigned sleb_size(bool is64, uint64_t v) {
+  int64_t s = is64 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+  unsigned n = 1;
+  while (s >= 64 || s < -64) {
+    s >>= 7;
+    n++;
+  }
+  return n;
+}
+
+static int log2_exact(uint64_t v) {
+  if (!v || (v & (v - 1))) return -1;
+  int n = 0;
+  while (v >>= 1) n++;
+  return n;
+}
+
+/* A value whose bits above `bits` are known zero (narrow unsigned loads). */
+static uint32_t zero_ext_bits(const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_I32_LOAD8_U: case TL_OP_I64_LOAD8_U: return 8;
+  case TL_OP_I32_LOAD16_U: case TL_OP_I64_LOAD16_U: return 16;
+  case TL_OP_I64_LOAD32_U: case TL_OP_I64_EXTEND_I32_U: return 32;
+  default:
+    if (e->type == TL_I32 && base_op(e->op, &(bool){0}) >= TL_OP_I32_EQZ &&
+        base_op(e->op, &(bool){0}) <= TL_OP_I32_GE_U)
+      return 1;
+    if (e->op >= TL_OP_F32_EQ && e->op <= TL_OP_F64_GE) return 1;
+    return 64;
+  }
+}
+
+/* A condition only matters as zero / non-zero: strip `!= 0`, `eqz eqz`. */
+static tl_expr *bool_ctx(tl_module *m, tl_expr *c) {
+  for (;;) {
+    uint64_t v;
+    if (c->op == TL_OP_I32_NE && is_iconst(c->kid[1], &v) && v == 0 && c->kid[0]->type == TL_I32)
+      c = c->kid[0];
+    else if (c->op == TL_OP_I32_EQZ && c->kid[0]->op == TL_OP_I32_EQZ &&
+             c->kid[0]->kid[0]->type == TL_I32)
+      c = c->kid[0]->kid[0];
+    else if (c->op == TL_OP_I32_WRAP_I64 && c->kid[0]->op == TL_OP_I64_EXTEND_I32_U)
+      c = c->kid[0]->kid[0];
+    else break;
+  }
+  (void)m;
+  return c;
+}
+
+static tl_expr *opt_eqz(tl_module *m, tl_expr *e) {
+  tl_expr *x = e->kid[0];
+  if (e->op == TL_OP_I32_EQZ) {
+    bool is64;
+    int b = base_op(x->op, &is64);
+    if (b >= 0 && negated(b) >= 0 && x->type == TL_I32) {
+      x->op = wide(negated(b), is64);
+      return x;
+    }
+    if ((x->op == TL_OP_F32_EQ || x->op == TL_OP_F64_EQ)) {
+      x->op = x->op == TL_OP_F32_EQ ? TL_OP_F32_NE : TL_OP_F64_NE;
+      return x;
+    }
+    if (x->op == TL_OP_F32_NE || x->op == TL_OP_F64_NE) {
+      x->op = x->op == TL_OP_F32_NE ? TL_OP_F32_EQ : TL_OP_F64_EQ;
+      return x;
+    }
+    tl_expr *y = bool_ctx(m, x);
+    if (y != x) {
+      e->kid[0] = y;
+      return mark(e);
+    }
+  }
+  if (x->op == TL_OP_I64_EXTEND_I32_U || x->op == TL_OP_I64_EXTEND_I32_S)
+    return un(m, TL_OP_I32_EQZ, x->kid[0]);
+  return e;
+}
+
+/* Sign extension of the low `bits` bits, or NULL when unavailable. */
+static tl_expr *sext(tl_module *m, bool is64, uint64_t bits, tl_expr *x) {
+  if (!(m->features & TL_FEAT_SIGN_EXT)) return NULL;
+  tl_op op;
+  if (bits == 8) op = is64 ? TL_OP_I64_EXTEND8_S : TL_OP_I32_EXTEND8_S;
+  else if (bits == 16) op = is64 ? TL_OP_I64_EXTEND16_S : TL_OP_I32_EXTEND16_S;
+  else if (bits == 32 && is64) op = TL_OP_I64_EXTEND32_S;
+  else return NULL;
+  return un(m, op, x);
+}
+
+/* Rules for integer binaries; returns the replacement (maybe e itself). */
+static tl_expr *opt_binary(tl_module *m, tl_expr *e, int b, bool is64) {
+  tl_expr *x = e->kid[0], *y = e->kid[1];
+  uint64_t c, c2, mask = ones(is64);
+  unsigned bits = is64 ? 64 : 32;
+  /* constants to the right */
+  uint64_t dummy;
+  if (is_iconst(x, &dummy) && !is_iconst(y, &dummy) && swapped(b) >= 0) {
+    e->kid[0] = y;
+    e->kid[1] = x;
+    e->op = wide(swapped(b), is64);
+    x = e->kid[0];
+    y = e->kid[1];
+    b = swapped(b);
+  }
+  if (same_get(x, y)) {
+    switch (b) {
+    case TL_OP_I32_SUB: case TL_OP_I32_XOR: return iconst(m, is64, 0);
+    case TL_OP_I32_AND: case TL_OP_I32_OR: return x;
+    case TL_OP_I32_EQ: case TL_OP_I32_LE_S: case TL_OP_I32_LE_U: case TL_OP_I32_GE_S:
+    case TL_OP_I32_GE_U: return iconst(m, false, 1);
+    case TL_OP_I32_NE: case TL_OP_I32_LT_S: case TL_OP_I32_LT_U: case TL_OP_I32_GT_S:
+    case TL_OP_I32_GT_U: return iconst(m, false, 0);
+    default: break;
+    }
+  }
+  if (!is_iconst(y, &c)) return e;
+  c &= mask;
+  switch (b) {
+  case TL_OP_I32_SHL: case TL_OP_I32_SHR_S: case TL_OP_I32_SHR_U: case TL_OP_I32_ROTL:
+  case TL_OP_I32_ROTR:
+    if ((c & (bits - 1)) == 0) return x;
+    if (c >= bits) {
+      e->kid[1] = iconst(m, is64, c & (bits - 1));
+      return mark(e);
+    }
+    /* (x << k) >> k */
+    if ((b == TL_OP_I32_SHR_S || b == TL_OP_I32_SHR_U) && x->op == wide(TL_OP_I32_SHL, is64) &&
+        is_iconst(x->kid[1], &c2) && (c2 & (bits - 1)) == c) {
+      if (b == TL_OP_I32_SHR_S) {
+        tl_expr *r = sext(m, is64, bits - c, x->kid[0]);
+        if (r) return r;
+      } else {
+        return bin(m, TL_OP_I32_AND, is64, x->kid[0], iconst(m, is64, mask >> c));
+      }
+    }
+    /* (x >> k1) >> k2 and (x << k1) << k2 of the same kind */
+    if ((b == TL_OP_I32_SHL || b == TL_OP_I32_SHR_U) && x->op == e->op && is_iconst(x->kid[1], &c2) &&
+        (c2 & (bits - 1)) + c < bits) {
+      x->kid[1] = iconst(m, is64, (c2 & (bits - 1)) + c);
+      return mark(x);
+    }
+    return e;
+  case TL_OP_I32_ADD: case TL_OP_I32_SUB: {
+    if (c == 0) return x;
+    uint64_t add = b == TL_OP_I32_ADD ? c : (0 - c) & mask;
+    if (x->op == wide(TL_OP_I32_ADD, is64) && is_iconst(x->kid[1], &c2)) {
+      x->kid[1] = iconst(m, is64, (c2 + add) & mask);
+      return mark(x);
+    }
+    if (x->op == wide(TL_OP_I32_SUB, is64) && is_iconst(x->kid[1], &c2)) {
+      x->op = wide(TL_OP_I32_ADD, is64);
+      x->kid[1] = iconst(m, is64, (add - c2) & mask);
+      return mark(x);
+    }
+    /* x - c -> x + (-c) when -c is no longer in LEB128 */
+    if (b == TL_OP_I32_SUB && sleb_size(is64, add) <= sleb_size(is64, c)) {
+      e->op = wide(TL_OP_I32_ADD, is64);
+      e->kid[1] = iconst(m, is64, add);
+      return mark(e);
+    }
+    return e;
+  }
+  case TL_OP_I32_MUL: {
+    if (c == 1) return x;
+    if (c == 0 && pure(x)) return y;
+    int k = log2_exact(c);
+    if (k > 0) return bin(m, TL_OP_I32_SHL, is64, x, iconst(m, is64, (uint64_t)k));
+    return e;
+  }
+  case TL_OP_I32_DIV_S:
+    if (c == 1) return x;
+    return e;
+  case TL_OP_I32_DIV_U: {
+    if (c == 1) return x;
+    int k = log2_exact(c);
+    if (k > 0) return bin(m, TL_OP_I32_SHR_U, is64, x, iconst(m, is64, (uint64_t)k));
+    return e;
+  }
+  case TL_OP_I32_REM_U: {
+    if (c == 1 && pure(x)) return iconst(m, is64, 0);
+    int k = log2_exact(c);
+    if (k > 0) return bin(m, TL_OP_I32_AND, is64, x, iconst(m, is64, c - 1));
+    return e;
+  }
+  case TL_OP_I32_REM_S:
+    if ((c == 1 || c == mask) && pure(x)) return iconst(m, is64, 0);
+    return e;
+  case TL_OP_I32_AND:
+    if (c == mask) return x;
+    if (c == 0 && pure(x)) return y;
+    if (zero_ext_bits(x) < 64 && (c & ((1ull << zero_ext_bits(x)) - 1)) == ((1ull << zero_ext_bits(x)) - 1))
+      return x;
+    if (x->op == e->op && is_iconst(x->kid[1], &c2)) {
+      x->kid[1] = iconst(m, is64, c & c2);
+      return mark(x);
+    }
+    return e;
+  case TL_OP_I32_OR:
+    if (c == 0) return x;
+    if (c == mask && pure(x)) return y;
+    if (x->op == e->op && is_iconst(x->kid[1], &c2)) {
+      x->kid[1] = iconst(m, is64, c | c2);
+      return mark(x);
+    }
+    return e;
+  case TL_OP_I32_XOR:
+    if (c == 0) return x;
+    if (x->op == e->op && is_iconst(x->kid[1], &c2)) {
+      x->kid[1] = iconst(m, is64, c ^ c2);
+      return mark(x);
+    }
+    /* a boolean xor 1 is its negation */
+    if (c == 1 && !is64 && zero_ext_bits(x) == 1) return opt_eqz(m, un(m, TL_OP_I32_EQZ, x));
+    return e;
+  case TL_OP_I32_EQ:
+    if (c == 0) return un(m, is64 ? TL_OP_I64_EQZ : TL_OP_I32_EQZ, x);
+    return e;
+  case TL_OP_I32_LT_U:
+    if (c == 0 && pure(x)) return iconst(m, false, 0);
+    if (c == 1) return un(m, is64 ? TL_OP_I64_EQZ : TL_OP_I32_EQZ, x);
+    return e;
+  case TL_OP_I32_GE_U:
+    if (c == 0 && pure(x)) return iconst(m, false, 1);
+    if (c == 1) return bin(m, TL_OP_I32_NE, is64, x, iconst(m, is64, 0));
+    return e;
+  case TL_OP_I32_LE_U:
+    if (c == 0) return un(m, is64 ? TL_OP_I64_EQZ : TL_OP_I32_EQZ, x);
+    if (c == mask && pure(x)) return iconst(m, false, 1);
+    return e;
+  case TL_OP_I32_GT_U:
+    if (c == 0) {
+      e->op = wide(TL_OP_I32_NE, is64);
+      return e;
+    }
+    if (c == mask && pure(x)) return iconst(m, false, 0);
+    return e;
+  default: return e;
+  }
+}
+
+static tl_expr *opt_node(tl_module *m, tl_expr *e) {
+  if (e->type == TL_UNREACHABLE) return e;
+  bool is64;
+  int b = base_op(e->op, &is64);
+  switch (e->op) {
+  case TL_OP_IF:
+    if (!tl_type_is_concrete(e->kid[0]->type)) return e;
+    e->kid[0] = bool_ctx(m, e->kid[0]);
+    if (e->nkid == 3 && e->kid[0]->op == TL_OP_I32_EQZ) {
+      tl_expr *t = e->kid[1];
+      e->kid[0] = e->kid[0]->kid[0];
+      e->kid[1] = e->kid[2];
+      e->kid[2] = t;
+    }
+    return e;
+  case TL_OP_BR_IF: {
+    tl_expr **c = &e->kid[e->nkid - 1];
+    if (tl_type_is_concrete((*c)->type)) *c = bool_ctx(m, *c);
+    return e;
+  }
+  case TL_OP_SELECT: {
+    if (e->nkid != 3 || !concrete_kids(e)) return e;
+    e->kid[2] = bool_ctx(m, e->kid[2]);
+    tl_expr *a = e->kid[0], *bb = e->kid[1], *c = e->kid[2];
+    if (same_get(a, bb) && pure(c)) return a;
+    uint64_t v;
+    if (is_iconst(c, &v) && pure(a) && pure(bb)) return v ? a : bb;
+    if (c->op == TL_OP_I32_EQZ && pure(a) && pure(bb)) {
+      e->kid[0] = bb;
+      e->kid[1] = a;
+      e->kid[2] = c->kid[0];
+    }
+    return e;
+  }
+  case TL_OP_F32_NEG: case TL_OP_F64_NEG:
+    if (e->kid[0]->op == e->op) return e->kid[0]->kid[0];
+    return e;
+  case TL_OP_F32_ABS: case TL_OP_F64_ABS:
+    if (e->kid[0]->op == e->op) return e->kid[0];
+    if (e->kid[0]->op == (e->op == TL_OP_F32_ABS ? TL_OP_F32_NEG : TL_OP_F64_NEG))
+      e->kid[0] = e->kid[0]->kid[0];
+    return e;
+  case TL_OP_I32_WRAP_I64:
+    if (e->kid[0]->op == TL_OP_I64_EXTEND_I32_U || e->kid[0]->op == TL_OP_I64_EXTEND_I32_S)
+      return e->kid[0]->kid[0];
+    return e;
+  case TL_OP_I32_EXTEND8_S: case TL_OP_I64_EXTEND8_S:
+    if (e->kid[0]->op == (e->op == TL_OP_I32_EXTEND8_S ? TL_OP_I32_LOAD8_S : TL_OP_I64_LOAD8_S))
+      return e->kid[0];
+    return e;
+  case TL_OP_I32_EXTEND16_S: case TL_OP_I64_EXTEND16_S:
+    if (e->kid[0]->op == (e->op == TL_OP_I32_EXTEND16_S ? TL_OP_I32_LOAD16_S : TL_OP_I64_LOAD16_S))
+      return e->kid[0];
+    return e;
+  default: break;
+  }
+  if (b < 0 || !concrete_kids(e)) return e;
+  if (b == TL_OP_I32_EQZ) return opt_eqz(m, e);
+  if (e->nkid == 2) return opt_binary(m, e, b, is64);
+  return e;
+}
+
+static void oi_visit(tl_walk *w, tl_expr **slot) {
+  for (int i = 0; i < 8; i++) {
+    tl_expr *e = *slot;
+    tl_expr *r = opt_node(w->m, e);
+    *slot = mark(r);
+    if (r == e) break;
+  }
+}
+
+tl_status tl_pass_optimize_instructions(tl_pass_ctx *ctx, tl_func *f) {
+  tl_walk_post(ctx->m, f, &f->body, oi_visit, NULL);
+  tl_func_refinalize(ctx->m, f);
+  return TL_OK;
+}
