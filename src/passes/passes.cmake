@@ -12,3 +12,4 @@ list(APPEND TILT_SOURCES
   ${CMAKE_SOURCE_DIR}/src/passes/rereloop.c
   ${CMAKE_SOURCE_DIR}/src/passes/pipeline.c
 )
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/optimize_instructions.c)
