@@ -13,3 +13,7 @@ list(APPEND TILT_SOURCES
   ${CMAKE_SOURCE_DIR}/src/passes/pipeline.c
 )
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/optimize_instructions.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/simplify_locals.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/coalesce_locals.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/reorder_locals.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/untee.c)

@@ -1,0 +1,418 @@
+/* coalesce_locals.c — coalesce-locals: liveness over the function's
+ * control flow, a sparse interference graph, and a greedy merge of locals
+ * that are never live at the same time (copies merged first, so
+ * `local.set $a (local.get $b)` disappears), plus removal of sets nothing
+ * reads.
+ * The CFG is built in one iterative walk in evaluation order; live sets are
+ * sorted arrays per basic block; interference edges are a hash set of
+ * pairs (no nlocal^2 matrix). A copy does not make its two locals
+ * interfere. At the entry, params hold arguments and the other locals hold
+ * zero: every param interferes with every other local live at the entry,
+ * while two zero-initialized locals live at the entry hold the same value.
+ * Params keep their indices and never merge with each other; tuple-typed
+ * locals are left as they are (own slot, never merged, sets kept).
+ * Assumes: valid IR. Guarantees: the same behaviour; locals renumbered
+ * (params, then merged locals); unreferenced locals dropped. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { DEAD = 1 };
+#define NONE UINT32_MAX
+
+typedef struct {
+  uint32_t local, copy;  /* copy: source local of a copy set, NONE otherwise */
+  bool set;
+  tl_expr *e;
+} action;
+
+typedef struct {
+  uint32_t start, end;   /* actions */
+  uint32_t *live_in, nin;
+  uint32_t *live_out, nout;
+} bb;
+
+typedef struct { uint64_t *k; size_t n, cap; } pairset;
+
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  tl_vec bbs, acts, edges; /* bb, action, uint32 pairs (from, to) */
+  uint32_t cur;
+  uint32_t *label_bb;
+  bool *skip;              /* per local: not analysed (tuple) */
+} cl_ctx;
+
+static uint32_t new_bb(cl_ctx *c) {
+  bb b = {0};
+  TL_VEC_PUSH(&c->bbs, bb, b);
+  return (uint32_t)c->bbs.n - 1;
+}
+static void edge(cl_ctx *c, uint32_t from, uint32_t to) {
+  TL_VEC_PUSH(&c->edges, uint32_t, from);
+  TL_VEC_PUSH(&c->edges, uint32_t, to);
+}
+static void enter(cl_ctx *c, uint32_t b) {
+  TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
+  c->cur = b;
+  TL_VEC_AT(&c->bbs, bb, b).start = (uint32_t)c->acts.n;
+}
+static void jump(cl_ctx *c, uint32_t label) { edge(c, c->cur, c->label_bb[label]); }
+
+typedef struct { tl_expr *e; uint32_t next, cond, end; } frame;
+
+static void post_node(cl_ctx *c, frame *fr) {
+  tl_expr *e = fr->e;
+  switch (e->op) {
+  case TL_OP_LOCAL_GET:
+  case TL_OP_LOCAL_SET:
+  case TL_OP_LOCAL_TEE: {
+    e->aux = 0;
+    if (c->skip[e->imm.index]) break;
+    action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
+    if (a.set && e->kid[0]->op == TL_OP_LOCAL_GET && !c->skip[e->kid[0]->imm.index]) a.copy = e->kid[0]->imm.index;
+    e->aux = 0;
+    TL_VEC_PUSH(&c->acts, action, a);
+    break;
+  }
+  case TL_OP_BLOCK:
+    if (fr->end != NONE) {
+      edge(c, c->cur, fr->end);
+      enter(c, fr->end);
+    }
+    break;
+  case TL_OP_IF:
+    edge(c, c->cur, fr->end);
+    if (e->nkid == 2) edge(c, fr->cond, fr->end);
+    enter(c, fr->end);
+    break;
+  case TL_OP_BR: jump(c, e->imm.label); enter(c, new_bb(c)); break;
+  case TL_OP_BR_IF: {
+    jump(c, e->imm.label);
+    uint32_t n = new_bb(c);
+    edge(c, c->cur, n);
+    enter(c, n);
+    break;
+  }
+  case TL_OP_BR_TABLE:
+    for (uint32_t i = 0; i < e->imm.table.n; i++) jump(c, e->imm.table.targets[i]);
+    jump(c, e->imm.table.def);
+    enter(c, new_bb(c));
+    break;
+  default:
+    if (tl_ops[e->op].flags & TL_F_NORETURN) enter(c, new_bb(c));
+    break;
+  }
+}
+
+static void pre_node(cl_ctx *c, frame *fr) {
+  tl_expr *e = fr->e;
+  fr->end = fr->cond = NONE;
+  if ((e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL) || e->op == TL_OP_IF) {
+    fr->end = new_bb(c);
+    if (e->imm.block.label != TL_NO_LABEL) c->label_bb[e->imm.block.label] = fr->end;
+  } else if (e->op == TL_OP_LOOP) {
+    uint32_t h = new_bb(c);
+    edge(c, c->cur, h);
+    enter(c, h);
+    if (e->imm.block.label != TL_NO_LABEL) c->label_bb[e->imm.block.label] = h;
+  }
+}
+
+/* Before kid k of an IF: split the arms. */
+static void between(cl_ctx *c, frame *fr, uint32_t k) {
+  if (fr->e->op != TL_OP_IF || k == 0) return;
+  if (k == 1) fr->cond = c->cur;
+  else edge(c, c->cur, fr->end);
+  uint32_t arm = new_bb(c);
+  edge(c, fr->cond, arm);
+  enter(c, arm);
+}
+
+static void build(cl_ctx *c) {
+  tl_vec st = {0};
+  c->cur = new_bb(c);
+  TL_VEC_PUSH(&st, frame, ((frame){c->f->body, 0, 0, 0}));
+  pre_node(c, &TL_VEC_AT(&st, frame, 0));
+  while (st.n) {
+    frame *fr = &TL_VEC_AT(&st, frame, st.n - 1);
+    tl_expr *e = fr->e;
+    if (fr->next < e->nkid) {
+      uint32_t k = fr->next++;
+      if (!e->kid[k]) continue;
+      between(c, fr, k);
+      TL_VEC_PUSH(&st, frame, ((frame){e->kid[k], 0, 0, 0}));
+      pre_node(c, &TL_VEC_AT(&st, frame, st.n - 1));
+      continue;
+    }
+    frame done = *fr;
+    st.n--;
+    post_node(c, &done);
+  }
+  TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
+  tl_vec_free(&st);
+}
+
+/* ---- sparse sets ------------------------------------------------------- */
+typedef struct { uint32_t *mem, *pos, n; } sset; /* pos[x] < n && mem[pos[x]] == x */
+static bool sset_has(const sset *s, uint32_t x) { return s->pos[x] < s->n && s->mem[s->pos[x]] == x; }
+static void sset_add(sset *s, uint32_t x) {
+  if (sset_has(s, x)) return;
+  s->pos[x] = s->n;
+  s->mem[s->n++] = x;
+}
+static void sset_del(sset *s, uint32_t x) {
+  if (!sset_has(s, x)) return;
+  uint32_t last = s->mem[--s->n];
+  s->mem[s->pos[x]] = last;
+  s->pos[last] = s->pos[x];
+}
+
+static uint64_t mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  return k;
+}
+/* Adds k (never 0); true if it was new. */
+static bool pairset_add(pairset *p, uint64_t k) {
+  if (2 * (p->n + 1) > p->cap) {
+    size_t ncap = p->cap ? 2 * p->cap : 64;
+    uint64_t *nk = calloc(ncap, sizeof *nk);
+    if (!nk) abort();
+    for (size_t i = 0; i < p->cap; i++)
+      if (p->k[i]) {
+        size_t h = mix(p->k[i]) & (ncap - 1);
+        while (nk[h]) h = (h + 1) & (ncap - 1);
+        nk[h] = p->k[i];
+      }
+    free(p->k);
+    p->k = nk, p->cap = ncap;
+  }
+  size_t h = mix(k) & (p->cap - 1);
+  while (p->k[h]) {
+    if (p->k[h] == k) return false;
+    h = (h + 1) & (p->cap - 1);
+  }
+  p->k[h] = k;
+  p->n++;
+  return true;
+}
+
+/* live_in = uses + (live_out - defs), computed backwards through the block. */
+static void transfer(cl_ctx *c, bb *b, sset *s) {
+  s->n = 0;
+  for (uint32_t i = 0; i < b->nout; i++) sset_add(s, b->live_out[i]);
+  for (uint32_t i = b->end; i-- > b->start;) {
+    action *a = &TL_VEC_AT(&c->acts, action, i);
+    if (a->set) sset_del(s, a->local);
+    else sset_add(s, a->local);
+  }
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void liveness(cl_ctx *c, sset *s) {
+  uint32_t nb = (uint32_t)c->bbs.n, ne = (uint32_t)c->edges.n / 2;
+  uint32_t *pstart = calloc(nb + 1, sizeof(uint32_t)), *pred = malloc((ne + 1) * sizeof(uint32_t));
+  uint32_t *sstart = calloc(nb + 1, sizeof(uint32_t)), *succ = malloc((ne + 1) * sizeof(uint32_t));
+  uint32_t *work = malloc((nb + 1) * sizeof(uint32_t));
+  bool *queued = calloc(nb + 1, 1);
+  if (!pstart || !pred || !sstart || !succ || !work || !queued) abort();
+  const uint32_t *E = c->edges.p;
+  for (uint32_t i = 0; i < ne; i++) pstart[E[2 * i + 1] + 1]++, sstart[E[2 * i] + 1]++;
+  for (uint32_t i = 0; i < nb; i++) pstart[i + 1] += pstart[i], sstart[i + 1] += sstart[i];
+  uint32_t *pfill = calloc(nb + 1, sizeof(uint32_t)), *sfill = calloc(nb + 1, sizeof(uint32_t));
+  if (!pfill || !sfill) abort();
+  for (uint32_t i = 0; i < ne; i++) {
+    uint32_t from = E[2 * i], to = E[2 * i + 1];
+    pred[pstart[to] + pfill[to]++] = from;
+    succ[sstart[from] + sfill[from]++] = to;
+  }
+  uint32_t nw = 0;
+  for (uint32_t i = nb; i-- > 0;) work[nw++] = i, queued[i] = true;
+  /* the work list is a stack of at most nb entries (queued guards it) */
+  while (nw) {
+    uint32_t bi = work[--nw];
+    queued[bi] = false;
+    bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
+    /* live_out = union of the successors' live_in */
+    s->n = 0;
+    for (uint32_t k = sstart[bi]; k < sstart[bi + 1]; k++) {
+      bb *t = &TL_VEC_AT(&c->bbs, bb, succ[k]);
+      for (uint32_t j = 0; j < t->nin; j++) sset_add(s, t->live_in[j]);
+    }
+    free(b->live_out);
+    b->nout = s->n;
+    b->live_out = malloc((s->n + 1) * sizeof(uint32_t));
+    if (!b->live_out) abort();
+    memcpy(b->live_out, s->mem, s->n * sizeof(uint32_t));
+    qsort(b->live_out, b->nout, sizeof(uint32_t), cmp_u32);
+    transfer(c, b, s);
+    qsort(s->mem, s->n, sizeof(uint32_t), cmp_u32);
+    for (uint32_t j = 0; j < s->n; j++) s->pos[s->mem[j]] = j;
+    bool same = s->n == b->nin && (!s->n || !memcmp(s->mem, b->live_in, s->n * sizeof(uint32_t)));
+    if (same) continue;
+    free(b->live_in);
+    b->nin = s->n;
+    b->live_in = malloc((s->n + 1) * sizeof(uint32_t));
+    if (!b->live_in) abort();
+    memcpy(b->live_in, s->mem, s->n * sizeof(uint32_t));
+    for (uint32_t k = pstart[bi]; k < pstart[bi + 1]; k++)
+      if (!queued[pred[k]]) queued[pred[k]] = true, work[nw++] = pred[k];
+  }
+  s->n = 0;
+  free(pstart), free(pred), free(sstart), free(succ), free(work), free(queued);
+  free(pfill), free(sfill);
+}
+
+static uint64_t key(uint32_t a, uint32_t b) {
+  return a < b ? ((uint64_t)a << 32 | b) + 1 : ((uint64_t)b << 32 | a) + 1;
+}
+
+typedef struct { uint32_t *start, *list; } adj;
+
+static void adj_build(adj *g, const pairset *p, uint32_t n) {
+  g->start = calloc(n + 2, sizeof(uint32_t));
+  g->list = malloc((2 * p->n + 1) * sizeof(uint32_t));
+  uint32_t *fill = calloc(n + 1, sizeof(uint32_t));
+  if (!g->start || !g->list || !fill) abort();
+  for (size_t i = 0; i < p->cap; i++)
+    if (p->k[i]) {
+      uint64_t k = p->k[i] - 1;
+      g->start[(k >> 32) + 1]++, g->start[(uint32_t)k + 1]++;
+    }
+  for (uint32_t i = 0; i < n; i++) g->start[i + 1] += g->start[i];
+  for (size_t i = 0; i < p->cap; i++)
+    if (p->k[i]) {
+      uint64_t k = p->k[i] - 1;
+      uint32_t a = (uint32_t)(k >> 32), b = (uint32_t)k;
+      g->list[g->start[a] + fill[a]++] = b;
+      g->list[g->start[b] + fill[b]++] = a;
+    }
+  free(fill);
+}
+
+typedef struct { uint32_t *color; } rw_ctx;
+
+static bool trivially_pure(const tl_expr *e) {
+  return e->op == TL_OP_LOCAL_GET || e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST ||
+         e->op == TL_OP_F32_CONST || e->op == TL_OP_F64_CONST || e->op == TL_OP_V128_CONST;
+}
+
+static void rewrite_visit(tl_walk *w, tl_expr **slot) {
+  rw_ctx *r = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op != TL_OP_LOCAL_GET && e->op != TL_OP_LOCAL_SET && e->op != TL_OP_LOCAL_TEE) return;
+  e->imm.index = r->color[e->imm.index];
+  if (e->op == TL_OP_LOCAL_GET) return;
+  tl_expr *v = e->kid[0];
+  bool self_copy = v->op == TL_OP_LOCAL_GET && v->imm.index == e->imm.index;
+  if ((e->aux & DEAD) || self_copy) {
+    if (e->op == TL_OP_LOCAL_TEE) *slot = v;
+    else if (trivially_pure(v)) *slot = tl_make_nop(w->m);
+    else *slot = tl_make_drop(w->m, v);
+  }
+}
+
+tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
+  tl_module *m = ctx->m;
+  uint32_t n = f->nlocal, np = tl_func_nparams(m, f);
+  cl_ctx c = {m, f, {0}, {0}, {0}, 0, malloc((f->nlabel + 1) * sizeof(uint32_t)), calloc(n + 1, 1)};
+  sset s = {malloc((n + 1) * sizeof(uint32_t)), calloc(n + 1, sizeof(uint32_t)), 0};
+  if (!c.label_bb || !c.skip || !s.mem || !s.pos) abort();
+  for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
+  build(&c);
+  liveness(&c, &s);
+  /* interference: walk each block backwards from its live_out */
+  pairset inter = {0}, copies = {0};
+  bool *used = calloc(n + 1, 1);
+  if (!used) abort();
+  for (size_t bi = 0; bi < c.bbs.n; bi++) {
+    bb *b = &TL_VEC_AT(&c.bbs, bb, bi);
+    s.n = 0;
+    for (uint32_t i = 0; i < b->nout; i++) sset_add(&s, b->live_out[i]);
+    for (uint32_t i = b->end; i-- > b->start;) {
+      action *a = &TL_VEC_AT(&c.acts, action, i);
+      used[a->local] = true;
+      if (!a->set) {
+        sset_add(&s, a->local);
+        continue;
+      }
+      if (!sset_has(&s, a->local)) {
+        a->e->aux |= DEAD;
+        continue;
+      }
+      sset_del(&s, a->local);
+      for (uint32_t j = 0; j < s.n; j++) {
+        uint32_t l = s.mem[j];
+        if (l != a->copy && f->local[l] == f->local[a->local]) pairset_add(&inter, key(l, a->local));
+      }
+      if (a->copy != NONE && a->copy != a->local && f->local[a->copy] == f->local[a->local])
+        pairset_add(&copies, key(a->copy, a->local));
+    }
+  }
+  bb *entry = &TL_VEC_AT(&c.bbs, bb, 0);
+  for (uint32_t p = 0; p < np; p++)
+    for (uint32_t j = 0; j < entry->nin; j++) {
+      uint32_t l = entry->live_in[j];
+      if (l != p && f->local[l] == f->local[p]) pairset_add(&inter, key(l, p));
+    }
+  adj ig, cg;
+  adj_build(&ig, &inter, n);
+  adj_build(&cg, &copies, n);
+  /* greedy coloring in index order; params are their own colors */
+  uint32_t *color = malloc((n + 1) * sizeof(uint32_t)), *stamp = malloc((n + 1) * sizeof(uint32_t));
+  tl_type *ctype = malloc((n + 1) * sizeof(tl_type));
+  const char **cname = malloc((n + 1) * sizeof(char *));
+  tl_vec by_type[TL_NBASIC] = {{0}};
+  if (!color || !stamp || !ctype || !cname) abort();
+  uint32_t ncolor = 0;
+  for (uint32_t i = 0; i < n; i++) color[i] = NONE, stamp[i] = NONE;
+  for (uint32_t i = 0; i < n; i++) {
+    tl_type t = f->local[i];
+    if (i >= np && !used[i] && !c.skip[i]) continue;
+    uint32_t pick = NONE;
+    if (i >= np && !c.skip[i]) {
+      for (uint32_t k = ig.start[i]; k < ig.start[i + 1]; k++)
+        if (color[ig.list[k]] != NONE) stamp[color[ig.list[k]]] = i;
+      for (uint32_t k = cg.start[i]; k < cg.start[i + 1] && pick == NONE; k++) {
+        uint32_t col = color[cg.list[k]];
+        if (col != NONE && stamp[col] != i && ctype[col] == t) pick = col;
+      }
+      for (size_t k = 0; k < by_type[t].n && pick == NONE; k++) {
+        uint32_t col = TL_VEC_AT(&by_type[t], uint32_t, k);
+        if (stamp[col] != i) pick = col;
+      }
+    }
+    if (pick == NONE) {
+      pick = ncolor++;
+      ctype[pick] = t;
+      cname[pick] = f->local_name ? f->local_name[i] : NULL;
+      if (!c.skip[i]) TL_VEC_PUSH(&by_type[t], uint32_t, pick);
+    }
+    color[i] = pick;
+  }
+  rw_ctx r = {color};
+  tl_walk_post(m, f, &f->body, rewrite_visit, &r);
+  for (uint32_t i = 0; i < ncolor; i++) {
+    f->local[i] = ctype[i];
+    if (f->local_name) f->local_name[i] = cname[i];
+  }
+  f->nlocal = ncolor;
+  tl_func_refinalize(m, f);
+  for (size_t bi = 0; bi < c.bbs.n; bi++) {
+    free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
+    free(TL_VEC_AT(&c.bbs, bb, bi).live_out);
+  }
+  for (int t = 0; t < TL_NBASIC; t++) tl_vec_free(&by_type[t]);
+  tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges);
+  free(c.label_bb), free(c.skip), free(s.mem), free(s.pos), free(inter.k), free(copies.k);
+  free(ig.start), free(ig.list), free(cg.start), free(cg.list);
+  free(color), free(stamp), free(ctype), free(cname), free(used);
+  return TL_OK;
+}

@@ -1,0 +1,82 @@
+/* reorder_locals.c — sort the declared locals by use count (most used
+ * first, so they get the short LEB indices; ties keep the first-use order)
+ * and drop locals nothing uses.
+ * Assumes: valid IR. Params keep their indices. Tuple-typed locals (reader
+ * scratch) are ordinary locals here: they move with their type.
+ * Guarantees: the same behaviour; every remaining declared local is used. */
+#include "passes.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  uint32_t *count, *first; /* uses and first-use order per local */
+  uint32_t *map;           /* old index -> new index */
+  uint32_t seen;
+} ro_ctx;
+
+static bool is_local_op(const tl_expr *e) {
+  return e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE;
+}
+
+static void count_pre(tl_walk *w, tl_expr **slot) {
+  ro_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (!is_local_op(e)) return;
+  if (!c->count[e->imm.index]++) c->first[e->imm.index] = c->seen++;
+}
+
+static void remap_visit(tl_walk *w, tl_expr **slot) {
+  ro_ctx *c = w->ctx;
+  if (is_local_op(*slot)) (*slot)->imm.index = c->map[(*slot)->imm.index];
+}
+
+/* A stable bottom-up merge sort: most uses first, then first use. */
+static void sort_locals(ro_ctx *c, uint32_t *v, uint32_t n) {
+  uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
+  if (!tmp) abort();
+  for (uint32_t width = 1; width < n; width *= 2) {
+    for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+      uint32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      uint32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        uint32_t x = v[i], y = v[j];
+        bool take_y = c->count[y] > c->count[x] ||
+                      (c->count[y] == c->count[x] && c->first[y] < c->first[x]);
+        tmp[k++] = take_y ? v[j++] : v[i++];
+      }
+      while (i < mid) tmp[k++] = v[i++];
+      while (j < hi) tmp[k++] = v[j++];
+    }
+    for (uint32_t i = 0; i < n; i++) v[i] = tmp[i];
+  }
+  free(tmp);
+}
+
+tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
+  tl_module *m = ctx->m;
+  uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
+  if (n == np) return TL_OK;
+  ro_ctx c = {calloc(n, sizeof(uint32_t)), calloc(n, sizeof(uint32_t)), malloc(n * sizeof(uint32_t)), 0};
+  uint32_t *order = malloc(n * sizeof(uint32_t));
+  tl_type *types = malloc(n * sizeof(tl_type));
+  const char **names = malloc(n * sizeof(char *));
+  if (!c.count || !c.first || !c.map || !order || !types || !names) abort();
+  tl_walk w = {0};
+  w.m = m, w.f = f, w.ctx = &c, w.pre = count_pre;
+  tl_walk_run(&w, &f->body);
+  uint32_t nd = 0;
+  for (uint32_t i = np; i < n; i++)
+    if (c.count[i]) order[nd++] = i;
+  sort_locals(&c, order, nd);
+  for (uint32_t i = 0; i < np; i++) c.map[i] = i;
+  for (uint32_t i = 0; i < n; i++) types[i] = f->local[i], names[i] = f->local_name ? f->local_name[i] : NULL;
+  for (uint32_t k = 0; k < nd; k++) {
+    c.map[order[k]] = np + k;
+    f->local[np + k] = types[order[k]];
+    if (f->local_name) f->local_name[np + k] = names[order[k]];
+  }
+  f->nlocal = np + nd;
+  tl_walk_post(m, f, &f->body, remap_visit, &c);
+  free(c.count), free(c.first), free(c.map), free(order), free(types), free(names);
+  return TL_OK;
+}

@@ -1,0 +1,261 @@
+/* simplify_locals.c — simplify-locals and its variants (-notee,
+ * -nostructure, -notee-nostructure, -nonesting).
+ * Sinking: a local.set in a block/loop list moves into the first later get
+ * of its local when that get is reached in straight-line code (only through
+ * non-loop nodes, blocks, and if conditions) and nothing evaluated in
+ * between conflicts with the value (effects.c-style flags, locals by index).
+ * A single-use get becomes the value; with several gets it becomes a
+ * local.tee (not in -notee, and only when nothing in between branches).
+ * Structure (not in -nostructure): an if whose arms both end in a set of the
+ * same local becomes a set of an if with a result; a block nothing branches
+ * to that ends in a set becomes a set of the block.
+ * Sets of locals that are never read become drops of their values (or
+ * nothing when the value has no effects). Tuple-typed locals are left alone.
+ * -nonesting only sinks into a get that is the whole value of another set.
+ * Assumes: valid IR with up-to-date types. Guarantees: the same behaviour,
+ * valid IR (refinalized), linear work per round (scans are budgeted). */
+#include "passes.h"
+
+#include <stdlib.h>
+
+enum { LOOP_FX = 1u << 31, SCAN_BUDGET = 256, ROUNDS = 8 };
+enum { HAS_FX = 1 };
+static const uint32_t SIDE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_GLOBAL | TL_F_CALL |
+                             TL_F_TRAPS | TL_F_ATOMIC | TL_F_BRANCH | TL_F_NORETURN | LOOP_FX;
+
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  bool tee, structure, nesting;
+  bool changed;
+  uint32_t *nget;           /* gets per local */
+  tl_label_info li;
+  tl_vec reads, writes;     /* locals the value being sunk reads / writes */
+  tl_vec stack;             /* scan frames */
+} sl_ctx;
+
+typedef struct { tl_expr **slot; uint32_t next; bool opaque; } frame;
+
+static uint32_t own_flags(const tl_expr *e) {
+  uint32_t fl = tl_ops[e->op].flags;
+  if (e->op == TL_OP_LOOP) fl |= LOOP_FX;
+  return fl;
+}
+
+static bool conflict(uint32_t a, uint32_t b) {
+  if ((a & SIDE) && (b & SIDE)) return true;
+  const uint32_t all = TL_F_CALL | TL_F_ATOMIC;
+  struct { uint32_t r, w; } kinds[] = {{TL_F_READS_MEM, TL_F_WRITES_MEM},
+                                        {TL_F_READS_TABLE, TL_F_WRITES_TABLE},
+                                        {TL_F_READS_GLOBAL, TL_F_WRITES_GLOBAL}};
+  for (int k = 0; k < 3; k++) {
+    uint32_t r = kinds[k].r | kinds[k].w | all, w = kinds[k].w | all;
+    if (((a & w) && (b & r)) || ((b & w) && (a & r))) return true;
+  }
+  return false;
+}
+
+static bool in_vec(const tl_vec *v, uint32_t x) {
+  for (size_t i = 0; i < v->n; i++)
+    if (TL_VEC_AT(v, uint32_t, i) == x) return true;
+  return false;
+}
+
+static bool is_set(const tl_expr *e) { return e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE; }
+
+/* Flags and locals of the value; false if it is too big to bother. */
+static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
+  c->reads.n = c->writes.n = c->stack.n = 0;
+  *flags = 0;
+  uint32_t budget = SCAN_BUDGET;
+  tl_vec *st = &c->stack;
+  TL_VEC_PUSH(st, frame, ((frame){NULL, 0, false}));
+  TL_VEC_AT(st, frame, 0).slot = &v;
+  while (st->n) {
+    tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
+    if (!budget--) return false;
+    *flags |= own_flags(e);
+    if (e->op == TL_OP_LOCAL_GET) TL_VEC_PUSH(&c->reads, uint32_t, e->imm.index);
+    if (is_set(e)) TL_VEC_PUSH(&c->writes, uint32_t, e->imm.index);
+    for (uint32_t i = 0; i < e->nkid; i++)
+      if (e->kid[i]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[i], 0, false}));
+  }
+  return true;
+}
+
+/* The slot of the first get of x after list->kid[i] that a set there can
+ * sink into, or NULL. *multi: the get is not the only one. */
+static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, uint32_t aflags,
+                             bool tee_ok) {
+  uint32_t budget = SCAN_BUDGET, bflags = 0;
+  tl_vec *st = &c->stack;
+  for (uint32_t j = i + 1; j < list->nkid; j++) {
+    st->n = 0;
+    TL_VEC_PUSH(st, frame, ((frame){&list->kid[j], 0, false}));
+    while (st->n) {
+      frame *fr = &TL_VEC_AT(st, frame, st->n - 1);
+      tl_expr *e = *fr->slot;
+      if (fr->next < e->nkid) {
+        uint32_t k = fr->next++;
+        if (!e->kid[k]) continue;
+        bool op = fr->opaque || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1);
+        TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, op}));
+        continue;
+      }
+      frame done = *fr;
+      st->n--;
+      if (!budget--) return NULL;
+      if (e->op == TL_OP_LOCAL_GET && e->imm.index == x) {
+        if (done.opaque) return NULL;
+        if (c->nget[x] > 1 && !tee_ok) return NULL;
+        if (!c->nesting) {
+          tl_expr *p = st->n ? *TL_VEC_AT(st, frame, st->n - 1).slot : NULL;
+          if (!p || p->op != TL_OP_LOCAL_SET) return NULL;
+        }
+        return done.slot;
+      }
+      if (e->op == TL_OP_LOCAL_GET && in_vec(&c->writes, e->imm.index)) return NULL;
+      if (is_set(e) && (e->imm.index == x || in_vec(&c->reads, e->imm.index) ||
+                        in_vec(&c->writes, e->imm.index)))
+        return NULL;
+      bflags |= own_flags(e);
+      if (c->nget[x] > 1 && (bflags & (TL_F_BRANCH | TL_F_NORETURN))) return NULL;
+      if (conflict(aflags, bflags)) return NULL;
+    }
+  }
+  return NULL;
+}
+
+static void sink_list(sl_ctx *c, tl_expr *list) {
+  for (uint32_t i = 0; i + 1 < list->nkid; i++) {
+    tl_expr *set = list->kid[i];
+    if (set->op != TL_OP_LOCAL_SET) continue;
+    uint32_t x = set->imm.index;
+    tl_expr *v = set->kid[0];
+    if (!tl_type_is_concrete(v->type) || tl_type_is_tuple(c->f->local[x]) || !c->nget[x]) continue;
+    uint32_t aflags;
+    if (!summarize(c, v, &aflags)) continue;
+    bool tee_ok = c->tee;
+    tl_expr **slot = find_target(c, list, i, x, aflags, tee_ok);
+    if (!slot) continue;
+    if (c->nget[x] > 1) {
+      set->op = TL_OP_LOCAL_TEE;
+      tl_expr_finalize(c->m, c->f, set);
+      *slot = set;
+    } else {
+      *slot = v;
+    }
+    c->nget[x]--;
+    list->kid[i] = tl_make_nop(c->m);
+    c->changed = true;
+  }
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < list->nkid; i++)
+    if (list->kid[i]->op != TL_OP_NOP) list->kid[out++] = list->kid[i];
+  list->nkid = out;
+}
+
+/* The set ending an arm or a list, or NULL. */
+static tl_expr **last_set(tl_expr **arm) {
+  tl_expr *a = *arm;
+  if (a->op == TL_OP_BLOCK && a->imm.block.label == TL_NO_LABEL && a->nkid) arm = &a->kid[a->nkid - 1];
+  return (*arm)->op == TL_OP_LOCAL_SET ? arm : NULL;
+}
+
+static bool unbranched(sl_ctx *c, const tl_expr *e) {
+  uint32_t l = e->imm.block.label;
+  return l == TL_NO_LABEL || (l < c->li.n && !c->li.count[l]);
+}
+
+/* if c (...; set x a) (...; set x b)  ->  set x (if (result T) c (...; a) (...; b)) */
+static tl_expr *structure_if(sl_ctx *c, tl_expr *e) {
+  if (e->nkid != 3 || e->type != TL_NONE || !unbranched(c, e)) return NULL;
+  tl_expr **s1 = last_set(&e->kid[1]), **s2 = last_set(&e->kid[2]);
+  if (!s1 || !s2 || (*s1)->imm.index != (*s2)->imm.index) return NULL;
+  uint32_t x = (*s1)->imm.index;
+  if (tl_type_is_tuple(c->f->local[x])) return NULL;
+  tl_expr *set = *s1;
+  *s1 = set->kid[0];
+  *s2 = (*s2)->kid[0];
+  for (int k = 1; k <= 2; k++)
+    if (e->kid[k]->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, e->kid[k]);
+  e->imm.block.bt = TL_NO_INDEX;
+  tl_expr_finalize(c->m, c->f, e);
+  if (e->type != c->f->local[x] && e->type != TL_UNREACHABLE) return NULL; /* cannot happen */
+  set->kid[0] = e;
+  tl_expr_finalize(c->m, c->f, set);
+  return set;
+}
+
+/* block (...; set x a)  ->  set x (block (result T) ...; a) */
+static tl_expr *structure_block(sl_ctx *c, tl_expr *e, bool root) {
+  if (root || e->type != TL_NONE || !e->nkid || !unbranched(c, e)) return NULL;
+  tl_expr **s = &e->kid[e->nkid - 1];
+  if ((*s)->op != TL_OP_LOCAL_SET || tl_type_is_tuple(c->f->local[(*s)->imm.index])) return NULL;
+  if (!tl_type_is_concrete((*s)->kid[0]->type)) return NULL;
+  tl_expr *set = *s;
+  *s = set->kid[0];
+  e->imm.block.bt = TL_NO_INDEX;
+  tl_expr_finalize(c->m, c->f, e);
+  set->kid[0] = e;
+  tl_expr_finalize(c->m, c->f, set);
+  return set;
+}
+
+static void mark_fx(tl_expr *e) {
+  bool fx = (own_flags(e) & SIDE) || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE;
+  for (uint32_t i = 0; i < e->nkid && !fx; i++) fx = e->kid[i] && (e->kid[i]->aux & HAS_FX);
+  e->aux = fx ? HAS_FX : 0;
+}
+
+static void sl_visit(tl_walk *w, tl_expr **slot) {
+  sl_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) sink_list(c, e);
+  if (c->structure) {
+    tl_expr *r = NULL;
+    if (e->op == TL_OP_IF) r = structure_if(c, e);
+    else if (e->op == TL_OP_BLOCK) r = structure_block(c, e, slot == &w->f->body);
+    if (r) *slot = e = r, c->changed = true;
+  }
+  if (is_set(e) && !c->nget[e->imm.index] && !tl_type_is_tuple(c->f->local[e->imm.index])) {
+    tl_expr *v = e->kid[0];
+    if (e->op == TL_OP_LOCAL_TEE) *slot = v;
+    else if (v->aux & HAS_FX) *slot = tl_make_drop(c->m, v);
+    else *slot = tl_make_nop(c->m);
+    c->changed = true;
+  }
+  mark_fx(*slot);
+}
+
+static void count_visit(tl_walk *w, tl_expr **slot) {
+  sl_ctx *c = w->ctx;
+  if ((*slot)->op == TL_OP_LOCAL_GET) c->nget[(*slot)->imm.index]++;
+}
+
+static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
+  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, calloc(f->nlocal + 1, sizeof(uint32_t)),
+              {0}, {0}, {0}, {0}};
+  if (!c.nget) abort();
+  for (int round = 0; round < ROUNDS; round++) {
+    for (uint32_t i = 0; i < f->nlocal; i++) c.nget[i] = 0;
+    tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
+    tl_labels_count(ctx->m, f, &c.li);
+    c.changed = false;
+    tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
+    tl_labels_free(&c.li);
+    tl_func_refinalize(ctx->m, f);
+    if (!c.changed) break;
+  }
+  free(c.nget);
+  tl_vec_free(&c.reads), tl_vec_free(&c.writes), tl_vec_free(&c.stack);
+  return TL_OK;
+}
+
+tl_status tl_pass_simplify_locals(tl_pass_ctx *c, tl_func *f) { return simplify(c, f, true, true, true); }
+tl_status tl_pass_simplify_locals_notee(tl_pass_ctx *c, tl_func *f) { return simplify(c, f, false, true, true); }
+tl_status tl_pass_simplify_locals_nostructure(tl_pass_ctx *c, tl_func *f) { return simplify(c, f, true, false, true); }
+tl_status tl_pass_simplify_locals_notee_nostructure(tl_pass_ctx *c, tl_func *f) {
+  return simplify(c, f, false, false, true);
+}
+tl_status tl_pass_simplify_locals_nonesting(tl_pass_ctx *c, tl_func *f) { return simplify(c, f, false, false, false); }

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Fuzz-exec of every registered pass over the spec-suite modules.
+For each valid module of $TILT_TESTSUITE/core/*.wast (via wast2json) and
+each pass listed by `tilt-opt --help`, runs
+  tilt-opt --all-features --debug --fuzz-exec --<pass> in.wasm -o out.wasm
+(--debug validates after every pass; --fuzz-exec compares what the exports
+do before and after, up to a "[stop" line) and then wasm-validate on out.wasm.
+Usage: fuzzexec.py BUILD_DIR [PASS...]   (no passes: all registered ones)"""
+import concurrent.futures, glob, json, os, re, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+
+def passes(tiltopt):
+    out = subprocess.run([tiltopt, '--help'], capture_output=True, text=True).stdout
+    sec = out.split('optimization passes', 1)[1] if 'optimization passes' in out else ''
+    return re.findall(r'^  --([a-z0-9-]+)', sec, re.M)
+
+def modules(suite, tmp):
+    mods = []
+    for wast in sorted(glob.glob(os.path.join(suite, 'core', '*.wast'))):
+        base = os.path.splitext(os.path.basename(wast))[0]
+        d = os.path.join(tmp, base)
+        os.makedirs(d)
+        r = subprocess.run(['wast2json', '--enable-all', wast, '-o', os.path.join(d, base + '.json')],
+                           capture_output=True, text=True)
+        if r.returncode:
+            continue
+        for cmd in json.load(open(os.path.join(d, base + '.json')))['commands']:
+            if cmd['type'] == 'module' and cmd.get('module_type', 'binary') == 'binary':
+                mods.append(os.path.join(d, cmd['filename']))
+    return mods
+
+def run_one(tiltopt, pas, wasm, tmp):
+    out = os.path.join(tmp, 'out', pas + '.' + os.path.basename(os.path.dirname(wasm)) + '.' + os.path.basename(wasm))
+    r = subprocess.run([tiltopt, '--all-features', '--debug', '--fuzz-exec', '--' + pas, wasm, '-o', out],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        if 'error' in r.stderr and ('invalid' in r.stderr or 'malformed' in r.stderr) and 'fuzz-exec' not in r.stderr \
+                and subprocess.run([tiltopt, '--all-features', wasm], capture_output=True).returncode:
+            return None  # the input itself is rejected: not this pass's business
+        return '%s %s: %s' % (pas, wasm, (r.stderr.strip() or r.stdout[-2000:]).splitlines()[-1:])
+    v = subprocess.run(VALIDATE + [out], capture_output=True, text=True)
+    os.unlink(out)
+    if v.returncode:
+        plain = out + '.plain.wasm'
+        subprocess.run([tiltopt, '--all-features', wasm, '-o', plain], capture_output=True)
+        bad = subprocess.run(VALIDATE + [plain], capture_output=True).returncode
+        os.unlink(plain)
+        if bad:
+            return None  # the writer's round trip alone fails: not this pass's business
+        return '%s %s: wasm-validate: %s' % (pas, wasm, v.stderr.strip()[:500])
+    return None
+
+def main():
+    build = sys.argv[1]
+    tiltopt = os.path.join(build, 'tilt-opt')
+    suite = os.environ.get('TILT_TESTSUITE', os.path.join(ROOT, '..', 'shared', 'testsuite'))
+    if os.path.isdir(os.path.join(suite, 'baseline-2022-11', 'core')):
+        suite = os.path.join(suite, 'baseline-2022-11')
+    if not os.path.isdir(os.path.join(suite, 'core')):
+        print('spec test suite not found (TILT_TESTSUITE): skipped')
+        return 0
+    names = sys.argv[2:] or passes(tiltopt)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, 'out'))
+        mods = modules(suite, tmp)
+        # keep only modules tilt-opt accepts as they are
+        ok = [w for w in mods if subprocess.run([tiltopt, '--all-features', w], capture_output=True).returncode == 0
+              and subprocess.run(VALIDATE + [w], capture_output=True).returncode == 0]
+        fails = []
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+            jobs = [ex.submit(run_one, tiltopt, p, w, tmp) for p in names for w in ok]
+            for j in jobs:
+                r = j.result()
+                if r:
+                    fails.append(r)
+        for f in fails:
+            print('FAIL', f)
+        print('%d passes x %d modules, %d failures' % (len(names), len(ok), len(fails)))
+        return 1 if fails else 0
+
+if __name__ == '__main__':
+    sys.exit(main())

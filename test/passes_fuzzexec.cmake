@@ -1,0 +1,10 @@
+# Fuzz-exec of every registered pass over the spec-suite modules, then
+# wasm-validate of the output (test/passes/fuzzexec.py).
+find_program(WAST2JSON wast2json)
+find_program(WASM_VALIDATE wasm-validate)
+if(WAST2JSON AND WASM_VALIDATE)
+  add_test(NAME passes.fuzzexec COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/passes/fuzzexec.py ${CMAKE_BINARY_DIR})
+  set_tests_properties(passes.fuzzexec PROPERTIES TIMEOUT 3600)
+else()
+  message(STATUS "wast2json or wasm-validate not found: passes.fuzzexec disabled")
+endif()
