@@ -1,0 +1,174 @@
+/* duplicate_function_elimination.c — defined functions with the same type,
+ * locals and body (labels compared up to renaming) are merged into the
+ * first of them; every reference (calls, ref.func, element segments,
+ * exports, start) is redirected and the copies removed, indices renumbered.
+ * Bodies are serialized canonically (pre-order, labels numbered by first
+ * appearance), hashed with XXH3_64bits, and equal hashes confirmed by
+ * comparing the serializations byte for byte. Repeats until nothing
+ * merges (merging callees can make callers equal). Names of the removed
+ * copies are lost. Guarantees the same behaviour. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+typedef struct {
+  tl_buf out;
+  uint32_t *canon; /* label id -> canonical number + 1, 0 = not seen */
+  uint32_t next;
+} ser_ctx;
+
+static void put32(tl_buf *b, uint32_t v) { tl_buf_put(b, &v, 4); }
+static void put64(tl_buf *b, uint64_t v) { tl_buf_put(b, &v, 8); }
+
+static uint32_t lab(ser_ctx *c, uint32_t l) {
+  if (l == TL_NO_LABEL) return TL_NO_LABEL;
+  if (!c->canon[l]) c->canon[l] = ++c->next;
+  return c->canon[l];
+}
+
+static void ser_pre(tl_walk *w, tl_expr **slot) {
+  ser_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  tl_buf *b = &c->out;
+  put32(b, e->op);
+  put32(b, e->type);
+  put32(b, e->nkid);
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_NONE: case TL_IMM_FENCE: break;
+  case TL_IMM_BLOCK: put32(b, lab(c, e->imm.block.label)); put32(b, e->imm.block.bt); break;
+  case TL_IMM_LABEL: put32(b, lab(c, e->imm.label)); break;
+  case TL_IMM_BR_TABLE:
+    put32(b, e->imm.table.n);
+    for (uint32_t i = 0; i < e->imm.table.n; i++) put32(b, lab(c, e->imm.table.targets[i]));
+    put32(b, lab(c, e->imm.table.def));
+    break;
+  case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT:
+  case TL_IMM_TABLE_COPY:
+    put32(b, e->imm.idx2.a);
+    put32(b, e->imm.idx2.b);
+    break;
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_LANE:
+    put64(b, e->imm.mem.offset);
+    put32(b, e->imm.mem.align);
+    put32(b, e->imm.mem.mem);
+    tl_buf_byte(b, e->imm.mem.lane);
+    break;
+  case TL_IMM_I32: case TL_IMM_F32: put32(b, e->imm.f32); break;
+  case TL_IMM_I64: case TL_IMM_F64: put64(b, e->imm.f64); break;
+  case TL_IMM_V128: case TL_IMM_SHUFFLE: tl_buf_put(b, e->imm.v128, 16); break;
+  default: put32(b, e->imm.index); break;
+  }
+}
+
+static void serialize(tl_module *m, tl_func *f, tl_buf *out) {
+  ser_ctx c = {{0}, calloc(f->nlabel + 1, sizeof(uint32_t)), 0};
+  if (!c.canon) abort();
+  put32(&c.out, f->type);
+  put32(&c.out, f->nlocal);
+  for (uint32_t i = 0; i < f->nlocal; i++) put32(&c.out, f->local[i]);
+  tl_walk w = {0};
+  w.m = m;
+  w.f = f;
+  w.ctx = &c;
+  w.pre = ser_pre;
+  tl_walk_run(&w, &f->body);
+  free(c.canon);
+  *out = c.out;
+}
+
+typedef struct {
+  uint64_t hash;
+  uint32_t func;
+} entry;
+
+static int cmp_entry(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+  return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static void remap_visit(tl_walk *w, tl_expr **slot) {
+  const uint32_t *remap = w->ctx;
+  tl_expr *e = *slot;
+  if (tl_ops[e->op].imm == TL_IMM_FUNC) e->imm.index = remap[e->imm.index];
+}
+
+static void remap_expr(tl_module *m, tl_func *f, tl_expr **e, uint32_t *remap) {
+  if (*e) tl_walk_post(m, f, e, remap_visit, remap);
+}
+
+/* remap[i]: new index of function i; keep[i]: it stays. */
+static void apply(tl_module *m, const uint32_t *target, uint32_t nf) {
+  uint32_t *remap = malloc(nf * sizeof(uint32_t));
+  if (!remap) abort();
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < nf; i++) remap[i] = target[i] == i ? n++ : UINT32_MAX;
+  for (uint32_t i = 0; i < nf; i++)
+    if (target[i] != i) remap[i] = remap[target[i]];
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (target[i] == i) remap_expr(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, remap);
+  for (size_t i = 0; i < m->globals.n; i++) remap_expr(m, NULL, &TL_GLOBAL(m, i)->init, remap);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    remap_expr(m, NULL, &el->offset, remap);
+    for (uint32_t j = 0; j < el->n; j++) remap_expr(m, NULL, &el->item[j], remap);
+  }
+  for (size_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
+  if (m->has_start) m->start = remap[m->start];
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < nf; i++)
+    if (target[i] == i) {
+      if (out != i) *TL_FUNC(m, out) = *TL_FUNC(m, i);
+      out++;
+    }
+  m->funcs.n = out;
+  free(remap);
+}
+
+/* One round; returns whether anything merged. */
+static bool round_once(tl_module *m) {
+  uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs;
+  if (nf - ni < 2) return false;
+  tl_buf *ser = calloc(nf, sizeof(tl_buf));
+  entry *ent = malloc((nf - ni) * sizeof(entry));
+  uint32_t *target = malloc(nf * sizeof(uint32_t));
+  if (!ser || !ent || !target) abort();
+  for (uint32_t i = 0; i < nf; i++) target[i] = i;
+  for (uint32_t i = ni; i < nf; i++) {
+    serialize(m, TL_FUNC(m, i), &ser[i]);
+    ent[i - ni] = (entry){XXH3_64bits(ser[i].p, ser[i].n), i};
+  }
+  qsort(ent, nf - ni, sizeof(entry), cmp_entry);
+  bool merged = false;
+  for (uint32_t a = 0; a < nf - ni;) {
+    uint32_t z = a;
+    while (z < nf - ni && ent[z].hash == ent[a].hash) z++;
+    /* within a bucket, merge each function into the first equal one */
+    for (uint32_t i = a + 1; i < z; i++) {
+      tl_buf *x = &ser[ent[i].func];
+      for (uint32_t j = a; j < i; j++) {
+        tl_buf *y = &ser[ent[j].func];
+        if (target[ent[j].func] != ent[j].func || x->n != y->n || memcmp(x->p, y->p, x->n)) continue;
+        target[ent[i].func] = ent[j].func;
+        merged = true;
+        break;
+      }
+    }
+    a = z;
+  }
+  if (merged) apply(m, target, nf);
+  for (uint32_t i = 0; i < nf; i++) tl_buf_free(&ser[i]);
+  free(ser);
+  free(ent);
+  free(target);
+  return merged;
+}
+
+tl_status tl_pass_duplicate_function_elimination(tl_pass_ctx *ctx) {
+  for (int i = 0; i < 10 && round_once(ctx->m); i++) {
+  }
+  return TL_OK;
+}
