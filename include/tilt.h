@@ -555,10 +555,11 @@ void tl_store_set_fuel(tl_store *s, uint64_t fuel);
 enum { TL_ENGINE_INTERP = 0, TL_ENGINE_JIT = 1 };
 void tl_store_set_engine(tl_store *s, int engine);
 /* JIT: compiles every function of inst now (instead of at the first call)
- * on `threads` threads (0: one per core); *code_bytes gets the size of its
- * machine code. */
-tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, int threads,
-                                  tl_error *err);
+ * on `threads` threads (0: one per core). Optional outputs: the size of the
+ * machine code, and the process CPU and wall seconds the compilation took
+ * (the instance's first compilation; memory setup and mapping excluded). */
+tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_bytes,
+                                  double seconds[2], tl_error *err);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
 
@@ -578,6 +579,9 @@ tl_status tl_global_get(tl_extern g, tl_value *out);
 tl_linker *tl_linker_new(void);
 void tl_linker_free(tl_linker *l);
 void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x);
+/* The same with names of explicit byte length (wasm names may hold NULs). */
+void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, const char *name,
+                        size_t name_len, tl_extern x);
 /* Defines every export of inst under the module name (spec "register"). */
 void tl_linker_define_instance(tl_linker *l, const char *module, tl_instance *inst);
 /* Any function import from `module` that is not defined resolves to a host
@@ -589,10 +593,16 @@ void tl_linker_define_fallback(tl_linker *l, const char *module, tl_host_fn fn, 
  * (TL_E_LINK, TL_E_TRAP, TL_E_EXHAUSTED, TL_E_UNSUPPORTED). */
 tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err);
 tl_status tl_instance_export(tl_instance *inst, const char *name, tl_extern *out);
+/* The same for a name of name_len bytes (wasm names may hold NULs). */
+tl_status tl_instance_export_n(tl_instance *inst, const char *name, size_t name_len, tl_extern *out);
 /* Calls an exported (or any) function with typed arguments. results must
  * have room for maxres values; *nres is set to the number of results. */
 tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, uint32_t nargs,
                     tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err);
+/* tl_invoke with a name of name_len bytes (wasm names may hold NULs). */
+tl_status tl_invoke_n(tl_instance *inst, const char *name, size_t name_len, const tl_value *args,
+                      uint32_t nargs, tl_value *results, uint32_t maxres, uint32_t *nres,
+                      tl_error *err);
 tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t nargs,
                        tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err);
 /* The parameter and result types of a function extern (pointers into the

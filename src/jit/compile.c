@@ -501,6 +501,30 @@ static void alu_op(jc *c, bool w, alu k, int ra, valent *b, bool imul) {
   drop_entry(c, *b);
 }
 
+/* The top two entries are a = local x (in a GPR) and b, and the next
+ * instruction is local.set/tee x: then x's register can take the result,
+ * unless another deferred entry still reads x. */
+static bool in_place(jc *c) {
+  valent *a = &c->st[c->n - 2];
+  if (a->kind != V_LOCAL || c->lreg[a->local] < 0 || c->lreg[a->local] >= 16) return false;
+  if (c->p >= c->end || (*c->p != 0x21 && *c->p != 0x22)) return false;
+  const uint8_t *save = c->p;
+  c->p++;
+  uint64_t idx = leb(c);
+  c->p = save;
+  if (idx != a->local) return false;
+  for (uint32_t i = 0; i + 2 < c->n; i++)
+    if (c->st[i].kind == V_LOCAL && c->st[i].local == a->local) return false;
+  return true;
+}
+/* Consumes the local.set/tee that in_place saw. */
+static void finish_in_place(jc *c, uint32_t x) {
+  bool tee = *c->p == 0x22;
+  c->p++;
+  leb(c);
+  if (tee) push(c, (valent){V_LOCAL, c->ltype[x], 0, 0, x, 0});
+}
+
 static bool int_binop(jc *c, int op) {
   static const struct { int op; alu k; bool w, imul, cmp, comm; int cc; } tab[] = {
 #define B(o, d, r, w, im, cmp, comm, cc) {TL_OP_##o, {d, r}, w, im, cmp, comm, cc}
@@ -532,11 +556,21 @@ static bool int_binop(jc *c, int op) {
       c->st[c->n - 1] = a;
       c->st[c->n - 2] = b;
     }
+    /* x = x op b; local.set x, with x in a register: op straight into it */
+    if (!tab[i].cmp && !swapped && in_place(c)) {
+      valent bb = pop(c), aa = pop(c);
+      alu_op(c, tab[i].w, tab[i].k, c->lreg[aa.local], &bb, tab[i].imul);
+      finish_in_place(c, aa.local);
+      return true;
+    }
     valent bb = pop(c);
-    int ra = pop_reg(c);
+    valent *av = &c->st[c->n - 1];
+    bool lr = tab[i].cmp && av->kind == V_LOCAL && c->lreg[av->local] >= 0;
+    int ra = lr ? c->lreg[av->local] : pop_reg(c);       /* cmp reads a local's register */
+    if (lr) c->n--;
     alu_op(c, tab[i].w, tab[i].k, ra, &bb, tab[i].imul);
     if (tab[i].cmp) {
-      free_reg(c, ra);
+      if (!lr) free_reg(c, ra);
       int cc = tab[i].cc;
       if (swapped && cc != CC_E && cc != CC_NE) {
         static const int sw[16] = {[CC_L] = CC_G, [CC_G] = CC_L, [CC_LE] = CC_GE, [CC_GE] = CC_LE,
@@ -559,8 +593,11 @@ static bool shift_op(jc *c, int op) {
     {TL_OP_I64_SHR_S, 7, 1}, {TL_OP_I64_SHR_U, 5, 1}, {TL_OP_I64_ROTL, 0, 1}, {TL_OP_I64_ROTR, 1, 1}};
   for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
     if (tab[i].op != op) continue;
+    bool inpl = in_place(c);
     valent b = pop(c);
-    int ra = pop_reg(c);
+    uint32_t x = c->st[c->n - 1].local;
+    int ra = inpl ? c->lreg[x] : pop_reg(c);
+    if (inpl) c->n--;
     if (b.kind == V_CONST) {
       x64_rm(c->b, 0, tab[i].w, 0xC1, 1, tab[i].digit, x64_r(ra), false);
       x64_byte(c->b, (uint8_t)(b.imm & (tab[i].w ? 63 : 31)));
@@ -569,7 +606,8 @@ static bool shift_op(jc *c, int op) {
       drop_entry(c, b);
       x64_rm(c->b, 0, tab[i].w, 0xD3, 1, tab[i].digit, x64_r(ra), false);
     }
-    push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
+    if (inpl) finish_in_place(c, x);
+    else push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
     return true;
   }
   return false;

@@ -53,7 +53,7 @@ struct jctx {                  /* offsets used by generated code: keep order */
   uint8_t *code;               /* executable module code */
   size_t code_size;
   uint32_t *offs;              /* per function: entry offset in code */
-  uint8_t *blockmask;          /* unused */
+  double compile_cpu, compile_wall;   /* seconds the compilation took */
 };
 #define JC_MEMBASE 0
 #define JC_MEMSIZE 8

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VSTACK_SLOTS (1u << 21)
@@ -196,8 +197,15 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, int threads, tl_err
   if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   c->offs = calloc(inst->m->funcs.n + 1, sizeof *c->offs);
   x64_buf b = {0};
+  struct timespec c0, w0, c1, w1;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+  clock_gettime(CLOCK_MONOTONIC, &w0);
   tl_status st = c->offs ? tl_jit_compile_module(inst, &b, c->offs, threads, err)
                          : tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+  clock_gettime(CLOCK_MONOTONIC, &w1);
+  c->compile_cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+  c->compile_wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
   if (!st && !(c->code = map_code(js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
     st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
   c->code_size = b.n;
@@ -545,11 +553,15 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
   return TL_OK;
 }
 
-tl_status tl_jit_compile_instance(tl_instance *inst, size_t *code_bytes, int threads,
-                                  tl_error *err) {
+tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_bytes,
+                                  double seconds[2], tl_error *err) {
   jctx *c;
   if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
   tl_status st = jit_instance(inst, &c, threads, err);
   if (!st && code_bytes) *code_bytes = c->code_size;
+  if (!st && seconds) {
+    seconds[0] = c->compile_cpu;
+    seconds[1] = c->compile_wall;
+  }
   return st;
 }

@@ -47,7 +47,7 @@ static void setup(fixture *f) {
   f->inst = tl_instantiate(f->s, f->m, NULL, &err);
   ck_assert_ptr_nonnull(f->inst);
   size_t code = 0;
-  ck_assert_int_eq(tl_jit_compile_instance(f->inst, &code, 1, &err), TL_OK);
+  ck_assert_int_eq(tl_jit_compile_instance(f->inst, 1, &code, NULL, &err), TL_OK);
   ck_assert_uint_gt(code, 0);
   f->c = f->inst->jit;
 }
