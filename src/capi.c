@@ -408,7 +408,7 @@ tl_status tl_add_export(tl_module *m, uint32_t kind, uint32_t internal_index,
   size_t counts[] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
   if (kind > TL_EXPORT_GLOBAL) return bad(m, "%s: bad kind %u", who, kind);
   if (!in_range(m, internal_index, counts[kind], kinds[kind], who)) return TL_E_INVALID;
-  tl_export x = {dup(m, external_name), (uint8_t)kind, internal_index};
+  tl_export x = {dup(m, external_name), (uint8_t)kind, internal_index, 0}; /* 0: C string */
   TL_VEC_PUSH(&m->exports, tl_export, x);
   return TL_OK;
 }

@@ -120,7 +120,9 @@ static void define_imports(tl_module *m, tl_store *s, tl_linker *l, stub *stubs,
                                  : spaces[k].kind == TL_EXTERN_MEMORY ? &TL_MEMORY(m, i)->imp
                                                                       : &TL_GLOBAL(m, i)->imp;
       tl_extern x = import_extern(m, s, spaces[k].kind, i, stubs, log);
-      if (x.ptr) tl_linker_define(l, imp->module, imp->name, x);
+      if (x.ptr)
+        tl_linker_define_n(l, imp->module, tl_name_len(imp->module, imp->module_len), imp->name,
+                           tl_name_len(imp->name, imp->name_len), x);
     }
   }
 }
@@ -136,8 +138,15 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
   tl_store_set_fuel(s, fuel);
   tl_error err;
   uint32_t got = 0;
-  tl_buf_printf(log, "[export \"%s\"]\n", x->name);
-  tl_status rc = tl_invoke(inst, x->name, args, np, res, nr, &got, &err);
+  uint32_t nl = tl_name_len(x->name, x->name_len);
+  tl_buf_printf(log, "[export \"");
+  for (uint32_t i = 0; i < nl; i++) { /* names may hold NULs: escape like wat */
+    uint8_t c = (uint8_t)x->name[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tl_buf_byte(log, c);
+    else tl_buf_printf(log, "\\%02x", c);
+  }
+  tl_buf_printf(log, "\"]\n");
+  tl_status rc = tl_invoke_n(inst, x->name, nl, args, np, res, nr, &got, &err);
   bool go_on = true;
   if (rc == TL_OK) {
     tl_buf_printf(log, "  ->");

@@ -16,7 +16,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 # Whole files, or single modules (FILE.N.wasm), that cannot round trip, with
 # the reason.
 declare -A SKIP=(
-  [names.2.wasm]="export names with NUL bytes: IR names are C strings, the reader rejects the module"
 )
 
 # wabt 1.0.32 with --enable-all types ref.func as (ref N) and then rejects it

@@ -10,8 +10,10 @@
 
 #define STACK_SLOTS (1u << 20)
 
-typedef struct { char *module, *name; tl_extern x; } lnk_entry;
-typedef struct { char *module; tl_host_fn fn; void *user; } lnk_fallback;
+/* Linker names are byte strings of explicit length (may hold NULs), copied
+ * with a NUL after the bytes. */
+typedef struct { char *module, *name; uint32_t module_len, name_len; tl_extern x; } lnk_entry;
+typedef struct { char *module; uint32_t module_len; tl_host_fn fn; void *user; } lnk_fallback;
 struct tl_linker { tl_vec defs; tl_vec fallbacks; };
 
 /* ------------------------------------------------------------------ store */
@@ -154,11 +156,18 @@ void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np, const 
 }
 
 /* ----------------------------------------------------------------- linker */
-static char *dup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
+static char *dup_n(const char *s, size_t n) {
+  char *d = malloc(n + 1);
   if (!d) abort();
-  return memcpy(d, s, n);
+  if (n) memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+/* Does IR name (p, plen: see tl_name_len) equal the bytes q[0..qn)? */
+static bool name_is(const char *p, uint32_t plen, const char *q, size_t qn) {
+  plen = tl_name_len(p, plen);
+  return plen == qn && (!qn || !memcmp(p, q, qn));
 }
 
 tl_linker *tl_linker_new(void) { return calloc(1, sizeof(tl_linker)); }
@@ -175,9 +184,15 @@ void tl_linker_free(tl_linker *l) {
   free(l);
 }
 
-void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x) {
-  lnk_entry e = {dup(module), dup(name), x};
+void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, const char *name,
+                        size_t name_len, tl_extern x) {
+  lnk_entry e = {dup_n(module, module_len), dup_n(name, name_len), (uint32_t)module_len,
+                 (uint32_t)name_len, x};
   TL_VEC_PUSH(&l->defs, lnk_entry, e);
+}
+
+void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x) {
+  tl_linker_define_n(l, module, strlen(module), name, strlen(name), x);
 }
 
 static tl_extern export_of(tl_instance *inst, const tl_export *e) {
@@ -192,19 +207,21 @@ static tl_extern export_of(tl_instance *inst, const tl_export *e) {
 void tl_linker_define_instance(tl_linker *l, const char *module, tl_instance *inst) {
   for (size_t i = 0; i < inst->m->exports.n; i++) {
     const tl_export *e = TL_EXPORT(inst->m, i);
-    tl_linker_define(l, module, e->name, export_of(inst, e));
+    tl_linker_define_n(l, module, strlen(module), e->name, tl_name_len(e->name, e->name_len),
+                       export_of(inst, e));
   }
 }
 
 void tl_linker_define_fallback(tl_linker *l, const char *module, tl_host_fn fn, void *user) {
-  lnk_fallback f = {dup(module), fn, user};
+  lnk_fallback f = {dup_n(module, strlen(module)), (uint32_t)strlen(module), fn, user};
   TL_VEC_PUSH(&l->fallbacks, lnk_fallback, f);
 }
 
 static bool lookup(tl_linker *l, const tl_importname *imp, tl_extern *out) {
   for (size_t i = l ? l->defs.n : 0; i-- > 0;) {
     lnk_entry *e = &TL_VEC_AT(&l->defs, lnk_entry, i);
-    if (!strcmp(e->module, imp->module) && !strcmp(e->name, imp->name)) {
+    if (name_is(imp->module, imp->module_len, e->module, e->module_len) &&
+        name_is(imp->name, imp->name_len, e->name, e->name_len)) {
       *out = e->x;
       return true;
     }
@@ -248,7 +265,8 @@ static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
     }
     lnk_fallback *fb = NULL;
     for (size_t k = 0; l && k < l->fallbacks.n; k++)
-      if (!strcmp(TL_VEC_AT(&l->fallbacks, lnk_fallback, k).module, f->imp.module))
+      if (name_is(f->imp.module, f->imp.module_len, TL_VEC_AT(&l->fallbacks, lnk_fallback, k).module,
+                  TL_VEC_AT(&l->fallbacks, lnk_fallback, k).module_len))
         fb = &TL_VEC_AT(&l->fallbacks, lnk_fallback, k);
     if (!fb) return link_fail(err, &f->imp, "unknown import");
     inst->funcs[i] = host_func(inst->s, sig->types, sig->np, sig->types + sig->np, sig->nr, fb->fn,
@@ -451,9 +469,13 @@ tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *e
 }
 
 tl_status tl_instance_export(tl_instance *inst, const char *name, tl_extern *out) {
+  return tl_instance_export_n(inst, name, strlen(name), out);
+}
+
+tl_status tl_instance_export_n(tl_instance *inst, const char *name, size_t len, tl_extern *out) {
   for (size_t i = 0; i < inst->m->exports.n; i++) {
     const tl_export *e = TL_EXPORT(inst->m, i);
-    if (!strcmp(e->name, name)) {
+    if (name_is(e->name, e->name_len, name, len)) {
       *out = export_of(inst, e);
       return TL_OK;
     }
@@ -490,9 +512,16 @@ tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t
 
 tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, uint32_t nargs,
                     tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err) {
+  return tl_invoke_n(inst, name, strlen(name), args, nargs, results, maxres, nres, err);
+}
+
+tl_status tl_invoke_n(tl_instance *inst, const char *name, size_t name_len, const tl_value *args,
+                      uint32_t nargs, tl_value *results, uint32_t maxres, uint32_t *nres,
+                      tl_error *err) {
   tl_extern x;
-  if (tl_instance_export(inst, name, &x) || x.kind != TL_EXTERNKIND_FUNC)
-    return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no exported function %s", name);
+  if (tl_instance_export_n(inst, name, name_len, &x) || x.kind != TL_EXTERNKIND_FUNC)
+    return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no exported function %.*s", (int)name_len,
+                     name);
   return tl_func_call(inst->s, x, args, nargs, results, maxres, nres, err);
 }
 

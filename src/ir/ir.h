@@ -230,8 +230,30 @@ void tl_buf_free(tl_buf *b);
 /* -------------------------------------------------------------- module */
 typedef struct { tl_type params, results; } tl_functype;
 
+/* Import and export names are byte strings that may contain NUL: each has a
+ * byte length next to it, and the bytes are always followed by a NUL so
+ * ordinary names work as C strings. A length of 0 means "strlen of the
+ * pointer" (code that builds names from C strings may leave it 0; an empty
+ * name has strlen 0 too), so always read the length through tl_name_len. */
+static inline uint32_t tl_name_len(const char *p, uint32_t len) {
+  uint32_t n = 0;
+  if (len || !p) return len;
+  while (p[n]) n++;
+  return n;
+}
+/* Byte equality of two (pointer, length) names; a NULL pointer is "". */
+static inline bool tl_name_eq(const char *a, uint32_t alen, const char *b, uint32_t blen) {
+  alen = tl_name_len(a, alen);
+  blen = tl_name_len(b, blen);
+  if (alen != blen) return false;
+  for (uint32_t i = 0; i < alen; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 typedef struct {           /* set for an import, NULL strings otherwise */
   const char *module, *name;
+  uint32_t module_len, name_len; /* byte lengths; see tl_name_len */
 } tl_importname;
 
 typedef struct {
@@ -278,7 +300,7 @@ typedef struct {
 } tl_table;
 
 enum { TL_EXTERN_FUNC = 0, TL_EXTERN_TABLE = 1, TL_EXTERN_MEMORY = 2, TL_EXTERN_GLOBAL = 3 };
-typedef struct { const char *name; uint8_t kind; uint32_t index; } tl_export;
+typedef struct { const char *name; uint8_t kind; uint32_t index; uint32_t name_len; } tl_export; /* name_len: see tl_name_len */
 
 enum { TL_SEG_ACTIVE, TL_SEG_PASSIVE, TL_SEG_DECLARATIVE };
 typedef struct {

@@ -739,9 +739,9 @@ static void put_name(pr *p, int ns, uint32_t i) {
 
 static void put_import(pr *p, const tl_importname *imp) {
   put(p, "(import ");
-  put_cstr(p, imp->module);
+  put_str(p, (const uint8_t *)imp->module, tl_name_len(imp->module, imp->module_len));
   put(p, " ");
-  put_cstr(p, imp->name);
+  put_str(p, (const uint8_t *)imp->name, tl_name_len(imp->name, imp->name_len));
   put(p, " ");
 }
 
@@ -923,7 +923,7 @@ static void print_exports(pr *p) {
     tl_export *x = TL_EXPORT(p->m, i);
     newline(p, 1);
     put(p, "(export ");
-    put_cstr(p, x->name);
+    put_str(p, (const uint8_t *)x->name, tl_name_len(x->name, x->name_len));
     tl_buf_printf(p->out, " (%s ", export_kw[x->kind & 3]);
     put_ref(p, export_ns[x->kind & 3], x->index);
     put(p, "))");

@@ -837,18 +837,22 @@ static bool check_globals(vc *c) {
   return true;
 }
 
+/* Orders exports by name bytes (names may hold NULs; see tl_name_len). */
 static int cmp_name(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+  const tl_export *x = *(const tl_export *const *)a, *y = *(const tl_export *const *)b;
+  uint32_t xn = tl_name_len(x->name, x->name_len), yn = tl_name_len(y->name, y->name_len);
+  int r = memcmp(x->name ? x->name : "", y->name ? y->name : "", xn < yn ? xn : yn);
+  return r ? r : (xn > yn) - (xn < yn);
 }
 
 static bool check_exports(vc *c) {
   tl_module *m = c->m;
   size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
-  const char **names = malloc((m->exports.n + 1) * sizeof *names);
+  const tl_export **names = malloc((m->exports.n + 1) * sizeof *names);
   if (!names) return fail(c, TL_E_NOMEM, "out of memory");
   for (uint32_t i = 0; i < m->exports.n && !c->st; i++) {
     tl_export *x = TL_EXPORT(m, i);
-    names[i] = x->name ? x->name : "";
+    names[i] = x;
     if (!x->name) fail(c, TL_E_INVALID, "export %u: no name", i);
     else if (x->kind > TL_EXTERN_GLOBAL) fail(c, TL_E_INVALID, "export %u: bad kind %u", i, x->kind);
     else if (x->index >= lim[x->kind])
@@ -856,13 +860,13 @@ static bool check_exports(vc *c) {
     else if (x->kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, x->index)->mut)
       need_feat(c, TL_FEAT_MUTABLE_GLOBALS, "exported mutable global");
   }
-  /* IR names are C strings; the reader compares the raw bytes (names may
-   * hold NULs), so only the debug form checks uniqueness here. */
+  /* The reader already rejects duplicates, so only the debug form checks
+   * uniqueness here (comparing bytes: names may hold NULs). */
   if (!c->st && c->strict && m->exports.n > 1) {
     qsort(names, m->exports.n, sizeof *names, cmp_name);
     for (size_t i = 1; i < m->exports.n && !c->st; i++)
-      if (!strcmp(names[i - 1], names[i]))
-        fail(c, TL_E_INVALID, "duplicate export name \"%s\"", names[i]);
+      if (!cmp_name(&names[i - 1], &names[i]))
+        fail(c, TL_E_INVALID, "duplicate export name \"%s\"", names[i]->name);
   }
   free(names);
   return !c->st;

@@ -105,15 +105,24 @@ bool utf8_valid(const uint8_t *s, size_t n) {
   return true;
 }
 
-tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what) {
+/* A name as bytes (may contain NUL) plus its length; NUL-terminated copy. */
+tl_status rd_name_n(rd *r, tl_arena *a, const char **out, uint32_t *len, const char *what) {
   uint32_t n;
   const uint8_t *s;
   TRY(rd_u32(r, &n, what));
   const uint8_t *at = r->p;
   TRY(rd_bytes(r, n, &s, what));
   if (!utf8_valid(s, n)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed UTF-8 encoding in %s", what);
-  *out = tl_arena_strndup(a, (const char *)s, n);
+  char *d = tl_arena_alloc(a, (size_t)n + 1, 1);
+  if (n) memcpy(d, s, n);
+  d[n] = 0;
+  *out = d;
+  if (len) *len = n;
   return TL_OK;
+}
+
+tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what) {
+  return rd_name_n(r, a, out, NULL, what);
 }
 
 /* ------------------------------------------------------------- features */
@@ -371,8 +380,8 @@ static tl_status rd_imports(rctx *c, rd *r) {
   for (uint32_t i = 0; i < n; i++) {
     tl_importname imp;
     uint8_t kind;
-    TRY(rd_name(r, &m->arena, &imp.module, "import module name"));
-    TRY(rd_name(r, &m->arena, &imp.name, "import field name"));
+    TRY(rd_name_n(r, &m->arena, &imp.module, &imp.module_len, "import module name"));
+    TRY(rd_name_n(r, &m->arena, &imp.name, &imp.name_len, "import field name"));
     const uint8_t *at = r->p;
     TRY(rd_byte(r, &kind, "import kind"));
     switch (kind) {
@@ -465,7 +474,7 @@ static tl_status rd_export(rctx *c, rd *r, rawname *raw) {
   tl_module *m = c->m;
   tl_export e;
   const uint8_t *np = r->p;
-  TRY(rd_name(r, &m->arena, &e.name, "export name"));
+  TRY(rd_name_n(r, &m->arena, &e.name, &e.name_len, "export name"));
   tl_leb_read_u32(np, r->end, &raw->n); /* the length just read */
   raw->p = r->p - raw->n;
   const uint8_t *at = r->p;

@@ -18,10 +18,13 @@ void wr_u64(tl_buf *b, uint64_t v) { tl_leb_write_u64(b, v); }
 void wr_u32(tl_buf *b, uint32_t v) { tl_leb_write_u32(b, v); }
 void wr_s64(tl_buf *b, int64_t v) { tl_leb_write_s64(b, v); }
 
-void wr_name(tl_buf *b, const char *s) {
-  size_t n = s ? strlen(s) : 0;
-  wr_u32(b, (uint32_t)n);
-  tl_buf_put(b, s, n);
+void wr_name(tl_buf *b, const char *s) { wr_name_n(b, s, 0); }
+
+/* A name of len bytes (may contain NUL; 0 = strlen, see tl_name_len). */
+void wr_name_n(tl_buf *b, const char *s, uint32_t len) {
+  uint32_t n = tl_name_len(s, len);
+  wr_u32(b, n);
+  if (n) tl_buf_put(b, s, n);
 }
 
 uint8_t wr_valtype_byte(tl_type t) {
@@ -80,8 +83,8 @@ static tl_status import_name(wr *w, tl_buf *b, const tl_importname *imp, const c
                              uint32_t i) {
   if (!imp->module || !imp->name)
     return WR_FAIL(w, TL_E_INVALID, "imported %s %u has no import name", what, i);
-  wr_name(b, imp->module);
-  wr_name(b, imp->name);
+  wr_name_n(b, imp->module, imp->module_len);
+  wr_name_n(b, imp->name, imp->name_len);
   return TL_OK;
 }
 
@@ -162,7 +165,7 @@ static tl_status sec_export(wr *w, tl_buf *b) {
   wr_u32(b, (uint32_t)m->exports.n);
   for (size_t i = 0; i < m->exports.n; i++) {
     tl_export *e = TL_EXPORT(m, i);
-    wr_name(b, e->name);
+    wr_name_n(b, e->name, e->name_len);
     tl_buf_byte(b, e->kind);
     wr_u32(b, e->index);
   }

@@ -52,6 +52,7 @@ void wr_u32(tl_buf *b, uint32_t v);
 void wr_u64(tl_buf *b, uint64_t v);
 void wr_s64(tl_buf *b, int64_t v);
 void wr_name(tl_buf *b, const char *s);
+void wr_name_n(tl_buf *b, const char *s, uint32_t len);
 uint8_t wr_valtype_byte(tl_type t);          /* 0 if not a value type */
 tl_status wr_valtype(wr *w, tl_buf *b, tl_type t);
 

@@ -24,7 +24,8 @@ typedef enum { J_NULL, J_STR, J_NUM, J_ARR, J_OBJ, J_BOOL } jtype;
 typedef struct json json;
 struct json {
   jtype t;
-  char *s;          /* string value */
+  char *s;          /* string value (NUL-terminated; may hold NULs) */
+  size_t len;       /* its byte length */
   double num;
   size_t n;
   json **v;         /* array items or object values */
@@ -35,29 +36,66 @@ typedef struct { const char *p, *end; bool bad; } jp;
 
 static void ws(jp *p) { while (p->p < p->end && isspace((unsigned char)*p->p)) p->p++; }
 
-static char *jstr(jp *p) {
+/* Four hex digits at p->p (a \\u escape), or -1. */
+static long hex4(jp *p) {
+  long u = 0;
+  if (p->end - p->p < 4) return -1;
+  for (int i = 0; i < 4; i++) {
+    int c = (unsigned char)*p->p++, d = isdigit(c) ? c - '0' : isxdigit(c) ? (c | 0x20) - 'a' + 10 : -1;
+    if (d < 0) return -1;
+    u = u * 16 + d;
+  }
+  return u;
+}
+
+/* Appends code point u as UTF-8 to s[*n..] (room for 4 bytes). */
+static void put_utf8(char *s, size_t *n, unsigned long u) {
+  if (u < 0x80) s[(*n)++] = (char)u;
+  else if (u < 0x800) {
+    s[(*n)++] = (char)(0xc0 | u >> 6);
+    s[(*n)++] = (char)(0x80 | (u & 0x3f));
+  } else if (u < 0x10000) {
+    s[(*n)++] = (char)(0xe0 | u >> 12);
+    s[(*n)++] = (char)(0x80 | ((u >> 6) & 0x3f));
+    s[(*n)++] = (char)(0x80 | (u & 0x3f));
+  } else {
+    s[(*n)++] = (char)(0xf0 | u >> 18);
+    s[(*n)++] = (char)(0x80 | ((u >> 12) & 0x3f));
+    s[(*n)++] = (char)(0x80 | ((u >> 6) & 0x3f));
+    s[(*n)++] = (char)(0x80 | (u & 0x3f));
+  }
+}
+
+/* A JSON string: escapes decoded (\\u0000 gives a NUL byte, surrogate pairs
+ * give UTF-8), NUL-terminated, byte length in *len. */
+static char *jstr(jp *p, size_t *len) {
   size_t cap = 16, n = 0;
   char *s = malloc(cap);
   p->p++;
   while (p->p < p->end && *p->p != '"') {
+    if (n + 8 > cap) s = realloc(s, cap *= 2);
     char c = *p->p++;
     if (c == '\\' && p->p < p->end) {
       c = *p->p++;
-      if (c == 'n') c = '\n';
-      else if (c == 't') c = '\t';
-      else if (c == 'u' && p->end - p->p >= 4) {
-        unsigned u = 0;
-        sscanf(p->p, "%4x", &u);
-        p->p += 4;
-        c = (char)(u < 0x80 ? u : '?');
+      if (c == 'u') {
+        long u = hex4(p);
+        if (u >= 0xd800 && u < 0xdc00 && p->end - p->p >= 6 && p->p[0] == '\\' && p->p[1] == 'u') {
+          p->p += 2;
+          long lo = hex4(p);
+          u = lo >= 0xdc00 && lo < 0xe000 ? 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00) : -1;
+        }
+        if (u < 0) p->bad = true;
+        else put_utf8(s, &n, (unsigned long)u);
+        continue;
       }
+      c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b' : c == 'f' ? '\f' : c;
     }
-    if (n + 2 > cap) s = realloc(s, cap *= 2);
     s[n++] = c;
   }
   if (p->p < p->end) p->p++;
   else p->bad = true;
   s[n] = 0;
+  if (len) *len = n;
   return s;
 }
 
@@ -68,7 +106,7 @@ static json *jparse(jp *p) {
   char c = *p->p;
   if (c == '"') {
     j->t = J_STR;
-    j->s = jstr(p);
+    j->s = jstr(p, &j->len);
   } else if (c == '[' || c == '{') {
     j->t = c == '[' ? J_ARR : J_OBJ;
     p->p++;
@@ -81,7 +119,7 @@ static json *jparse(jp *p) {
       char *key = NULL;
       if (c == '{') {
         if (*p->p != '"') { p->bad = true; break; }
-        key = jstr(p);
+        key = jstr(p, NULL);
         ws(p);
         if (p->p < p->end && *p->p == ':') p->p++;
       }
@@ -132,6 +170,13 @@ static json *jget(const json *j, const char *key) {
 
 static const char *jgets(const json *j, const char *key) {
   json *v = jget(j, key);
+  return v && v->t == J_STR ? v->s : NULL;
+}
+
+/* A string member with its byte length (names may hold NULs). */
+static const char *jgetsn(const json *j, const char *key, size_t *len) {
+  json *v = jget(j, key);
+  *len = v && v->t == J_STR ? v->len : 0;
   return v && v->t == J_STR ? v->s : NULL;
 }
 
@@ -295,13 +340,14 @@ static bool match(const json *j, const tl_value *got) {
 
 /* Runs an invoke or get action. */
 static tl_status action(run *r, const json *a, tl_value *res, uint32_t *nres, tl_error *err) {
-  const char *ty = jgets(a, "type"), *field = jgets(a, "field");
+  size_t flen;
+  const char *ty = jgets(a, "type"), *field = jgetsn(a, "field", &flen);
   tl_instance *inst = find_inst(r, jgets(a, "module"));
   *nres = 0;
   if (!inst || !field || !ty) return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no such module");
   if (!strcmp(ty, "get")) {
     tl_extern x;
-    if (tl_instance_export(inst, field, &x) || tl_global_get(x, res))
+    if (tl_instance_export_n(inst, field, flen, &x) || tl_global_get(x, res))
       return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no global %s", field);
     *nres = 1;
     return TL_OK;
@@ -314,7 +360,7 @@ static tl_status action(run *r, const json *a, tl_value *res, uint32_t *nres, tl
       free(av);
       return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "bad argument");
     }
-  tl_status st = tl_invoke(inst, field, av, (uint32_t)na, res, 64, nres, err);
+  tl_status st = tl_invoke_n(inst, field, flen, av, (uint32_t)na, res, 64, nres, err);
   free(av);
   return st;
 }

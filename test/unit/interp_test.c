@@ -27,7 +27,7 @@ static void set_body(tl_module *m, tl_func *f, uint32_t label, tl_expr **kids, u
 }
 
 static void export_func(tl_module *m, const char *name, uint32_t idx) {
-  tl_export e = {name, TL_EXTERN_FUNC, idx};
+  tl_export e = {name, TL_EXTERN_FUNC, idx, 0};
   TL_VEC_PUSH(&m->exports, tl_export, e);
 }
 

@@ -250,16 +250,16 @@ START_TEST(extracts_from_calls) {
 START_TEST(prints_module_fields) {
   tl_module *m = new_module();
   m->name = "my mod";
-  tl_memory mem = {1, 2, true, true, false, {NULL, NULL}, "mem"};
+  tl_memory mem = {1, 2, true, true, false, {NULL, NULL, 0, 0}, "mem"};
   TL_VEC_PUSH(&m->memories, tl_memory, mem);
-  tl_table tab = {TL_FUNCREF, 1, 0, false, {"env", "tab"}, NULL};
+  tl_table tab = {TL_FUNCREF, 1, 0, false, {"env", "tab", 3, 3}, NULL};
   TL_VEC_PUSH(&m->tables, tl_table, tab);
   m->nimported_tables = 1;
   tl_func *f = new_func(m, TL_NONE, TL_NONE);
   f->name = "f";
-  tl_global g = {TL_I32, true, {NULL, NULL}, tl_make_const_i32(m, 42), "g"};
+  tl_global g = {TL_I32, true, {NULL, NULL, 0, 0}, tl_make_const_i32(m, 42), "g"};
   TL_VEC_PUSH(&m->globals, tl_global, g);
-  tl_export x = {"run\"it", TL_EXTERN_FUNC, 0};
+  tl_export x = {"run\"it", TL_EXTERN_FUNC, 0, 6};
   TL_VEC_PUSH(&m->exports, tl_export, x);
   static const uint8_t bytes[] = {'h', 'i', 0, '"', 0xff};
   tl_data d = {TL_SEG_ACTIVE, 0, tl_make_const_i32(m, 16), bytes, sizeof bytes, NULL};

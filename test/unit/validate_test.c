@@ -634,7 +634,7 @@ START_TEST(bad_module) {
   fx x = start(TL_NONE, TL_NONE);
   body(&x, 0);
   expect_ok(x.m);
-  tl_export e1 = {"f", TL_EXTERN_FUNC, 0}, e2 = {"f", TL_EXTERN_FUNC, 0};
+  tl_export e1 = {"f", TL_EXTERN_FUNC, 0, 1}, e2 = {"f", TL_EXTERN_FUNC, 0, 1};
   TL_VEC_PUSH(&x.m->exports, tl_export, e1);
   expect_ok(x.m);
   TL_VEC_PUSH(&x.m->exports, tl_export, e2);
@@ -682,7 +682,7 @@ END_TEST
 
 START_TEST(bad_globals_segments) {
   tl_module *m = tl_module_alloc();
-  tl_global imp = {.type = TL_I32, .imp = {"env", "g"}};
+  tl_global imp = {.type = TL_I32, .imp = {"env", "g", 3, 1}};
   TL_VEC_PUSH(&m->globals, tl_global, imp);
   m->nimported_globals = 1;
   tl_global g = {.type = TL_I32, .init = tl_expr_new(m, TL_OP_GLOBAL_GET, 0)};
@@ -748,7 +748,7 @@ START_TEST(bad_ref_func) {
   body(&x, 1, tl_make_drop(x.m, rf));
   expect_bad(x.m, TL_E_INVALID, "ref.func: function 0 is not declared");
   ck_assert_int_eq(tl_validate_func(x.m, 0, &err), TL_E_INVALID);
-  tl_export e = {"f", TL_EXTERN_FUNC, 0};
+  tl_export e = {"f", TL_EXTERN_FUNC, 0, 1};
   TL_VEC_PUSH(&x.m->exports, tl_export, e);
   expect_ok(x.m);
   x.m->exports.n = 0;

@@ -342,7 +342,7 @@ START_TEST(sections_validate) {
   imp->imp.name = "f";
   imp->name = "imported";
   m->nimported_funcs = 1;
-  tl_global gi = {.type = TL_I32, .imp = {"env", "g"}};
+  tl_global gi = {.type = TL_I32, .imp = {"env", "g", 3, 1}};
   TL_VEC_PUSH(&m->globals, tl_global, gi);
   m->nimported_globals = 1;
   tl_global g = {.type = TL_I32, .mut = true, .init = i32c(m, 5), .name = "counter"};
@@ -378,7 +378,7 @@ START_TEST(sections_validate) {
   tl_expr_finalize(m, f, rf);
   add(m, f, tl_make_drop(m, rf));
   add(m, f, tl_expr_new(m, TL_OP_NOP, 0));
-  tl_export ex = {"main", TL_EXTERN_FUNC, 1};
+  tl_export ex = {"main", TL_EXTERN_FUNC, 1, 4};
   TL_VEC_PUSH(&m->exports, tl_export, ex);
   m->has_start = true;
   m->start = 1;
