@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
       const tl_export *ex = TL_EXPORT(m, e);
       if (ex->kind != TL_EXTERN_FUNC) continue;
       tl_extern fn;
-      tl_instance_export(in.inst, ex->name, &fn);
+      size_t nl = tl_name_len(ex->name, ex->name_len); /* names may hold NULs */
+      if (tl_instance_export_n(in.inst, ex->name, nl, &fn)) continue;
       const uint32_t *pt, *rt;
       uint32_t np, nr;
       tl_func_type_of(fn, &pt, &np, &rt, &nr);
@@ -122,9 +123,9 @@ int main(int argc, char **argv) {
         tl_error e1 = {0}, e2 = {0};
         uint32_t n1 = 0, n2 = 0;
         tl_store_set_fuel(in.s, 20000000);
-        tl_status s1 = tl_invoke(in.inst, ex->name, args, np, r1, nr, &n1, &e1);
+        tl_status s1 = tl_invoke_n(in.inst, ex->name, nl, args, np, r1, nr, &n1, &e1);
         if (s1 == TL_E_EXHAUSTED && strstr(e1.msg, "fuel")) { stop = true; break; }
-        tl_status s2 = tl_invoke(jt.inst, ex->name, args, np, r2, nr, &n2, &e2);
+        tl_status s2 = tl_invoke_n(jt.inst, ex->name, nl, args, np, r2, nr, &n2, &e2);
         if (s2 == TL_E_UNSUPPORTED && strstr(e2.msg, "SIMD")) { stop = true; skipped++; break; }
         calls++;
         bool ok = s1 == s2 && (s1 != TL_OK || n1 == n2) && (s1 == TL_OK || !strcmp(e1.msg, e2.msg));
