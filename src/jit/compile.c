@@ -367,11 +367,11 @@ static int pop_cond(jc *c) {
   return CC_NE;
 }
 
-static void reload_mem(jc *c) {
-  if (!c->m->memories.n) return;
-  x64_rm(c->b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_MEM0), false);
-  x64_rm(c->b, 0, true, 0x8B, 1, R13, x64_m(RAX, offsetof(tl_meminst, data)), false);
-}
+/* r13 (memory 0's base) never changes inside an instance's code: memories
+ * live in fixed reservations (runtime.c), grow in place, and direct calls
+ * stay within the instance (other instances are entered through the
+ * trampoline, which saves and restores r13). Nothing to reload. */
+static void reload_mem(jc *c) { (void)c; }
 
 /* Calls helper fn(ctx, &slot[h], a, b, depth). */
 static void call_helper(jc *c, void *fn, uint32_t h, uint32_t a, uint32_t b) {
