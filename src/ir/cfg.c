@@ -204,8 +204,8 @@ static uint32_t find_irreducible_target(tl_cfg *g, const cfg_info *in) {
 }
 
 /* Tarjan's SCC, iterative; returns the members of the SCC containing v
- * (restricted to reachable blocks) as a 0/1 array. */
-static uint8_t *scc_of(tl_cfg *g, const cfg_info *in, uint32_t v) {
+ * (restricted to reachable blocks not excluded) as a 0/1 array. */
+static uint8_t *scc_of(tl_cfg *g, const cfg_info *in, uint32_t v, const uint8_t *excluded) {
   uint32_t n = in->n, counter = 0, sp = 0, tsp = 0;
   uint32_t *index = xcalloc(n, sizeof(uint32_t)), *low = xcalloc(n, sizeof(uint32_t));
   uint32_t *next = xcalloc(n, sizeof(uint32_t)), *call = xcalloc(n, sizeof(uint32_t));
@@ -220,7 +220,7 @@ static uint8_t *scc_of(tl_cfg *g, const cfg_info *in, uint32_t v) {
     uint32_t b = call[sp - 1];
     if (next[b] < blk(g, b)->edges.n) {
       uint32_t to = edge(g, b, next[b]++)->to;
-      if (in->rpo[to] == UINT32_MAX) continue;
+      if (in->rpo[to] == UINT32_MAX || excluded[to]) continue;
       if (index[to] == UINT32_MAX) {
         index[to] = low[to] = counter++;
         tstack[tsp++] = to;
@@ -277,11 +277,11 @@ static bool is_entry(tl_cfg *g, const cfg_info *in, const uint8_t *member, uint3
  * dispatch block instead, setting the label local to that entry's case.
  * *entry_case is the case of the function entry when it is in the region. */
 static uint32_t add_dispatch(tl_cfg *g, const cfg_info *in, const uint8_t *member, uint32_t entry,
-                             int32_t *entry_case) {
+                             int32_t *entry_case, bool every_block) {
   uint32_t n = in->n, nentries = 0;
   uint32_t *case_of = xcalloc(n, sizeof(uint32_t));
   for (uint32_t b = 0; b < n; b++)
-    case_of[b] = member[b] && is_entry(g, in, member, b, entry) ? ++nentries : 0;
+    case_of[b] = member[b] && (every_block || is_entry(g, in, member, b, entry)) ? ++nentries : 0;
   *entry_case = (int32_t)case_of[entry] - 1;
   uint32_t lab = label_local(g);
   tl_expr *sw = tl_make_local_get(g->m, g->f, lab);
@@ -380,9 +380,33 @@ static void lower_sparse_switch(tl_cfg *g, uint32_t x) {
   }
 }
 
+/* The smallest strongly connected region around v with several entries:
+ * an SCC with one entry may still hold an irreducible one inside, so its
+ * entry is set aside and the SCC of v is taken again without it. v is
+ * never the one entry (it does not dominate the source of its retreating
+ * edge), so this ends with two or more entries. */
+static uint8_t *irreducible_region(tl_cfg *g, const cfg_info *in, uint32_t v, uint32_t entry) {
+  uint8_t *excluded = xcalloc(in->n, 1);
+  for (;;) {
+    uint8_t *member = scc_of(g, in, v, excluded);
+    uint32_t nentries = 0, last = UINT32_MAX;
+    for (uint32_t b = 0; b < in->n; b++)
+      if (member[b] && is_entry(g, in, member, b, entry)) {
+        nentries++;
+        last = b;
+      }
+    if (nentries >= 2 || last == UINT32_MAX || last == v) {
+      free(excluded);
+      return member;
+    }
+    excluded[last] = 1;
+    free(member);
+  }
+}
+
 /* Makes the graph reducible; returns the (possibly new) entry. */
 static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) {
-  for (;;) {
+  for (uint64_t round = 0;; round++) {
     cfg_info in;
     analyze(g, entry, &in);
     uint32_t v = find_irreducible_target(g, &in);
@@ -390,15 +414,23 @@ static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *
       info_free(&in);
       return entry;
     }
-    uint8_t *member = scc_of(g, &in, v);
-    uint64_t size = region_size(g, member, in.n);
-    bool split = opt && !member[entry] && g->stats.split_size + size <= opt->split_budget;
+    uint8_t *member = irreducible_region(g, &in, v, entry);
+    uint32_t nentries = 0;
+    for (uint32_t b = 0; b < in.n; b++) nentries += member[b] && is_entry(g, &in, member, b, entry);
+    uint64_t cost = region_size(g, member, in.n) * (nentries ? nentries - 1 : 0);
+    /* A safety net that never fires for graphs we know of: after too many
+     * rounds every reachable block goes through one dispatcher, which is
+     * reducible by construction. */
+    bool everything = round > 2 * (uint64_t)in.n + 64;
+    if (everything)
+      for (uint32_t b = 0; b < in.n; b++) member[b] = in.rpo[b] != UINT32_MAX;
+    bool split = !everything && opt && !member[entry] && g->stats.split_size + cost <= opt->split_budget;
     if (split) {
-      g->stats.split_size += size;
+      g->stats.split_size += cost;
       split_region(g, &in, member, entry);
     } else {
       int32_t entry_case;
-      uint32_t d = add_dispatch(g, &in, member, entry, &entry_case);
+      uint32_t d = add_dispatch(g, &in, member, entry, &entry_case, everything);
       if (member[entry]) {
         /* the function entry is in the region: enter through the dispatcher */
         tl_expr *set = tl_make_local_set(g->m, g->f, label_local(g), tl_make_const_i32(g->m, entry_case), false);
