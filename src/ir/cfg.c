@@ -353,11 +353,13 @@ static void split_region(tl_cfg *g, const cfg_info *in, const uint8_t *member, u
 static void lower_sparse_switch(tl_cfg *g, uint32_t x) {
   tl_cfg_block *b = blk(g, x);
   uint32_t max = 0;
+  uint64_t ncases = 0;
   for (uint32_t k = 0; k < b->edges.n; k++) {
     tl_cfg_edge *e = edge(g, x, k);
+    ncases += e->cases ? e->ncases : 0;
     for (uint32_t c = 0; e->cases && c < e->ncases; c++) max = e->cases[c] > max ? e->cases[c] : max;
   }
-  if (max < TL_CFG_MAX_TABLE) return;
+  if (max < TL_CFG_MAX_TABLE || max < 4 * ncases) return; /* dense enough for a br_table */
   uint32_t tmp = tl_func_add_local(g->m, g->f, TL_I32);
   b->code = seq(g, b->code, tl_make_local_set(g->m, g->f, tmp, b->switch_on, false));
   b->switch_on = NULL;
@@ -594,7 +596,7 @@ static void term_switch(emitter *em, uint32_t x) {
   }
   for (uint32_t k = nedge; k-- > 0;) open_construct(em, TL_OP_BLOCK, labels[k]);
   uint32_t defk = def == UINT32_MAX ? m : def;
-  uint32_t ntab = max + 1; /* lower_sparse_switch bounded it */
+  uint32_t ntab = max + 1; /* lower_sparse_switch kept only dense tables */
   tl_expr *bt = tl_expr_new(g->m, TL_OP_BR_TABLE, 1);
   bt->kid[0] = b->switch_on;
   bt->imm.table.n = ntab;

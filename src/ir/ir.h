@@ -274,6 +274,8 @@ typedef struct {
   const uint8_t *code;     /* the body's bytes (locals and code), in the module
                               arena, for the JIT; NULL if built in memory */
   uint32_t code_size;
+  bool has_scratch_base;   /* set by the reader: locals from scratch_base on are */
+  uint32_t scratch_base;   /* its scratch locals (the writer may elide them) */
 } tl_func;
 
 typedef struct {
@@ -478,7 +480,7 @@ typedef struct tl_cfg {
 typedef struct {
   uint64_t split_budget; /* nodes node splitting may copy in all; 0 = never split */
 } tl_cfg_options;
-#define TL_CFG_MAX_TABLE 16384 /* larger case values use compare chains */
+#define TL_CFG_MAX_TABLE 16384 /* larger, sparse case values use compare chains */
 tl_cfg *tl_cfg_new(tl_module *m, tl_func *f);
 uint32_t tl_cfg_add_block(tl_cfg *g, tl_expr *code, tl_expr *switch_on);
 void tl_cfg_add_branch(tl_cfg *g, uint32_t from, uint32_t to, tl_expr *cond, tl_expr *code);

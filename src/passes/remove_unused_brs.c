@@ -6,6 +6,7 @@
  * - Jump threading: when a block $a is followed in its parent list by an
  *   unconditional value-less (br $c), every branch to $a goes straight to $c.
  * - (if (result t) C A B) with cheap pure arms becomes (select A B C).
+ * - A return at the very end of the function becomes the value it returns.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -93,6 +94,61 @@ static void brs_visit(tl_walk *w, tl_expr **slot) {
   *slot = simplify_if(w, c, e);
 }
 
+/* The function's value can fall off the end of its body instead of being
+ * returned: a `return` that is the body's last instruction (also at the
+ * end of both arms of a final if) becomes its value. */
+static bool is_return(const tl_expr *e) { return e->op == TL_OP_RETURN; }
+
+/* A block the value may flow out of: no branch targets it. */
+static bool open_block(const tl_expr *e, const uint32_t *count) {
+  return e->op == TL_OP_BLOCK && e->nkid &&
+         (e->imm.block.label == TL_NO_LABEL || !count[e->imm.block.label]);
+}
+
+static tl_expr *last_of(tl_expr *e, const uint32_t *count) {
+  while (open_block(e, count)) e = e->kid[e->nkid - 1];
+  return e;
+}
+
+static void set_last(tl_expr *list, tl_expr *v, const uint32_t *count) {
+  while (open_block(list->kid[list->nkid - 1], count)) list = list->kid[list->nkid - 1];
+  if (v) list->kid[list->nkid - 1] = v;
+  else list->nkid--;
+}
+
+static bool arm_ends_in_return(tl_expr *arm, const uint32_t *count) {
+  return open_block(arm, count) && is_return(last_of(arm, count));
+}
+
+static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count);
+
+static bool fold_final_return(tl_module *m, tl_func *f) {
+  tl_label_info li;
+  tl_labels_count(m, f, &li);
+  bool done = fold_return_with(m, f, li.count);
+  tl_labels_free(&li);
+  return done;
+}
+
+static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count) {
+  tl_expr *body = f->body;
+  if (!body->nkid) return false;
+  tl_expr *last = last_of(body, count);
+  if (is_return(last)) {
+    set_last(body, last->nkid ? last->kid[0] : NULL, count);
+    return true;
+  }
+  uint32_t results = tl_type_arity(m, tl_func_type(m, f)->results);
+  if (last->op != TL_OP_IF || last->nkid != 3 || last->imm.block.label != TL_NO_LABEL || results == 0)
+    return false;
+  if (!arm_ends_in_return(last->kid[1], count) || !arm_ends_in_return(last->kid[2], count)) return false;
+  for (int a = 1; a <= 2; a++) {
+    tl_expr *r = last_of(last->kid[a], count);
+    set_last(last->kid[a], r->kid[0], count);
+  }
+  return true;
+}
+
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
   brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, {0}};
   if (!c.map) abort();
@@ -105,6 +161,10 @@ tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
     tl_labels_retarget(ctx->m, f, c.map);
     tl_func_refinalize(ctx->m, f);
     tl_strip_tail_branches(ctx->m, f, &f->body);
+    if (fold_final_return(ctx->m, f)) {
+      c.changed = true;
+      tl_func_refinalize(ctx->m, f);
+    }
     if (!c.changed) break;
   }
   free(c.map);
