@@ -9,3 +9,12 @@ add_test(NAME spec.interp
          COMMAND sh ${CMAKE_SOURCE_DIR}/test/spec/run.sh $<TARGET_FILE:spec-runner>
                  ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/spec-json)
 set_tests_properties(spec.interp PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
+# The same assertions against optimized modules (issues 4 and 5): every pass
+# in the registry, and the -O2 and -Oz pipelines.
+foreach(p all O2 Oz)
+  add_test(NAME spec.passes.${p}
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/spec/run_opt.sh $<TARGET_FILE:spec-runner>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/spec-json-${p} ${p})
+  set_tests_properties(spec.passes.${p} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endforeach()
