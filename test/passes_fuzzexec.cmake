@@ -8,3 +8,8 @@ if(WAST2JSON AND WASM_VALIDATE)
 else()
   message(STATUS "wast2json or wasm-validate not found: passes.fuzzexec disabled")
 endif()
+
+# Output bytes do not depend on the thread count (issue 4).
+add_test(NAME passes.threads
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/passes/threads.sh $<TARGET_FILE:tilt-opt> ${CMAKE_SOURCE_DIR})
+set_tests_properties(passes.threads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200)
