@@ -34,3 +34,11 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/examples/CMakeLists.txt)
   set_tests_properties(example.build_loop.wasm-validate example.build_loop.node PROPERTIES
                        FIXTURES_REQUIRED example_sum SKIP_RETURN_CODE 77)
 endif()
+
+# The Relooper example (issue 6): seed 000's irreducible graph, structured
+# and run; the printed traces are checked.
+if(EXISTS ${CMAKE_SOURCE_DIR}/examples/relooper.c)
+  add_test(NAME example.relooper COMMAND example_relooper ${CMAKE_CURRENT_BINARY_DIR}/example_relooper.wasm)
+  set_tests_properties(example.relooper PROPERTIES
+                       PASS_REGULAR_EXPRESSION "f\\(0, 2\\) prints 1 2 1 2\nf\\(1, 2\\) prints 2 1 2\nwrote")
+endif()
