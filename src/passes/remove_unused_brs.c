@@ -7,6 +7,8 @@
  *   unconditional value-less (br $c), every branch to $a goes straight to $c.
  * - (if (result t) C A B) with cheap pure arms becomes (select A B C).
  * - A return at the very end of the function becomes the value it returns.
+ * - In a list, an if whose then-arm never falls through loses its else:
+ *   the else-arm's code follows the if instead.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -86,9 +88,47 @@ static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   return e;
 }
 
+/* In a list, (if C (then A) (else B)) where A never falls through becomes
+ * (if C (then A)) B: less nesting, and B's tail is the list's tail again. */
+static bool unnest_ok(brs_ctx *c, const tl_expr *k) {
+  return k->op == TL_OP_IF && k->nkid == 3 && k->kid[1]->type == TL_UNREACHABLE &&
+         (k->imm.block.label == TL_NO_LABEL || !c->li.count[k->imm.block.label]);
+}
+
+static void unnest_ifs(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  if (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP) return;
+  uint32_t total = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    tl_expr *k = e->kid[i], *b = unnest_ok(c, k) ? k->kid[2] : NULL;
+    any |= b != NULL;
+    total += 1 + (!b ? 0 : b->op == TL_OP_BLOCK && b->imm.block.label == TL_NO_LABEL ? b->nkid : 1);
+  }
+  if (!any) return;
+  tl_expr **kid = TL_NEWN(&w->m->arena, tl_expr *, total);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    tl_expr *k = e->kid[i];
+    kid[n++] = k;
+    if (!unnest_ok(c, k)) continue;
+    tl_expr *b = k->kid[2];
+    k->nkid = 2;
+    k->imm.block.label = TL_NO_LABEL;
+    tl_expr_finalize(w->m, w->f, k);
+    if (b->op == TL_OP_BLOCK && b->imm.block.label == TL_NO_LABEL)
+      for (uint32_t j = 0; j < b->nkid; j++) kid[n++] = b->kid[j];
+    else
+      kid[n++] = b;
+  }
+  e->kid = kid;
+  e->nkid = e->cap = n;
+  c->changed = true;
+}
+
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
   tl_expr *e = *slot;
+  unnest_ifs(w, c, e);
   drop_final_br(c, e);
   thread_list(c, e);
   *slot = simplify_if(w, c, e);
