@@ -103,6 +103,13 @@ static bool is_const(const tl_expr *e) {
   }
 }
 
+/* tuple.extract of a tuple scratch local: those are set once, before any
+ * of their extracts is pushed, so reading one later is like a constant. */
+static bool is_scratch_extract(fctx *x, const tl_expr *e) {
+  return e->op == TL_OP_TUPLE_EXTRACT && e->kid[0]->op == TL_OP_LOCAL_GET && e->kid[0]->imm.index >= x->nwasm &&
+         tl_type_is_tuple(x->f->local[e->kid[0]->imm.index]);
+}
+
 /* Entry i holds a tuple: store it in a scratch local and push one
  * tuple.extract per component. */
 static void split_tuple(fctx *x, size_t i) {
@@ -159,7 +166,7 @@ static tl_expr *pop1(fctx *x, tl_type *t) {
     /* Statements lie above the value: keep the order of effects. */
     en->t = TL_NONE;
     if (e->type == TL_UNREACHABLE) return tl_make_unreachable(x->m);
-    if (is_const(e)) {
+    if (is_const(e) || is_scratch_extract(x, e)) {
       en->e = NULL;
       return e;
     }
@@ -989,6 +996,8 @@ static tl_status rd_locals(fctx *x) {
     for (uint32_t j = 0; j < k; j++) f->local[f->nlocal++] = t;
   }
   x->nwasm = f->nlocal;
+  f->has_scratch_base = true;
+  f->scratch_base = f->nlocal;
   return TL_OK;
 }
 

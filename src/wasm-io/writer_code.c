@@ -252,8 +252,10 @@ static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
 /* ---- tuple-local elision --------------------------------------------------------------- */
 /* The reader keeps a multi-value result that is consumed piecewise in a
  * scratch tuple local: `local.set T (x)`, then tuple.extracts of T. When the
- * next statement reads the components in order before it emits anything
- * else, and nothing else reads T, the set and the reads cancel: x is written
+ * next statements take the last components from the top (`local.set L` or
+ * `drop` of extract n-1, n-2, ...) and the statement after them reads the
+ * rest in order before it emits anything else, and nothing else reads T,
+ * the set and the reads cancel: x is written
  * alone and the statement takes its values from the stack. T is then not
  * declared at all (when that set was its only one), so read-write round
  * trips of multi-value code reach a fixed point. */
@@ -307,6 +309,15 @@ static bool leading_extracts(tl_expr *s, uint32_t l, uint32_t n, tl_expr **out) 
   return ok && got == n;
 }
 
+/* True if s is `local.set L (tuple.extract i (local.get l))` or `drop` of
+ * that extract: it takes component i from the top of the stack. */
+static bool top_taker(const tl_expr *s, uint32_t l, uint32_t i) {
+  if (!s || s->nkid != 1 || !s->kid[0]) return false;
+  if (s->op != TL_OP_DROP && s->op != TL_OP_LOCAL_SET) return false;
+  const tl_expr *x = s->kid[0];
+  return is_extract_of_local(x) && x->kid[0]->imm.index == l && x->imm.index == i;
+}
+
 static int ptr_cmp(const void *a, const void *b) {
   uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
   return x < y ? -1 : x > y;
@@ -325,15 +336,24 @@ static bool *find_pairs(wr *w, tl_func *f, scan_ctx *c) {
     tl_expr *L = TL_VEC_AT(&c->lists, tl_expr *, j);
     for (uint32_t k = 0; k + 1 < L->nkid; k++) {
       tl_expr *s = L->kid[k];
-      if (!s || s->op != TL_OP_LOCAL_SET || s->nkid != 1 || !s->kid[0] || !L->kid[k + 1]) continue;
+      if (!s || s->op != TL_OP_LOCAL_SET || s->nkid != 1 || !s->kid[0]) continue;
       uint32_t l = s->imm.index;
       if (l >= f->nlocal || !tl_type_is_tuple(f->local[l]) || s->kid[0]->type != f->local[l]) continue;
       uint32_t n = tl_type_arity(w->m, f->local[l]);
       if (c->gets[l] != n) continue;
       tl_vec_grow(&out, sizeof(tl_expr *), n);
-      if (!leading_extracts(L->kid[k + 1], l, n, out.p)) continue;
+      tl_expr **o = out.p;
+      uint32_t top = 0;   /* components taken from the top by the next statements */
+      while (top < n && k + 1 + top < L->nkid && top_taker(L->kid[k + 1 + top], l, n - 1 - top)) {
+        o[n - 1 - top] = L->kid[k + 1 + top]->kid[0];
+        top++;
+      }
+      uint32_t rest = n - top;
+      if (rest && (k + 1 + top >= L->nkid || !L->kid[k + 1 + top] ||
+                   !leading_extracts(L->kid[k + 1 + top], l, rest, o)))
+        continue;
       TL_VEC_PUSH(&w->elide_sets, tl_expr *, s);
-      for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&w->elide_gets, tl_expr *, TL_VEC_AT(&out, tl_expr *, i));
+      for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&w->elide_gets, tl_expr *, o[i]);
       if (c->sets[l] == 1) {
         if (!unused) unused = calloc(f->nlocal, sizeof *unused);
         if (!unused) abort();
@@ -345,20 +365,103 @@ static bool *find_pairs(wr *w, tl_func *f, scan_ctx *c) {
   return unused;
 }
 
+static void sort_elisions(wr *w) {
+  if (w->elide_sets.n) qsort(w->elide_sets.p, w->elide_sets.n, sizeof(tl_expr *), ptr_cmp);
+  if (w->elide_gets.n) qsort(w->elide_gets.p, w->elide_gets.n, sizeof(tl_expr *), ptr_cmp);
+}
+
+/* The first node s emits (a leaf), or NULL when s opens a block or loop
+ * first. */
+static const tl_expr *first_leaf(const tl_expr *e) {
+  for (;;) {
+    if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) return NULL;
+    uint32_t i = 0;
+    while (i < e->nkid && !e->kid[i]) i++;
+    if (i == e->nkid) return e;
+    e = e->kid[i];
+  }
+}
+
+/* The statement of list L that takes the last component of the elided
+ * tuple set L->kid[i]. */
+static uint32_t tuple_close(wr *w, tl_expr *L, uint32_t i) {
+  uint32_t l = L->kid[i]->imm.index, n = tl_type_arity(w->m, w->f->local[l]), top = 0;
+  while (top < n && i + 1 + top < L->nkid && top_taker(L->kid[i + 1 + top], l, n - 1 - top)) top++;
+  return top == n ? i + top : i + 1 + top;
+}
+
+/* Spilled values (the reader's `local.set t (v)` for a value that stayed on
+ * the stack under statements): when t is set and read once, the statements
+ * after the set leave the stack as they find it, and the read is the first
+ * thing a later statement of the same list emits, v is written in place
+ * and left on the stack; t gets no wasm local. Lists are checked right to
+ * left so that elided pairs nest (a pair between a set and its read must
+ * close before that read). Only the reader's scratch locals are elided, so
+ * that a read of the output finds nothing new (a fixed point). Marks
+ * unused[t]. */
+enum { SPILL_SCAN = 256 };
+static bool *find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
+  uint32_t np = tl_func_nparams(w->m, f);
+  tl_vec close = {0}; /* uint32_t per statement: index of its elided read, or 0 */
+  tl_vec sets = {0}, gets = {0};
+  for (size_t j = 0; j < c->lists.n; j++) {
+    tl_expr *L = TL_VEC_AT(&c->lists, tl_expr *, j);
+    tl_vec_grow(&close, sizeof(uint32_t), L->nkid);
+    uint32_t *cl = close.p;
+    memset(cl, 0, L->nkid * sizeof *cl);
+    for (uint32_t k = L->nkid - 1; k-- > 0;) {
+      tl_expr *s = L->kid[k];
+      if (!s || s->op != TL_OP_LOCAL_SET || s->nkid != 1 || !s->kid[0]) continue;
+      uint32_t t = s->imm.index;
+      if (t < np || !f->has_scratch_base || t < f->scratch_base || t >= f->nlocal || tl_type_is_tuple(f->local[t]) || c->sets[t] != 1 || c->gets[t] != 1) continue;
+      if (s->kid[0]->type != f->local[t] || in_set(&w->elide_sets, s) || in_set(&w->elide_gets, s->kid[0]))
+        continue;
+      uint32_t i = k + 1, lim = k + SPILL_SCAN < L->nkid ? k + SPILL_SCAN : L->nkid;
+      const tl_expr *get = NULL;
+      for (; i < lim && L->kid[i]; i++) {
+        const tl_expr *x = first_leaf(L->kid[i]);
+        if (x && x->op == TL_OP_LOCAL_GET && x->imm.index == t) {
+          get = x;
+          break;
+        }
+        tl_expr *y = L->kid[i];
+        if (y->type != TL_NONE) break;
+        uint32_t to = cl[i] ? cl[i] : in_set(&w->elide_sets, y) ? tuple_close(w, L, i) : 0;
+        if (to) { /* an elided pair: it must close before our read */
+          i = to;
+          if (!L->kid[i] || L->kid[i]->type != TL_NONE) break;
+        }
+      }
+      if (!get) continue;
+      cl[k] = i;
+      TL_VEC_PUSH(&sets, tl_expr *, s);
+      TL_VEC_PUSH(&gets, const tl_expr *, get);
+      if (!unused) unused = calloc(f->nlocal, sizeof *unused);
+      if (!unused) abort();
+      unused[t] = true;
+    }
+  }
+  for (size_t i = 0; i < sets.n; i++) {
+    TL_VEC_PUSH(&w->elide_sets, tl_expr *, TL_VEC_AT(&sets, tl_expr *, i));
+    TL_VEC_PUSH(&w->elide_gets, tl_expr *, TL_VEC_AT(&gets, tl_expr *, i));
+  }
+  tl_vec_free(&close);
+  tl_vec_free(&sets);
+  tl_vec_free(&gets);
+  return unused;
+}
+
 /* Plans the elisions of function fi; unused tuple locals get no wasm local. */
 static void plan_elision(wr *w, tl_func *f, uint32_t fi) {
   w->elide_sets.n = w->elide_gets.n = 0;
-  bool any = false;
-  for (uint32_t i = 0; i < f->nlocal && !any; i++) any = tl_type_is_tuple(f->local[i]);
-  if (!any || !f->body) return;
+  if (!f->body || f->nlocal <= tl_func_nparams(w->m, f)) return;
   scan_ctx c = {calloc(f->nlocal, sizeof(uint32_t)), calloc(f->nlocal, sizeof(uint32_t)), {0}};
   if (!c.gets || !c.sets) abort();
   tl_walk_post(w->m, f, &f->body, scan_visit, &c);
   bool *unused = find_pairs(w, f, &c);
-  if (w->elide_sets.n) {
-    qsort(w->elide_sets.p, w->elide_sets.n, sizeof(tl_expr *), ptr_cmp);
-    qsort(w->elide_gets.p, w->elide_gets.n, sizeof(tl_expr *), ptr_cmp);
-  }
+  sort_elisions(w);
+  unused = find_spills(w, f, &c, unused);
+  sort_elisions(w);
   if (unused) {
     uint32_t n = 0, old = w->base[0];
     for (uint32_t i = 0; i < f->nlocal; i++) {
@@ -390,6 +493,8 @@ uint32_t *wr_local_map(wr *w, uint32_t fi) {
 }
 
 /* ---- the frame machine ---------------------------------------------------------------- */
+static bool dead(const tl_expr *x) { return x && x->type == TL_UNREACHABLE; }
+
 static void push_frame(wr *w, uint8_t kind, tl_expr *e, tl_expr **items, uint32_t n, tl_type want) {
   frame fr = {e, items, n, 0, kind, 0, want};
   TL_VEC_PUSH(&w->frames, frame, fr);
@@ -400,6 +505,9 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
   switch (x->op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: push_frame(w, K_BLOCK, x, NULL, 0, 0); return TL_OK;
   case TL_OP_IF: push_frame(w, K_IF, x, NULL, 0, 0); return TL_OK;
+  case TL_OP_LOCAL_GET:
+    if (in_set(&w->elide_gets, x)) return TL_OK;   /* a spilled value, on the stack */
+    break;
   case TL_OP_TUPLE_EXTRACT:
     if (x->nkid == 1 && is_tuple_local_get(w, x->kid[0])) {
       if (in_set(&w->elide_gets, x)) return TL_OK;   /* already on the stack */
@@ -413,7 +521,9 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
   default: break;
   }
   if (x->nkid == 0) return emit_op(w, b, x);
-  push_frame(w, K_NODE, x, NULL, 0, 0);
+  uint32_t d = 0;   /* the first dead child: e is cut short there */
+  while (d < x->nkid && !dead(x->kid[d])) d++;
+  push_frame(w, K_NODE, x, NULL, d, 0);
   return TL_OK;
 }
 
@@ -432,7 +542,6 @@ static bool has_else(const tl_expr *e) {
   return !(x->op == TL_OP_BLOCK && x->imm.block.label == TL_NO_LABEL && x->nkid == 0);
 }
 
-static bool dead(const tl_expr *x) { return x && x->type == TL_UNREACHABLE; }
 
 static tl_status step_node(wr *w, tl_buf *b, frame *fr) {
   tl_expr *e = fr->e;
@@ -440,6 +549,10 @@ static tl_status step_node(wr *w, tl_buf *b, frame *fr) {
     w->frames.n--;
     return TL_OK;
   }
+  /* Children before a dead one are dropped at once, as a reader of the
+   * output keeps them (drop x), so that a rewrite gives the same bytes. */
+  if (fr->i > 0 && fr->n < e->nkid && e->kid[fr->i - 1] && tl_type_is_concrete(e->kid[fr->i - 1]->type))
+    drops(b, tl_type_arity(w->m, e->kid[fr->i - 1]->type));
   while (fr->i < e->nkid && !e->kid[fr->i]) fr->i++;
   if (fr->i < e->nkid) return enter(w, b, e->kid[fr->i++]);
   w->frames.n--;
