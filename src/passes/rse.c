@@ -1,0 +1,160 @@
+/* rse.c — redundant set elimination: a local.set that writes the value the
+ * local already holds is removed (a tee becomes its value).
+ * Known values are tracked along each block/loop list in order: after
+ * `local.set $x (CONST)` $x holds CONST, after `local.set $x (local.get $y)`
+ * $x holds $y's current value; at the function's entry every declared
+ * (non-param) local holds zero. A sibling that may write a local forgets
+ * what was known about it (and about every local known to copy it); a loop
+ * list starts knowing nothing (its back edge), a nested list too.
+ * Assumes: valid IR. Guarantees: the same behaviour; only sets whose value
+ * is a constant or a local.get (pure) are removed. Linear: sibling scans are
+ * budgeted, and a sibling too big to scan forgets everything. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FACTS = 64, SCAN_BUDGET = 4096 };
+
+typedef struct {
+  uint32_t local;
+  const tl_expr *val;   /* a constant or a local.get */
+} fact;
+
+typedef struct {
+  fact f[MAX_FACTS];
+  uint32_t n;
+  bool changed;
+} rse_ctx;
+
+static bool is_const(const tl_expr *e) {
+  return e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST || e->op == TL_OP_F32_CONST ||
+         e->op == TL_OP_F64_CONST || e->op == TL_OP_V128_CONST;
+}
+
+static bool same_value(const tl_expr *a, const tl_expr *b) {
+  if (a->op != b->op || a->type != b->type) return false;
+  switch (a->op) {
+  case TL_OP_I32_CONST: return a->imm.i32 == b->imm.i32;
+  case TL_OP_I64_CONST: return a->imm.i64 == b->imm.i64;
+  case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32; /* bits */
+  case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
+  case TL_OP_V128_CONST: return !memcmp(a->imm.v128, b->imm.v128, 16);
+  case TL_OP_LOCAL_GET: return a->imm.index == b->imm.index;
+  default: return false;
+  }
+}
+
+static void forget(rse_ctx *c, uint32_t x) {
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < c->n; i++) {
+    fact *k = &c->f[i];
+    if (k->local == x || (k->val->op == TL_OP_LOCAL_GET && k->val->imm.index == x)) continue;
+    c->f[out++] = *k;
+  }
+  c->n = out;
+}
+
+static const tl_expr *known(rse_ctx *c, uint32_t x) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->f[i].local == x) return c->f[i].val;
+  return NULL;
+}
+
+static void learn(rse_ctx *c, uint32_t x, const tl_expr *v) {
+  forget(c, x);
+  if (v->op == TL_OP_LOCAL_GET && v->imm.index == x) return;
+  if (c->n < MAX_FACTS && (is_const(v) || v->op == TL_OP_LOCAL_GET)) c->f[c->n++] = (fact){x, v};
+}
+
+/* Forget every local a subtree may write; false if it was too big. */
+static bool forget_writes(rse_ctx *c, tl_expr *root, tl_vec *st) {
+  uint32_t budget = SCAN_BUDGET;
+  st->n = 0;
+  TL_VEC_PUSH(st, tl_expr *, root);
+  while (st->n) {
+    tl_expr *e = TL_VEC_AT(st, tl_expr *, --st->n);
+    if (!budget--) return false;
+    if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) forget(c, e->imm.index);
+    for (uint32_t i = 0; i < e->nkid; i++)
+      if (e->kid[i]) TL_VEC_PUSH(st, tl_expr *, e->kid[i]);
+  }
+  return true;
+}
+
+/* A set whose value is what the local holds: nop (or its value, for a tee). */
+static bool redundant(rse_ctx *c, const tl_expr *set) {
+  const tl_expr *v = set->kid[0], *k = known(c, set->imm.index);
+  if (v->op == TL_OP_LOCAL_GET && v->imm.index == set->imm.index) return true;
+  if (!k) return false;
+  if (same_value(k, v)) return true;
+  /* x holds y's value and we set x to y's value */
+  if (v->op == TL_OP_LOCAL_GET) {
+    const tl_expr *kv = known(c, v->imm.index);
+    if (kv && same_value(kv, k)) return true;
+  }
+  return false;
+}
+
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  tl_expr *zero[TL_NBASIC];
+  tl_vec st;
+  bool changed;
+} rse_walk;
+
+static void do_list(rse_walk *r, tl_expr *list, bool entry) {
+  rse_ctx c;
+  c.n = 0;
+  if (entry) {
+    uint32_t np = tl_func_nparams(r->m, r->f);
+    for (uint32_t i = np; i < r->f->nlocal && c.n < MAX_FACTS; i++) {
+      tl_type t = r->f->local[i];
+      if (t < TL_NBASIC && r->zero[t]) c.f[c.n++] = (fact){i, r->zero[t]};
+    }
+  }
+  for (uint32_t i = 0; i < list->nkid; i++) {
+    tl_expr *k = list->kid[i];
+    if ((k->op == TL_OP_LOCAL_SET) && redundant(&c, k) && k->kid[0]->type != TL_UNREACHABLE) {
+      list->kid[i] = tl_make_nop(r->m);
+      r->changed = true;
+      continue;
+    }
+    if (k->op == TL_OP_LOCAL_SET) {
+      if (!forget_writes(&c, k->kid[0], &r->st)) c.n = 0;
+      learn(&c, k->imm.index, k->kid[0]);
+      continue;
+    }
+    if (!forget_writes(&c, k, &r->st)) c.n = 0;
+  }
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < list->nkid; i++)
+    if (list->kid[i]->op != TL_OP_NOP) list->kid[out++] = list->kid[i];
+  list->nkid = out;
+}
+
+static void visit(tl_walk *w, tl_expr **slot) {
+  rse_walk *r = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) do_list(r, e, slot == &w->f->body);
+}
+
+static tl_expr *zero_of(tl_module *m, tl_op op, tl_type t) {
+  tl_expr *e = tl_expr_new(m, op, 0);
+  e->type = t;
+  return e;
+}
+
+tl_status tl_pass_rse(tl_pass_ctx *ctx, tl_func *f) {
+  rse_walk r = {ctx->m, f, {0}, {0}, false};
+  r.zero[TL_I32] = zero_of(ctx->m, TL_OP_I32_CONST, TL_I32);
+  r.zero[TL_I64] = zero_of(ctx->m, TL_OP_I64_CONST, TL_I64);
+  r.zero[TL_F32] = zero_of(ctx->m, TL_OP_F32_CONST, TL_F32);
+  r.zero[TL_F64] = zero_of(ctx->m, TL_OP_F64_CONST, TL_F64);
+  r.zero[TL_V128] = zero_of(ctx->m, TL_OP_V128_CONST, TL_V128);
+  tl_walk_post(ctx->m, f, &f->body, visit, &r);
+  tl_vec_free(&r.st);
+  if (r.changed) tl_func_refinalize(ctx->m, f);
+  return TL_OK;
+}
