@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #define GEN_BYTES 4096
@@ -23,7 +24,7 @@ typedef struct {
   const char *mode, *out, *out_dir, *input, *command;
   uint64_t seed, iterations;
   double seconds;
-  uint32_t validate_every, count;
+  uint32_t validate_every, count, timeout;
   bool quiet;
 } opts;
 
@@ -495,6 +496,15 @@ static void iter_cfg(run *r, uint64_t seed, uint64_t i) {
 }
 
 /* --------------------------------------------------------------- driver */
+/* An iteration that runs longer than --timeout seconds is a failure (a
+ * hang): the alarm handler prints the prepared message and exits 1. */
+static char g_hang_msg[512];
+static void on_alarm(int sig) {
+  (void)sig;
+  if (write(2, g_hang_msg, strlen(g_hang_msg)) < 0) {}
+  _exit(1);
+}
+
 static int run_mode(const opts *o) {
   run r = {o, 0};
   void (*it)(run *, uint64_t, uint64_t) = NULL;
@@ -514,7 +524,13 @@ static int run_mode(const opts *o) {
   }
   double t0 = now(), last = t0;
   uint64_t i = 0;
+  signal(SIGALRM, on_alarm);
   while ((o->seconds > 0 ? now() - t0 < o->seconds : i < o->iterations)) {
+    snprintf(g_hang_msg, sizeof g_hang_msg,
+             "\n[%s] FAILURE seed %" PRIu64 ": hang (over %us)\n  reproduce: tilt-fuzz %s --seed %" PRIu64
+             " --iterations %d%s\n", o->mode, o->seed + i, o->timeout, o->mode, o->seed + i, v8 ? V8_BATCH : 1,
+             g_extra);
+    alarm(o->timeout);
     if (v8) {
       uint64_t nb = V8_BATCH;
       if (o->seconds <= 0 && o->iterations - i < nb) nb = o->iterations - i;
@@ -531,6 +547,7 @@ static int run_mode(const opts *o) {
       last = t;
     }
   }
+  alarm(0);
   double t = now() - t0;
   fprintf(stderr, "%s[%s] %" PRIu64 " iterations in %.1fs, %.1f/s, %" PRIu64 " failures (seeds %" PRIu64
           "..%" PRIu64 ")\n", o->quiet ? "" : "\r", o->mode, i, t, t > 0 ? (double)i / t : 0.0, r.failures,
@@ -590,8 +607,8 @@ static int do_inspect(const char *what, const char *path) {
   tl_module *m = read_mod(p, n, &err);
   free(p);
   if (!m) return 2;
-  if (!strcmp(what, "exec")) {
-    char *log = tl_module_fuzz_exec(m, FUEL);
+  if (!strncmp(what, "exec", 4)) {
+    char *log = tl_module_fuzz_exec_engine(m, what[4] ? 0 : FUEL, what[4] ? TL_ENGINE_JIT : TL_ENGINE_INTERP);
     fputs(log, stdout);
     free(log);
     tl_module_free(m);
@@ -758,10 +775,11 @@ static int usage(FILE *f, int rc) {
           "usage: tilt-fuzz MODE [--seed S] [--iterations N | --seconds T] [--out-dir D]\n"
           "  --disable FEATURE: the generator does not use it (wasm-opt names: simd, multivalue, ...)\n"
           "  modes: roundtrip | opt | jit | v8 | cfg (differential; exit 1 on divergence)\n"
+          "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
           "         [--validate-every N] roundtrip: run wasm-validate every N iterations (0 never)\n"
           "       tilt-fuzz gen [--seed S | --input BYTES] [--count N] -o OUT (a directory when N > 1)\n"
           "       tilt-fuzz reduce IN.wasm --command 'CMD [{}]' -o OUT.wasm\n"
-          "       tilt-fuzz exec FILE: its observable behaviour (tl_module_fuzz_exec)\n"
+          "       tilt-fuzz exec FILE | exec-jit FILE: its observable behaviour (tl_module_fuzz_exec)\n"
           "       tilt-fuzz planted FILE | count FILE (test helpers)\n");
   return rc;
 }
@@ -773,6 +791,7 @@ int main(int argc, char **argv) {
   o.iterations = 100;
   o.out_dir = "fuzz-failures";
   o.validate_every = 100;
+  o.timeout = 30;
   if (argc < 2) return usage(stderr, 2);
   o.mode = argv[1];
   if (!strcmp(o.mode, "--help") || !strcmp(o.mode, "-h")) return usage(stdout, 0);
@@ -784,6 +803,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--seconds") && more) o.seconds = strtod(argv[++i], NULL);
     else if (!strcmp(a, "--out-dir") && more) o.out_dir = argv[++i];
     else if (!strcmp(a, "--validate-every") && more) o.validate_every = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--timeout") && more) o.timeout = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(a, "--count") && more) o.count = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(a, "--input") && more) o.input = argv[++i];
     else if (!strcmp(a, "--command") && more) o.command = argv[++i];
@@ -801,7 +821,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(o.mode, "gen")) return do_gen(&o);
   if (!strcmp(o.mode, "reduce")) return do_reduce(&o);
-  if (!strcmp(o.mode, "planted") || !strcmp(o.mode, "count") || !strcmp(o.mode, "exec")) {
+  if (!strcmp(o.mode, "planted") || !strcmp(o.mode, "count") || !strcmp(o.mode, "exec") ||
+      !strcmp(o.mode, "exec-jit")) {
     if (!o.input) return usage(stderr, 2);
     return do_inspect(o.mode, o.input);
   }

@@ -6,6 +6,7 @@
  * (tilt.h) is used. Every flag we do not implement is an error that says so;
  * nothing is silently ignored. Exit status: 0 on success, 1 on any error. */
 #include "cli.h"
+#include "fuzz/fuzz.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ typedef struct {
   uint32_t nskip;
   const char **arg_keys, **arg_values; /* --pass-arg KEY@VALUE */
   uint32_t nargs;
-  bool converge, debug, fuzz_exec;
+  bool converge, debug, fuzz_exec, translate_to_fuzz;
   uint32_t threads;
 } opts;
 
@@ -36,7 +37,7 @@ typedef enum {
   O_OUTPUT, O_TEXT, O_PRINT, O_DEBUG, O_VALIDATE, O_NO_VALIDATE, O_ALL, O_MVP,
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
-  O_SKIP_PASS
+  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ
 } opt_id;
 
 /* Flag table — long name, short name (or NULL), takes an argument, help. */
@@ -69,6 +70,8 @@ static const struct {
   {O_FUZZ_EXEC, "--fuzz-exec", NULL, false,
    "run the exports before and after the passes and compare what they do"},
   {O_SKIP_PASS, "--skip-pass", "-sp", true, "skip this pass when it comes up in a pipeline"},
+  {O_TRANSLATE_TO_FUZZ, "--translate-to-fuzz", "-ttf", false,
+   "use the input's bytes as entropy for a random valid module (tilt-fuzz)"},
   {O_HELP, "--help", "-h", false, "show this help and exit"},
   {O_VERSION, "--version", NULL, false, "show the version and exit"},
 };
@@ -138,6 +141,7 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_DEBUG_PASSES: o->debug = true; break;
   case O_THREADS: o->threads = (uint32_t)strtoul(arg, NULL, 10); break;
   case O_FUZZ_EXEC: o->fuzz_exec = true; break;
+  case O_TRANSLATE_TO_FUZZ: o->translate_to_fuzz = true; break;
   case O_SKIP_PASS: push_str(&o->skip, &o->nskip, arg); break;
   case O_OUTPUT: o->out = arg; break;
   case O_TEXT: o->emit_text = true; break;
@@ -268,6 +272,11 @@ static tl_module *load(opts *o) {
   uint8_t *bytes;
   size_t size;
   if (cli_read_file(o->in, &bytes, &size)) return NULL;
+  if (o->translate_to_fuzz) { /* src/fuzz: any bytes -> a valid module */
+    tl_module *fm = tl_fuzz_generate(bytes, size, NULL);
+    free(bytes);
+    return fm;
+  }
   /* features == 0 means the default set to the reader; "none" is spelled
    * TL_FEATURES_MVP there. */
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
