@@ -11,7 +11,8 @@ expect_error "1 MB of zeroes" '^zeros\.wasm:0x0: error: .' "$TILT_OPT" zeros.was
 expect_error "empty file" '^empty\.wasm:0x0: error: .' "$TILT_OPT" empty.wasm -o out.wasm
 expect_error "missing file" '^missing\.wasm: error: .' "$TILT_OPT" missing.wasm -o out.wasm
 expect_error "unknown flag" "^tilt-opt: error: unknown option '--foo'$" "$TILT_OPT" --foo "$HELLO"
-expect_error "pass flags are not implemented yet" "unknown option '-O2'" "$TILT_OPT" -O2 "$HELLO"
+expect_error "unknown pass" "unknown option '--no-such-pass'" "$TILT_OPT" --no-such-pass "$HELLO"
+expect_error "unknown -O level" "unknown option '-O9'" "$TILT_OPT" -O9 "$HELLO"
 expect_error "unknown feature" "unknown or unsupported feature in option '--enable-gc'" \
   "$TILT_OPT" --enable-gc "$HELLO"
 expect_error "-o without a file" "option '-o' needs an argument" "$TILT_OPT" "$HELLO" -o
