@@ -319,7 +319,8 @@ static tl_status add_memory(rctx *c, rd *r, tl_importname imp) {
   tl_memory mem = {0};
   limits l = {0};
   TRY(rd_limits(c, r, true, &l));
-  if (c->m->memories.n >= 1) return rd_fail_at(r, at, TL_E_INVALID, "multiple memories");
+  if (c->m->memories.n >= 1)
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "multiple memories (multi-memory) are not supported");
   mem.min = l.min;
   mem.max = l.max;
   mem.has_max = l.has_max;

@@ -488,6 +488,11 @@ START_TEST(rewrite_fixed_point) {
     0x7f, 0x0c, 0x01, 0x0b, 0x0b, 0x6a, 0x0b};
   struct { const uint8_t *p; size_t n; bool no_growth; } cases[] = {
     {tuple_drop, sizeof tuple_drop, true}, {stacky, sizeof stacky, true}, {mixed, sizeof mixed, false}};
+  /* relaxed SIMD (0xfd 0x100): unsupported, not malformed */
+  tl_module *m = NULL;
+  tl_error e = {0};
+  ck_assert_int_eq(one(VOID_T, S("\x00\xfd\x80\x02\x0b"), TL_FEATURES_ALL, &m, &e), TL_E_UNSUPPORTED);
+  ck_assert(strstr(e.msg, "relaxed-simd"));
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tl_buf w1 = {0}, w2 = {0};
     rewrite(cases[i].p, cases[i].n, &w1);
