@@ -112,7 +112,7 @@ def main():
         tools.append(("wo108", lambda p, i, o: ["wasm-opt", "--all-features", flag(p), i, "-o", o]))
     npm_opt = os.path.join(cache, "node_modules", ".bin", "wasm-opt")
     if os.path.exists(npm_opt) and not a.no_node:
-        tools.append(("wo132", lambda p, i, o: [npm_opt, "--detect-features", flag(p), i, "-o", o]))
+        tools.append(("wo132", lambda p, i, o: [npm_opt, "--all-features", flag(p), i, "-o", o]))
     mods = []
     if not a.no_npm:
         mods += [(l, p) for l, p, _ in npm_modules.collect(cache) if os.path.getsize(p) >= a.min_size]
