@@ -200,6 +200,10 @@ static tl_status const_imm(rctx *c, rd *r, tl_expr *e, const uint8_t *at) {
     TRY(rd_u32(r, &e->imm.index, "global index"));
     if (e->imm.index >= m->globals.n)
       return rd_fail_at(r, at, TL_E_INVALID, "unknown global %u", e->imm.index);
+    if (e->imm.index >= m->nimported_globals && !TL_GLOBAL(m, e->imm.index)->mut)
+      return rd_fail_at(r, at, TL_E_UNSUPPORTED,
+                        "global.get of a non-imported global in a constant expression (WebAssembly 3.0) "
+                        "is not supported");
     if (e->imm.index >= m->nimported_globals || TL_GLOBAL(m, e->imm.index)->mut)
       return rd_fail_at(r, at, TL_E_INVALID,
                         "constant expression required: global.get of a non-imported or mutable global");
@@ -407,6 +411,7 @@ static tl_status rd_imports(rctx *c, rd *r) {
       m->nimported_globals++;
       break;
     }
+    case 4: return rd_fail_at(r, at, TL_E_FEATURE, "tag import (exception-handling) is not supported");
     default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed import kind %u", kind);
     }
   }
@@ -705,6 +710,7 @@ static tl_status rd_module(rctx *c, rd *r) {
     uint32_t size;
     TRY(rd_byte(r, &id, "section id"));
     int rank = section_rank(id);
+    if (id == 13) return rd_fail_at(r, at, TL_E_FEATURE, "tag section (exception-handling) is not supported");
     if (rank < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed section id %u", id);
     TRY(rd_u32(r, &size, "section size"));
     if (size > (size_t)(r->end - r->p))
