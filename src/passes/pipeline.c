@@ -8,16 +8,17 @@
 /* Function passes, in order; shared by every level above 0. */
 static const char *const func_passes[] = {
   "dce", "remove-unused-names", "remove-unused-brs", "remove-unused-names",
-  "precompute", "vacuum", "merge-blocks", "remove-unused-brs", "remove-unused-names",
-  "merge-blocks", "precompute", "vacuum",
+  "optimize-instructions", "precompute", "vacuum", "merge-blocks", "remove-unused-brs",
+  "remove-unused-names", "merge-blocks", "optimize-instructions", "precompute", "vacuum",
 };
 /* At -O2 and above precompute also propagates through locals. */
 static const char *const func_passes_o2[] = {
   "dce", "remove-unused-names", "remove-unused-brs", "remove-unused-names",
-  "precompute-propagate", "vacuum", "merge-blocks", "remove-unused-brs", "remove-unused-names",
-  "merge-blocks", "precompute", "vacuum", "dce",
+  "optimize-instructions", "precompute-propagate", "vacuum", "merge-blocks", "remove-unused-brs",
+  "remove-unused-names", "merge-blocks", "optimize-instructions", "precompute", "vacuum", "dce",
 };
-static const char *const module_passes[] = {"remove-unused-module-elements"};
+static const char *const module_passes[] = {"duplicate-function-elimination",
+                                             "remove-unused-module-elements"};
 
 /* Fills names (capacity cap) with the pipeline; returns the count. */
 uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap) {
