@@ -498,7 +498,7 @@ static void iter_cfg(run *r, uint64_t seed, uint64_t i) {
 /* --------------------------------------------------------------- driver */
 /* An iteration that runs longer than --timeout seconds is a failure (a
  * hang): the alarm handler prints the prepared message and exits 1. */
-static char g_hang_msg[512];
+static char g_hang_msg[2048];
 static void on_alarm(int sig) {
   (void)sig;
   if (write(2, g_hang_msg, strlen(g_hang_msg)) < 0) {}

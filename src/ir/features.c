@@ -48,8 +48,7 @@ static tl_features type_features(const tl_module *m, tl_type t) {
     if (c == TL_V128) f |= TL_FEAT_SIMD;
     if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
   }
-  if (tl_type_is_tuple(t)) f |= TL_FEAT_MULTIVALUE;
-  return f;
+  return f; /* several params are MVP; several results are checked by callers */
 }
 
 typedef struct { tl_module *m; tl_features f; } detect_ctx;
@@ -59,6 +58,7 @@ static void detect_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   c->f |= tl_ops[e->op].feat;
   c->f |= type_features(c->m, e->type);
+  if (tl_type_is_tuple(e->type)) c->f |= TL_FEAT_MULTIVALUE;
   if (tl_ops[e->op].flags & TL_F_ATOMIC) c->f |= TL_FEAT_THREADS;
 }
 
