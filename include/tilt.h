@@ -439,6 +439,12 @@ typedef struct {
   /* Called after each pass with its wall time and the IR node count. */
   void (*on_pass_done)(void *user, const char *pass, double seconds, uint64_t nodes);
   void *user;
+  /* The levels passes tune themselves by and that -optimizing passes run
+   * the function pipeline at (wasm-opt's optimizeLevel / shrinkLevel).
+   * tl_module_optimize sets them from its arguments. */
+  uint32_t optimize_level, shrink_level;
+  bool low_memory_unused;    /* addresses below 1024 are never accessed */
+  bool zero_filled_memory;   /* imported memories start zero-filled too */
 } tl_pass_options;
 
 tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
@@ -453,6 +459,9 @@ tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_l
 /* The pass names of that pipeline, in order, into names[0..cap); returns
  * how many there are. */
 uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap);
+/* The same for o's levels and assumptions (--low-memory-unused adds
+ * optimize-added-constants, as in wasm-opt). */
+uint32_t tl_pipeline_for(const tl_pass_options *o, const char **names, uint32_t cap);
 /* The observable behaviour of m as text, for differential testing
  * (wasm-opt --fuzz-exec): every exported function is called in export
  * order with fixed arguments, against stub imports that log their calls;

@@ -31,13 +31,21 @@ typedef struct {
   uint32_t nargs;
   bool converge, debug, fuzz_exec, translate_to_fuzz;
   uint32_t threads;
+  /* The last -O flag's levels (wasm-opt: they hold for every pass; -Os
+   * when none is given) and the memory assumptions passes may make. */
+  uint32_t opt_level, shrink_level;
+  bool low_memory_unused, zero_filled_memory;
 } opts;
+
+/* Stands in the pass list where an -O flag was given; expanded when the
+ * passes run, once every flag that shapes the pipeline is known. */
+static const char default_pipeline[] = "<-O pipeline>";
 
 typedef enum {
   O_OUTPUT, O_TEXT, O_PRINT, O_DEBUG, O_VALIDATE, O_NO_VALIDATE, O_ALL, O_MVP,
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
-  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ
+  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY
 } opt_id;
 
 /* Flag table — long name, short name (or NULL), takes an argument, help. */
@@ -72,6 +80,10 @@ static const struct {
   {O_SKIP_PASS, "--skip-pass", "-sp", true, "skip this pass when it comes up in a pipeline"},
   {O_TRANSLATE_TO_FUZZ, "--translate-to-fuzz", "-ttf", false,
    "use the input's bytes as entropy for a random valid module (tilt-fuzz)"},
+  {O_LOW_MEMORY_UNUSED, "--low-memory-unused", "-lmu", false,
+   "assume addresses below 1024 are never accessed (lets passes fold added constants)"},
+  {O_ZERO_FILLED_MEMORY, "--zero-filled-memory", "-ufm", false,
+   "assume an imported memory starts zero-filled (lets memory-packing drop zeros)"},
   {O_HELP, "--help", "-h", false, "show this help and exit"},
   {O_VERSION, "--version", NULL, false, "show the version and exit"},
 };
@@ -157,6 +169,8 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_STRIP_PRODUCERS: o->strip_producers = true; break;
   case O_STRIP_TARGET_FEATURES: o->strip_target_features = true; break;
   case O_QUIET: o->quiet = true; break;
+  case O_LOW_MEMORY_UNUSED: o->low_memory_unused = true; break;
+  case O_ZERO_FILLED_MEMORY: o->zero_filled_memory = true; break;
   case O_HELP: help(); exit(0);
   case O_VERSION: printf("tilt-opt version %s\n", TILT_VERSION); exit(0);
   }
@@ -170,9 +184,8 @@ static bool opt_level_flag(opts *o, const char *a) {
   else if (!strcmp(a, "-Oz")) opt = 2, shrink = 2;
   else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '4' && !a[3]) opt = (uint32_t)(a[2] - '0');
   else return false;
-  const char *names[128];
-  uint32_t n = tl_pipeline(opt, shrink, names, 128);
-  for (uint32_t i = 0; i < n; i++) push_str(&o->passes, &o->npasses, names[i]);
+  o->opt_level = opt, o->shrink_level = shrink;
+  push_str(&o->passes, &o->npasses, default_pipeline);
   return true;
 }
 
@@ -307,25 +320,42 @@ static size_t binary_size(tl_module *m) {
   return size;
 }
 
-/* The pass list minus --skip-pass names. */
-static uint32_t kept_passes(opts *o, const char **out) {
-  uint32_t n = 0;
+static bool skipped(const opts *o, const char *name) {
+  for (uint32_t k = 0; k < o->nskip; k++)
+    if (!strcmp(o->skip[k], name)) return true;
+  return false;
+}
+
+/* The pass list with -O pipelines expanded, minus --skip-pass names;
+ * malloc'd, count in *n. */
+static const char **kept_passes(const opts *o, const tl_pass_options *po, uint32_t *n) {
+  enum { PIPE_MAX = 256 };
+  const char *pipe[PIPE_MAX];
+  uint32_t npipe = tl_pipeline_for(po, pipe, PIPE_MAX);
+  const char **out = calloc((size_t)o->npasses * (npipe + 1) + 1, sizeof *out);
+  if (!out) return NULL;
+  *n = 0;
   for (uint32_t i = 0; i < o->npasses; i++) {
-    bool skip = false;
-    for (uint32_t k = 0; k < o->nskip; k++) skip |= !strcmp(o->skip[k], o->passes[i]);
-    if (!skip) out[n++] = o->passes[i];
+    bool level = o->passes[i] == default_pipeline;
+    for (uint32_t j = 0; j < (level ? npipe : 1); j++) {
+      const char *name = level ? pipe[j] : o->passes[i];
+      if (!skipped(o, name)) out[(*n)++] = name;
+    }
   }
-  return n;
+  return out;
 }
 
 static int run_passes(opts *o, tl_module *m) {
   if (!o->npasses) return 0;
-  const char **names = calloc(o->npasses, sizeof *names);
-  if (!names) return cli_fail("out of memory"), 1;
-  uint32_t n = kept_passes(o, names);
   tl_pass_options po = {.threads = o->threads, .validate_each = o->debug, .nargs = o->nargs,
                         .arg_keys = o->arg_keys, .arg_values = o->arg_values,
-                        .on_pass_done = o->debug ? report_pass : NULL};
+                        .on_pass_done = o->debug ? report_pass : NULL,
+                        .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
+                        .low_memory_unused = o->low_memory_unused,
+                        .zero_filled_memory = o->zero_filled_memory};
+  uint32_t n;
+  const char **names = kept_passes(o, &po, &n);
+  if (!names) return cli_fail("out of memory"), 1;
   tl_error err;
   size_t size = o->converge ? binary_size(m) : 0;
   int rc = 0;
@@ -356,7 +386,8 @@ static bool same_behaviour(const char *a, const char *b) {
 enum { FUZZ_FUEL = 10000000 };
 
 int main(int argc, char **argv) {
-  opts o = {.validate = true, .features = tl_features_default_set()};
+  opts o = {.validate = true, .features = tl_features_default_set(), .opt_level = 2,
+            .shrink_level = 1};
   cli_init(argv[0]);
   if (!parse(&o, argc, argv)) return 1;
   tl_module *m = load(&o);

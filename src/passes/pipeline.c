@@ -34,9 +34,16 @@ uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **nam
   return n;
 }
 
+uint32_t tl_pipeline_for(const tl_pass_options *o, const char **names, uint32_t cap) {
+  return tl_pipeline(o->optimize_level, o->shrink_level, names, cap);
+}
+
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,
                              const tl_pass_options *opt, tl_error *err) {
-  const char *names[64];
-  uint32_t n = tl_pipeline(opt_level, shrink_level, names, 64);
-  return tl_module_run_passes(m, names, n, opt, err);
+  tl_pass_options po = opt ? *opt : (tl_pass_options){0};
+  po.optimize_level = opt_level;
+  po.shrink_level = shrink_level;
+  const char *names[128];
+  uint32_t n = tl_pipeline_for(&po, names, 128);
+  return tl_module_run_passes(m, names, n, &po, err);
 }
