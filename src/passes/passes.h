@@ -15,6 +15,10 @@ typedef struct tl_pass_ctx {
   const tl_pass_arg *args;
   uint32_t nargs;
   tl_error *err;
+  /* Never NULL: levels (optimize_level, shrink_level) and assumptions
+   * (low_memory_unused, zero_filled_memory) of this run; -optimizing
+   * passes run tl_pipeline_for(opt) on what they changed. */
+  const tl_pass_options *opt;
 } tl_pass_ctx;
 
 typedef tl_status (*tl_func_pass_fn)(tl_pass_ctx *, tl_func *);
@@ -38,6 +42,9 @@ typedef struct {
 const tl_pass_info *tl_pass_find(const char *name);
 const tl_pass_info *tl_pass_at(uint32_t i);  /* NULL past the end */
 const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key);
+/* pipeline.c: only the function passes of the -O pipeline of o's levels
+ * (what -optimizing passes run on the functions they changed). */
+uint32_t tl_pipeline_function(const tl_pass_options *o, const char **names, uint32_t cap);
 
 /* effects.c — what evaluating a subtree may do. */
 typedef struct {

@@ -134,7 +134,7 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
   tl_pass_arg *args = calloc(opt->nargs + 1, sizeof *args);
   if (!args) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   for (uint32_t i = 0; i < opt->nargs; i++) args[i] = (tl_pass_arg){opt->arg_keys[i], opt->arg_values[i]};
-  tl_pass_ctx ctx = {m, args, opt->nargs, err};
+  tl_pass_ctx ctx = {m, args, opt->nargs, err, opt};
   tl_status s = TL_OK;
   for (uint32_t i = 0; i < n && s == TL_OK; i++) {
     const tl_pass_info *p = tl_pass_find(names[i]);
