@@ -1,41 +1,143 @@
-/* pipeline.c — the -O0..-O4, -Os, -Oz pipelines as ordered pass lists, in
- * the shape of wasm-opt's default function and module pipelines. Only
- * passes tilt has are listed; each level's list grows as passes land. */
+/* pipeline.c — the -O1..-O4, -Os, -Oz pipelines: Binaryen's default global
+ * pre passes, function passes and global post passes (pass.cpp,
+ * addDefault*OptimizationPasses) as one table, in Binaryen's order, each row
+ * gated by the same optimize/shrink level condition. A row whose pass is not
+ * in the registry (passes.def) yet is skipped, so a pass joins its pipelines
+ * the moment it is registered. Level 0 (and 0 shrink) is the empty list. */
 #include "passes.h"
 
 #include <string.h>
 
-/* Function passes, in order; shared by every level above 0. */
-static const char *const func_passes[] = {
-  "dce", "remove-unused-names", "remove-unused-brs", "remove-unused-names",
-  "optimize-instructions", "precompute", "vacuum", "merge-blocks", "remove-unused-brs",
-  "remove-unused-names", "merge-blocks", "optimize-instructions", "precompute", "vacuum",
-};
-/* At -O2 and above precompute also propagates through locals. */
-static const char *const func_passes_o2[] = {
-  "dce", "remove-unused-names", "remove-unused-brs", "remove-unused-names",
-  "optimize-instructions", "precompute-propagate", "vacuum", "merge-blocks", "remove-unused-brs",
-  "remove-unused-names", "merge-blocks", "optimize-instructions", "precompute", "vacuum", "dce",
-};
-static const char *const module_passes[] = {"duplicate-function-elimination",
-                                             "remove-unused-module-elements"};
+/* When a row runs, as Binaryen writes it (O = optimize level, S = shrink
+ * level, LM = --low-memory-unused). */
+typedef enum {
+  ALWAYS,
+  O2_OR_S1,    /* O >= 2 || S >= 1 */
+  O2_OR_S2,    /* O >= 2 || S >= 2 */
+  O3_OR_S1,    /* O >= 3 || S >= 1 */
+  O3_OR_S2,    /* O >= 3 || S >= 2 */
+  NOT_O3_OR_S2,
+  NOT_O2_OR_S2,
+  O2_ONLY,     /* O >= 2 */
+  O4_ONLY,     /* O >= 4 */
+  S2_ONLY,     /* S >= 2 */
+  LM_O3_OR_S1, /* LM && (O >= 3 || S >= 1) */
+  LM_ELSE,     /* LM && !(O >= 3 || S >= 1) */
+} when;
 
-/* Fills names (capacity cap) with the pipeline; returns the count. */
-uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap) {
-  (void)shrink_level;
+typedef enum { PRE, FUNC, POST } stage;
+
+typedef struct {
+  stage st;
+  when w;
+  const char *name;
+} row;
+
+/* Binaryen's rows that need features tilt does not have (GC: heap2local,
+ * optimize-casts, local-subtyping, heap-store-optimization, type-refining,
+ * gto, cfp, ...; strings: string-gathering) and tuple-optimization are
+ * left out. flatten (-O4) is listed but tilt has no such pass, so -O4 runs
+ * the post-flatten cleanup rows without it. Stack IR (Binaryen's
+ * generate/optimize-stack-ir at O2 || S1) is done by the writer.
+ * reorder-functions is not in Binaryen's default pipelines, so not here. */
+static const row rows[] = {
+  /* addDefaultGlobalOptimizationPrePasses */
+  {PRE, ALWAYS, "duplicate-function-elimination"},
+  {PRE, O2_ONLY, "remove-unused-module-elements"},
+  {PRE, ALWAYS, "memory-packing"},
+  {PRE, O2_ONLY, "once-reduction"},
+  /* addDefaultFunctionOptimizationPasses */
+  {FUNC, O3_OR_S1, "ssa-nomerge"},
+  {FUNC, O4_ONLY, "flatten"},
+  {FUNC, O4_ONLY, "simplify-locals-notee-nostructure"},
+  {FUNC, O4_ONLY, "local-cse"},
+  {FUNC, ALWAYS, "dce"},
+  {FUNC, ALWAYS, "remove-unused-names"},
+  {FUNC, ALWAYS, "remove-unused-brs"},
+  {FUNC, ALWAYS, "remove-unused-names"},
+  {FUNC, ALWAYS, "optimize-instructions"},
+  {FUNC, O2_OR_S2, "pick-load-signs"},
+  {FUNC, O3_OR_S2, "precompute-propagate"},
+  {FUNC, NOT_O3_OR_S2, "precompute"},
+  {FUNC, LM_O3_OR_S1, "optimize-added-constants-propagate"},
+  {FUNC, LM_ELSE, "optimize-added-constants"},
+  {FUNC, O2_OR_S2, "code-pushing"},
+  {FUNC, ALWAYS, "simplify-locals-nostructure"},
+  {FUNC, ALWAYS, "vacuum"},
+  {FUNC, ALWAYS, "reorder-locals"},
+  {FUNC, ALWAYS, "remove-unused-brs"},
+  {FUNC, O3_OR_S2, "merge-locals"},
+  {FUNC, ALWAYS, "coalesce-locals"},
+  {FUNC, O3_OR_S1, "local-cse"},
+  {FUNC, ALWAYS, "simplify-locals"},
+  {FUNC, ALWAYS, "vacuum"},
+  {FUNC, ALWAYS, "reorder-locals"},
+  {FUNC, ALWAYS, "coalesce-locals"},
+  {FUNC, ALWAYS, "reorder-locals"},
+  {FUNC, ALWAYS, "vacuum"},
+  {FUNC, O3_OR_S1, "code-folding"},
+  {FUNC, ALWAYS, "merge-blocks"},
+  {FUNC, ALWAYS, "remove-unused-brs"},
+  {FUNC, ALWAYS, "remove-unused-names"},
+  {FUNC, ALWAYS, "merge-blocks"},
+  {FUNC, O3_OR_S2, "precompute-propagate"},
+  {FUNC, NOT_O3_OR_S2, "precompute"},
+  {FUNC, ALWAYS, "optimize-instructions"},
+  {FUNC, O2_OR_S1, "rse"},
+  {FUNC, ALWAYS, "vacuum"},
+  /* addDefaultGlobalOptimizationPostPasses */
+  {POST, O2_OR_S1, "dae-optimizing"},
+  {POST, O2_OR_S2, "inlining-optimizing"},
+  {POST, ALWAYS, "duplicate-function-elimination"},
+  {POST, ALWAYS, "duplicate-import-elimination"},
+  {POST, S2_ONLY, "merge-similar-functions"},
+  {POST, O2_OR_S2, "simplify-globals-optimizing"},
+  {POST, NOT_O2_OR_S2, "simplify-globals"},
+  {POST, ALWAYS, "remove-unused-module-elements"},
+  {POST, O2_OR_S1, "reorder-globals"},
+  {POST, ALWAYS, "directize"},
+};
+
+static bool applies(when w, uint32_t o, uint32_t s, bool lm) {
+  switch (w) {
+  case ALWAYS: return true;
+  case O2_OR_S1: return o >= 2 || s >= 1;
+  case O2_OR_S2: return o >= 2 || s >= 2;
+  case O3_OR_S1: return o >= 3 || s >= 1;
+  case O3_OR_S2: return o >= 3 || s >= 2;
+  case NOT_O3_OR_S2: return !(o >= 3 || s >= 2);
+  case NOT_O2_OR_S2: return !(o >= 2 || s >= 2);
+  case O2_ONLY: return o >= 2;
+  case O4_ONLY: return o >= 4;
+  case S2_ONLY: return s >= 2;
+  case LM_O3_OR_S1: return lm && (o >= 3 || s >= 1);
+  case LM_ELSE: return lm && !(o >= 3 || s >= 1);
+  }
+  return false;
+}
+
+/* The registered rows of the stages in [from, to] that apply. */
+static uint32_t collect(stage from, stage to, uint32_t o, uint32_t s, bool lm, const char **names,
+                        uint32_t cap) {
   uint32_t n = 0;
-  if (opt_level == 0 && shrink_level == 0) return 0;
-  const char *const *fp = opt_level >= 2 || shrink_level ? func_passes_o2 : func_passes;
-  size_t nfp = opt_level >= 2 || shrink_level ? sizeof func_passes_o2 / sizeof *fp
-                                              : sizeof func_passes / sizeof *fp;
-  for (size_t i = 0; i < nfp && n < cap; i++) names[n++] = fp[i];
-  for (size_t i = 0; i < sizeof module_passes / sizeof *module_passes && n < cap; i++)
-    names[n++] = module_passes[i];
+  if (o == 0 && s == 0) return 0;
+  for (size_t i = 0; i < sizeof rows / sizeof *rows && n < cap; i++)
+    if (rows[i].st >= from && rows[i].st <= to && applies(rows[i].w, o, s, lm) &&
+        tl_pass_find(rows[i].name))
+      names[n++] = rows[i].name;
   return n;
 }
 
+uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap) {
+  return collect(PRE, POST, opt_level, shrink_level, false, names, cap);
+}
+
 uint32_t tl_pipeline_for(const tl_pass_options *o, const char **names, uint32_t cap) {
-  return tl_pipeline(o->optimize_level, o->shrink_level, names, cap);
+  return collect(PRE, POST, o->optimize_level, o->shrink_level, o->low_memory_unused, names, cap);
+}
+
+uint32_t tl_pipeline_function(const tl_pass_options *o, const char **names, uint32_t cap) {
+  return collect(FUNC, FUNC, o->optimize_level, o->shrink_level, o->low_memory_unused, names, cap);
 }
 
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,
