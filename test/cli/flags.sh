@@ -39,4 +39,13 @@ check_sh "--strip-producers" 'customs np.wasm > k && ! grep -qx producers k && g
 check_sh "--strip-debug drops DWARF" 'customs nd.wasm > k && ! grep -qx .debug_info k && grep -qx producers k'
 check_sh "strip flags keep other sections" \
   'customs all.wasm > k && grep -qx mydata k && ! grep -Eqx "producers|\.debug_info|target_features" k'
+# The flags Emscripten and wasm-pack pass to wasm-opt are understood.
+check "Emscripten's flags" "$TILT_OPT" "$HELLO" -O2 --low-memory-unused --zero-filled-memory \
+  --post-emscripten --no-exit-runtime --strip-debug --strip-producers -o /dev/null
+check "-lmu -ufm spellings" "$TILT_OPT" "$HELLO" -lmu -ufm -Oz -o /dev/null
+# -O expands where it stands; --skip-pass drops a pass from it; -O after
+# a flag still sees the flag.
+check_sh "-O2 runs vacuum" '"$TILT_OPT" "$HELLO" -O2 -d -o /dev/null 2>&1 | grep -q "pass. vacuum"'
+check_sh "--skip-pass vacuum" '! "$TILT_OPT" "$HELLO" -O2 --skip-pass vacuum -d -o /dev/null 2>&1 | grep -q "pass. vacuum"'
+expect_error "an unknown flag is an error" "unknown option '--no-such-flag'" "$TILT_OPT" "$HELLO" --no-such-flag
 finish
