@@ -76,6 +76,9 @@ typedef struct {
 typedef struct {
   bool debug_names;     /* write the name section (-g) */
   bool strip_custom;    /* drop custom sections other than names */
+  bool optimize_stack;  /* optimize the stack code as written (Binaryen's Stack IR:
+                           dead code, unneeded blocks, local.set/get pairs the
+                           stack can carry); tilt-opt sets it at -O2+ or -Os/-Oz */
 } tl_write_options;
 
 /* Reads a binary module. On failure returns NULL and fills *err. */

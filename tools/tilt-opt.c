@@ -35,6 +35,7 @@ typedef struct {
    * when none is given) and the memory assumptions passes may make. */
   uint32_t opt_level, shrink_level;
   bool low_memory_unused, zero_filled_memory;
+  int stack_ir;            /* optimize the written stack code: 1 on, -1 off, 0 by -O level */
 } opts;
 
 /* Stands in the pass list where an -O flag was given; expanded when the
@@ -45,7 +46,8 @@ typedef enum {
   O_OUTPUT, O_TEXT, O_PRINT, O_DEBUG, O_VALIDATE, O_NO_VALIDATE, O_ALL, O_MVP,
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
-  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY
+  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY,
+  O_STACK_IR, O_NO_STACK_IR
 } opt_id;
 
 /* Flag table — long name, short name (or NULL), takes an argument, help. */
@@ -84,6 +86,9 @@ static const struct {
    "assume addresses below 1024 are never accessed (lets passes fold added constants)"},
   {O_ZERO_FILLED_MEMORY, "--zero-filled-memory", "-ufm", false,
    "assume an imported memory starts zero-filled (lets memory-packing drop zeros)"},
+  {O_STACK_IR, "--optimize-stack-ir", "--generate-stack-ir", false,
+   "optimize the stack code as written (on by default at -O2+, -Os, -Oz)"},
+  {O_NO_STACK_IR, "--no-optimize-stack-ir", NULL, false, "write the stack code as it is"},
   {O_HELP, "--help", "-h", false, "show this help and exit"},
   {O_VERSION, "--version", NULL, false, "show the version and exit"},
 };
@@ -171,6 +176,8 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_QUIET: o->quiet = true; break;
   case O_LOW_MEMORY_UNUSED: o->low_memory_unused = true; break;
   case O_ZERO_FILLED_MEMORY: o->zero_filled_memory = true; break;
+  case O_STACK_IR: o->stack_ir = 1; break;
+  case O_NO_STACK_IR: o->stack_ir = -1; break;
   case O_HELP: help(); exit(0);
   case O_VERSION: printf("tilt-opt version %s\n", TILT_VERSION); exit(0);
   }
@@ -257,8 +264,18 @@ static int write_text(tl_module *m, const char *path) {
   return rc;
 }
 
+/* wasm-opt optimizes the stack form (Stack IR) when an -O flag gives
+ * opt level >= 2 or shrink level >= 1; the writer does it for us. */
+static bool optimize_stack(const opts *o) {
+  if (o->stack_ir) return o->stack_ir > 0;
+  bool level = false;
+  for (uint32_t i = 0; i < o->npasses; i++) level |= o->passes[i] == default_pipeline;
+  return level && (o->opt_level >= 2 || o->shrink_level >= 1);
+}
+
 static int write_binary(opts *o, tl_module *m) {
-  tl_write_options wo = {.debug_names = o->debug_names && !o->strip_debug};
+  tl_write_options wo = {.debug_names = o->debug_names && !o->strip_debug,
+                         .optimize_stack = optimize_stack(o)};
   uint8_t *bytes;
   size_t size;
   tl_error err;
