@@ -1,0 +1,217 @@
+/* directize.c — call_indirect through a table whose contents are known
+ * becomes a direct call. A table is known when it is defined (not
+ * imported), not exported, and no code writes it (table.set, table.fill,
+ * table.grow, table.copy into it, table.init into it); its contents are
+ * then its active element segments (constant offsets) over nulls. A
+ * constant index whose entry is a function of the call's signature gives
+ * `call`/`return_call`; a select of two constant indices (both arms known
+ * or known to trap) gives an if of two calls, the operands saved in new
+ * locals first (Binaryen's CallUtils::convertToDirectCalls). A known trap
+ * (index out of range, null entry, signature mismatch) is left as it is by
+ * default, so it still traps with the spec's reason; --pass-arg
+ * directize-traps-unreachable@1 turns it into drops of the operands and
+ * `unreachable`, as wasm-opt does. Guarantees the same behaviour. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { E_NULL = UINT32_MAX, E_UNKNOWN = UINT32_MAX - 1 };
+
+typedef struct {
+  bool known;        /* contents fixed and known */
+  uint32_t size;     /* table size (entries past the last segment are null) */
+  uint32_t *entry;   /* size entries: function index, E_NULL or E_UNKNOWN */
+} table_info;
+
+typedef struct {
+  tl_module *m;
+  table_info *tab;
+  bool traps_unreachable;
+  bool changed;
+} dz;
+
+enum { T_UNKNOWN, T_TRAP, T_KNOWN };
+
+static void mark_writes(tl_walk *w, tl_expr **slot) {
+  table_info *tab = w->ctx;
+  tl_expr *e = *slot;
+  switch (e->op) {
+  case TL_OP_TABLE_SET: case TL_OP_TABLE_FILL: case TL_OP_TABLE_GROW: tab[e->imm.index].known = false; break;
+  case TL_OP_TABLE_COPY: tab[e->imm.idx2.a].known = false; break;
+  case TL_OP_TABLE_INIT: tab[e->imm.idx2.b].known = false; break;
+  default: break;
+  }
+}
+
+/* Lays the active segments of table t over nulls; false if any offset is
+ * not a constant or a segment does not fit (instantiation would fail). */
+static bool flatten(tl_module *m, uint32_t t, table_info *ti) {
+  tl_table *tb = TL_TABLE(m, t);
+  if (tb->elem != TL_FUNCREF || tb->min > (1u << 24)) return false;
+  ti->size = (uint32_t)tb->min;
+  ti->entry = malloc((ti->size + 1) * sizeof(uint32_t));
+  if (!ti->entry) abort();
+  for (uint32_t i = 0; i < ti->size; i++) ti->entry[i] = E_NULL;
+  for (size_t s = 0; s < m->elems.n; s++) {
+    tl_elem *el = TL_ELEM(m, s);
+    if (el->mode != TL_SEG_ACTIVE || el->table != t) continue;
+    if (!el->offset || el->offset->op != TL_OP_I32_CONST) return false;
+    uint64_t off = (uint32_t)el->offset->imm.i32;
+    if (off + el->n > ti->size) return false;
+    for (uint32_t j = 0; j < el->n; j++) {
+      tl_expr *it = el->item[j];
+      ti->entry[off + j] = it->op == TL_OP_REF_FUNC ? it->imm.index
+                           : it->op == TL_OP_REF_NULL ? E_NULL : E_UNKNOWN;
+    }
+  }
+  return true;
+}
+
+static bool any_known(const table_info *tab, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (tab[i].known) return true;
+  return false;
+}
+
+static void analyze(tl_module *m, table_info *tab) {
+  for (uint32_t t = 0; t < m->tables.n; t++)
+    tab[t].known = t >= m->nimported_tables;
+  for (size_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) tab[TL_EXPORT(m, i)->index].known = false;
+  if (!any_known(tab, m->tables.n)) return;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, mark_writes, tab);
+  for (uint32_t t = 0; t < m->tables.n; t++)
+    if (tab[t].known && !flatten(m, t, &tab[t])) tab[t].known = false;
+}
+
+static bool same_sig(tl_module *m, uint32_t type, uint32_t func) {
+  tl_functype *a = TL_FTYPE(m, type), *b = tl_func_type(m, TL_FUNC(m, func));
+  return a->params == b->params && a->results == b->results;
+}
+
+/* What a call through table t at constant index c with type `type` does;
+ * *func receives the callee when T_KNOWN. */
+static int target_info(dz *d, const tl_expr *c, uint32_t t, uint32_t type, uint32_t *func) {
+  table_info *ti = &d->tab[t];
+  if (!ti->known || c->op != TL_OP_I32_CONST) return T_UNKNOWN;
+  uint32_t i = (uint32_t)c->imm.i32;
+  if (i >= ti->size || ti->entry[i] == E_NULL) return T_TRAP;
+  if (ti->entry[i] == E_UNKNOWN) return T_UNKNOWN;
+  if (!same_sig(d->m, type, ti->entry[i])) return T_TRAP;
+  *func = ti->entry[i];
+  return T_KNOWN;
+}
+
+static tl_expr *make_call(dz *d, tl_expr *ci, uint32_t func, tl_expr **args, uint32_t n) {
+  tl_expr *call = tl_expr_new(d->m, ci->op == TL_OP_CALL_INDIRECT ? TL_OP_CALL : TL_OP_RETURN_CALL, n);
+  call->imm.index = func;
+  if (n) memcpy(call->kid, args, n * sizeof *args);
+  tl_expr_finalize(d->m, NULL, call);
+  return call;
+}
+
+/* (drop operand)... unreachable, as wasm-opt emits for a known trap. */
+static tl_expr *make_trap(dz *d, tl_expr *ci) {
+  tl_expr *b = tl_expr_new(d->m, TL_OP_BLOCK, 0);
+  for (uint32_t i = 0; i < ci->nkid; i++) {
+    tl_expr *k = ci->kid[i];
+    bool pure = k->op == TL_OP_I32_CONST;
+    if (!pure) tl_expr_push_kid(d->m, b, tl_type_is_concrete(k->type) ? tl_make_drop(d->m, k) : k);
+  }
+  tl_expr_push_kid(d->m, b, tl_make_unreachable(d->m));
+  tl_expr_finalize(d->m, NULL, b);
+  return b;
+}
+
+static bool can_spill(const tl_expr *k) {
+  return tl_type_is_concrete(k->type) && !tl_type_is_tuple(k->type);
+}
+
+/* call_indirect (select c1 c2 cond) -> operands into locals; if cond
+ * call-or-trap c1 else call-or-trap c2. A trapping arm keeps a
+ * call_indirect at its constant index (same trap reason) unless traps may
+ * become unreachable. */
+static tl_expr *select_calls(dz *d, tl_func *f, tl_expr *ci) {
+  tl_expr *sel = ci->kid[ci->nkid - 1];
+  if ((sel->op != TL_OP_SELECT && sel->op != TL_OP_SELECT_T) || sel->kid[2]->type == TL_UNREACHABLE)
+    return NULL;
+  uint32_t t = ci->imm.idx2.b, ty = ci->imm.idx2.a, fa = 0, fb = 0;
+  int ia = target_info(d, sel->kid[0], t, ty, &fa), ib = target_info(d, sel->kid[1], t, ty, &fb);
+  if (ia == T_UNKNOWN || ib == T_UNKNOWN) return NULL;
+  uint32_t nargs = ci->nkid - 1;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (!can_spill(ci->kid[i])) return NULL;
+  tl_module *m = d->m;
+  uint32_t *loc = malloc((nargs + 1) * sizeof(uint32_t));
+  tl_expr **args = malloc((nargs + 2) * sizeof(tl_expr *));
+  if (!loc || !args) abort();
+  tl_expr *blk = tl_expr_new(m, TL_OP_BLOCK, 0);
+  for (uint32_t i = 0; i < nargs; i++) {
+    loc[i] = tl_func_add_local(m, f, ci->kid[i]->type);
+    tl_expr_push_kid(m, blk, tl_make_local_set(m, f, loc[i], ci->kid[i], false));
+  }
+  tl_expr *arm[2];
+  for (int a = 0; a < 2; a++) {
+    for (uint32_t i = 0; i < nargs; i++) args[i] = tl_make_local_get(m, f, loc[i]);
+    int info = a ? ib : ia;
+    if (info == T_KNOWN) {
+      arm[a] = make_call(d, ci, a ? fb : fa, args, nargs);
+    } else if (d->traps_unreachable) {
+      arm[a] = tl_make_unreachable(m);
+    } else {
+      tl_expr *k = tl_expr_new(m, (tl_op)ci->op, nargs + 1);
+      k->imm = ci->imm;
+      memcpy(k->kid, args, nargs * sizeof *args);
+      k->kid[nargs] = sel->kid[a];
+      tl_expr_finalize(m, NULL, k);
+      arm[a] = k;
+    }
+  }
+  tl_expr *iff = tl_expr_new(m, TL_OP_IF, 3);
+  iff->kid[0] = sel->kid[2];
+  iff->kid[1] = arm[0];
+  iff->kid[2] = arm[1];
+  tl_expr_finalize(m, NULL, iff);
+  tl_expr_push_kid(m, blk, iff);
+  tl_expr_finalize(m, NULL, blk);
+  free(loc);
+  free(args);
+  return blk;
+}
+
+static void visit(tl_walk *w, tl_expr **slot) {
+  dz *d = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op != TL_OP_CALL_INDIRECT && e->op != TL_OP_RETURN_CALL_INDIRECT) return;
+  uint32_t func = 0;
+  tl_expr *idx = e->kid[e->nkid - 1], *rep = NULL;
+  int info = target_info(d, idx, e->imm.idx2.b, e->imm.idx2.a, &func);
+  if (info == T_KNOWN) rep = make_call(d, e, func, e->kid, e->nkid - 1);
+  else if (info == T_TRAP && d->traps_unreachable) rep = make_trap(d, e);
+  else if (info == T_UNKNOWN) rep = select_calls(d, w->f, e);
+  if (!rep) return;
+  *slot = rep;
+  d->changed = true;
+}
+
+tl_status tl_pass_directize(tl_pass_ctx *ctx) {
+  tl_module *m = ctx->m;
+  if (!m->tables.n) return TL_OK;
+  const char *arg = tl_pass_arg_get(ctx, "directize-traps-unreachable");
+  dz d = {m, calloc(m->tables.n, sizeof(table_info)), arg && strcmp(arg, "0") != 0, false};
+  if (!d.tab) abort();
+  analyze(m, d.tab);
+  if (any_known(d.tab, m->tables.n)) {
+    for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+      tl_func *f = TL_FUNC(m, i);
+      d.changed = false;
+      tl_walk_post(m, f, &f->body, visit, &d);
+      if (d.changed) tl_func_refinalize(m, f);
+    }
+  }
+  for (uint32_t t = 0; t < m->tables.n; t++) free(d.tab[t].entry);
+  free(d.tab);
+  return TL_OK;
+}
