@@ -85,7 +85,8 @@ static void do_list(cp_ctx *c, tl_expr *list) {
     c->budget = SCAN_BUDGET;
     uint32_t j = i + 1, later_gets = 0;
     bool exits = false;
-    for (; j < list->nkid; j++) {
+    /* never past the last kid: it may be the list's value */
+    for (; j + 1 < list->nkid; j++) {
       sib k = look(c, list->kid[j], x, vfl);
       if (k.blocks) break;
       exits |= k.exits;

@@ -5,7 +5,8 @@ each pass listed by `tilt-opt --help`, runs
   tilt-opt --all-features --debug --fuzz-exec --<pass> in.wasm -o out.wasm
 (--debug validates after every pass; --fuzz-exec compares what the exports
 do before and after, up to a "[stop" line) and then wasm-validate on out.wasm.
-Usage: fuzzexec.py BUILD_DIR [PASS...]   (no passes: all registered ones)"""
+Usage: fuzzexec.py BUILD_DIR [PASS...]   (no passes: all registered ones;
+O1..O4, Os, Oz: that -O pipeline)"""
 import concurrent.futures, glob, json, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,7 +34,8 @@ def modules(suite, tmp):
 
 def run_one(tiltopt, pas, wasm, tmp):
     out = os.path.join(tmp, 'out', pas + '.' + os.path.basename(os.path.dirname(wasm)) + '.' + os.path.basename(wasm))
-    r = subprocess.run([tiltopt, '--all-features', '--debug', '--fuzz-exec', '--' + pas, wasm, '-o', out],
+    flag = '-' + pas if re.fullmatch(r'O[0-4sz]?', pas) else '--' + pas  # O2, Os: a pipeline
+    r = subprocess.run([tiltopt, '--all-features', '--debug', '--fuzz-exec', flag, wasm, '-o', out],
                        capture_output=True, text=True, timeout=300)
     if r.returncode:
         if 'error' in r.stderr and ('invalid' in r.stderr or 'malformed' in r.stderr) and 'fuzz-exec' not in r.stderr \
