@@ -8,6 +8,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check_main.h"
 
 static void check_module(const uint8_t *p, size_t n, uint32_t features) {
   tl_fuzz_options fo = {features, 0, 0};
@@ -89,10 +90,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+TL_CHECK_MAIN(suite)

@@ -5,6 +5,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include "check_main.h"
 
 START_TEST(basic_types) {
   tl_module *m = tl_module_alloc();
@@ -149,10 +150,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+TL_CHECK_MAIN(suite)

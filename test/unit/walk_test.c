@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check_main.h"
 
 typedef struct {
   tl_expr *pre[32], *post[32], *pre_parent[32], *post_parent[32];
@@ -290,10 +291,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}
+TL_CHECK_MAIN(suite)
