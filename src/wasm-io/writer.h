@@ -62,4 +62,8 @@ tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what); /* exp
 void wr_free(wr *w);
 uint32_t *wr_local_map(wr *w, uint32_t fi);  /* the map used for function fi; free() it */
 
+/* stackopt.c: optimizes the body of w->f as written (instructions through
+ * the final end, no locals); leaves a body it cannot model as it is. */
+tl_status wr_stack_opt(wr *w, tl_buf *body);
+
 #endif

@@ -704,6 +704,7 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
   TRY(run(w, body));
   tl_buf_byte(body, 0x0b);
   pop_label(w);
+  if (w->opt->optimize_stack) TRY(wr_stack_opt(w, body));
   TRY(put_locals(w, entry, np));
   tl_buf_put(entry, body->p, body->n);
   return TL_OK;

@@ -1,0 +1,424 @@
+/* stackopt.c — write-time optimization of a function's stack code (what
+ * Binaryen calls Stack IR), on when tl_write_options.optimize_stack is set.
+ * The body the frame machine wrote is decoded into a linear array of
+ * instructions with their stack effects and branch targets as construct
+ * ids, then: dead code after br/return/unreachable goes, blocks and loops
+ * nothing branches to lose their block/end, and a local.set whose value the
+ * stack can carry to the one local.get that reads it is dropped with that
+ * get (or becomes a tee when the local has other reads). Branch depths are
+ * re-encoded. Linear in the body size; a body it cannot model is left as
+ * written. Assumes the body is the writer's own valid output. */
+#include "writer.h"
+
+#include <string.h>
+
+enum { DEAD = 1, TEE = 2 };
+#define NO_ID UINT32_MAX   /* the function's own label; also "none" */
+#define NUL UINT32_MAX     /* an ordinary value on the modelled stack */
+
+typedef struct {
+  uint32_t off, len;    /* the instruction's bytes in the body */
+  uint16_t op;
+  uint8_t flags;        /* DEAD, TEE */
+  uint32_t pop, push;   /* values taken and left (begin of a construct: 0, 0) */
+  uint32_t a;           /* local index; construct begin: its end; end/else: its begin */
+  uint32_t t, nt;       /* branches: targets[t .. t+nt), construct ids (NO_ID: function) */
+  uint32_t res;         /* construct begin: its result count; begin: branches to it */
+  uint32_t nbr;
+} ins;
+
+typedef struct {
+  wr *w;
+  const uint8_t *p, *end, *start;
+  tl_vec ins;           /* ins */
+  tl_vec targets;       /* uint32_t */
+  tl_vec open;          /* uint32_t: construct begins */
+  uint32_t nres;        /* the function's result count */
+  uint32_t nlocal;      /* 1 + the highest local index used */
+} so;
+
+#define I(s, k) (&TL_VEC_AT(&(s)->ins, ins, (k)))
+
+/* ---- decoding ------------------------------------------------------------------- */
+static bool rd_u32(so *s, uint32_t *v) {
+  size_t n = tl_leb_read_u32(s->p, s->end, v);
+  s->p += n;
+  return n;
+}
+
+static bool skip_leb(so *s) {
+  for (int i = 0; i < 10 && s->p < s->end; i++)
+    if (!(*s->p++ & 0x80)) return true;
+  return false;
+}
+
+static bool skip(so *s, size_t n) {
+  if ((size_t)(s->end - s->p) < n) return false;
+  s->p += n;
+  return true;
+}
+
+static void arity(so *s, tl_type params, tl_type results, uint32_t extra, ins *x) {
+  x->pop = tl_type_arity(s->w->m, params) + extra;
+  x->push = tl_type_arity(s->w->m, results);
+}
+
+/* Block type: its result count; false for a type with params. */
+static bool blocktype(so *s, uint32_t *res) {
+  int64_t v;
+  size_t n = tl_leb_read_s33(s->p, s->end, &v);
+  if (!n) return false;
+  s->p += n;
+  if (v < 0) {
+    *res = v == -64 ? 0 : 1;
+    return true;
+  }
+  tl_module *m = s->w->m;
+  if ((uint64_t)v < m->types.n) {
+    if (TL_FTYPE(m, v)->params != TL_NONE) return false;
+    *res = tl_type_arity(m, TL_FTYPE(m, v)->results);
+    return true;
+  }
+  uint64_t k = (uint64_t)v - m->types.n;
+  if (k >= s->w->extra.n) return false;
+  *res = tl_type_arity(m, TL_VEC_AT(&s->w->extra, tl_type, k));
+  return true;
+}
+
+/* A branch depth as a construct id; its value count in *k. */
+static bool target(so *s, uint32_t *k) {
+  uint32_t d, id;
+  if (!rd_u32(s, &d) || d > s->open.n) return false;
+  id = d == s->open.n ? NO_ID : TL_VEC_AT(&s->open, uint32_t, s->open.n - 1 - d);
+  TL_VEC_PUSH(&s->targets, uint32_t, id);
+  *k = id == NO_ID ? s->nres : I(s, id)->op == TL_OP_LOOP ? 0 : I(s, id)->res;
+  return true;
+}
+
+static bool calltype(so *s, ins *x, bool indirect) {
+  tl_module *m = s->w->m;
+  uint32_t idx, table;
+  if (!rd_u32(s, &idx)) return false;
+  if (indirect) {
+    if (!rd_u32(s, &table) || idx >= m->types.n) return false;
+    arity(s, TL_FTYPE(m, idx)->params, TL_FTYPE(m, idx)->results, 1, x);
+    return true;
+  }
+  if (idx >= m->funcs.n) return false;
+  tl_functype *ft = tl_func_type(m, TL_FUNC(m, idx));
+  arity(s, ft->params, ft->results, 0, x);
+  return true;
+}
+
+/* Immediates that only need skipping. */
+static bool skip_imm(so *s, int op) {
+  uint32_t n;
+  switch (tl_ops[op].imm) {
+  case TL_IMM_NONE: return true;
+  case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
+  case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_I32: case TL_IMM_I64:
+    return skip_leb(s);
+  case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT:
+  case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY: case TL_IMM_MEMARG:
+    return skip_leb(s) && skip_leb(s);
+  case TL_IMM_MEMARG_LANE: return skip_leb(s) && skip_leb(s) && skip(s, 1);
+  case TL_IMM_LANE: case TL_IMM_REFTYPE: case TL_IMM_FENCE: return skip(s, 1);
+  case TL_IMM_F32: return skip(s, 4);
+  case TL_IMM_F64: return skip(s, 8);
+  case TL_IMM_V128: case TL_IMM_SHUFFLE: return skip(s, 16);
+  case TL_IMM_SELECT_T: return rd_u32(s, &n) && skip(s, n);
+  default: return false;
+  }
+}
+
+/* Stack effect and immediates of one instruction at s->p. */
+static bool decode_one(so *s, ins *x) {
+  uint8_t b = *s->p++;
+  uint32_t code = b, k = 0, n;
+  uint8_t pfx = 0;
+  if (b == 0xFC || b == 0xFD || b == 0xFE) {
+    pfx = b;
+    if (!rd_u32(s, &code)) return false;
+  }
+  int op = tl_op_decode(pfx, code);
+  if (op < 0) return false;
+  x->op = (uint16_t)op;
+  uint32_t here = (uint32_t)s->ins.n;
+  const tl_opinfo *oi = &tl_ops[op];
+  switch (op) {
+  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF:
+    if (!blocktype(s, &x->res)) return false;
+    x->pop = op == TL_OP_IF;
+    TL_VEC_PUSH(&s->open, uint32_t, here);
+    return true;
+  case TL_OP_ELSE:
+    if (!s->open.n) return false;
+    x->a = TL_VEC_AT(&s->open, uint32_t, s->open.n - 1);
+    return true;
+  case TL_OP_END:
+    if (!s->open.n) {
+      x->a = NO_ID;
+      return s->p == s->end;   /* the function's end is the last byte */
+    }
+    x->a = TL_VEC_AT(&s->open, uint32_t, --s->open.n);
+    x->push = I(s, x->a)->res;
+    I(s, x->a)->a = here;
+    return true;
+  case TL_OP_BR: case TL_OP_BR_IF:
+    x->t = (uint32_t)s->targets.n, x->nt = 1;
+    if (!target(s, &k)) return false;
+    x->pop = k + (op == TL_OP_BR_IF);
+    x->push = op == TL_OP_BR_IF ? k : 0;
+    return true;
+  case TL_OP_BR_TABLE:
+    if (!rd_u32(s, &n) || n > (size_t)(s->end - s->p)) return false;
+    x->t = (uint32_t)s->targets.n, x->nt = n + 1;
+    for (uint32_t i = 0; i <= n; i++)
+      if (!target(s, &k)) return false;
+    x->pop = k + 1;
+    return true;
+  case TL_OP_RETURN: x->pop = s->nres; return true;
+  case TL_OP_CALL: case TL_OP_RETURN_CALL: return calltype(s, x, false);
+  case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: return calltype(s, x, true);
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
+    if (!rd_u32(s, &x->a)) return false;
+    if (x->a >= s->nlocal) s->nlocal = x->a + 1;
+    x->pop = op != TL_OP_LOCAL_GET;
+    x->push = op != TL_OP_LOCAL_SET;
+    return true;
+  case TL_OP_DROP: case TL_OP_GLOBAL_SET: x->pop = 1; break;
+  case TL_OP_SELECT: case TL_OP_SELECT_T: x->pop = 3, x->push = 1; break;
+  case TL_OP_GLOBAL_GET: case TL_OP_REF_NULL: x->push = 1; break;
+  case TL_OP_TABLE_GET: case TL_OP_REF_IS_NULL: x->pop = 1, x->push = 1; break;
+  case TL_OP_TABLE_SET: x->pop = 2; break;
+  case TL_OP_TABLE_GROW: x->pop = 2, x->push = 1; break;
+  case TL_OP_TABLE_FILL: x->pop = 3; break;
+  default:
+    if (oi->nops == TL_SIG_SPECIAL || oi->pfx == 0xFF) return false;
+    x->pop = oi->nops;
+    x->push = oi->result != TL_NONE;
+    break;
+  }
+  return skip_imm(s, op);
+}
+
+static bool decode(so *s) {
+  while (s->p < s->end) {
+    ins x = {0};
+    x.off = (uint32_t)(s->p - s->start);
+    if (!decode_one(s, &x)) return false;
+    x.len = (uint32_t)(s->p - s->start) - x.off;
+    TL_VEC_PUSH(&s->ins, ins, x);
+  }
+  return s->open.n == 0 && s->ins.n && I(s, s->ins.n - 1)->op == TL_OP_END;
+}
+
+/* ---- dead code -------------------------------------------------------------------- */
+/* After an instruction that does not fall through, everything up to the
+ * end or else of the same construct is unreachable. */
+static void dce(so *s) {
+  uint32_t depth = 0;
+  bool off = false;
+  for (size_t i = 0; i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    if (x->flags & DEAD) continue;
+    if (!off) {
+      off = tl_ops[x->op].flags & TL_F_NORETURN;
+      continue;
+    }
+    if ((x->op == TL_OP_END || x->op == TL_OP_ELSE) && depth == 0) {
+      off = false;
+      continue;
+    }
+    if (tl_ops[x->op].flags & TL_F_CONTROL) depth++;
+    else if (x->op == TL_OP_END) depth--;
+    x->flags |= DEAD;
+  }
+}
+
+/* ---- unneeded blocks ---------------------------------------------------------------- */
+/* A block or loop no branch targets is its contents: nothing can leave it
+ * early, and its contents may use the enclosing stack as they like. */
+static void remove_blocks(so *s) {
+  for (size_t i = 0; i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    if (x->flags & DEAD) continue;
+    for (uint32_t j = 0; j < x->nt; j++) {
+      uint32_t t = TL_VEC_AT(&s->targets, uint32_t, x->t + j);
+      if (t != NO_ID) I(s, t)->nbr++;
+    }
+  }
+  for (size_t i = 0; i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    if ((x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP) && !x->nbr && !(x->flags & DEAD)) {
+      x->flags |= DEAD;
+      I(s, x->a)->flags |= DEAD;
+    }
+  }
+}
+
+/* ---- local.set/local.get pairs -------------------------------------------------------- */
+/* A model of the value stack in which an entry is either an ordinary value
+ * (NUL) or a local.set that could leave its value there instead (its
+ * index). Consuming a value first discards the sets above it: their value
+ * would be in the way. A local.get of x matches x's set if that set is
+ * above the top ordinary value of the current construct and is the last
+ * write of x before the get (so the get reads it): the set's value then
+ * simply stays on the stack, and the entry becomes ordinary. Sets above it
+ * stay candidates: they are pushed after it and read before it is used. */
+typedef struct {
+  tl_vec vals;      /* uint32_t: NUL or a set's index */
+  tl_vec nulls;     /* uint32_t: positions of the NUL entries, ascending */
+  tl_vec bases;     /* uint32_t: vals.n where each open construct starts */
+  uint32_t base;
+} model;
+
+#define V(md, k) TL_VEC_AT(&(md)->vals, uint32_t, (k))
+
+static void truncate_to(model *md, uint32_t n) {
+  md->vals.n = n;
+  while (md->nulls.n && TL_VEC_AT(&md->nulls, uint32_t, md->nulls.n - 1) >= n) md->nulls.n--;
+}
+
+static bool consume(model *md, uint32_t k) {
+  while (k--) {
+    while (md->vals.n > md->base && V(md, md->vals.n - 1) != NUL) md->vals.n--;
+    if (md->vals.n == md->base) return false;   /* would pop below the construct */
+    md->vals.n--;
+    md->nulls.n--;
+  }
+  return true;
+}
+
+static void push_values(model *md, uint32_t k) {
+  while (k--) {
+    TL_VEC_PUSH(&md->nulls, uint32_t, (uint32_t)md->vals.n);
+    TL_VEC_PUSH(&md->vals, uint32_t, NUL);
+  }
+}
+
+static bool local2stack(so *s) {
+  uint32_t n = s->nlocal;
+  uint32_t *gets = calloc(n ? n : 1, sizeof *gets), *last = malloc((n ? n : 1) * sizeof *last),
+           *cand = malloc((n ? n : 1) * sizeof *cand);
+  if (!gets || !last || !cand) abort();
+  for (uint32_t l = 0; l < n; l++) last[l] = cand[l] = NO_ID;
+  for (size_t i = 0; i < s->ins.n; i++)
+    if (I(s, i)->op == TL_OP_LOCAL_GET && !(I(s, i)->flags & DEAD)) gets[I(s, i)->a]++;
+  model md = {{0}, {0}, {0}, 0};
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    if (x->flags & DEAD) continue;
+    switch (x->op) {
+    case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF:
+      ok = consume(&md, x->pop);
+      TL_VEC_PUSH(&md.bases, uint32_t, md.base);
+      md.base = (uint32_t)md.vals.n;
+      break;
+    case TL_OP_ELSE: truncate_to(&md, md.base); break;
+    case TL_OP_END:
+      if (x->a == NO_ID) break;
+      truncate_to(&md, md.base);
+      md.base = TL_VEC_AT(&md.bases, uint32_t, --md.bases.n);
+      push_values(&md, x->push);
+      break;
+    case TL_OP_LOCAL_SET:
+      ok = consume(&md, 1);
+      last[x->a] = i;
+      cand[x->a] = (uint32_t)md.vals.n;
+      TL_VEC_PUSH(&md.vals, uint32_t, i);
+      break;
+    case TL_OP_LOCAL_TEE:
+      ok = consume(&md, 1);
+      last[x->a] = i;
+      push_values(&md, 1);
+      break;
+    case TL_OP_LOCAL_GET: {
+      uint32_t c = cand[x->a], top = md.nulls.n ? TL_VEC_AT(&md.nulls, uint32_t, md.nulls.n - 1) : 0;
+      if (c != NO_ID && c >= md.base && c < md.vals.n && V(&md, c) == last[x->a] &&
+          (!md.nulls.n || top < c)) {
+        ins *set = I(s, V(&md, c));
+        set->flags |= gets[x->a] == 1 ? DEAD : TEE;
+        x->flags |= DEAD;
+        V(&md, c) = NUL;
+        TL_VEC_PUSH(&md.nulls, uint32_t, c);
+        cand[x->a] = NO_ID;
+      } else {
+        push_values(&md, 1);
+      }
+      break;
+    }
+    default:
+      ok = consume(&md, x->pop);
+      if (tl_ops[x->op].flags & TL_F_NORETURN) truncate_to(&md, md.base);
+      else push_values(&md, x->push);
+      break;
+    }
+  }
+  free(gets);
+  free(last);
+  free(cand);
+  tl_vec_free(&md.vals);
+  tl_vec_free(&md.nulls);
+  tl_vec_free(&md.bases);
+  return ok;
+}
+
+/* ---- encoding ---------------------------------------------------------------------- */
+static void encode(so *s, tl_buf *out) {
+  tl_vec open = {0};       /* uint32_t: kept construct begins */
+  for (size_t i = 0; i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    if (x->flags & DEAD) continue;
+    const uint8_t *b = s->start + x->off;
+    if (x->nt) {
+      tl_buf_byte(out, b[0]);
+      if (x->op == TL_OP_BR_TABLE) wr_u32(out, x->nt - 1);
+      for (uint32_t j = 0; j < x->nt; j++) {
+        uint32_t t = TL_VEC_AT(&s->targets, uint32_t, x->t + j), d = (uint32_t)open.n;
+        if (t != NO_ID) d = (uint32_t)open.n - 1 - I(s, t)->nbr;
+        wr_u32(out, d);
+      }
+      continue;
+    }
+    if (x->flags & TEE) {
+      tl_buf_byte(out, 0x22);
+      tl_buf_put(out, b + 1, x->len - 1);
+      continue;
+    }
+    tl_buf_put(out, b, x->len);
+    if (tl_ops[x->op].flags & TL_F_CONTROL) {
+      x->nbr = (uint32_t)open.n;   /* from here on: its position in open */
+      TL_VEC_PUSH(&open, uint32_t, (uint32_t)i);
+    } else if (x->op == TL_OP_END && x->a != NO_ID) {
+      open.n--;
+    }
+  }
+  tl_vec_free(&open);
+}
+
+tl_status wr_stack_opt(wr *w, tl_buf *body) {
+  so s = {w, body->p, body->p + body->n, body->p, {0}, {0}, {0}, 0, 0};
+  s.nres = tl_type_arity(w->m, tl_func_type(w->m, w->f)->results);
+  bool ok = decode(&s);
+  if (ok) {
+    dce(&s);
+    if (!w->opt->debug_names) {   /* label names count the blocks as written */
+      remove_blocks(&s);
+      dce(&s);
+    }
+    ok = local2stack(&s);
+  }
+  if (ok) {
+    tl_buf out = {0};
+    encode(&s, &out);
+    tl_buf t = *body;
+    *body = out;
+    tl_buf_free(&t);
+  }
+  tl_vec_free(&s.ins);
+  tl_vec_free(&s.targets);
+  tl_vec_free(&s.open);
+  return TL_OK;
+}
