@@ -572,6 +572,10 @@ void tl_store_set_engine(tl_store *s, int engine);
  * (the instance's first compilation; memory setup and mapping excluded). */
 tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_bytes,
                                   double seconds[2], tl_error *err);
+/* JIT: how many of inst's defined functions have machine code so far
+ * (functions compile at their first call; all of them after
+ * tl_jit_compile_instance), and optionally the bytes of code made. */
+uint32_t tl_jit_compiled_count(tl_instance *inst, size_t *code_bytes);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
 

@@ -6,11 +6,15 @@
  *   tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]
  *                                              calls an export, prints results
  * A trap prints "error: trap: REASON" and exits 134.
- * Options: --fuel N (instruction budget; interpreter only), --max-depth N
+ * Options: --fuel N (instruction budget: the interpreter counts
+ * instructions, the JIT charges function entries and loop iterations by
+ * their instruction counts; both stop with "fuel exhausted"), --max-depth N
  * (call frames), --interp / --jit (engine), -O2 (tl_module_optimize first, the
  * JIT then compiles the written bytes), --compile-only (compile every
- * function, print time and code size), --eager (compile before running),
- * --threads N (threads for --eager/--compile-only; default one per core).
+ * function, print time and code size), --eager (compile every function
+ * before running; by default each compiles at its first call), --threads N
+ * (threads for --eager/--compile-only; default one per core), --stats (JIT:
+ * print how many functions were compiled and the code size to stderr).
  * TILT_ENGINE=interp in the environment makes the interpreter the default. */
 #include "cli.h"
 #include "host/host.h"
@@ -25,7 +29,7 @@ extern char **environ;
 
 static void usage(void) {
   fprintf(stderr, "usage: tilt-run [--interp|--jit] [-O2] [--eager] [--compile-only] [--fuel N]\n"
-                  "                [--max-depth N] prog.wasm [ARGS...]\n"
+                  "                [--max-depth N] [--threads N] [--stats] prog.wasm [ARGS...]\n"
                   "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n");
   exit(2);
 }
@@ -130,7 +134,7 @@ int main(int argc, char **argv) {
   int engine = TL_ENGINE_JIT, opt = 0;
   const char *env_engine = getenv("TILT_ENGINE");
   if (env_engine && !strcmp(env_engine, "interp")) engine = TL_ENGINE_INTERP;
-  bool compile_only = false, eager = false;
+  bool compile_only = false, eager = false, stats = false;
   int threads = 0;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
@@ -140,6 +144,7 @@ int main(int argc, char **argv) {
     else if (!strncmp(argv[i], "-O", 2) && argv[i][2] >= '0' && argv[i][2] <= '4' && !argv[i][3]) opt = argv[i][2] - '0';
     else if (!strcmp(argv[i], "--compile-only")) compile_only = true;
     else if (!strcmp(argv[i], "--eager")) eager = true;
+    else if (!strcmp(argv[i], "--stats")) stats = true;
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fuel") && i + 1 < argc) fuel = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc) depth = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -167,7 +172,6 @@ int main(int argc, char **argv) {
     cli_print_error(path, &err);
     return 1;
   }
-  if (fuel && engine == TL_ENGINE_JIT) engine = TL_ENGINE_INTERP;  /* fuel is counted by the interpreter */
   tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false};
   tl_store *s = tl_store_new();
   tl_store_set_engine(s, engine);
@@ -209,6 +213,12 @@ int main(int argc, char **argv) {
   }
 done:
   fflush(stdout);
+  if (stats && inst && engine == TL_ENGINE_JIT) {
+    size_t bytes = 0;
+    uint32_t k = tl_jit_compiled_count(inst, &bytes);
+    fprintf(stderr, "jit: %u of %u functions compiled, %zu bytes of code\n", k,
+            tl_function_count(m) - m->nimported_funcs, bytes);
+  }
   tl_linker_free(l);
   tl_store_free(s);
   tl_module_free(m);

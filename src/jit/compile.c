@@ -6,7 +6,12 @@
  * registers or their home slots only when consumed, before effects that could
  * change what they read (local.set, calls), and at joins, where every value
  * lives in its home slot. Rare operations call C helpers (runtime.c).
- * Memory use is bounded by the control and operand stack depth. */
+ * Memory use is bounded by the control and operand stack depth. Eager
+ * (module) compilation calls directly (rel32, fixed up when the parts are
+ * joined); lazy (one function) compilation calls through jctx.fn[] with
+ * eax = the callee's index, which the lazy thunk reads. With fuel, the
+ * prologue and every loop header subtract the instructions up to the next
+ * check (patched when known) from *jctx.fuel and trap at <= 0. */
 #include "jit.h"
 
 #include <pthread.h>
@@ -23,6 +28,8 @@ typedef struct {
   uint32_t bt;
   int32_t fix_end, fix_else;
   size_t loop_pc;
+  size_t fuel_fix;         /* fuel: the imm32 this construct's count patches */
+  uint32_t fuel_n, fuel_prev;   /* instructions counted; enclosing counter */
 } ctl;
 
 typedef struct {
@@ -42,8 +49,9 @@ typedef struct {
   int gpool[6], ngpool;    /* scratch GPRs left after register locals */
   int8_t *lreg;            /* per local: its register, or -1 (frame slot) */
   uint32_t rl[12], nrl;    /* locals kept in registers */
-  tl_vec *callfix;         /* {at, func} pairs */
-  const uint32_t *offs;
+  tl_vec *callfix;         /* {at, func} pairs; NULL: calls through jctx.fn[] */
+  bool fuel;               /* emit fuel checks */
+  uint32_t fl;             /* fuel: index of the innermost loop (or function) */
   const uint8_t *p, *end;
   bool bad;
   const char *why;
@@ -282,6 +290,20 @@ static x64_op opnd_reg(jc *c, valent *v) {
 /* ------------------------------------------------------------ control */
 static void trap_jcc(jc *c, int cc, int why) { c->trap[why] = cc < 0 ? x64_jmp(c->b, c->trap[why]) : x64_jcc(c->b, cc, c->trap[why]); }
 
+/* sub qword [*fuel], n; jle fuel trap. Returns where n goes (patched later). */
+static size_t fuel_check(jc *c) {
+  x64_rm(c->b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_FUEL), false);
+  x64_rm(c->b, 0, true, 0x81, 1, 5, x64_m(RAX, 0), false);
+  size_t at = c->b->n;
+  x64_imm32(c->b, 1);
+  trap_jcc(c, CC_LE, JT_FUEL);
+  return at;
+}
+static void fuel_patch(jc *c, ctl *k) {
+  uint32_t n = k->fuel_n ? k->fuel_n : 1;
+  memcpy(c->b->p + k->fuel_fix, &n, 4);
+}
+
 static uint8_t bt_type(jc *c, ctl *k, bool params, uint32_t i) {
   if (k->bt_kind == 1) return (uint8_t)k->bt;
   tl_functype *ft = TL_FTYPE(c->m, k->bt);
@@ -452,6 +474,10 @@ static void end_block(jc *c) {
     x64_patch(c->b, k->fix_else, c->b->n);
   }
   x64_patch(c->b, k->fix_end, c->b->n);
+  if (c->fuel && k->kind == C_LOOP) {
+    fuel_patch(c, k);
+    c->fl = k->fuel_prev;
+  }
   reset_stack(c, k->height);
   for (uint32_t i = 0; i < k->nr; i++) push_slot(c, bt_type(c, k, false, i));
   c->dead = false;
@@ -965,15 +991,19 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
     x64_rm(c->b, 0, true, 0xFF, 1, 0, x64_r(R15), false);
     x64_rm(c->b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
     x64_byte(c->b, 8);
-    x64_byte(c->b, 0xE9);
   } else {
     sync_out(c);
     x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
-    x64_byte(c->b, 0xE8);
   }
-  uint32_t fix[2] = {(uint32_t)c->b->n, fi};
-  x64_imm32(c->b, 0);
-  TL_VEC_PUSH(c->callfix, uint64_t, (uint64_t)fix[0] | (uint64_t)fix[1] << 32);
+  if (c->callfix) {                                  /* call/jmp rel32 */
+    x64_byte(c->b, tail ? 0xE9 : 0xE8);
+    uint32_t fix[2] = {(uint32_t)c->b->n, fi};
+    x64_imm32(c->b, 0);
+    TL_VEC_PUSH(c->callfix, uint64_t, (uint64_t)fix[0] | (uint64_t)fix[1] << 32);
+  } else {                                           /* mov eax, fi; call/jmp [r12 + fn[fi]] */
+    x64_mov_ri(c->b, RAX, fi);
+    x64_rm(c->b, 0, false, 0xFF, 1, tail ? 4 : 2, x64_m(R12, JC_FN + (int32_t)(8 * fi)), false);
+  }
   c->n = h;
   if (tail) return;
   x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
@@ -1063,7 +1093,14 @@ static void op_one(jc *c, int op) {
     if (op == TL_OP_IF) cc = pop_cond(c);
     else flush_all(c);
     k.height = c->n - k.np;
-    if (op == TL_OP_LOOP) k.loop_pc = c->b->n;
+    if (op == TL_OP_LOOP) {
+      k.loop_pc = c->b->n;
+      if (c->fuel) {
+        k.fuel_fix = fuel_check(c);
+        k.fuel_prev = c->fl;
+        c->fl = c->nc;
+      }
+    }
     if (op == TL_OP_IF) k.fix_else = x64_jcc(c->b, cc ^ 1, -1);
     ctl_push(c, k);
     return;
@@ -1354,6 +1391,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   size_t frame_fix = c->b->n - 4;
   x64_rm(c->b, 0, true, 0x3B, 1, RAX, x64_m(R12, JC_LIMIT), false);
   trap_jcc(c, CC_A, JT_EXHAUSTED);
+  size_t fuel_fix = c->fuel ? fuel_check(c) : 0;
   if (nl > c->nparams) {
     uint32_t k = (uint32_t)nl - c->nparams;
     if (k <= 8) {
@@ -1379,7 +1417,9 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   k0.bt_kind = 2;
   k0.bt = f->type;
   k0.nr = tl_type_arity(m, ft->results);
+  k0.fuel_fix = fuel_fix;
   ctl_push(c, k0);
+  c->fl = 0;
   while (c->nc && c->p < c->end && !c->bad) {
     uint8_t byte = *c->p++;
     int op;
@@ -1399,6 +1439,8 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
       if (op == TL_OP_ELSE && c->dead_depth) continue;
       if (op != TL_OP_END && op != TL_OP_ELSE) { skip_imm(c, op); continue; }
     }
+    c->cs[c->fl].fuel_n++;
+    if (c->fuel && op == TL_OP_END && c->nc == 1) fuel_patch(c, &c->cs[0]);
     op_one(c, op);
   }
   if (c->bad) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: %s in function %u", c->why, fi);
@@ -1424,9 +1466,22 @@ typedef struct {
   uint32_t *offs;
   x64_buf b;
   tl_vec callfix;
+  bool fuel;
   tl_status st;
   tl_error err;
 } part;
+
+static void jc_free(jc *c) {
+  free(c->st);
+  free(c->cs);
+  free(c->ltype);
+  free(c->lreg);
+}
+
+static tl_status no_body(uint32_t fi, tl_error *err) {
+  return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                   "JIT: function %u has no body bytes (write the module first)", fi);
+}
 
 static void *compile_part(void *arg) {
   part *pt = arg;
@@ -1437,26 +1492,43 @@ static void *compile_part(void *arg) {
   c.inst = pt->inst;
   c.m = m;
   c.callfix = &pt->callfix;
+  c.fuel = pt->fuel;
   for (uint32_t i = pt->lo; i < pt->hi && !pt->st; i++) {
-    tl_func *f = TL_FUNC(m, i);
-    if (!f->code) {
-      pt->st = tl_errorf(&pt->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                         "JIT: function %u has no body bytes (write the module first)", i);
+    if (!TL_FUNC(m, i)->code) {
+      pt->st = no_body(i, &pt->err);
       break;
     }
     while (pt->b.n & 15) x64_byte(&pt->b, 0x90);
     pt->offs[i] = (uint32_t)pt->b.n;
     pt->st = compile_func(&c, i, &pt->err);
   }
-  free(c.st);
-  free(c.cs);
-  free(c.ltype);
-  free(c.lreg);
+  jc_free(&c);
   return NULL;
 }
 
+tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
+                              void **scratch, tl_error *err) {
+  jc *c = *scratch;
+  if (!c && !(c = *scratch = calloc(1, sizeof *c)))
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  if (!TL_FUNC(inst->m, fi)->code) return no_body(fi, err);
+  c->b = out;
+  c->inst = inst;
+  c->m = inst->m;
+  c->callfix = NULL;
+  c->fuel = fuel;
+  while (out->n & 15) x64_byte(out, 0x90);
+  return compile_func(c, fi, err);
+}
+
+void tl_jit_scratch_free(void *scratch) {
+  if (!scratch) return;
+  jc_free(scratch);
+  free(scratch);
+}
+
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
-                                tl_error *err) {
+                                bool fuel, tl_error *err) {
   tl_module *m = inst->m;
   uint32_t lo = m->nimported_funcs, n = (uint32_t)m->funcs.n;
   uint64_t total = 0;
@@ -1472,6 +1544,7 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
   for (int k = 0; k < threads; k++) {       /* contiguous ranges of about equal code size */
     parts[k].inst = inst;
     parts[k].offs = offs;
+    parts[k].fuel = fuel;
     parts[k].lo = at;
     uint64_t goal = total * (uint64_t)(k + 1) / (uint64_t)threads;
     while (at < n && (k == threads - 1 || acc < goal)) acc += TL_FUNC(m, at++)->code_size;

@@ -2,6 +2,10 @@
  * the single-pass compiler from validated body bytes (compile.c) and the
  * runtime (runtime.c: per-store and per-instance state, helpers called from
  * generated code, code memory that is never writable and executable at once).
+ * Functions compile lazily, one at a time, at their first call: every call
+ * goes through the instance's function table jctx.fn[], whose entries start
+ * at the lazy thunk (eax = function index). Eager compilation compiles the
+ * whole module on several threads with direct calls between its functions.
  * Generated code keeps rbx = wasm frame (8-byte slots: locals, then operand
  * stack), r12 = jctx, r13 = memory 0 base, r14 = memory 0 size in bytes,
  * r15 = remaining call depth. */
@@ -50,16 +54,24 @@ struct jctx {                  /* offsets used by generated code: keep order */
   tl_meminst *mem0;            /* 32 */
   jstore *js;                  /* 40 */
   tl_instance *inst;           /* 48 */
-  uint8_t *code;               /* executable module code */
+  int64_t *fuel;               /* 56: the store's fuel counter (fuel code) */
+  uint8_t *code;               /* eager: executable module code */
   size_t code_size;
-  uint32_t *offs;              /* per function: entry offset in code */
-  double compile_cpu, compile_wall;   /* seconds the compilation took */
+  uint32_t *offs;              /* eager: per function, entry offset in code */
+  double compile_cpu, compile_wall;   /* seconds the eager compilation took */
+  bool fuel_mode;              /* fn[] code counts fuel */
+  size_t lazy_bytes;           /* code compiled lazily */
+  x64_buf lazy_buf;            /* lazy compilation: output buffer, reused */
+  void *scratch;               /* lazy compilation: compiler state, reused */
+  void *fn[];                  /* per function index: entry, or the lazy thunk */
 };
 #define JC_MEMBASE 0
 #define JC_MEMSIZE 8
 #define JC_LIMIT 16
 #define JC_GLOBALS 24
 #define JC_MEM0 32
+#define JC_FUEL 56
+#define JC_FN ((int32_t)offsetof(jctx, fn))
 
 struct jstore {
   uint64_t *stack, *stack_end, *top;
@@ -68,14 +80,27 @@ struct jstore {
   tl_error err;
   tl_vec maps;                 /* {void *, size_t} code mappings to unmap */
   tl_vec mems;                 /* jmem: memories moved into reservations */
-  bool eager;
+  uint8_t *heap_rw, *heap_rx;  /* lazy code heap: two views of one memfd */
+  size_t heap_used, heap_size;
+  bool no_memfd;               /* memfd failed: one mapping per function */
+  bool fuel_on;                /* the running call counts fuel */
+  int64_t fuel;                /* what is left (> 0 while running) */
 };
 
 /* compile.c: compiles every defined function of inst's module into one
- * buffer; offs[i] is function i's entry (defined functions only). threads
- * > 1 splits the functions among that many threads (large modules only). */
+ * buffer with direct calls between them; offs[i] is function i's entry
+ * (defined functions only). threads > 1 splits the functions among that
+ * many threads (large modules only). fuel: emit fuel checks (function
+ * entries and loop headers decrement *jctx.fuel by the number of
+ * instructions up to the next check; <= 0 traps "fuel exhausted"). */
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
-                                tl_error *err);
+                                bool fuel, tl_error *err);
+/* One function at the end of out (entry at its start, 16-aligned), with
+ * calls through jctx.fn[] (position-independent code). *scratch keeps the
+ * compiler's state between calls; free it with tl_jit_scratch_free. */
+tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
+                              void **scratch, tl_error *err);
+void tl_jit_scratch_free(void *scratch);
 /* statistics of the last compile (for --compile-only) */
 typedef void (*tl_jit_entry_fn)(jctx *c, uint64_t *sp, void *code, uint64_t depth);
 
@@ -85,7 +110,9 @@ void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64
 void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth);
 void *tl_jit_h_resolve(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth);
 void tl_jit_h_trap(jctx *c, uint64_t *sp, uint32_t why, uint32_t unused, uint64_t depth);
-enum { JT_UNREACHABLE, JT_OOB_MEM, JT_DIV0, JT_OVERFLOW, JT_CONV, JT_EXHAUSTED, JT_NTRAPS };
+/* the lazy thunk's helper: compiles function fi if needed, returns its entry */
+void *tl_jit_h_lazy(jctx *c, uint32_t fi);
+enum { JT_UNREACHABLE, JT_OOB_MEM, JT_DIV0, JT_OVERFLOW, JT_CONV, JT_EXHAUSTED, JT_FUEL, JT_NTRAPS };
 /* how many slots the helper for op needs as scratch (results) beyond its operands */
 
 #endif

@@ -4,8 +4,17 @@
  * imports and tables, memory and table instructions, rare numeric ops).
  * Store objects (memories, tables, globals, function instances) are the
  * interpreter's (interp_impl.h), so linking, host functions, spectest and
- * WASI are shared. Code memory is mapped writable, filled, then made
- * read+execute: never both at once. Traps longjmp to the innermost run.
+ * WASI are shared. Code memory is never writable and executable at once:
+ * eager module code is mapped writable, filled, then made read+execute;
+ * lazily compiled functions go to a code heap of memfd chunks mapped twice,
+ * a read-write view the compiler writes and a read+execute view that runs
+ * (one mapping per function, mprotected, if memfd is unavailable). Every
+ * call into an instance's code goes through jctx.fn[], whose entries start
+ * at the lazy thunk: it compiles the function, stores its entry in fn[] and
+ * jumps there. Fuel: the outermost run copies the store's budget to
+ * jstore.fuel, fuel code counts it down, the run writes it back; code is
+ * compiled with fuel checks only while the store has a budget (fn[] is reset
+ * to the lazy thunk when that changes). Traps longjmp to the innermost run.
  * Linear memories a JIT instance uses are moved into an 8 GiB reservation
  * (accessible pages read-write, the rest PROT_NONE; memory.grow is an
  * mprotect), so generated code does no bounds checks: a SIGSEGV/SIGBUS at an
@@ -31,7 +40,12 @@ typedef struct { tl_meminst *mm; uint8_t *base; size_t len; } jmem;
 
 static _Thread_local jstore *cur_js;   /* the store whose code runs on this thread */
 
-static const uint8_t *trampoline_code;
+static const uint8_t *trampoline_code, *lazy_code;
+
+_Static_assert(offsetof(jctx, membase) == JC_MEMBASE && offsetof(jctx, memsize) == JC_MEMSIZE &&
+               offsetof(jctx, limit) == JC_LIMIT && offsetof(jctx, globals) == JC_GLOBALS &&
+               offsetof(jctx, mem0) == JC_MEM0 && offsetof(jctx, fuel) == JC_FUEL,
+               "jctx offsets used by generated code");
 
 static void *map_code(jstore *js, const uint8_t *p, size_t n) {
   size_t sz = (n + 4095) & ~(size_t)4095;
@@ -84,6 +98,61 @@ static const uint8_t *make_trampoline(void) {
   return code;
 }
 
+/* The lazy thunk: entered by a call or tail call through fn[] with eax =
+ * the function's index, rbx = its frame (arguments in place), rsp as at a
+ * function entry; nothing else is live. Compiles (tl_jit_h_lazy) and jumps
+ * to the entry. rbx, r12, r13, r15 survive the C call (callee-saved). */
+static const uint8_t *make_lazy_thunk(void) {
+  x64_buf b = {0};
+  x64_rm(&b, 0, true, 0x83, 1, 5, x64_r(RSP), false);              /* sub rsp, 8 */
+  x64_byte(&b, 8);
+  x64_rm(&b, 0, true, 0x8B, 1, RDI, x64_r(R12), false);            /* mov rdi, r12 */
+  x64_rm(&b, 0, false, 0x8B, 1, RSI, x64_r(RAX), false);           /* mov esi, eax */
+  x64_mov_ri(&b, RAX, (uint64_t)(uintptr_t)tl_jit_h_lazy);
+  x64_rm(&b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);             /* call rax */
+  x64_rm(&b, 0, true, 0x83, 1, 0, x64_r(RSP), false);              /* add rsp, 8 */
+  x64_byte(&b, 8);
+  x64_rm(&b, 0, false, 0xFF, 1, 4, x64_r(RAX), false);             /* jmp rax */
+  const uint8_t *code = map_code(NULL, b.p, b.n);
+  free(b.p);
+  return code;
+}
+
+/* Copies n bytes of position-independent code to the store's code heap;
+ * returns their executable address (16-aligned) or NULL. */
+#define HEAP_CHUNK ((size_t)1 << 20)
+static void *heap_code(jstore *js, const uint8_t *p, size_t n) {
+  if (js->no_memfd) return map_code(js, p, n);
+  if (!js->heap_rw || js->heap_size - js->heap_used < n) {
+    size_t sz = n > HEAP_CHUNK ? (n + 4095) & ~(size_t)4095 : HEAP_CHUNK;
+    int fd = memfd_create("tilt-jit", MFD_CLOEXEC);
+    void *rw = MAP_FAILED, *rx = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, (off_t)sz) == 0) {
+      rw = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      rx = mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+    }
+    if (fd >= 0) close(fd);
+    if (rw == MAP_FAILED || rx == MAP_FAILED) {
+      if (rw != MAP_FAILED) munmap(rw, sz);
+      if (rx != MAP_FAILED) munmap(rx, sz);
+      js->no_memfd = true;
+      return map_code(js, p, n);
+    }
+    jmap e1 = {rw, sz}, e2 = {rx, sz};
+    TL_VEC_PUSH(&js->maps, jmap, e1);
+    TL_VEC_PUSH(&js->maps, jmap, e2);
+    js->heap_rw = rw;
+    js->heap_rx = rx;
+    js->heap_size = sz;
+    js->heap_used = 0;
+  }
+  memcpy(js->heap_rw + js->heap_used, p, n);
+  void *entry = js->heap_rx + js->heap_used;
+  js->heap_used += (n + 15) & ~(size_t)15;
+  if (js->heap_used > js->heap_size) js->heap_used = js->heap_size;
+  return entry;
+}
+
 static jstore *jit_store(tl_store *s) {
   if (s->jit) return s->jit;
   jstore *js = calloc(1, sizeof *js);
@@ -114,6 +183,8 @@ void tl_jit_store_free(tl_store *s) {
     jctx *c = i->jit;
     if (!c) continue;
     free(c->offs);
+    free(c->lazy_buf.p);
+    tl_jit_scratch_free(c->scratch);
     free(c);
     i->jit = NULL;
   }
@@ -183,52 +254,104 @@ static void install_handler(void) {
   sigaction(SIGBUS, &sa, NULL);
 }
 
-static tl_status jit_instance(tl_instance *inst, jctx **out, int threads, tl_error *err) {
+/* The instance's JIT state: fn[] all at the lazy thunk, nothing compiled. */
+static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (inst->jit) { *out = inst->jit; return TL_OK; }
   jstore *js = jit_store(inst->s);
   if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   if (!trampoline_code && !(trampoline_code = make_trampoline()))
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+  if (!lazy_code && !(lazy_code = make_lazy_thunk()))
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
   install_handler();
+  size_t nf = inst->m->funcs.n;
+  if (nf > ((size_t)1 << 26))
+    return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many functions for the JIT");
   for (uint32_t i = 0; i < inst->m->memories.n; i++)
     if (!adopt(js, inst->mems[i]))
       return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot reserve linear memory");
-  jctx *c = calloc(1, sizeof *c);
+  jctx *c = calloc(1, sizeof *c + (nf + 1) * sizeof(void *));
   if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
-  c->offs = calloc(inst->m->funcs.n + 1, sizeof *c->offs);
+  for (size_t i = 0; i < nf; i++) c->fn[i] = (void *)(uintptr_t)lazy_code;
+  c->limit = js->stack_end;
+  c->globals = inst->globals;
+  c->mem0 = inst->m->memories.n ? inst->mems[0] : NULL;
+  c->js = js;
+  c->inst = inst;
+  c->fuel = &js->fuel;
+  c->fuel_mode = inst->s->fuel != 0;
+  inst->jit = c;
+  *out = c;
+  return TL_OK;
+}
+
+static double secs(const struct timespec *a, const struct timespec *b) {
+  return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+/* Eager: compiles the whole module (once) on `threads` threads and points
+ * fn[] at it. */
+static tl_status compile_all(jctx *c, int threads, tl_error *err) {
+  if (c->code) return TL_OK;
+  tl_instance *inst = c->inst;
+  uint32_t *offs = calloc(inst->m->funcs.n + 1, sizeof *offs);
+  if (!offs) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   x64_buf b = {0};
   struct timespec c0, w0, c1, w1;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   clock_gettime(CLOCK_MONOTONIC, &w0);
-  tl_status st = c->offs ? tl_jit_compile_module(inst, &b, c->offs, threads, err)
-                         : tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  tl_status st = tl_jit_compile_module(inst, &b, offs, threads, c->fuel_mode, err);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   clock_gettime(CLOCK_MONOTONIC, &w1);
-  c->compile_cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
-  c->compile_wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
-  if (!st && !(c->code = map_code(js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
+  uint8_t *code = NULL;
+  if (!st && !(code = map_code(c->js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
     st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
-  c->code_size = b.n;
   const char *dump = getenv("TILT_JIT_DUMP");      /* debugging: raw code, objdump -b binary */
   FILE *df = !st && dump ? fopen(dump, "wb") : NULL;
   if (df) {
     fwrite(b.p, 1, b.n, df);
     fclose(df);
   }
+  size_t n = b.n;
   free(b.p);
   if (st) {
-    free(c->offs);
-    free(c);
+    free(offs);
     return st;
   }
-  c->limit = js->stack_end;
-  c->globals = inst->globals;
-  c->mem0 = inst->m->memories.n ? inst->mems[0] : NULL;
-  c->js = js;
-  c->inst = inst;
-  inst->jit = c;
-  *out = c;
+  c->compile_cpu = secs(&c0, &c1);
+  c->compile_wall = secs(&w0, &w1);
+  c->code = code;
+  c->code_size = n;
+  c->offs = offs;
+  for (size_t i = inst->m->nimported_funcs; i < inst->m->funcs.n; i++) c->fn[i] = code + offs[i];
   return TL_OK;
+}
+
+/* Points fn[] back at the lazy thunk when the store's fuel setting no longer
+ * matches the code's (the old code stays mapped: frames may still run it). */
+static void match_fuel(jctx *c) {
+  if (c->fuel_mode == c->js->fuel_on) return;
+  c->fuel_mode = c->js->fuel_on;
+  for (size_t i = 0; i < c->inst->m->funcs.n; i++) c->fn[i] = (void *)(uintptr_t)lazy_code;
+}
+
+/* The entry of function fi of c's instance, compiled now if need be. */
+static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
+  if (c->fn[fi] != lazy_code) return c->fn[fi];
+  c->lazy_buf.n = 0;
+  tl_status st = tl_jit_compile_func(c->inst, fi, c->fuel_mode, &c->lazy_buf, &c->scratch, err);
+  if (st) return NULL;
+  void *p = heap_code(c->js, c->lazy_buf.p, c->lazy_buf.n);
+  if (!p) {
+    tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+    return NULL;
+  }
+  c->lazy_bytes += c->lazy_buf.n;
+  if (c->lazy_buf.cap > ((size_t)1 << 20)) {     /* keep a huge function's buffer no longer */
+    free(c->lazy_buf.p);
+    memset(&c->lazy_buf, 0, sizeof c->lazy_buf);
+  }
+  return c->fn[fi] = p;
 }
 
 /* ------------------------------------------------------------- traps */
@@ -242,8 +365,16 @@ void tl_jit_h_trap(jctx *c, uint64_t *sp, uint32_t why, uint32_t unused, uint64_
   (void)sp, (void)unused, (void)depth;
   static const char *const msg[JT_NTRAPS] = {"unreachable", "out of bounds memory access",
                                              "integer divide by zero", "integer overflow",
-                                             "invalid conversion to integer", "call stack exhausted"};
-  jtrap(c->js, why == JT_EXHAUSTED ? TL_E_EXHAUSTED : TL_E_TRAP, msg[why]);
+                                             "invalid conversion to integer", "call stack exhausted",
+                                             "fuel exhausted"};
+  jtrap(c->js, why == JT_EXHAUSTED || why == JT_FUEL ? TL_E_EXHAUSTED : TL_E_TRAP, msg[why]);
+}
+
+void *tl_jit_h_lazy(jctx *c, uint32_t fi) {
+  tl_error e;
+  void *p = entry_of(c, fi, &e);
+  if (!p) jtrap(c->js, e.code, e.msg);
+  return p;
 }
 
 /* ------------------------------------------------------------- calls */
@@ -256,8 +387,13 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
   if (!f->host && f->inst->s == c->inst->s) {
     jctx *fc;
     tl_error e;
-    if (jit_instance(f->inst, &fc, 1, &e)) jtrap(js, e.code, e.msg);
-    ((entry_fn)(uintptr_t)trampoline_code)(fc, sp, fc->code + fc->offs[f->index], depth);
+    void *entry = NULL;
+    if (jit_instance(f->inst, &fc, &e) == TL_OK) {
+      match_fuel(fc);
+      entry = entry_of(fc, f->index, &e);
+    }
+    if (!entry) jtrap(js, e.code, e.msg);
+    ((entry_fn)(uintptr_t)trampoline_code)(fc, sp, entry, depth);
     return;
   }
   /* a host function (it sees the calling instance's memory), or a function
@@ -315,7 +451,11 @@ static tl_funcinst *elem_checked(jctx *c, uint64_t *sp, uint32_t ti, uint32_t ta
 void *tl_jit_h_resolve(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth) {
   (void)depth;
   tl_funcinst *f = elem_checked(c, sp, ti, table);
-  return f->inst == c->inst ? c->code + c->offs[f->index] : NULL;
+  if (f->inst != c->inst) return NULL;
+  tl_error e;
+  void *p = entry_of(c, f->index, &e);
+  if (!p) jtrap(c->js, e.code, e.msg);
+  return p;
 }
 
 void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth) {
@@ -525,13 +665,21 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
 /* ------------------------------------------------------------- entry */
 tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err) {
   jctx *c;
-  tl_status st = jit_instance(f->inst, &c, 1, err);
+  tl_status st = jit_instance(f->inst, &c, err);
   if (st) return st;
   jstore *js = c->js;
+  bool outer = js->jb == NULL;
+  if (outer) {                        /* the budget: from the store, back at the end */
+    js->fuel_on = s->fuel != 0;
+    js->fuel = s->fuel > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)s->fuel;
+  }
+  match_fuel(c);
   uint64_t *base = js->top;
   uint32_t n = f->np > f->nr ? f->np : f->nr;
   if (base + n + 16 > js->stack_end)
     return tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "call stack exhausted");
+  void *entry = entry_of(c, f->index, err);
+  if (!entry) return err->code;
   for (uint32_t i = 0; i < f->np; i++) base[i] = mask(f->types[i], args[i].i64);
   jmp_buf jb, *prev = js->jb;
   uint64_t *volatile top0 = js->top;
@@ -542,13 +690,15 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
     js->jb = prev;
     js->top = top0;
     cur_js = prev_js;
+    if (outer && js->fuel_on) s->fuel = js->fuel > 0 ? (uint64_t)js->fuel : 1;
     *err = js->err;
     return js->st;
   }
-  ((entry_fn)(uintptr_t)trampoline_code)(c, base, c->code + c->offs[f->index], s->max_depth);
+  ((entry_fn)(uintptr_t)trampoline_code)(c, base, entry, s->max_depth);
   js->jb = prev;
   js->top = top0;
   cur_js = prev_js;
+  if (outer && js->fuel_on) s->fuel = js->fuel > 0 ? (uint64_t)js->fuel : 1;
   for (uint32_t i = 0; i < f->nr; i++) results[i].i64 = mask(f->types[f->np + i], base[i]);
   return TL_OK;
 }
@@ -557,11 +707,21 @@ tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_b
                                   double seconds[2], tl_error *err) {
   jctx *c;
   if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  tl_status st = jit_instance(inst, &c, threads, err);
+  tl_status st = jit_instance(inst, &c, err);
+  if (!st) st = compile_all(c, threads, err);
   if (!st && code_bytes) *code_bytes = c->code_size;
   if (!st && seconds) {
     seconds[0] = c->compile_cpu;
     seconds[1] = c->compile_wall;
   }
   return st;
+}
+
+uint32_t tl_jit_compiled_count(tl_instance *inst, size_t *code_bytes) {
+  jctx *c = inst ? inst->jit : NULL;
+  uint32_t k = 0;
+  if (code_bytes) *code_bytes = c ? c->code_size + c->lazy_bytes : 0;
+  for (size_t i = c ? inst->m->nimported_funcs : 0; c && i < inst->m->funcs.n; i++)
+    k += c->fn[i] != lazy_code;
+  return k;
 }
