@@ -1,0 +1,332 @@
+/* dae.c — dead argument elimination (dae, dae-optimizing). Works on defined
+ * functions that only direct calls reach (not exported, not the start, no
+ * ref.func anywhere). A param nothing reads is removed; a param every
+ * reachable call passes the same constant becomes a local set to it at
+ * entry, then removed. Call sites lose the operands: pure ones are
+ * deleted, otherwise all operands are evaluated in order into fresh locals
+ * (removed ones dropped). A single result no call uses (every call is
+ * dropped, none is a return_call, the function makes no return_call) is
+ * removed: the old body becomes a dropped inner block, returns branch to it,
+ * and the drops at call sites go. Rounds repeat while something changes.
+ * dae-optimizing then runs the function pipeline on the changed functions.
+ * Guarantees the same behaviour. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_ROUNDS = 20 };
+
+typedef struct {
+  bool direct;      /* only direct calls reach it */
+  bool tail_called; /* some return_call targets it */
+  bool undropped;   /* some call's result is used */
+  bool tails;       /* its body has return_call(_indirect) */
+  uint32_t ncalls;
+  tl_expr **konst;  /* per param: the constant every call passes so far */
+  uint8_t *varies;  /* per param: calls disagree (or pass non-constants) */
+  uint8_t *read;    /* per param: a local.get reads it */
+  /* decisions */
+  uint8_t *remove;  /* per param */
+  bool drop_result, change;
+} dinfo;
+
+typedef struct {
+  tl_module *m;
+  dinfo *info;
+  uint32_t self;
+} an_ctx;
+
+static bool is_const(const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_I32_CONST: case TL_OP_I64_CONST: case TL_OP_F32_CONST: case TL_OP_F64_CONST:
+  case TL_OP_V128_CONST: return true;
+  default: return false;
+  }
+}
+
+static bool same_const(const tl_expr *a, const tl_expr *b) {
+  if (a->op != b->op) return false;
+  switch (a->op) {
+  case TL_OP_I32_CONST: case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
+  case TL_OP_I64_CONST: case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
+  default: return !memcmp(a->imm.v128, b->imm.v128, 16);
+  }
+}
+
+static void note_call(an_ctx *c, tl_walk *w, tl_expr *e) {
+  dinfo *d = &c->info[e->imm.index];
+  d->ncalls++;
+  if (e->op == TL_OP_RETURN_CALL) d->tail_called = true;
+  tl_expr *parent = tl_walk_parent(w, 1);
+  if (!parent || parent->op != TL_OP_DROP) d->undropped = true;
+  if (!d->konst) return; /* import */
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    tl_expr *k = e->kid[i];
+    if (k->type == TL_UNREACHABLE) continue; /* never passes a value */
+    if (!is_const(k)) d->varies[i] = 1;
+    else if (!d->konst[i]) d->konst[i] = k;
+    else if (!same_const(d->konst[i], k)) d->varies[i] = 1;
+  }
+}
+
+static void an_visit(tl_walk *w, tl_expr **slot) {
+  an_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  switch (e->op) {
+  case TL_OP_CALL: case TL_OP_RETURN_CALL: note_call(c, w, e); break;
+  case TL_OP_RETURN_CALL_INDIRECT:
+    if (c->self != TL_NO_INDEX) c->info[c->self].tails = true;
+    break;
+  case TL_OP_REF_FUNC: c->info[e->imm.index].direct = false; break;
+  case TL_OP_LOCAL_GET:
+    if (c->self != TL_NO_INDEX && e->imm.index < tl_func_nparams(c->m, TL_FUNC(c->m, c->self)))
+      c->info[c->self].read[e->imm.index] = 1;
+    break;
+  default: break;
+  }
+  if (e->op == TL_OP_RETURN_CALL && c->self != TL_NO_INDEX) c->info[c->self].tails = true;
+}
+
+static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
+  c->self = self;
+  if (!*e) return;
+  tl_walk w = {0};
+  w.m = c->m;
+  w.f = f;
+  w.ctx = c;
+  w.post = an_visit;
+  tl_walk_run(&w, e);
+}
+
+static void analyze(tl_module *m, dinfo *info) {
+  uint32_t nf = (uint32_t)m->funcs.n;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    uint32_t np = tl_func_nparams(m, TL_FUNC(m, i));
+    info[i].direct = true;
+    info[i].konst = calloc(np + 1, sizeof(tl_expr *));
+    info[i].varies = calloc(np + 1, 1);
+    info[i].read = calloc(np + 1, 1);
+    info[i].remove = calloc(np + 1, 1);
+    if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) abort();
+  }
+  an_ctx c = {m, info, TL_NO_INDEX};
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) an_expr(&c, TL_FUNC(m, i), &TL_FUNC(m, i)->body, i);
+  for (size_t i = 0; i < m->globals.n; i++) an_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    an_expr(&c, NULL, &el->offset, TL_NO_INDEX);
+    for (uint32_t j = 0; j < el->n; j++) an_expr(&c, NULL, &el->item[j], TL_NO_INDEX);
+  }
+  for (size_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].direct = false;
+  if (m->has_start) info[m->start].direct = false;
+}
+
+static bool decide(tl_module *m, uint32_t fi, dinfo *d) {
+  tl_func *f = TL_FUNC(m, fi);
+  if (!d->direct || !f->body) return false;
+  uint32_t np = tl_func_nparams(m, f);
+  for (uint32_t p = 0; p < np; p++) {
+    bool konst = d->konst[p] && !d->varies[p];
+    d->remove[p] = !d->read[p] || konst;
+    d->change |= d->remove[p];
+  }
+  tl_type r = tl_func_type(m, f)->results;
+  d->drop_result = d->ncalls && tl_type_is_concrete(r) && !tl_type_is_tuple(r) && !d->undropped &&
+                   !d->tail_called && !d->tails;
+  d->change |= d->drop_result;
+  return d->change;
+}
+
+/* ---- rewriting a changed function --------------------------------------- */
+typedef struct {
+  const uint32_t *lmap; /* param index -> new index (params only) */
+  uint32_t np;
+  uint32_t inner;       /* label returns branch to (result dropped), or TL_NO_LABEL */
+} body_ctx;
+
+static void body_visit(tl_walk *w, tl_expr **slot) {
+  body_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (tl_ops[e->op].imm == TL_IMM_LOCAL && e->imm.index < c->np) e->imm.index = c->lmap[e->imm.index];
+  if (e->op == TL_OP_RETURN && c->inner != TL_NO_LABEL) {
+    e->op = TL_OP_BR;
+    e->imm.label = c->inner;
+  }
+}
+
+static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d) {
+  tl_functype *ft = tl_func_type(m, f);
+  uint32_t np = tl_func_nparams(m, f), nk = 0;
+  uint32_t *lmap = malloc((np + 1) * sizeof(uint32_t));
+  tl_type *kept = malloc((np + 1) * sizeof(tl_type)), *old = malloc((np + 1) * sizeof(tl_type));
+  const char **oldn = malloc((np + 1) * sizeof(char *));
+  if (!lmap || !kept || !old || !oldn) abort();
+  for (uint32_t p = 0; p < np; p++)
+    if (!d->remove[p]) kept[nk] = f->local[p], lmap[p] = nk++;
+  for (uint32_t p = 0, r = nk; p < np; p++)
+    if (d->remove[p]) lmap[p] = r++;
+  for (uint32_t p = 0; p < np; p++) {
+    old[p] = f->local[p];
+    oldn[p] = f->local_name ? f->local_name[p] : NULL;
+  }
+  for (uint32_t p = 0; p < np; p++) {
+    f->local[lmap[p]] = old[p];
+    if (f->local_name) f->local_name[lmap[p]] = oldn[p];
+  }
+  tl_type results = d->drop_result ? TL_NONE : ft->results;
+  body_ctx c = {lmap, np, d->drop_result ? f->body->imm.block.label : TL_NO_LABEL};
+  tl_walk_post(m, f, &f->body, body_visit, &c);
+  tl_vec pre = {0};
+  for (uint32_t p = 0; p < np; p++)
+    if (d->remove[p] && d->read[p]) {
+      tl_expr *k = tl_expr_copy(m, NULL, d->konst[p]);
+      TL_VEC_PUSH(&pre, tl_expr *, tl_make_local_set(m, f, lmap[p], k, false));
+    }
+  if (d->drop_result) {
+    tl_expr *inner = f->body;
+    TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, inner));
+    f->body = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f), pre.p, (uint32_t)pre.n);
+  } else if (pre.n) {
+    tl_expr *b = f->body;
+    for (uint32_t i = 0; i < b->nkid; i++) TL_VEC_PUSH(&pre, tl_expr *, b->kid[i]);
+    b->kid = TL_NEWN(&m->arena, tl_expr *, pre.n);
+    memcpy(b->kid, pre.p, pre.n * sizeof(tl_expr *));
+    b->nkid = b->cap = (uint32_t)pre.n;
+  }
+  tl_vec_free(&pre);
+  f->type = tl_functype_intern(m, tl_type_tuple(m, kept, nk), results);
+  free(lmap);
+  free(kept);
+  free(old);
+  free(oldn);
+}
+
+/* ---- rewriting call sites ----------------------------------------------- */
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  dinfo *info;
+  const uint32_t *oldtype; /* function index -> its type before this round */
+  bool changed;
+} call_ctx;
+
+static bool pure(tl_module *m, tl_func *f, tl_expr *e) {
+  tl_effects fx;
+  tl_effects_of(m, f, e, &fx);
+  return tl_effects_removable(&fx);
+}
+
+/* The call without the removed operands (e is updated in place; the
+ * returned node replaces it). */
+static tl_expr *fix_call(call_ctx *c, tl_expr *e, const dinfo *d) {
+  tl_module *m = c->m;
+  uint32_t n = e->nkid, nk = 0;
+  bool simple = true;
+  for (uint32_t i = 0; i < n; i++)
+    if (d->remove[i] && !pure(m, c->f, e->kid[i])) simple = false;
+  tl_vec pre = {0};
+  tl_type ptypes = TL_FTYPE(m, c->oldtype[e->imm.index])->params;
+  for (uint32_t i = 0; i < n; i++) {
+    tl_expr *k = e->kid[i];
+    if (d->remove[i]) {
+      if (!simple) TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, k));
+      continue;
+    }
+    if (!simple) {
+      tl_type t = tl_type_at(m, ptypes, i);
+      uint32_t tmp = tl_func_add_local(m, c->f, t);
+      TL_VEC_PUSH(&pre, tl_expr *, tl_make_local_set(m, c->f, tmp, k, false));
+      k = tl_make_local_get(m, c->f, tmp);
+    }
+    e->kid[nk++] = k;
+  }
+  e->nkid = nk;
+  tl_expr_finalize(m, c->f, e);
+  if (simple) return e;
+  TL_VEC_PUSH(&pre, tl_expr *, e);
+  tl_expr *b = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, pre.p, (uint32_t)pre.n);
+  tl_vec_free(&pre);
+  return b;
+}
+
+static void call_visit(tl_walk *w, tl_expr **slot) {
+  call_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL) {
+    const dinfo *d = &c->info[e->imm.index];
+    if (!d->change) return;
+    *slot = fix_call(c, e, d);
+    c->changed = true;
+  } else if (e->op == TL_OP_DROP && e->nkid == 1 && e->kid[0]->type == TL_NONE) {
+    *slot = e->kid[0]; /* the call's result was removed */
+  }
+}
+
+static void free_info(dinfo *info, uint32_t nf) {
+  for (uint32_t i = 0; i < nf; i++) {
+    free(info[i].konst);
+    free(info[i].varies);
+    free(info[i].read);
+    free(info[i].remove);
+  }
+  free(info);
+}
+
+/* One round; returns whether anything changed; marks touched functions. */
+static bool one_round(tl_module *m, uint8_t *touched) {
+  uint32_t nf = (uint32_t)m->funcs.n;
+  dinfo *info = calloc(nf + 1, sizeof(dinfo));
+  uint32_t *oldtype = malloc((nf + 1) * sizeof(uint32_t));
+  if (!info || !oldtype) abort();
+  analyze(m, info);
+  bool any = false;
+  for (uint32_t i = 0; i < nf; i++) oldtype[i] = TL_FUNC(m, i)->type;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    if (!decide(m, i, &info[i])) continue;
+    rewrite_callee(m, TL_FUNC(m, i), &info[i]);
+    touched[i] = 1;
+    any = true;
+  }
+  if (any) {
+    for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+      tl_func *f = TL_FUNC(m, i);
+      call_ctx c = {m, f, info, oldtype, false};
+      tl_walk_post(m, f, &f->body, call_visit, &c);
+      if (c.changed) touched[i] = 1;
+      if (touched[i]) tl_func_refinalize(m, f);
+    }
+  }
+  free_info(info, nf);
+  free(oldtype);
+  return any;
+}
+
+static tl_status run(tl_pass_ctx *ctx, bool optimize) {
+  tl_module *m = ctx->m;
+  uint32_t nf = (uint32_t)m->funcs.n;
+  uint8_t *touched = calloc(nf + 1, 1);
+  if (!touched) abort();
+  for (int r = 0; r < MAX_ROUNDS && one_round(m, touched); r++) {
+  }
+  tl_status st = TL_OK;
+  if (optimize) {
+    tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
+    if (!po.optimize_level && !po.shrink_level) po.optimize_level = 2, po.shrink_level = 1;
+    const char *names[128];
+    uint32_t n = tl_pipeline_function(&po, names, 128);
+    for (uint32_t i = m->nimported_funcs; i < nf && st == TL_OK; i++) {
+      if (!touched[i]) continue;
+      for (uint32_t k = 0; k < n && st == TL_OK; k++) {
+        const tl_pass_info *pi = tl_pass_find(names[k]);
+        if (pi && pi->kind == TL_PASS_FUNC) st = pi->func(ctx, TL_FUNC(m, i));
+      }
+    }
+  }
+  free(touched);
+  return st;
+}
+
+tl_status tl_pass_dae(tl_pass_ctx *ctx) { return run(ctx, false); }
+tl_status tl_pass_dae_optimizing(tl_pass_ctx *ctx) { return run(ctx, true); }

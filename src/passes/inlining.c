@@ -1,0 +1,351 @@
+/* inlining.c — inlining and inlining-optimizing, with wasm-opt's
+ * heuristics: a defined function is inlined at its direct call sites when it
+ * is tiny (<= 2 nodes), or has exactly one reference and is neither exported
+ * nor the start function, or (-O3 without shrinking only) it is small (<= 20
+ * nodes) and has no calls and no loops. Rounds repeat while something was
+ * inlined (a function is not inlined into and inlined in the same round; at
+ * most 5 rounds inline into one function). The inlined body becomes a block
+ * with a fresh label: params are new locals set from the operands in order,
+ * its read locals are re-zeroed, return is a branch out, its return_calls
+ * become calls and a branch out; a return_call site becomes return of the
+ * block. Functions all of whose references were inlined and that are not
+ * exported or the start are removed (indices renumbered). The -optimizing
+ * variant runs the function pipeline on the functions inlined into.
+ * Guarantees the same behaviour (stack depth aside). */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  ALWAYS_MAX = 2,        /* alwaysInlineMaxSize */
+  FLEXIBLE_MAX = 20,     /* flexibleInlineMaxSize */
+  MAX_ROUNDS_INTO = 5,   /* MaxIterationsForFunc */
+  MAX_COMBINED = 400 * 1024 / 3, /* combined nodes (3 bytes each) under 400 KiB */
+};
+
+typedef struct {
+  uint32_t refs, size;
+  bool calls, loops, global, worth;
+} finfo;
+
+typedef struct {
+  tl_module *m;
+  finfo *info;
+  uint32_t self;
+} scan_ctx;
+
+static void scan_visit(tl_walk *w, tl_expr **slot) {
+  scan_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  finfo *me = c->self == TL_NO_INDEX ? NULL : &c->info[c->self];
+  if (me) me->size++;
+  if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL) {
+    c->info[e->imm.index].refs++;
+    if (me) me->calls = true;
+  } else if (e->op == TL_OP_REF_FUNC) {
+    c->info[e->imm.index].refs++;
+  } else if (e->op == TL_OP_LOOP && me) {
+    me->loops = true;
+  }
+}
+
+static void scan_expr(scan_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
+  c->self = self;
+  if (*e) tl_walk_post(c->m, f, e, scan_visit, c);
+}
+
+static void levels(const tl_pass_ctx *ctx, uint32_t *o, uint32_t *s) {
+  *o = ctx->opt ? ctx->opt->optimize_level : 0;
+  *s = ctx->opt ? ctx->opt->shrink_level : 0;
+  if (*o == 0 && *s == 0) *o = 2, *s = 1; /* wasm-opt's defaults for a lone pass */
+}
+
+static bool worth(const finfo *fi, uint32_t o, uint32_t s) {
+  if (fi->size <= ALWAYS_MAX) return true;
+  if (fi->refs == 1 && !fi->global) return true;
+  if (fi->size > FLEXIBLE_MAX || fi->calls || fi->loops) return false;
+  return o >= 3 && s == 0;
+}
+
+/* Sizes (nodes, the body block counted only when it holds several), refs,
+ * exported/start, and the decision for each function. */
+static void compute_info(tl_pass_ctx *ctx, finfo *info) {
+  tl_module *m = ctx->m;
+  uint32_t nf = (uint32_t)m->funcs.n, o, s;
+  scan_ctx c = {m, info, TL_NO_INDEX};
+  memset(info, 0, nf * sizeof *info);
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    scan_expr(&c, f, &f->body, i);
+    if (f->body && f->body->nkid == 1) info[i].size--;
+  }
+  for (size_t i = 0; i < m->globals.n; i++) scan_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    scan_expr(&c, NULL, &el->offset, TL_NO_INDEX);
+    for (uint32_t j = 0; j < el->n; j++) scan_expr(&c, NULL, &el->item[j], TL_NO_INDEX);
+  }
+  for (size_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].global = true;
+  if (m->has_start) info[m->start].global = true;
+  levels(ctx, &o, &s);
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) info[i].worth = worth(&info[i], o, s);
+}
+
+/* ---- copying a callee into a caller ------------------------------------- */
+typedef struct {
+  tl_module *m;
+  tl_func *into;
+  uint32_t base;    /* caller local of callee local 0 */
+  uint32_t *lmap;   /* callee label -> caller label */
+  uint32_t ret;     /* the inlined block's label */
+  uint8_t *read;    /* callee locals read */
+} copy_ctx;
+
+static void copy_pre(tl_walk *w, tl_expr **slot) {
+  copy_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL) {
+    uint32_t l = tl_func_new_label(c->m, c->into);
+    c->lmap[e->imm.block.label] = l;
+    e->imm.block.label = l;
+  }
+}
+
+static tl_expr *make_br(tl_module *m, uint32_t label, tl_expr *value) {
+  tl_expr *br = tl_expr_new(m, TL_OP_BR, value ? 1 : 0);
+  br->imm.label = label;
+  if (value) br->kid[0] = value;
+  tl_expr_finalize(m, NULL, br);
+  return br;
+}
+
+/* return_call f(args) -> br $ret (call f(args)), or {call; br $ret}. */
+static tl_expr *untail(copy_ctx *c, tl_expr *e) {
+  e->op = e->op == TL_OP_RETURN_CALL ? TL_OP_CALL : TL_OP_CALL_INDIRECT;
+  tl_expr_finalize(c->m, NULL, e);
+  tl_type t = tl_expr_natural_type(c->m, NULL, e);
+  if (tl_type_is_concrete(t)) return make_br(c->m, c->ret, e);
+  tl_expr *kids[2] = {e, make_br(c->m, c->ret, NULL)};
+  return tl_make_block(c->m, TL_OP_BLOCK, TL_NO_LABEL, kids, 2);
+}
+
+static void copy_post(tl_walk *w, tl_expr **slot) {
+  copy_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  switch (e->op) {
+  case TL_OP_LOCAL_GET: c->read[e->imm.index] = 1; /* fall through */
+  case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: e->imm.index += c->base; break;
+  case TL_OP_BR: case TL_OP_BR_IF: e->imm.label = c->lmap[e->imm.label]; break;
+  case TL_OP_BR_TABLE: {
+    uint32_t *t = TL_NEWN(&c->m->arena, uint32_t, e->imm.table.n + 1);
+    for (uint32_t i = 0; i < e->imm.table.n; i++) t[i] = c->lmap[e->imm.table.targets[i]];
+    e->imm.table.targets = t;
+    e->imm.table.def = c->lmap[e->imm.table.def];
+    break;
+  }
+  case TL_OP_RETURN: e->op = TL_OP_BR; e->imm.label = c->ret; break;
+  case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT: *slot = untail(c, e); break;
+  default: break;
+  }
+}
+
+static tl_expr *zero_of(tl_module *m, tl_type t) {
+  tl_expr *e;
+  if (tl_type_is_tuple(t)) {
+    uint32_t n = tl_type_arity(m, t);
+    e = tl_expr_new(m, TL_OP_TUPLE_MAKE, n);
+    for (uint32_t i = 0; i < n; i++) e->kid[i] = zero_of(m, tl_type_at(m, t, i));
+  } else {
+    static const uint16_t op[TL_NBASIC] = {
+      [TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST, [TL_F32] = TL_OP_F32_CONST,
+      [TL_F64] = TL_OP_F64_CONST, [TL_V128] = TL_OP_V128_CONST, [TL_FUNCREF] = TL_OP_REF_NULL,
+      [TL_EXTERNREF] = TL_OP_REF_NULL};
+    e = tl_expr_new(m, (tl_op)op[t], 0);
+    memset(&e->imm, 0, sizeof e->imm);
+    if (tl_type_is_ref(t)) e->imm.index = t;
+  }
+  tl_expr_finalize(m, NULL, e);
+  return e;
+}
+
+/* The block that replaces `call` (a call or return_call of `from` in `into`). */
+static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr *call) {
+  uint32_t np = tl_func_nparams(m, from), base = into->nlocal;
+  for (uint32_t i = 0; i < from->nlocal; i++) tl_func_add_local(m, into, from->local[i]);
+  copy_ctx c = {m, into, base, malloc((from->nlabel + 1) * sizeof(uint32_t)), 0,
+                calloc(from->nlocal + 1, 1)};
+  if (!c.lmap || !c.read) abort();
+  tl_expr *body = tl_expr_copy(m, NULL, from->body);
+  c.ret = tl_func_new_label(m, into);
+  c.lmap[body->imm.block.label] = c.ret;
+  body->imm.block.label = TL_NO_LABEL; /* copy_pre must not relabel the root */
+  tl_walk w = {0};
+  w.m = m;
+  w.f = into;
+  w.ctx = &c;
+  w.pre = copy_pre;
+  w.post = copy_post;
+  tl_walk_run(&w, &body);
+  tl_vec kids = {0};
+  for (uint32_t i = 0; i < np; i++)
+    TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, call->kid[i], false));
+  for (uint32_t i = np; i < from->nlocal; i++)
+    if (c.read[i])
+      TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, zero_of(m, from->local[i]), false));
+  for (uint32_t i = 0; i < body->nkid; i++) TL_VEC_PUSH(&kids, tl_expr *, body->kid[i]);
+  tl_expr *blk = tl_make_block(m, TL_OP_BLOCK, c.ret, kids.p, (uint32_t)kids.n);
+  blk->imm.block.bt = TL_NO_INDEX;
+  tl_vec_free(&kids);
+  free(c.lmap);
+  free(c.read);
+  if (call->op == TL_OP_CALL) return blk;
+  tl_expr *ret = tl_expr_new(m, TL_OP_RETURN, 0);
+  if (tl_type_is_concrete(tl_func_type(m, from)->results)) {
+    tl_expr_push_kid(m, ret, blk);
+    tl_expr_finalize(m, NULL, ret);
+    return ret;
+  }
+  tl_expr_finalize(m, NULL, ret);
+  tl_expr *seq[2] = {blk, ret};
+  return tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, seq, 2);
+}
+
+/* ---- one round ---------------------------------------------------------- */
+typedef struct {
+  tl_module *m;
+  finfo *info;
+  uint32_t *uses;    /* inlined call sites per callee this round */
+  uint8_t *into;     /* inlined into this round */
+  uint32_t caller;
+} round_ctx;
+
+static bool reachable_call(const tl_expr *e) {
+  if (e->op == TL_OP_CALL) return e->type != TL_UNREACHABLE;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (e->kid[i]->type == TL_UNREACHABLE) return false;
+  return true;
+}
+
+static void round_visit(tl_walk *w, tl_expr **slot) {
+  round_ctx *r = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op != TL_OP_CALL && e->op != TL_OP_RETURN_CALL) return;
+  uint32_t t = e->imm.index;
+  finfo *fi = &r->info[t];
+  if (!fi->worth || t == r->caller || r->into[t] || !reachable_call(e)) return;
+  if ((uint64_t)r->info[r->caller].size + fi->size >= MAX_COMBINED) return;
+  *slot = inline_call(r->m, TL_FUNC(r->m, r->caller), TL_FUNC(r->m, t), e);
+  r->uses[t]++;
+  r->into[r->caller] = 1;
+}
+
+static void remap_visit(tl_walk *w, tl_expr **slot) {
+  const uint32_t *remap = w->ctx;
+  tl_expr *e = *slot;
+  if (tl_ops[e->op].imm == TL_IMM_FUNC) e->imm.index = remap[e->imm.index];
+}
+
+static void remap_expr(tl_module *m, tl_func *f, tl_expr **e, uint32_t *remap) {
+  if (*e) tl_walk_post(m, f, e, remap_visit, remap);
+}
+
+/* Drops the functions with gone[i] set (nothing references them). */
+static void remove_funcs(tl_module *m, const uint8_t *gone) {
+  uint32_t nf = (uint32_t)m->funcs.n, n = 0;
+  uint32_t *remap = malloc((nf + 1) * sizeof(uint32_t));
+  if (!remap) abort();
+  for (uint32_t i = 0; i < nf; i++) remap[i] = gone[i] ? TL_NO_INDEX : n++;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (!gone[i]) remap_expr(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, remap);
+  for (size_t i = 0; i < m->globals.n; i++) remap_expr(m, NULL, &TL_GLOBAL(m, i)->init, remap);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    remap_expr(m, NULL, &el->offset, remap);
+    for (uint32_t j = 0; j < el->n; j++) remap_expr(m, NULL, &el->item[j], remap);
+  }
+  for (size_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
+  if (m->has_start) m->start = remap[m->start];
+  for (uint32_t i = 0; i < nf; i++)
+    if (!gone[i] && remap[i] != i) *TL_FUNC(m, remap[i]) = *TL_FUNC(m, i);
+  m->funcs.n = n;
+  free(remap);
+}
+
+static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
+  tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
+  levels(ctx, &po.optimize_level, &po.shrink_level);
+  const char *names[128];
+  uint32_t n = tl_pipeline_function(&po, names, 128);
+  tl_status st = TL_OK;
+  for (uint32_t i = ctx->m->nimported_funcs; i < ctx->m->funcs.n && st == TL_OK; i++) {
+    if (!which[i]) continue;
+    for (uint32_t k = 0; k < n && st == TL_OK; k++) {
+      const tl_pass_info *pi = tl_pass_find(names[k]);
+      if (pi && pi->kind == TL_PASS_FUNC) st = pi->func(ctx, TL_FUNC(ctx->m, i));
+    }
+  }
+  return st;
+}
+
+/* One round; *progress says whether anything was inlined. rounds_into
+ * counts, per function, the rounds that inlined into it. */
+static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_into, bool *progress) {
+  tl_module *m = ctx->m;
+  uint32_t nf = (uint32_t)m->funcs.n;
+  round_ctx r = {m, calloc(nf + 1, sizeof(finfo)), calloc(nf + 1, sizeof(uint32_t)),
+                 calloc(nf + 1, 1), 0};
+  uint8_t *gone = calloc(nf + 1, 1);
+  if (!r.info || !r.uses || !r.into || !gone) abort();
+  compute_info(ctx, r.info);
+  *progress = false;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    if (r.uses[i] || !f->body) continue;
+    r.caller = i;
+    tl_walk_post(m, f, &f->body, round_visit, &r);
+    if (r.into[i]) tl_func_refinalize(m, f);
+  }
+  tl_status st = TL_OK;
+  bool stop = false;
+  for (uint32_t i = 0; i < nf; i++) {
+    if (!r.into[i]) continue;
+    *progress = true;
+    stop |= ++rounds_into[i] >= MAX_ROUNDS_INTO;
+  }
+  if (stop) *progress = false;
+  if (optimize) st = optimize_funcs(ctx, r.into);
+  bool any = false;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    gone[i] = r.uses[i] && r.uses[i] == r.info[i].refs && !r.info[i].global;
+    any |= gone[i];
+  }
+  if (any) {
+    remove_funcs(m, gone);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nf; i++)
+      if (!gone[i]) rounds_into[n++] = rounds_into[i];
+  }
+  free(r.info);
+  free(r.uses);
+  free(r.into);
+  free(gone);
+  return st;
+}
+
+static tl_status run(tl_pass_ctx *ctx, bool optimize) {
+  uint32_t nf = (uint32_t)ctx->m->funcs.n;
+  uint32_t *rounds_into = calloc(nf + 1, sizeof(uint32_t));
+  if (!rounds_into) abort();
+  tl_status st = TL_OK;
+  bool progress = true;
+  for (uint32_t it = 0; it <= nf && progress && st == TL_OK; it++)
+    st = one_round(ctx, optimize, rounds_into, &progress);
+  free(rounds_into);
+  return st;
+}
+
+tl_status tl_pass_inlining(tl_pass_ctx *ctx) { return run(ctx, false); }
+tl_status tl_pass_inlining_optimizing(tl_pass_ctx *ctx) { return run(ctx, true); }
