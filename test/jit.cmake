@@ -19,6 +19,6 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   target_link_libraries(jit-diff tilt_static)
   add_test(NAME jit.diff
            COMMAND sh ${CMAKE_SOURCE_DIR}/test/jit/diff.sh $<TARGET_FILE:jit-diff>
-                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/jit-diff)
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/jit-diff-json)
   set_tests_properties(jit.diff PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endif()

@@ -149,5 +149,5 @@ int main(int argc, char **argv) {
   }
   printf("jit-diff: %u modules, %u calls compared, %u mismatches, %u files skipped\n", modules,
          calls, bad, skipped);
-  return bad ? 1 : 0;
+  return bad || !modules ? 1 : 0;        /* no module compared: the set-up is broken */
 }
