@@ -29,3 +29,4 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/no_exit_runtime.c ${CMAK
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/memory_packing.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/inlining.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/dae.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/reorder_functions.c ${CMAKE_SOURCE_DIR}/src/passes/reorder_globals.c)
