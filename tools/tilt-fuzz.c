@@ -1,11 +1,13 @@
 /* tilt-fuzz — random valid modules (src/fuzz) and the differential modes
  * that use them: roundtrip, opt, jit, v8, cfg; plus gen, a reducer and two
- * small helpers for tests (planted, count). Every mode prints a progress
+ * small helpers for tests (planted, count); the reducer engine is
+ * src/fuzz/reduce.c. Every mode prints a progress
  * line (iterations, speed, failures), exits 1 on any divergence, and writes
  * each failing module with its seed and the command that reproduces it to
  * --out-dir. Iteration i uses seed S+i; its input is tl_fuzz_seed_bytes. */
 #include "cli.h"
 #include "fuzz/fuzz.h"
+#include "fuzz/reduce.h"
 #include "ir/ir.h"
 
 #include <inttypes.h>
@@ -21,7 +23,7 @@
 #define FUEL (1u << 22)
 
 typedef struct {
-  const char *mode, *out, *out_dir, *input, *command;
+  const char *mode, *out, *out_dir, *input, *command, *pass;
   uint64_t seed, iterations;
   double seconds;
   uint32_t validate_every, count, timeout;
@@ -135,20 +137,6 @@ out:
 }
 
 /* ------------------------------------------------------------------ opt */
-/* Length of the log before the first line starting "[stop" in a or b. */
-static size_t comparable(const char *a, const char *b) {
-  const char *sa = strstr(a, "[stop"), *sb = strstr(b, "[stop");
-  size_t la = sa ? (size_t)(sa - a) : strlen(a), lb = sb ? (size_t)(sb - b) : strlen(b);
-  return la < lb ? la : lb;
-}
-
-static bool same_behaviour(const char *a, const char *b) {
-  size_t n = comparable(a, b);
-  bool stopped = strstr(a, "[stop") || strstr(b, "[stop");
-  if (!stopped && strlen(a) != strlen(b)) return false;
-  return memcmp(a, b, n) == 0;
-}
-
 static uint32_t npasses(void) {
   uint32_t n = 0;
   while (tl_pass_name(n)) n++;
@@ -177,7 +165,7 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
     rc = tl_module_optimize(m, level, shrink, &po, &err);
   }
   bool ok = true;
-  char why[800];
+  char why[1400];
   if (rc != TL_OK) {
     snprintf(why, sizeof why, "passes %s failed: %s", what, err.msg);
     fail(r, seed, w, n, why, NULL);
@@ -188,7 +176,7 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
     ok = false;
   } else {
     char *log = tl_module_fuzz_exec(m, FUEL);
-    if (!same_behaviour(base, log)) {
+    if (!tl_fuzz_same_behaviour(base, log)) {
       snprintf(why, sizeof why, "behaviour differs after %s (compare tilt-fuzz exec IN with tilt-opt %sIN -o OUT; tilt-fuzz exec OUT)", what, what);
       size_t dl = strlen(base) + strlen(log) + 64;
       char *d = malloc(dl);
@@ -255,7 +243,7 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
     }
     char *a = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_INTERP);
     char *b = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_JIT);
-    if (!same_behaviour(a, b)) {
+    if (!tl_fuzz_same_behaviour(a, b)) {
       size_t dl = strlen(a) + strlen(b) + 64;
       char *d = malloc(dl);
       snprintf(d, dl, "--- interpreter\n%s--- jit\n%s", a, b);
@@ -377,7 +365,7 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
     }
     normalize_v8(v8);
     normalize_v8(logs[k]);
-    if (!same_behaviour(logs[k], v8)) {
+    if (!tl_fuzz_same_behaviour(logs[k], v8)) {
       size_t dl = strlen(logs[k]) + strlen(v8) + 64;
       char *d = malloc(dl);
       snprintf(d, dl, "--- tilt\n%s--- v8\n%s", logs[k], v8);
@@ -589,14 +577,43 @@ static int do_gen(const opts *o) {
   return 0;
 }
 
-/* planted FILE: exit 1 if FILE has an i32.mul with an i32.const 7 operand
- * (the reducer's test bug); count FILE: prints its IR node count. */
-typedef struct { bool found; } planted_ctx;
+/* The planted bug (a test-only pass, never registered): i64.clz becomes
+ * i64.ctz. `planted FILE` exits 1 when that changes FILE's fuzz-exec log
+ * (the bug shows); the reducer's test shrinks such a module. `count FILE`
+ * prints its IR node count. */
 static void planted_visit(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot;
-  if (e->op != TL_OP_I32_MUL) return;
-  for (uint32_t k = 0; k < e->nkid; k++)
-    if (e->kid[k]->op == TL_OP_I32_CONST && e->kid[k]->imm.i32 == 7) ((planted_ctx *)w->ctx)->found = true;
+  (void)w;
+  if ((*slot)->op == TL_OP_I64_CLZ) (*slot)->op = TL_OP_I64_CTZ;
+}
+
+static tl_status planted_pass(tl_module *m, void *ctx, tl_error *err) {
+  (void)ctx;
+  (void)err;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    tl_walk_post(m, f, &f->body, planted_visit, NULL);
+  }
+  return TL_OK;
+}
+
+/* A registered pass, a pass list "a,b,c", -O levels ("O2", "Os") or
+ * "planted": what `reduce --pass` and the divergence predicate apply. */
+static tl_status named_pass(tl_module *m, void *ctx, tl_error *err) {
+  const char *spec = ctx;
+  if (!strcmp(spec, "planted")) return planted_pass(m, NULL, err);
+  tl_pass_options po = {0};
+  po.threads = 1;
+  if (spec[0] == 'O' && spec[1] && !spec[2]) {
+    uint32_t level = spec[1] >= '0' && spec[1] <= '4' ? (uint32_t)(spec[1] - '0') : 2;
+    uint32_t shrink = spec[1] == 's' ? 1 : spec[1] == 'z' ? 2 : 0;
+    return tl_module_optimize(m, level, shrink, &po, err);
+  }
+  char buf[1024];
+  const char *names[64];
+  uint32_t n = 0;
+  snprintf(buf, sizeof buf, "%s", spec);
+  for (char *t = strtok(buf, ","); t && n < 64; t = strtok(NULL, ",")) names[n++] = t;
+  return tl_module_run_passes(m, names, n, &po, err);
 }
 
 static int do_inspect(const char *what, const char *path) {
@@ -605,167 +622,83 @@ static int do_inspect(const char *what, const char *path) {
   if (cli_read_file(path, &p, &n)) return 2;
   tl_error err;
   tl_module *m = read_mod(p, n, &err);
-  free(p);
-  if (!m) return 2;
+  if (!m) { free(p); return 2; }
+  int rc = 0;
   if (!strncmp(what, "exec", 4)) {
     char *log = tl_module_fuzz_exec_engine(m, what[4] ? 0 : FUEL, what[4] ? TL_ENGINE_JIT : TL_ENGINE_INTERP);
     fputs(log, stdout);
     free(log);
-    tl_module_free(m);
-    return 0;
-  }
-  planted_ctx c = {false};
-  uint64_t nodes = 0;
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
-    tl_func *f = TL_FUNC(m, i);
-    nodes += tl_expr_count(f->body);
-    tl_walk_post(m, f, &f->body, planted_visit, &c);
+  } else if (!strcmp(what, "count")) {
+    uint64_t nodes = 0;
+    for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) nodes += tl_expr_count(TL_FUNC(m, i)->body);
+    printf("%" PRIu64 "\n", nodes);
+  } else {
+    rc = tl_reduce_diverges(p, n, planted_pass, NULL, FUEL) ? 1 : 0;
   }
   tl_module_free(m);
-  if (!strcmp(what, "count")) { printf("%" PRIu64 "\n", nodes); return 0; }
-  return c.found ? 1 : 0;
+  free(p);
+  return rc;
 }
 
 /* -------------------------------------------------------------- reducer */
-typedef struct { tl_vec slots; } slot_ctx;
-static void collect(tl_walk *w, tl_expr **slot) { TL_VEC_PUSH(&((slot_ctx *)w->ctx)->slots, tl_expr **, slot); }
+typedef struct {
+  const opts *o;
+  char cand[600];
+  double t0;
+} reduce_ctx;
 
-static bool still_fails(const char *command, const char *path) {
+/* --command: run it on the candidate written to a file; a non-zero exit
+ * (or death by a signal) is "still fails". */
+static bool command_fails(const uint8_t *w, size_t n, void *vctx) {
+  reduce_ctx *c = vctx;
+  if (cli_write_file(c->cand, w, n)) return false;
   char cmd[4096];
-  const char *at = strstr(command, "{}");
-  if (at) snprintf(cmd, sizeof cmd, "%.*s%s%s", (int)(at - command), command, path, at + 2);
-  else snprintf(cmd, sizeof cmd, "%s %s", command, path);
+  const char *command = c->o->command, *at = strstr(command, "{}");
+  if (at) snprintf(cmd, sizeof cmd, "%.*s%s%s", (int)(at - command), command, c->cand, at + 2);
+  else snprintf(cmd, sizeof cmd, "%s %s", command, c->cand);
   strncat(cmd, " >/dev/null 2>&1", sizeof cmd - strlen(cmd) - 1);
   return system(cmd) != 0;
 }
 
-static tl_expr *zero_of(tl_module *m, tl_type t) {
-  tl_expr *e;
-  switch (t) {
-  case TL_I32: return tl_make_const_i32(m, 0);
-  case TL_I64: return tl_make_const_i64(m, 0);
-  case TL_F32: e = tl_expr_new(m, TL_OP_F32_CONST, 0); break;
-  case TL_F64: e = tl_expr_new(m, TL_OP_F64_CONST, 0); break;
-  case TL_V128: e = tl_expr_new(m, TL_OP_V128_CONST, 0); break;
-  case TL_FUNCREF: case TL_EXTERNREF: e = tl_expr_new(m, TL_OP_REF_NULL, 0); e->imm.index = t; break;
-  default: return NULL;
-  }
-  tl_expr_finalize(m, NULL, e);
-  return e;
+/* --pass: in process, no command at all. */
+static bool pass_diverges(const uint8_t *w, size_t n, void *vctx) {
+  reduce_ctx *c = vctx;
+  return tl_reduce_diverges(w, n, named_pass, (void *)c->o->pass, FUEL);
 }
 
-/* Applies edit k to m (counting exports, then per-function slot edits);
- * false when k is past the last edit. *applied says whether it changed m. */
-static bool apply_edit(tl_module *m, uint64_t k, bool *applied) {
-  *applied = false;
-  if (k < m->exports.n) {
-    memmove(TL_EXPORT(m, k), TL_EXPORT(m, k + 1), (m->exports.n - k - 1) * sizeof(tl_export));
-    m->exports.n--;
-    *applied = true;
-    return true;
-  }
-  k -= m->exports.n;
-  for (uint32_t fi = m->nimported_funcs; fi < m->funcs.n; fi++) {
-    tl_func *f = TL_FUNC(m, fi);
-    slot_ctx c = {{0}};
-    tl_walk w = {0};
-    w.m = m; w.f = f; w.ctx = &c; w.pre = collect;
-    tl_walk_run(&w, &f->body);
-    uint64_t ns = c.slots.n * 4;
-    if (k >= ns) { k -= ns; tl_vec_free(&c.slots); continue; }
-    tl_expr **slot = TL_VEC_AT(&c.slots, tl_expr **, k / 4);
-    tl_expr *e = *slot, *rep = NULL;
-    uint32_t how = (uint32_t)(k % 4);
-    tl_vec_free(&c.slots);
-    if (slot == &f->body) {
-      if (how == 0 && e->nkid) { e->nkid = 0; tl_expr_push_kid(m, e, tl_make_unreachable(m)); *applied = true; }
-      tl_func_refinalize(m, f);
-      return true;
-    }
-    if (how == 0 && e->op != TL_OP_UNREACHABLE) rep = tl_make_unreachable(m);
-    else if (how == 1 && e->type == TL_NONE && e->op != TL_OP_NOP) rep = tl_make_nop(m);
-    else if (how == 1 && tl_type_is_concrete(e->type) && !tl_type_is_tuple(e->type) &&
-             !(e->nkid == 0 && e->op != TL_OP_LOCAL_GET && e->op != TL_OP_GLOBAL_GET)) rep = zero_of(m, e->type);
-    else if (how == 2 && e->nkid && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) &&
-             e->imm.block.label == TL_NO_LABEL && e->nkid == 1) rep = e->kid[0];
-    else if (how == 2 && e->nkid > 1 && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)) {
-      /* drop the first statement */
-      memmove(e->kid, e->kid + 1, (e->nkid - 1) * sizeof *e->kid);
-      e->nkid--;
-      *applied = true;
-    } else if (how == 3 && e->nkid && tl_type_is_concrete(e->type)) {
-      for (uint32_t j = 0; j < e->nkid && !rep; j++)
-        if (e->kid[j]->type == e->type && !(tl_ops[e->op].flags & TL_F_CONTROL)) rep = e->kid[j];
-    }
-    if (rep) { *slot = rep; *applied = true; }
-    if (*applied) tl_func_refinalize(m, f);
-    return true;
-  }
-  return false;
+static void reduce_progress(const tl_reduce_stats *st, void *vctx) {
+  reduce_ctx *c = vctx;
+  if (c->o->quiet) return;
+  fprintf(stderr, "\r[reduce] %zu bytes, round %" PRIu64 ", %" PRIu64 " tries (%" PRIu64 " kept, %" PRIu64
+          " dups, %" PRIu64 " invalid), %.1fs   ", st->bytes, st->rounds, st->tries, st->kept, st->dups,
+          st->invalid, now() - c->t0);
 }
 
 static int do_reduce(const opts *o) {
+  uint8_t *in = NULL;
+  size_t n = 0;
+  if (!o->input || cli_read_file(o->input, &in, &n)) { cli_fail("reduce: cannot read the input"); return 2; }
+  if (!o->command == !o->pass) { cli_fail("reduce: give --command 'CMD {}' or --pass NAME"); free(in); return 2; }
+  const char *out = o->out ? o->out : "reduced.wasm";
+  reduce_ctx c = {o, "", now()};
+  snprintf(c.cand, sizeof c.cand, "%s.candidate.wasm", out);
+  tl_reduce_options ro = {0};
+  ro.interesting = o->command ? command_fails : pass_diverges;
+  ro.ctx = &c;
+  ro.max_seconds = o->seconds;
+  ro.progress = reduce_progress;
+  tl_reduce_stats st;
+  tl_error err;
   uint8_t *best = NULL;
   size_t bn = 0;
-  if (!o->input || cli_read_file(o->input, &best, &bn)) { cli_fail("reduce: cannot read the input"); return 2; }
-  if (!o->command) { cli_fail("reduce: --command is required"); return 2; }
-  char cand[600];
-  snprintf(cand, sizeof cand, "%s.candidate.wasm", o->out ? o->out : "reduced.wasm");
-  cli_write_file(cand, best, bn);
-  if (!still_fails(o->command, cand)) { cli_fail("reduce: the command does not fail on the input"); free(best); return 2; }
-  uint64_t tries = 0, kept = 0;
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (uint64_t k = 0;; k++) {
-      tl_error err;
-      tl_module *m = read_mod(best, bn, &err);
-      if (!m) break;
-      bool applied;
-      if (!apply_edit(m, k, &applied)) { tl_module_free(m); break; }
-      uint8_t *w = NULL;
-      size_t wn = 0;
-      if (applied && tl_module_validate(m, &err) == TL_OK && write_mod(m, &w, &wn) && wn <= bn) {
-        tries++;
-        cli_write_file(cand, w, wn);
-        if (still_fails(o->command, cand)) {
-          free(best);
-          best = w;
-          bn = wn;
-          w = NULL;
-          kept++;
-          progress = true;
-          k--;   /* the same position holds something new now */
-        }
-      }
-      free(w);
-      tl_module_free(m);
-    }
-    /* module-level cleanup */
-    tl_error err;
-    tl_module *m = read_mod(best, bn, &err);
-    if (m) {
-      const char *names[] = {"remove-unused-module-elements", "vacuum"};
-      const char *have[2];
-      uint32_t nh = 0;
-      for (uint32_t i = 0; i < 2; i++)
-        for (uint32_t j = 0; tl_pass_name(j); j++)
-          if (!strcmp(tl_pass_name(j), names[i])) have[nh++] = names[i];
-      tl_pass_options po = {0};
-      po.threads = 1;
-      uint8_t *w = NULL;
-      size_t wn = 0;
-      if (nh && tl_module_run_passes(m, have, nh, &po, &err) == TL_OK && write_mod(m, &w, &wn) && wn < bn) {
-        cli_write_file(cand, w, wn);
-        if (still_fails(o->command, cand)) { free(best); best = w; bn = wn; w = NULL; progress = true; }
-      }
-      free(w);
-      tl_module_free(m);
-    }
-  }
-  unlink(cand);
-  const char *out = o->out ? o->out : "reduced.wasm";
+  tl_status s = tl_reduce(in, n, &ro, &best, &bn, &st, &err);
+  unlink(c.cand);
+  free(in);
+  if (s != TL_OK) { cli_fail("%s", err.msg); return 2; }
   int rc = cli_write_file(out, best, bn) ? 2 : 0;
-  fprintf(stderr, "tilt-fuzz reduce: %zu bytes after %" PRIu64 " tries (%" PRIu64 " kept) -> %s\n", bn, tries, kept, out);
+  fprintf(stderr, "%stilt-fuzz reduce: %zu -> %zu bytes in %.1fs: %" PRIu64 " rounds, %" PRIu64 " tries (%" PRIu64
+          " kept, %" PRIu64 " duplicates, %" PRIu64 " invalid) -> %s\n", o->quiet ? "" : "\n", n, bn, now() - c.t0,
+          st.rounds, st.tries, st.kept, st.dups, st.invalid, out);
   free(best);
   return rc;
 }
@@ -778,9 +711,12 @@ static int usage(FILE *f, int rc) {
           "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
           "         [--validate-every N] roundtrip: run wasm-validate every N iterations (0 never)\n"
           "       tilt-fuzz gen [--seed S | --input BYTES] [--count N] -o OUT (a directory when N > 1)\n"
-          "       tilt-fuzz reduce IN.wasm --command 'CMD [{}]' -o OUT.wasm\n"
+          "       tilt-fuzz reduce IN.wasm (--command 'CMD [{}]' | --pass NAME) [--seconds T] -o OUT.wasm\n"
+          "         keeps the module failing: CMD exits non-zero on it ({} = the file), or (in process)\n"
+          "         NAME changes its fuzz-exec log; NAME: a pass, a list a,b,c, O0..O4, Os, Oz, planted\n"
           "       tilt-fuzz exec FILE | exec-jit FILE: its observable behaviour (tl_module_fuzz_exec)\n"
-          "       tilt-fuzz planted FILE | count FILE (test helpers)\n");
+          "       tilt-fuzz planted FILE: exit 1 if the test-only planted pass changes FILE's behaviour\n"
+          "       tilt-fuzz count FILE: its IR node count (test helpers)\n");
   return rc;
 }
 
@@ -807,6 +743,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--count") && more) o.count = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(a, "--input") && more) o.input = argv[++i];
     else if (!strcmp(a, "--command") && more) o.command = argv[++i];
+    else if (!strcmp(a, "--pass") && more) o.pass = argv[++i];
     else if (!strcmp(a, "-o") && more) o.out = argv[++i];
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
     else if (!strcmp(a, "--disable") && more) {

@@ -1,1 +1,1 @@
-list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/fuzz/gen.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/fuzz/gen.c ${CMAKE_SOURCE_DIR}/src/fuzz/reduce.c)
