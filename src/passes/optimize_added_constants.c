@@ -1,0 +1,197 @@
+/* optimize_added_constants.c — optimize-added-constants(-propagate): a
+ * memory access whose address is (i32.add X (i32.const C)) takes C into its
+ * offset, `load offset=O (i32.add X C)` -> `load offset=O+C X`, and a
+ * constant address absorbs the offset. Only valid when addresses below
+ * 1024 are never used (--low-memory-unused, as in wasm-opt, which is
+ * required): then X + C cannot wrap around to a used address, so trapping
+ * on the unwrapped sum changes nothing. Both C and O+C stay below 1024.
+ * -propagate also follows `local.set $x (i32.add Y C)` (the only write of
+ * $x, in a block/loop list) into accesses `(local.get $x)` in the following
+ * siblings when every read of $x is such an address: they read Y through a
+ * helper local set in $x's place (`local.set $h Y`), with offset += C.
+ * Assumes: valid IR. Guarantees: the same behaviour under the assumption;
+ * linear (one numbering walk, one rewrite walk). */
+#include "passes.h"
+
+#include <stdlib.h>
+
+enum { LOW_MEMORY = 1024 };
+
+static bool is_access(const tl_expr *e) {
+  uint8_t k = tl_ops[e->op].imm;
+  return (k == TL_IMM_MEMARG || k == TL_IMM_MEMARG_LANE) && e->nkid >= 1;
+}
+
+/* The constant side of an i32.add (NULL if neither or both are constant). */
+static tl_expr *added_const(const tl_expr *add, tl_expr **other) {
+  if (add->op != TL_OP_I32_ADD) return NULL;
+  bool c0 = add->kid[0]->op == TL_OP_I32_CONST, c1 = add->kid[1]->op == TL_OP_I32_CONST;
+  if (c0 == c1) return NULL;
+  *other = add->kid[c0 ? 1 : 0];
+  return add->kid[c0 ? 0 : 1];
+}
+
+static bool fits(uint64_t offset, int32_t c) {
+  return c >= 0 && c < LOW_MEMORY && offset + (uint64_t)c < LOW_MEMORY;
+}
+
+/* A constant address takes the offset when the sum cannot wrap. */
+static void absorb_offset(tl_expr *e) {
+  tl_expr *p = e->kid[0];
+  if (p->op != TL_OP_I32_CONST || !e->imm.mem.offset) return;
+  uint64_t sum = (uint64_t)(uint32_t)p->imm.i32 + e->imm.mem.offset;
+  if (sum >= (UINT64_C(1) << 32)) return;
+  p->imm.i32 = (int32_t)(uint32_t)sum;
+  e->imm.mem.offset = 0;
+}
+
+static void fold_visit(tl_walk *w, tl_expr **slot) {
+  (void)w;
+  tl_expr *e = *slot, *x = NULL;
+  if (!is_access(e)) return;
+  tl_expr *c = added_const(e->kid[0], &x);
+  if (c && fits(e->imm.mem.offset, c->imm.i32)) {
+    e->imm.mem.offset += (uint32_t)c->imm.i32;
+    e->kid[0] = x;
+  }
+  absorb_offset(e);
+}
+
+/* ---- propagation ------------------------------------------------------- */
+typedef struct {
+  uint32_t nset, nget, nptr;  /* writes; reads; reads that are an address */
+  tl_expr *set;               /* the candidate local.set in a list, or NULL */
+  uint64_t from, to;          /* preorder range of its following siblings */
+  uint64_t dominated;         /* address reads numbered inside [from, to) */
+  int32_t c;                  /* the added constant */
+  bool ok;
+} local_info;
+
+typedef struct {
+  tl_expr *set, *list;
+} pending;
+
+typedef struct {
+  local_info *li;
+  uint32_t n;
+  uint64_t num;    /* preorder counter */
+  tl_vec pend;     /* pending: candidate sets waiting for their list's end */
+  tl_vec gets;     /* tl_expr *: local.gets that are an access's address */
+  tl_vec nums;     /* uint64_t: their preorder numbers */
+} prop_ctx;
+
+static void count_pre(tl_walk *w, tl_expr **slot) {
+  prop_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  uint64_t n = c->num++;
+  if (e->op == TL_OP_LOCAL_GET) {
+    local_info *l = &c->li[e->imm.index];
+    l->nget++;
+    tl_expr *p = tl_walk_parent(w, 1);
+    if (p && is_access(p) && p->kid[0] == e) {
+      l->nptr++;
+      TL_VEC_PUSH(&c->gets, tl_expr *, e);
+      TL_VEC_PUSH(&c->nums, uint64_t, n);
+    }
+  } else if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) {
+    c->li[e->imm.index].nset++;
+  }
+}
+
+static void count_post(tl_walk *w, tl_expr **slot) {
+  prop_ctx *c = w->ctx;
+  tl_expr *e = *slot, *y = NULL;
+  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
+    while (c->pend.n && TL_VEC_AT(&c->pend, pending, c->pend.n - 1).list == e) {
+      tl_expr *s = TL_VEC_AT(&c->pend, pending, --c->pend.n).set;
+      c->li[s->imm.index].to = c->num;
+    }
+    return;
+  }
+  tl_expr *k = e->op == TL_OP_LOCAL_SET ? added_const(e->kid[0], &y) : NULL;
+  if (!k) return;
+  tl_expr *p = tl_walk_parent(w, 1);
+  if (!p || (p->op != TL_OP_BLOCK && p->op != TL_OP_LOOP)) return;
+  local_info *l = &c->li[e->imm.index];
+  l->set = e;
+  l->c = k->imm.i32;
+  l->from = c->num; /* the next sibling's number */
+  TL_VEC_PUSH(&c->pend, pending, ((pending){e, p}));
+}
+
+static local_info *ok_get(prop_ctx *c, const tl_expr *e) {
+  if (e->op != TL_OP_LOCAL_GET || e->imm.index >= c->n) return NULL;
+  return c->li[e->imm.index].ok ? &c->li[e->imm.index] : NULL;
+}
+
+static void check_visit(tl_walk *w, tl_expr **slot) {
+  prop_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  local_info *l = is_access(e) ? ok_get(c, e->kid[0]) : NULL;
+  if (l && !fits(e->imm.mem.offset, l->c)) l->ok = false;
+}
+
+/* `local.set $x (i32.add Y C)` -> `local.set $x Y`; its accesses add C. */
+static void prop_visit(tl_walk *w, tl_expr **slot) {
+  prop_ctx *c = w->ctx;
+  tl_expr *e = *slot, *y = NULL;
+  if (e->op == TL_OP_LOCAL_SET && e->imm.index < c->n && c->li[e->imm.index].ok &&
+      c->li[e->imm.index].set == e) {
+    added_const(e->kid[0], &y);
+    e->kid[0] = y;
+    return;
+  }
+  local_info *l = is_access(e) ? ok_get(c, e->kid[0]) : NULL;
+  if (l) e->imm.mem.offset += (uint32_t)l->c;
+}
+
+static void propagate(tl_pass_ctx *ctx, tl_func *f) {
+  prop_ctx c = {calloc(f->nlocal + 1, sizeof(local_info)), f->nlocal, 0, {0}, {0}, {0}};
+  if (!c.li) abort();
+  tl_walk w = {0};
+  w.m = ctx->m;
+  w.f = f;
+  w.ctx = &c;
+  w.pre = count_pre;
+  w.post = count_post;
+  tl_walk_run(&w, &f->body);
+  for (size_t i = 0; i < c.gets.n; i++) {
+    local_info *l = &c.li[TL_VEC_AT(&c.gets, tl_expr *, i)->imm.index];
+    uint64_t n = TL_VEC_AT(&c.nums, uint64_t, i);
+    if (l->set && n >= l->from && n < l->to) l->dominated++;
+  }
+  /* Every read of $x is an address in the following siblings, so it reads
+   * this set; then each access must take C within low memory. */
+  for (uint32_t i = 0; i < f->nlocal; i++) {
+    local_info *l = &c.li[i];
+    l->ok = l->set && l->nset == 1 && l->nget && l->nget == l->nptr && l->dominated == l->nget;
+  }
+  bool any = false;
+  for (uint32_t i = 0; i < f->nlocal; i++) any |= c.li[i].ok;
+  if (any) {
+    tl_walk_post(ctx->m, f, &f->body, check_visit, &c);
+    tl_walk_post(ctx->m, f, &f->body, prop_visit, &c);
+  }
+  free(c.li);
+  tl_vec_free(&c.pend);
+  tl_vec_free(&c.gets);
+  tl_vec_free(&c.nums);
+}
+
+static tl_status run(tl_pass_ctx *ctx, tl_func *f, bool prop) {
+  if (!ctx->opt || !ctx->opt->low_memory_unused)
+    return tl_errorf(ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                     "optimize-added-constants needs --low-memory-unused (addresses below "
+                     "1024 unused)");
+  tl_walk_post(ctx->m, f, &f->body, fold_visit, NULL);
+  if (prop) propagate(ctx, f);
+  return TL_OK;
+}
+
+tl_status tl_pass_optimize_added_constants(tl_pass_ctx *ctx, tl_func *f) {
+  return run(ctx, f, false);
+}
+
+tl_status tl_pass_optimize_added_constants_propagate(tl_pass_ctx *ctx, tl_func *f) {
+  return run(ctx, f, true);
+}
