@@ -1,0 +1,84 @@
+/* duplicate_import_elimination.c — function imports of the same module and
+ * name with the same signature are one function: every reference to a
+ * later copy (call, return_call, ref.func anywhere, exports, start) goes to
+ * the first, and the copies are removed, indices renumbered (wasm-opt's
+ * duplicate-import-elimination). Names of the removed copies are lost.
+ * Guarantees the same behaviour. */
+#include "passes.h"
+
+#include <stdlib.h>
+
+static void remap_visit(tl_walk *w, tl_expr **slot) {
+  const uint32_t *remap = w->ctx;
+  if (tl_ops[(*slot)->op].imm == TL_IMM_FUNC) (*slot)->imm.index = remap[(*slot)->imm.index];
+}
+
+static void walk_module(tl_module *m, tl_visit_fn visit, void *ctx) {
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, visit, ctx);
+  for (size_t i = 0; i < m->globals.n; i++)
+    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, visit, ctx);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    if (el->offset) tl_walk_post(m, NULL, &el->offset, visit, ctx);
+    for (uint32_t j = 0; j < el->n; j++) tl_walk_post(m, NULL, &el->item[j], visit, ctx);
+  }
+  for (size_t i = 0; i < m->datas.n; i++)
+    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, visit, ctx);
+}
+
+static bool same_import(tl_module *m, const tl_func *a, const tl_func *b) {
+  tl_functype *ta = tl_func_type(m, a), *tb = tl_func_type(m, b);
+  return ta->params == tb->params && ta->results == tb->results &&
+         tl_name_eq(a->imp.module, a->imp.module_len, b->imp.module, b->imp.module_len) &&
+         tl_name_eq(a->imp.name, a->imp.name_len, b->imp.name, b->imp.name_len);
+}
+
+/* target[i]: the first import equal to import i (i itself if none). Pairs
+ * are compared after a cheap filter on the name length; imports are few. */
+static bool find_duplicates(tl_module *m, uint32_t *target) {
+  uint32_t ni = m->nimported_funcs;
+  bool any = false;
+  for (uint32_t i = 0; i < ni; i++) {
+    target[i] = i;
+    tl_func *fi = TL_FUNC(m, i);
+    for (uint32_t j = 0; j < i; j++) {
+      if (target[j] != j || !same_import(m, TL_FUNC(m, j), fi)) continue;
+      target[i] = j;
+      any = true;
+      break;
+    }
+  }
+  return any;
+}
+
+tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
+  tl_module *m = ctx->m;
+  uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs;
+  if (ni < 2) return TL_OK;
+  uint32_t *target = malloc(nf * sizeof(uint32_t)), *remap = malloc(nf * sizeof(uint32_t));
+  if (!target || !remap) abort();
+  if (find_duplicates(m, target)) {
+    for (uint32_t i = ni; i < nf; i++) target[i] = i;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nf; i++) remap[i] = target[i] == i ? n++ : UINT32_MAX;
+    for (uint32_t i = 0; i < nf; i++)
+      if (target[i] != i) remap[i] = remap[target[i]];
+    walk_module(m, remap_visit, remap);
+    for (size_t i = 0; i < m->exports.n; i++)
+      if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
+    if (m->has_start) m->start = remap[m->start];
+    uint32_t out = 0, kept_imports = 0;
+    for (uint32_t i = 0; i < nf; i++) {
+      if (target[i] != i) continue;
+      if (out != i) *TL_FUNC(m, out) = *TL_FUNC(m, i);
+      kept_imports += i < ni;
+      out++;
+    }
+    m->funcs.n = out;
+    m->nimported_funcs = kept_imports;
+  }
+  free(target);
+  free(remap);
+  return TL_OK;
+}
