@@ -14,6 +14,8 @@
 typedef struct {
   uint32_t *count; /* branches per label */
   tl_type *bt;     /* what they carry */
+  bool refinalize; /* code became unreachable: a branch in it may no
+                    * longer count as one (see the end of tl_pass_vacuum) */
 } vac_ctx;
 
 static void count_visit(tl_walk *w, tl_expr **slot) {
@@ -132,6 +134,7 @@ static void visit_if(tl_walk *w, tl_expr **slot) {
   tl_expr *cond = e->kid[0];
   if (cond->op == TL_OP_I32_CONST && (cond->imm.i32 || e->nkid == 3)) {
     if (e->nkid == 3) forget(w, e->kid[cond->imm.i32 ? 2 : 1]);
+    if (e->kid[cond->imm.i32 ? 1 : 2]->type == TL_UNREACHABLE) ((vac_ctx *)w->ctx)->refinalize = true;
     *slot = wrap_labeled(w, e, e->kid[cond->imm.i32 ? 1 : 2]);
     return;
   }
@@ -189,11 +192,15 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
-  vac_ctx c = {calloc(f->nlabel + 1, sizeof(uint32_t)), malloc((f->nlabel + 1) * sizeof(tl_type))};
+  vac_ctx c = {calloc(f->nlabel + 1, sizeof(uint32_t)), malloc((f->nlabel + 1) * sizeof(tl_type)), false};
   if (!c.count || !c.bt) abort();
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, vac_visit, &c);
+  /* An if on a constant whose kept arm is unreachable makes its parents
+   * unreachable: branches there (br_table 0 (unreachable arm)) no longer
+   * count for their targets' types, which the counts above still include. */
+  if (c.refinalize) tl_func_refinalize(ctx->m, f);
   free(c.count);
   free(c.bt);
   return TL_OK;
