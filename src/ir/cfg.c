@@ -456,6 +456,8 @@ typedef struct {
   uint32_t *loop_label, *block_label; /* per block, TL_NO_LABEL if none */
   uint8_t *is_merge;
   uint32_t *kid_start, *kids;         /* dominator-tree children, in RPO */
+  uint32_t *hoist_to;                 /* loop header y is emitted after, or UINT32_MAX */
+  uint32_t *hoist_start, *hoisted;    /* per header: the blocks emitted after its loop, in RPO */
   uint8_t *targeted;                  /* per label id of this structuring */
   uint32_t label_base;
   uint32_t exit_label;
@@ -517,9 +519,26 @@ static void emit_br(emitter *em, uint32_t label) {
   append(em, br);
 }
 
+/* Blocks that follow a construct: each gets a block ending where it starts
+ * (list[s..e) in RPO, the innermost first); the tasks run them in order
+ * once the construct is closed. */
+static void open_followers(emitter *em, const uint32_t *list, uint32_t s, uint32_t e) {
+  for (uint32_t k = e; k-- > s;) { /* runs innermost (lowest RPO) first */
+    push_task(em, T_TREE, list[k], 0, NULL);
+    push_task(em, T_CLOSE, 0, 0, NULL);
+  }
+  for (uint32_t k = e; k-- > s;) open_construct(em, TL_OP_BLOCK, em->block_label[list[k]]);
+}
+
+static bool is_follower(emitter *em, uint32_t y) {
+  return em->is_merge[y] && em->hoist_to[y] == UINT32_MAX;
+}
+
 static void do_tree(emitter *em, uint32_t x) {
   tl_cfg_block *b = blk(em->g, x);
   if (em->loop_label[x] != TL_NO_LABEL) {
+    /* the loop's exits come after it */
+    open_followers(em, em->hoisted, em->hoist_start[x], em->hoist_start[x + 1]);
     open_construct(em, TL_OP_LOOP, em->loop_label[x]);
     push_task(em, T_CLOSE, 0, 0, NULL);
   }
@@ -527,13 +546,13 @@ static void do_tree(emitter *em, uint32_t x) {
   uint32_t s = em->kid_start[x], e = em->kid_start[x + 1];
   for (uint32_t k = e; k-- > s;) { /* runs innermost (lowest RPO) first */
     uint32_t y = em->kids[k];
-    if (!em->is_merge[y]) continue;
+    if (!is_follower(em, y)) continue;
     push_task(em, T_TREE, y, 0, NULL);
     push_task(em, T_CLOSE, 0, 0, NULL);
   }
   for (uint32_t k = e; k-- > s;) {
     uint32_t y = em->kids[k];
-    if (em->is_merge[y]) open_construct(em, TL_OP_BLOCK, em->block_label[y]);
+    if (is_follower(em, y)) open_construct(em, TL_OP_BLOCK, em->block_label[y]);
   }
   append(em, b->code);
   push_task(em, T_TERM, x, 0, NULL);
@@ -543,7 +562,7 @@ static void do_branch(emitter *em, uint32_t x, tl_cfg_edge *ed) {
   append(em, ed->code);
   uint32_t y = ed->to;
   if (em->in.rpo[y] <= em->in.rpo[x]) emit_br(em, em->loop_label[y]);
-  else if (em->is_merge[y]) emit_br(em, em->block_label[y]);
+  else if (em->is_merge[y] || em->hoist_to[y] != UINT32_MAX) emit_br(em, em->block_label[y]);
   else push_task(em, T_TREE, y, 0, NULL);
 }
 
@@ -610,12 +629,21 @@ static void term_switch(emitter *em, uint32_t x) {
 }
 
 static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root);
+static void splice_visit(tl_walk *w, tl_expr **slot);
+
+/* Code that never falls through (its type, or the last of its list). */
+static bool ends_unreachable(const tl_expr *code) {
+  if (!code) return false;
+  if (code->type == TL_UNREACHABLE) return true;
+  return code->op == TL_OP_BLOCK && code->imm.block.label == TL_NO_LABEL && code->nkid &&
+         code->kid[code->nkid - 1]->type == TL_UNREACHABLE;
+}
 
 static void run_task(emitter *em, task t) {
   switch (t.kind) {
   case T_TREE: do_tree(em, t.x); break;
   case T_TERM:
-    if (blk(em->g, t.x)->code && blk(em->g, t.x)->code->type == TL_UNREACHABLE) break;
+    if (ends_unreachable(blk(em->g, t.x)->code)) break;
     if (blk(em->g, t.x)->switch_on) term_switch(em, t.x);
     else if (blk(em->g, t.x)->edges.n == 0) emit_br(em, em->exit_label);
     else term_branches(em, t.x);
@@ -637,6 +665,192 @@ static void run_task(emitter *em, task t) {
     break;
   case T_CLOSE: close_construct(em); break;
   }
+}
+
+/* The loop nesting forest of the (reducible) graph: loop_of[b] is the
+ * innermost loop header whose loop holds b (b itself for a header), parent[h]
+ * the header around header h. Headers are done innermost (highest RPO)
+ * first, walking back from their back edges; a block already in an inner
+ * loop stands for that whole loop (union-find on headers, path halving). */
+static void loop_forest(emitter *em, uint32_t *loop_of, uint32_t *parent) {
+  cfg_info *in = &em->in;
+  uint32_t n = in->n, *uf = xcalloc(n, sizeof(uint32_t));
+  uint32_t *work = xcalloc(2 * (size_t)in->pred_start[n] + 1, sizeof(uint32_t)); /* pushes <= 2 edges */
+  for (uint32_t b = 0; b < n; b++) {
+    loop_of[b] = parent[b] = UINT32_MAX;
+    uf[b] = b;
+  }
+  for (uint32_t i = in->nreach; i-- > 0;) {
+    uint32_t h = in->order[i], nw = 0;
+    if (em->loop_label[h] == TL_NO_LABEL) continue;
+    loop_of[h] = h;
+    for (uint32_t k = in->pred_start[h]; k < in->pred_start[h + 1]; k++)
+      if (in->rpo[in->pred[k]] >= in->rpo[h]) work[nw++] = in->pred[k];
+    while (nw) {
+      uint32_t w = work[--nw];
+      if (loop_of[w] != UINT32_MAX) { /* in a loop already: its outermost header */
+        w = loop_of[w];
+        while (uf[w] != w) w = uf[w] = uf[uf[w]];
+        if (w == h) continue;
+        parent[w] = h;
+        uf[w] = h;
+      } else {
+        loop_of[w] = h;
+      }
+      for (uint32_t k = in->pred_start[w]; k < in->pred_start[w + 1]; k++) {
+        uint32_t p = in->pred[k];
+        if (w == loop_of[w] && in->rpo[p] >= in->rpo[w]) continue; /* w's own back edges */
+        if (p != h && (loop_of[p] == UINT32_MAX || uf[loop_of[p]] != h)) work[nw++] = p;
+      }
+    }
+  }
+  free(uf);
+  free(work);
+}
+
+/* Is b in the loop of header h? (walks up the loop nest, capped) */
+static bool in_loop(const uint32_t *loop_of, const uint32_t *parent, uint32_t b, uint32_t h) {
+  uint32_t c = loop_of[b];
+  for (uint32_t steps = 0; c != UINT32_MAX && steps < 64; steps++, c = parent[c])
+    if (c == h) return true;
+  return false;
+}
+
+typedef struct {
+  uint32_t *loop_of, *parent;  /* loop nesting forest */
+  uint32_t *pre, *post;        /* dominator-tree intervals */
+  uint32_t *last_follower;     /* per header: its highest-RPO follower */
+  uint32_t *stack, *mark;      /* closure walk; mark[b] = header + 1 of the walk */
+  uint64_t budget;             /* blocks the closure walks may still visit */
+} hoist_ctx;
+
+/* Where the emission of loop h's body ends: the successor its last
+ * (fall-through) edge goes to when that is a br to a block, or UINT32_MAX
+ * or an exit of the loop it would inline there; UINT32_MAX for a back
+ * edge, leaving the structure, a switch, or a long walk. */
+static uint32_t tail_target(emitter *em, uint32_t h, const hoist_ctx *c) {
+  const uint32_t *last_follower = c->last_follower;
+  uint32_t z = h;
+  for (uint32_t steps = 0; steps < 4096; steps++) {
+    if (z != h && last_follower[z] != UINT32_MAX) {
+      z = last_follower[z];
+      continue;
+    }
+    uint32_t next = UINT32_MAX;
+    for (uint32_t k = em->kid_start[z + 1]; k-- > em->kid_start[z] && next == UINT32_MAX;)
+      if (is_follower(em, em->kids[k])) next = em->kids[k];
+    if (next != UINT32_MAX) {
+      z = next;
+      continue;
+    }
+    tl_cfg_block *b = blk(em->g, z);
+    if (ends_unreachable(b->code) || b->switch_on) return UINT32_MAX;
+    uint32_t t = UINT32_MAX;
+    for (uint32_t k = 0; k < b->edges.n && t == UINT32_MAX; k++)
+      if (!edge(em->g, z, k)->cond) t = edge(em->g, z, k)->to;
+    if (t == UINT32_MAX || em->in.rpo[t] <= em->in.rpo[z]) return UINT32_MAX;
+    if (em->is_merge[t] || em->hoist_to[t] != UINT32_MAX || !in_loop(c->loop_of, c->parent, t, h)) return t;
+    z = t;
+  }
+  return UINT32_MAX;
+}
+
+
+/* Hoists exit t of loop h, and with it every exit of h that t reaches
+ * (their blocks must enclose the loop too, for t's branches to see them).
+ * The walk stays in h's dominator subtree: anything else is outside the
+ * loop's construct already. */
+static void hoist_exit(emitter *em, hoist_ctx *c, uint32_t h, uint32_t t) {
+  cfg_info *in = &em->in;
+  uint32_t sp = 0, nexit = 0;
+  c->stack[sp++] = t;
+  c->mark[t] = h + 1;
+  while (sp) {
+    uint32_t z = c->stack[--sp];
+    if (!c->budget) return; /* too long a walk: t stays where it is */
+    c->budget--;
+    if (!in_loop(c->loop_of, c->parent, z, h) && in_loop(c->loop_of, c->parent, in->idom[z], h)) {
+      c->stack[in->nreach - 1 - nexit++] = z; /* exits collect at the top end */
+    }
+    for (uint32_t k = 0; k < blk(em->g, z)->edges.n; k++) {
+      uint32_t w = edge(em->g, z, k)->to;
+      if (c->mark[w] == h + 1 || c->pre[w] < c->pre[h] || c->pre[w] >= c->post[h]) continue;
+      c->mark[w] = h + 1;
+      c->stack[sp++] = w;
+    }
+  }
+  for (uint32_t i = 0; i < nexit; i++) {
+    uint32_t z = c->stack[in->nreach - 1 - i], old = em->hoist_to[z];
+    if (old != UINT32_MAX && c->last_follower[old] == z) c->last_follower[old] = UINT32_MAX;
+    em->hoist_to[z] = h;
+    if (c->last_follower[h] == UINT32_MAX || in->rpo[z] > in->rpo[c->last_follower[h]])
+      c->last_follower[h] = z;
+    if (em->block_label[z] == TL_NO_LABEL) em->block_label[z] = new_label(em);
+  }
+}
+
+/* Pre/post numbers of the dominator tree, iteratively. */
+static void dom_intervals(emitter *em, uint32_t entry, uint32_t *pre, uint32_t *post, uint32_t *stack) {
+  uint32_t *next = xcalloc(em->in.n, sizeof(uint32_t)), sp = 0, clock = 0;
+  stack[sp++] = entry;
+  pre[entry] = clock++;
+  while (sp) {
+    uint32_t x = stack[sp - 1];
+    if (em->kid_start[x] + next[x] < em->kid_start[x + 1]) {
+      uint32_t y = em->kids[em->kid_start[x] + next[x]++];
+      pre[y] = clock++;
+      stack[sp++] = y;
+      continue;
+    }
+    post[x] = clock;
+    sp--;
+  }
+  free(next);
+}
+
+/* A loop's fall-through successor outside it comes after the loop (a block
+ * ending after the loop construct), as a compiler lays it out, instead of
+ * inside the loop where its dominator is: the br to it at the loop's tail
+ * then goes away, and code that ends the function stays at its end. The
+ * other exits stay where their dominator is (an `if` arm costs no more
+ * than a block and a br out of the loop). Innermost loops first. */
+static void setup_hoisting(emitter *em) {
+  cfg_info *in = &em->in;
+  uint32_t n = in->n;
+  hoist_ctx c;
+  c.loop_of = xcalloc(n, sizeof(uint32_t));
+  c.parent = xcalloc(n, sizeof(uint32_t));
+  c.pre = xcalloc(n, sizeof(uint32_t));
+  c.post = xcalloc(n, sizeof(uint32_t));
+  c.last_follower = xcalloc(n, sizeof(uint32_t));
+  c.stack = xcalloc(n + 1, sizeof(uint32_t));
+  c.mark = xcalloc(n, sizeof(uint32_t));
+  c.budget = 8 * (uint64_t)n + 4096;
+  em->hoist_to = xcalloc(n, sizeof(uint32_t));
+  em->hoist_start = xcalloc(n + 1, sizeof(uint32_t));
+  em->hoisted = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t b = 0; b < n; b++) em->hoist_to[b] = c.last_follower[b] = UINT32_MAX;
+  loop_forest(em, c.loop_of, c.parent);
+  if (in->nreach) dom_intervals(em, in->order[0], c.pre, c.post, c.stack);
+  for (uint32_t i = in->nreach; i-- > 0;) {
+    uint32_t h = in->order[i];
+    if (em->loop_label[h] == TL_NO_LABEL) continue;
+    uint32_t t = tail_target(em, h, &c);
+    if (t == UINT32_MAX || in_loop(c.loop_of, c.parent, t, h) || !in_loop(c.loop_of, c.parent, in->idom[t], h))
+      continue;
+    hoist_exit(em, &c, h, t);
+  }
+  for (uint32_t b = 0; b < n; b++)
+    if (em->hoist_to[b] != UINT32_MAX) em->hoist_start[em->hoist_to[b] + 1]++;
+  for (uint32_t b = 0; b < n; b++) em->hoist_start[b + 1] += em->hoist_start[b];
+  uint32_t *fill = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t i = 1; i < in->nreach; i++) {
+    uint32_t y = in->order[i], h = em->hoist_to[y];
+    if (h != UINT32_MAX) em->hoisted[em->hoist_start[h] + fill[h]++] = y;
+  }
+  free(fill);
+  free(c.loop_of); free(c.parent); free(c.pre); free(c.post);
+  free(c.last_follower); free(c.stack); free(c.mark);
 }
 
 static void setup_tree(emitter *em) {
@@ -671,6 +885,7 @@ static void setup_tree(emitter *em) {
     }
   }
   em->exit_label = new_label(em);
+  setup_hoisting(em);
 }
 
 tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) {
@@ -697,8 +912,12 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
   tl_block_finalize(g->m, root, label_targeted(&em, em.exit_label) ? TL_NONE : TL_UNREACHABLE);
   tl_strip_tail_branches(g->m, g->f, &root);
   drop_unused_labels(g->m, g->f, &root);
+  bool spliced = false;
+  tl_walk_post(g->m, g->f, &root, splice_visit, &spliced);
+  if (spliced) tl_expr_refinalize(g->m, g->f, &root);
   free(em.loop_label); free(em.block_label); free(em.is_merge);
   free(em.kid_start); free(em.kids); free(em.targeted);
+  free(em.hoist_to); free(em.hoist_start); free(em.hoisted);
   tl_vec_free(&em.tasks);
   tl_vec_free(&em.open);
   info_free(&em.in);
@@ -782,4 +1001,38 @@ static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root) {
   tl_walk_post(m, f, root, mark_targets, &c);
   tl_walk_post(m, f, root, clear_unused, &c);
   free(c.used);
+}
+
+/* Unlabeled statement blocks inside a list are spliced into it (a block
+ * costs bytes when written; labels dropped above leave many). */
+static bool spliceable(const tl_expr *e) {
+  if (e->op != TL_OP_BLOCK || e->imm.block.label != TL_NO_LABEL || tl_type_is_concrete(e->type)) return false;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (tl_type_is_concrete(e->kid[i]->type)) return false;
+  return true;
+}
+
+static void splice_visit(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP) return;
+  uint32_t n = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    bool sp = spliceable(e->kid[i]);
+    any |= sp;
+    n += sp ? e->kid[i]->nkid : 1;
+  }
+  if (!any) return;
+  tl_expr **kids = TL_NEWN(&w->m->arena, tl_expr *, n ? n : 1);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    if (!spliceable(e->kid[i])) {
+      kids[k++] = e->kid[i];
+      continue;
+    }
+    for (uint32_t j = 0; j < e->kid[i]->nkid; j++) kids[k++] = e->kid[i]->kid[j];
+  }
+  e->kid = kids;
+  e->nkid = e->cap = n;
+  *(bool *)w->ctx = true;
 }

@@ -584,8 +584,19 @@ tl_status tl_pass_rereloop(tl_pass_ctx *ctx, tl_func *f) {
   }
   if (!code) return TL_OK;
   tl_expr *body = tl_expr_new(m, TL_OP_BLOCK, 0);
-  tl_expr_push_kid(m, body, code);
-  if (tl_type_arity(m, tl_func_type(m, f)->results)) tl_expr_push_kid(m, body, tl_make_unreachable(m));
+  if (tl_type_arity(m, tl_func_type(m, f)->results)) {
+    /* a final `return v` falls off the end again as the body's value */
+    tl_expr *last = code->nkid ? code->kid[code->nkid - 1] : NULL;
+    if (code->imm.block.label == TL_NO_LABEL && last && last->op == TL_OP_RETURN && last->nkid == 1) {
+      for (uint32_t i = 0; i + 1 < code->nkid; i++) tl_expr_push_kid(m, body, code->kid[i]);
+      tl_expr_push_kid(m, body, last->kid[0]);
+    } else {
+      tl_expr_push_kid(m, body, code);
+      tl_expr_push_kid(m, body, tl_make_unreachable(m));
+    }
+  } else {
+    tl_expr_push_kid(m, body, code);
+  }
   f->body = body;
   tl_func_refinalize(m, f);
   return TL_OK;
