@@ -247,7 +247,7 @@ static tl_expr *opt_binary(tl_module *m, tl_expr *e, int b, bool is64) {
       if (b == TL_OP_I32_SHR_S) {
         tl_expr *r = sext(m, is64, bits - c, x->kid[0]);
         if (r) return r;
-      } else {
+      } else if ((mask >> c) < (1u << 27)) { /* the mask (LEB) no longer than the shifts */
         return bin(m, TL_OP_I32_AND, is64, x->kid[0], iconst(m, is64, mask >> c));
       }
     }

@@ -76,7 +76,9 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   for (uint32_t i = m->nimported_globals; i < ng; i++) {
     tl_global *g = TL_GLOBAL(m, i);
     if (g->mut && !c.exported[i] && !c.sets[i]) g->mut = false;
-    if (!g->mut && is_const(g->init)) fold[i] = 1;
+    /* a v128.const is 18 bytes against global.get's 2: folded only where the global then goes */
+    if (!g->mut && is_const(g->init) && (g->init->op != TL_OP_V128_CONST || (c.gets[i] <= 1 && !c.exported[i])))
+      fold[i] = 1;
     if (g->mut && !c.exported[i] && !c.gets[i] && c.sets[i]) unread[i] = 1;
   }
   rw_ctx r = {&c, m, fold, unread};
