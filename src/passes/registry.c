@@ -2,7 +2,10 @@
  * Function passes run over the functions on a small pthread pool: each
  * worker takes the next function index; the module arena is locked while
  * they run. A pass only touches its own function, so the output does not
- * depend on the thread count or the order functions finish in. */
+ * depend on the thread count or the order functions finish in. A run of
+ * consecutive function passes is stacked: a worker runs all of them on one
+ * function while it is in cache, then takes the next function (unless each
+ * pass is timed or validated on its own). */
 #include "passes.h"
 
 #include <pthread.h>
@@ -41,7 +44,8 @@ const char *tl_pass_help(uint32_t i) { return i < NPASSES ? registry[i].help : N
 /* ---- parallel function passes ------------------------------------------ */
 typedef struct {
   tl_pass_ctx *ctx;
-  const tl_pass_info *pass;
+  const tl_pass_info *const *pass;   /* the stack, run in order */
+  uint32_t npass;
   atomic_uint next;
   uint32_t nfuncs;
   tl_status *status;  /* per function */
@@ -57,7 +61,8 @@ static void *worker(void *arg) {
     if (!f->body) continue;
     tl_pass_ctx c = *j->ctx;
     c.err = &j->errs[i];
-    j->status[i] = j->pass->func(&c, f);
+    for (uint32_t k = 0; k < j->npass && j->status[i] == TL_OK; k++)
+      j->status[i] = j->pass[k]->func(&c, f);
   }
   return NULL;
 }
@@ -80,9 +85,10 @@ static tl_status first_failure(job *j, tl_error *err) {
   return TL_OK;
 }
 
-static tl_status run_func_pass(tl_pass_ctx *ctx, const tl_pass_info *p, uint32_t threads) {
+static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p, uint32_t np,
+                                 uint32_t threads) {
   tl_module *m = ctx->m;
-  job j = {ctx, p, 0, (uint32_t)m->funcs.n, calloc(m->funcs.n + 1, sizeof(tl_status)),
+  job j = {ctx, p, np, 0, (uint32_t)m->funcs.n, calloc(m->funcs.n + 1, sizeof(tl_status)),
            calloc(m->funcs.n + 1, sizeof(tl_error))};
   if (!j.status || !j.errs) abort();
   if (threads == 0) threads = default_threads();
@@ -135,15 +141,31 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
   if (!args) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   for (uint32_t i = 0; i < opt->nargs; i++) args[i] = (tl_pass_arg){opt->arg_keys[i], opt->arg_values[i]};
   tl_pass_ctx ctx = {m, args, opt->nargs, err, opt};
+  const tl_pass_info **stack = calloc(n + 1, sizeof *stack);
+  if (!stack) {
+    free(args);
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  }
+  bool one_by_one = opt->validate_each || opt->on_pass_done;
   tl_status s = TL_OK;
-  for (uint32_t i = 0; i < n && s == TL_OK; i++) {
-    const tl_pass_info *p = tl_pass_find(names[i]);
-    if (!p) {
-      s = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "unknown pass '%s'", names[i]);
-      break;
+  for (uint32_t i = 0; i < n && s == TL_OK;) {
+    uint32_t np = 0;
+    for (; i + np < n; np++) {
+      const tl_pass_info *p = tl_pass_find(names[i + np]);
+      if (!p) {
+        if (np) break;   /* run the stack first, then report */
+        s = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "unknown pass '%s'", names[i]);
+        break;
+      }
+      if (p->kind != TL_PASS_FUNC && np) break;
+      stack[np] = p;
+      if (p->kind != TL_PASS_FUNC || one_by_one) { np++; break; }
     }
+    if (s != TL_OK) break;
+    const tl_pass_info *p = stack[0];
     double t0 = now_seconds();
-    s = p->kind == TL_PASS_FUNC ? run_func_pass(&ctx, p, opt->threads) : p->module(&ctx);
+    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, opt->threads) : p->module(&ctx);
+    i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK) {
       char msg[sizeof err->msg];
       uint32_t fi = err->func_index;
@@ -153,6 +175,7 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     }
     if (opt->on_pass_done) opt->on_pass_done(opt->user, p->name, now_seconds() - t0, module_size(m));
   }
+  free(stack);
   free(args);
   return s;
 }

@@ -16,6 +16,7 @@ ALL=$("$T" --help | sed -n 's/^  \(--[a-z-]*\)  .*/\1/p' | grep -v -e --skip-pas
   -e --output -e --emit-text -e --print -e --debuginfo -e --validate -e --no-validation -e --all-features \
   -e --mvp-features -e --detect-features -e --strip -e --quiet -e --help -e --version -e --converge \
   -e --debug -e --fuzz-exec | tr '\n' ' ')
+ALL="--low-memory-unused $ALL"   # optimize-added-constants needs it
 checked=0; failed=0
 for m in "$W"/*.wasm; do
   "$T" -all "$m" -q -o /dev/null 2>/dev/null || continue   # not a valid module
