@@ -176,6 +176,8 @@ static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d) {
     if (f->local_name) f->local_name[lmap[p]] = oldn[p];
   }
   tl_type results = d->drop_result ? TL_NONE : ft->results;
+  if (d->drop_result && f->body->imm.block.label == TL_NO_LABEL)
+    f->body->imm.block.label = tl_func_new_label(m, f);
   body_ctx c = {lmap, np, d->drop_result ? f->body->imm.block.label : TL_NO_LABEL};
   tl_walk_post(m, f, &f->body, body_visit, &c);
   tl_vec pre = {0};

@@ -179,7 +179,7 @@ static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr 
   if (!c.lmap || !c.read) abort();
   tl_expr *body = tl_expr_copy(m, NULL, from->body);
   c.ret = tl_func_new_label(m, into);
-  c.lmap[body->imm.block.label] = c.ret;
+  if (body->imm.block.label != TL_NO_LABEL) c.lmap[body->imm.block.label] = c.ret;
   body->imm.block.label = TL_NO_LABEL; /* copy_pre must not relabel the root */
   tl_walk w = {0};
   w.m = m;
