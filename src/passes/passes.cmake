@@ -33,3 +33,4 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/reorder_functions.c ${CM
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/pick_load_signs.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/optimize_added_constants.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/duplicate_import_elimination.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/once_reduction.c)
