@@ -1004,7 +1004,8 @@ static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root) {
 }
 
 /* Unlabeled statement blocks inside a list are spliced into it (a block
- * costs bytes when written; labels dropped above leave many). */
+ * costs bytes when written; labels dropped above leave many), and so are
+ * the else arms of ifs whose then arm never falls through. */
 static bool spliceable(const tl_expr *e) {
   if (e->op != TL_OP_BLOCK || e->imm.block.label != TL_NO_LABEL || tl_type_is_concrete(e->type)) return false;
   for (uint32_t i = 0; i < e->nkid; i++)
@@ -1012,25 +1013,45 @@ static bool spliceable(const tl_expr *e) {
   return true;
 }
 
+/* `if c {...; return} else {rest}` is `if c {...; return} rest`: the else
+ * arm's statements, or NULL. */
+static tl_expr *dead_else(const tl_expr *e, uint32_t *n) {
+  if (e->op != TL_OP_IF || e->nkid != 3 || e->imm.block.label != TL_NO_LABEL || tl_type_is_concrete(e->type) ||
+      e->kid[1]->type != TL_UNREACHABLE || tl_type_is_concrete(e->kid[2]->type))
+    return NULL;
+  *n = spliceable(e->kid[2]) ? e->kid[2]->nkid : 1;
+  return e->kid[2];
+}
+
 static void splice_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP) return;
-  uint32_t n = 0;
+  uint32_t n = 0, ne;
   bool any = false;
   for (uint32_t i = 0; i < e->nkid; i++) {
     bool sp = spliceable(e->kid[i]);
-    any |= sp;
-    n += sp ? e->kid[i]->nkid : 1;
+    any |= sp || dead_else(e->kid[i], &ne);
+    n += sp ? e->kid[i]->nkid : dead_else(e->kid[i], &ne) ? 1 + ne : 1;
   }
   if (!any) return;
   tl_expr **kids = TL_NEWN(&w->m->arena, tl_expr *, n ? n : 1);
   uint32_t k = 0;
   for (uint32_t i = 0; i < e->nkid; i++) {
-    if (!spliceable(e->kid[i])) {
-      kids[k++] = e->kid[i];
+    tl_expr *x = e->kid[i], *els = dead_else(x, &ne);
+    if (els) {
+      x->nkid = 2;
+      kids[k++] = x;
+      if (spliceable(els))
+        for (uint32_t j = 0; j < els->nkid; j++) kids[k++] = els->kid[j];
+      else
+        kids[k++] = els;
       continue;
     }
-    for (uint32_t j = 0; j < e->kid[i]->nkid; j++) kids[k++] = e->kid[i]->kid[j];
+    if (!spliceable(x)) {
+      kids[k++] = x;
+      continue;
+    }
+    for (uint32_t j = 0; j < x->nkid; j++) kids[k++] = x->kid[j];
   }
   e->kid = kids;
   e->nkid = e->cap = n;
