@@ -50,6 +50,7 @@ typedef struct {
   int8_t *lreg;            /* per local: its register, or -1 (frame slot) */
   uint32_t rl[12], nrl;    /* locals kept in registers */
   tl_vec *callfix;         /* {at, func} pairs; NULL: calls through jctx.fn[] */
+  tl_vec *lazyfix;         /* jfix of the calls through jctx.fn[] */
   bool fuel;               /* emit fuel checks */
   uint32_t fl;             /* fuel: index of the innermost loop (or function) */
   const uint8_t *p, *end;
@@ -1001,8 +1002,12 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
     x64_imm32(c->b, 0);
     TL_VEC_PUSH(c->callfix, uint64_t, (uint64_t)fix[0] | (uint64_t)fix[1] << 32);
   } else {                                           /* mov eax, fi; call/jmp [r12 + fn[fi]] */
-    x64_mov_ri(c->b, RAX, fi);
+    jfix fx = {(uint32_t)c->b->n, fi, 0, tail};
+    x64_byte(c->b, 0xB8);
+    x64_imm32(c->b, fi);
     x64_rm(c->b, 0, false, 0xFF, 1, tail ? 4 : 2, x64_m(R12, JC_FN + (int32_t)(8 * fi)), false);
+    fx.len = (uint8_t)(c->b->n - fx.at);
+    if (c->lazyfix) TL_VEC_PUSH(c->lazyfix, jfix, fx);
   }
   c->n = h;
   if (tail) return;
@@ -1507,7 +1512,7 @@ static void *compile_part(void *arg) {
 }
 
 tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
-                              void **scratch, tl_error *err) {
+                              tl_vec *fixes, void **scratch, tl_error *err) {
   jc *c = *scratch;
   if (!c && !(c = *scratch = calloc(1, sizeof *c)))
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
@@ -1516,6 +1521,7 @@ tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf
   c->inst = inst;
   c->m = inst->m;
   c->callfix = NULL;
+  c->lazyfix = fixes;
   c->fuel = fuel;
   while (out->n & 15) x64_byte(out, 0x90);
   return compile_func(c, fi, err);

@@ -62,6 +62,7 @@ struct jctx {                  /* offsets used by generated code: keep order */
   bool fuel_mode;              /* fn[] code counts fuel */
   size_t lazy_bytes;           /* code compiled lazily */
   x64_buf lazy_buf;            /* lazy compilation: output buffer, reused */
+  tl_vec lazy_fix;             /* lazy compilation: jfix, reused */
   void *scratch;               /* lazy compilation: compiler state, reused */
   void *fn[];                  /* per function index: entry, or the lazy thunk */
 };
@@ -99,7 +100,11 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
  * calls through jctx.fn[] (position-independent code). *scratch keeps the
  * compiler's state between calls; free it with tl_jit_scratch_free. */
 tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
-                              void **scratch, tl_error *err);
+                              tl_vec *fixes, void **scratch, tl_error *err);
+/* A call of lazy code through fn[] (mov eax, fi; call/jmp [r12 + fn[fi]],
+ * len bytes at out offset `at`): when the callee already has code within
+ * rel32 reach, the runtime rewrites it as a nop and a direct call/jmp. */
+typedef struct { uint32_t at, fi; uint8_t len; bool tail; } jfix;
 void tl_jit_scratch_free(void *scratch);
 /* statistics of the last compile (for --compile-only) */
 typedef void (*tl_jit_entry_fn)(jctx *c, uint64_t *sp, void *code, uint64_t depth);

@@ -118,39 +118,51 @@ static const uint8_t *make_lazy_thunk(void) {
   return code;
 }
 
-/* Copies n bytes of position-independent code to the store's code heap;
- * returns their executable address (16-aligned) or NULL. */
+/* Room for n bytes of code in the store's code heap: returns its executable
+ * address (16-aligned) and sets *rw to where the bytes are written; then
+ * code_seal. Without memfd: a mapping of its own, read-write until sealed. */
 #define HEAP_CHUNK ((size_t)1 << 20)
-static void *heap_code(jstore *js, const uint8_t *p, size_t n) {
-  if (js->no_memfd) return map_code(js, p, n);
-  if (!js->heap_rw || js->heap_size - js->heap_used < n) {
+static uint8_t *code_room(jstore *js, size_t n, uint8_t **rw) {
+  if (!js->no_memfd && (!js->heap_rw || js->heap_size - js->heap_used < n)) {
     size_t sz = n > HEAP_CHUNK ? (n + 4095) & ~(size_t)4095 : HEAP_CHUNK;
     int fd = memfd_create("tilt-jit", MFD_CLOEXEC);
-    void *rw = MAP_FAILED, *rx = MAP_FAILED;
+    void *w = MAP_FAILED, *x = MAP_FAILED;
     if (fd >= 0 && ftruncate(fd, (off_t)sz) == 0) {
-      rw = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      rx = mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+      w = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      x = mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
     }
     if (fd >= 0) close(fd);
-    if (rw == MAP_FAILED || rx == MAP_FAILED) {
-      if (rw != MAP_FAILED) munmap(rw, sz);
-      if (rx != MAP_FAILED) munmap(rx, sz);
+    if (w == MAP_FAILED || x == MAP_FAILED) {
+      if (w != MAP_FAILED) munmap(w, sz);
+      if (x != MAP_FAILED) munmap(x, sz);
       js->no_memfd = true;
-      return map_code(js, p, n);
+    } else {
+      jmap e1 = {w, sz}, e2 = {x, sz};
+      TL_VEC_PUSH(&js->maps, jmap, e1);
+      TL_VEC_PUSH(&js->maps, jmap, e2);
+      js->heap_rw = w;
+      js->heap_rx = x;
+      js->heap_size = sz;
+      js->heap_used = 0;
     }
-    jmap e1 = {rw, sz}, e2 = {rx, sz};
-    TL_VEC_PUSH(&js->maps, jmap, e1);
-    TL_VEC_PUSH(&js->maps, jmap, e2);
-    js->heap_rw = rw;
-    js->heap_rx = rx;
-    js->heap_size = sz;
-    js->heap_used = 0;
   }
-  memcpy(js->heap_rw + js->heap_used, p, n);
-  void *entry = js->heap_rx + js->heap_used;
+  if (js->no_memfd) {
+    size_t sz = (n + 4095) & ~(size_t)4095;
+    uint8_t *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    jmap e = {m, sz};
+    TL_VEC_PUSH(&js->maps, jmap, e);
+    return *rw = m;
+  }
+  *rw = js->heap_rw + js->heap_used;
+  uint8_t *x = js->heap_rx + js->heap_used;
   js->heap_used += (n + 15) & ~(size_t)15;
   if (js->heap_used > js->heap_size) js->heap_used = js->heap_size;
-  return entry;
+  return x;
+}
+
+static bool code_seal(jstore *js, uint8_t *rw, size_t n) {
+  return !js->no_memfd || mprotect(rw, (n + 4095) & ~(size_t)4095, PROT_READ | PROT_EXEC) == 0;
 }
 
 static jstore *jit_store(tl_store *s) {
@@ -184,6 +196,7 @@ void tl_jit_store_free(tl_store *s) {
     if (!c) continue;
     free(c->offs);
     free(c->lazy_buf.p);
+    tl_vec_free(&c->lazy_fix);
     tl_jit_scratch_free(c->scratch);
     free(c);
     i->jit = NULL;
@@ -335,23 +348,52 @@ static void match_fuel(jctx *c) {
   for (size_t i = 0; i < c->inst->m->funcs.n; i++) c->fn[i] = (void *)(uintptr_t)lazy_code;
 }
 
+/* Turns the calls through fn[] of code placed at x into direct ones where
+ * the callee (or the function itself) already has code within reach. */
+static void direct_calls(jctx *c, uint32_t self, uint8_t *x) {
+  static const uint8_t nops[][9] = {{0}, {0x90}, {0x66, 0x90}, {0x0F, 0x1F, 0x00},
+                                    {0x0F, 0x1F, 0x40, 0x00}, {0x0F, 0x1F, 0x44, 0x00, 0x00},
+                                    {0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00},
+                                    {0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00},
+                                    {0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+                                    {0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}};
+  for (size_t i = 0; i < c->lazy_fix.n; i++) {
+    jfix *f = &TL_VEC_AT(&c->lazy_fix, jfix, i);
+    uint8_t *to = f->fi == self ? x : c->fn[f->fi] != lazy_code ? c->fn[f->fi] : NULL;
+    int64_t rel = to ? (int64_t)(to - (x + f->at + f->len)) : 0;
+    if (!to || rel < INT32_MIN || rel > INT32_MAX || f->len < 5 || f->len > 14) continue;
+    uint8_t *p = c->lazy_buf.p + f->at;
+    memcpy(p, nops[f->len - 5], f->len - 5);      /* the return address stays put */
+    p[f->len - 5] = f->tail ? 0xE9 : 0xE8;
+    int32_t r = (int32_t)rel;
+    memcpy(p + f->len - 4, &r, 4);
+  }
+}
+
 /* The entry of function fi of c's instance, compiled now if need be. */
 static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
   if (c->fn[fi] != lazy_code) return c->fn[fi];
   c->lazy_buf.n = 0;
-  tl_status st = tl_jit_compile_func(c->inst, fi, c->fuel_mode, &c->lazy_buf, &c->scratch, err);
+  c->lazy_fix.n = 0;
+  tl_status st = tl_jit_compile_func(c->inst, fi, c->fuel_mode, &c->lazy_buf, &c->lazy_fix,
+                                     &c->scratch, err);
   if (st) return NULL;
-  void *p = heap_code(c->js, c->lazy_buf.p, c->lazy_buf.n);
-  if (!p) {
+  size_t n = c->lazy_buf.n;
+  uint8_t *rw, *x = code_room(c->js, n, &rw);
+  if (x) {
+    direct_calls(c, fi, x);
+    memcpy(rw, c->lazy_buf.p, n);
+  }
+  if (!x || !code_seal(c->js, rw, n)) {
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
     return NULL;
   }
-  c->lazy_bytes += c->lazy_buf.n;
+  c->lazy_bytes += n;
   if (c->lazy_buf.cap > ((size_t)1 << 20)) {     /* keep a huge function's buffer no longer */
     free(c->lazy_buf.p);
     memset(&c->lazy_buf, 0, sizeof c->lazy_buf);
   }
-  return c->fn[fi] = p;
+  return c->fn[fi] = x;
 }
 
 /* ------------------------------------------------------------- traps */

@@ -86,15 +86,30 @@ static int32_t ok2(fixture *f, const char *name, int32_t a, int32_t b) {
   return r;
 }
 static uint32_t compiled(fixture *f) { return tl_jit_compiled_count(f->inst, NULL); }
+/* Does function fi's code (its first 256 bytes) call (0xE8) or jump (0xE9)
+ * directly to function to's entry? */
+static bool direct_to(fixture *f, uint32_t fi, uint8_t opc, uint32_t to) {
+  jctx *c = f->inst->jit;
+  const uint8_t *p = c->fn[fi], *t = c->fn[to];
+  for (int i = 0; i < 256; i++) {
+    int32_t rel;
+    memcpy(&rel, p + i + 1, 4);
+    if (p[i] == opc && p + i + 5 + rel == t) return true;
+  }
+  return false;
+}
 START_TEST(only_called_functions_compile) {
   fixture f;
   setup(&f, TL_ENGINE_JIT, 0);
   ck_assert_uint_eq(compiled(&f), 0);
-  ck_assert_int_eq(ok1(&f, "fact", 10), 3628800);             /* recursion via fn[] */
+  ck_assert_int_eq(ok1(&f, "fact", 10), 3628800);             /* recursion */
   ck_assert_uint_eq(compiled(&f), 1);
+  ck_assert(direct_to(&f, 0, 0xE8, 0));                       /* a direct self call */
   ck_assert_int_eq(ok1(&f, "even", 11), 0);                   /* mutual + tail call */
   ck_assert_int_eq(ok1(&f, "even", 1000), 1);
   ck_assert_uint_eq(compiled(&f), 3);
+  ck_assert(direct_to(&f, 2, 0xE9, 1));                       /* odd came after even: jmp */
+  ck_assert(!direct_to(&f, 1, 0xE8, 2));                      /* even came first: via fn[] */
   ck_assert_int_eq(ok2(&f, "ind", 3, 7), 49);                 /* call_indirect: sq compiles */
   ck_assert_uint_eq(compiled(&f), 5);
   ck_assert_int_eq(ok2(&f, "tind", 2, 0), 11);                /* return_call_indirect */
