@@ -1023,11 +1023,29 @@ static tl_expr *dead_else(const tl_expr *e, uint32_t *n) {
   return e->kid[2];
 }
 
+static bool is_empty(const tl_expr *e) {
+  return e->op == TL_OP_NOP || (e->op == TL_OP_BLOCK && e->imm.block.label == TL_NO_LABEL && !e->nkid);
+}
+
+/* `if c {} else {x}` (a stripped tail branch leaves these) is `if !c {x}`. */
+static bool flip_empty_then(tl_module *m, tl_expr *e) {
+  if (e->op != TL_OP_IF || e->nkid != 3 || e->imm.block.label != TL_NO_LABEL || !is_empty(e->kid[1]) ||
+      tl_type_is_concrete(e->type))
+    return false;
+  tl_expr *c = e->kid[0];
+  e->kid[0] = c->op == TL_OP_I32_EQZ ? c->kid[0] : tl_make_unary(m, TL_OP_I32_EQZ, c);
+  e->kid[1] = e->kid[2];
+  e->nkid = 2;
+  return true;
+}
+
 static void splice_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP) return;
   uint32_t n = 0, ne;
   bool any = false;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (flip_empty_then(w->m, e->kid[i])) *(bool *)w->ctx = true;
   for (uint32_t i = 0; i < e->nkid; i++) {
     bool sp = spliceable(e->kid[i]);
     any |= sp || dead_else(e->kid[i], &ne);
