@@ -61,6 +61,28 @@ static bool empty(const tl_expr *e) {
   return e->op == TL_OP_NOP || (e->op == TL_OP_BLOCK && e->imm.block.label == TL_NO_LABEL && !e->nkid);
 }
 
+/* Does cond (maybe) write the local arm reads? A select evaluates its arms
+ * before its condition, an if the other way round. Bounded explicit-stack
+ * scan; past the budget the answer is yes. */
+static bool cond_writes_arm(const tl_expr *cond, const tl_expr *arm) {
+  if (arm->op != TL_OP_LOCAL_GET) return false;
+  enum { BUDGET = 64 };
+  const tl_expr *st[BUDGET];
+  uint32_t n = 0, seen = 0;
+  st[n++] = cond;
+  while (n) {
+    const tl_expr *x = st[--n];
+    if (++seen > BUDGET) return true;
+    if ((x->op == TL_OP_LOCAL_SET || x->op == TL_OP_LOCAL_TEE) && x->imm.index == arm->imm.index) return true;
+    for (uint32_t i = 0; i < x->nkid; i++) {
+      if (!x->kid[i]) continue;
+      if (n == BUDGET) return true;
+      st[n++] = x->kid[i];
+    }
+  }
+  return false;
+}
+
 static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   if (e->op != TL_OP_IF) return e;
   if (e->imm.block.label != TL_NO_LABEL && c->li.count[e->imm.block.label]) return e;
@@ -75,7 +97,8 @@ static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   }
   if (e->nkid == 3 && tl_type_is_concrete(e->type) && !tl_type_is_tuple(e->type) &&
       cheap_pure(e->kid[1]) && cheap_pure(e->kid[2]) && e->kid[1]->type == e->type &&
-      e->kid[2]->type == e->type) {
+      e->kid[2]->type == e->type && !cond_writes_arm(e->kid[0], e->kid[1]) &&
+      !cond_writes_arm(e->kid[0], e->kid[2])) {
     tl_expr *s = tl_expr_new(w->m, tl_type_is_ref(e->type) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
     s->kid[0] = e->kid[1];
     s->kid[1] = e->kid[2];
