@@ -315,7 +315,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_status st = TL_OK;
   if (optimize) {
     tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
-    if (!po.optimize_level && !po.shrink_level) po.optimize_level = 2, po.shrink_level = 1;
+    if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
     const char *names[128];
     uint32_t n = tl_pipeline_function(&po, names, 128);
     for (uint32_t i = m->nimported_funcs; i < nf && st == TL_OK; i++) {

@@ -58,7 +58,6 @@ static void scan_expr(scan_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
 static void levels(const tl_pass_ctx *ctx, uint32_t *o, uint32_t *s) {
   *o = ctx->opt ? ctx->opt->optimize_level : 0;
   *s = ctx->opt ? ctx->opt->shrink_level : 0;
-  if (*o == 0 && *s == 0) *o = 2, *s = 1; /* wasm-opt's defaults for a lone pass */
 }
 
 static bool worth(const finfo *fi, uint32_t o, uint32_t s) {
@@ -277,6 +276,9 @@ static void remove_funcs(tl_module *m, const uint8_t *gone) {
 static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
   tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
   levels(ctx, &po.optimize_level, &po.shrink_level);
+  /* A lone pass (levels 0) gets the passes every level runs, as wasm-opt's
+   * level-0 function pipeline does. */
+  if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1;
   const char *names[128];
   uint32_t n = tl_pipeline_function(&po, names, 128);
   tl_status st = TL_OK;
