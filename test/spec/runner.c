@@ -250,11 +250,12 @@ static tl_module *optimized(run *r, tl_module *m, tl_error *err) {
   char buf[4096];
   uint32_t n = pass_list(r->passes, names, 256, buf, sizeof buf);
   tl_pass_options po = {.threads = 1, .validate_each = true};
+  tl_write_options wo = {.optimize_stack = true}; /* as tilt-opt -O2 writes */
   uint8_t *bytes = NULL;
   size_t size = 0;
   tl_module *out = NULL;
   if (tl_module_run_passes(m, names, n, &po, err) == TL_OK &&
-      tl_module_write(m, NULL, &bytes, &size, err) == TL_OK) {
+      tl_module_write(m, &wo, &bytes, &size, err) == TL_OK) {
     tl_read_options o = {0};
     o.features = r->features;
     out = tl_module_read(bytes, size, &o, err);
