@@ -35,3 +35,4 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/optimize_added_constants
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/duplicate_import_elimination.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/once_reduction.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/merge_similar_functions.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/code_folding.c)

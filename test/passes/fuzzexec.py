@@ -35,7 +35,8 @@ def modules(suite, tmp):
 def run_one(tiltopt, pas, wasm, tmp):
     out = os.path.join(tmp, 'out', pas + '.' + os.path.basename(os.path.dirname(wasm)) + '.' + os.path.basename(wasm))
     flag = '-' + pas if re.fullmatch(r'O[0-4sz]?', pas) else '--' + pas  # O2, Os: a pipeline
-    r = subprocess.run([tiltopt, '--all-features', '--debug', '--fuzz-exec', flag, wasm, '-o', out],
+    lmu = ['--low-memory-unused'] if pas.startswith('optimize-added-constants') else []  # required, as in wasm-opt
+    r = subprocess.run([tiltopt, '--all-features', '--debug', '--fuzz-exec'] + lmu + [flag, wasm, '-o', out],
                        capture_output=True, text=True, timeout=300)
     if r.returncode:
         if 'error' in r.stderr and ('invalid' in r.stderr or 'malformed' in r.stderr) and 'fuzz-exec' not in r.stderr \
