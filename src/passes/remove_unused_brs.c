@@ -9,6 +9,8 @@
  * - A return at the very end of the function becomes the value it returns.
  * - In a list, an if whose then-arm never falls through loses its else:
  *   the else-arm's code follows the if instead.
+ * - A value-less block that starts with a br_if to itself becomes an if on
+ *   the negated condition around the rest.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -148,12 +150,38 @@ static void unnest_ifs(tl_walk *w, brs_ctx *c, tl_expr *e) {
   c->changed = true;
 }
 
+/* (block $l (br_if $l C) REST...) with no value becomes
+ * (if $l (i32.eqz C) (then REST...)): branches in REST to $l leave the if
+ * as they left the block; one byte smaller, and optimize-instructions
+ * usually folds the eqz into C. */
+static tl_expr *block_to_if(tl_walk *w, brs_ctx *c, tl_expr **slot) {
+  tl_expr *e = *slot, *b = e->nkid ? e->kid[0] : NULL;
+  uint32_t l = e->imm.block.label;
+  if (e->op != TL_OP_BLOCK || l == TL_NO_LABEL || e->type != TL_NONE || e->nkid < 2 ||
+      slot == &w->f->body || c->map[l] != l || b->op != TL_OP_BR_IF || b->nkid != 1 ||
+      b->imm.label != l || b->kid[0]->type != TL_I32)
+    return e;
+  tl_expr *cond = b->kid[0];
+  cond = cond->op == TL_OP_I32_EQZ ? cond->kid[0] : tl_make_unary(w->m, TL_OP_I32_EQZ, cond);
+  tl_expr *then = e->nkid == 2 ? e->kid[1] : tl_make_block(w->m, TL_OP_BLOCK, TL_NO_LABEL, e->kid + 1, e->nkid - 1);
+  tl_expr *r = tl_expr_new(w->m, TL_OP_IF, 2);
+  r->kid[0] = cond;
+  r->kid[1] = then;
+  r->imm.block.label = l;
+  r->imm.block.bt = TL_NO_INDEX;
+  c->li.count[l]--;
+  tl_block_finalize(w->m, r, c->li.count[l] ? c->li.type[l] : TL_UNREACHABLE);
+  c->changed = true;
+  return r;
+}
+
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
   tl_expr *e = *slot;
   unnest_ifs(w, c, e);
   drop_final_br(c, e);
   thread_list(c, e);
+  e = *slot = block_to_if(w, c, slot);
   *slot = simplify_if(w, c, e);
 }
 

@@ -42,22 +42,25 @@
 ;; CHECK:       (call 0 (local.get 0))
 ;; CHECK:       (i32.const 1)))
 ;; CHECK:   (func (;2;) (type 0) (param i32)
-;; CHECK:     (block $l0
-;; CHECK:       (br_if $l0 (local.get 0))
-;; CHECK:       (call 0 (i32.const 2))))
+;; CHECK:     (if $l0
+;; CHECK:       (i32.eqz (local.get 0))
+;; CHECK:       (then
+;; CHECK:         (call 0 (i32.const 2)))))
 ;; CHECK:   (func (;3;) (type 0) (param i32)
 ;; CHECK:     (block $l0
 ;; CHECK:       (block $l1
-;; CHECK:         (block $l2
-;; CHECK:           (br_if $l0 (local.get 0))
-;; CHECK:           (call 0 (i32.const 1)))
+;; CHECK:         (if $l2
+;; CHECK:           (i32.eqz (local.get 0))
+;; CHECK:           (then
+;; CHECK:             (call 0 (i32.const 1))))
 ;; CHECK:         (br $l0))))
 ;; CHECK:   (func (;4;) (type 2) (param i32) (param i32) (result i32)
 ;; CHECK:     (select (local.get 1) (i32.const 7) (local.get 0)))
 ;; CHECK:   (func (;5;) (type 0) (param i32)
 ;; CHECK:     (loop $l0
-;; CHECK:       (block $l1
-;; CHECK:         (br_if $l0 (local.get 0))
-;; CHECK:         (call 0 (i32.const 3)))
+;; CHECK:       (if $l1
+;; CHECK:         (i32.eqz (local.get 0))
+;; CHECK:         (then
+;; CHECK:           (call 0 (i32.const 3))))
 ;; CHECK:       (br $l0)))
 ;; CHECK: )
