@@ -572,10 +572,17 @@ void tl_store_set_engine(tl_store *s, int engine);
  * (the instance's first compilation; memory setup and mapping excluded). */
 tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_bytes,
                                   double seconds[2], tl_error *err);
-/* JIT: how many of inst's defined functions have machine code so far
- * (functions compile at their first call; all of them after
- * tl_jit_compile_instance), and optionally the bytes of code made. */
-uint32_t tl_jit_compiled_count(tl_instance *inst, size_t *code_bytes);
+/* JIT statistics of an instance (all zero before it runs on the JIT). */
+typedef struct {
+  uint32_t compiled;     /* defined functions with machine code so far: each
+                            compiles at its first call, all of them in
+                            tl_jit_compile_instance */
+  size_t code_bytes;     /* machine code made, eagerly and lazily */
+  double cpu, wall;      /* tl_jit_compile_instance: process CPU and wall seconds */
+  double critical;       /* its busiest thread's CPU seconds plus the serial
+                            part: the wall time it needs on idle cores */
+} tl_jit_stats;
+void tl_jit_get_stats(tl_instance *inst, tl_jit_stats *out);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
 

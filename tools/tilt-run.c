@@ -195,8 +195,11 @@ int main(int argc, char **argv) {
       goto done;
     }
     if (compile_only) {
-      printf("compiled %u functions in %.3f ms CPU, %.3f ms wall, %zu bytes of code\n",
-             tl_function_count(m), sec[0] * 1e3, sec[1] * 1e3, code);
+      tl_jit_stats js;
+      tl_jit_get_stats(inst, &js);
+      printf("compiled %u functions in %.3f ms CPU, %.3f ms wall, %zu bytes of code"
+             " (%.3f ms critical path)\n",
+             tl_function_count(m), sec[0] * 1e3, sec[1] * 1e3, code, js.critical * 1e3);
       rc = 0;
       goto done;
     }
@@ -214,10 +217,10 @@ int main(int argc, char **argv) {
 done:
   fflush(stdout);
   if (stats && inst && engine == TL_ENGINE_JIT) {
-    size_t bytes = 0;
-    uint32_t k = tl_jit_compiled_count(inst, &bytes);
-    fprintf(stderr, "jit: %u of %u functions compiled, %zu bytes of code\n", k,
-            tl_function_count(m) - m->nimported_funcs, bytes);
+    tl_jit_stats js;
+    tl_jit_get_stats(inst, &js);
+    fprintf(stderr, "jit: %u of %u functions compiled, %zu bytes of code\n", js.compiled,
+            tl_function_count(m) - m->nimported_funcs, js.code_bytes);
   }
   tl_linker_free(l);
   tl_store_free(s);

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum { V_CONST, V_LOCAL, V_SLOT, V_REG, V_FLAGS };
 typedef struct { uint8_t kind, type, reg, cc; uint32_t local; int64_t imm; } valent;
@@ -1472,9 +1473,16 @@ typedef struct {
   x64_buf b;
   tl_vec callfix;
   bool fuel;
+  double cpu;              /* this thread's CPU seconds for its share */
   tl_status st;
   tl_error err;
 } part;
+
+static double thread_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void jc_free(jc *c) {
   free(c->st);
@@ -1490,6 +1498,7 @@ static tl_status no_body(uint32_t fi, tl_error *err) {
 
 static void *compile_part(void *arg) {
   part *pt = arg;
+  double t0 = thread_cpu();
   tl_module *m = pt->inst->m;
   jc c;
   memset(&c, 0, sizeof c);
@@ -1508,6 +1517,7 @@ static void *compile_part(void *arg) {
     pt->st = compile_func(&c, i, &pt->err);
   }
   jc_free(&c);
+  pt->cpu = thread_cpu() - t0;
   return NULL;
 }
 
@@ -1534,7 +1544,8 @@ void tl_jit_scratch_free(void *scratch) {
 }
 
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
-                                bool fuel, tl_error *err) {
+                                bool fuel, double *critical, tl_error *err) {
+  double t0 = thread_cpu();
   tl_module *m = inst->m;
   uint32_t lo = m->nimported_funcs, n = (uint32_t)m->funcs.n;
   uint64_t total = 0;
@@ -1569,9 +1580,22 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
       st = parts[k].st;
       *err = parts[k].err;
     }
+  if (!st && !out->n) {                      /* part 0 becomes the output: no copy */
+    size_t total = 0;
+    for (int k = 0; k < threads; k++) total = ((total + 15) & ~(size_t)15) + parts[k].b.n;
+    free(out->p);
+    *out = parts[0].b;
+    memset(&parts[0].b, 0, sizeof parts[0].b);
+    if (out->cap < total) {
+      uint8_t *p = realloc(out->p, total);
+      if (!p) abort();
+      out->p = p;
+      out->cap = total;
+    }
+  }
   for (int k = 0; k < threads; k++) {
     part *pt = &parts[k];
-    if (!st) {
+    if (!st && pt->b.n) {
       while (out->n & 15) x64_byte(out, 0x90);
       uint32_t base = (uint32_t)out->n;
       for (uint32_t i = pt->lo; i < pt->hi; i++) offs[i] += base;
@@ -1590,6 +1614,12 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
     tl_vec_free(&pt->callfix);
     free(pt->b.p);
   }
+  double busiest = 0, mine = parts[0].cpu;
+  for (int k = 0; k < threads; k++)
+    if (parts[k].cpu > busiest) busiest = parts[k].cpu;
+  for (int k = 1; k < threads; k++)
+    if (!started[k]) mine += parts[k].cpu;        /* ran here, after the others */
+  if (critical) *critical = thread_cpu() - t0 - mine + busiest;
   free(parts);
   return st;
 }

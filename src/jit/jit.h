@@ -59,6 +59,7 @@ struct jctx {                  /* offsets used by generated code: keep order */
   size_t code_size;
   uint32_t *offs;              /* eager: per function, entry offset in code */
   double compile_cpu, compile_wall;   /* seconds the eager compilation took */
+  double compile_crit;         /* its busiest thread's CPU + the serial part */
   bool fuel_mode;              /* fn[] code counts fuel */
   size_t lazy_bytes;           /* code compiled lazily */
   x64_buf lazy_buf;            /* lazy compilation: output buffer, reused */
@@ -93,9 +94,10 @@ struct jstore {
  * (defined functions only). threads > 1 splits the functions among that
  * many threads (large modules only). fuel: emit fuel checks (function
  * entries and loop headers decrement *jctx.fuel by the number of
- * instructions up to the next check; <= 0 traps "fuel exhausted"). */
+ * instructions up to the next check; <= 0 traps "fuel exhausted").
+ * *critical: CPU seconds of the busiest thread plus the serial part. */
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
-                                bool fuel, tl_error *err);
+                                bool fuel, double *critical, tl_error *err);
 /* One function at the end of out (entry at its start, 16-aligned), with
  * calls through jctx.fn[] (position-independent code). *scratch keeps the
  * compiler's state between calls; free it with tl_jit_scratch_free. */

@@ -313,7 +313,7 @@ static tl_status compile_all(jctx *c, int threads, tl_error *err) {
   struct timespec c0, w0, c1, w1;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   clock_gettime(CLOCK_MONOTONIC, &w0);
-  tl_status st = tl_jit_compile_module(inst, &b, offs, threads, c->fuel_mode, err);
+  tl_status st = tl_jit_compile_module(inst, &b, offs, threads, c->fuel_mode, &c->compile_crit, err);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   clock_gettime(CLOCK_MONOTONIC, &w1);
   uint8_t *code = NULL;
@@ -759,11 +759,14 @@ tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_b
   return st;
 }
 
-uint32_t tl_jit_compiled_count(tl_instance *inst, size_t *code_bytes) {
+void tl_jit_get_stats(tl_instance *inst, tl_jit_stats *out) {
   jctx *c = inst ? inst->jit : NULL;
-  uint32_t k = 0;
-  if (code_bytes) *code_bytes = c ? c->code_size + c->lazy_bytes : 0;
-  for (size_t i = c ? inst->m->nimported_funcs : 0; c && i < inst->m->funcs.n; i++)
-    k += c->fn[i] != lazy_code;
-  return k;
+  memset(out, 0, sizeof *out);
+  if (!c) return;
+  out->code_bytes = c->code_size + c->lazy_bytes;
+  out->cpu = c->compile_cpu;
+  out->wall = c->compile_wall;
+  out->critical = c->compile_crit;
+  for (size_t i = inst->m->nimported_funcs; i < inst->m->funcs.n; i++)
+    out->compiled += c->fn[i] != lazy_code;
 }
