@@ -447,7 +447,7 @@ static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *
 }
 
 /* ------------------------------------------------------------- emission */
-enum { T_TREE, T_TERM, T_BRANCH, T_ELSE, T_CLOSE, T_OPEN_IF };
+enum { T_TREE, T_TERM, T_BRANCH, T_ELSE, T_CLOSE, T_OPEN_IF, T_BR_IF };
 typedef struct { uint8_t kind; uint32_t x, e; tl_expr *cond; } task;
 
 typedef struct {
@@ -567,19 +567,49 @@ static void do_branch(emitter *em, uint32_t x, tl_cfg_edge *ed) {
 }
 
 /* if c1 {e1} else if c2 {e2} ... else {default}; pushed in reverse. */
+/* The label a conditional edge only branches to (no code on it, and its
+ * target is a loop or the exit), or TL_NO_LABEL: such an edge is a br_if,
+ * and the other edges follow it instead of nesting in its else. A forward
+ * edge to a block stays an if: when the block ends right after the else
+ * chain, the br is a tail branch that goes away with the block. */
+static uint32_t brif_label(emitter *em, uint32_t x, tl_cfg_edge *ed) {
+  uint32_t y = ed->to;
+  if (!ed->cond || ed->code || ed->cond->op == TL_OP_I32_CONST) return TL_NO_LABEL; /* ifs on constants fold */
+  if (em->in.rpo[y] <= em->in.rpo[x]) return em->loop_label[y];
+  if (em->is_merge[y] || em->hoist_to[y] != UINT32_MAX) return TL_NO_LABEL; /* see below */
+  tl_cfg_block *b = blk(em->g, y);
+  if (!b->code && !b->edges.n && !b->switch_on && em->loop_label[y] == TL_NO_LABEL) return em->exit_label;
+  return TL_NO_LABEL;
+}
+
+static void emit_br_if(emitter *em, uint32_t label, tl_expr *cond) {
+  tl_expr *br = tl_expr_new(em->g->m, TL_OP_BR_IF, 1);
+  br->kid[0] = cond;
+  br->imm.label = label;
+  br->type = TL_NONE;
+  em->targeted[label - em->label_base] = 1;
+  append(em, br);
+}
+
+/* if c1 {e1} else if c2 {e2} ... else {default}; pushed in reverse. */
 static void term_branches(emitter *em, uint32_t x) {
   tl_cfg_block *b = blk(em->g, x);
-  uint32_t def = UINT32_MAX, nc = 0;
+  uint32_t def = UINT32_MAX, nif = 0;
   for (uint32_t k = 0; k < b->edges.n; k++) {
-    if (edge(em->g, x, k)->cond) nc++;
+    tl_cfg_edge *ed = edge(em->g, x, k);
+    if (ed->cond) nif += brif_label(em, x, ed) == TL_NO_LABEL;
     else if (def == UINT32_MAX) def = k;
   }
-  for (uint32_t i = 0; i < nc; i++) push_task(em, T_CLOSE, 0, 0, NULL);
+  for (uint32_t i = 0; i < nif; i++) push_task(em, T_CLOSE, 0, 0, NULL);
   if (def != UINT32_MAX) push_task(em, T_BRANCH, x, def, NULL);
   else push_task(em, T_BRANCH, x, UINT32_MAX, NULL);
   for (uint32_t k = b->edges.n; k-- > 0;) {
     tl_cfg_edge *ed = edge(em->g, x, k);
     if (!ed->cond) continue;
+    if (brif_label(em, x, ed) != TL_NO_LABEL) {
+      push_task(em, T_BR_IF, x, k, ed->cond);
+      continue;
+    }
     push_task(em, T_ELSE, 0, 0, NULL);
     push_task(em, T_BRANCH, x, k, NULL);
     push_task(em, T_OPEN_IF, x, k, ed->cond);
@@ -652,6 +682,7 @@ static void run_task(emitter *em, task t) {
     if (t.e == UINT32_MAX) emit_br(em, em->exit_label);
     else do_branch(em, t.x, edge(em->g, t.x, t.e));
     break;
+  case T_BR_IF: emit_br_if(em, brif_label(em, t.x, edge(em->g, t.x, t.e)), t.cond); break;
   case T_OPEN_IF: {
     tl_expr *e = tl_expr_new(em->g->m, TL_OP_IF, 0);
     tl_expr_push_kid(em->g->m, e, t.cond);
@@ -927,9 +958,10 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
 /* ------------------------------------------------- tail branch removal */
 /* Follows the tail positions of a block labeled `label` (the last element
  * of lists, both arms of ifs, unlabeled blocks) and removes a value-less
- * br to label found there. Each node is a tail of at most one labeled
+ * br to label found there (a br_if there leaves a drop of its condition,
+ * which vacuum takes if it has no effects). Each node is a tail of at most one labeled
  * block (the innermost), so the whole walk is linear. */
-static bool strip_in(tl_expr *list, uint32_t label, tl_vec *work) {
+static bool strip_in(tl_module *m, tl_expr *list, uint32_t label, tl_vec *work) {
   bool changed = false;
   work->n = 0;
   TL_VEC_PUSH(work, tl_expr *, list);
@@ -949,6 +981,9 @@ static bool strip_in(tl_expr *list, uint32_t label, tl_vec *work) {
     if (last->op == TL_OP_BR && last->nkid == 0 && last->imm.label == label) {
       e->nkid--;
       changed = true;
+    } else if (last->op == TL_OP_BR_IF && last->nkid == 1 && last->imm.label == label) {
+      e->kid[e->nkid - 1] = tl_make_drop(m, last->kid[0]); /* only the condition's effects remain */
+      changed = true;
     } else if (last->type == TL_NONE || last->type == TL_UNREACHABLE) {
       TL_VEC_PUSH(work, tl_expr *, last);
     }
@@ -963,7 +998,7 @@ static void strip_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL && e->type != TL_UNREACHABLE &&
       !tl_type_is_concrete(e->type))
-    c->changed |= strip_in(e, e->imm.block.label, &c->work);
+    c->changed |= strip_in(w->m, e, e->imm.block.label, &c->work);
 }
 
 void tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {

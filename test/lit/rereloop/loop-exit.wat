@@ -53,14 +53,8 @@
 ;; CHECK:       (loop $l1
 ;; CHECK:         (local.set 2 (i32.add (local.get 2) (local.get 1)))
 ;; CHECK:         (local.set 1 (i32.add (local.get 1) (i32.const 1)))
-;; CHECK:         (if
-;; CHECK:           (i32.lt_u (local.get 1) (local.get 0))
-;; CHECK:           (then
-;; CHECK:             (br $l1))))
+;; CHECK:         (br_if $l1 (i32.lt_u (local.get 1) (local.get 0))))
 ;; CHECK:       (local.set 0 (i32.sub (local.get 0) (i32.const 1)))
-;; CHECK:       (if
-;; CHECK:         (local.get 0)
-;; CHECK:         (then
-;; CHECK:           (br $l0))))
+;; CHECK:       (br_if $l0 (local.get 0)))
 ;; CHECK:     (local.get 2))
 ;; CHECK: )

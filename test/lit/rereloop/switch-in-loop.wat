@@ -53,8 +53,5 @@
 ;; CHECK:               (call 4))
 ;; CHECK:             (else
 ;; CHECK:               (call 2)))))
-;; CHECK:       (if
-;; CHECK:         (i32.eqz (call 5))
-;; CHECK:         (then
-;; CHECK:           (br $l0)))))
+;; CHECK:       (br_if $l0 (i32.eqz (call 5)))))
 ;; CHECK: )
