@@ -85,6 +85,34 @@ static tl_status stub_import(tl_host_call *call, void *user, const tl_value *arg
   return tl_errorf(err, TL_E_TRAP, TL_NO_OFFSET, "import not available with --compile-only");
 }
 
+/* --compile-only: fresh tables, memories and globals for the module's
+ * imports of them (function imports get stub_import). */
+static void stub_imports(tl_module *m, tl_store *s, tl_linker *l) {
+  for (uint32_t k = 0; k < m->nimported_funcs; k++)
+    tl_linker_define_fallback(l, TL_FUNC(m, k)->imp.module, stub_import, NULL);
+  for (uint32_t k = 0; k < m->nimported_tables; k++) {
+    tl_table *t = TL_TABLE(m, k);
+    uint32_t max = t->max > UINT32_MAX ? UINT32_MAX : (uint32_t)t->max;
+    tl_extern x = tl_host_table_new(s, t->elem, (uint32_t)t->min, max, t->has_max);
+    tl_linker_define_n(l, t->imp.module, t->imp.module_len, t->imp.name, t->imp.name_len, x);
+  }
+  for (uint32_t k = 0; k < m->nimported_memories; k++) {
+    tl_memory *mm = TL_MEMORY(m, k);
+    uint32_t max = mm->max > 65536 ? 65536 : (uint32_t)mm->max;
+    tl_extern x = mm->shared ? tl_host_shared_memory_new(s, (uint32_t)mm->min, max)
+                             : tl_host_memory_new(s, (uint32_t)mm->min, max, mm->has_max);
+    tl_linker_define_n(l, mm->imp.module, mm->imp.module_len, mm->imp.name, mm->imp.name_len, x);
+  }
+  for (uint32_t k = 0; k < m->nimported_globals; k++) {
+    tl_global *g = TL_GLOBAL(m, k);
+    tl_value v;
+    memset(&v, 0, sizeof v);
+    v.type = (uint32_t)g->type;
+    tl_extern x = tl_host_global_new(s, v, g->mut);
+    tl_linker_define_n(l, g->imp.module, g->imp.module_len, g->imp.name, g->imp.name_len, x);
+  }
+}
+
 /* Runs and reports: returns the process exit status. */
 static int report(tl_status st, const tl_error *err, const tl_wasi *w) {
   if (st == TL_OK) return 0;
@@ -181,9 +209,7 @@ int main(int argc, char **argv) {
   tl_wasi_define(l, s, &w);
   tl_spectest_define(l, s, true);
   int rc;
-  if (compile_only) /* compile modules of any embedding: stub function imports */
-    for (uint32_t k = 0; k < m->nimported_funcs; k++)
-      tl_linker_define_fallback(l, TL_FUNC(m, k)->imp.module, stub_import, NULL);
+  if (compile_only) stub_imports(m, s, l);   /* compile modules of any embedding */
   tl_instance *inst = tl_instantiate(s, m, l, &err);
   if (inst && (compile_only || eager) && engine == TL_ENGINE_JIT) {
     size_t code = 0;

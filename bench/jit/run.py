@@ -7,7 +7,8 @@ prints the median CPU time (user+sys of the child) of several runs and the
 ratios. Then compile speed: tilt-run --compile-only vs new WebAssembly.Module
 under Liftoff, in MB/s, for the programs and any large modules given with
 --modules (e.g. the foundation issue's npm modules, esbuild-wasm).
-usage: run.py [--tilt-run PATH] [--runs N] [--only NAME,...] [--modules F.wasm...]"""
+usage: run.py [--tilt-run PATH] [--runs N] [--only NAME,...] [--compile-only]
+              [--modules F.wasm...]"""
 import argparse, math, os, resource, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,7 +34,11 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="")
     ap.add_argument("--modules", nargs="*", default=[])
+    ap.add_argument("--compile-only", action="store_true", help="only the compile-speed part")
     a = ap.parse_args()
+    if a.compile_only:
+        compile_speed(a, a.modules)
+        return
     progs = a.only.split(",") if a.only else PROGS
     out = tempfile.mkdtemp(prefix="tilt-bench-")
     node = ["node", "--experimental-wasi-unstable-preview1", "--no-warnings"]
@@ -71,33 +76,61 @@ def main():
     for e in ("tilt", "liftoff", "turbofan"):
         print(f"geomean {e}/native: {geomean([res[p][e]/res[p]['native'] for p in progs]):.2f}")
     print(f"geomean tilt/liftoff: {geomean([res[p]['tilt']/res[p]['liftoff'] for p in progs]):.2f}")
-    print(f"compile speed (MB/s of wasm; CPU time on one core; {os.cpu_count()} cores: wall time):")
-    mods = [os.path.join(out, p + ".wasm") for p in progs] + a.modules
-    for m in mods:
-        size = os.path.getsize(m) / 1e6
-        tt, tw = [], []
+    compile_speed(a, [os.path.join(out, p + ".wasm") for p in progs] + a.modules)
+
+
+def compile_speed(a, mods):
+    """tilt-run --compile-only on 1 thread and on all cores, and
+    new WebAssembly.Module under Liftoff single-threaded and with its
+    background threads. MB/s of wasm: CPU time on one thread; on all cores
+    the wall time, and tilt's critical path (its busiest thread's CPU time
+    plus the serial part: the wall time on idle cores, which a shared
+    machine's wall clock does not show)."""
+    node = ["node", "--no-warnings"]
+    js = os.path.join(HERE, "wasi-run.mjs")
+    cores = os.cpu_count()
+    print(f"compile speed (MB/s of wasm; median of {a.runs}; {cores} cores):")
+    print(f"  {'module':30s} {'MB':>7s}  {'tilt 1T cpu':>11s}  {'tilt NT wall':>12s}  {'tilt NT crit':>12s}"
+          f"  {'liftoff 1T cpu':>14s}  {'liftoff NT wall':>15s}")
+
+    def tilt(m, threads):
+        cpu, wall, crit = [], [], []
         for _ in range(a.runs):
-            t, o, rc = cpu_run([a.tilt_run, "--threads", "1", "--compile-only", m])
+            o = subprocess.run([a.tilt_run, "--threads", str(threads), "--compile-only", m],
+                               stdout=subprocess.PIPE, text=True).stdout
             try:
-                tt.append(float(o.split(" in ")[1].split(" ms")[0]) / 1e3)
+                cpu.append(float(o.split(" in ")[1].split(" ms")[0]) / 1e3)
+                wall.append(float(o.split(" CPU, ")[1].split(" ms")[0]) / 1e3)
+                crit.append(float(o.split(" (")[1].split(" ms")[0]) / 1e3)
             except (IndexError, ValueError):
-                tt.append(float("nan"))
-            t, o, rc = cpu_run([a.tilt_run, "--compile-only", m])
-            try:
-                tw.append(float(o.split(" CPU, ")[1].split(" ms")[0]) / 1e3)
-            except (IndexError, ValueError):
-                tw.append(float("nan"))
-        lt = []
+                pass
+        med = lambda xs: statistics.median(xs) if xs else float("nan")
+        return med(cpu), med(wall), med(crit)
+
+    def liftoff(m, single):
+        cpu, wall = [], []
         for _ in range(a.runs):
-            _, o, rc = cpu_run(node[:1] + ["--liftoff-only", "--no-wasm-lazy-compilation", "--single-threaded"] + node[1:] + [js, "--compile-only", m])
+            flags = ["--liftoff-only", "--no-wasm-lazy-compilation"] + (["--single-threaded"] if single else [])
+            o = subprocess.run(node[:1] + flags + node[1:] + [js, "--compile-only", m],
+                               stdout=subprocess.PIPE, text=True).stdout
             try:
-                lt.append(float(o.strip().splitlines()[-1]))
+                c, w = o.strip().splitlines()[-1].split()
+                cpu.append(float(c))
+                wall.append(float(w))
             except (ValueError, IndexError):
                 pass
-        t1, w1 = statistics.median(tt), statistics.median(tw)
-        l1 = statistics.median(lt) if lt else float("nan")
-        print(f"  {os.path.basename(m):24s} {size:7.3f} MB  tilt {size/t1:7.1f} MB/s (all cores: {size/w1:7.1f} MB/s wall)"
-              f"  liftoff {size/l1 if l1 == l1 and l1 > 0 else float('nan'):7.1f} MB/s")
+        med = lambda xs: statistics.median(xs) if xs else float("nan")
+        return med(cpu), med(wall)
+
+    for m in mods:
+        size = os.path.getsize(m) / 1e6
+        c1, _, _ = tilt(m, 1)
+        _, wn, cn = tilt(m, cores)
+        l1, _ = liftoff(m, True)
+        _, lw = liftoff(m, False)
+        mbs = lambda t: size / t if t == t and t > 0 else float("nan")
+        print(f"  {os.path.basename(m):30s} {size:7.3f}  {mbs(c1):11.1f}  {mbs(wn):12.1f}  {mbs(cn):12.1f}"
+              f"  {mbs(l1):14.1f}  {mbs(lw):15.1f}", flush=True)
 
 
 if __name__ == "__main__":
