@@ -576,9 +576,8 @@ static uint32_t brif_label(emitter *em, uint32_t x, tl_cfg_edge *ed) {
   uint32_t y = ed->to;
   if (!ed->cond || ed->code || ed->cond->op == TL_OP_I32_CONST) return TL_NO_LABEL; /* ifs on constants fold */
   if (em->in.rpo[y] <= em->in.rpo[x]) return em->loop_label[y];
-  if (em->is_merge[y] || em->hoist_to[y] != UINT32_MAX) return TL_NO_LABEL; /* see below */
   tl_cfg_block *b = blk(em->g, y);
-  if (!b->code && !b->edges.n && !b->switch_on && em->loop_label[y] == TL_NO_LABEL) return em->exit_label;
+  if (!b->code && !b->edges.n && !b->switch_on) return em->exit_label; /* y only leaves */
   return TL_NO_LABEL;
 }
 
