@@ -24,35 +24,45 @@ enum {
   MAX_COMBINED = 400 * 1024 / 3, /* combined nodes (3 bytes each) under 400 KiB */
 };
 
+/* refs: references outside dead code (what wasm-opt, whose reader drops
+ * code after an unreachable, would see); all_refs: every reference (a
+ * function is removed only when all of them were inlined). */
 typedef struct {
-  uint32_t refs, size;
+  uint32_t refs, all_refs, size;
   bool calls, loops, global, worth;
 } finfo;
 
 typedef struct {
-  tl_module *m;
-  finfo *info;
-  uint32_t self;
-} scan_ctx;
+  tl_expr *e;
+  bool dead;  /* after an unreachable child of a block or loop */
+} scan_item;
 
-static void scan_visit(tl_walk *w, tl_expr **slot) {
-  scan_ctx *c = w->ctx;
-  tl_expr *e = *slot;
-  finfo *me = c->self == TL_NO_INDEX ? NULL : &c->info[c->self];
-  if (me) me->size++;
-  if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL) {
-    c->info[e->imm.index].refs++;
-    if (me) me->calls = true;
-  } else if (e->op == TL_OP_REF_FUNC) {
-    c->info[e->imm.index].refs++;
-  } else if (e->op == TL_OP_LOOP && me) {
-    me->loops = true;
+/* Size, calls and loops of self (TL_NO_INDEX: module code) outside dead
+ * code; references of every function from e. */
+static void scan_expr(finfo *info, tl_expr *root, uint32_t self) {
+  finfo *me = self == TL_NO_INDEX ? NULL : &info[self];
+  tl_vec st = {0};
+  if (root) TL_VEC_PUSH(&st, scan_item, ((scan_item){root, false}));
+  while (st.n) {
+    scan_item it = TL_VEC_AT(&st, scan_item, --st.n);
+    tl_expr *e = it.e;
+    bool live = !it.dead;
+    if (me && live) me->size++;
+    if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_REF_FUNC) {
+      info[e->imm.index].all_refs++;
+      info[e->imm.index].refs += live;
+      if (me && live && e->op != TL_OP_REF_FUNC) me->calls = true;
+    } else if (e->op == TL_OP_LOOP && me && live) {
+      me->loops = true;
+    }
+    bool list = e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP, dead = it.dead;
+    for (uint32_t i = 0; i < e->nkid; i++) {
+      if (!e->kid[i]) continue;
+      TL_VEC_PUSH(&st, scan_item, ((scan_item){e->kid[i], dead}));
+      if (list && e->kid[i]->type == TL_UNREACHABLE) dead = true;
+    }
   }
-}
-
-static void scan_expr(scan_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
-  c->self = self;
-  if (*e) tl_walk_post(c->m, f, e, scan_visit, c);
+  tl_vec_free(&st);
 }
 
 static void levels(const tl_pass_ctx *ctx, uint32_t *o, uint32_t *s) {
@@ -67,23 +77,29 @@ static bool worth(const finfo *fi, uint32_t o, uint32_t s) {
   return o >= 3 && s == 0;
 }
 
+/* Kids of a block up to its first unreachable one. */
+static uint32_t live_kids(const tl_expr *b) {
+  uint32_t n = 0;
+  while (n < b->nkid && b->kid[n]->type != TL_UNREACHABLE) n++;
+  return n < b->nkid ? n + 1 : n;
+}
+
 /* Sizes (nodes, the body block counted only when it holds several), refs,
  * exported/start, and the decision for each function. */
 static void compute_info(tl_pass_ctx *ctx, finfo *info) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, o, s;
-  scan_ctx c = {m, info, TL_NO_INDEX};
   memset(info, 0, nf * sizeof *info);
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     tl_func *f = TL_FUNC(m, i);
-    scan_expr(&c, f, &f->body, i);
-    if (f->body && f->body->nkid == 1) info[i].size--;
+    scan_expr(info, f->body, i);
+    if (live_kids(f->body) == 1) info[i].size--;
   }
-  for (size_t i = 0; i < m->globals.n; i++) scan_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
+  for (size_t i = 0; i < m->globals.n; i++) scan_expr(info, TL_GLOBAL(m, i)->init, TL_NO_INDEX);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
-    scan_expr(&c, NULL, &el->offset, TL_NO_INDEX);
-    for (uint32_t j = 0; j < el->n; j++) scan_expr(&c, NULL, &el->item[j], TL_NO_INDEX);
+    scan_expr(info, el->offset, TL_NO_INDEX);
+    for (uint32_t j = 0; j < el->n; j++) scan_expr(info, el->item[j], TL_NO_INDEX);
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].global = true;
@@ -227,17 +243,43 @@ static bool reachable_call(const tl_expr *e) {
   return true;
 }
 
-static void round_visit(tl_walk *w, tl_expr **slot) {
-  round_ctx *r = w->ctx;
-  tl_expr *e = *slot;
-  if (e->op != TL_OP_CALL && e->op != TL_OP_RETURN_CALL) return;
+static bool candidate(round_ctx *r, const tl_expr *e) {
+  if (e->op != TL_OP_CALL && e->op != TL_OP_RETURN_CALL) return false;
   uint32_t t = e->imm.index;
-  finfo *fi = &r->info[t];
-  if (!fi->worth || t == r->caller || r->into[t] || !reachable_call(e)) return;
-  if ((uint64_t)r->info[r->caller].size + fi->size >= MAX_COMBINED) return;
-  *slot = inline_call(r->m, TL_FUNC(r->m, r->caller), TL_FUNC(r->m, t), e);
-  r->uses[t]++;
-  r->into[r->caller] = 1;
+  const finfo *fi = &r->info[t];
+  if (!fi->worth || t == r->caller || r->into[t] || !reachable_call(e)) return false;
+  return (uint64_t)r->info[r->caller].size + fi->size < MAX_COMBINED;
+}
+
+/* Inlines the live candidate calls of the caller: slots are collected in
+ * pre-order, right to left (skipping code after an unreachable child of a
+ * block or loop), and replaced in reverse (post-order, left to right), so
+ * operands are inlined before their call and no slot is visited twice. */
+static void inline_into(round_ctx *r, tl_func *f) {
+  tl_vec st = {0}, found = {0};
+  TL_VEC_PUSH(&st, tl_expr **, &f->body);
+  while (st.n) {
+    tl_expr **slot = TL_VEC_AT(&st, tl_expr **, --st.n), *e = *slot;
+    if (candidate(r, e)) TL_VEC_PUSH(&found, tl_expr **, slot);
+    uint32_t n = e->nkid;
+    if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)
+      for (uint32_t i = 0; i < e->nkid; i++)
+        if (e->kid[i] && e->kid[i]->type == TL_UNREACHABLE) {
+          n = i + 1;
+          break;
+        }
+    for (uint32_t i = 0; i < n; i++) /* popped right to left: reversed, left to right */
+      if (e->kid[i]) TL_VEC_PUSH(&st, tl_expr **, &e->kid[i]);
+  }
+  for (size_t k = found.n; k-- > 0;) {
+    tl_expr **slot = TL_VEC_AT(&found, tl_expr **, k);
+    uint32_t t = (*slot)->imm.index;
+    *slot = inline_call(r->m, f, TL_FUNC(r->m, t), *slot);
+    r->uses[t]++;
+    r->into[r->caller] = 1;
+  }
+  tl_vec_free(&st);
+  tl_vec_free(&found);
 }
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
@@ -307,7 +349,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
     tl_func *f = TL_FUNC(m, i);
     if (r.uses[i] || !f->body) continue;
     r.caller = i;
-    tl_walk_post(m, f, &f->body, round_visit, &r);
+    inline_into(&r, f);
     if (r.into[i]) tl_func_refinalize(m, f);
   }
   tl_status st = TL_OK;
@@ -321,7 +363,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   if (optimize) st = optimize_funcs(ctx, r.into);
   bool any = false;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
-    gone[i] = r.uses[i] && r.uses[i] == r.info[i].refs && !r.info[i].global;
+    gone[i] = r.uses[i] && r.uses[i] == r.info[i].all_refs && !r.info[i].global;
     any |= gone[i];
   }
   if (any) {
