@@ -750,6 +750,10 @@ tl_status tl_jit_compile_instance(tl_instance *inst, int threads, size_t *code_b
   jctx *c;
   if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
   tl_status st = jit_instance(inst, &c, err);
+  if (!st && !c->js->jb) {                 /* compile for the store's fuel setting */
+    c->js->fuel_on = inst->s->fuel != 0;
+    match_fuel(c);
+  }
   if (!st) st = compile_all(c, threads, err);
   if (!st && code_bytes) *code_bytes = c->code_size;
   if (!st && seconds) {

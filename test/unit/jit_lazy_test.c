@@ -224,6 +224,13 @@ START_TEST(fuel_eager) {
   ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_E_EXHAUSTED);
   ck_assert_str_eq(err.msg, "fuel exhausted");
   teardown(&f);
+  setup(&f, TL_ENGINE_JIT, 0);                         /* fuel set after instantiation */
+  tl_store_set_fuel(f.s, 3000);
+  ck_assert_int_eq(tl_jit_compile_instance(f.inst, 1, NULL, NULL, &err), TL_OK);
+  ck_assert_uint_eq(compiled(&f), NDEFINED);             /* the eager code counts fuel */
+  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_E_EXHAUSTED);
+  ck_assert_uint_eq(compiled(&f), NDEFINED);
+  teardown(&f);
 } END_TEST
 
 /* Without fuel the code has no fuel check: no load of jctx.fuel. */
