@@ -24,6 +24,7 @@
 #include "jit.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,9 +256,6 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
 }
 
 static void install_handler(void) {
-  static bool done;
-  if (done) return;
-  done = true;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_fault;
@@ -267,16 +265,22 @@ static void install_handler(void) {
   sigaction(SIGBUS, &sa, NULL);
 }
 
+/* Once per process: the entry trampoline, the lazy thunk, the fault handler. */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void init_process(void) {
+  trampoline_code = make_trampoline();
+  lazy_code = make_lazy_thunk();
+  install_handler();
+}
+
 /* The instance's JIT state: fn[] all at the lazy thunk, nothing compiled. */
 static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (inst->jit) { *out = inst->jit; return TL_OK; }
   jstore *js = jit_store(inst->s);
   if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
-  if (!trampoline_code && !(trampoline_code = make_trampoline()))
+  pthread_once(&once, init_process);
+  if (!trampoline_code || !lazy_code)
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
-  if (!lazy_code && !(lazy_code = make_lazy_thunk()))
-    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
-  install_handler();
   size_t nf = inst->m->funcs.n;
   if (nf > ((size_t)1 << 26))
     return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many functions for the JIT");
