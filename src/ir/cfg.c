@@ -567,18 +567,26 @@ static void do_branch(emitter *em, uint32_t x, tl_cfg_edge *ed) {
 }
 
 /* if c1 {e1} else if c2 {e2} ... else {default}; pushed in reverse. */
-/* The label a conditional edge only branches to (no code on it, and its
- * target is a loop or the exit), or TL_NO_LABEL: such an edge is a br_if,
+/* The label an edge only branches to (no code on it; its target is a loop,
+ * a block or only leaves the structure), or TL_NO_LABEL. A conditional
+ * edge to a loop or the exit is a br_if,
  * and the other edges follow it instead of nesting in its else. A forward
  * edge to a block stays an if: when the block ends right after the else
  * chain, the br is a tail branch that goes away with the block. */
-static uint32_t brif_label(emitter *em, uint32_t x, tl_cfg_edge *ed) {
+static uint32_t plain_br_label(emitter *em, uint32_t x, tl_cfg_edge *ed) {
   uint32_t y = ed->to;
-  if (!ed->cond || ed->code || ed->cond->op == TL_OP_I32_CONST) return TL_NO_LABEL; /* ifs on constants fold */
+  if (ed->code) return TL_NO_LABEL;
   if (em->in.rpo[y] <= em->in.rpo[x]) return em->loop_label[y];
   tl_cfg_block *b = blk(em->g, y);
   if (!b->code && !b->edges.n && !b->switch_on) return em->exit_label; /* y only leaves */
+  if (em->is_merge[y] || em->hoist_to[y] != UINT32_MAX) return em->block_label[y];
   return TL_NO_LABEL;
+}
+
+static uint32_t brif_label(emitter *em, uint32_t x, tl_cfg_edge *ed) {
+  if (!ed->cond || ed->cond->op == TL_OP_I32_CONST) return TL_NO_LABEL; /* ifs on constants fold */
+  uint32_t l = plain_br_label(em, x, ed);
+  return l != TL_NO_LABEL && l == em->block_label[ed->to] ? TL_NO_LABEL : l; /* see above */
 }
 
 static void emit_br_if(emitter *em, uint32_t label, tl_expr *cond) {
@@ -636,13 +644,20 @@ static void term_switch(emitter *em, uint32_t x) {
     for (uint32_t c = 0; e->cases && c < e->ncases; c++) max = e->cases[c] > max ? e->cases[c] : max;
   }
   uint32_t nedge = m + (def == UINT32_MAX); /* a missing default leaves the structure */
-  uint32_t *labels = TL_NEWN(&g->m->arena, uint32_t, nedge);
-  for (uint32_t k = 0; k < nedge; k++) labels[k] = new_label(em);
+  /* an edge that is only a br targets that label from the table itself;
+   * the others get a block ending before their code */
+  uint32_t *labels = TL_NEWN(&g->m->arena, uint32_t, nedge), first_own = g->f->nlabel;
+  for (uint32_t k = 0; k < nedge; k++) {
+    labels[k] = k < m ? plain_br_label(em, x, edge(g, x, k)) : em->exit_label;
+    if (labels[k] == TL_NO_LABEL) labels[k] = new_label(em);
+  }
   for (uint32_t k = nedge; k-- > 0;) {
-    push_task(em, T_BRANCH, x, k < m ? k : UINT32_MAX, NULL);
+    if (labels[k] < first_own) continue;
+    push_task(em, T_BRANCH, x, k, NULL);
     push_task(em, T_CLOSE, 0, 0, NULL);
   }
-  for (uint32_t k = nedge; k-- > 0;) open_construct(em, TL_OP_BLOCK, labels[k]);
+  for (uint32_t k = nedge; k-- > 0;)
+    if (labels[k] >= first_own) open_construct(em, TL_OP_BLOCK, labels[k]);
   uint32_t defk = def == UINT32_MAX ? m : def;
   uint32_t ntab = max + 1; /* lower_sparse_switch kept only dense tables */
   tl_expr *bt = tl_expr_new(g->m, TL_OP_BR_TABLE, 1);
