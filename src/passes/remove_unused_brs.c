@@ -150,6 +150,24 @@ static void unnest_ifs(tl_walk *w, brs_ctx *c, tl_expr *e) {
   c->changed = true;
 }
 
+/* No branch anywhere in e (bounded scan: past the budget, assume one). */
+static bool branch_free(const tl_expr *e) {
+  enum { BUDGET = 64 };
+  const tl_expr *st[BUDGET];
+  uint32_t n = 0, seen = 0;
+  st[n++] = e;
+  while (n) {
+    const tl_expr *x = st[--n];
+    if (++seen > BUDGET || (tl_ops[x->op].flags & TL_F_BRANCH)) return false;
+    for (uint32_t i = 0; i < x->nkid; i++) {
+      if (!x->kid[i]) continue;
+      if (n == BUDGET) return false;
+      st[n++] = x->kid[i];
+    }
+  }
+  return true;
+}
+
 /* (block $l (br_if $l C) REST...) with no value becomes
  * (if $l (i32.eqz C) (then REST...)): branches in REST to $l leave the if
  * as they left the block; one byte smaller, and optimize-instructions
@@ -159,8 +177,8 @@ static tl_expr *block_to_if(tl_walk *w, brs_ctx *c, tl_expr **slot) {
   uint32_t l = e->imm.block.label;
   if (e->op != TL_OP_BLOCK || l == TL_NO_LABEL || e->type != TL_NONE || e->nkid < 2 ||
       slot == &w->f->body || c->map[l] != l || b->op != TL_OP_BR_IF || b->nkid != 1 ||
-      b->imm.label != l || b->kid[0]->type != TL_I32)
-    return e;
+      b->imm.label != l || b->kid[0]->type != TL_I32 || !branch_free(b->kid[0]))
+    return e; /* C is outside the if's label: no branches to $l there */
   tl_expr *cond = b->kid[0];
   cond = cond->op == TL_OP_I32_EQZ ? cond->kid[0] : tl_make_unary(w->m, TL_OP_I32_EQZ, cond);
   tl_expr *then = e->nkid == 2 ? e->kid[1] : tl_make_block(w->m, TL_OP_BLOCK, TL_NO_LABEL, e->kid + 1, e->nkid - 1);
