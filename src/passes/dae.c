@@ -316,8 +316,8 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   if (optimize) {
     tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
     if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
-    const char *names[128];
-    uint32_t n = tl_pipeline_function(&po, names, 128);
+    const char *names[129] = {"precompute-propagate"}; /* as inlining.c */
+    uint32_t n = 1 + tl_pipeline_function(&po, names + 1, 128);
     for (uint32_t i = m->nimported_funcs; i < nf && st == TL_OK; i++) {
       if (!touched[i]) continue;
       for (uint32_t k = 0; k < n && st == TL_OK; k++) {

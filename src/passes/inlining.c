@@ -321,8 +321,10 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
   /* A lone pass (levels 0) gets the passes every level runs, as wasm-opt's
    * level-0 function pipeline does. */
   if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1;
-  const char *names[128];
-  uint32_t n = tl_pipeline_function(&po, names, 128);
+  /* as wasm-opt's optimizeAfterInlining: propagate the constants the
+   * operands brought in, then the function pipeline */
+  const char *names[129] = {"precompute-propagate"};
+  uint32_t n = 1 + tl_pipeline_function(&po, names + 1, 128);
   tl_status st = TL_OK;
   for (uint32_t i = ctx->m->nimported_funcs; i < ctx->m->funcs.n && st == TL_OK; i++) {
     if (!which[i]) continue;
