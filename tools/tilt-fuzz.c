@@ -233,13 +233,26 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
   tl_module *m = gen_seed(seed, TL_FEATURES_ALL & ~TL_FEATURE_SIMD);
   uint8_t *w = NULL;
   size_t n = 0;
-  if (!write_mod(m, &w, &n)) { tl_module_free(m); return; }
+  bool ok = write_mod(m, &w, &n);
+  tl_module_free(m);
+  tl_error err0;
+  /* the JIT compiles f->code (the bytes read), not the IR: always run a
+   * module that was read */
+  if (!ok || !(m = read_mod(w, n, &err0))) { free(w); return; }
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {
       tl_pass_options po = {0};
       po.threads = 1;
       tl_error err;
       if (tl_module_optimize(m, 2, 0, &po, &err) != TL_OK) break;
+      /* read the optimized module back so the JIT runs the optimized code */
+      uint8_t *ow = NULL;
+      size_t on = 0;
+      tl_module *o = write_mod(m, &ow, &on) ? read_mod(ow, on, &err) : NULL;
+      free(ow);
+      if (!o) { fail(r, seed, w, n, "the module after -O2 does not write and read back", err.msg); break; }
+      tl_module_free(m);
+      m = o;
     }
     char *a = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_INTERP);
     char *b = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_JIT);
@@ -555,7 +568,8 @@ static int do_gen(const opts *o) {
   if (o->input && cli_read_file(o->input, &in, &n)) { cli_fail("cannot read %s", o->input); return 2; }
   uint32_t count = o->count ? o->count : 1;
   for (uint32_t k = 0; k < count; k++) {
-    tl_module *m = in ? tl_fuzz_generate(in, n, NULL) : gen_seed(o->seed + k, 0);
+    tl_fuzz_options fo = {g_features, 0, 0};
+    tl_module *m = in ? tl_fuzz_generate(in, n, &fo) : gen_seed(o->seed + k, 0);
     tl_error err;
     if (tl_module_validate(m, &err) != TL_OK) {
       fprintf(stderr, "tilt-fuzz: seed %" PRIu64 ": generated module does not validate (func %u): %s\n", o->seed + k, err.func_index, err.msg);
