@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# run.sh — builds the libFuzzer target (clang, -DTILT_FUZZ=ON, ASan+UBSan) in
-# its own build dir and fuzzes tilt's reader/validator/writer/printer for a
-# bounded time, seeded with every module of the spec suite (wast2json output).
-# Fails (exit 1) on any crash, leak, sanitizer report, OOM or timeout finding;
-# the reproducer is left in $FUZZ_BUILD/artifacts/. Exit 77: skipped (no
-# clang with libFuzzer); without wast2json it fuzzes unseeded. Environment:
-#   FUZZ_SECONDS  run time (default 120)       FUZZ_BUILD  build dir (default <repo>/build-fuzz)
+# run.sh — builds the libFuzzer targets (clang, -DTILT_FUZZ=ON, ASan+UBSan) in
+# their own build dir and runs each for a bounded time: fuzz_read (tilt's
+# reader/validator/writer/printer, seeded with every module of the spec suite,
+# wast2json output) for half of FUZZ_SECONDS, then gen_modes (bytes -> the
+# tilt-fuzz generator -> round trip, a pass, a pipeline, interpreter vs JIT)
+# for the other half. Fails (exit 1) on any crash, leak, sanitizer report,
+# divergence, OOM or timeout finding; reproducers are left in
+# $FUZZ_BUILD/artifacts/ and artifacts-gen/. Exit 77: skipped (no clang with
+# libFuzzer); without wast2json fuzz_read runs unseeded. Environment:
+#   FUZZ_SECONDS  total run time (default 120)  FUZZ_BUILD  build dir (default <repo>/build-fuzz)
 #   TILT_TESTSUITE  spec suite (default <repo>/../shared/testsuite)   JOBS  build jobs
 #   TILT_FUZZ_ORACLE=0  do not require the writer's output to read back (crashes only)
 set -uo pipefail
@@ -23,8 +26,10 @@ fi
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTILT_FUZZ=ON -DTILT_SANITIZE=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-  cmake --build "$build" -j "${JOBS:-2}" --target fuzz_read >/dev/null || {
-  echo "FAILED: building fuzz_read"; cmake --build "$build" --target fuzz_read 2>&1 | tail -20; exit 1; }
+  cmake --build "$build" -j "${JOBS:-2}" --target fuzz_read gen_modes >/dev/null || {
+  echo "FAILED: building the fuzz targets"; cmake --build "$build" --target fuzz_read gen_modes 2>&1 | tail -20; exit 1; }
+read_seconds=$((seconds / 2))
+gen_seconds=$((seconds - read_seconds))
 
 # Seeds: every binary module wast2json makes of the 2022 core suite (valid and
 # invalid ones alike), made once and kept in the build dir.
@@ -44,13 +49,13 @@ if [ ! -f "$seeds/.done" ]; then
     echo "note: no spec suite or wast2json: fuzzing without seeds"; mkdir -p "$seeds"
   fi
 fi
-echo "fuzz_read: $(ls "$seeds" | wc -l) seeds, ${seconds}s"
+echo "fuzz_read: $(ls "$seeds" | wc -l) seeds, ${read_seconds}s"
 
 corpus=$build/corpus
 artifacts=$build/artifacts/
 mkdir -p "$corpus" "$artifacts"
 # libFuzzer's default error exit code is 77, which CI reads as "skipped".
-"$build/test/fuzz_read" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+"$build/test/fuzz_read" -max_total_time="$read_seconds" -timeout=20 -rss_limit_mb=2560 \
   -max_len=65536 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
   -artifact_prefix="$artifacts" "$corpus" "$seeds" 2>&1 | tee "$build/fuzz.log" | grep -v '^#' | tail -40
 rc=${PIPESTATUS[0]}
@@ -60,4 +65,32 @@ if [ "$rc" -ne 0 ]; then
   echo "reproduce: $build/test/fuzz_read ${artifacts}<file>"
   exit 1
 fi
-echo "fuzz_read: no findings in ${seconds}s"
+echo "fuzz_read: no findings in ${read_seconds}s"
+
+# gen_modes: the first byte picks the mode, so seed a few inputs per mode
+# (fixed pseudo-random bytes) and let coverage take it from there.
+gseeds=$build/seeds-gen
+if [ ! -f "$gseeds/.done" ]; then
+  mkdir -p "$gseeds"
+  python3 -c '
+import random, sys
+r = random.Random(1)
+for k in range(32):
+    open("%s/%02d" % (sys.argv[1], k), "wb").write(bytes([k % 4]) + bytes(r.getrandbits(8) for _ in range(2048)))
+' "$gseeds" && touch "$gseeds/.done"
+fi
+echo "gen_modes: ${gen_seconds}s"
+gcorpus=$build/corpus-gen
+gartifacts=$build/artifacts-gen/
+mkdir -p "$gcorpus" "$gartifacts"
+"$build/test/gen_modes" -max_total_time="$gen_seconds" -timeout=20 -rss_limit_mb=2560 \
+  -max_len=8192 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
+  -artifact_prefix="$gartifacts" "$gcorpus" "$gseeds" 2>&1 | tee "$build/fuzz-gen.log" | grep -v '^#' | tail -40
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
+  echo "FAILED: gen_modes found a problem (exit $rc); reproducers:"
+  ls -1 "$gartifacts"
+  echo "reproduce: $build/test/gen_modes ${gartifacts}<file>"
+  exit 1
+fi
+echo "gen_modes: no findings in ${gen_seconds}s"
