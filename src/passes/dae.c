@@ -61,6 +61,10 @@ static void note_call(an_ctx *c, tl_walk *w, tl_expr *e) {
   tl_expr *parent = tl_walk_parent(w, 1);
   if (!parent || parent->op != TL_OP_DROP) d->undropped = true;
   if (!d->konst) return; /* import */
+  if (e->nkid != tl_func_nparams(c->m, TL_FUNC(c->m, e->imm.index))) {
+    d->direct = false; /* operands as one tuple: leave this function alone */
+    return;
+  }
   for (uint32_t i = 0; i < e->nkid; i++) {
     tl_expr *k = e->kid[i];
     if (k->type == TL_UNREACHABLE) continue; /* never passes a value */

@@ -248,6 +248,7 @@ static bool candidate(round_ctx *r, const tl_expr *e) {
   uint32_t t = e->imm.index;
   const finfo *fi = &r->info[t];
   if (!fi->worth || t == r->caller || r->into[t] || !reachable_call(e)) return false;
+  if (e->nkid != tl_func_nparams(r->m, TL_FUNC(r->m, t))) return false; /* a tuple operand */
   return (uint64_t)r->info[r->caller].size + fi->size < MAX_COMBINED;
 }
 
