@@ -1,16 +1,10 @@
-/* inlining.c — inlining and inlining-optimizing, with wasm-opt's
- * heuristics: a defined function is inlined at its direct call sites when it
- * is tiny (<= 2 nodes), or has exactly one reference and is neither exported
- * nor the start function, or (-O3 without shrinking only) it is small (<= 20
- * nodes) and has no calls and no loops. Rounds repeat while something was
- * inlined (a function is not inlined into and inlined in the same round; at
- * most 5 rounds inline into one function). The inlined body becomes a block
- * with a fresh label: params are new locals set from the operands in order,
- * its read locals are re-zeroed, return is a branch out, its return_calls
- * become calls and a branch out; a return_call site becomes return of the
- * block. Functions all of whose references were inlined and that are not
- * exported or the start are removed (indices renumbered). The -optimizing
- * variant runs the function pipeline on the functions inlined into.
+/* inlining.c — inlining(-optimizing) with wasm-opt's heuristics: inline a
+ * defined function at its live direct calls when tiny (<= 2 nodes), or its
+ * single reference (not exported/start), or (-O3, no shrinking) small and
+ * loop- and call-free; rounds repeat while inlining. The body becomes a
+ * labeled block: params are locals set from the operands, read locals are
+ * re-zeroed, return(_call)s leave the block. Fully inlined functions go;
+ * -optimizing re-optimizes the callers. wasm-opt's size flags are pass args.
  * Guarantees the same behaviour (stack depth aside). */
 #include "passes.h"
 
@@ -70,10 +64,32 @@ static void levels(const tl_pass_ctx *ctx, uint32_t *o, uint32_t *s) {
   *s = ctx->opt ? ctx->opt->shrink_level : 0;
 }
 
-static bool worth(const finfo *fi, uint32_t o, uint32_t s) {
-  if (fi->size <= ALWAYS_MAX) return true;
-  if (fi->refs == 1 && !fi->global) return true;
-  if (fi->size > FLEXIBLE_MAX || fi->calls || fi->loops) return false;
+/* wasm-opt's inlining options (its flags --always-inline-max-function-size
+ * and friends), here as --pass-arg KEY@VALUE. */
+typedef struct {
+  uint32_t always, flexible, one_caller;
+  bool loops;
+} limits;
+
+static uint32_t arg_u32(const tl_pass_ctx *ctx, const char *key, uint32_t dflt) {
+  const char *v = tl_pass_arg_get(ctx, key);
+  if (!v || *v < '0' || *v > '9') return dflt;
+  unsigned long n = strtoul(v, NULL, 10);
+  return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+static limits get_limits(const tl_pass_ctx *ctx) {
+  limits l = {arg_u32(ctx, "always-inline-max-function-size", ALWAYS_MAX),
+              arg_u32(ctx, "flexible-inline-max-function-size", FLEXIBLE_MAX),
+              arg_u32(ctx, "one-caller-inline-max-function-size", UINT32_MAX),
+              tl_pass_arg_get(ctx, "inline-functions-with-loops") != NULL};
+  return l;
+}
+
+static bool worth(const finfo *fi, const limits *l, uint32_t o, uint32_t s) {
+  if (fi->size <= l->always) return true;
+  if (fi->refs == 1 && !fi->global && fi->size <= l->one_caller) return true;
+  if (fi->size > l->flexible || fi->calls || (fi->loops && !l->loops)) return false;
   return o >= 3 && s == 0;
 }
 
@@ -105,7 +121,8 @@ static void compute_info(tl_pass_ctx *ctx, finfo *info) {
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].global = true;
   if (m->has_start) info[m->start].global = true;
   levels(ctx, &o, &s);
-  for (uint32_t i = m->nimported_funcs; i < nf; i++) info[i].worth = worth(&info[i], o, s);
+  limits l = get_limits(ctx);
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) info[i].worth = worth(&info[i], &l, o, s);
 }
 
 /* ---- copying a callee into a caller ------------------------------------- */
