@@ -30,6 +30,7 @@ typedef struct {
   tl_buf out;
   uint32_t *canon; /* label -> canonical number + 1 */
   uint32_t next;
+  const uint32_t *ctype; /* type index -> first index of an equal signature */
   tl_vec consts;   /* tl_expr ** slots of constants, pre-order */
 } ser_ctx;
 
@@ -46,14 +47,21 @@ static void ser_imm(ser_ctx *c, const tl_expr *e) {
   tl_buf *b = &c->out;
   switch (tl_ops[e->op].imm) {
   case TL_IMM_NONE: case TL_IMM_FENCE: break;
-  case TL_IMM_BLOCK: put32(b, lab(c, e->imm.block.label)); put32(b, e->imm.block.bt); break;
+  case TL_IMM_BLOCK:
+    put32(b, lab(c, e->imm.block.label));
+    put32(b, e->imm.block.bt == TL_NO_INDEX ? TL_NO_INDEX : c->ctype[e->imm.block.bt]);
+    break;
   case TL_IMM_LABEL: put32(b, lab(c, e->imm.label)); break;
   case TL_IMM_BR_TABLE:
     put32(b, e->imm.table.n);
     for (uint32_t i = 0; i < e->imm.table.n; i++) put32(b, lab(c, e->imm.table.targets[i]));
     put32(b, lab(c, e->imm.table.def));
     break;
-  case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT:
+  case TL_IMM_CALL_INDIRECT:
+    put32(b, c->ctype[e->imm.idx2.a]);
+    put32(b, e->imm.idx2.b);
+    break;
+  case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT:
   case TL_IMM_TABLE_COPY:
     put32(b, e->imm.idx2.a);
     put32(b, e->imm.idx2.b);
@@ -80,11 +88,12 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
   else ser_imm(c, e);
 }
 
-static void serialize(tl_module *m, tl_func *f, ser_ctx *c) {
+static void serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *c) {
   memset(c, 0, sizeof *c);
+  c->ctype = ctype;
   c->canon = calloc(f->nlabel + 1, sizeof(uint32_t));
   if (!c->canon) abort();
-  put32(&c->out, f->type);
+  put32(&c->out, ctype[f->type]);
   put32(&c->out, f->nlocal);
   for (uint32_t i = 0; i < f->nlocal; i++) put32(&c->out, f->local[i]);
   tl_walk w = {0};
@@ -233,6 +242,34 @@ static void make_thunk(tl_module *m, klass *k, uint32_t which, uint32_t shared) 
   f->body = tl_make_block(m, TL_OP_BLOCK, l, &call, 1);
 }
 
+/* Type indices with equal signatures are one type (MVP types are
+ * structural): each maps to the first. Sorted by signature, linear after. */
+typedef struct { tl_type params, results; uint32_t index; } sigkey;
+
+static int cmp_sig(const void *a, const void *b) {
+  const sigkey *x = a, *y = b;
+  if (x->params != y->params) return x->params < y->params ? -1 : 1;
+  if (x->results != y->results) return x->results < y->results ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static bool cmp_sig_neq(const sigkey *a, const sigkey *b) {
+  return a->params != b->params || a->results != b->results;
+}
+
+static uint32_t *canonical_types(tl_module *m) {
+  size_t n = m->types.n;
+  uint32_t *ct = malloc((n + 1) * sizeof(uint32_t));
+  sigkey *k = malloc((n + 1) * sizeof(sigkey));
+  if (!ct || !k) abort();
+  for (size_t i = 0; i < n; i++) k[i] = (sigkey){TL_FTYPE(m, i)->params, TL_FTYPE(m, i)->results, (uint32_t)i};
+  qsort(k, n, sizeof(sigkey), cmp_sig);
+  for (size_t i = 0; i < n; i++)
+    ct[k[i].index] = i && !cmp_sig_neq(&k[i - 1], &k[i]) ? ct[k[i - 1].index] : k[i].index;
+  free(k);
+  return ct;
+}
+
 typedef struct { uint64_t hash; uint32_t func; } entry;
 
 static int cmp_entry(const void *a, const void *b) {
@@ -266,9 +303,10 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
   uint32_t *fn = malloc(nd * sizeof(uint32_t));
   uint8_t *taken = calloc(nf, 1);
   ser_ctx *kser = malloc(nd * sizeof(ser_ctx));
+  uint32_t *ctype = canonical_types(m);
   if (!ser || !ent || !fn || !taken || !kser) abort();
   for (uint32_t i = ni; i < nf; i++) {
-    serialize(m, TL_FUNC(m, i), &ser[i]);
+    serialize(m, TL_FUNC(m, i), ctype, &ser[i]);
     ent[i - ni] = (entry){XXH3_64bits(ser[i].out.p, ser[i].out.n), i};
   }
   qsort(ent, nd, sizeof(entry), cmp_entry);
@@ -295,5 +333,6 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
   free(fn);
   free(taken);
   free(kser);
+  free(ctype);
   return TL_OK;
 }
