@@ -152,12 +152,16 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
   if (!m) return true;
   tl_pass_options po = {0};
   po.threads = 1;
+  /* optimize-added-constants* refuse to run without it (as in wasm-opt) */
+  for (uint32_t i = 0; names && i < nn; i++)
+    if (!strncmp(names[i], "optimize-added-constants", 24)) po.low_memory_unused = true;
   char what[512] = "";
   tl_status rc;
   if (names) {
     size_t k = 0;
     for (uint32_t i = 0; i < nn && k < sizeof what - 40; i++)
       k += (size_t)snprintf(what + k, sizeof what - k, "--%s ", names[i]);
+    if (po.low_memory_unused) snprintf(what + k, sizeof what - k, "--low-memory-unused ");
     rc = tl_module_run_passes(m, names, nn, &po, &err);
   } else {
     if (shrink) snprintf(what, sizeof what, "-O%s", shrink == 1 ? "s" : "z");
@@ -617,6 +621,7 @@ static tl_status named_pass(tl_module *m, void *ctx, tl_error *err) {
   if (!strcmp(spec, "planted")) return planted_pass(m, NULL, err);
   tl_pass_options po = {0};
   po.threads = 1;
+  po.low_memory_unused = strstr(spec, "optimize-added-constants") != NULL;
   if (spec[0] == 'O' && spec[1] && !spec[2]) {
     uint32_t level = spec[1] >= '0' && spec[1] <= '4' ? (uint32_t)(spec[1] - '0') : 2;
     uint32_t shrink = spec[1] == 's' ? 1 : spec[1] == 'z' ? 2 : 0;

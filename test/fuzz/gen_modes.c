@@ -67,6 +67,8 @@ static void optimize(const uint8_t *w, size_t n, const char *name, uint32_t leve
   char *la = tl_module_fuzz_exec(a, FUEL);
   tl_pass_options po = {0};
   po.threads = 1;
+  /* optimize-added-constants* refuse to run without it (as in wasm-opt) */
+  po.low_memory_unused = name && !strncmp(name, "optimize-added-constants", 24);
   tl_error err;
   tl_status rc = name ? tl_module_run_passes(b, &name, 1, &po, &err) : tl_module_optimize(b, level, shrink, &po, &err);
   if (rc != TL_OK || tl_module_validate(b, &err) != TL_OK) {
