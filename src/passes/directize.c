@@ -10,7 +10,11 @@
  * (index out of range, null entry, signature mismatch) is left as it is by
  * default, so it still traps with the spec's reason; --pass-arg
  * directize-traps-unreachable@1 turns it into drops of the operands and
- * `unreachable`, as wasm-opt does. Guarantees the same behaviour. */
+ * `unreachable`, as wasm-opt does. With --pass-arg
+ * directize-initial-contents-immutable@1 (as in wasm-opt; true of LLVM's
+ * output) the segments' entries are trusted even in imported, exported or
+ * written tables; null and out-of-range entries of those stay unknown.
+ * Guarantees the same behaviour. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -19,7 +23,8 @@
 enum { E_NULL = UINT32_MAX, E_UNKNOWN = UINT32_MAX - 1 };
 
 typedef struct {
-  bool known;        /* contents fixed and known */
+  bool known;        /* contents known (at least the initial ones) */
+  bool modified;     /* imported, exported or written by code */
   uint32_t size;     /* table size (entries past the last segment are null) */
   uint32_t *entry;   /* size entries: function index, E_NULL or E_UNKNOWN */
 } table_info;
@@ -37,9 +42,9 @@ static void mark_writes(tl_walk *w, tl_expr **slot) {
   table_info *tab = w->ctx;
   tl_expr *e = *slot;
   switch (e->op) {
-  case TL_OP_TABLE_SET: case TL_OP_TABLE_FILL: case TL_OP_TABLE_GROW: tab[e->imm.index].known = false; break;
-  case TL_OP_TABLE_COPY: tab[e->imm.idx2.a].known = false; break;
-  case TL_OP_TABLE_INIT: tab[e->imm.idx2.b].known = false; break;
+  case TL_OP_TABLE_SET: case TL_OP_TABLE_FILL: case TL_OP_TABLE_GROW: tab[e->imm.index].modified = true; break;
+  case TL_OP_TABLE_COPY: tab[e->imm.idx2.a].modified = true; break;
+  case TL_OP_TABLE_INIT: tab[e->imm.idx2.b].modified = true; break;
   default: break;
   }
 }
@@ -74,16 +79,20 @@ static bool any_known(const table_info *tab, size_t n) {
   return false;
 }
 
-static void analyze(tl_module *m, table_info *tab) {
-  for (uint32_t t = 0; t < m->tables.n; t++)
-    tab[t].known = t >= m->nimported_tables;
+/* Which tables can be optimized: unmodified ones, and with
+ * initial_immutable any whose segments flatten. */
+static void analyze(tl_module *m, table_info *tab, bool initial_immutable) {
+  for (uint32_t t = 0; t < m->tables.n; t++) tab[t].modified = t < m->nimported_tables;
   for (size_t i = 0; i < m->exports.n; i++)
-    if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) tab[TL_EXPORT(m, i)->index].known = false;
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) tab[TL_EXPORT(m, i)->index].modified = true;
+  for (uint32_t t = 0; t < m->tables.n; t++) tab[t].known = initial_immutable || !tab[t].modified;
   if (!any_known(tab, m->tables.n)) return;
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, mark_writes, tab);
-  for (uint32_t t = 0; t < m->tables.n; t++)
+  for (uint32_t t = 0; t < m->tables.n; t++) {
+    if (tab[t].modified && !initial_immutable) tab[t].known = false;
     if (tab[t].known && !flatten(m, t, &tab[t])) tab[t].known = false;
+  }
 }
 
 static bool same_sig(tl_module *m, uint32_t type, uint32_t func) {
@@ -97,7 +106,8 @@ static int target_info(dz *d, const tl_expr *c, uint32_t t, uint32_t type, uint3
   table_info *ti = &d->tab[t];
   if (!ti->known || c->op != TL_OP_I32_CONST) return T_UNKNOWN;
   uint32_t i = (uint32_t)c->imm.i32;
-  if (i >= ti->size || ti->entry[i] == E_NULL) return T_TRAP;
+  bool null = i >= ti->size || ti->entry[i] == E_NULL;
+  if (null) return ti->modified ? T_UNKNOWN : T_TRAP; /* a modified table may get it later */
   if (ti->entry[i] == E_UNKNOWN) return T_UNKNOWN;
   if (!same_sig(d->m, type, ti->entry[i])) return T_TRAP;
   *func = ti->entry[i];
@@ -200,9 +210,10 @@ tl_status tl_pass_directize(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   if (!m->tables.n) return TL_OK;
   const char *arg = tl_pass_arg_get(ctx, "directize-traps-unreachable");
+  const char *imm = tl_pass_arg_get(ctx, "directize-initial-contents-immutable");
   dz d = {m, calloc(m->tables.n, sizeof(table_info)), arg && strcmp(arg, "0") != 0, false};
   if (!d.tab) abort();
-  analyze(m, d.tab);
+  analyze(m, d.tab, imm && strcmp(imm, "0") != 0);
   if (any_known(d.tab, m->tables.n)) {
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
       tl_func *f = TL_FUNC(m, i);
