@@ -7,6 +7,7 @@
 #include "passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
   const uint32_t *remap = w->ctx;
@@ -34,21 +35,46 @@ static bool same_import(tl_module *m, const tl_func *a, const tl_func *b) {
          tl_name_eq(a->imp.name, a->imp.name_len, b->imp.name, b->imp.name_len);
 }
 
-/* target[i]: the first import equal to import i (i itself if none). Pairs
- * are compared after a cheap filter on the name length; imports are few. */
+typedef struct { tl_module *m; uint32_t index; } imp_ref;
+
+static int cmp_bytes(const char *a, uint32_t alen, const char *b, uint32_t blen) {
+  alen = tl_name_len(a, alen);
+  blen = tl_name_len(b, blen);
+  int c = memcmp(a ? a : "", b ? b : "", alen < blen ? alen : blen);
+  return c ? c : (alen > blen) - (alen < blen);
+}
+
+/* Orders imports by module, name, signature, then index. */
+static int cmp_import(const void *pa, const void *pb) {
+  const imp_ref *x = pa, *y = pb;
+  const tl_func *a = TL_FUNC(x->m, x->index), *b = TL_FUNC(y->m, y->index);
+  int c = cmp_bytes(a->imp.module, a->imp.module_len, b->imp.module, b->imp.module_len);
+  if (!c) c = cmp_bytes(a->imp.name, a->imp.name_len, b->imp.name, b->imp.name_len);
+  if (c) return c;
+  tl_functype *ta = tl_func_type(x->m, a), *tb = tl_func_type(y->m, b);
+  if (ta->params != tb->params) return ta->params < tb->params ? -1 : 1;
+  if (ta->results != tb->results) return ta->results < tb->results ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* target[i]: the first import equal to import i (i itself if none); a
+ * sort brings equal imports together. */
 static bool find_duplicates(tl_module *m, uint32_t *target) {
   uint32_t ni = m->nimported_funcs;
+  imp_ref *r = malloc(ni * sizeof(imp_ref));
+  if (!r) abort();
+  for (uint32_t i = 0; i < ni; i++) r[i] = (imp_ref){m, i}, target[i] = i;
+  qsort(r, ni, sizeof(imp_ref), cmp_import);
   bool any = false;
-  for (uint32_t i = 0; i < ni; i++) {
-    target[i] = i;
-    tl_func *fi = TL_FUNC(m, i);
-    for (uint32_t j = 0; j < i; j++) {
-      if (target[j] != j || !same_import(m, TL_FUNC(m, j), fi)) continue;
-      target[i] = j;
+  for (uint32_t k = 1, first = 0; k < ni; k++) {
+    if (same_import(m, TL_FUNC(m, r[first].index), TL_FUNC(m, r[k].index))) {
+      target[r[k].index] = r[first].index;
       any = true;
-      break;
+    } else {
+      first = k;
     }
   }
+  free(r);
   return any;
 }
 
