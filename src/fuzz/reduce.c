@@ -4,7 +4,9 @@
  * become unreachable / a zero constant / nop), the cleanup passes, then
  * every function top-down in preorder: a node becomes unreachable, nop or a
  * zero of its type, one of its children, a drop of a child, or loses chunks
- * of its statement list. A kept edit continues at the same node. Each
+ * of its statement list. A kept edit continues at the same node. Last,
+ * functions lose their params (calls drop the arguments instead) and
+ * results. Each
  * candidate is a fresh read of the best bytes plus one edit; all walks are
  * iterative (tl_walk). Seen candidates are skipped by their XXH3 hash. */
 #include "fuzz/reduce.h"
@@ -26,6 +28,7 @@ typedef struct {
   size_t nseen, cap;
   double t0;
   bool progress, stop;
+  bool grow;           /* try_mod: accept a larger candidate */
 } red;
 
 static double now(void) {
@@ -75,8 +78,9 @@ static bool try_mod(red *r, tl_module *m) {
   size_t wn = 0;
   tl_write_options wo = {0};
   if (tl_module_write(m, &wo, &w, &wn, &err) != TL_OK) return false;
-  if (wn > r->bn || !seen_add(r, XXH3_64bits(w, wn))) {
-    r->st->dups += wn <= r->bn;
+  bool big = wn > r->bn && !r->grow;
+  if (big || !seen_add(r, XXH3_64bits(w, wn))) {
+    r->st->dups += !big;
     free(w);
     return false;
   }
@@ -207,8 +211,8 @@ static void remap_module(tl_module *m, const maps *mp, const bool *fdel) {
 }
 
 /* Removes items [s, s+c) of a list: functions (imports too), exports,
- * globals (imports too), element segments, data segments. */
-enum { L_FUNCS, L_EXPORTS, L_GLOBALS, L_ELEMS, L_DATAS, L_NKINDS };
+ * globals (imports too), element segments, data segments, memories, tables. */
+enum { L_FUNCS, L_EXPORTS, L_GLOBALS, L_ELEMS, L_DATAS, L_MEMORIES, L_TABLES, L_NKINDS };
 
 static uint32_t list_len(const tl_module *m, int kind) {
   switch (kind) {
@@ -216,6 +220,8 @@ static uint32_t list_len(const tl_module *m, int kind) {
   case L_EXPORTS: return (uint32_t)m->exports.n;
   case L_GLOBALS: return (uint32_t)m->globals.n;
   case L_ELEMS: return (uint32_t)m->elems.n;
+  case L_MEMORIES: return (uint32_t)m->memories.n;
+  case L_TABLES: return (uint32_t)m->tables.n;
   default: return (uint32_t)m->datas.n;
   }
 }
@@ -224,6 +230,29 @@ static void list_remove(tl_module *m, int kind, uint32_t s, uint32_t c) {
   if (kind == L_EXPORTS) {
     memmove(TL_EXPORT(m, s), TL_EXPORT(m, s + c), (m->exports.n - s - c) * sizeof(tl_export));
     m->exports.n -= c;
+    return;
+  }
+  if (kind == L_MEMORIES || kind == L_TABLES) {
+    /* Only exports are remapped: code that still uses a removed memory or
+     * table (or a shifted one) either fails to validate or is a change the
+     * predicate judges. */
+    bool mem = kind == L_MEMORIES;
+    tl_vec *v = mem ? &m->memories : &m->tables;
+    size_t elem = mem ? sizeof(tl_memory) : sizeof(tl_table);
+    uint32_t *nimp = mem ? &m->nimported_memories : &m->nimported_tables;
+    uint8_t kx = mem ? TL_EXTERN_MEMORY : TL_EXTERN_TABLE;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->exports.n; i++) {
+      tl_export x = *TL_EXPORT(m, i);
+      if (x.kind == kx && x.index >= s && x.index < s + c) continue;
+      if (x.kind == kx && x.index >= s + c) x.index -= c;
+      *TL_EXPORT(m, k++) = x;
+    }
+    m->exports.n = k;
+    *nimp -= *nimp > s ? (*nimp < s + c ? *nimp : s + c) - s : 0;
+    uint8_t *p = v->p;
+    memmove(p + s * elem, p + (s + c) * elem, (v->n - s - c) * elem);
+    v->n -= c;
     return;
   }
   tl_vec *v = kind == L_FUNCS ? &m->funcs : kind == L_GLOBALS ? &m->globals : kind == L_ELEMS ? &m->elems : &m->datas;
@@ -283,6 +312,79 @@ static void cleanup_passes(red *r) {
     tl_error err;
     if (tl_module_run_passes(m, sets[i], sets[i][1] ? 2 : 1, &po, &err) == TL_OK) try_mod(r, m);
     tl_module_free(m);
+  }
+}
+
+/* ------------------------------------------------------ signatures */
+typedef struct { uint32_t fi; } callee;
+
+/* A call to the function that lost its params: the arguments are dropped
+ * before it instead. */
+static void unparam_visit(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if ((e->op != TL_OP_CALL && e->op != TL_OP_RETURN_CALL) || e->imm.index != ((callee *)w->ctx)->fi || !e->nkid)
+    return;
+  tl_module *m = w->m;
+  tl_expr **kids = tl_arena_alloc(&m->arena, (e->nkid + 1) * sizeof *kids, _Alignof(tl_expr *));
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < e->nkid; k++)
+    if (tl_type_is_concrete(e->kid[k]->type)) kids[n++] = tl_make_drop(m, e->kid[k]);
+    else kids[n++] = e->kid[k];
+  e->nkid = 0;
+  kids[n++] = e;
+  *slot = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, kids, n);
+}
+
+/* Function fi takes no params (they become locals); false if it had none. */
+static bool drop_params(tl_module *m, uint32_t fi) {
+  tl_func *f = TL_FUNC(m, fi);
+  tl_functype *ft = TL_FTYPE(m, f->type);
+  if (!f->body || ft->params == TL_NONE) return false;
+  f->type = tl_functype_intern(m, TL_NONE, ft->results);
+  callee c = {fi};
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+    tl_func *g = TL_FUNC(m, i);
+    tl_walk w = {0};
+    w.m = m;
+    w.f = g;
+    w.ctx = &c;
+    w.post = unparam_visit;
+    tl_walk_run(&w, &g->body);
+    tl_func_refinalize(m, g);
+  }
+  return true;
+}
+
+/* Function fi returns nothing; callers that used its value no longer
+ * validate, a body that ends in unreachable or drops its value does. */
+static bool drop_results(tl_module *m, uint32_t fi) {
+  tl_func *f = TL_FUNC(m, fi);
+  tl_functype *ft = TL_FTYPE(m, f->type);
+  if (!f->body || ft->results == TL_NONE) return false;
+  f->type = tl_functype_intern(m, ft->params, TL_NONE);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) tl_func_refinalize(m, TL_FUNC(m, i));
+  return true;
+}
+
+static void reduce_signatures(red *r) {
+  for (uint32_t fi = 0, how = 0; !r->stop; how = !how, fi += !how) {
+    tl_module *m = read_best(r);
+    if (!m) return;
+    bool more = fi < m->funcs.n;
+    if (more && (how ? drop_results(m, fi) : drop_params(m, fi))) {
+      /* unused locals and the old type go; the module may still grow a
+       * little (params are fewer every time, so this cannot cycle) */
+      static const char *const clean[] = {"reorder-locals", "remove-unused-module-elements"};
+      tl_pass_options po = {0};
+      po.threads = 1;
+      tl_error err;
+      tl_module_run_passes(m, clean, 2, &po, &err);
+      r->grow = true;
+      try_mod(r, m);
+      r->grow = false;
+    }
+    tl_module_free(m);
+    if (!more) return;
   }
 }
 
@@ -432,6 +534,7 @@ tl_status tl_reduce(const uint8_t *in, size_t n, const tl_reduce_options *o, uin
     for (int kind = 0; kind < L_NKINDS; kind++) ddmin_list(&r, kind);
     cleanup_passes(&r);
     reduce_funcs(&r);
+    reduce_signatures(&r);
     if (o->progress) o->progress(st, o->ctx);
   } while (r.progress && !r.stop);
   free(r.seen);

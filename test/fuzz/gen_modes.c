@@ -7,7 +7,8 @@
  *                fuzz-exec log (compared up to the first "[stop" line)
  *   2 pipeline   -O1..-O4, -Os, -Oz (byte 2 picks it): the same
  *   3 jit        interpreter against JIT, before and after -O2 (no SIMD)
- * Any divergence prints what differed and aborts. Built only with
+ * Any divergence prints what differed and aborts. GEN_MODES_ONLY=K runs
+ * mode K on every input. Built only with
  * -DTILT_FUZZ=ON (clang; test/fuzzgen.cmake); run by test/fuzz/run.sh. */
 #include "fuzz/fuzz.h"
 #include "fuzz/reduce.h"
@@ -113,7 +114,11 @@ static void jit(const uint8_t *w, size_t n) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 2) return 0;
-  uint32_t mode = data[0] % 4, pick = data[1];
+  /* GEN_MODES_ONLY=K: every input runs mode K (to fuzz one mode, or to
+   * get past a known failure in another) */
+  static int only = -2;
+  if (only == -2) only = getenv("GEN_MODES_ONLY") ? atoi(getenv("GEN_MODES_ONLY")) % 4 : -1;
+  uint32_t mode = only >= 0 ? (uint32_t)only : data[0] % 4, pick = data[1];
   tl_fuzz_options fo = {0, 0, 0};
   if (mode == 3) fo.features = TL_FEATURES_ALL & ~TL_FEATURE_SIMD;
   tl_module *m = tl_fuzz_generate(data + 2, size - 2, &fo);
