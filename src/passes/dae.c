@@ -219,6 +219,10 @@ typedef struct {
 } call_ctx;
 
 static bool pure(tl_module *m, tl_func *f, tl_expr *e) {
+  if (e->nkid == 0 && e->type != TL_UNREACHABLE && !(tl_ops[e->op].flags & TL_F_CONTROL)) {
+    tl_effects leaf = {tl_ops[e->op].flags, false, false}; /* const, local.get, ...: no walk */
+    if (!(leaf.flags & TL_F_BRANCH)) return tl_effects_removable(&leaf);
+  }
   tl_effects fx;
   tl_effects_of(m, f, e, &fx);
   return tl_effects_removable(&fx);
