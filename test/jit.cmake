@@ -22,3 +22,9 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/jit-diff-json)
   set_tests_properties(jit.diff PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endif()
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+  add_test(NAME jit.run
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/jit/run.sh $<TARGET_FILE:tilt-run>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/jit-run)
+  set_tests_properties(jit.run PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
