@@ -560,10 +560,15 @@ tl_store *tl_store_new(void);
 void tl_store_free(tl_store *s);
 /* Instruction budget shared by later calls (0 = unlimited; the default).
  * What a call leaves carries over; once exhausted, calls fail at once until
- * the budget is set again. Host functions may call back into wasm. */
+ * the budget is set again. Host functions may call back into wasm. The
+ * interpreter counts instructions; the JIT charges each function entry and
+ * loop iteration the instructions up to its next check (so the two stop at
+ * different points; both fail with TL_E_EXHAUSTED "fuel exhausted"), and
+ * runs code without checks while no budget is set. */
 void tl_store_set_fuel(tl_store *s, uint64_t fuel);
 /* Execution engine of later calls: the interpreter (default) or the x86-64
- * JIT (src/jit; rejects SIMD modules with TL_E_UNSUPPORTED). */
+ * JIT (src/jit). The JIT compiles each function at its first call; a
+ * function using SIMD fails then with TL_E_UNSUPPORTED. */
 enum { TL_ENGINE_INTERP = 0, TL_ENGINE_JIT = 1 };
 void tl_store_set_engine(tl_store *s, int engine);
 /* JIT: compiles every function of inst now (instead of at the first call)
