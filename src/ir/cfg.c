@@ -73,6 +73,8 @@ typedef struct {
   uint32_t nreach;
   uint32_t *idom;
   uint32_t *pred_start, *pred;  /* CSR predecessor lists (reachable preds only) */
+  uint32_t *dfs_vertex;         /* dfs_vertex[i]: block discovered i-th by the DFS */
+  uint32_t *dfs_parent;         /* per block: its DFS tree parent */
 } cfg_info;
 
 static void *xcalloc(size_t n, size_t s) {
@@ -87,6 +89,8 @@ static void info_free(cfg_info *in) {
   free(in->idom);
   free(in->pred_start);
   free(in->pred);
+  free(in->dfs_vertex);
+  free(in->dfs_parent);
   memset(in, 0, sizeof *in);
 }
 
@@ -98,9 +102,13 @@ static void compute_rpo(tl_cfg *g, uint32_t entry, cfg_info *in) {
   uint32_t *post = xcalloc(n, sizeof(uint32_t)), npost = 0;
   uint32_t *stack = xcalloc(n, sizeof(uint32_t)), *next = xcalloc(n, sizeof(uint32_t));
   uint8_t *seen = xcalloc(n, 1);
-  uint32_t sp = 0;
+  uint32_t sp = 0, npre = 0;
+  in->dfs_vertex = xcalloc(n, sizeof(uint32_t));
+  in->dfs_parent = xcalloc(n, sizeof(uint32_t));
   stack[sp++] = entry;
   seen[entry] = 1;
+  in->dfs_vertex[npre++] = entry;
+  in->dfs_parent[entry] = entry;
   while (sp) {
     uint32_t b = stack[sp - 1];
     tl_cfg_block *bb = blk(g, b);
@@ -109,6 +117,8 @@ static void compute_rpo(tl_cfg *g, uint32_t entry, cfg_info *in) {
       if (!seen[to]) {
         seen[to] = 1;
         stack[sp++] = to;
+        in->dfs_vertex[npre++] = to;
+        in->dfs_parent[to] = b;
       }
       continue;
     }
@@ -148,34 +158,49 @@ static void compute_preds(tl_cfg *g, cfg_info *in) {
   free(fill);
 }
 
-static uint32_t intersect(const cfg_info *in, uint32_t a, uint32_t b) {
-  while (a != b) {
-    while (in->rpo[a] > in->rpo[b]) a = in->idom[a];
-    while (in->rpo[b] > in->rpo[a]) b = in->idom[b];
+/* Lengauer-Tarjan semidominators (simple link-eval with path compression,
+ * iterative), then immediate dominators by the semi-NCA walk. Iterating
+ * dominators to a fixpoint (Cooper-Harvey-Kennedy) takes a pass per nesting
+ * level on deep loop nests: quadratic. */
+static uint32_t ev(uint32_t v, uint32_t *anc, uint32_t *label, const uint32_t *semi, uint32_t *stack) {
+  if (anc[v] == UINT32_MAX) return v;
+  uint32_t sp = 0;
+  for (uint32_t x = v; anc[anc[x]] != UINT32_MAX; x = anc[x]) stack[sp++] = x;
+  while (sp) {
+    uint32_t x = stack[--sp], a = anc[x];
+    if (semi[label[a]] < semi[label[x]]) label[x] = label[a];
+    anc[x] = anc[a];
   }
-  return a;
+  return label[v];
 }
 
-/* Cooper, Harvey, Kennedy: iterate in RPO until nothing changes. */
 static void compute_idom(cfg_info *in, uint32_t entry) {
-  in->idom = xcalloc(in->n, sizeof(uint32_t));
-  for (uint32_t i = 0; i < in->n; i++) in->idom[i] = UINT32_MAX;
-  in->idom[entry] = entry;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t i = 1; i < in->nreach; i++) {
-      uint32_t b = in->order[i], nd = UINT32_MAX;
-      for (uint32_t k = in->pred_start[b]; k < in->pred_start[b + 1]; k++) {
-        uint32_t p = in->pred[k];
-        if (in->idom[p] == UINT32_MAX) continue;
-        nd = nd == UINT32_MAX ? p : intersect(in, p, nd);
-      }
-      if (nd != in->idom[b]) {
-        in->idom[b] = nd;
-        changed = true;
-      }
-    }
+  uint32_t n = in->n, nr = in->nreach;
+  uint32_t *pre = xcalloc(n, sizeof(uint32_t)), *semi = xcalloc(n, sizeof(uint32_t));
+  uint32_t *anc = xcalloc(n, sizeof(uint32_t)), *label = xcalloc(n, sizeof(uint32_t));
+  uint32_t *stack = xcalloc(n, sizeof(uint32_t));
+  in->idom = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t b = 0; b < n; b++) in->idom[b] = anc[b] = UINT32_MAX;
+  for (uint32_t i = 0; i < nr; i++) {
+    uint32_t b = in->dfs_vertex[i];
+    pre[b] = semi[b] = i;
+    label[b] = b;
   }
+  for (uint32_t i = nr; i-- > 1;) {
+    uint32_t w = in->dfs_vertex[i];
+    for (uint32_t k = in->pred_start[w]; k < in->pred_start[w + 1]; k++) {
+      uint32_t u = ev(in->pred[k], anc, label, semi, stack);
+      if (semi[u] < semi[w]) semi[w] = semi[u];
+    }
+    anc[w] = in->dfs_parent[w];
+  }
+  in->idom[entry] = entry;
+  for (uint32_t i = 1; i < nr; i++) {
+    uint32_t w = in->dfs_vertex[i], d = in->dfs_parent[w];
+    while (pre[d] > semi[w]) d = in->idom[d];
+    in->idom[w] = d;
+  }
+  free(pre); free(semi); free(anc); free(label); free(stack);
 }
 
 static bool dominates(const cfg_info *in, uint32_t a, uint32_t b) {
@@ -753,21 +778,29 @@ static void loop_forest(emitter *em, uint32_t *loop_of, uint32_t *parent) {
   free(work);
 }
 
-/* Is b in the loop of header h? (walks up the loop nest, capped) */
-static bool in_loop(const uint32_t *loop_of, const uint32_t *parent, uint32_t b, uint32_t h) {
-  uint32_t c = loop_of[b];
-  for (uint32_t steps = 0; c != UINT32_MAX && steps < 64; steps++, c = parent[c])
-    if (c == h) return true;
-  return false;
-}
-
 typedef struct {
   uint32_t *loop_of, *parent;  /* loop nesting forest */
+  uint32_t *depth;             /* per header: loops around it, itself included */
   uint32_t *pre, *post;        /* dominator-tree intervals */
   uint32_t *last_follower;     /* per header: its highest-RPO follower */
   uint32_t *stack, *mark;      /* closure walk; mark[b] = header + 1 of the walk */
   uint64_t budget;             /* blocks the closure walks may still visit */
 } hoist_ctx;
+
+/* Is b in the loop of header h? 1 yes, 0 no, -1 not known (the walk up
+ * the loop nest is capped; callers then leave things where they are). */
+static int in_loop(const hoist_ctx *c, uint32_t b, uint32_t h) {
+  uint32_t l = c->loop_of[b];
+  for (uint32_t steps = 0; l != UINT32_MAX && c->depth[l] > c->depth[h]; steps++, l = c->parent[l])
+    if (steps == 64) return -1;
+  return l == h;
+}
+
+/* An exit of h: outside its loop, its immediate dominator inside; -1 not known. */
+static int exits(const hoist_ctx *c, const cfg_info *in, uint32_t t, uint32_t h) {
+  int a = in_loop(c, t, h), b = in_loop(c, in->idom[t], h);
+  return a < 0 || b < 0 ? -1 : !a && b;
+}
 
 /* Where the emission of loop h's body ends: the successor its last
  * (fall-through) edge goes to when that is a br to a block, or UINT32_MAX
@@ -794,7 +827,9 @@ static uint32_t tail_target(emitter *em, uint32_t h, const hoist_ctx *c) {
     for (uint32_t k = 0; k < b->edges.n && t == UINT32_MAX; k++)
       if (!edge(em->g, z, k)->cond) t = edge(em->g, z, k)->to;
     if (t == UINT32_MAX || em->in.rpo[t] <= em->in.rpo[z]) return UINT32_MAX;
-    if (em->is_merge[t] || em->hoist_to[t] != UINT32_MAX || !in_loop(c->loop_of, c->parent, t, h)) return t;
+    int inside = in_loop(c, t, h);
+    if (inside < 0) return UINT32_MAX;
+    if (em->is_merge[t] || em->hoist_to[t] != UINT32_MAX || !inside) return t;
     z = t;
   }
   return UINT32_MAX;
@@ -814,9 +849,9 @@ static void hoist_exit(emitter *em, hoist_ctx *c, uint32_t h, uint32_t t) {
     uint32_t z = c->stack[--sp];
     if (!c->budget) return; /* too long a walk: t stays where it is */
     c->budget--;
-    if (!in_loop(c->loop_of, c->parent, z, h) && in_loop(c->loop_of, c->parent, in->idom[z], h)) {
-      c->stack[in->nreach - 1 - nexit++] = z; /* exits collect at the top end */
-    }
+    int ex = exits(c, in, z, h);
+    if (ex < 0) return; /* not known: t stays where it is */
+    if (ex) c->stack[in->nreach - 1 - nexit++] = z; /* exits collect at the top end */
     for (uint32_t k = 0; k < blk(em->g, z)->edges.n; k++) {
       uint32_t w = edge(em->g, z, k)->to;
       if (c->mark[w] == h + 1 || c->pre[w] < c->pre[h] || c->pre[w] >= c->post[h]) continue;
@@ -876,13 +911,17 @@ static void setup_hoisting(emitter *em) {
   em->hoisted = xcalloc(n, sizeof(uint32_t));
   for (uint32_t b = 0; b < n; b++) em->hoist_to[b] = c.last_follower[b] = UINT32_MAX;
   loop_forest(em, c.loop_of, c.parent);
+  c.depth = xcalloc(n, sizeof(uint32_t));
+  for (uint32_t i = 0; i < in->nreach; i++) { /* outer headers come first in RPO */
+    uint32_t h = in->order[i];
+    if (c.loop_of[h] == h) c.depth[h] = 1 + (c.parent[h] == UINT32_MAX ? 0 : c.depth[c.parent[h]]);
+  }
   if (in->nreach) dom_intervals(em, in->order[0], c.pre, c.post, c.stack);
   for (uint32_t i = in->nreach; i-- > 0;) {
     uint32_t h = in->order[i];
     if (em->loop_label[h] == TL_NO_LABEL) continue;
     uint32_t t = tail_target(em, h, &c);
-    if (t == UINT32_MAX || in_loop(c.loop_of, c.parent, t, h) || !in_loop(c.loop_of, c.parent, in->idom[t], h))
-      continue;
+    if (t == UINT32_MAX || exits(&c, in, t, h) != 1) continue;
     hoist_exit(em, &c, h, t);
   }
   for (uint32_t b = 0; b < n; b++)
@@ -894,7 +933,7 @@ static void setup_hoisting(emitter *em) {
     if (h != UINT32_MAX) em->hoisted[em->hoist_start[h] + fill[h]++] = y;
   }
   free(fill);
-  free(c.loop_of); free(c.parent); free(c.pre); free(c.post);
+  free(c.loop_of); free(c.parent); free(c.depth); free(c.pre); free(c.post);
   free(c.last_follower); free(c.stack); free(c.mark);
 }
 
