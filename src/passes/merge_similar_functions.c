@@ -1,14 +1,15 @@
 /* merge_similar_functions.c — defined functions that are identical except
- * for the values of some constants (same type, locals and shape; labels up
- * to renaming) become one shared function taking the differing constants as
- * extra parameters, and each original becomes a thunk that calls it with
- * its own values (wasm-opt's merge-similar-functions, without call_ref
- * indirection: calls must match exactly). Constants that differ in the same
- * way share one parameter. Only done when wasm-opt's size estimate says the
- * class shrinks. The shared function is appended (no renumbering: the
- * thunks keep the original indices, names and exports). Bodies are
- * serialized with constant values masked, hashed with XXH3 and confirmed
- * byte for byte. Guarantees the same behaviour (one more call frame). */
+ * for the values of some constants (same signature and shape; labels and
+ * locals up to renaming) become one shared function taking the differing
+ * constants as extra parameters, and each original becomes a thunk that
+ * calls it with its own values (wasm-opt's merge-similar-functions, without
+ * call_ref indirection: calls must match exactly). Constants that differ
+ * in the same way share one parameter. Only done when wasm-opt's size
+ * estimate says the class shrinks. The shared function is appended (no
+ * renumbering: the thunks keep the original indices, names and exports).
+ * Bodies are serialized with constant values masked, hashed with XXH3 and
+ * confirmed byte for byte. Guarantees the same behaviour (one more call
+ * frame). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -31,6 +32,10 @@ typedef struct {
   uint32_t *canon; /* label -> canonical number + 1 */
   uint32_t next;
   const uint32_t *ctype; /* type index -> first index of an equal signature */
+  const tl_func *f;
+  uint32_t nparams;
+  uint32_t *lcanon;      /* local -> canonical number + 1 (first use), 0 = unseen */
+  uint32_t lnext;
   tl_vec consts;   /* tl_expr ** slots of constants, pre-order */
 } ser_ctx;
 
@@ -41,6 +46,17 @@ static uint32_t lab(ser_ctx *c, uint32_t l) {
   if (l == TL_NO_LABEL) return TL_NO_LABEL;
   if (!c->canon[l]) c->canon[l] = ++c->next;
   return c->canon[l];
+}
+
+/* Locals past the params are numbered by first use (wasm-opt runs
+ * reorder-locals for the same effect); the type goes in at first use. */
+static uint32_t loc(ser_ctx *c, uint32_t l) {
+  if (l < c->nparams) return l;
+  if (!c->lcanon[l]) {
+    c->lcanon[l] = ++c->lnext;
+    put32(&c->out, c->f->local[l]);
+  }
+  return c->nparams + c->lcanon[l];
 }
 
 static void ser_imm(ser_ctx *c, const tl_expr *e) {
@@ -74,6 +90,7 @@ static void ser_imm(ser_ctx *c, const tl_expr *e) {
     break;
   case TL_IMM_I32: case TL_IMM_F32: case TL_IMM_I64: case TL_IMM_F64: case TL_IMM_V128: break;
   case TL_IMM_SHUFFLE: tl_buf_put(b, e->imm.v128, 16); break;
+  case TL_IMM_LOCAL: put32(b, loc(c, e->imm.index)); break;
   default: put32(b, e->imm.index); break;
   }
 }
@@ -91,11 +108,12 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
 static void serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *c) {
   memset(c, 0, sizeof *c);
   c->ctype = ctype;
+  c->f = f;
+  c->nparams = tl_func_nparams(m, f);
   c->canon = calloc(f->nlabel + 1, sizeof(uint32_t));
-  if (!c->canon) abort();
+  c->lcanon = calloc(f->nlocal + 1, sizeof(uint32_t));
+  if (!c->canon || !c->lcanon) abort();
   put32(&c->out, ctype[f->type]);
-  put32(&c->out, f->nlocal);
-  for (uint32_t i = 0; i < f->nlocal; i++) put32(&c->out, f->local[i]);
   tl_walk w = {0};
   w.m = m;
   w.f = f;
@@ -103,7 +121,8 @@ static void serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *
   w.pre = ser_pre;
   tl_walk_run(&w, &f->body);
   free(c->canon);
-  c->canon = NULL;
+  free(c->lcanon);
+  c->canon = c->lcanon = NULL;
 }
 
 /* ---- parameters of a class -------------------------------------------- */
