@@ -83,6 +83,7 @@ echo "gen_modes: ${gen_seconds}s"
 gcorpus=$build/corpus-gen
 gartifacts=$build/artifacts-gen/
 mkdir -p "$gcorpus" "$gartifacts"
+rm -f "$gartifacts"crash-* "$gartifacts"leak-* "$gartifacts"timeout-* "$gartifacts"oom-*
 "$build/test/gen_modes" -max_total_time="$gen_seconds" -timeout=20 -rss_limit_mb=2560 \
   -max_len=8192 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
   -artifact_prefix="$gartifacts" "$gcorpus" "$gseeds" 2>&1 | tee "$build/fuzz-gen.log" | grep -v '^#' | tail -40
