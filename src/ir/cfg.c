@@ -698,7 +698,6 @@ static void term_switch(emitter *em, uint32_t x) {
 }
 
 static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root);
-static void splice_visit(tl_walk *w, tl_expr **slot);
 
 /* Code that never falls through (its type, or the last of its list). */
 static bool ends_unreachable(const tl_expr *code) {
@@ -996,9 +995,6 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
   tl_block_finalize(g->m, root, label_targeted(&em, em.exit_label) ? TL_NONE : TL_UNREACHABLE);
   tl_strip_tail_branches(g->m, g->f, &root);
   drop_unused_labels(g->m, g->f, &root);
-  bool spliced = false;
-  tl_walk_post(g->m, g->f, &root, splice_visit, &spliced);
-  if (spliced) tl_expr_refinalize(g->m, g->f, &root);
   free(em.loop_label); free(em.block_label); free(em.is_merge);
   free(em.kid_start); free(em.kids); free(em.targeted);
   free(em.hoist_to); free(em.hoist_start); free(em.hoisted);
@@ -1062,7 +1058,8 @@ void tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {
 }
 
 /* Labels nothing branches to are dropped (the structurer opens a block
- * for every merge node; fall-through made some of them unused). */
+ * for every merge node; fall-through made some of them unused), and the
+ * lists are tidied in the same walk (below). */
 typedef struct { uint8_t *used; } unused_ctx;
 
 static void mark_targets(tl_walk *w, tl_expr **slot) {
@@ -1075,12 +1072,16 @@ static void mark_targets(tl_walk *w, tl_expr **slot) {
   }
 }
 
+static void splice_list(tl_walk *w, tl_expr *e);
+
+/* Post order: kids lose their labels before their list is spliced. */
 static void clear_unused(tl_walk *w, tl_expr **slot) {
   unused_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL &&
       !c->used[e->imm.block.label])
     e->imm.block.label = TL_NO_LABEL;
+  splice_list(w, e);
 }
 
 static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root) {
@@ -1127,13 +1128,14 @@ static bool flip_empty_then(tl_module *m, tl_expr *e) {
   return true;
 }
 
-static void splice_visit(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot;
+/* Types: a spliced block had its last statement's type, so the list's
+ * type stays; the ifs changed here are unlabeled and finalized at once. */
+static void splice_list(tl_walk *w, tl_expr *e) {
   if (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP) return;
   uint32_t n = 0, ne;
   bool any = false;
   for (uint32_t i = 0; i < e->nkid; i++)
-    if (flip_empty_then(w->m, e->kid[i])) *(bool *)w->ctx = true;
+    if (flip_empty_then(w->m, e->kid[i])) tl_expr_finalize(w->m, w->f, e->kid[i]);
   for (uint32_t i = 0; i < e->nkid; i++) {
     bool sp = spliceable(e->kid[i]);
     any |= sp || dead_else(e->kid[i], &ne);
@@ -1146,6 +1148,7 @@ static void splice_visit(tl_walk *w, tl_expr **slot) {
     tl_expr *x = e->kid[i], *els = dead_else(x, &ne);
     if (els) {
       x->nkid = 2;
+      tl_expr_finalize(w->m, w->f, x);
       kids[k++] = x;
       if (spliceable(els))
         for (uint32_t j = 0; j < els->nkid; j++) kids[k++] = els->kid[j];
@@ -1161,5 +1164,4 @@ static void splice_visit(tl_walk *w, tl_expr **slot) {
   }
   e->kid = kids;
   e->nkid = e->cap = n;
-  *(bool *)w->ctx = true;
 }

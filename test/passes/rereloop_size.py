@@ -2,8 +2,8 @@
 """The rereloop pass over the valid spec-suite modules: behaviour and size.
 For each valid binary module of $TILT_TESTSUITE/baseline-2022-11/core/*.wast
 (via wast2json; modules tilt-opt or wasm-validate reject are left out):
-  tilt-opt -all M --rereloop --fuzz-exec   must succeed (same behaviour) and
-                                          its output must pass wasm-validate;
+  tilt-opt -all M --debug --rereloop --fuzz-exec   must succeed (same
+      behaviour, IR valid with fresh types) and its output pass wasm-validate;
   tilt-opt -all M --rereloop -O1           must be no larger than M.
 A module that grows is also run through `-O1` alone, to tell whether the
 growth is rereloop's or the core pipeline's.
@@ -49,7 +49,7 @@ def check(tiltopt, wasm):
     if run([tiltopt, '-all', '-q', wasm]).returncode or run(VALIDATE + [wasm]).returncode:
         return None
     out1, out2 = wasm + '.rr.wasm', wasm + '.rr-O1.wasm'
-    r = run([tiltopt, '-all', '-q', wasm, '--rereloop', '--fuzz-exec', '-o', out1])
+    r = run([tiltopt, '-all', '-q', '--debug', wasm, '--rereloop', '--fuzz-exec', '-o', out1])
     if r.returncode:
         return ('BAD', (r.stderr.strip() or r.stdout[-500:]).splitlines()[-1:], 0, 0)
     v = run(VALIDATE + [out1])
