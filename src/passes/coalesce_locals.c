@@ -11,6 +11,8 @@
  * while two zero-initialized locals live at the entry hold the same value.
  * Params keep their indices and never merge with each other; tuple-typed
  * locals are left as they are (own slot, never merged, sets kept).
+ * The reader's scratch locals are not merged (own local each, kept last,
+ * scratch_base updated) so the writer can still elide them.
  * Assumes: valid IR. Guarantees: the same behaviour; locals renumbered
  * (params, then merged locals); unreferenced locals dropped. */
 #include "passes.h"
@@ -373,11 +375,17 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   if (!color || !stamp || !ctype || !cname) abort();
   uint32_t ncolor = 0;
   for (uint32_t i = 0; i < n; i++) color[i] = NONE, stamp[i] = NONE;
+  /* The reader's scratch locals (from scratch_base on; the writer elides a
+   * set/get pair of one when the value can stay on the stack) keep a local
+   * each, after the others: merged, they would become real sets and gets. */
+  bool has_sb = f->has_scratch_base && f->scratch_base >= np && f->scratch_base <= n;
+  uint32_t sb = has_sb ? f->scratch_base : n, new_sb = NONE;
   for (uint32_t i = 0; i < n; i++) {
     tl_type t = f->local[i];
     if (i >= np && !used[i] && !c.skip[i]) continue;
+    if (i >= sb && new_sb == NONE) new_sb = ncolor;
     uint32_t pick = NONE;
-    if (i >= np && !c.skip[i]) {
+    if (i >= np && !c.skip[i] && i < sb) {
       for (uint32_t k = ig.start[i]; k < ig.start[i + 1]; k++)
         if (color[ig.list[k]] != NONE) stamp[color[ig.list[k]]] = i;
       for (uint32_t k = cg.start[i]; k < cg.start[i + 1] && pick == NONE; k++) {
@@ -404,6 +412,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
     if (f->local_name) f->local_name[i] = cname[i];
   }
   f->nlocal = ncolor;
+  if (has_sb) f->scratch_base = new_sb == NONE ? ncolor : new_sb;
   tl_func_refinalize(m, f);
   for (size_t bi = 0; bi < c.bbs.n; bi++) {
     free(TL_VEC_AT(&c.bbs, bb, bi).live_in);

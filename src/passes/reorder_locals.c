@@ -1,6 +1,12 @@
 /* reorder_locals.c — sort the declared locals by use count (most used
  * first, so they get the short LEB indices; ties keep the first-use order)
- * and drop locals nothing uses.
+ * and drop locals nothing uses. Then, within the one-byte index range
+ * (< 128) and within the rest, locals of one type are put together (stable),
+ * so the declarations take one (count, type) entry per type and range —
+ * the same indices stay short, and interleaved types no longer cost an
+ * entry each (wasm-opt's writer groups locals by type likewise). The
+ * reader's scratch locals are sorted on their own after the others and
+ * scratch_base follows them.
  * Assumes: valid IR. Params keep their indices. Tuple-typed locals (reader
  * scratch) are ordinary locals here: they move with their type.
  * Guarantees: the same behaviour; every remaining declared local is used. */
@@ -52,6 +58,29 @@ static void sort_locals(ro_ctx *c, uint32_t *v, uint32_t n) {
   free(tmp);
 }
 
+/* Stable: v[0..n) grouped by type, types in order of first appearance,
+ * starting with `first` if it appears. Gives up past MAX_TYPES types. */
+enum { MAX_TYPES = 16 };
+static void group_types(const tl_type *types, uint32_t *v, uint32_t n, tl_type first, uint32_t *tmp) {
+  tl_type seen[MAX_TYPES];
+  uint32_t nt = 0;
+  bool has_first = false;
+  for (uint32_t i = 0; i < n; i++) has_first |= types[v[i]] == first;
+  if (has_first) seen[nt++] = first;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t t = 0;
+    while (t < nt && seen[t] != types[v[i]]) t++;
+    if (t < nt) continue;
+    if (nt == MAX_TYPES) return;
+    seen[nt++] = types[v[i]];
+  }
+  uint32_t k = 0;
+  for (uint32_t t = 0; t < nt; t++)
+    for (uint32_t i = 0; i < n; i++)
+      if (types[v[i]] == seen[t]) tmp[k++] = v[i];
+  for (uint32_t i = 0; i < n; i++) v[i] = tmp[i];
+}
+
 tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
@@ -64,12 +93,24 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_walk w = {0};
   w.m = m, w.f = f, w.ctx = &c, w.pre = count_pre;
   tl_walk_run(&w, &f->body);
-  uint32_t nd = 0;
-  for (uint32_t i = np; i < n; i++)
+  /* The reader's scratch locals (from scratch_base on) stay last, so the
+   * writer can still recognize (and elide) them. */
+  uint32_t sb = f->has_scratch_base && f->scratch_base >= np && f->scratch_base < n ? f->scratch_base : n;
+  uint32_t nd = 0, nreg;
+  for (uint32_t i = np; i < sb; i++)
     if (c.count[i]) order[nd++] = i;
-  sort_locals(&c, order, nd);
-  for (uint32_t i = 0; i < np; i++) c.map[i] = i;
+  nreg = nd;
+  for (uint32_t i = sb; i < n; i++)
+    if (c.count[i]) order[nd++] = i;
+  sort_locals(&c, order, nreg);
+  sort_locals(&c, order + nreg, nd - nreg);
   for (uint32_t i = 0; i < n; i++) types[i] = f->local[i], names[i] = f->local_name ? f->local_name[i] : NULL;
+  uint32_t short_n = np < 128 ? 128 - np : 0;
+  if (short_n > nreg) short_n = nreg;
+  group_types(types, order, short_n, np ? types[np - 1] : TL_NONE, c.first);
+  group_types(types, order + short_n, nreg - short_n, short_n ? types[order[short_n - 1]] : TL_NONE, c.first);
+  if (f->has_scratch_base && sb < n) f->scratch_base = np + nreg;
+  for (uint32_t i = 0; i < np; i++) c.map[i] = i;
   for (uint32_t k = 0; k < nd; k++) {
     c.map[order[k]] = np + k;
     f->local[np + k] = types[order[k]];
