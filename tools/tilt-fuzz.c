@@ -155,21 +155,24 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
   /* optimize-added-constants* refuse to run without it (as in wasm-opt) */
   for (uint32_t i = 0; names && i < nn; i++)
     if (!strncmp(names[i], "optimize-added-constants", 24)) po.low_memory_unused = true;
-  char what[512] = "";
+  char what[512] = "", spec[512] = "";  /* spec: the same as `reduce --pass` takes */
   tl_status rc;
   if (names) {
-    size_t k = 0;
-    for (uint32_t i = 0; i < nn && k < sizeof what - 40; i++)
+    size_t k = 0, q = 0;
+    for (uint32_t i = 0; i < nn && k < sizeof what - 40; i++) {
       k += (size_t)snprintf(what + k, sizeof what - k, "--%s ", names[i]);
+      q += (size_t)snprintf(spec + q, sizeof spec - q, "%s%s", i ? "," : "", names[i]);
+    }
     if (po.low_memory_unused) snprintf(what + k, sizeof what - k, "--low-memory-unused ");
     rc = tl_module_run_passes(m, names, nn, &po, &err);
   } else {
     if (shrink) snprintf(what, sizeof what, "-O%s", shrink == 1 ? "s" : "z");
     else snprintf(what, sizeof what, "-O%u", level);
+    snprintf(spec, sizeof spec, "%s", what + 1);
     rc = tl_module_optimize(m, level, shrink, &po, &err);
   }
   bool ok = true;
-  char why[1400];
+  char why[2048];
   if (rc != TL_OK) {
     snprintf(why, sizeof why, "passes %s failed: %s", what, err.msg);
     fail(r, seed, w, n, why, NULL);
@@ -181,7 +184,8 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
   } else {
     char *log = tl_module_fuzz_exec(m, FUEL);
     if (!tl_fuzz_same_behaviour(base, log)) {
-      snprintf(why, sizeof why, "behaviour differs after %s (compare tilt-fuzz exec IN with tilt-opt %sIN -o OUT; tilt-fuzz exec OUT)", what, what);
+      snprintf(why, sizeof why, "behaviour differs after %s (compare tilt-fuzz exec IN with tilt-opt %sIN -o OUT; "
+               "tilt-fuzz exec OUT; shrink it: tilt-fuzz reduce IN --pass %s -o SMALL.wasm)", what, what, spec);
       size_t dl = strlen(base) + strlen(log) + 64;
       char *d = malloc(dl);
       snprintf(d, dl, "--- before\n%s--- after\n%s", base, log);
