@@ -431,14 +431,15 @@ static uint8_t *irreducible_region(tl_cfg *g, const cfg_info *in, uint32_t v, ui
   }
 }
 
-/* Makes the graph reducible; returns the (possibly new) entry. */
-static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) {
+/* Makes the graph reducible; returns the (possibly new) entry, and the
+ * analysis of the final graph in *out. */
+static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt, cfg_info *out) {
   for (uint64_t round = 0;; round++) {
     cfg_info in;
     analyze(g, entry, &in);
     uint32_t v = find_irreducible_target(g, &in);
     if (v == UINT32_MAX) {
-      info_free(&in);
+      *out = in;
       return entry;
     }
     uint8_t *member = irreducible_region(g, &in, v, entry);
@@ -975,11 +976,10 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
   if (entry >= g->blocks.n) return NULL;
   for (uint32_t x = 0; x < g->blocks.n; x++)
     if (blk(g, x)->switch_on) lower_sparse_switch(g, x);
-  entry = make_reducible(g, entry, opt);
   emitter em;
   memset(&em, 0, sizeof em);
   em.g = g;
-  analyze(g, entry, &em.in);
+  entry = make_reducible(g, entry, opt, &em.in);
   setup_tree(&em);
   /* labels for switch blocks are made while emitting: size for the worst */
   size_t extra = 0;
