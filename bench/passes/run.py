@@ -104,17 +104,18 @@ def compile_c(out, cache):
 
 
 def measure(cmd, reps, env=None):
-    """Best-of-reps (wall s, peak RSS kB) under /usr/bin/time, or (None, why)."""
+    """Best-of-reps (wall s, peak RSS kB, CPU s = user + sys) under
+    /usr/bin/time, or (None, why)."""
     best = None
     for _ in range(reps):
-        p = subprocess.run(["/usr/bin/time", "-f", "@@ %e %M", *cmd],
+        p = subprocess.run(["/usr/bin/time", "-f", "@@ %e %M %U %S", *cmd],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         err = p.stderr.decode(errors="replace")
         if p.returncode or "@@" not in err:
             return None, " ".join(err.strip().splitlines()[-2:])[:100]
-        e, m = err[err.rindex("@@"):].split()[1:3]
-        r = (float(e), int(m))
-        best = r if best is None else (min(best[0], r[0]), min(best[1], r[1]))
+        e, m, u, s = err[err.rindex("@@"):].split()[1:5]
+        r = (float(e), int(m), float(u) + float(s))
+        best = r if best is None else tuple(min(x, y) for x, y in zip(best, r))
     return best, None
 
 
@@ -164,6 +165,7 @@ def main():
     ap.add_argument("--no-npm", action="store_true", help="skip the npm modules")
     ap.add_argument("--no-c", action="store_true", help="skip the C programs")
     ap.add_argument("--no-node", action="store_true", help="skip wasm-opt 132 (node)")
+    ap.add_argument("--only", default="", help="comma-separated module labels (substrings) to keep")
     a = ap.parse_args()
     if not os.path.exists("/usr/bin/time"):
         sys.exit("bench: /usr/bin/time is needed (apt-get install time)")
@@ -192,8 +194,10 @@ def main():
         mods += compile_c(out, cache)
     excl = [x for x in a.exclude.split(",") if x]
     mods = [m for m in mods if a.filter in m[0] and not any(x in m[0] for x in excl)]
+    if a.only:
+        mods = [m for m in mods if any(x in m[0] for x in a.only.split(","))]
     print("date %s; load average %.1f %.1f %.1f; best of %d; %s threads per tool; sizes in bytes after wasm-strip; "
-          "wall s; peak RSS MB; ratios = tilt / wasm-opt (< 1: tilt smaller / faster / less memory); "
+          "wall s; peak RSS MB; cpu = user+sys s; ratios = tilt / wasm-opt (< 1: tilt smaller / faster / less memory); "
           "run: optimized WASI program prints the same as unoptimized (tilt-run)"
           % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), *os.getloadavg(), a.reps, th))
     names = [n for n, _ in tools]
@@ -211,6 +215,7 @@ def main():
         hdr += "".join(" size /%s |" % n[2:] for n in others)
         hdr += "".join(" time /%s |" % n[2:] for n in others)
         hdr += "".join(" mem /%s |" % n[2:] for n in others)
+        hdr += "".join(" cpu /%s |" % n[2:] for n in others)
         hdr += " tilt s | tilt MB | run |"
         print(hdr)
         print("|" + "---|" * (hdr.count("|") - 1))
@@ -234,40 +239,41 @@ def main():
                     ran = "same" if same else "DIFFERS"
                     if not same:
                         problems.append("%s %s %s: output differs from the unoptimized program" % (n, ps, label))
-                res[n] = (stripped_size(o), r[0], r[1])
+                res[n] = (stripped_size(o), r[0], r[1], r[2])
             line = "| %-28s | %8d |" % (label[-28:], size)
             line += "".join(" %s |" % (res[n][0] if n in res else "FAIL") for n in names)
             t = res.get("tilt")
-            for k in (0, 1, 2):
+            for k in (0, 1, 2, 3):
                 line += "".join(" %s |" % (ratio(t[k], res[n][k]) if t and n in res else "-") for n in others)
             line += " %s | %s | %s |" % ("%.2f" % t[1] if t else "-", "%.0f" % (t[2] / 1024) if t else "-", ran or "")
             print(line, flush=True)
             if all(n in res for n in names):
                 g = "npm" if not wasi else label.split("/")[0]
                 for key in (g, "all"):
-                    acc = groups.setdefault(key, {n: [0, 0.0, 0] for n in names + ["in"]})
+                    acc = groups.setdefault(key, {n: [0, 0.0, 0, 0.0] for n in names + ["in"]})
                     acc["in"][0] += size
                     for n in names:
                         acc[n][0] += res[n][0]
                         acc[n][1] += res[n][1]
                         acc[n][2] = max(acc[n][2], res[n][2])
+                        acc[n][3] += res[n][3]
         for g in sorted(groups, key=lambda g: g == "all"):
             acc = groups[g]
             line = "| **total %s** | %8d |" % (g, acc["in"][0])
             line += "".join(" %d |" % acc[n][0] for n in names)
-            for k in (0, 1, 2):
+            for k in (0, 1, 2, 3):
                 line += "".join(" %s |" % ratio(acc["tilt"][k], acc[n][k]) for n in others)
             line += " %.2f | %.0f | |" % (acc["tilt"][1], acc["tilt"][2] / 1024)
             print(line, flush=True)
             summary.append((ps, g, acc))
-    print("\n## summary (totals; time = sum of wall times, memory = max of peak RSS)\n")
-    hdr = "| level | modules | " + " | ".join("size /%s | time /%s | mem /%s" % (n[2:], n[2:], n[2:]) for n in others) + " |"
+    print("\n## summary (totals; time = sum of wall times, memory = max of peak RSS, cpu = sum of user+sys)\n")
+    hdr = "| level | modules | " + " | ".join("size /%s | time /%s | mem /%s | cpu /%s" % ((n[2:],) * 4) for n in others) + " |"
     print(hdr)
     print("|" + "---|" * (hdr.count("|") - 1))
     for ps, g, acc in summary:
         cells = []
         for n in others:
-            cells += [ratio(acc["tilt"][k], acc[n][k]) for k in (0, 1, 2)]
+            cells += [ratio(acc["tilt"][k], acc[n][k]) for k in (0, 1, 2, 3)]
         print("| %s | %s | %s |" % (flag(ps), g, " | ".join(cells)))
     if problems:
         print("\nPROBLEMS:")
