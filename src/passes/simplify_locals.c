@@ -208,6 +208,18 @@ static void mark_fx(tl_expr *e) {
   e->aux = fx ? HAS_FX : 0;
 }
 
+static void fx_visit(tl_walk *w, tl_expr **slot) {
+  (void)w;
+  mark_fx(*slot);
+}
+
+/* Whether v has effects, recomputed: the marks of the nodes above a get
+ * that a value with effects was sunk into say "none" (stale). */
+static bool has_fx(sl_ctx *c, tl_expr **v) {
+  tl_walk_post(c->m, c->f, v, fx_visit, NULL);
+  return (*v)->aux & HAS_FX;
+}
+
 static void sl_visit(tl_walk *w, tl_expr **slot) {
   sl_ctx *c = w->ctx;
   tl_expr *e = *slot;
@@ -221,7 +233,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   if (is_set(e) && !c->nget[e->imm.index] && !tl_type_is_tuple(c->f->local[e->imm.index])) {
     tl_expr *v = e->kid[0];
     if (e->op == TL_OP_LOCAL_TEE) *slot = v;
-    else if (v->aux & HAS_FX) *slot = tl_make_drop(c->m, v);
+    else if ((v->aux & HAS_FX) || has_fx(c, &e->kid[0])) *slot = tl_make_drop(c->m, e->kid[0]);
     else *slot = tl_make_nop(c->m);
     c->changed = true;
   }
