@@ -5,8 +5,8 @@
  * ids, then: dead code after br/return/unreachable goes, blocks and loops
  * nothing branches to lose their block/end, and a local.set whose value the
  * stack can carry to the one local.get that reads it is dropped with that
- * get (or becomes a tee when the local has other reads). Branch depths are
- * re-encoded. Linear in the body size; a body it cannot model is left as
+ * get (or becomes a tee when the local has other reads); nops go. Branch
+ * depths are re-encoded. With label names (-g) constructs stay as written. Linear in the body size; a body it cannot model is left as
  * written. Assumes the body is the writer's own valid output. */
 #include "writer.h"
 
@@ -23,8 +23,8 @@ typedef struct {
   uint32_t pop, push;   /* values taken and left (begin of a construct: 0, 0) */
   uint32_t a;           /* local index; construct begin: its end; end/else: its begin */
   uint32_t t, nt;       /* branches: targets[t .. t+nt), construct ids (NO_ID: function) */
-  uint32_t res;         /* construct begin: its result count; begin: branches to it */
-  uint32_t nbr;
+  uint32_t res;         /* construct begin: its result count */
+  uint32_t nbr;         /* construct begin: branches to it; when encoding, its depth slot */
 } ins;
 
 typedef struct {
@@ -208,6 +208,7 @@ static bool decode(so *s) {
     x.off = (uint32_t)(s->p - s->start);
     if (!decode_one(s, &x)) return false;
     x.len = (uint32_t)(s->p - s->start) - x.off;
+    if (x.op == TL_OP_NOP) x.flags = DEAD;
     TL_VEC_PUSH(&s->ins, ins, x);
   }
   return s->open.n == 0 && s->ins.n && I(s, s->ins.n - 1)->op == TL_OP_END;
@@ -402,14 +403,12 @@ tl_status wr_stack_opt(wr *w, tl_buf *body) {
   so s = {w, body->p, body->p + body->n, body->p, {0}, {0}, {0}, 0, 0};
   s.nres = tl_type_arity(w->m, tl_func_type(w->m, w->f)->results);
   bool ok = decode(&s);
-  if (ok) {
+  if (ok && !w->opt->debug_names) {   /* label names count the constructs as written */
     dce(&s);
-    if (!w->opt->debug_names) {   /* label names count the blocks as written */
-      remove_blocks(&s);
-      dce(&s);
-    }
-    ok = local2stack(&s);
+    remove_blocks(&s);
+    dce(&s);
   }
+  if (ok) ok = local2stack(&s);
   if (ok) {
     tl_buf out = {0};
     encode(&s, &out);
