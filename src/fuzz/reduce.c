@@ -1,14 +1,10 @@
-/* reduce.c — the reducer (reduce.h). Rounds until nothing shrinks: first
- * module-level delta debugging (drop chunks of functions, exports, globals,
- * element and data segments, halves first; references to what is dropped
- * become unreachable / a zero constant / nop), the cleanup passes, then
- * every function top-down in preorder: a node becomes unreachable, nop or a
- * zero of its type, one of its children, a drop of a child, or loses chunks
- * of its statement list. A kept edit continues at the same node. Last,
- * functions lose their params (calls drop the arguments instead) and
- * results. Each
- * candidate is a fresh read of the best bytes plus one edit; all walks are
- * iterative (tl_walk). Seen candidates are skipped by their XXH3 hash. */
+/* reduce.c — the reducer (reduce.h). Rounds until nothing shrinks: delta
+ * debugging of functions, exports, globals, segments, memories and tables
+ * (halves first; uses of what goes become unreachable, zero or nop); cleanup
+ * passes; each function top-down (a node becomes unreachable, nop, zero, a
+ * child, a drop of a child, or loses chunks of its list; a kept edit stays
+ * at the node); functions lose params and results. A candidate is a fresh
+ * read of the best bytes plus one edit, validated, deduplicated by XXH3. */
 #include "fuzz/reduce.h"
 #include "ir/ir.h"
 
