@@ -228,25 +228,29 @@ static bool pure(tl_module *m, tl_func *f, tl_expr *e) {
   return tl_effects_removable(&fx);
 }
 
+static bool is_const_node(const tl_expr *e) { return e->nkid == 0 && is_const(e); }
+
 /* The call without the removed operands (e is updated in place; the
- * returned node replaces it). */
+ * returned node replaces it). last: the last removed operand with effects;
+ * up to it operands are evaluated in order before the call (kept ones into
+ * fresh locals unless constant, removed ones dropped); after it they stay
+ * in the call (the removed ones there are pure and go). */
 static tl_expr *fix_call(call_ctx *c, tl_expr *e, const dinfo *d) {
   tl_module *m = c->m;
-  uint32_t n = e->nkid, nk = 0;
-  bool simple = true;
+  uint32_t n = e->nkid, nk = 0, last = UINT32_MAX;
   for (uint32_t i = 0; i < n; i++)
-    if (d->remove[i] && !pure(m, c->f, e->kid[i])) simple = false;
+    if (d->remove[i] && !pure(m, c->f, e->kid[i])) last = i;
   tl_vec pre = {0};
   tl_type ptypes = TL_FTYPE(m, c->oldtype[e->imm.index])->params;
   for (uint32_t i = 0; i < n; i++) {
     tl_expr *k = e->kid[i];
+    bool before = last != UINT32_MAX && i <= last;
     if (d->remove[i]) {
-      if (!simple) TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, k));
+      if (before && !pure(m, c->f, k)) TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, k));
       continue;
     }
-    if (!simple) {
-      tl_type t = tl_type_at(m, ptypes, i);
-      uint32_t tmp = tl_func_add_local(m, c->f, t);
+    if (before && !is_const_node(k)) {
+      uint32_t tmp = tl_func_add_local(m, c->f, tl_type_at(m, ptypes, i));
       TL_VEC_PUSH(&pre, tl_expr *, tl_make_local_set(m, c->f, tmp, k, false));
       k = tl_make_local_get(m, c->f, tmp);
     }
@@ -254,7 +258,7 @@ static tl_expr *fix_call(call_ctx *c, tl_expr *e, const dinfo *d) {
   }
   e->nkid = nk;
   tl_expr_finalize(m, c->f, e);
-  if (simple) return e;
+  if (last == UINT32_MAX) return e;
   TL_VEC_PUSH(&pre, tl_expr *, e);
   tl_expr *b = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, pre.p, (uint32_t)pre.n);
   tl_vec_free(&pre);
