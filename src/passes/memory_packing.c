@@ -7,9 +7,10 @@
  * Gives up (changes nothing) when a segment could trample another or its
  * own bytes matter past the memory: several segments with a non-constant
  * active offset, overlapping active segments, a segment reaching past the
- * memory's initial size. An active segment named by memory.init or
- * data.drop is left whole. Keeps at most 100000 segments (the web limit).
- * Guarantees the same behaviour; data indices renumbered everywhere. */
+ * memory's initial size. data.drop of an active segment is a nop (active
+ * segments are dropped at instantiation); one that memory.init names is
+ * left whole (its traps must keep their reason). Keeps at most 100000
+ * segments (the web limit). Guarantees the same behaviour; data indices renumbered everywhere. */
 #include "passes.h"
 
 #include <stdio.h>
@@ -22,6 +23,7 @@ enum { THRESHOLD = 8, MAX_SEGMENTS = 100000 };
 typedef struct {
   uint32_t *inits, *drops; /* per data index: memory.init / data.drop count */
   uint32_t *remap;         /* old data index -> new, or REMOVED */
+  uint8_t *nop_drop;       /* old data index -> its data.drops become nops */
 } mp_ctx;
 
 static void count_visit(tl_walk *w, tl_expr **slot) {
@@ -35,7 +37,8 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
   mp_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (e->op == TL_OP_MEMORY_INIT) e->imm.idx2.a = c->remap[e->imm.idx2.a];
-  else if (e->op == TL_OP_DATA_DROP && c->remap[e->imm.index] == REMOVED) *slot = tl_make_nop(w->m);
+  else if (e->op == TL_OP_DATA_DROP && (c->remap[e->imm.index] == REMOVED || c->nop_drop[e->imm.index]))
+    *slot = tl_make_nop(w->m);
   else if (e->op == TL_OP_DATA_DROP) e->imm.index = c->remap[e->imm.index];
 }
 
@@ -131,8 +134,8 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   size_t n = m->datas.n;
   if (!n || !can_optimize(m, ctx)) return TL_OK;
-  mp_ctx c = {calloc(n, 4), calloc(n, 4), calloc(n, 4)};
-  if (!c.inits || !c.drops || !c.remap) abort();
+  mp_ctx c = {calloc(n, 4), calloc(n, 4), calloc(n, 4), calloc(n, 1)};
+  if (!c.inits || !c.drops || !c.remap || !c.nop_drop) abort();
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c);
   tl_vec out = {0};
@@ -143,6 +146,10 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
       c.remap[i] = REMOVED;
       continue;
     }
+    if (active && !c.inits[i] && c.drops[i]) { /* an active segment is dropped already */
+      c.nop_drop[i] = 1;
+      c.drops[i] = 0;
+    }
     size_t before = out.n;
     c.remap[i] = (uint32_t)before;
     if (!active || c.inits[i] || c.drops[i] || is_llvm_segment(d)) TL_VEC_PUSH(&out, tl_data, *d);
@@ -150,6 +157,7 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     if (out.n == before) c.remap[i] = REMOVED;
   }
   bool changed = out.n != n;
+  for (size_t i = 0; i < n; i++) changed |= c.nop_drop[i];
   for (size_t i = 0; i < n && !changed; i++)
     changed = TL_DATA(m, i)->size != TL_VEC_AT(&out, tl_data, i).size;
   if (changed) {
@@ -164,6 +172,7 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   tl_vec_free(&out);
   free(c.inits);
   free(c.drops);
+  free(c.nop_drop);
   free(c.remap);
   return TL_OK;
 }
