@@ -2,14 +2,17 @@
  * into nested wasm blocks, loops, ifs and br_tables (seed 000).
  * Reducible graphs: the dominator method (reverse postorder; a loop before
  * each loop header; a block ending before each merge node, opened at its
- * immediate dominator; single-predecessor successors inlined into if arms).
- * No helper variable and no duplicated code for any reducible graph.
+ * immediate dominator; single-predecessor successors inlined into if arms;
+ * a loop's fall-through exit placed after the loop; edges that are only a
+ * branch become br_if / direct br_table targets). No helper variable and
+ * no duplicated code for any reducible graph.
  * Irreducible regions (strongly connected components with several entries)
  * are first made reducible: small ones by node splitting (copying the
  * region once per entry, under a size budget), others by routing every edge
  * into an entry through one dispatch block that switches on a label local.
  * Only the edges of that region set the label. Everything is iterative:
- * DFS, dominators (Cooper-Harvey-Kennedy), Tarjan SCCs and emission. */
+ * DFS, dominators (Lengauer-Tarjan / semi-NCA), loop nesting (union-find),
+ * Tarjan SCCs and emission. */
 #include "ir.h"
 
 #include <stdlib.h>
