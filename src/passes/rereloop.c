@@ -9,7 +9,8 @@
  *    known becomes a plain jump;
  *  - sets of those locals that nothing reads afterwards are removed;
  *  - empty blocks that only jump on are skipped.
- * Then the graph is structured again (cfg.c). Functions whose control flow
+ * Then the graph is structured again (cfg.c); a final `return v` falls off
+ * the end of the body again. Functions whose control flow
  * carries values (blocks or branches with results) or hides inside
  * operands are left as they are.
  * Assumes valid IR. Guarantees the same behaviour; the output is reducible
