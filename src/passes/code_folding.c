@@ -311,7 +311,15 @@ typedef struct {
   uint32_t end;    /* items before this index are the path's code */
   tl_expr *br;     /* NULL for the fallthrough */
   uint32_t group;  /* representative's index, UINT32_MAX: none yet */
+  uint32_t key;    /* hash of the last item (sort key), then position */
+  uint32_t pos;
 } path;
+
+static int path_cmp(const void *x, const void *y) {
+  const path *a = x, *b = y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
 
 static tl_expr *item_at(path *p, uint32_t back) { return p->list->kid[p->end - 1 - back]; }
 
@@ -360,12 +368,17 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
     tl_expr *l = t[i].list;
     if (l->nkid < 2 || l->kid[l->nkid - 1] != t[i].br) continue; /* changed since */
     if (t[i].br->op == TL_OP_RETURN && !is_body) continue;
-    TL_VEC_PUSH(&ps, path, ((path){l, l->nkid - 1, t[i].br, UINT32_MAX}));
+    TL_VEC_PUSH(&ps, path, ((path){l, l->nkid - 1, t[i].br, UINT32_MAX, 0, 0}));
   }
   bool falls = b->nkid && b->kid[b->nkid - 1]->type != TL_UNREACHABLE;
-  if (falls) TL_VEC_PUSH(&ps, path, ((path){b, b->nkid, NULL, UINT32_MAX}));
+  if (falls) TL_VEC_PUSH(&ps, path, ((path){b, b->nkid, NULL, UINT32_MAX, 0, 0}));
   path *p = ps.p;
   uint32_t np = (uint32_t)ps.n, best_k = 0, best_r = 0;
+  for (uint32_t i = 0; i < np; i++) {
+    p[i].key = p[i].end ? item_at(&p[i], 0)->aux : UINT32_MAX;
+    p[i].pos = i;
+  }
+  if (np) qsort(p, np, sizeof *p, path_cmp); /* equal last items are neighbours */
   bool best_all = false;
   int64_t best = 0;
   /* Greedy groups by the last item (equality is transitive); per group the
@@ -374,8 +387,8 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
     if (p[r].group != UINT32_MAX || !p[r].end) continue;
     p[r].group = r;
     uint32_t members = 1, k = UINT32_MAX;
-    for (uint32_t j = r + 1; j < np; j++) {
-      if (p[j].group != UINT32_MAX || !p[j].end) continue;
+    for (uint32_t j = r + 1; j < np && p[j].key == p[r].key; j++) {
+      if (p[j].group != UINT32_MAX) continue;
       start_seq(c);
       if (!deep_eq(c, item_at(&p[r], 0), item_at(&p[j], 0))) continue;
       uint32_t kk = 1;
