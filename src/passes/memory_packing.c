@@ -2,8 +2,13 @@
  * drop the zeros (memory starts zero-filled: always for a defined memory,
  * for an imported one only with --zero-filled-memory). Interior runs longer
  * than 8 bytes split a segment; leading and trailing zeros go, and so do
- * all-zero and empty segments. Passive segments are never split; one that
- * no memory.init reads is removed and its data.drops become nops.
+ * all-zero and empty segments. A passive segment that no memory.init reads
+ * is removed and its data.drops become nops; one that memory.inits read
+ * only whole (offset 0, full size) is split the same way (wasm-opt's
+ * thresholds), each memory.init becoming the memory.init of its last piece
+ * (which keeps the trailing zeros and so traps exactly when the original
+ * would, before any write), then the other pieces' memory.inits and
+ * memory.fills of the zero runs; data.drop drops every piece.
  * Gives up (changes nothing) when a segment could trample another or its
  * own bytes matter past the memory: several segments with a non-constant
  * active offset, overlapping active segments, a segment reaching past the
@@ -20,25 +25,105 @@
 enum { THRESHOLD = 8, MAX_SEGMENTS = 100000 };
 #define REMOVED UINT32_MAX
 
+/* A range of a split passive segment: a piece (its own segment) or zeros
+ * (memory.fill). The last range is always a piece reaching the end. */
+typedef struct { uint32_t start, end; bool zero; } range;
+
 typedef struct {
+  tl_module *m;
   uint32_t *inits, *drops; /* per data index: memory.init / data.drop count */
+  uint8_t *odd_init;       /* some memory.init of it is not (0, whole size) */
   uint32_t *remap;         /* old data index -> new, or REMOVED */
   uint8_t *nop_drop;       /* old data index -> its data.drops become nops */
+  tl_vec *plan;            /* old passive index -> ranges when split */
+  bool touched;            /* the function walked got a replacement */
 } mp_ctx;
+
+static bool is_i32(const tl_expr *e, uint32_t v) {
+  return e->op == TL_OP_I32_CONST && (uint32_t)e->imm.i32 == v;
+}
 
 static void count_visit(tl_walk *w, tl_expr **slot) {
   mp_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_MEMORY_INIT) c->inits[e->imm.idx2.a]++;
-  else if (e->op == TL_OP_DATA_DROP) c->drops[e->imm.index]++;
+  if (e->op == TL_OP_MEMORY_INIT) {
+    uint32_t i = e->imm.idx2.a;
+    c->inits[i]++;
+    if (e->imm.idx2.b || !is_i32(e->kid[1], 0) || !is_i32(e->kid[2], TL_DATA(c->m, i)->size)) c->odd_init[i] = 1;
+  } else if (e->op == TL_OP_DATA_DROP) {
+    c->drops[e->imm.index]++;
+  }
+}
+
+static tl_expr *dest_at(tl_module *m, tl_func *f, const tl_expr *d, uint32_t loc, uint32_t k) {
+  if (loc == TL_NO_INDEX) return tl_make_const_i32(m, (int32_t)((uint32_t)d->imm.i32 + k));
+  tl_expr *g = tl_make_local_get(m, f, loc);
+  return k ? tl_make_binary(m, TL_OP_I32_ADD, g, tl_make_const_i32(m, (int32_t)k)) : g;
+}
+
+static tl_expr *bulk(tl_module *m, tl_op op, uint32_t seg, tl_expr *dst, uint32_t len) {
+  tl_expr *e = tl_expr_new(m, op, 3);
+  e->kid[0] = dst;
+  e->kid[1] = tl_make_const_i32(m, 0);
+  e->kid[2] = tl_make_const_i32(m, (int32_t)len);
+  if (op == TL_OP_MEMORY_INIT) e->imm.idx2.a = seg, e->imm.idx2.b = 0;
+  else e->imm.index = 0;
+  tl_expr_finalize(m, NULL, e);
+  return e;
+}
+
+/* memory.init of a whole split segment: the last piece first (it reaches
+ * the end, so it traps exactly when the original would: segment dropped
+ * or dest + size past the memory, before anything is written), then the
+ * other pieces and the zero runs, all in bounds by then. */
+static tl_expr *split_init(mp_ctx *c, tl_func *f, tl_expr *e) {
+  tl_module *m = c->m;
+  tl_vec *rs = &c->plan[e->imm.idx2.a];
+  uint32_t first = c->remap[e->imm.idx2.a], loc = TL_NO_INDEX, piece = 0;
+  tl_expr *d = e->kid[0];
+  if (d->type == TL_UNREACHABLE) return d;
+  tl_expr *b = tl_expr_new(m, TL_OP_BLOCK, 0);
+  if (d->op != TL_OP_I32_CONST) {
+    loc = tl_func_add_local(m, f, TL_I32);
+    tl_expr_push_kid(m, b, tl_make_local_set(m, f, loc, d, false));
+  }
+  size_t nr = rs->n, npieces = 0;
+  for (size_t r = 0; r < nr; r++) npieces += !TL_VEC_AT(rs, range, r).zero;
+  range last = TL_VEC_AT(rs, range, nr - 1);
+  tl_expr_push_kid(m, b, bulk(m, TL_OP_MEMORY_INIT, first + (uint32_t)npieces - 1, dest_at(m, f, d, loc, last.start),
+                              last.end - last.start));
+  for (size_t r = 0; r + 1 < nr; r++) {
+    range x = TL_VEC_AT(rs, range, r);
+    tl_op op = x.zero ? TL_OP_MEMORY_FILL : TL_OP_MEMORY_INIT;
+    tl_expr_push_kid(m, b, bulk(m, op, first + piece, dest_at(m, f, d, loc, x.start), x.end - x.start));
+    piece += !x.zero;
+  }
+  tl_expr_finalize(m, f, b);
+  return b;
+}
+
+static tl_expr *split_drop(mp_ctx *c, tl_expr *e) {
+  tl_vec *rs = &c->plan[e->imm.index];
+  uint32_t first = c->remap[e->imm.index], piece = 0;
+  tl_expr *b = tl_expr_new(c->m, TL_OP_BLOCK, 0);
+  for (size_t r = 0; r < rs->n; r++) {
+    if (TL_VEC_AT(rs, range, r).zero) continue;
+    tl_expr *x = tl_expr_new(c->m, TL_OP_DATA_DROP, 0);
+    x->imm.index = first + piece++;
+    tl_expr_push_kid(c->m, b, x);
+  }
+  tl_expr_finalize(c->m, NULL, b);
+  return b;
 }
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
   mp_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_MEMORY_INIT) e->imm.idx2.a = c->remap[e->imm.idx2.a];
+  if (e->op == TL_OP_MEMORY_INIT && c->plan[e->imm.idx2.a].n) *slot = split_init(c, w->f, e), c->touched = true;
+  else if (e->op == TL_OP_MEMORY_INIT) e->imm.idx2.a = c->remap[e->imm.idx2.a];
   else if (e->op == TL_OP_DATA_DROP && (c->remap[e->imm.index] == REMOVED || c->nop_drop[e->imm.index]))
     *slot = tl_make_nop(w->m);
+  else if (e->op == TL_OP_DATA_DROP && c->plan[e->imm.index].n) *slot = split_drop(c, e);
   else if (e->op == TL_OP_DATA_DROP) e->imm.index = c->remap[e->imm.index];
 }
 
@@ -126,6 +211,46 @@ static void split(tl_module *m, const tl_data *d, tl_vec *out, size_t later) {
   }
 }
 
+/* Ranges of passive segment d (read whole by its `inits` memory.inits,
+ * dropped by `drops` data.drops), with wasm-opt's thresholds: a zero run
+ * splits when it costs more than the memory.fill, memory.init and
+ * data.drop it adds; trailing zeros stay in the last piece. False when
+ * splitting does not pay or would pass the segment limit. */
+static bool plan_passive(const tl_data *d, uint32_t inits, uint32_t drops, size_t room, tl_vec *rs) {
+  const uint8_t *b = d->bytes;
+  uint32_t n = d->size, i = 0, npieces = 0;
+  uint64_t threshold = 2 + (uint64_t)inits * 19 + (uint64_t)drops * 3, edge = (uint64_t)inits * 9;
+  while (i < n && !b[i]) i++;
+  if (i == n) return false; /* all zeros: kept whole */
+  if (i > edge) TL_VEC_PUSH(rs, range, ((range){0, i, true}));
+  else i = 0;
+  while (i < n) {
+    uint32_t s = i, e = i;
+    for (;;) {
+      while (e < n && b[e]) e++;
+      uint32_t z = e;
+      while (z < n && !b[z]) z++;
+      if (z == n) { e = n; break; }  /* trailing zeros stay */
+      if (z - e > threshold) {
+        TL_VEC_PUSH(rs, range, ((range){s, e, false}));
+        TL_VEC_PUSH(rs, range, ((range){e, z, true}));
+        npieces++;
+        s = e = z;
+        continue;
+      }
+      e = z;
+    }
+    TL_VEC_PUSH(rs, range, ((range){s, e, false}));
+    npieces++;
+    i = e;
+  }
+  if (rs->n == 1 || npieces > room) {
+    rs->n = 0;
+    return false;
+  }
+  return true;
+}
+
 static bool is_llvm_segment(const tl_data *d) {
   return d->name && !strncmp(d->name, "__llvm", 6);
 }
@@ -134,8 +259,9 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   size_t n = m->datas.n;
   if (!n || !can_optimize(m, ctx)) return TL_OK;
-  mp_ctx c = {calloc(n, 4), calloc(n, 4), calloc(n, 4), calloc(n, 1)};
-  if (!c.inits || !c.drops || !c.remap || !c.nop_drop) abort();
+  mp_ctx c = {m, calloc(n, 4), calloc(n, 4), calloc(n, 1), calloc(n, 4), calloc(n, 1), calloc(n, sizeof(tl_vec)), false};
+  if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan) abort();
+  bool split_passive = !TL_MEMORY(m, 0)->is64;
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c);
   tl_vec out = {0};
@@ -152,12 +278,27 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     }
     size_t before = out.n;
     c.remap[i] = (uint32_t)before;
-    if (!active || c.inits[i] || c.drops[i] || is_llvm_segment(d)) TL_VEC_PUSH(&out, tl_data, *d);
-    else split(m, d, &out, n - i - 1);
+    size_t room = out.n + (n - i) < MAX_SEGMENTS ? MAX_SEGMENTS - out.n - (n - i) : 0;
+    if (!active && split_passive && !c.odd_init[i] && !is_llvm_segment(d) &&
+        plan_passive(d, c.inits[i], c.drops[i], room, &c.plan[i])) {
+      for (size_t r = 0; r < c.plan[i].n; r++) {
+        range x = TL_VEC_AT(&c.plan[i], range, r);
+        if (x.zero) continue;
+        tl_data p = *d;
+        p.bytes = d->bytes + x.start;
+        p.size = x.end - x.start;
+        p.name = r ? NULL : d->name;
+        TL_VEC_PUSH(&out, tl_data, p);
+      }
+    } else if (!active || c.inits[i] || c.drops[i] || is_llvm_segment(d)) {
+      TL_VEC_PUSH(&out, tl_data, *d);
+    } else {
+      split(m, d, &out, n - i - 1);
+    }
     if (out.n == before) c.remap[i] = REMOVED;
   }
   bool changed = out.n != n;
-  for (size_t i = 0; i < n; i++) changed |= c.nop_drop[i];
+  for (size_t i = 0; i < n; i++) changed |= c.nop_drop[i] || c.remap[i] != i || c.plan[i].n;
   for (size_t i = 0; i < n && !changed; i++)
     changed = TL_DATA(m, i)->size != TL_VEC_AT(&out, tl_data, i).size;
   if (changed) {
@@ -166,13 +307,18 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     out = old;
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
       tl_func *f = TL_FUNC(m, i);
+      c.touched = false;
       tl_walk_post(m, f, &f->body, remap_visit, &c);
+      if (c.touched) tl_func_refinalize(m, f);
     }
   }
   tl_vec_free(&out);
   free(c.inits);
   free(c.drops);
   free(c.nop_drop);
+  free(c.odd_init);
+  for (size_t i = 0; i < n; i++) tl_vec_free(&c.plan[i]);
+  free(c.plan);
   free(c.remap);
   return TL_OK;
 }
