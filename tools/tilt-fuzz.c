@@ -64,6 +64,10 @@ static tl_module *read_mod(const uint8_t *p, size_t n, tl_error *err) {
   return tl_module_read(p, n, &ro, err);
 }
 
+/* v8-check FILE: the module batch_v8 runs instead of generated ones. */
+static const uint8_t *g_v8_in;
+static size_t g_v8_inn;
+
 static bool ext_validate(const char *path) {
   char cmd[1024];
   snprintf(cmd, sizeof cmd,
@@ -80,6 +84,7 @@ typedef struct {
 static void fail(run *r, uint64_t seed, const uint8_t *wasm, size_t n, const char *why,
                  const char *detail) {
   r->failures++;
+  if (g_v8_in) return;  /* v8-check FILE: the exit code says it */
   mkdir(r->o->out_dir, 0777);
   char path[512];
   snprintf(path, sizeof path, "%s/%s-%" PRIu64 ".wasm", r->o->out_dir, r->o->mode, seed);
@@ -339,7 +344,10 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
   size_t *ns = calloc(nb, sizeof *ns);
   fprintf(mf, "[");
   for (uint32_t k = 0; k < nb; k++) {
-    tl_module *m = gen_seed(seed0 + k, TL_FEATURES_ALL & ~TL_FEATURE_EXTENDED_CONST);
+    tl_error err;
+    tl_module *m = g_v8_in ? read_mod(g_v8_in, g_v8_inn, &err)
+                           : gen_seed(seed0 + k, TL_FEATURES_ALL & ~TL_FEATURE_EXTENDED_CONST);
+    if (!m) break;
     write_mod(m, &ws[k], &ns[k]);
     snprintf(path, sizeof path, "%s/m%u.wasm", dir, k);
     cli_write_file(path, ws[k], ns[k]);
@@ -517,7 +525,7 @@ static void on_alarm(int sig) {
 static int run_mode(const opts *o) {
   run r = {o, 0};
   void (*it)(run *, uint64_t, uint64_t) = NULL;
-  bool v8 = !strcmp(o->mode, "v8");
+  bool v8 = !strcmp(o->mode, "v8") || !strcmp(o->mode, "v8-check");
   if (!strcmp(o->mode, "roundtrip")) it = iter_roundtrip;
   else if (!strcmp(o->mode, "opt")) it = iter_opt;
   else if (!strcmp(o->mode, "jit")) it = iter_jit;
@@ -739,7 +747,8 @@ static int usage(FILE *f, int rc) {
           "         NAME changes its fuzz-exec log; NAME: a pass, a list a,b,c, O0..O4, Os, Oz, planted\n"
           "       tilt-fuzz exec FILE | exec-jit FILE: its observable behaviour (tl_module_fuzz_exec)\n"
           "       tilt-fuzz planted FILE: exit 1 if the test-only planted pass changes FILE's behaviour\n"
-          "       tilt-fuzz count FILE: its IR node count (test helpers)\n");
+          "       tilt-fuzz count FILE: its IR node count (test helpers)\n"
+          "       tilt-fuzz v8-check FILE: exit 1 if tilt's interpreter and V8 (node) differ on it\n");
   return rc;
 }
 
@@ -781,6 +790,19 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(o.mode, "gen")) return do_gen(&o);
   if (!strcmp(o.mode, "reduce")) return do_reduce(&o);
+  if (!strcmp(o.mode, "v8-check")) {
+    /* exit 1 when tilt's interpreter and V8 differ on FILE (for reduce --command) */
+    uint8_t *p = NULL;
+    size_t n = 0;
+    if (!o.input || cli_read_file(o.input, &p, &n)) return usage(stderr, 2);
+    g_v8_in = p;
+    g_v8_inn = n;
+    o.iterations = 1;
+    o.quiet = true;
+    int rc = run_mode(&o);
+    free(p);
+    return rc;
+  }
   if (!strcmp(o.mode, "planted") || !strcmp(o.mode, "count") || !strcmp(o.mode, "exec") ||
       !strcmp(o.mode, "exec-jit")) {
     if (!o.input) return usage(stderr, 2);
