@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_ROUNDS = 3, BLOCK_COST = 3, BR_COST = 2 };
+enum { MAX_ROUNDS = 3, MAX_TERM = 4, BLOCK_COST = 3, BR_COST = 2 };
 
 typedef struct {
   uint32_t label;
@@ -42,6 +42,7 @@ typedef struct {
   tl_vec tails;         /* tail */
   tl_vec cands;         /* cand, in post order */
   tl_vec pre;           /* uint32_t: preorder numbers of the walk's ancestors */
+  tl_vec terms;         /* tl_expr *: lists ending in unreachable or return */
   /* compare state */
   uint32_t *map, *stamp, mapcap, gen;
   tl_vec st;            /* tl_expr * pairs */
@@ -221,6 +222,9 @@ static void an_post(tl_walk *w, tl_expr **slot) {
   count_branch(c, e);
   uint32_t fl = tl_ops[e->op].flags;
   if ((fl & TL_F_CONTROL) && e->imm.block.label < c->nlab) c->hi[e->imm.block.label] = c->num + 1;
+  if ((e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) && e->nkid >= 2 &&
+      (e->kid[e->nkid - 1]->op == TL_OP_UNREACHABLE || e->kid[e->nkid - 1]->op == TL_OP_RETURN))
+    TL_VEC_PUSH(&c->terms, tl_expr *, e);
   if ((e->op == TL_OP_BR && e->nkid == 0) || (e->op == TL_OP_RETURN && e->nkid == 0)) {
     tl_expr *p = tl_walk_parent(w, 1);
     uint32_t l = e->op == TL_OP_BR ? e->imm.label : c->body_label;
@@ -461,13 +465,97 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
   c->changed = true;
 }
 
+/* ---- terminating tails ------------------------------------------------- */
+/* Lists anywhere in the function that end in the same code and then
+ * `unreachable` or `return` keep one copy at the function's end, reached
+ * by `br $i` from each: `$fn: [block $i [body; return], S]`. The body's own
+ * fallthrough returns (its value, if any) so it never reaches S. One group
+ * per call. */
+static bool fold_terminating(cf *c) {
+  tl_func *f = c->f;
+  tl_expr *body = f->body;
+  uint32_t np = (uint32_t)c->terms.n, best_k = 0, best_r = 0;
+  if (np < 2) return false;
+  path *p = malloc(np * sizeof *p);
+  if (!p) abort();
+  for (uint32_t i = 0; i < np; i++) {
+    tl_expr *l = TL_VEC_AT(&c->terms, tl_expr *, i);
+    p[i] = (path){l, l->nkid, NULL, UINT32_MAX, 0, i};
+    /* the terminator is the same everywhere: key on the item before it too */
+    p[i].key = (uint32_t)item_at(&p[i], 0)->aux << 16 | item_at(&p[i], 1)->aux;
+  }
+  qsort(p, np, sizeof *p, path_cmp);
+  int64_t best = 0;
+  for (uint32_t r = 0; r < np; r++) {
+    if (p[r].group != UINT32_MAX) continue;
+    p[r].group = r;
+    uint32_t members = 1, k = UINT32_MAX;
+    for (uint32_t j = r + 1; j < np && p[j].key == p[r].key; j++) {
+      if (p[j].group != UINT32_MAX) continue;
+      start_seq(c);
+      uint32_t kk = 0;
+      while (kk < p[r].end && kk < p[j].end && kk < k && deep_eq(c, item_at(&p[r], kk), item_at(&p[j], kk)))
+        kk++;
+      if (kk < 2) continue;
+      k = kk < k ? kk : k;
+      members++;
+      p[j].group = r;
+    }
+    if (members < 2) continue;
+    uint32_t kk = 0;
+    while (kk < k && targets_ok(c, item_at(&p[r], kk), 0, UINT32_MAX, c->body_label)) kk++;
+    if (kk < 2) continue;
+    int64_t s = (int64_t)size_of(&p[r].list->kid[p[r].end - kk], kk) * (members - 1) -
+                (int64_t)members * BR_COST - BLOCK_COST - 1;
+    if (s > best) best = s, best_k = kk, best_r = r;
+  }
+  uint32_t r = best_r, k = best_k;
+  if (!k || regroup(c, p, np, r, k) < 2) {
+    free(p);
+    return false;
+  }
+  tl_expr **moved = malloc((k + 1) * sizeof *moved);
+  if (!moved) abort();
+  memcpy(moved + 1, &p[r].list->kid[p[r].end - k], k * sizeof *moved);
+  uint32_t inner = tl_func_new_label(c->m, f);
+  for (uint32_t j = 0; j < np; j++) {
+    if (p[j].group != r) continue;
+    tl_expr *l = p[j].list, *br = tl_expr_new(c->m, TL_OP_BR, 0);
+    br->imm.label = inner;
+    br->type = TL_UNREACHABLE;
+    l->kid[p[j].end - k] = br;
+    l->nkid = p[j].end - k + 1;
+    if (l != body) tl_expr_finalize(c->m, f, l);
+  }
+  tl_expr *in = tl_make_block(c->m, TL_OP_BLOCK, inner, body->kid, body->nkid);
+  tl_expr *last = in->nkid ? in->kid[in->nkid - 1] : NULL;
+  if (!last || last->type != TL_UNREACHABLE) { /* the fallthrough returns */
+    tl_expr *ret = tl_expr_new(c->m, TL_OP_RETURN, 0);
+    if (last && tl_type_is_concrete(last->type)) {
+      tl_expr_push_kid(c->m, ret, last);
+      in->nkid--;
+    }
+    ret->type = TL_UNREACHABLE;
+    tl_expr_push_kid(c->m, in, ret);
+  }
+  tl_expr_finalize(c->m, f, in);
+  moved[0] = in;
+  body->kid = TL_NEWN(&c->m->arena, tl_expr *, k + 1);
+  memcpy(body->kid, moved, (k + 1) * sizeof *moved);
+  body->nkid = body->cap = k + 1;
+  tl_expr_finalize(c->m, f, body);
+  free(moved);
+  free(p);
+  return true;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 static int tail_cmp(const void *x, const void *y) {
   const tail *a = x, *b = y;
   return a->label < b->label ? -1 : a->label > b->label;
 }
 
-static bool round_once(cf *c) {
+static void analyse(cf *c) {
   tl_func *f = c->f;
   c->nlab = f->nlabel;
   c->body_label = f->body->imm.block.label;
@@ -478,7 +566,7 @@ static bool round_once(cf *c) {
   memset(c->lo, 0xff, (c->nlab + 1) * sizeof *c->lo);
   c->num = 0;
   c->pre.n = 0;
-  c->tails.n = c->cands.n = 0;
+  c->tails.n = c->cands.n = c->terms.n = 0;
   c->changed = false;
   map_grow(c);
   tl_walk w = {0};
@@ -488,6 +576,16 @@ static bool round_once(cf *c) {
   w.pre = an_pre;
   w.post = an_post;
   tl_walk_run(&w, &f->body);
+}
+
+static void unanalyse(cf *c) {
+  free(c->lo);
+  free(c->hi);
+  free(c->cnt);
+}
+
+static bool round_once(cf *c) {
+  analyse(c);
   /* tails by label (the order within a label only picks which copy stays) */
   if (c->tails.n) qsort(c->tails.p, c->tails.n, sizeof(tail), tail_cmp);
   tail *t = c->tails.p;
@@ -511,9 +609,7 @@ static bool round_once(cf *c) {
     if (end > lo || (e->nkid && e->kid[e->nkid - 1]->type != TL_UNREACHABLE && c->cnt[lab]))
       fold_block(c, cd, t + lo, (uint32_t)(end - lo));
   }
-  free(c->lo);
-  free(c->hi);
-  free(c->cnt);
+  unanalyse(c);
   return c->changed;
 }
 
@@ -527,11 +623,20 @@ tl_status tl_pass_code_folding(tl_pass_ctx *ctx, tl_func *f) {
     if (!round_once(&c)) break;
     tl_func_refinalize(ctx->m, f); /* the next round reads types */
   }
+  for (int r = 0; r < MAX_TERM; r++) {
+    c.budget = 64 * n + 4096;
+    analyse(&c);
+    bool changed = fold_terminating(&c);
+    unanalyse(&c);
+    if (!changed) break;
+    tl_func_refinalize(ctx->m, f);
+  }
   free(c.map);
   free(c.stamp);
   tl_vec_free(&c.st);
   tl_vec_free(&c.tails);
   tl_vec_free(&c.cands);
   tl_vec_free(&c.pre);
+  tl_vec_free(&c.terms);
   return TL_OK;
 }
