@@ -8,11 +8,14 @@
  *    ending in the same S keeps one copy of S after an inner block the
  *    group branches to: `$b: [block $i [...(fallthrough: br $b)], S]`; when
  *    the group is every path into $b, S simply follows $b instead.
+ *  - terminating tails: lists anywhere ending in the same code and then
+ *    `unreachable` or `return` keep one copy at the function's end.
  * Moved code stays in scope: S may only branch to labels still enclosing it
  * at its new place (equality maps the labels S defines itself). Order of
  * execution is unchanged on every path, so effects need no check.
  * Assumes: valid IR. Guarantees: the same behaviour; no growth by the byte
- * estimate (node counts). Rounds of linear walks (at most MAX_ROUNDS);
+ * estimate (opcodes and immediates). Rounds of linear walks (MAX_ROUNDS,
+ * then MAX_TERM for terminating tails);
  * subtree hashes (in e->aux) filter the deep, budgeted compares. */
 #include "passes.h"
 
