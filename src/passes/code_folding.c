@@ -304,6 +304,7 @@ static void fold_if(cf *c, cand *cd) {
     e->kid[1] = pa;
     e->kid[2] = pb;
     if (nb == k) e->nkid = 2;
+    e->imm.block.bt = TL_NO_INDEX; /* its results moved out with S */
     tl_expr_finalize(c->m, c->f, e);
     kids[0] = e;
   }
