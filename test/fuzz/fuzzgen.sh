@@ -37,5 +37,9 @@ reduce|reduce-command)
   after=$("$B/tilt-fuzz" count "$T/out.wasm")
   echo "seed $s: $before nodes -> $after nodes"
   [ "$after" -le 10 ] || { echo "not reduced enough"; exit 1; }
+  if command -v wasm-validate >/dev/null; then
+    wasm-validate --enable-threads --enable-tail-call --enable-extended-const "$T/out.wasm" ||
+      { echo "the reduced module does not validate"; exit 1; }
+  fi
   ;;
 esac
