@@ -38,6 +38,9 @@ typedef struct {
    * statement starts with the n tuple.extracts of T is written as x alone */
   tl_vec elide_sets;     /* tl_expr *: local.set nodes written as their value */
   tl_vec elide_gets;     /* tl_expr *: tuple.extract nodes not written */
+  tl_vec cut;            /* tl_expr *, sorted: dead as written (a branch that made
+                            them reachable is in code the writer cuts), though
+                            their type is not unreachable */
   uint32_t **maps;       /* per function: its local map when it differs from
                             tl_func_local_map (elided tuple locals), or NULL */
 } wr;

@@ -72,8 +72,10 @@ static uint32_t tuple_type_index(wr *w, const tl_expr *e) {
   return idx;
 }
 
+static bool in_set(const tl_vec *v, const tl_expr *e);
+
 static tl_status put_blocktype(wr *w, tl_buf *b, const tl_expr *e) {
-  if (!tl_type_is_concrete(e->type)) tl_buf_byte(b, 0x40);
+  if (!tl_type_is_concrete(e->type) || in_set(&w->cut, e)) tl_buf_byte(b, 0x40);
   else if (tl_type_is_tuple(e->type)) wr_s64(b, tuple_type_index(w, e));
   else return wr_valtype(w, b, e->type);
   return TL_OK;
@@ -96,7 +98,7 @@ static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
 static void close_construct(wr *w, tl_buf *b, const tl_expr *e) {
   tl_buf_byte(b, 0x0b);
   pop_label(w);
-  if (e->type == TL_UNREACHABLE) tl_buf_byte(b, 0x00);
+  if (e->type == TL_UNREACHABLE || in_set(&w->cut, e)) tl_buf_byte(b, 0x00);
 }
 
 /* ---- locals and tuples --------------------------------------------------------------- */
@@ -327,6 +329,130 @@ static bool in_set(const tl_vec *v, const tl_expr *e) {
   return v->n && bsearch(&e, v->p, v->n, sizeof(tl_expr *), ptr_cmp) != NULL;
 }
 
+/* ---- dead code as written ------------------------------------------------------------- */
+/* The writer cuts what follows a dead child, with the branches in it. A
+ * construct whose end is unreachable and that only such branches target
+ * reads back as unreachable, so it is written as one (void, `end`
+ * `unreachable`) and cuts its parent in turn: one write is a fixed point.
+ * mark_cut walks as the writer will (children up to and including the first
+ * dead one; an if's arms only when its condition is live) and lists in
+ * w->cut the nodes dead as written whose type is not unreachable. */
+enum { D_NODE, D_LIST, D_IF };
+typedef struct {
+  tl_expr *e;        /* the node; NULL for an if arm or the function body */
+  tl_expr **items;   /* its children, or the list's items */
+  uint32_t n, i;
+  uint8_t kind;
+  bool dead;         /* a dead child or item (D_IF: its condition) */
+  bool arms;         /* D_IF: the arms so far are all dead */
+} dfr;
+
+static void count_branches(const tl_expr *e, uint32_t *live, uint32_t nl) {
+  const tl_imm *im = &e->imm;
+  if (tl_ops[e->op].imm == TL_IMM_LABEL) {
+    if (im->label < nl) live[im->label]++;
+  } else if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) {
+    for (uint32_t i = 0; i < im->table.n; i++)
+      if (im->table.targets[i] < nl) live[im->table.targets[i]]++;
+    if (im->table.def < nl) live[im->table.def]++;
+  }
+}
+
+static void dpush(tl_vec *st, tl_expr *e, uint8_t kind, tl_expr **items, uint32_t n) {
+  dfr d = {e, items, n, 0, kind, false, true};
+  TL_VEC_PUSH(st, dfr, d);
+}
+
+/* Starts x: a leaf is done at once (true, *dead set), the rest get a frame. */
+static bool dstart(tl_vec *st, tl_expr *x, uint32_t *live, uint32_t nl, bool *dead) {
+  if (x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP) dpush(st, x, D_LIST, x->kid, x->nkid);
+  else if (x->op == TL_OP_IF) dpush(st, x, D_IF, x->kid, x->nkid);
+  else if (x->nkid) dpush(st, x, D_NODE, x->kid, x->nkid);
+  else {
+    count_branches(x, live, nl);
+    *dead = x->type == TL_UNREACHABLE;
+    return true;
+  }
+  return false;
+}
+
+static bool no_live_branch(const tl_expr *e, const uint32_t *live, uint32_t nl) {
+  uint32_t l = e->imm.block.label;
+  return l >= nl || !live[l];
+}
+
+/* A finished frame: whether its node is dead as written (recorded in w->cut
+ * when its type does not say so). */
+static bool dfinish(wr *w, const dfr *d, uint32_t *live, uint32_t nl) {
+  tl_expr *e = d->e;
+  if (!e) return d->dead;
+  bool dead;
+  if (d->kind == D_NODE) {
+    if (!d->dead) count_branches(e, live, nl);
+    dead = d->dead;
+  } else if (d->kind == D_LIST) {
+    dead = d->dead && (e->op == TL_OP_LOOP || no_live_branch(e, live, nl));
+  } else {
+    dead = d->dead || (d->i == 3 && d->arms && no_live_branch(e, live, nl));
+  }
+  if (e->type == TL_UNREACHABLE) return true;
+  if (dead) TL_VEC_PUSH(&w->cut, tl_expr *, e);
+  return dead;
+}
+
+/* An if arm as the writer writes it: an unlabeled block's items, or itself. */
+static void dpush_arm(tl_vec *st, tl_expr *e, uint32_t k) {
+  tl_expr *arm = e->kid[k];
+  if (arm->op == TL_OP_BLOCK && arm->imm.block.label == TL_NO_LABEL)
+    dpush(st, NULL, D_LIST, arm->kid, arm->nkid);
+  else
+    dpush(st, NULL, D_LIST, &e->kid[k], 1);
+}
+
+static bool has_else(const tl_expr *e);
+
+static void mark_cut(wr *w, tl_func *f) {
+  tl_vec st = {0};
+  uint32_t nl = f->nlabel, *live = calloc(nl ? nl : 1, sizeof *live);
+  if (!live) abort();
+  w->cut.n = 0;
+  dpush(&st, NULL, D_LIST, f->body->kid, f->body->nkid);
+  bool res = false, have = false;   /* a finished child's deadness, for the top */
+  while (st.n) {
+    dfr *d = &TL_VEC_AT(&st, dfr, st.n - 1);
+    tl_expr *next = NULL;
+    bool done = false;
+    if (d->kind != D_IF) {
+      d->dead |= have && res;
+      while (!d->dead && d->i < d->n && !d->items[d->i]) d->i++;
+      if (d->dead || d->i == d->n) done = true;
+      else next = d->items[d->i++];
+    } else {   /* D_IF; d->i: the condition, then arm, else arm started */
+      tl_expr *e = d->e;
+      if (have && d->i == 1) d->dead = res;
+      else if (have) d->arms &= res;
+      if (e->nkid < 2 || !e->kid[0] || !e->kid[1]) done = true;   /* the writer fails */
+      else if (d->i == 0) next = e->kid[d->i++];
+      else if (d->dead) done = true;
+      else if (d->i == 1) d->i = 2, dpush_arm(&st, e, 1);
+      else if (d->i == 2 && has_else(e)) d->i = 3, dpush_arm(&st, e, 2);
+      else done = true;
+    }
+    have = false;
+    if (done) {
+      dfr fin = *d;
+      st.n--;
+      res = dfinish(w, &fin, live, nl);
+      have = true;
+    } else if (next && dstart(&st, next, live, nl, &res)) {
+      have = true;
+    }
+  }
+  tl_vec_free(&st);
+  free(live);
+  if (w->cut.n) qsort(w->cut.p, w->cut.n, sizeof(tl_expr *), ptr_cmp);
+}
+
 /* Checks the statement pairs of every list; returns the tuple locals left
  * with no reference (unused[l]), or NULL when there are none. */
 static bool *find_pairs(wr *w, tl_func *f, scan_ctx *c) {
@@ -425,7 +551,7 @@ static bool *find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
           break;
         }
         tl_expr *y = L->kid[i];
-        if (y->type != TL_NONE) break;
+        if (y->type != TL_NONE || in_set(&w->cut, y)) break;
         uint32_t to = cl[i] ? cl[i] : in_set(&w->elide_sets, y) ? tuple_close(w, L, i) : 0;
         if (to) { /* an elided pair: it must close before our read */
           i = to;
@@ -493,7 +619,9 @@ uint32_t *wr_local_map(wr *w, uint32_t fi) {
 }
 
 /* ---- the frame machine ---------------------------------------------------------------- */
-static bool dead(const tl_expr *x) { return x && x->type == TL_UNREACHABLE; }
+static bool dead(const wr *w, const tl_expr *x) {
+  return x && (x->type == TL_UNREACHABLE || in_set(&w->cut, x));
+}
 
 static void push_frame(wr *w, uint8_t kind, tl_expr *e, tl_expr **items, uint32_t n, tl_type want) {
   frame fr = {e, items, n, 0, kind, 0, want};
@@ -522,7 +650,7 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
   }
   if (x->nkid == 0) return emit_op(w, b, x);
   uint32_t d = 0;   /* the first dead child: e is cut short there */
-  while (d < x->nkid && !dead(x->kid[d])) d++;
+  while (d < x->nkid && !dead(w, x->kid[d])) d++;
   push_frame(w, K_NODE, x, NULL, d, 0);
   return TL_OK;
 }
@@ -545,7 +673,7 @@ static bool has_else(const tl_expr *e) {
 
 static tl_status step_node(wr *w, tl_buf *b, frame *fr) {
   tl_expr *e = fr->e;
-  if (fr->i > 0 && dead(e->kid[fr->i - 1])) {   /* the rest and e are dead */
+  if (fr->i > 0 && dead(w, e->kid[fr->i - 1])) {   /* the rest and e are dead */
     w->frames.n--;
     return TL_OK;
   }
@@ -580,7 +708,7 @@ static tl_status step_if(wr *w, tl_buf *b, frame *fr) {
       return WR_FAIL(w, TL_E_INVALID, "if without a condition or a then arm");
     return enter(w, b, e->kid[0]);
   case 1:
-    if (dead(e->kid[0])) {      /* only the condition is written */
+    if (dead(w, e->kid[0])) {      /* only the condition is written */
       w->frames.n--;
       return TL_OK;
     }
@@ -605,7 +733,7 @@ static tl_status step_if(wr *w, tl_buf *b, frame *fr) {
 static tl_status step_list(wr *w, tl_buf *b, frame *fr) {
   if (fr->i > 0) {
     tl_expr *last = fr->items[fr->i - 1];
-    if (dead(last)) {
+    if (dead(w, last)) {
       w->frames.n--;
       return TL_OK;
     }
@@ -645,7 +773,7 @@ static void reset_func(wr *w, tl_func *f, uint32_t fi) {
   w->nblk = 0;
   w->labels.n = w->frames.n = 0;
   w->stypes.n = 0;
-  w->elide_sets.n = w->elide_gets.n = 0;
+  w->elide_sets.n = w->elide_gets.n = w->cut.n = 0;
   memset(w->scratch, 0, sizeof w->scratch);
   free(w->base);
   w->base = f ? tl_func_local_map(w->m, f) : NULL;
@@ -696,6 +824,7 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
   reset_func(w, f, fi);
   if (!f->body || f->body->op != TL_OP_BLOCK)
     return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
+  mark_cut(w, f);
   plan_elision(w, f, fi);
   uint32_t np = tl_func_nparams(m, f);
   if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
@@ -738,7 +867,7 @@ tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what) {
 
 void wr_free(wr *w) {
   tl_vec *v[] = {&w->extra,  &w->tcache, &w->lnames,     &w->stypes,
-                 &w->labels, &w->frames, &w->elide_sets, &w->elide_gets};
+                 &w->labels, &w->frames, &w->elide_sets, &w->elide_gets, &w->cut};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
   for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) free(w->maps[i]);
   free(w->maps);

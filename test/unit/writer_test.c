@@ -658,6 +658,54 @@ START_TEST(tuple_local_elision_bytes) {
 }
 END_TEST
 
+/* A construct typed by a branch in code the writer cuts (after a dead
+ * child) is written as unreachable, with its parent and what follows cut:
+ * one write is a fixed point (tilt-fuzz roundtrip seeds 699, 2987, 3017). */
+static void rewrite_same(const tl_buf *w1) {
+  tl_error err = {0};
+  tl_read_options ro = {.features = TL_FEATURES_ALL};
+  tl_module *m2 = tl_module_read(w1->p, w1->n, &ro, &err);
+  ck_assert_msg(m2 != NULL, "re-read failed: %s", err.msg);
+  tl_buf w2 = {0};
+  write_ok(m2, NULL, &w2);
+  ck_assert(w1->n == w2.n && !memcmp(w1->p, w2.p, w1->n));
+  tl_buf_free(&w2);
+  tl_module_destroy(m2);
+}
+
+START_TEST(dead_branch_fixed_point) {
+  tl_module *m = tl_module_alloc();
+  /* (drop (block $a (result i32) unreachable (br_if $a (i32.const 1) (i32.const 0)))) (i32.const 2) */
+  tl_func *f = new_func(m, TL_NONE, TL_I32, NULL);
+  uint32_t a = tl_func_new_label(m, f);
+  tl_expr *ba = block(m, a, tl_make_unreachable(m), br(m, TL_OP_BR_IF, a, i32c(m, 1), i32c(m, 0)), NULL);
+  ck_assert_uint_eq(ba->type, TL_I32);
+  add(m, f, tl_make_drop(m, ba));
+  add(m, f, i32c(m, 2));
+  /* (i32.add (i32.const 1) (if $b (result i32) (i32.const 1)
+   *   (then unreachable (br_if $b (i32.const 3) (i32.const 0))) (else unreachable))) */
+  tl_func *g = new_func(m, TL_NONE, TL_I32, NULL);
+  uint32_t bl = tl_func_new_label(m, g);
+  tl_expr *arm = block(m, TL_NO_LABEL, tl_make_unreachable(m), br(m, TL_OP_BR_IF, bl, i32c(m, 3), i32c(m, 0)), NULL);
+  tl_expr *ib = iff(m, bl, i32c(m, 1), arm, tl_make_unreachable(m));
+  ck_assert_uint_eq(ib->type, TL_I32);
+  add(m, g, tl_make_binary(m, TL_OP_I32_ADD, i32c(m, 1), ib));
+  tl_buf b = {0};
+  write_ok(m, NULL, &b);
+  uint32_t n;
+  const uint8_t *code = find_section(&b, 10, &n);
+  static const uint8_t want[] = {
+    2, 7, 0, 0x02, 0x40, 0x00, 0x0b, 0x00, 0x0b,                  /* f: block end unreachable */
+    14, 0, 0x41, 1, 0x1a, 0x41, 1, 0x04, 0x40, 0x00, 0x05, 0x00, 0x0b, 0x00, 0x0b}; /* g */
+  ck_assert_uint_eq(n, sizeof want);
+  ck_assert(!memcmp(code, want, sizeof want));
+  rewrite_same(&b);
+  tl_buf_free(&b);
+  check_valid(m, NULL);
+  tl_module_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("writer");
   TCase *tc = tcase_create("core");
@@ -679,6 +727,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, label_names_bytes);
   tcase_add_test(tc, tuple_block_types);
   tcase_add_test(tc, tuple_local_elision_bytes);
+  tcase_add_test(tc, dead_branch_fixed_point);
   suite_add_tcase(s, tc);
   return s;
 }
