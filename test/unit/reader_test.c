@@ -458,7 +458,7 @@ static void rewrite(const uint8_t *p, size_t n, tl_buf *out) {
   tl_module *m = NULL;
   tl_error e = {0};
   tl_read_options o = {TL_FEATURES_ALL, false, false};
-  tl_write_options wo = {false, false};
+  tl_write_options wo = {0};
   ck_assert_int_eq(tl_read(p, n, &o, &m, &e), TL_OK);
   out->n = 0;
   ck_assert_int_eq(tl_write(m, &wo, out, &e), TL_OK);
