@@ -56,9 +56,12 @@ static bool grow_mem(tl_meminst *mem, uint32_t delta, uint32_t *old) {
   uint64_t np = mem->pages + delta;
   if (np > mem->max) return false;
   if (delta) {
-    uint8_t *d = realloc(mem->data, np * TL_PAGE);
+    /* calloc, not realloc + memset: large zeroed blocks come from the
+     * kernel untouched, so a grow of 65535 pages costs no 4 GiB of RSS */
+    uint8_t *d = calloc(np * TL_PAGE, 1);
     if (!d) return false;
-    memset(d + mem->pages * TL_PAGE, 0, (size_t)delta * TL_PAGE);
+    if (mem->pages) memcpy(d, mem->data, (size_t)mem->pages * TL_PAGE);
+    free(mem->data);
     mem->data = d;
     mem->pages = np;
   }
