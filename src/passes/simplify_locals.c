@@ -44,6 +44,9 @@ static uint32_t own_flags(const tl_expr *e) {
 
 static bool conflict(uint32_t a, uint32_t b) {
   if ((a & SIDE) && (b & SIDE)) return true;
+  /* a value that sets other locals cannot move past a branch: where it
+   * goes those locals may be read without the value having run */
+  if ((a & TL_F_WRITES_LOCAL) && (b & (TL_F_BRANCH | TL_F_NORETURN))) return true;
   const uint32_t all = TL_F_CALL | TL_F_ATOMIC;
   struct { uint32_t r, w; } kinds[] = {{TL_F_READS_MEM, TL_F_WRITES_MEM},
                                         {TL_F_READS_TABLE, TL_F_WRITES_TABLE},
