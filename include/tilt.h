@@ -450,6 +450,8 @@ typedef struct {
   bool zero_filled_memory;   /* imported memories start zero-filled too */
 } tl_pass_options;
 
+/* After passes ran, the JIT engine cannot instantiate m directly (it
+ * compiles the bytes a module was read from): write it and read it back. */
 tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err);
 /* The registry: name and help of pass i, NULL past the last one. */

@@ -402,13 +402,20 @@ static bool same_behaviour(const char *a, const char *b) {
 
 enum { FUZZ_FUEL = 10000000 };
 
+static void free_opts(opts *o) {
+  for (uint32_t i = 0; i < o->nargs; i++) free((void *)o->arg_keys[i]);
+  free(o->arg_keys);
+  free(o->arg_values);
+  free(o->passes);
+  free(o->skip);
+}
+
 int main(int argc, char **argv) {
   opts o = {.validate = true, .features = tl_features_default_set(), .opt_level = 2,
             .shrink_level = 1};
   cli_init(argv[0]);
-  if (!parse(&o, argc, argv)) return 1;
-  tl_module *m = load(&o);
-  if (!m) return 1;
+  tl_module *m = parse(&o, argc, argv) ? load(&o) : NULL;
+  if (!m) return free_opts(&o), 1;
   char *before = o.fuzz_exec ? tl_module_fuzz_exec(m, FUZZ_FUEL) : NULL;
   int rc = run_passes(&o, m);
   if (!rc && before) {
@@ -431,10 +438,6 @@ int main(int argc, char **argv) {
   }
   if (!rc) rc = emit(&o, m);
   tl_module_free(m);
-  for (uint32_t i = 0; i < o.nargs; i++) free((void *)o.arg_keys[i]);
-  free(o.arg_keys);
-  free(o.arg_values);
-  free(o.passes);
-  free(o.skip);
+  free_opts(&o);
   return rc;
 }

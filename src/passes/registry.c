@@ -133,6 +133,17 @@ static uint64_t module_size(tl_module *m) {
   return n;
 }
 
+/* The bytes a body was read from no longer describe it once passes ran;
+ * the JIT, which compiles those bytes, then asks for the module to be
+ * written and read back instead of running stale code. */
+static void forget_body_bytes(tl_module *m, uint32_t npasses) {
+  if (!npasses) return;
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    TL_FUNC(m, i)->code = NULL;
+    TL_FUNC(m, i)->code_size = 0;
+  }
+}
+
 tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err) {
   tl_pass_options none = {0};
@@ -177,5 +188,6 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
   }
   free(stack);
   free(args);
+  forget_body_bytes(m, n);
   return s;
 }
