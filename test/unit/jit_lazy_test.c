@@ -127,6 +127,29 @@ START_TEST(only_called_functions_compile) {
   teardown(&f);
 } END_TEST
 
+/* Passes change the IR, not the bytes the module was read from: the JIT
+ * must refuse to run those stale bytes (write and read back instead). */
+START_TEST(no_stale_code_after_passes) {
+  tl_error err = {0};
+  tl_read_options ro = {0};
+  ro.features = TL_FEATURES_ALL;
+  tl_module *m = tl_module_read(wasm, sizeof wasm, &ro, &err);
+  ck_assert_ptr_nonnull(m);
+  const char *passes[] = {"precompute"};
+  ck_assert_int_eq(tl_module_run_passes(m, passes, 1, NULL, &err), TL_OK);
+  tl_store *s = tl_store_new();
+  tl_store_set_engine(s, TL_ENGINE_JIT);
+  tl_instance *inst = tl_instantiate(s, m, NULL, &err);
+  if (inst) {
+    tl_value arg = {.type = TL_VAL_I32, .of.i32 = 5}, res;
+    uint32_t nres = 0;
+    ck_assert_int_ne(tl_invoke(inst, "fact", &arg, 1, &res, 1, &nres, &err), TL_OK);
+  }
+  ck_assert_ptr_nonnull(strstr(err.msg, "write the module first"));
+  tl_store_free(s);
+  tl_module_free(m);
+} END_TEST
+
 START_TEST(export_called_from_host_first) {
   fixture f;
   setup(&f, TL_ENGINE_JIT, 0);
@@ -261,6 +284,7 @@ int main(void) {
 #if defined(__x86_64__)
   tcase_add_test(tc, only_called_functions_compile);
   tcase_add_test(tc, export_called_from_host_first);
+  tcase_add_test(tc, no_stale_code_after_passes);
   tcase_add_test(tc, indirect_call_first);
   tcase_add_test(tc, eager_compiles_everything);
   tcase_add_test(tc, fuel_matches_interpreter);
