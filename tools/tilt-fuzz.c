@@ -267,8 +267,8 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
       tl_module_free(m);
       m = o;
     }
-    char *a = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_INTERP);
-    char *b = tl_module_fuzz_exec_engine(m, 0, TL_ENGINE_JIT);
+    char *a = tl_module_fuzz_exec_engine(m, FUEL, TL_ENGINE_INTERP);   /* both count fuel */
+    char *b = tl_module_fuzz_exec_engine(m, FUEL, TL_ENGINE_JIT);
     if (!tl_fuzz_same_behaviour(a, b)) {
       size_t dl = strlen(a) + strlen(b) + 64;
       char *d = malloc(dl);
@@ -656,7 +656,7 @@ static int do_inspect(const char *what, const char *path) {
   if (!m) { free(p); return 2; }
   int rc = 0;
   if (!strncmp(what, "exec", 4)) {
-    char *log = tl_module_fuzz_exec_engine(m, what[4] ? 0 : FUEL, what[4] ? TL_ENGINE_JIT : TL_ENGINE_INTERP);
+    char *log = tl_module_fuzz_exec_engine(m, FUEL, what[4] ? TL_ENGINE_JIT : TL_ENGINE_INTERP);
     fputs(log, stdout);
     free(log);
   } else if (!strcmp(what, "count")) {
