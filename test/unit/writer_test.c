@@ -523,7 +523,7 @@ START_TEST(select_and_elem_bytes) {
   TL_VEC_PUSH(&m->elems, tl_elem, e2);
   tl_buf b = {0};
   write_ok(m, NULL, &b);
-  uint32_t n;
+  uint32_t n = 0;
   const uint8_t *el = find_section(&b, 9, &n);
   static const uint8_t want_el[] = {3,
                                     0, 0x41, 0, 0x0b, 1, 0,       /* active table 0, func idx */
@@ -603,7 +603,7 @@ START_TEST(tuple_block_types) {
   add(m, f, tl_make_drop(m, b2));
   tl_buf b = {0};
   write_ok(m, NULL, &b);
-  uint32_t n;
+  uint32_t n = 0;
   const uint8_t *ty = find_section(&b, 1, &n);
   static const uint8_t want_ty[] = {2, 0x60, 0, 0, 0x60, 0, 2, 0x7f, 0x7f};
   ck_assert_uint_eq(n, sizeof want_ty);
@@ -637,7 +637,7 @@ START_TEST(tuple_local_elision_bytes) {
                            extract(m, f, tl_make_local_get(m, f, t), 1)));
   tl_buf b = {0};
   write_ok(m, NULL, &b);
-  uint32_t n;
+  uint32_t n = 0;
   const uint8_t *code = find_section(&b, 10, &n);
   /* not adjacent: nothing elided; T is locals 0-1, x is 2 */
   static const uint8_t want1[] = {21, 2, 2, 0x7f, 1, 0x7e, 0x10, 0, 0x21, 1, 0x21, 0,
@@ -692,7 +692,7 @@ START_TEST(dead_branch_fixed_point) {
   add(m, g, tl_make_binary(m, TL_OP_I32_ADD, i32c(m, 1), ib));
   tl_buf b = {0};
   write_ok(m, NULL, &b);
-  uint32_t n;
+  uint32_t n = 0;
   const uint8_t *code = find_section(&b, 10, &n);
   static const uint8_t want[] = {
     2, 7, 0, 0x02, 0x40, 0x00, 0x0b, 0x00, 0x0b,                  /* f: block end unreachable */
