@@ -611,7 +611,7 @@ static bool round_once(cf *c) {
     size_t end = lo;
     while (end < c->tails.n && t[end].label == lab) end++;
     if (end > lo || (e->nkid && e->kid[e->nkid - 1]->type != TL_UNREACHABLE && c->cnt[lab]))
-      fold_block(c, cd, t + lo, (uint32_t)(end - lo));
+      fold_block(c, cd, t ? t + lo : NULL, (uint32_t)(end - lo));  /* no tails: NULL, not NULL + 0 */
   }
   unanalyse(c);
   return c->changed;
