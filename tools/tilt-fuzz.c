@@ -348,6 +348,7 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
     tl_module *m = g_v8_in ? read_mod(g_v8_in, g_v8_inn, &err)
                            : gen_seed(seed0 + k, TL_FEATURES_ALL & ~TL_FEATURE_EXTENDED_CONST);
     if (!m) break;
+    tl_fuzz_denan(m);   /* NaN bits are the engines' choice: not compared */
     write_mod(m, &ws[k], &ns[k]);
     snprintf(path, sizeof path, "%s/m%u.wasm", dir, k);
     cli_write_file(path, ws[k], ns[k]);

@@ -28,6 +28,10 @@ void tl_fuzz_seed_bytes(uint64_t seed, uint8_t *out, size_t n);
  * (src/fuzz_exec.c). */
 char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine);
 
+/* Every float operator's NaN result becomes +0 (src/fuzz/denan.c), so
+ * engines that pick NaN bits differently (both correct) agree. */
+void tl_fuzz_denan(tl_module *m);
+
 /* Hang limit the generated code starts with (and hang_reset_N restores). */
 #define TL_FUZZ_HANG_LIMIT 64
 
