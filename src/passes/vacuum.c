@@ -13,6 +13,8 @@
 
 typedef struct {
   uint32_t *count; /* branches per label */
+  uint32_t *live;  /* those whose operands are reachable: only they give the
+                    * target its type (finalize.c ignores the others) */
   tl_type *bt;     /* what they carry */
   bool refinalize; /* code became unreachable: a branch in it may no
                     * longer count as one (see the end of tl_pass_vacuum) */
@@ -23,11 +25,13 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     c->count[e->imm.label]++;
+    if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[e->imm.label]++;
     c->bt[e->imm.label] = tl_type_lub(c->bt[e->imm.label], tl_branch_value_type(e));
   } else if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i <= e->imm.table.n; i++) {
       uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
       c->count[l]++;
+      if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[l]++;
       c->bt[l] = tl_type_lub(c->bt[l], tl_branch_value_type(e));
     }
   }
@@ -57,7 +61,10 @@ static bool removable(tl_walk *w, tl_expr *e) {
 static void uncount_visit(tl_walk *w, tl_expr **slot) {
   vac_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) c->count[e->imm.label]--;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+    c->count[e->imm.label]--;
+    if (tl_branch_value_type(e) != TL_UNREACHABLE && c->live[e->imm.label]) c->live[e->imm.label]--;
+  }
   else if (e->op == TL_OP_BR_TABLE)
     for (uint32_t i = 0; i <= e->imm.table.n; i++)
       c->count[i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def]--;
@@ -83,7 +90,7 @@ static void finalize_control(tl_walk *w, tl_expr *e) {
   vac_ctx *c = w->ctx;
   uint32_t l = e->imm.block.label;
   tl_type bt = TL_UNREACHABLE;
-  if (e->op != TL_OP_LOOP && l != TL_NO_LABEL && c->count[l]) bt = c->bt[l];
+  if (e->op != TL_OP_LOOP && l != TL_NO_LABEL && c->live[l]) bt = c->bt[l];
   tl_block_finalize(w->m, e, bt);
 }
 
@@ -192,8 +199,9 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
-  vac_ctx c = {calloc(f->nlabel + 1, sizeof(uint32_t)), malloc((f->nlabel + 1) * sizeof(tl_type)), false};
-  if (!c.count || !c.bt) abort();
+  vac_ctx c = {calloc(f->nlabel + 1, sizeof(uint32_t)), calloc(f->nlabel + 1, sizeof(uint32_t)),
+               malloc((f->nlabel + 1) * sizeof(tl_type)), false};
+  if (!c.count || !c.live || !c.bt) abort();
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, vac_visit, &c);
@@ -202,6 +210,7 @@ tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
    * count for their targets' types, which the counts above still include. */
   if (c.refinalize) tl_func_refinalize(ctx->m, f);
   free(c.count);
+  free(c.live);
   free(c.bt);
   return TL_OK;
 }
