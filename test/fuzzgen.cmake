@@ -15,6 +15,12 @@ add_test(NAME fuzzgen.opt COMMAND ${FZ} opt --seed 1 --iterations 60 -q --out-di
 add_test(NAME fuzzgen.jit COMMAND ${FZ} jit --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.cfg COMMAND ${FZ} cfg --seed 1000 --iterations 200 --timeout 10 -q
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# Seeds whose memory grows to 4 GiB: the interpreter's memory.grow touched
+# every new page (tens of seconds, GBs of RSS); now milliseconds.
+add_test(NAME fuzzgen.opt-memory-grow COMMAND ${FZ} opt --seed 56228 --iterations 1 --timeout 20 -q
+         --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+add_test(NAME fuzzgen.opt-memory-grow-doubling COMMAND ${FZ} opt --seed 204964 --iterations 1 --timeout 60
+         --disable multivalue --disable simd -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 find_program(FZ_NODE node)
 if(FZ_NODE)
   add_test(NAME fuzzgen.v8 COMMAND ${FZ} v8 --seed 1 --iterations 128 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
