@@ -441,6 +441,9 @@ struct tl_walk {
 void tl_walk_run(tl_walk *w, tl_expr **root);     /* frees its stack at the end */
 tl_expr *tl_walk_parent(tl_walk *w, uint32_t up); /* ancestor (1 = parent), NULL at the top */
 void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx);
+/* tl_walk_post over every expression of m: defined function bodies, global
+ * inits, element segment offsets and items, data segment offsets. */
+void tl_walk_module(tl_module *m, tl_visit_fn visit, void *ctx);
 uint64_t tl_expr_count(tl_expr *root);            /* number of nodes */
 
 /* cfg.c — a CFG of basic blocks and structuring it into wasm (seed 000).

@@ -65,6 +65,20 @@ void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, vo
   tl_walk_run(&w, root);
 }
 
+void tl_walk_module(tl_module *m, tl_visit_fn visit, void *ctx) {
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, visit, ctx);
+  for (size_t i = 0; i < m->globals.n; i++)
+    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, visit, ctx);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    if (el->offset) tl_walk_post(m, NULL, &el->offset, visit, ctx);
+    for (uint32_t j = 0; j < el->n; j++) tl_walk_post(m, NULL, &el->item[j], visit, ctx);
+  }
+  for (size_t i = 0; i < m->datas.n; i++)
+    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, visit, ctx);
+}
+
 static void count_visit(tl_walk *w, tl_expr **slot) {
   (void)slot;
   (*(uint64_t *)w->ctx)++;

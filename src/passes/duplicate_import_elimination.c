@@ -14,20 +14,6 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
   if (tl_ops[(*slot)->op].imm == TL_IMM_FUNC) (*slot)->imm.index = remap[(*slot)->imm.index];
 }
 
-static void walk_module(tl_module *m, tl_visit_fn visit, void *ctx) {
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, visit, ctx);
-  for (size_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, visit, ctx);
-  for (size_t i = 0; i < m->elems.n; i++) {
-    tl_elem *el = TL_ELEM(m, i);
-    if (el->offset) tl_walk_post(m, NULL, &el->offset, visit, ctx);
-    for (uint32_t j = 0; j < el->n; j++) tl_walk_post(m, NULL, &el->item[j], visit, ctx);
-  }
-  for (size_t i = 0; i < m->datas.n; i++)
-    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, visit, ctx);
-}
-
 static bool same_import(tl_module *m, const tl_func *a, const tl_func *b) {
   tl_functype *ta = tl_func_type(m, a), *tb = tl_func_type(m, b);
   return ta->params == tb->params && ta->results == tb->results &&
@@ -90,7 +76,7 @@ tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
     for (uint32_t i = 0; i < nf; i++) remap[i] = target[i] == i ? n++ : UINT32_MAX;
     for (uint32_t i = 0; i < nf; i++)
       if (target[i] != i) remap[i] = remap[target[i]];
-    walk_module(m, remap_visit, remap);
+    tl_walk_module(m, remap_visit, remap);
     for (size_t i = 0; i < m->exports.n; i++)
       if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
     if (m->has_start) m->start = remap[m->start];

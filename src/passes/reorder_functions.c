@@ -24,20 +24,6 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
   if (tl_ops[(*slot)->op].imm == TL_IMM_FUNC) (*slot)->imm.index = c->remap[(*slot)->imm.index];
 }
 
-/* Runs visit over every expression of the module. */
-static void walk_module(tl_module *m, tl_visit_fn visit, void *ctx) {
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, visit, ctx);
-  for (size_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, visit, ctx);
-  for (size_t i = 0; i < m->elems.n; i++) {
-    tl_elem *el = TL_ELEM(m, i);
-    if (el->offset) tl_walk_post(m, NULL, &el->offset, visit, ctx);
-    for (uint32_t j = 0; j < el->n; j++) tl_walk_post(m, NULL, &el->item[j], visit, ctx);
-  }
-  for (size_t i = 0; i < m->datas.n; i++)
-    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, visit, ctx);
-}
 
 typedef struct { uint32_t count, index; } key;
 
@@ -55,7 +41,7 @@ tl_status tl_pass_reorder_functions(tl_pass_ctx *ctx) {
   key *k = malloc((nf - ni) * sizeof(key));
   tl_func *old = malloc(nf * sizeof(tl_func));
   if (!c.count || !c.remap || !k || !old) abort();
-  walk_module(m, count_visit, &c);
+  tl_walk_module(m, count_visit, &c);
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) c.count[TL_EXPORT(m, i)->index]++;
   if (m->has_start) c.count[m->start]++;
@@ -70,7 +56,7 @@ tl_status tl_pass_reorder_functions(tl_pass_ctx *ctx) {
   if (moved) {
     for (uint32_t i = 0; i < nf; i++) old[i] = *TL_FUNC(m, i);
     for (uint32_t i = 0; i < nf; i++) *TL_FUNC(m, c.remap[i]) = old[i];
-    walk_module(m, remap_visit, &c);
+    tl_walk_module(m, remap_visit, &c);
     for (size_t i = 0; i < m->exports.n; i++)
       if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = c.remap[TL_EXPORT(m, i)->index];
     if (m->has_start) m->start = c.remap[m->start];

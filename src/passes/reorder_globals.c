@@ -29,20 +29,6 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
   if (tl_ops[(*slot)->op].imm == TL_IMM_GLOBAL) (*slot)->imm.index = c->remap[(*slot)->imm.index];
 }
 
-static void walk_module(tl_module *m, tl_visit_fn visit, void *ctx) {
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, visit, ctx);
-  for (size_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, visit, ctx);
-  for (size_t i = 0; i < m->elems.n; i++) {
-    tl_elem *el = TL_ELEM(m, i);
-    if (el->offset) tl_walk_post(m, NULL, &el->offset, visit, ctx);
-    for (uint32_t j = 0; j < el->n; j++) tl_walk_post(m, NULL, &el->item[j], visit, ctx);
-  }
-  for (size_t i = 0; i < m->datas.n; i++)
-    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, visit, ctx);
-}
-
 /* Collects the globals an init reads (its dependencies). */
 static void dep_visit(tl_walk *w, tl_expr **slot) {
   tl_vec *v = w->ctx;
@@ -111,7 +97,7 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
   tl_vec *deps = calloc(ng, sizeof(tl_vec));
   tl_global *old = malloc(ng * sizeof(tl_global));
   if (!c.count || !c.remap || !order || !deps || !old) abort();
-  walk_module(m, count_visit, &c);
+  tl_walk_module(m, count_visit, &c);
   for (uint32_t i = ni; i < ng; i++)
     if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, dep_visit, &deps[i]);
   if (greedy(m, c.count, deps, order)) {
@@ -125,7 +111,7 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
       for (uint32_t k = 0; k < ng; k++) c.remap[order[k]] = k;
       for (uint32_t i = 0; i < ng; i++) old[i] = *TL_GLOBAL(m, i);
       for (uint32_t i = 0; i < ng; i++) *TL_GLOBAL(m, c.remap[i]) = old[i];
-      walk_module(m, remap_visit, &c);
+      tl_walk_module(m, remap_visit, &c);
       for (size_t i = 0; i < m->exports.n; i++)
         if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL)
           TL_EXPORT(m, i)->index = c.remap[TL_EXPORT(m, i)->index];
