@@ -11,6 +11,8 @@
  *   the else-arm's code follows the if instead.
  * - A value-less block that starts with a br_if to itself becomes an if on
  *   the negated condition around the rest.
+ * - (if C (br $l V)) with a cheap pure V becomes (drop (br_if $l V C)); a
+ *   valued block that starts with that becomes (if C V REST) or a select.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -85,6 +87,18 @@ static bool cond_writes_arm(const tl_expr *cond, const tl_expr *arm) {
   return false;
 }
 
+/* (if C (br $l V)) => (drop (br_if $l V C)): V is evaluated first now, so
+ * it must be cheap, pure and not written by C. Two bytes smaller. */
+static tl_expr *value_br_if(tl_walk *w, brs_ctx *c, tl_expr *cond, tl_expr *br) {
+  tl_expr *bi = tl_expr_new(w->m, TL_OP_BR_IF, 2);
+  bi->imm.label = br->imm.label;
+  bi->kid[0] = br->kid[0];
+  bi->kid[1] = cond;
+  tl_expr_finalize(w->m, w->f, bi);
+  c->changed = true;
+  return tl_make_drop(w->m, bi);
+}
+
 static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   if (e->op != TL_OP_IF) return e;
   if (e->imm.block.label != TL_NO_LABEL && c->li.count[e->imm.block.label]) return e;
@@ -96,6 +110,12 @@ static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
     tl_expr_finalize(w->m, w->f, br);
     c->changed = true;
     return br;
+  }
+  if (e->nkid == 2 && e->kid[0]->type == TL_I32) {
+    tl_expr *b = only(e->kid[1]);
+    if (b->op == TL_OP_BR && b->nkid == 1 && tl_type_is_concrete(b->kid[0]->type) &&
+        cheap_pure(b->kid[0]) && !cond_writes_arm(e->kid[0], b->kid[0]))
+      return value_br_if(w, c, e->kid[0], b);
   }
   if (e->nkid == 3 && tl_type_is_concrete(e->type) && !tl_type_is_tuple(e->type) &&
       cheap_pure(e->kid[1]) && cheap_pure(e->kid[2]) && e->kid[1]->type == e->type &&
@@ -193,6 +213,57 @@ static tl_expr *block_to_if(tl_walk *w, brs_ctx *c, tl_expr **slot) {
   return r;
 }
 
+/* The first instruction of a block list, if it is (drop (br_if $l V C))
+ * with a cheap pure V that C does not write. */
+static tl_expr *leading_value_br_if(const tl_expr *e, uint32_t l) {
+  tl_expr *d = e->kid[0], *b = d->op == TL_OP_DROP ? d->kid[0] : NULL;
+  if (!b || b->op != TL_OP_BR_IF || b->nkid != 2 || b->imm.label != l || b->type != e->type ||
+      b->kid[1]->type != TL_I32 || !cheap_pure(b->kid[0]) || cond_writes_arm(b->kid[1], b->kid[0]) ||
+      !branch_free(b->kid[1]))
+    return NULL;
+  return b;
+}
+
+/* (block $l (result T) (drop (br_if $l V C)) REST...) becomes
+ * (if $l (result T) C (then V) (else REST...)), or (select V R C) when
+ * REST is one cheap pure R. The function body stays a block around it. */
+static tl_expr *value_block_to_if(tl_walk *w, brs_ctx *c, tl_expr **slot) {
+  tl_expr *e = *slot, *b;
+  uint32_t l = e->imm.block.label;
+  if (e->op != TL_OP_BLOCK || l == TL_NO_LABEL || e->nkid < 2 || !tl_type_is_concrete(e->type) ||
+      tl_type_is_tuple(e->type) || c->map[l] != l || !(b = leading_value_br_if(e, l)))
+    return e;
+  bool body = slot == &w->f->body;
+  tl_expr *rest = e->nkid == 2 ? e->kid[1] : tl_make_block(w->m, TL_OP_BLOCK, TL_NO_LABEL, e->kid + 1, e->nkid - 1);
+  tl_expr *r;
+  c->li.count[l]--;
+  if (e->nkid == 2 && cheap_pure(rest) && rest->type == e->type && !cond_writes_arm(b->kid[1], rest)) {
+    r = tl_expr_new(w->m, tl_type_is_ref(e->type) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
+    r->kid[0] = b->kid[0];
+    r->kid[1] = rest;
+    r->kid[2] = b->kid[1];
+    r->imm.index = e->type;
+    tl_expr_finalize(w->m, w->f, r);
+    if (!body && !c->li.count[l]) e = r; /* else keep the block for its label */
+  } else {
+    r = tl_expr_new(w->m, TL_OP_IF, 3);
+    r->kid[0] = b->kid[1];
+    r->kid[1] = b->kid[0];
+    r->kid[2] = rest;
+    r->imm.block.label = body ? TL_NO_LABEL : l;
+    r->imm.block.bt = TL_NO_INDEX;
+    tl_block_finalize(w->m, r, body || !c->li.count[l] ? TL_UNREACHABLE : c->li.type[l]);
+    if (!body) e = r;
+  }
+  if (e != r) {
+    e->kid[0] = r;
+    e->nkid = 1;
+    tl_block_finalize(w->m, e, c->li.count[l] ? c->li.type[l] : TL_UNREACHABLE);
+  }
+  c->changed = true;
+  return e;
+}
+
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
   tl_expr *e = *slot;
@@ -200,6 +271,7 @@ static void brs_visit(tl_walk *w, tl_expr **slot) {
   drop_final_br(c, e);
   thread_list(c, e);
   e = *slot = block_to_if(w, c, slot);
+  e = *slot = value_block_to_if(w, c, slot);
   *slot = simplify_if(w, c, e);
 }
 
