@@ -8,7 +8,9 @@
  * local.tee (not in -notee, and only when nothing in between branches).
  * Structure (not in -nostructure): an if whose arms both end in a set of the
  * same local becomes a set of an if with a result; a block nothing branches
- * to that ends in a set becomes a set of the block.
+ * to that ends in a set becomes a set of the block; so does a labeled block
+ * whose branches (br / br_if, no br_table) each follow a set of the same
+ * local, the branches then carrying the values.
  * Sets of locals that are never read become drops of their values (or
  * nothing when the value has no effects). Tuple-typed locals are left alone.
  * -nonesting only sinks into a get that is the whole value of another set.
@@ -205,6 +207,106 @@ static tl_expr *structure_block(sl_ctx *c, tl_expr *e, bool root) {
   return set;
 }
 
+/* Block returns with branches (structure only). A labeled block that ends
+ * in a set of x, where every branch to it is a br / br_if without a value
+ * right after a set of x in the same list, becomes a set of x of a block
+ * with a result: the br carries the set's value; the br_if carries a tee of
+ * it (the fall-through path still sees x) and is dropped. No br_table. */
+typedef struct { tl_expr *list, *br; uint32_t i, next; } brec;
+
+typedef struct {
+  sl_ctx *c;
+  uint32_t *nbr, *nrec, *head; /* per label: branches, recorded ones, first record */
+  tl_vec recs;                 /* brec */
+} br_ctx;
+
+static bool is_plain_set(const sl_ctx *c, const tl_expr *e) {
+  return e->op == TL_OP_LOCAL_SET && !tl_type_is_tuple(c->f->local[e->imm.index]) &&
+         e->kid[0]->type == c->f->local[e->imm.index];
+}
+
+static void rec_visit(tl_walk *w, tl_expr **slot) {
+  br_ctx *b = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+    b->nbr[e->imm.label]++;
+  } else if (e->op == TL_OP_BR_TABLE) {
+    b->nbr[e->imm.table.def] = UINT32_MAX / 2; /* never all recorded */
+    for (uint32_t i = 0; i < e->imm.table.n; i++) b->nbr[e->imm.table.targets[i]] = UINT32_MAX / 2;
+  } else if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
+    for (uint32_t i = 1; i < e->nkid; i++) {
+      tl_expr *br = e->kid[i];
+      bool plain = (br->op == TL_OP_BR && !br->nkid) || (br->op == TL_OP_BR_IF && br->nkid == 1);
+      if (!plain || !is_plain_set(b->c, e->kid[i - 1])) continue;
+      uint32_t l = br->imm.label;
+      TL_VEC_PUSH(&b->recs, brec, ((brec){e, br, i, b->head[l]}));
+      b->head[l] = (uint32_t)b->recs.n - 1;
+      b->nrec[l]++;
+    }
+  }
+}
+
+static tl_expr *block_return(br_ctx *b, tl_expr *e) {
+  sl_ctx *c = b->c;
+  uint32_t l = e->imm.block.label;
+  if (e->type != TL_NONE || l == TL_NO_LABEL || !b->nbr[l] || b->nbr[l] != b->nrec[l] || !e->nkid)
+    return NULL;
+  tl_expr *last = e->kid[e->nkid - 1];
+  if (!is_plain_set(c, last)) return NULL;
+  uint32_t x = last->imm.index;
+  for (uint32_t r = b->head[l]; r != UINT32_MAX; r = TL_VEC_AT(&b->recs, brec, r).next) {
+    brec *rc = &TL_VEC_AT(&b->recs, brec, r);
+    tl_expr *s = rc->list->kid[rc->i - 1];
+    if (rc->list->kid[rc->i] != rc->br || !is_plain_set(c, s) || s->imm.index != x) return NULL;
+  }
+  for (uint32_t r = b->head[l]; r != UINT32_MAX; r = TL_VEC_AT(&b->recs, brec, r).next) {
+    brec *rc = &TL_VEC_AT(&b->recs, brec, r);
+    tl_expr *s = rc->list->kid[rc->i - 1], *br = rc->br;
+    tl_expr *nb = tl_expr_new(c->m, br->op, br->nkid + 1);
+    nb->imm = br->imm;
+    if (br->op == TL_OP_BR) {
+      nb->kid[0] = s->kid[0];
+    } else {
+      s->op = TL_OP_LOCAL_TEE;
+      tl_expr_finalize(c->m, c->f, s);
+      nb->kid[0] = s, nb->kid[1] = br->kid[0];
+    }
+    tl_expr_finalize(c->m, c->f, nb);
+    rc->list->kid[rc->i] = br->op == TL_OP_BR ? nb : tl_make_drop(c->m, nb);
+    rc->list->kid[rc->i - 1] = tl_make_nop(c->m);
+  }
+  e->kid[e->nkid - 1] = last->kid[0];
+  e->imm.block.bt = TL_NO_INDEX;
+  tl_block_finalize(c->m, e, c->f->local[x]);
+  last->kid[0] = e;
+  tl_expr_finalize(c->m, c->f, last);
+  return last;
+}
+
+static void br_visit(tl_walk *w, tl_expr **slot) {
+  br_ctx *b = w->ctx;
+  if ((*slot)->op != TL_OP_BLOCK || slot == &w->f->body) return;
+  tl_expr *r = block_return(b, *slot);
+  if (r) *slot = r, b->c->changed = true;
+}
+
+static void block_returns(sl_ctx *c) {
+  tl_func *f = c->f;
+  if (f->nlabel < 2) return;
+  br_ctx b = {c, calloc(f->nlabel, sizeof(uint32_t)), calloc(f->nlabel, sizeof(uint32_t)),
+              malloc(f->nlabel * sizeof(uint32_t)), {0}};
+  if (!b.nbr || !b.nrec || !b.head) abort();
+  for (uint32_t l = 0; l < f->nlabel; l++) b.head[l] = UINT32_MAX;
+  tl_walk_post(c->m, f, &f->body, rec_visit, &b);
+  bool before = c->changed;
+  c->changed = false;
+  if (b.recs.n) tl_walk_post(c->m, f, &f->body, br_visit, &b);
+  if (c->changed) tl_func_refinalize(c->m, f);
+  c->changed |= before;
+  free(b.nbr), free(b.nrec), free(b.head);
+  tl_vec_free(&b.recs);
+}
+
 static void mark_fx(tl_expr *e) {
   bool fx = (own_flags(e) & SIDE) || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE;
   for (uint32_t i = 0; i < e->nkid && !fx; i++) fx = e->kid[i] && (e->kid[i]->aux & HAS_FX);
@@ -260,6 +362,7 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
     tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
     tl_labels_free(&c.li);
     tl_func_refinalize(ctx->m, f);
+    if (structure && round + 1 < ROUNDS) block_returns(&c);
     if (!c.changed) break;
   }
   free(c.nget);
