@@ -71,6 +71,8 @@ typedef struct {
   uint32_t features;    /* enabled features; 0 means tl_features_default_set() */
   bool detect_features; /* enable whatever the module uses (--detect-features) */
   bool no_validate;     /* skip validation after reading */
+  bool no_body_bytes;   /* keep no copy of each body's bytes (f->code, which only
+                           the JIT compiles): for callers that never JIT */
 } tl_read_options;
 
 typedef struct {

@@ -310,7 +310,8 @@ static tl_module *load(opts *o) {
   /* features == 0 means the default set to the reader; "none" is spelled
    * TL_FEATURES_MVP there. */
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
-                        .detect_features = o->detect, .no_validate = !o->validate};
+                        .detect_features = o->detect, .no_validate = !o->validate,
+                        .no_body_bytes = true}; /* nothing here JITs */
   tl_error err;
   tl_module *m = tl_module_read(bytes, size, &ro, &err);
   free(bytes);

@@ -798,6 +798,7 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->m = m;
   c->err = err;
   c->feat = detect ? TL_FEAT_ALL : base | tf;
+  c->no_body_bytes = opt && opt->no_body_bytes;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
   tl_status s = guarded_read(c, &r);
   if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;

@@ -1038,6 +1038,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
     uint32_t fi = m->nimported_funcs + i;
     rd br = {b, b + size, r->base, r->err, fi};
     TRY(rd_body(c, &br, fi));
+    if (c->no_body_bytes) continue;
     uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);
     if (size) memcpy(keep, b, size);
     TL_FUNC(m, fi)->code = keep;

@@ -22,6 +22,7 @@ typedef struct {
   tl_features feat;        /* features accepted while reading */
   uint32_t nfunc_decl;     /* function section count */
   bool has_funcsec, has_code, has_data;
+  bool no_body_bytes;      /* tl_read_options.no_body_bytes: f->code stays NULL */
   uint32_t datacount;
   tl_vec declared;         /* uint8_t per function: may be named by ref.func */
   const uint8_t *names;    /* the "name" section, parsed at the end */
