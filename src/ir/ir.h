@@ -130,10 +130,11 @@ int tl_op_by_name(const char *text);          /* -1 if unknown; first row wins *
 uint8_t tl_op_natural_align(int op);          /* log2 bytes a memory op accesses */
 
 /* ------------------------------------------------------------------ nodes */
-typedef struct {
+typedef struct {    /* 16 bytes, so that tl_imm is 16 and a node 40 */
   uint64_t offset;
-  uint32_t align;   /* log2 of the alignment */
   uint32_t mem;     /* memory index */
+  uint8_t align;    /* log2 of the alignment (at most the natural one: the
+                       reader and C API check before storing it) */
   uint8_t lane;     /* lane for *_lane ops */
 } tl_memarg;
 
