@@ -36,3 +36,4 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/duplicate_import_elimina
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/once_reduction.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/merge_similar_functions.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/code_folding.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/flatten.c)

@@ -36,8 +36,8 @@ typedef struct {
 /* Binaryen's rows that need features tilt does not have (GC: heap2local,
  * optimize-casts, local-subtyping, heap-store-optimization, type-refining,
  * gto, cfp, ...; strings: string-gathering) and tuple-optimization are
- * left out. flatten (-O4) is listed but tilt has no such pass, so -O4 runs
- * the post-flatten cleanup rows without it. Stack IR (Binaryen's
+ * left out. -O4 runs flatten, simplify-locals-notee-nostructure and
+ * local-cse first, as Binaryen does. Stack IR (Binaryen's
  * generate/optimize-stack-ir at O2 || S1) is done by the writer.
  * reorder-functions is not in Binaryen's default pipelines, so not here. */
 static const row rows[] = {
