@@ -1,20 +1,23 @@
 /* precompute.c — constant folding with the interpreter's semantics, and
  * constant propagation through locals (precompute-propagate).
- * Folding: every maximal subtree made only of constants and pure
- * operators is evaluated by the reference interpreter (tl_interp_eval) and
- * replaced by its value. A subtree that traps is left alone, so a trap never turns
- * into a value or the reverse.
- * Propagation: after (local.set $x (CONST)) in a list, gets of $x in the
- * following siblings are replaced by the constant, up to the first sibling
- * that may write $x. Control cannot enter a list in the middle, so every
- * such get runs after the set. Then folding runs.
- * Assumes valid IR; guarantees the same behaviour and valid types. */
+ * Folding: every maximal subtree made only of constants and pure operators
+ * is evaluated by the reference interpreter (tl_interp_eval) and replaced by
+ * its value; a subtree that traps is left alone. A folded subtree has no
+ * unreachable operand, so its type is the constant's and no type changes.
+ * Propagation: one iterative walk builds basic blocks over the tree (joins
+ * at block/if ends, headers at loops; dead code gets no block), then each
+ * local.get takes the meet of the local's definitions that reach it (sets,
+ * tees, and the function entry: zero for declared locals, unknown for
+ * params). A get all of whose reaching definitions are the same constant
+ * becomes that constant; rounds repeat while folding exposes new constants.
+ * Assumes valid IR; guarantees the same behaviour and the same types. */
 #include "passes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { FOLDABLE = 1 }; /* aux bit: subtree of constants and pure operators */
+#define NONE UINT32_MAX
 
 static bool is_const(const tl_expr *e) {
   return e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST || e->op == TL_OP_F32_CONST ||
@@ -30,24 +33,13 @@ static bool pure_op(const tl_expr *e) {
   return oi->nops != TL_SIG_SPECIAL || e->op == TL_OP_SELECT;
 }
 
-static void mark_visit(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot;
-  bool ok = is_const(e) || (pure_op(e) && e->nkid > 0 && tl_type_is_concrete(e->type) &&
-                            !tl_type_is_tuple(e->type));
-  for (uint32_t i = 0; ok && i < e->nkid; i++) ok = e->kid[i] && (e->kid[i]->aux & FOLDABLE);
-  e->aux = ok ? FOLDABLE : 0;
-}
-
-/* Candidates: foldable non-constants whose parent is not foldable. */
-typedef struct { tl_vec slots; } collect_ctx;
-
-static void collect_pre(tl_walk *w, tl_expr **slot) {
-  collect_ctx *c = w->ctx;
-  tl_expr *e = *slot;
-  if ((e->aux & FOLDABLE) && !is_const(e)) {
-    TL_VEC_PUSH(&c->slots, tl_expr **, slot);
-    w->skip = true;
-  }
+static bool foldable(const tl_expr *e) {
+  if (is_const(e)) return true;
+  if (!pure_op(e) || e->nkid == 0 || !tl_type_is_concrete(e->type) || tl_type_is_tuple(e->type))
+    return false;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (!e->kid[i] || !(e->kid[i]->aux & FOLDABLE)) return false;
+  return true;
 }
 
 static tl_expr *const_of(tl_module *m, const tl_value *v) {
@@ -66,6 +58,142 @@ static tl_expr *const_of(tl_module *m, const tl_value *v) {
   return e;
 }
 
+/* ---- the walk: foldable marks, fold candidates, and the local graph ------ */
+typedef struct { tl_expr **slot; uint32_t next, a, b; } frame;
+typedef struct { tl_expr **slot; uint32_t bb; } action; /* get, set or tee */
+typedef struct { uint32_t from, to; } edge;
+typedef struct { uint32_t bb, next; } pending;
+
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  bool graph;        /* build the local graph too (propagation) */
+  tl_vec cands;      /* tl_expr **: maximal foldable non-constant subtrees */
+  tl_vec actions;    /* action, in execution order, grouped by block */
+  tl_vec edges;      /* edge */
+  tl_vec pend;       /* pending: branches to a block/if label not closed yet */
+  uint32_t *label_head, *label_hdr; /* per label: pending list, loop header */
+  uint32_t nbb, cur; /* block count; current block or NONE in dead code */
+} graph;
+
+static uint32_t new_bb(graph *g, uint32_t pred) {
+  uint32_t bb = g->nbb++;
+  if (pred != NONE) TL_VEC_PUSH(&g->edges, edge, ((edge){pred, bb}));
+  return bb;
+}
+
+static void branch_to(graph *g, uint32_t label) {
+  if (g->cur == NONE) return;
+  if (g->label_hdr[label] != NONE) {
+    TL_VEC_PUSH(&g->edges, edge, ((edge){g->cur, g->label_hdr[label]}));
+    return;
+  }
+  TL_VEC_PUSH(&g->pend, pending, ((pending){g->cur, g->label_head[label]}));
+  g->label_head[label] = (uint32_t)g->pend.n - 1;
+}
+
+/* Control meets at the end of a construct: from the sources s[0..n) and
+ * the branches to label. Stays in the current block when that is the only
+ * live source (its actions stay contiguous). */
+static void join(graph *g, const uint32_t *s, uint32_t n, uint32_t label) {
+  uint32_t live = 0, only = NONE;
+  for (uint32_t i = 0; i < n; i++)
+    if (s[i] != NONE) live++, only = s[i];
+  bool branches = label != TL_NO_LABEL && g->label_head[label] != NONE;
+  if (!branches && live <= 1 && (live == 0 || only == g->cur)) {
+    g->cur = only;
+    return;
+  }
+  uint32_t bb = new_bb(g, NONE);
+  for (uint32_t i = 0; i < n; i++)
+    if (s[i] != NONE) TL_VEC_PUSH(&g->edges, edge, ((edge){s[i], bb}));
+  if (branches) {
+    for (uint32_t p = g->label_head[label]; p != NONE; p = TL_VEC_AT(&g->pend, pending, p).next)
+      TL_VEC_PUSH(&g->edges, edge, ((edge){TL_VEC_AT(&g->pend, pending, p).bb, bb}));
+    g->label_head[label] = NONE;
+  }
+  g->cur = bb;
+}
+
+static void enter(graph *g, frame *fr) {
+  tl_expr *e = *fr->slot;
+  if (e->op == TL_OP_LOOP && e->imm.block.label != TL_NO_LABEL && g->cur != NONE) {
+    g->cur = new_bb(g, g->cur);
+    g->label_hdr[e->imm.block.label] = g->cur;
+  }
+}
+
+/* Before child i of an if: the arms start from the condition's block. */
+static void between(graph *g, frame *fr, uint32_t i) {
+  if (i == 1) {
+    fr->a = g->cur;
+    g->cur = fr->a == NONE ? NONE : new_bb(g, fr->a);
+  } else if (i == 2) {
+    fr->b = g->cur;
+    g->cur = fr->a == NONE ? NONE : new_bb(g, fr->a);
+  }
+}
+
+static void leave(graph *g, frame *fr) {
+  tl_expr *e = *fr->slot;
+  uint32_t s[2];
+  switch (e->op) {
+  case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
+    if (g->cur != NONE) TL_VEC_PUSH(&g->actions, action, ((action){fr->slot, g->cur}));
+    return;
+  case TL_OP_BLOCK:
+    if (e->imm.block.label != TL_NO_LABEL) s[0] = g->cur, join(g, s, 1, e->imm.block.label);
+    return;
+  case TL_OP_LOOP:
+    if (e->imm.block.label != TL_NO_LABEL) g->label_hdr[e->imm.block.label] = NONE;
+    return;
+  case TL_OP_IF:
+    if (e->nkid == 3) s[0] = fr->b, s[1] = g->cur;
+    else s[0] = g->cur, s[1] = fr->a;
+    join(g, s, 2, e->imm.block.label);
+    return;
+  case TL_OP_BR: branch_to(g, e->imm.label); break;
+  case TL_OP_BR_IF: /* the branch leaves with the block's state so far */
+    branch_to(g, e->imm.label);
+    if (g->cur != NONE) g->cur = new_bb(g, g->cur);
+    return;
+  case TL_OP_BR_TABLE:
+    for (uint32_t i = 0; i < e->imm.table.n; i++) branch_to(g, e->imm.table.targets[i]);
+    branch_to(g, e->imm.table.def);
+    break;
+  default: break;
+  }
+  if (tl_ops[e->op].flags & TL_F_NORETURN) g->cur = NONE;
+}
+
+/* Marks foldable subtrees, collects fold candidates (foldable non-constant
+ * kids of non-foldable nodes) and, with g->graph, the local graph. */
+static void walk(graph *g) {
+  tl_vec st = {0};
+  TL_VEC_PUSH(&st, frame, ((frame){&g->f->body, 0, NONE, NONE}));
+  if (g->graph) enter(g, &TL_VEC_AT(&st, frame, 0));
+  while (st.n) {
+    frame *fr = &TL_VEC_AT(&st, frame, st.n - 1);
+    tl_expr *e = *fr->slot;
+    if (fr->next < e->nkid) {
+      uint32_t i = fr->next++;
+      if (!e->kid[i]) continue;
+      if (g->graph && e->op == TL_OP_IF) between(g, fr, i);
+      TL_VEC_PUSH(&st, frame, ((frame){&e->kid[i], 0, NONE, NONE}));
+      if (g->graph) enter(g, &TL_VEC_AT(&st, frame, st.n - 1));
+      continue;
+    }
+    e->aux = foldable(e) ? FOLDABLE : 0;
+    if (!e->aux)
+      for (uint32_t i = 0; i < e->nkid; i++)
+        if (e->kid[i] && (e->kid[i]->aux & FOLDABLE) && !is_const(e->kid[i]))
+          TL_VEC_PUSH(&g->cands, tl_expr **, &e->kid[i]);
+    if (g->graph) leave(g, fr);
+    st.n--;
+  }
+  tl_vec_free(&st);
+}
+
 /* Each candidate runs in the interpreter; a trap (or anything it will not
  * run) leaves the candidate as it is. */
 static void fold_all(tl_module *m, tl_func *f, tl_vec *slots) {
@@ -80,17 +208,10 @@ static void fold_all(tl_module *m, tl_func *f, tl_vec *slots) {
 }
 
 static void precompute_func(tl_module *m, tl_func *f) {
-  tl_walk_post(m, f, &f->body, mark_visit, NULL);
-  collect_ctx c = {{0}};
-  tl_walk w = {0};
-  w.m = m;
-  w.f = f;
-  w.ctx = &c;
-  w.pre = collect_pre;
-  tl_walk_run(&w, &f->body);
-  fold_all(m, f, &c.slots);
-  tl_vec_free(&c.slots);
-  tl_func_refinalize(m, f);
+  graph g = {.m = m, .f = f};
+  walk(&g);
+  fold_all(m, f, &g.cands);
+  tl_vec_free(&g.cands);
 }
 
 tl_status tl_pass_precompute(tl_pass_ctx *ctx, tl_func *f) {
@@ -98,58 +219,198 @@ tl_status tl_pass_precompute(tl_pass_ctx *ctx, tl_func *f) {
   return TL_OK;
 }
 
-/* ---- propagation --------------------------------------------------------- */
-enum { SCAN_BUDGET = 1 << 16 }; /* nodes scanned per set, to stay linear-ish */
+/* ---- propagation: reaching definitions, as a lattice per local ----------- */
+enum { TOP, CONST, BOTTOM };
+typedef struct { uint8_t kind; uint16_t op; tl_imm imm; } val;
+
+static bool same_const(const val *a, const val *b) {
+  if (a->op != b->op) return false;
+  switch (a->op) {
+  case TL_OP_I32_CONST: return a->imm.i32 == b->imm.i32;
+  case TL_OP_I64_CONST: return a->imm.i64 == b->imm.i64;
+  case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
+  case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
+  default: return !memcmp(a->imm.v128, b->imm.v128, 16);
+  }
+}
+
+static void meet(val *acc, const val *v) {
+  if (v->kind == TOP || acc->kind == BOTTOM) return;
+  if (acc->kind == TOP) *acc = *v;
+  else if (v->kind == BOTTOM || !same_const(acc, v)) acc->kind = BOTTOM;
+}
+
+static val value_of(const tl_expr *e) {
+  val v = {BOTTOM, 0, {0}};
+  if (is_const(e)) v.kind = CONST, v.op = e->op, v.imm = e->imm;
+  return v;
+}
+
+static bool numeric(tl_type t) { return t >= TL_I32 && t <= TL_V128; }
+
+static val entry_value(const tl_module *m, const tl_func *f, uint32_t l) {
+  static const uint16_t zero_op[] = {[TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST,
+                                     [TL_F32] = TL_OP_F32_CONST, [TL_F64] = TL_OP_F64_CONST,
+                                     [TL_V128] = TL_OP_V128_CONST};
+  val v = {BOTTOM, 0, {0}};
+  if (l >= tl_func_nparams(m, f)) v.kind = CONST, v.op = zero_op[f->local[l]];
+  return v;
+}
+
+typedef struct { uint32_t local, bb, idx; val v; } item; /* a def or a query */
+
+/* Stable counting sort of items by local. */
+static item *by_local(tl_vec *v, uint32_t nlocal, uint32_t **start) {
+  uint32_t *st = calloc((size_t)nlocal + 2, sizeof *st);
+  item *out = malloc((v->n + 1) * sizeof *out);
+  if (!st || !out) abort();
+  for (size_t i = 0; i < v->n; i++) st[TL_VEC_AT(v, item, i).local + 2]++;
+  for (uint32_t l = 0; l < nlocal; l++) st[l + 2] += st[l + 1];
+  for (size_t i = 0; i < v->n; i++) out[st[TL_VEC_AT(v, item, i).local + 1]++] = TL_VEC_AT(v, item, i);
+  *start = st; /* local l's items are [st[l], st[l+1]) */
+  return out;
+}
 
 typedef struct {
-  uint32_t local;
-  const tl_expr *value;
-  uint32_t budget;
-  bool writes;     /* the sibling may write the local */
-  tl_module *m;
-} prop_ctx;
+  uint32_t *pstart, *pred;        /* predecessors, CSR by block */
+  uint32_t *dmark, *mmark, *vmark; /* per block: def / memo / visit stamps */
+  val *dval, *mval;
+  tl_vec work;                    /* uint32_t blocks */
+  uint64_t budget;                /* blocks expanded, for all searches */
+} solver;
 
-static void writes_visit(tl_walk *w, tl_expr **slot) {
-  prop_ctx *c = w->ctx;
-  tl_expr *e = *slot;
-  if ((e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) && e->imm.index == c->local) c->writes = true;
-  if (c->budget) c->budget--;
-  else c->writes = true;
-}
-
-static void replace_visit(tl_walk *w, tl_expr **slot) {
-  prop_ctx *c = w->ctx;
-  tl_expr *e = *slot;
-  if (e->op == TL_OP_LOCAL_GET && e->imm.index == c->local) {
-    tl_expr *k = tl_expr_new(c->m, (tl_op)c->value->op, 0);
-    k->imm = c->value->imm;
-    k->type = c->value->type;
-    *slot = k;
-  }
-}
-
-static void propagate_list(tl_walk *w, tl_expr *list) {
-  for (uint32_t i = 0; i + 1 < list->nkid; i++) {
-    tl_expr *set = list->kid[i];
-    if (set->op != TL_OP_LOCAL_SET || !is_const(set->kid[0])) continue;
-    prop_ctx c = {set->imm.index, set->kid[0], SCAN_BUDGET, false, w->m};
-    for (uint32_t j = i + 1; j < list->nkid && !c.writes; j++) {
-      tl_walk_post(w->m, w->f, &list->kid[j], writes_visit, &c);
-      if (!c.writes) tl_walk_post(w->m, w->f, &list->kid[j], replace_visit, &c);
+/* The local's value at the entry of block q: a backward search that stops
+ * at blocks defining it and at blocks already solved. Every block it
+ * expands reaches (at least one of) the same definitions, so when the
+ * result is a constant those blocks have that value too. */
+static val solve(solver *s, const val *entry, uint32_t stamp, uint32_t vstamp, uint32_t q) {
+  val acc = {TOP, 0, {0}};
+  s->work.n = 0;
+  TL_VEC_PUSH(&s->work, uint32_t, q); /* not marked: a loop may bring q's own defs back */
+  for (size_t i = 0; i < s->work.n && acc.kind != BOTTOM; i++) {
+    uint32_t h = TL_VEC_AT(&s->work, uint32_t, i);
+    if (h == 0) meet(&acc, entry);
+    for (uint32_t k = s->pstart[h]; k < s->pstart[h + 1] && acc.kind != BOTTOM; k++) {
+      uint32_t p = s->pred[k];
+      if (s->vmark[p] == vstamp) continue;
+      s->vmark[p] = vstamp;
+      if (s->dmark[p] == stamp) meet(&acc, &s->dval[p]);
+      else if (s->mmark[p] == stamp) meet(&acc, &s->mval[p]);
+      else if (p == q) continue; /* already expanded */
+      else if (!s->budget) acc.kind = BOTTOM;
+      else {
+        s->budget--;
+        TL_VEC_PUSH(&s->work, uint32_t, p);
+      }
     }
   }
+  size_t n = acc.kind == CONST ? s->work.n : 1;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t h = TL_VEC_AT(&s->work, uint32_t, i);
+    s->mmark[h] = stamp, s->mval[h] = acc;
+  }
+  return acc;
 }
 
-static void prop_visit(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot;
-  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) propagate_list(w, e);
+static void replace(tl_module *m, tl_expr **slot, const val *v) {
+  tl_expr *k = tl_expr_new(m, (tl_op)v->op, 0);
+  k->imm = v->imm;
+  k->type = (*slot)->type;
+  *slot = k;
 }
+
+/* Replaces the gets whose reaching definitions are one constant; returns
+ * how many. */
+static uint32_t propagate(graph *g) {
+  tl_module *m = g->m;
+  tl_func *f = g->f;
+  uint32_t nl = f->nlocal, nbb = g->nbb, nrep = 0;
+  uint32_t *last = malloc(((size_t)nl + 1) * sizeof *last);
+  uint32_t *defat = malloc(((size_t)nl + 1) * sizeof *defat);
+  if (!last || !defat) abort();
+  for (uint32_t l = 0; l < nl; l++) last[l] = NONE;
+  tl_vec defs = {0}, queries = {0};
+  /* In-block definitions first: a get after a set in its block sees it. */
+  for (size_t i = 0; i < g->actions.n; i++) {
+    action *a = &TL_VEC_AT(&g->actions, action, i);
+    tl_expr *e = *a->slot;
+    uint32_t l = e->imm.index;
+    if (!numeric(f->local[l])) continue;
+    if (e->op != TL_OP_LOCAL_GET) {
+      item d = {l, a->bb, 0, value_of(e->kid[0])};
+      if (last[l] == a->bb) {
+        TL_VEC_AT(&defs, item, defat[l]).v = d.v;
+      } else {
+        last[l] = a->bb, defat[l] = (uint32_t)defs.n;
+        TL_VEC_PUSH(&defs, item, d);
+      }
+    } else if (last[l] == a->bb) {
+      val v = TL_VEC_AT(&defs, item, defat[l]).v;
+      if (v.kind == CONST) replace(m, a->slot, &v), nrep++;
+    } else {
+      TL_VEC_PUSH(&queries, item, ((item){l, a->bb, (uint32_t)i, {TOP, 0, {0}}}));
+    }
+  }
+  free(last);
+  free(defat);
+  if (queries.n) {
+    solver s = {0};
+    s.pstart = calloc((size_t)nbb + 2, sizeof(uint32_t));
+    s.pred = malloc((g->edges.n + 1) * sizeof(uint32_t));
+    s.dmark = calloc((size_t)nbb + 1, sizeof(uint32_t));
+    s.mmark = calloc((size_t)nbb + 1, sizeof(uint32_t));
+    s.vmark = calloc((size_t)nbb + 1, sizeof(uint32_t));
+    s.dval = malloc(((size_t)nbb + 1) * sizeof(val));
+    s.mval = malloc(((size_t)nbb + 1) * sizeof(val));
+    if (!s.pstart || !s.pred || !s.dmark || !s.mmark || !s.vmark || !s.dval || !s.mval) abort();
+    for (size_t i = 0; i < g->edges.n; i++) s.pstart[TL_VEC_AT(&g->edges, edge, i).to + 2]++;
+    for (uint32_t b = 0; b < nbb; b++) s.pstart[b + 2] += s.pstart[b + 1];
+    for (size_t i = 0; i < g->edges.n; i++) {
+      edge ed = TL_VEC_AT(&g->edges, edge, i);
+      s.pred[s.pstart[ed.to + 1]++] = ed.from;
+    }
+    s.budget = 64 * ((uint64_t)nbb + g->actions.n) + (1u << 16);
+    uint32_t *ds, *qs;
+    item *dv = by_local(&defs, nl, &ds), *qv = by_local(&queries, nl, &qs);
+    uint32_t vstamp = 0;
+    for (uint32_t l = 0; l < nl; l++) {
+      if (qs[l] == qs[l + 1]) continue;
+      uint32_t stamp = l + 1;
+      val entry = entry_value(m, f, l);
+      for (uint32_t k = ds[l]; k < ds[l + 1]; k++) s.dmark[dv[k].bb] = stamp, s.dval[dv[k].bb] = dv[k].v;
+      for (uint32_t k = qs[l]; k < qs[l + 1]; k++) {
+        item *q = &qv[k];
+        val v = s.mmark[q->bb] == stamp ? s.mval[q->bb] : solve(&s, &entry, stamp, ++vstamp, q->bb);
+        if (v.kind == CONST) replace(m, TL_VEC_AT(&g->actions, action, q->idx).slot, &v), nrep++;
+      }
+    }
+    free(ds), free(qs), free(dv), free(qv);
+    free(s.pstart), free(s.pred), free(s.dmark), free(s.mmark), free(s.vmark);
+    free(s.dval), free(s.mval);
+    tl_vec_free(&s.work);
+  }
+  tl_vec_free(&defs);
+  tl_vec_free(&queries);
+  return nrep;
+}
+
+enum { MAX_ROUNDS = 8 };
 
 tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
-  for (int round = 0; round < 4; round++) {
-    precompute_func(ctx->m, f);
-    tl_walk_post(ctx->m, f, &f->body, prop_visit, NULL);
+  tl_module *m = ctx->m;
+  uint32_t *lab = malloc(2 * ((size_t)f->nlabel + 1) * sizeof *lab);
+  if (!lab) abort();
+  for (int round = 0;; round++) {
+    graph g = {.m = m, .f = f, .graph = round < MAX_ROUNDS};
+    g.label_head = lab, g.label_hdr = lab + f->nlabel + 1;
+    for (uint32_t i = 0; i < 2 * (f->nlabel + 1); i++) lab[i] = NONE;
+    g.cur = g.graph ? new_bb(&g, NONE) : NONE;
+    walk(&g);
+    fold_all(m, f, &g.cands);
+    uint32_t nrep = g.graph ? propagate(&g) : 0;
+    tl_vec_free(&g.cands), tl_vec_free(&g.actions), tl_vec_free(&g.edges), tl_vec_free(&g.pend);
+    if (!nrep) break;
   }
-  precompute_func(ctx->m, f);
+  free(lab);
   return TL_OK;
 }

@@ -47,5 +47,5 @@
 ;; CHECK:       (local.set 1 (i32.const 2))
 ;; CHECK:       (call 0 (i32.const 2))
 ;; CHECK:       (br_if $l0 (i32.eqz (local.get 0))))
-;; CHECK:     (local.get 1))
+;; CHECK:     (i32.const 2))
 ;; CHECK: )
