@@ -2,48 +2,82 @@
  * An explicit stack of frames replaces recursion, so a function nested
  * 100,000 blocks deep costs heap, not C stack. A visitor may replace the
  * node it is given by assigning *slot; post-order visitors see children
- * that were already replaced. */
+ * that were already replaced. The first frames live on the C stack of
+ * tl_walk_run (no malloc for ordinary depths); deeper walks move them to
+ * the heap, freed before tl_walk_run returns. */
 #include "ir.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct { tl_expr **slot; uint32_t next; } frame;
+enum { INLINE_FRAMES = 256 };
 
-static void push(tl_walk *w, tl_expr **slot) {
-  frame f = {slot, 0};
-  TL_VEC_PUSH(&w->stack, frame, f);
+/* Doubles the frame stack; the first growth leaves the inline chunk. */
+static frame *grow(tl_walk *w, frame *inl) {
+  size_t cap = w->stack.cap * 2;
+  frame *p;
+  if (cap > SIZE_MAX / sizeof(frame)) abort();
+  if (w->stack.p == inl) {
+    p = malloc(cap * sizeof(frame));
+    if (p) memcpy(p, inl, w->stack.cap * sizeof(frame));
+  } else {
+    p = realloc(w->stack.p, cap * sizeof(frame));
+  }
+  if (!p) abort();
+  w->stack.p = p;
+  w->stack.cap = cap;
+  return p;
 }
 
 void tl_walk_run(tl_walk *w, tl_expr **root) {
+  frame inl[INLINE_FRAMES];
   if (!*root) return;
-  w->stack.n = 0;
-  push(w, root);
-  bool entered = false;
-  while (w->stack.n) {
-    frame *top = &TL_VEC_AT(&w->stack, frame, w->stack.n - 1);
-    w->depth = (uint32_t)w->stack.n - 1;
-    if (!entered && top->next == 0 && w->pre) {
+  tl_vec_free(&w->stack); /* a caller's leftover stack: freed, as always */
+  w->stack.p = inl;
+  w->stack.cap = INLINE_FRAMES;
+  tl_visit_fn pre = w->pre, post = w->post;
+  frame *st = inl;
+  size_t n = 0;
+  tl_expr **slot = root;
+  for (;;) {
+    /* enter *slot: push its frame, then pre (which may skip its kids) */
+    if (n == w->stack.cap) st = grow(w, inl);
+    st[n].slot = slot;
+    st[n].next = 0;
+    n++;
+    if (pre) {
+      w->stack.n = n;
+      w->depth = (uint32_t)n - 1;
       w->skip = false;
-      w->pre(w, top->slot);
-      top = &TL_VEC_AT(&w->stack, frame, w->stack.n - 1);
-      if (w->skip) top->next = UINT32_MAX;
+      pre(w, slot);
+      if (w->skip) st[n - 1].next = UINT32_MAX;
     }
-    entered = false;
-    tl_expr *e = *top->slot;
-    if (top->next != UINT32_MAX) {
-      while (top->next < e->nkid && !e->kid[top->next]) top->next++;
-      if (top->next < e->nkid) {
-        tl_expr **kid = &e->kid[top->next++];
-        push(w, kid);
-        continue;
+    /* the next kid of the top frame, else pop it (post) and resume its parent */
+    for (;;) {
+      frame *top = &st[n - 1];
+      tl_expr *e = *top->slot;
+      uint32_t k = top->next;
+      while (k < e->nkid && !e->kid[k]) k++;
+      if (k < e->nkid) {
+        top->next = k + 1;
+        slot = &e->kid[k];
+        break;
+      }
+      n--;
+      if (post) {
+        w->stack.n = n;
+        w->depth = (uint32_t)n;
+        post(w, top->slot);
+      }
+      if (!n) {
+        if (st != inl) free(st);
+        w->stack.p = NULL;
+        w->stack.n = w->stack.cap = 0;
+        return;
       }
     }
-    tl_expr **slot = top->slot;
-    w->stack.n--;
-    if (w->post) w->post(w, slot);
-    if (w->stack.n) entered = true; /* parent frame: already entered */
   }
-  tl_vec_free(&w->stack);
 }
 
 tl_expr *tl_walk_parent(tl_walk *w, uint32_t up) {
