@@ -31,8 +31,7 @@ typedef struct {
 
 typedef struct {
   uint32_t start, end;   /* actions */
-  uint32_t *live_in, nin;
-  uint32_t *live_out, nout;
+  uint32_t *live_in, nin, cap;
 } bb;
 
 typedef struct { uint64_t *k; size_t n, cap; } pairset;
@@ -41,9 +40,11 @@ typedef struct {
   tl_module *m;
   tl_func *f;
   tl_vec bbs, acts, edges; /* bb, action, uint32 pairs (from, to) */
+  tl_vec slots;            /* tl_expr **: every local.get/set/tee, post-order */
   uint32_t cur;
   uint32_t *label_bb;
   bool *skip;              /* per local: not analysed (tuple) */
+  uint32_t *sstart, *succ, *pstart, *pred; /* CSR of the edges */
 } cl_ctx;
 
 static uint32_t new_bb(cl_ctx *c) {
@@ -62,15 +63,16 @@ static void enter(cl_ctx *c, uint32_t b) {
 }
 static void jump(cl_ctx *c, uint32_t label) { edge(c, c->cur, c->label_bb[label]); }
 
-typedef struct { tl_expr *e; uint32_t next, cond, end; } frame;
+typedef struct { tl_expr **slot; uint32_t next, cond, end; } frame;
 
 static void post_node(cl_ctx *c, frame *fr) {
-  tl_expr *e = fr->e;
+  tl_expr *e = *fr->slot;
   switch (e->op) {
   case TL_OP_LOCAL_GET:
   case TL_OP_LOCAL_SET:
   case TL_OP_LOCAL_TEE: {
     e->aux = 0;
+    TL_VEC_PUSH(&c->slots, tl_expr **, fr->slot);
     if (c->skip[e->imm.index]) break;
     action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
     if (a.set && e->kid[0]->op == TL_OP_LOCAL_GET && !c->skip[e->kid[0]->imm.index]) a.copy = e->kid[0]->imm.index;
@@ -109,7 +111,7 @@ static void post_node(cl_ctx *c, frame *fr) {
 }
 
 static void pre_node(cl_ctx *c, frame *fr) {
-  tl_expr *e = fr->e;
+  tl_expr *e = *fr->slot;
   fr->end = fr->cond = NONE;
   if ((e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL) || e->op == TL_OP_IF) {
     fr->end = new_bb(c);
@@ -124,7 +126,7 @@ static void pre_node(cl_ctx *c, frame *fr) {
 
 /* Before kid k of an IF: split the arms. */
 static void between(cl_ctx *c, frame *fr, uint32_t k) {
-  if (fr->e->op != TL_OP_IF || k == 0) return;
+  if ((*fr->slot)->op != TL_OP_IF || k == 0) return;
   if (k == 1) fr->cond = c->cur;
   else edge(c, c->cur, fr->end);
   uint32_t arm = new_bb(c);
@@ -135,16 +137,16 @@ static void between(cl_ctx *c, frame *fr, uint32_t k) {
 static void build(cl_ctx *c) {
   tl_vec st = {0};
   c->cur = new_bb(c);
-  TL_VEC_PUSH(&st, frame, ((frame){c->f->body, 0, 0, 0}));
+  TL_VEC_PUSH(&st, frame, ((frame){&c->f->body, 0, 0, 0}));
   pre_node(c, &TL_VEC_AT(&st, frame, 0));
   while (st.n) {
     frame *fr = &TL_VEC_AT(&st, frame, st.n - 1);
-    tl_expr *e = fr->e;
+    tl_expr *e = *fr->slot;
     if (fr->next < e->nkid) {
       uint32_t k = fr->next++;
       if (!e->kid[k]) continue;
       between(c, fr, k);
-      TL_VEC_PUSH(&st, frame, ((frame){e->kid[k], 0, 0, 0}));
+      TL_VEC_PUSH(&st, frame, ((frame){&e->kid[k], 0, 0, 0}));
       pre_node(c, &TL_VEC_AT(&st, frame, st.n - 1));
       continue;
     }
@@ -202,10 +204,9 @@ static bool pairset_add(pairset *p, uint64_t k) {
   return true;
 }
 
-/* live_in = uses + (live_out - defs), computed backwards through the block. */
+/* live_in = uses + (live_out - defs), computed backwards through the block
+ * from s = live_out. */
 static void transfer(cl_ctx *c, bb *b, sset *s) {
-  s->n = 0;
-  for (uint32_t i = 0; i < b->nout; i++) sset_add(s, b->live_out[i]);
   for (uint32_t i = b->end; i-- > b->start;) {
     action *a = &TL_VEC_AT(&c->acts, action, i);
     if (a->set) sset_del(s, a->local);
@@ -213,63 +214,66 @@ static void transfer(cl_ctx *c, bb *b, sset *s) {
   }
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
+/* s = live_out of block bi: the union of its successors' live_in. */
+static void live_out(cl_ctx *c, uint32_t bi, sset *s) {
+  s->n = 0;
+  for (uint32_t k = c->sstart[bi]; k < c->sstart[bi + 1]; k++) {
+    bb *t = &TL_VEC_AT(&c->bbs, bb, c->succ[k]);
+    for (uint32_t j = 0; j < t->nin; j++) sset_add(s, t->live_in[j]);
+  }
 }
 
-static void liveness(cl_ctx *c, sset *s) {
+/* Successor and predecessor lists (CSR) from the edge pairs. */
+static void edges_csr(cl_ctx *c) {
   uint32_t nb = (uint32_t)c->bbs.n, ne = (uint32_t)c->edges.n / 2;
-  uint32_t *pstart = calloc(nb + 1, sizeof(uint32_t)), *pred = malloc((ne + 1) * sizeof(uint32_t));
-  uint32_t *sstart = calloc(nb + 1, sizeof(uint32_t)), *succ = malloc((ne + 1) * sizeof(uint32_t));
-  uint32_t *work = malloc((nb + 1) * sizeof(uint32_t));
-  bool *queued = calloc(nb + 1, 1);
-  if (!pstart || !pred || !sstart || !succ || !work || !queued) abort();
+  c->pstart = calloc(nb + 2, sizeof(uint32_t)), c->pred = malloc((ne + 1) * sizeof(uint32_t));
+  c->sstart = calloc(nb + 2, sizeof(uint32_t)), c->succ = malloc((ne + 1) * sizeof(uint32_t));
+  if (!c->pstart || !c->pred || !c->sstart || !c->succ) abort();
   const uint32_t *E = c->edges.p;
-  for (uint32_t i = 0; i < ne; i++) pstart[E[2 * i + 1] + 1]++, sstart[E[2 * i] + 1]++;
-  for (uint32_t i = 0; i < nb; i++) pstart[i + 1] += pstart[i], sstart[i + 1] += sstart[i];
-  uint32_t *pfill = calloc(nb + 1, sizeof(uint32_t)), *sfill = calloc(nb + 1, sizeof(uint32_t));
-  if (!pfill || !sfill) abort();
+  /* counts at [i + 2], prefix sums leave the start of i at [i + 1]; filling
+   * advances it to the end of i, which is the start of i + 1 */
+  for (uint32_t i = 0; i < ne; i++) c->pstart[E[2 * i + 1] + 2]++, c->sstart[E[2 * i] + 2]++;
+  for (uint32_t i = 0; i < nb; i++) c->pstart[i + 2] += c->pstart[i + 1], c->sstart[i + 2] += c->sstart[i + 1];
   for (uint32_t i = 0; i < ne; i++) {
     uint32_t from = E[2 * i], to = E[2 * i + 1];
-    pred[pstart[to] + pfill[to]++] = from;
-    succ[sstart[from] + sfill[from]++] = to;
+    c->pred[c->pstart[to + 1]++] = from;
+    c->succ[c->sstart[from + 1]++] = to;
   }
+}
+
+/* Backward liveness to a fixed point. The work list is a stack that starts
+ * with the last block on top (blocks are numbered roughly in program order,
+ * so successors mostly come first). Live sets are unsorted: a new live_in
+ * equals the old one when the sizes match and s holds every old member. */
+static void liveness(cl_ctx *c, sset *s) {
+  uint32_t nb = (uint32_t)c->bbs.n;
+  uint32_t *work = malloc((nb + 1) * sizeof(uint32_t));
+  bool *queued = calloc(nb + 1, 1);
+  if (!work || !queued) abort();
   uint32_t nw = 0;
-  for (uint32_t i = nb; i-- > 0;) work[nw++] = i, queued[i] = true;
-  /* the work list is a stack of at most nb entries (queued guards it) */
+  for (uint32_t i = 0; i < nb; i++) work[nw++] = i, queued[i] = true;
   while (nw) {
     uint32_t bi = work[--nw];
     queued[bi] = false;
     bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
-    /* live_out = union of the successors' live_in */
-    s->n = 0;
-    for (uint32_t k = sstart[bi]; k < sstart[bi + 1]; k++) {
-      bb *t = &TL_VEC_AT(&c->bbs, bb, succ[k]);
-      for (uint32_t j = 0; j < t->nin; j++) sset_add(s, t->live_in[j]);
-    }
-    free(b->live_out);
-    b->nout = s->n;
-    b->live_out = malloc((s->n + 1) * sizeof(uint32_t));
-    if (!b->live_out) abort();
-    memcpy(b->live_out, s->mem, s->n * sizeof(uint32_t));
-    qsort(b->live_out, b->nout, sizeof(uint32_t), cmp_u32);
+    live_out(c, bi, s);
     transfer(c, b, s);
-    qsort(s->mem, s->n, sizeof(uint32_t), cmp_u32);
-    for (uint32_t j = 0; j < s->n; j++) s->pos[s->mem[j]] = j;
-    bool same = s->n == b->nin && (!s->n || !memcmp(s->mem, b->live_in, s->n * sizeof(uint32_t)));
+    bool same = s->n == b->nin;
+    for (uint32_t j = 0; same && j < b->nin; j++) same = sset_has(s, b->live_in[j]);
     if (same) continue;
-    free(b->live_in);
+    if (s->n > b->cap) {
+      b->cap = s->n + s->n / 2;
+      free(b->live_in);
+      b->live_in = malloc(b->cap * sizeof(uint32_t));
+      if (!b->live_in) abort();
+    }
     b->nin = s->n;
-    b->live_in = malloc((s->n + 1) * sizeof(uint32_t));
-    if (!b->live_in) abort();
     memcpy(b->live_in, s->mem, s->n * sizeof(uint32_t));
-    for (uint32_t k = pstart[bi]; k < pstart[bi + 1]; k++)
-      if (!queued[pred[k]]) queued[pred[k]] = true, work[nw++] = pred[k];
+    for (uint32_t k = c->pstart[bi]; k < c->pstart[bi + 1]; k++)
+      if (!queued[c->pred[k]]) queued[c->pred[k]] = true, work[nw++] = c->pred[k];
   }
   s->n = 0;
-  free(pstart), free(pred), free(sstart), free(succ), free(work), free(queued);
-  free(pfill), free(sfill);
+  free(work), free(queued);
 }
 
 static uint64_t key(uint32_t a, uint32_t b) {
@@ -299,36 +303,43 @@ static void adj_build(adj *g, const pairset *p, uint32_t n) {
   free(fill);
 }
 
-typedef struct { uint32_t *color; } rw_ctx;
-
 static bool trivially_pure(const tl_expr *e) {
   return e->op == TL_OP_LOCAL_GET || e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST ||
          e->op == TL_OP_F32_CONST || e->op == TL_OP_F64_CONST || e->op == TL_OP_V128_CONST;
 }
 
-static void rewrite_visit(tl_walk *w, tl_expr **slot) {
-  rw_ctx *r = w->ctx;
-  tl_expr *e = *slot;
-  if (e->op != TL_OP_LOCAL_GET && e->op != TL_OP_LOCAL_SET && e->op != TL_OP_LOCAL_TEE) return;
-  e->imm.index = r->color[e->imm.index];
-  if (e->op == TL_OP_LOCAL_GET) return;
-  tl_expr *v = e->kid[0];
-  bool self_copy = v->op == TL_OP_LOCAL_GET && v->imm.index == e->imm.index;
-  if ((e->aux & DEAD) || self_copy) {
+/* Renames the local ops to their colors and removes dead sets and self
+ * copies, in post-order (so a removed set's value is final when it moves
+ * into its slot). True if something was removed. */
+static bool rewrite(cl_ctx *c, const uint32_t *color) {
+  bool changed = false;
+  for (size_t i = 0; i < c->slots.n; i++) {
+    tl_expr **slot = TL_VEC_AT(&c->slots, tl_expr **, i), *e = *slot;
+    e->imm.index = color[e->imm.index];
+    if (e->op == TL_OP_LOCAL_GET) continue;
+    tl_expr *v = e->kid[0];
+    bool self_copy = v->op == TL_OP_LOCAL_GET && v->imm.index == e->imm.index;
+    if (!(e->aux & DEAD) && !self_copy) continue;
+    changed = true;
     if (e->op == TL_OP_LOCAL_TEE) *slot = v;
-    else if (trivially_pure(v)) *slot = tl_make_nop(w->m);
-    else *slot = tl_make_drop(w->m, v);
+    else if (trivially_pure(v)) *slot = tl_make_nop(c->m);
+    else *slot = tl_make_drop(c->m, v);
   }
+  return changed;
 }
 
 tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t n = f->nlocal, np = tl_func_nparams(m, f);
-  cl_ctx c = {m, f, {0}, {0}, {0}, 0, malloc((f->nlabel + 1) * sizeof(uint32_t)), calloc(n + 1, 1)};
+  cl_ctx c = {0};
+  c.m = m, c.f = f;
+  c.label_bb = malloc((f->nlabel + 1) * sizeof(uint32_t));
+  c.skip = calloc(n + 1, 1);
   sset s = {malloc((n + 1) * sizeof(uint32_t)), calloc(n + 1, sizeof(uint32_t)), 0};
   if (!c.label_bb || !c.skip || !s.mem || !s.pos) abort();
   for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
   build(&c);
+  edges_csr(&c);
   liveness(&c, &s);
   /* interference: walk each block backwards from its live_out */
   pairset inter = {0}, copies = {0};
@@ -336,8 +347,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   if (!used) abort();
   for (size_t bi = 0; bi < c.bbs.n; bi++) {
     bb *b = &TL_VEC_AT(&c.bbs, bb, bi);
-    s.n = 0;
-    for (uint32_t i = 0; i < b->nout; i++) sset_add(&s, b->live_out[i]);
+    live_out(&c, (uint32_t)bi, &s);
     for (uint32_t i = b->end; i-- > b->start;) {
       action *a = &TL_VEC_AT(&c.acts, action, i);
       used[a->local] = true;
@@ -405,22 +415,24 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
     }
     color[i] = pick;
   }
-  rw_ctx r = {color};
-  tl_walk_post(m, f, &f->body, rewrite_visit, &r);
+  bool changed = rewrite(&c, color);
   for (uint32_t i = 0; i < ncolor; i++) {
     f->local[i] = ctype[i];
     if (f->local_name) f->local_name[i] = cname[i];
   }
   f->nlocal = ncolor;
   if (has_sb) f->scratch_base = new_sb == NONE ? ncolor : new_sb;
-  tl_func_refinalize(m, f);
+  /* removed sets keep their types (a set and the drop or nop for it are
+   * none, or unreachable with the value; a tee and its value share it), so
+   * this is a safety net only when something was removed */
+  if (changed) tl_func_refinalize(m, f);
   for (size_t bi = 0; bi < c.bbs.n; bi++) {
     free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
-    free(TL_VEC_AT(&c.bbs, bb, bi).live_out);
   }
   for (int t = 0; t < TL_NBASIC; t++) tl_vec_free(&by_type[t]);
-  tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges);
+  tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges), tl_vec_free(&c.slots);
   free(c.label_bb), free(c.skip), free(s.mem), free(s.pos), free(inter.k), free(copies.k);
+  free(c.sstart), free(c.succ), free(c.pstart), free(c.pred);
   free(ig.start), free(ig.list), free(cg.start), free(cg.list);
   free(color), free(stamp), free(ctype), free(cname), free(used);
   return TL_OK;
