@@ -18,6 +18,7 @@ typedef struct {
   uint32_t *count, *first; /* uses and first-use order per local */
   uint32_t *map;           /* old index -> new index */
   uint32_t seen;
+  tl_vec ops;              /* tl_expr *: every local.get/set/tee */
 } ro_ctx;
 
 static bool is_local_op(const tl_expr *e) {
@@ -28,12 +29,8 @@ static void count_pre(tl_walk *w, tl_expr **slot) {
   ro_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (!is_local_op(e)) return;
+  TL_VEC_PUSH(&c->ops, tl_expr *, e);
   if (!c->count[e->imm.index]++) c->first[e->imm.index] = c->seen++;
-}
-
-static void remap_visit(tl_walk *w, tl_expr **slot) {
-  ro_ctx *c = w->ctx;
-  if (is_local_op(*slot)) (*slot)->imm.index = c->map[(*slot)->imm.index];
 }
 
 /* A stable bottom-up merge sort: most uses first, then first use. */
@@ -85,7 +82,7 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
   if (n == np) return TL_OK;
-  ro_ctx c = {calloc(n, sizeof(uint32_t)), calloc(n, sizeof(uint32_t)), malloc(n * sizeof(uint32_t)), 0};
+  ro_ctx c = {calloc(n, sizeof(uint32_t)), calloc(n, sizeof(uint32_t)), malloc(n * sizeof(uint32_t)), 0, {0}};
   uint32_t *order = malloc(n * sizeof(uint32_t));
   tl_type *types = malloc(n * sizeof(tl_type));
   const char **names = malloc(n * sizeof(char *));
@@ -116,8 +113,14 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
     f->local[np + k] = types[order[k]];
     if (f->local_name) f->local_name[np + k] = names[order[k]];
   }
+  bool same = np + nd == n;
+  for (uint32_t k = 0; same && k < nd; k++) same = order[k] == np + k;
   f->nlocal = np + nd;
-  tl_walk_post(m, f, &f->body, remap_visit, &c);
+  for (size_t i = 0; !same && i < c.ops.n; i++) {
+    tl_expr *e = TL_VEC_AT(&c.ops, tl_expr *, i);
+    e->imm.index = c.map[e->imm.index];
+  }
+  tl_vec_free(&c.ops);
   free(c.count), free(c.first), free(c.map), free(order), free(types), free(names);
   return TL_OK;
 }
