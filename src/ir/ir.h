@@ -395,6 +395,10 @@ tl_func *tl_module_add_func(tl_module *m);      /* zeroed, appended */
 tl_functype *tl_func_type(const tl_module *m, const tl_func *f);
 uint32_t tl_func_nparams(const tl_module *m, const tl_func *f);
 uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);
+/* tl_func_add_local for a pass: the new local is an ordinary one, outside
+ * the reader's scratch range (a function with scratch locals in use loses
+ * its scratch range). */
+uint32_t tl_func_add_var(tl_module *m, tl_func *f, tl_type t);
 uint32_t tl_func_new_label(tl_module *m, tl_func *f);
 uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f); /* wasm local base per IR local; free() it */
 

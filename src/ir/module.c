@@ -61,6 +61,14 @@ uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t) {
   return n;
 }
 
+uint32_t tl_func_add_var(tl_module *m, tl_func *f, tl_type t) {
+  bool keep = f->has_scratch_base && f->scratch_base >= f->nlocal;
+  uint32_t n = tl_func_add_local(m, f, t);
+  if (keep) f->scratch_base = f->nlocal;
+  else f->has_scratch_base = false;
+  return n;
+}
+
 uint32_t tl_func_new_label(tl_module *m, tl_func *f) {
   if (f->label_name && f->nlabel == f->label_cap) {
     uint32_t n = f->nlabel, cap = n ? n * 2 : 4;

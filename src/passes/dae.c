@@ -250,7 +250,7 @@ static tl_expr *fix_call(call_ctx *c, tl_expr *e, const dinfo *d) {
       continue;
     }
     if (before && !is_const_node(k)) {
-      uint32_t tmp = tl_func_add_local(m, c->f, tl_type_at(m, ptypes, i));
+      uint32_t tmp = tl_func_add_var(m, c->f, tl_type_at(m, ptypes, i));
       TL_VEC_PUSH(&pre, tl_expr *, tl_make_local_set(m, c->f, tmp, k, false));
       k = tl_make_local_get(m, c->f, tmp);
     }

@@ -159,7 +159,7 @@ static tl_expr *select_calls(dz *d, tl_func *f, tl_expr *ci) {
   if (!loc || !args) abort();
   tl_expr *blk = tl_expr_new(m, TL_OP_BLOCK, 0);
   for (uint32_t i = 0; i < nargs; i++) {
-    loc[i] = tl_func_add_local(m, f, ci->kid[i]->type);
+    loc[i] = tl_func_add_var(m, f, ci->kid[i]->type);
     tl_expr_push_kid(m, blk, tl_make_local_set(m, f, loc[i], ci->kid[i], false));
   }
   tl_expr *arm[2];

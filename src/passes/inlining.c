@@ -205,7 +205,7 @@ static tl_expr *zero_of(tl_module *m, tl_type t) {
 /* The block that replaces `call` (a call or return_call of `from` in `into`). */
 static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr *call) {
   uint32_t np = tl_func_nparams(m, from), base = into->nlocal;
-  for (uint32_t i = 0; i < from->nlocal; i++) tl_func_add_local(m, into, from->local[i]);
+  for (uint32_t i = 0; i < from->nlocal; i++) tl_func_add_var(m, into, from->local[i]);
   copy_ctx c = {m, into, base, malloc((from->nlabel + 1) * sizeof(uint32_t)), 0,
                 calloc(from->nlocal + 1, 1)};
   if (!c.lmap || !c.read) abort();

@@ -84,7 +84,7 @@ static tl_expr *split_init(mp_ctx *c, tl_func *f, tl_expr *e) {
   if (d->type == TL_UNREACHABLE) return d;
   tl_expr *b = tl_expr_new(m, TL_OP_BLOCK, 0);
   if (d->op != TL_OP_I32_CONST) {
-    loc = tl_func_add_local(m, f, TL_I32);
+    loc = tl_func_add_var(m, f, TL_I32);
     tl_expr_push_kid(m, b, tl_make_local_set(m, f, loc, d, false));
   }
   size_t nr = rs->n, npieces = 0;
