@@ -7,30 +7,16 @@ each pass listed by `tilt-opt --help`, runs
 do before and after, up to a "[stop" line) and then wasm-validate on out.wasm.
 Usage: fuzzexec.py BUILD_DIR [PASS...]   (no passes: all registered ones;
 O1..O4, Os, Oz: that -O pipeline)"""
-import concurrent.futures, glob, json, os, re, subprocess, sys, tempfile
+import concurrent.futures, os, re, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import specmods
+from specmods import VALIDATE, modules
 
 def passes(tiltopt):
     out = subprocess.run([tiltopt, '--help'], capture_output=True, text=True).stdout
     sec = out.split('optimization passes', 1)[1] if 'optimization passes' in out else ''
     return re.findall(r'^  --([a-z0-9-]+)', sec, re.M)
-
-def modules(suite, tmp):
-    mods = []
-    for wast in sorted(glob.glob(os.path.join(suite, 'core', '*.wast'))):
-        base = os.path.splitext(os.path.basename(wast))[0]
-        d = os.path.join(tmp, base)
-        os.makedirs(d)
-        r = subprocess.run(['wast2json', '--enable-all', wast, '-o', os.path.join(d, base + '.json')],
-                           capture_output=True, text=True)
-        if r.returncode:
-            continue
-        for cmd in json.load(open(os.path.join(d, base + '.json')))['commands']:
-            if cmd['type'] == 'module' and cmd.get('module_type', 'binary') == 'binary':
-                mods.append(os.path.join(d, cmd['filename']))
-    return mods
 
 def run_one(tiltopt, pas, wasm, tmp):
     out = os.path.join(tmp, 'out', pas + '.' + os.path.basename(os.path.dirname(wasm)) + '.' + os.path.basename(wasm))
@@ -58,10 +44,8 @@ def run_one(tiltopt, pas, wasm, tmp):
 def main():
     build = sys.argv[1]
     tiltopt = os.path.join(build, 'tilt-opt')
-    suite = os.environ.get('TILT_TESTSUITE', os.path.join(ROOT, '..', 'shared', 'testsuite'))
-    if os.path.isdir(os.path.join(suite, 'baseline-2022-11', 'core')):
-        suite = os.path.join(suite, 'baseline-2022-11')
-    if not os.path.isdir(os.path.join(suite, 'core')):
+    suite = specmods.find_suite()
+    if not suite:
         print('spec test suite not found (TILT_TESTSUITE): skipped')
         return 0
     names = sys.argv[2:] or passes(tiltopt)

@@ -11,33 +11,11 @@ Usage: rereloop_size.py BUILD_DIR [--stride K] [-v]
   --stride K (or env TILT_RERELOOP_STRIDE=K): every K-th module only
   (default 1: all of them, about 20 s on 2 cores, which ctest runs).
 Exit 0: all clean; 1: failures; 77: skipped (no suite or no wabt)."""
-import concurrent.futures, glob, json, os, shutil, subprocess, sys, tempfile
+import concurrent.futures, os, shutil, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
-
-
-def find_suite():
-    suite = os.environ.get('TILT_TESTSUITE', os.path.join(ROOT, '..', 'shared', 'testsuite'))
-    for d in (os.path.join(suite, 'baseline-2022-11'), suite):
-        if os.path.isdir(os.path.join(d, 'core')):
-            return d
-    return None
-
-
-def modules(suite, tmp):
-    mods = []
-    for wast in sorted(glob.glob(os.path.join(suite, 'core', '*.wast'))):
-        base = os.path.splitext(os.path.basename(wast))[0]
-        d = os.path.join(tmp, base)
-        os.makedirs(d)
-        js = os.path.join(d, base + '.json')
-        if subprocess.run(['wast2json', '--enable-all', wast, '-o', js], capture_output=True).returncode:
-            continue
-        for cmd in json.load(open(js))['commands']:
-            if cmd['type'] == 'module' and cmd.get('module_type', 'binary') == 'binary':
-                mods.append(os.path.join(d, cmd['filename']))
-    return mods
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import specmods
+from specmods import VALIDATE, modules
 
 
 def run(args):
@@ -80,7 +58,7 @@ def main():
         print(__doc__)
         return 2
     tiltopt = os.path.join(args[0], 'tilt-opt')
-    suite = find_suite()
+    suite = specmods.find_suite()
     if not suite:
         print('spec test suite not found (TILT_TESTSUITE): skipped')
         return 77

@@ -9,25 +9,11 @@ the output must pass wasm-validate, and the exports must do the same
 line) as the module written without it.
 Usage: stackopt.py BUILD_DIR [plain|O2...]; env TILT_STACKOPT_STRIDE=k runs
 every k-th module (default 1)."""
-import concurrent.futures, glob, json, os, subprocess, sys, tempfile
+import concurrent.futures, os, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
-
-def modules(suite, tmp):
-    mods = []
-    for wast in sorted(glob.glob(os.path.join(suite, 'core', '*.wast'))):
-        base = os.path.splitext(os.path.basename(wast))[0]
-        d = os.path.join(tmp, base)
-        os.makedirs(d)
-        r = subprocess.run(['wast2json', '--enable-all', wast, '-o', os.path.join(d, base + '.json')],
-                           capture_output=True, text=True)
-        if r.returncode:
-            continue
-        for cmd in json.load(open(os.path.join(d, base + '.json')))['commands']:
-            if cmd['type'] == 'module' and cmd.get('module_type', 'binary') == 'binary':
-                mods.append(os.path.join(d, cmd['filename']))
-    return mods
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import specmods
+from specmods import VALIDATE, modules
 
 def run(args):
     return subprocess.run(args, capture_output=True, text=True, timeout=300)
@@ -70,10 +56,8 @@ def check(tiltopt, mode, wasm, tmp):
 def main():
     build = sys.argv[1]
     tiltopt = os.path.join(build, 'tilt-opt')
-    suite = os.environ.get('TILT_TESTSUITE', os.path.join(ROOT, '..', 'shared', 'testsuite'))
-    if os.path.isdir(os.path.join(suite, 'baseline-2022-11', 'core')):
-        suite = os.path.join(suite, 'baseline-2022-11')
-    if not os.path.isdir(os.path.join(suite, 'core')):
+    suite = specmods.find_suite()
+    if not suite:
         print('spec test suite not found (TILT_TESTSUITE): skipped')
         return 0
     modes = sys.argv[2:] or ['plain', 'O2']

@@ -1,0 +1,35 @@
+"""specmods.py — the spec-suite modules the Python test scripts share
+(test/passes/fuzzexec.py, test/passes/rereloop_size.py,
+test/stackopt/stackopt.py): where the suite is, and its binary modules
+written out by wast2json. Import it after putting test/ on sys.path."""
+import glob, json, os, subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+
+
+def find_suite():
+    """The suite's directory holding core/ ($TILT_TESTSUITE, default
+    <repo>/../shared/testsuite; its baseline-2022-11 if present), or None."""
+    suite = os.environ.get('TILT_TESTSUITE', os.path.join(ROOT, '..', 'shared', 'testsuite'))
+    for d in (os.path.join(suite, 'baseline-2022-11'), suite):
+        if os.path.isdir(os.path.join(d, 'core')):
+            return d
+    return None
+
+
+def modules(suite, tmp):
+    """Paths of the binary modules of suite/core/*.wast, written by wast2json
+    under tmp/<wast name>/ (a .wast wast2json rejects is left out)."""
+    mods = []
+    for wast in sorted(glob.glob(os.path.join(suite, 'core', '*.wast'))):
+        base = os.path.splitext(os.path.basename(wast))[0]
+        d = os.path.join(tmp, base)
+        os.makedirs(d)
+        js = os.path.join(d, base + '.json')
+        if subprocess.run(['wast2json', '--enable-all', wast, '-o', js], capture_output=True).returncode:
+            continue
+        for cmd in json.load(open(js))['commands']:
+            if cmd['type'] == 'module' and cmd.get('module_type', 'binary') == 'binary':
+                mods.append(os.path.join(d, cmd['filename']))
+    return mods
