@@ -134,38 +134,60 @@ void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e) {
 }
 
 /* Whole function, one post-order walk: branches are visited before the
- * construct they target, so their types are collected per label first. */
-typedef struct { tl_type *bt; } refin_ctx;
-
-static void refin_visit(tl_walk *w, tl_expr **slot) {
-  refin_ctx *c = w->ctx;
-  tl_expr *e = *slot;
-  if (tl_ops[e->op].flags & TL_F_CONTROL) {
+ * construct they target, so their types are collected per label first.
+ * Its own loop rather than tl_walk: no visitor calls, leaves are typed
+ * without a stack frame, nodes are never replaced. */
+static void refin_node(tl_module *m, tl_func *f, tl_type *bt, tl_expr *e) {
+  uint32_t fl = tl_ops[e->op].flags;
+  if (fl & TL_F_CONTROL) {
     uint32_t l = e->imm.block.label;
-    tl_type bt = (e->op != TL_OP_LOOP && l != TL_NO_LABEL) ? c->bt[l] : TL_UNREACHABLE;
-    tl_block_finalize(w->m, e, bt);
+    tl_block_finalize(m, e, (e->op != TL_OP_LOOP && l != TL_NO_LABEL) ? bt[l] : TL_UNREACHABLE);
     return;
   }
-  finalize_plain(w->m, w->f, e);
-  if (tl_ops[e->op].flags & TL_F_BRANCH) {
-    tl_type vt = tl_branch_value_type(e);
-    if (e->op == TL_OP_BR_TABLE) {
-      for (uint32_t i = 0; i < e->imm.table.n; i++)
-        c->bt[e->imm.table.targets[i]] = tl_type_lub(c->bt[e->imm.table.targets[i]], vt);
-      c->bt[e->imm.table.def] = tl_type_lub(c->bt[e->imm.table.def], vt);
-    } else {
-      c->bt[e->imm.label] = tl_type_lub(c->bt[e->imm.label], vt);
-    }
+  finalize_plain(m, f, e);
+  if (!(fl & TL_F_BRANCH)) return;
+  tl_type vt = tl_branch_value_type(e);
+  if (e->op == TL_OP_BR_TABLE) {
+    for (uint32_t i = 0; i < e->imm.table.n; i++)
+      bt[e->imm.table.targets[i]] = tl_type_lub(bt[e->imm.table.targets[i]], vt);
+    bt[e->imm.table.def] = tl_type_lub(bt[e->imm.table.def], vt);
+  } else {
+    bt[e->imm.label] = tl_type_lub(bt[e->imm.label], vt);
   }
 }
 
+typedef struct { tl_expr *e; uint32_t next; } refin_frame;
+
 void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
   if (!*root) return;
-  refin_ctx c = {malloc((f->nlabel + 1) * sizeof(tl_type))};
-  if (!c.bt) abort();
-  for (uint32_t i = 0; i < f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
-  tl_walk_post(m, f, root, refin_visit, &c);
-  free(c.bt);
+  tl_type *bt = malloc((f->nlabel + 1) * sizeof(tl_type));
+  size_t cap = 64, n = 0;
+  refin_frame *st = malloc(cap * sizeof *st);
+  if (!bt || !st) abort();
+  for (uint32_t i = 0; i < f->nlabel; i++) bt[i] = TL_UNREACHABLE;
+  st[n++] = (refin_frame){*root, 0};
+  while (n) {
+    refin_frame *top = &st[n - 1];
+    tl_expr *e = top->e;
+    if (top->next < e->nkid) {
+      tl_expr *k = e->kid[top->next++];
+      if (!k) continue;
+      if (!k->nkid) {
+        refin_node(m, f, bt, k);
+        continue;
+      }
+      if (n == cap) {
+        st = realloc(st, (cap *= 2) * sizeof *st);
+        if (!st) abort();
+      }
+      st[n++] = (refin_frame){k, 0};
+      continue;
+    }
+    n--;
+    refin_node(m, f, bt, e);
+  }
+  free(st);
+  free(bt);
 }
 
 void tl_func_refinalize(tl_module *m, tl_func *f) { tl_expr_refinalize(m, f, &f->body); }

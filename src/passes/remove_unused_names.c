@@ -3,43 +3,97 @@
  * ...)) where the inner block is last and has the same type, a branch to $b
  * lands where a branch to $a would, so $b's branches go to $a.
  * Assumes: valid IR. Guarantees: same behaviour. A label moves only
- * between blocks of equal type; the inner block may then become
- * unreachable-typed (its content never falls off), so types are recomputed
- * once at the end. */
+ * between blocks of equal type, so the outer block keeps its type; the
+ * inner one may become unreachable-typed (its content never falls off), and
+ * only those inner blocks are retyped. Two walks: count and merge, then
+ * retarget and drop. */
 #include "passes.h"
 
 #include <stdlib.h>
 
-static void merge_visit(tl_walk *w, tl_expr **slot) {
-  uint32_t *map = w->ctx;
-  tl_expr *a = *slot;
+typedef struct { tl_expr *e; uint32_t next; } frame;
+
+/* Iterative post-order over f's body calling visit(c, node). */
+#define POST_ORDER(f, visit, c)                                          \
+  do {                                                                   \
+    size_t n_ = 0, cap_ = 64;                                            \
+    frame *st_ = malloc(cap_ * sizeof *st_);                             \
+    if (!st_) abort();                                                   \
+    st_[n_++] = (frame){(f)->body, 0};                                   \
+    while (n_) {                                                         \
+      frame *t_ = &st_[n_ - 1];                                          \
+      if (t_->next < t_->e->nkid) {                                      \
+        tl_expr *k_ = t_->e->kid[t_->next++];                            \
+        if (!k_) continue;                                               \
+        if (!k_->nkid) { visit((c), k_); continue; }                     \
+        if (n_ == cap_ && !(st_ = realloc(st_, (cap_ *= 2) * sizeof *st_))) abort(); \
+        st_[n_++] = (frame){k_, 0};                                      \
+        continue;                                                        \
+      }                                                                  \
+      visit((c), t_->e);                                                 \
+      n_--;                                                              \
+    }                                                                    \
+    free(st_);                                                           \
+  } while (0)
+
+typedef struct {
+  uint32_t *map;   /* label -> label its branches go to (chains allowed) */
+  uint32_t *count; /* branches per label */
+  tl_vec moved;    /* tl_expr *: inner blocks that lost their label */
+} ctx;
+
+static uint32_t follow(const uint32_t *map, uint32_t l) {
+  while (map[l] != l) l = map[l];
+  return l;
+}
+
+static void count_merge(ctx *c, tl_expr *a) {
+  if (tl_ops[a->op].flags & TL_F_BRANCH) {
+    if (a->op != TL_OP_BR_TABLE) {
+      c->count[a->imm.label]++;
+      return;
+    }
+    for (uint32_t i = 0; i < a->imm.table.n; i++) c->count[a->imm.table.targets[i]]++;
+    c->count[a->imm.table.def]++;
+    return;
+  }
   if (a->op != TL_OP_BLOCK || a->nkid == 0) return;
   tl_expr *b = a->kid[a->nkid - 1];
   if (b->op != TL_OP_BLOCK || b->imm.block.label == TL_NO_LABEL || b->type != a->type) return;
   if (a->imm.block.label == TL_NO_LABEL) a->imm.block.label = b->imm.block.label;
-  else map[b->imm.block.label] = a->imm.block.label;
+  else c->map[b->imm.block.label] = a->imm.block.label;
   b->imm.block.label = TL_NO_LABEL;
+  TL_VEC_PUSH(&c->moved, tl_expr *, b);
 }
 
-static void drop_visit(tl_walk *w, tl_expr **slot) {
-  tl_label_info *li = w->ctx;
-  tl_expr *e = *slot;
-  if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL &&
-      li->count[e->imm.block.label] == 0)
-    e->imm.block.label = TL_NO_LABEL;
+static void retarget_drop(ctx *c, tl_expr *e) {
+  uint32_t fl = tl_ops[e->op].flags;
+  if (fl & TL_F_CONTROL) {
+    if (e->imm.block.label != TL_NO_LABEL && c->count[e->imm.block.label] == 0)
+      e->imm.block.label = TL_NO_LABEL;
+  } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+    e->imm.label = follow(c->map, e->imm.label);
+  } else if (e->op == TL_OP_BR_TABLE) {
+    for (uint32_t i = 0; i < e->imm.table.n; i++)
+      e->imm.table.targets[i] = follow(c->map, e->imm.table.targets[i]);
+    e->imm.table.def = follow(c->map, e->imm.table.def);
+  }
 }
 
-tl_status tl_pass_remove_unused_names(tl_pass_ctx *ctx, tl_func *f) {
-  uint32_t *map = malloc((f->nlabel + 1) * sizeof *map);
-  if (!map) abort();
-  for (uint32_t i = 0; i <= f->nlabel; i++) map[i] = i;
-  tl_walk_post(ctx->m, f, &f->body, merge_visit, map);
-  tl_labels_retarget(ctx->m, f, map);
-  free(map);
-  tl_label_info li;
-  tl_labels_count(ctx->m, f, &li);
-  tl_walk_post(ctx->m, f, &f->body, drop_visit, &li);
-  tl_labels_free(&li);
-  tl_func_refinalize(ctx->m, f);
+tl_status tl_pass_remove_unused_names(tl_pass_ctx *pc, tl_func *f) {
+  if (!f->body) return TL_OK;
+  ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), calloc(f->nlabel + 1, sizeof(uint32_t)), {0}};
+  if (!c.map || !c.count) abort();
+  for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
+  POST_ORDER(f, count_merge, &c);
+  /* a merged label's branches count for the label they now go to */
+  for (uint32_t i = 0; i < f->nlabel; i++)
+    if (c.map[i] != i && c.count[i]) c.count[follow(c.map, i)] += c.count[i];
+  POST_ORDER(f, retarget_drop, &c);
+  /* innermost first: a retyped block may be the last child of another */
+  for (size_t i = 0; i < c.moved.n; i++) tl_block_finalize(pc->m, TL_VEC_AT(&c.moved, tl_expr *, i), TL_UNREACHABLE);
+  tl_vec_free(&c.moved);
+  free(c.map);
+  free(c.count);
   return TL_OK;
 }
