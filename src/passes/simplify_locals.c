@@ -10,7 +10,9 @@
  * same local becomes a set of an if with a result; a block nothing branches
  * to that ends in a set becomes a set of the block; so does a labeled block
  * whose branches (br / br_if, no br_table) each follow a set of the same
- * local, the branches then carrying the values.
+ * local, the branches then carrying the values. A one-armed if ending in
+ * a set of x becomes set x (if c a (get x)); at the end, such sets whose
+ * value nothing took are turned back (they are 3 bytes bigger).
  * Sets of locals that are never read become drops of their values (or
  * nothing when the value has no effects). Tuple-typed locals are left alone.
  * -nonesting only sinks into a get that is the whole value of another set.
@@ -30,6 +32,7 @@ typedef struct {
   tl_func *f;
   bool tee, structure, nesting;
   bool changed;
+  uint32_t nif1;            /* one-armed ifs given a result (undone at the end if unused) */
   uint32_t *nget;           /* gets per local */
   tl_label_info li;
   tl_vec reads, writes;     /* locals the value being sunk reads / writes */
@@ -192,6 +195,45 @@ static tl_expr *structure_if(sl_ctx *c, tl_expr *e) {
   return set;
 }
 
+/* if c (...; set x a)  ->  set x (if (result T) c (...; a) (get x)) */
+static tl_expr *structure_if1(sl_ctx *c, tl_expr *e) {
+  if (e->nkid != 2 || e->type != TL_NONE || !unbranched(c, e)) return NULL;
+  tl_expr **s = last_set(&e->kid[1]);
+  if (!s) return NULL;
+  uint32_t x = (*s)->imm.index;
+  if (tl_type_is_tuple(c->f->local[x]) || (*s)->kid[0]->type != c->f->local[x]) return NULL;
+  tl_expr *set = *s;
+  *s = set->kid[0];
+  if (e->kid[1]->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, e->kid[1]);
+  tl_expr_push_kid(c->m, e, tl_make_local_get(c->m, c->f, x));
+  c->nget[x]++, c->nif1++;
+  e->imm.block.bt = TL_NO_INDEX;
+  tl_expr_finalize(c->m, c->f, e);
+  set->kid[0] = e;
+  tl_expr_finalize(c->m, c->f, set);
+  return set;
+}
+
+/* The inverse, when the set stayed a set (nothing took the if's value):
+ * set x (if c (...; a) (get x))  ->  if c (...; set x a), 3 bytes smaller. */
+static void unif1_visit(tl_walk *w, tl_expr **slot) {
+  sl_ctx *c = w->ctx;
+  tl_expr *set = *slot, *e = set->op == TL_OP_LOCAL_SET ? set->kid[0] : NULL;
+  if (!e || e->op != TL_OP_IF || e->nkid != 3 || !unbranched(c, e)) return;
+  uint32_t x = set->imm.index;
+  tl_expr *get = e->kid[2], **arm = &e->kid[1];
+  if (get->op != TL_OP_LOCAL_GET || get->imm.index != x || (*arm)->type != c->f->local[x]) return;
+  tl_expr *a = *arm;
+  if (a->op == TL_OP_BLOCK && a->imm.block.label == TL_NO_LABEL && a->nkid) arm = &a->kid[a->nkid - 1];
+  set->kid[0] = *arm;
+  tl_expr_finalize(c->m, c->f, set);
+  *arm = set;
+  if (a->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, a);
+  e->nkid = 2;
+  tl_expr_finalize(c->m, c->f, e);
+  *slot = e;
+}
+
 /* block (...; set x a)  ->  set x (block (result T) ...; a) */
 static tl_expr *structure_block(sl_ctx *c, tl_expr *e, bool root) {
   if (root || e->type != TL_NONE || !e->nkid || !unbranched(c, e)) return NULL;
@@ -331,7 +373,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) sink_list(c, e);
   if (c->structure) {
     tl_expr *r = NULL;
-    if (e->op == TL_OP_IF) r = structure_if(c, e);
+    if (e->op == TL_OP_IF) r = e->nkid == 2 ? structure_if1(c, e) : structure_if(c, e);
     else if (e->op == TL_OP_BLOCK) r = structure_block(c, e, slot == &w->f->body);
     if (r) *slot = e = r, c->changed = true;
   }
@@ -351,7 +393,7 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 }
 
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
-  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, calloc(f->nlocal + 1, sizeof(uint32_t)),
+  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, 0, calloc(f->nlocal + 1, sizeof(uint32_t)),
               {0}, {0}, {0}, {0}};
   if (!c.nget) abort();
   for (int round = 0; round < ROUNDS; round++) {
@@ -364,6 +406,12 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
     tl_func_refinalize(ctx->m, f);
     if (structure && round + 1 < ROUNDS) block_returns(&c);
     if (!c.changed) break;
+  }
+  if (c.nif1) {
+    tl_labels_count(ctx->m, f, &c.li);
+    tl_walk_post(ctx->m, f, &f->body, unif1_visit, &c);
+    tl_labels_free(&c.li);
+    tl_func_refinalize(ctx->m, f);
   }
   free(c.nget);
   tl_vec_free(&c.reads), tl_vec_free(&c.writes), tl_vec_free(&c.stack);
