@@ -13,6 +13,11 @@
  *   the negated condition around the rest.
  * - (if C (br $l V)) with a cheap pure V becomes (drop (br_if $l V C)); a
  *   valued block that starts with that becomes (if C V REST) or a select.
+ * - A loop ending a value-less block $out: a (br_if $out C) at its start
+ *   becomes an if around the rest, and (br_if $out C) (br $in) at its end
+ *   becomes (br_if $in (i32.eqz C)).
+ * - (local.set x (if C (local.get x) A)) sets x in A's arm only; an arm
+ *   that is a plain br becomes a br_if before the set.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -264,15 +269,99 @@ static tl_expr *value_block_to_if(tl_walk *w, brs_ctx *c, tl_expr **slot) {
   return e;
 }
 
+/* A value-less block $out whose list ends in a loop $in: falling off the
+ * loop's end is branching to $out. So a loop that starts with the only
+ * (br_if $out C) becomes (loop $in (if (i32.eqz C) (then REST...))), and
+ * one that ends in (br_if $out C) (br $in) ends in (br_if $in (i32.eqz C)):
+ * a while/do-while shape with no block around it, 2-3 bytes smaller. */
+static tl_expr *negate(tl_module *m, tl_expr *cond) {
+  return cond->op == TL_OP_I32_EQZ ? cond->kid[0] : tl_make_unary(m, TL_OP_I32_EQZ, cond);
+}
+
+static bool exit_br_if(const tl_expr *e, uint32_t l) {
+  return e->op == TL_OP_BR_IF && e->nkid == 1 && e->imm.label == l && e->kid[0]->type == TL_I32;
+}
+
+static void loop_exits(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  uint32_t l = e->imm.block.label;
+  if (e->op != TL_OP_BLOCK || l == TL_NO_LABEL || e->type != TL_NONE || !e->nkid || c->map[l] != l) return;
+  tl_expr *lp = e->kid[e->nkid - 1];
+  if (lp->op != TL_OP_LOOP || lp->nkid < 2 || (lp->type != TL_NONE && lp->type != TL_UNREACHABLE)) return;
+  uint32_t n = lp->nkid, in = lp->imm.block.label;
+  if (exit_br_if(lp->kid[0], l) && c->li.count[l] == 1) { /* $out goes away: else larger */
+    tl_expr *rest = n == 2 ? lp->kid[1] : tl_make_block(w->m, TL_OP_BLOCK, TL_NO_LABEL, lp->kid + 1, n - 1);
+    tl_expr *r = tl_expr_new(w->m, TL_OP_IF, 2);
+    r->kid[0] = negate(w->m, lp->kid[0]->kid[0]);
+    r->kid[1] = rest;
+    r->imm.block.label = TL_NO_LABEL;
+    r->imm.block.bt = TL_NO_INDEX;
+    tl_block_finalize(w->m, r, TL_UNREACHABLE);
+    lp->kid[0] = r;
+    lp->nkid = 1;
+  } else if (in != TL_NO_LABEL && exit_br_if(lp->kid[n - 2], l) && is_plain_br(lp->kid[n - 1]) &&
+             lp->kid[n - 1]->imm.label == in) {
+    tl_expr *b = lp->kid[n - 2];
+    b->imm.label = in;
+    b->kid[0] = negate(w->m, b->kid[0]);
+    lp->nkid--;
+  } else {
+    return;
+  }
+  tl_block_finalize(w->m, lp, TL_UNREACHABLE);
+  c->li.count[l]--;
+  tl_block_finalize(w->m, e, c->li.count[l] ? c->li.type[l] : TL_UNREACHABLE);
+  c->changed = true;
+}
+
+/* (local.set x (if C (local.get x) A)) => (if (i32.eqz C) (local.set x A)),
+ * (local.set x (if C A (local.get x))) => (if C (local.set x A)), and
+ * (local.set x (if C (br $l) A)) => (br_if $l C) (local.set x A): the
+ * copy arm or the branch arm needs no value. */
+static bool is_get_of(const tl_expr *e, uint32_t x) { return e->op == TL_OP_LOCAL_GET && e->imm.index == x; }
+
+static tl_expr *set_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  tl_expr *v = e->op == TL_OP_LOCAL_SET ? e->kid[0] : NULL;
+  if (!v || v->op != TL_OP_IF || v->nkid != 3 || v->type != w->f->local[e->imm.index] ||
+      (v->imm.block.label != TL_NO_LABEL && c->li.count[v->imm.block.label]))
+    return e;
+  uint32_t x = e->imm.index;
+  int keep = is_get_of(v->kid[1], x) ? 2 : is_get_of(v->kid[2], x) ? 1 : 0;
+  tl_expr *r;
+  if (keep) {
+    e->kid[0] = v->kid[keep];
+    tl_expr_finalize(w->m, w->f, e);
+    r = tl_expr_new(w->m, TL_OP_IF, 2);
+    r->kid[0] = keep == 2 ? negate(w->m, v->kid[0]) : v->kid[0];
+    r->kid[1] = e;
+  } else if (is_plain_br(only(v->kid[1])) && v->kid[2]->type == v->type) {
+    tl_expr *br = tl_expr_new(w->m, TL_OP_BR_IF, 1), *two[2] = {br, e};
+    br->imm.label = only(v->kid[1])->imm.label;
+    br->kid[0] = v->kid[0];
+    tl_expr_finalize(w->m, w->f, br);
+    e->kid[0] = v->kid[2];
+    tl_expr_finalize(w->m, w->f, e);
+    r = tl_make_block(w->m, TL_OP_BLOCK, TL_NO_LABEL, two, 2);
+  } else {
+    return e;
+  }
+  r->imm.block.label = TL_NO_LABEL;
+  r->imm.block.bt = TL_NO_INDEX;
+  tl_block_finalize(w->m, r, TL_UNREACHABLE);
+  c->changed = true;
+  return r;
+}
+
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
   tl_expr *e = *slot;
   unnest_ifs(w, c, e);
   drop_final_br(c, e);
   thread_list(c, e);
+  loop_exits(w, c, e);
   e = *slot = block_to_if(w, c, slot);
   e = *slot = value_block_to_if(w, c, slot);
-  *slot = simplify_if(w, c, e);
+  e = *slot = simplify_if(w, c, e);
+  *slot = set_if(w, c, e);
 }
 
 /* The function's value can fall off the end of its body instead of being
