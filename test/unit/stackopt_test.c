@@ -6,6 +6,7 @@
  * there. */
 #include "ir.h"
 #include "wasm-io/wasmio.h"
+#include "wasm_validate.h"
 
 #include "check_main.h"
 #include <stdio.h>
@@ -32,23 +33,6 @@ static void module_bytes(tl_buf *b, const uint8_t *body, size_t n) {
   tl_leb_write_u32(b, (uint32_t)code.n);
   tl_buf_put(b, code.p, code.n);
   tl_buf_free(&code);
-}
-
-static bool have_validator(void) { return system("wasm-validate --version >/dev/null 2>&1") == 0; }
-
-static bool validates(const tl_buf *b) {
-  char path[] = "/tmp/tilt-stackopt-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  FILE *f = fdopen(fd, "wb");
-  ck_assert_ptr_nonnull(f);
-  fwrite(b->p, 1, b->n, f);
-  fclose(f);
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "wasm-validate --enable-threads --enable-tail-call --enable-extended-const %s", path);
-  int rc = system(cmd);
-  unlink(path);
-  return rc == 0;
 }
 
 /* The body (after the locals) of the last function of a written module. */

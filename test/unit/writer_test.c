@@ -4,6 +4,7 @@
  * tuple locals, and 100,000 nested blocks (skipped when wabt is absent). */
 #include "ir.h"
 #include "wasm-io/wasmio.h"
+#include "wasm_validate.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -12,36 +13,6 @@
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------- */
-static bool have_validator(void) {
-  return system("wasm-validate --version >/dev/null 2>&1") == 0;
-}
-
-/* Runs wasm-validate on the bytes with every feature tilt reads; true if it
- * accepts them. (Not --enable-all: that turns on function references, under
- * which wabt 1.0.32 types ref.func as (ref $t) and rejects valid MVP code.) */
-static bool validates(const tl_buf *b) {
-  char path[] = "/tmp/tilt-writer-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  FILE *f = fdopen(fd, "wb");
-  ck_assert_ptr_nonnull(f);
-  fwrite(b->p, 1, b->n, f);
-  fclose(f);
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "wasm-validate --enable-threads --enable-tail-call --enable-extended-const %s", path);
-  int rc = system(cmd);
-  if (getenv("TILT_WRITER_DUMP")) {
-    snprintf(cmd, sizeof cmd, "wasm2wat --enable-all --no-check %s", path);
-    if (system(cmd)) {}
-  }
-  if (rc != 0) {
-    snprintf(cmd, sizeof cmd, "cp %s /tmp/tilt-writer-failed.wasm", path);
-    if (system(cmd)) {}
-  }
-  unlink(path);
-  return rc == 0;
-}
-
 static void write_ok(tl_module *m, const tl_write_options *opt, tl_buf *out) {
   tl_error err = {0};
   tl_status s = tl_write(m, opt, out, &err);
