@@ -2,9 +2,9 @@
  * they compute: (a + 3) * b is one load, an add with an immediate and a
  * multiply with a memory operand (seed 004); a compare feeding br_if is a
  * cmp + jcc with no setcc; traps and results agree with the interpreter. */
-#include "jit/jit.h"
+#include "jit_fixture.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,44 +35,30 @@ static size_t count_setcc(const uint8_t *p, size_t n) {
   return k;
 }
 
-typedef struct { tl_module *m; tl_store *s; tl_instance *inst; jctx *c; } fixture;
-
-static void setup(fixture *f) {
+/* The module compiled eagerly by the JIT; returns its JIT context. */
+static jctx *setup(fixture *f) {
   tl_error err = {0};
-  tl_read_options ro = {0};
-  f->m = tl_module_read(wasm, sizeof wasm, &ro, &err);
-  ck_assert_ptr_nonnull(f->m);
-  f->s = tl_store_new();
-  tl_store_set_engine(f->s, TL_ENGINE_JIT);
-  f->inst = tl_instantiate(f->s, f->m, NULL, &err);
-  ck_assert_ptr_nonnull(f->inst);
+  fixture_setup(f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   size_t code = 0;
   ck_assert_int_eq(tl_jit_compile_instance(f->inst, 1, &code, NULL, &err), TL_OK);
   ck_assert_uint_gt(code, 0);
-  f->c = f->inst->jit;
-}
-
-static void teardown(fixture *f) {
-  tl_store_free(f->s);
-  tl_module_free(f->m);
+  return f->inst->jit;
 }
 
 static int32_t call(fixture *f, const char *name, const int32_t *a, uint32_t n) {
-  tl_value args[2], res[1];
-  memset(args, 0, sizeof args);
-  for (uint32_t i = 0; i < n; i++) { args[i].type = TL_VAL_I32; args[i].of.i32 = a[i]; }
-  uint32_t nres = 0;
-  tl_error err = {0};
-  ck_assert_int_eq(tl_invoke(f->inst, name, args, n, res, 1, &nres, &err), TL_OK);
+  int32_t r;
+  uint32_t nres;
+  tl_error err;
+  ck_assert_int_eq(fixture_call(f, name, a, n, &r, &nres, &err), TL_OK);
   ck_assert_uint_eq(nres, 1);
-  return res[0].of.i32;
+  return r;
 }
 
 START_TEST(seed_004_shape) {
   fixture f;
-  setup(&f);
-  const uint8_t *p = f.c->code + f.c->offs[0];
-  size_t n = f.c->offs[1] - f.c->offs[0];
+  jctx *c = setup(&f);
+  const uint8_t *p = c->code + c->offs[0];
+  size_t n = c->offs[1] - c->offs[0];
   /* mov esi,[rbx] ; add esi,3 ; imul esi,[rbx+8] ; mov [rbx],esi */
   static const uint8_t body[] = {0x8B, 0x33, 0x83, 0xC6, 0x03, 0x0F, 0xAF, 0x73, 0x08, 0x89, 0x33};
   ck_assert(has(p, n, body, sizeof body));
@@ -80,14 +66,14 @@ START_TEST(seed_004_shape) {
   ck_assert_int_eq(call(&f, "ex", a, 2), 35);
   a[0] = -3;
   ck_assert_int_eq(call(&f, "ex", a, 2), 0);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 START_TEST(compare_fused_into_branch) {
   fixture f;
-  setup(&f);
-  const uint8_t *p = f.c->code + f.c->offs[1];
-  size_t n = f.c->code_size - f.c->offs[1];
+  jctx *c = setup(&f);
+  const uint8_t *p = c->code + c->offs[1];
+  size_t n = c->code_size - c->offs[1];
   ck_assert_uint_eq(count_setcc(p, n), 0);                /* no setcc */
   static const uint8_t jl[] = {0x0F, 0x8C};                /* jl rel32 back to the loop */
   ck_assert(has(p, n, jl, sizeof jl));
@@ -95,11 +81,11 @@ START_TEST(compare_fused_into_branch) {
   ck_assert_int_eq(call(&f, "count", a, 1), 1000);
   a[0] = -5;
   ck_assert_int_eq(call(&f, "count", a, 1), 1);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 #endif
 
-int main(void) {
+static Suite *suite(void) {
   Suite *s = suite_create("jit_codegen");
   TCase *tc = tcase_create("codegen");
 #if defined(__x86_64__)
@@ -107,9 +93,7 @@ int main(void) {
   tcase_add_test(tc, compare_fused_into_branch);
 #endif
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return s;
 }
+
+TL_CHECK_MAIN(suite)

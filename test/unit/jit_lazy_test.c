@@ -5,9 +5,9 @@
  * them with tl_jit_compile_instance, and counts fuel: a loop or a recursion
  * stops with the interpreter's "fuel exhausted", and with enough fuel both
  * engines compute the same results. */
-#include "jit/jit.h"
+#include "jit_fixture.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,50 +39,16 @@ static const uint8_t wasm[] = {
 };
 enum { NDEFINED = 10 };
 
-typedef struct { tl_module *m; tl_store *s; tl_instance *inst; } fixture;
-
-static void setup(fixture *f, int engine, uint64_t fuel) {
-  tl_error err = {0};
-  tl_read_options ro = {0};
-  ro.features = TL_FEATURES_ALL;
-  f->m = tl_module_read(wasm, sizeof wasm, &ro, &err);
-  ck_assert_ptr_nonnull(f->m);
-  f->s = tl_store_new();
-  tl_store_set_engine(f->s, engine);
-  if (fuel) tl_store_set_fuel(f->s, fuel);
-  f->inst = tl_instantiate(f->s, f->m, NULL, &err);
-  ck_assert_ptr_nonnull(f->inst);
-}
-
-static void teardown(fixture *f) {
-  tl_store_free(f->s);
-  tl_module_free(f->m);
-}
-
-/* Calls name with n i32 arguments; returns the status, *out the result. */
-static tl_status call(fixture *f, const char *name, const int32_t *a, uint32_t n, int32_t *out,
-                      tl_error *err) {
-  tl_value args[2], res[1];
-  memset(args, 0, sizeof args);
-  memset(res, 0, sizeof res);
-  for (uint32_t i = 0; i < n; i++) { args[i].type = TL_VAL_I32; args[i].of.i32 = a[i]; }
-  uint32_t nres = 0;
-  memset(err, 0, sizeof *err);
-  tl_status st = tl_invoke(f->inst, name, args, n, res, 1, &nres, err);
-  *out = res[0].of.i32;
-  return st;
-}
-
 static int32_t ok1(fixture *f, const char *name, int32_t a) {
   int32_t r;
   tl_error err;
-  ck_assert_int_eq(call(f, name, &a, 1, &r, &err), TL_OK);
+  ck_assert_int_eq(fixture_call(f, name, &a, 1, &r, NULL, &err), TL_OK);
   return r;
 }
 static int32_t ok2(fixture *f, const char *name, int32_t a, int32_t b) {
   int32_t r, v[2] = {a, b};
   tl_error err;
-  ck_assert_int_eq(call(f, name, v, 2, &r, &err), TL_OK);
+  ck_assert_int_eq(fixture_call(f, name, v, 2, &r, NULL, &err), TL_OK);
   return r;
 }
 static uint32_t compiled(fixture *f) {
@@ -104,7 +70,7 @@ static bool direct_to(fixture *f, uint32_t fi, uint8_t opc, uint32_t to) {
 }
 START_TEST(only_called_functions_compile) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 0);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   ck_assert_uint_eq(compiled(&f), 0);
   ck_assert_int_eq(ok1(&f, "fact", 10), 3628800);             /* recursion */
   ck_assert_uint_eq(compiled(&f), 1);
@@ -124,7 +90,7 @@ START_TEST(only_called_functions_compile) {
   tl_jit_get_stats(f.inst, &js);
   ck_assert_uint_eq(js.compiled, 7);
   ck_assert_uint_gt(js.code_bytes, 0);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 /* Passes change the IR, not the bytes the module was read from: the JIT
@@ -152,29 +118,29 @@ START_TEST(no_stale_code_after_passes) {
 
 START_TEST(export_called_from_host_first) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 0);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   ck_assert_int_eq(ok1(&f, "odd", 7), 1);                     /* odd, then even through fn[] */
   ck_assert_uint_eq(compiled(&f), 2);
   ck_assert_int_eq(ok1(&f, "even", 7), 0);
   ck_assert_uint_eq(compiled(&f), 2);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 START_TEST(indirect_call_first) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 0);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   ck_assert_int_eq(ok2(&f, "ind", 1, 5), 1);                  /* odd(5) via the table */
   ck_assert_uint_eq(compiled(&f), 3);                         /* ind, odd, even */
   int32_t r, v[2] = {9, 1};
   tl_error err;
-  ck_assert_int_eq(call(&f, "ind", v, 2, &r, &err), TL_E_TRAP); /* undefined element */
+  ck_assert_int_eq(fixture_call(&f, "ind", v, 2, &r, NULL, &err), TL_E_TRAP); /* undefined element */
   ck_assert_str_eq(err.msg, "undefined element");
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 START_TEST(eager_compiles_everything) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 0);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   tl_error err = {0};
   size_t code = 0;
   ck_assert_int_eq(tl_jit_compile_instance(f.inst, 2, &code, NULL, &err), TL_OK);
@@ -182,7 +148,7 @@ START_TEST(eager_compiles_everything) {
   ck_assert_int_eq(ok1(&f, "fact", 6), 720);
   ck_assert_int_eq(ok1(&f, "even", 10), 1);
   ck_assert_int_eq(ok2(&f, "tind", 3, 9), 81);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 /* The same call on both engines under the same fuel: same status and
@@ -193,14 +159,14 @@ static void same(const char *name, int32_t a, uint64_t fuel, tl_status want) {
   tl_error err[2];
   for (int e = 0; e < 2; e++) {
     fixture f;
-    setup(&f, e ? TL_ENGINE_JIT : TL_ENGINE_INTERP, fuel);
-    st[e] = call(&f, name, &a, strcmp(name, "forever") ? 1 : 0, &r[e], &err[e]);
+    fixture_setup(&f, wasm, sizeof wasm, e ? TL_ENGINE_JIT : TL_ENGINE_INTERP, fuel);
+    st[e] = fixture_call(&f, name, &a, strcmp(name, "forever") ? 1 : 0, &r[e], NULL, &err[e]);
     if (st[e] == TL_E_EXHAUSTED) {                /* once out of fuel, calls fail at once */
       int32_t r2;
       tl_error e2;
-      ck_assert_int_eq(call(&f, "fact", &a, 1, &r2, &e2), TL_E_EXHAUSTED);
+      ck_assert_int_eq(fixture_call(&f, "fact", &a, 1, &r2, NULL, &e2), TL_E_EXHAUSTED);
     }
-    teardown(&f);
+    fixture_teardown(&f);
   }
   ck_assert_int_eq(st[0], want);
   ck_assert_int_eq(st[1], want);
@@ -219,47 +185,47 @@ START_TEST(fuel_matches_interpreter) {
 
 START_TEST(fuel_message_and_carry_over) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 0);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   ck_assert_int_eq(ok1(&f, "spin", 100), 100);          /* compiled without fuel checks */
   tl_store_set_fuel(f.s, 5000);                          /* fn[] recompiles with them */
   int32_t r, a = 1000000000;
   tl_error err;
-  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_E_EXHAUSTED);
+  ck_assert_int_eq(fixture_call(&f, "spin", &a, 1, &r, NULL, &err), TL_E_EXHAUSTED);
   ck_assert_str_eq(err.msg, "fuel exhausted");
   tl_store_set_fuel(f.s, 1000000);
   a = 100;
-  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_OK);
+  ck_assert_int_eq(fixture_call(&f, "spin", &a, 1, &r, NULL, &err), TL_OK);
   ck_assert_int_eq(r, 100);
   a = 1000000;                                           /* the rest of the budget is smaller */
-  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_E_EXHAUSTED);
+  ck_assert_int_eq(fixture_call(&f, "spin", &a, 1, &r, NULL, &err), TL_E_EXHAUSTED);
   tl_store_set_fuel(f.s, 0);                             /* off again: no checks */
-  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_OK);
+  ck_assert_int_eq(fixture_call(&f, "spin", &a, 1, &r, NULL, &err), TL_OK);
   ck_assert_int_eq(r, 1000000);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 START_TEST(fuel_eager) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 3000);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 3000);
   tl_error err = {0};
   ck_assert_int_eq(tl_jit_compile_instance(f.inst, 1, NULL, NULL, &err), TL_OK);
   int32_t r, a = 1000000000;
-  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_E_EXHAUSTED);
+  ck_assert_int_eq(fixture_call(&f, "spin", &a, 1, &r, NULL, &err), TL_E_EXHAUSTED);
   ck_assert_str_eq(err.msg, "fuel exhausted");
-  teardown(&f);
-  setup(&f, TL_ENGINE_JIT, 0);                         /* fuel set after instantiation */
+  fixture_teardown(&f);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0); /* fuel set after instantiation */
   tl_store_set_fuel(f.s, 3000);
   ck_assert_int_eq(tl_jit_compile_instance(f.inst, 1, NULL, NULL, &err), TL_OK);
   ck_assert_uint_eq(compiled(&f), NDEFINED);             /* the eager code counts fuel */
-  ck_assert_int_eq(call(&f, "spin", &a, 1, &r, &err), TL_E_EXHAUSTED);
+  ck_assert_int_eq(fixture_call(&f, "spin", &a, 1, &r, NULL, &err), TL_E_EXHAUSTED);
   ck_assert_uint_eq(compiled(&f), NDEFINED);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 
 /* Without fuel the code has no fuel check: no load of jctx.fuel. */
 START_TEST(no_fuel_no_checks) {
   fixture f;
-  setup(&f, TL_ENGINE_JIT, 0);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 0);
   tl_error err = {0};
   ck_assert_int_eq(tl_jit_compile_instance(f.inst, 1, NULL, NULL, &err), TL_OK);
   jctx *c = f.inst->jit;
@@ -267,17 +233,17 @@ START_TEST(no_fuel_no_checks) {
   bool found = false;
   for (size_t i = 0; i + sizeof ld <= c->code_size; i++) found |= !memcmp(c->code + i, ld, sizeof ld);
   ck_assert(!found);
-  teardown(&f);
-  setup(&f, TL_ENGINE_JIT, 100000);
+  fixture_teardown(&f);
+  fixture_setup(&f, wasm, sizeof wasm, TL_ENGINE_JIT, 100000);
   ck_assert_int_eq(tl_jit_compile_instance(f.inst, 1, NULL, NULL, &err), TL_OK);
   c = f.inst->jit;
   for (size_t i = 0; i + sizeof ld <= c->code_size; i++) found |= !memcmp(c->code + i, ld, sizeof ld);
   ck_assert(found);
-  teardown(&f);
+  fixture_teardown(&f);
 } END_TEST
 #endif
 
-int main(void) {
+static Suite *suite(void) {
   Suite *s = suite_create("jit_lazy");
   TCase *tc = tcase_create("lazy");
   tcase_set_timeout(tc, 60);
@@ -293,9 +259,7 @@ int main(void) {
   tcase_add_test(tc, no_fuel_no_checks);
 #endif
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return s;
 }
+
+TL_CHECK_MAIN(suite)
