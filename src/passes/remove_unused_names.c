@@ -42,9 +42,17 @@ typedef struct {
   tl_vec moved;    /* tl_expr *: inner blocks that lost their label */
 } ctx;
 
-static uint32_t follow(const uint32_t *map, uint32_t l) {
-  while (map[l] != l) l = map[l];
-  return l;
+/* The label l's branches end up at, compressing the path (merges of
+ * nested blocks make chains as long as the nesting is deep). */
+static uint32_t follow(uint32_t *map, uint32_t l) {
+  uint32_t r = l;
+  while (map[r] != r) r = map[r];
+  while (l != r) {
+    uint32_t next = map[l];
+    map[l] = r;
+    l = next;
+  }
+  return r;
 }
 
 static void count_merge(ctx *c, tl_expr *a) {
