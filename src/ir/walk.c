@@ -30,30 +30,60 @@ static frame *grow(tl_walk *w, frame *inl) {
   return p;
 }
 
-void tl_walk_run(tl_walk *w, tl_expr **root) {
-  frame inl[INLINE_FRAMES];
-  if (!*root) return;
-  tl_vec_free(&w->stack); /* a caller's leftover stack: freed, as always */
-  w->stack.p = inl;
-  w->stack.cap = INLINE_FRAMES;
+/* Post-order only, the common case: a leaf is visited without a frame of
+ * its own (during post the current node is popped anyway). */
+static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
+  tl_visit_fn post = w->post;
+  frame *st = inl;
+  size_t n = 0, cap = w->stack.cap;
+  for (;;) {
+    if ((*slot)->nkid) {
+      if (n == cap) st = grow(w, inl), cap = w->stack.cap;
+      st[n].slot = slot;
+      st[n].next = 0;
+      n++;
+    } else {
+      w->stack.n = n;
+      w->depth = (uint32_t)n;
+      post(w, slot);
+      if (!n) return;
+    }
+    /* the next kid of the top frame, else pop it (post) and resume its parent */
+    for (;;) {
+      frame *top = &st[n - 1];
+      tl_expr *e = *top->slot;
+      uint32_t k = top->next;
+      while (k < e->nkid && !e->kid[k]) k++;
+      if (k < e->nkid) {
+        top->next = k + 1;
+        slot = &e->kid[k];
+        break;
+      }
+      n--;
+      w->stack.n = n;
+      w->depth = (uint32_t)n;
+      post(w, top->slot);
+      if (!n) return;
+    }
+  }
+}
+
+/* With a pre visitor (and maybe post): every node gets a frame, so pre can
+ * see it as tl_walk_parent(w, 0) and skip its kids. */
+static void walk_pre(tl_walk *w, tl_expr **slot, frame *inl) {
   tl_visit_fn pre = w->pre, post = w->post;
   frame *st = inl;
-  size_t n = 0;
-  tl_expr **slot = root;
+  size_t n = 0, cap = w->stack.cap;
   for (;;) {
-    /* enter *slot: push its frame, then pre (which may skip its kids) */
-    if (n == w->stack.cap) st = grow(w, inl);
+    if (n == cap) st = grow(w, inl), cap = w->stack.cap;
     st[n].slot = slot;
     st[n].next = 0;
     n++;
-    if (pre) {
-      w->stack.n = n;
-      w->depth = (uint32_t)n - 1;
-      w->skip = false;
-      pre(w, slot);
-      if (w->skip) st[n - 1].next = UINT32_MAX;
-    }
-    /* the next kid of the top frame, else pop it (post) and resume its parent */
+    w->stack.n = n;
+    w->depth = (uint32_t)n - 1;
+    w->skip = false;
+    pre(w, slot);
+    if (w->skip) st[n - 1].next = UINT32_MAX;
     for (;;) {
       frame *top = &st[n - 1];
       tl_expr *e = *top->slot;
@@ -70,14 +100,22 @@ void tl_walk_run(tl_walk *w, tl_expr **root) {
         w->depth = (uint32_t)n;
         post(w, top->slot);
       }
-      if (!n) {
-        if (st != inl) free(st);
-        w->stack.p = NULL;
-        w->stack.n = w->stack.cap = 0;
-        return;
-      }
+      if (!n) return;
     }
   }
+}
+
+void tl_walk_run(tl_walk *w, tl_expr **root) {
+  frame inl[INLINE_FRAMES];
+  if (!*root) return;
+  tl_vec_free(&w->stack); /* a caller's leftover stack: freed, as always */
+  w->stack.p = inl;
+  w->stack.cap = INLINE_FRAMES;
+  if (w->pre) walk_pre(w, root, inl);
+  else if (w->post) walk_post(w, root, inl);
+  if (w->stack.p != inl) free(w->stack.p);
+  w->stack.p = NULL;
+  w->stack.n = w->stack.cap = 0;
 }
 
 tl_expr *tl_walk_parent(tl_walk *w, uint32_t up) {
