@@ -10,8 +10,9 @@
  * same local becomes a set of an if with a result; a block nothing branches
  * to that ends in a set becomes a set of the block; so does a labeled block
  * whose branches (br / br_if, no br_table) each follow a set of the same
- * local, the branches then carrying the values. A one-armed if ending in
- * a set of x becomes set x (if c a (get x)); at the end, such sets whose
+ * local, the branches then carrying the values (a labeled if likewise). A
+ * one-armed if ending in a set of x becomes set x (if c a (get x)); a value
+ * without effects may sink into such an else; at the end, such sets whose
  * value nothing took are turned back (they are 3 bytes bigger).
  * Sets of locals that are never read become drops of their values (or
  * nothing when the value has no effects). Tuple-typed locals are left alone.
@@ -39,7 +40,11 @@ typedef struct {
   tl_vec stack;             /* scan frames */
 } sl_ctx;
 
-typedef struct { tl_expr **slot; uint32_t next; bool opaque; } frame;
+/* opaque: may not run (a loop, an if arm); then: in the then arm of an if
+ * whose else is the target (else_get), which runs only when the value is not
+ * needed, so only reads of x not after a set of x there and branches matter
+ * (1: straight-line in that arm, 2: in a loop or if arm inside it) */
+typedef struct { tl_expr **slot; uint32_t next; bool opaque; uint8_t then; } frame;
 
 static uint32_t own_flags(const tl_expr *e) {
   uint32_t fl = tl_ops[e->op].flags;
@@ -77,7 +82,7 @@ static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
   *flags = 0;
   uint32_t budget = SCAN_BUDGET;
   tl_vec *st = &c->stack;
-  TL_VEC_PUSH(st, frame, ((frame){NULL, 0, false}));
+  TL_VEC_PUSH(st, frame, ((frame){NULL, 0, false, 0}));
   TL_VEC_AT(st, frame, 0).slot = &v;
   while (st->n) {
     tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
@@ -86,9 +91,36 @@ static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
     if (e->op == TL_OP_LOCAL_GET) TL_VEC_PUSH(&c->reads, uint32_t, e->imm.index);
     if (is_set(e)) TL_VEC_PUSH(&c->writes, uint32_t, e->imm.index);
     for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[i], 0, false}));
+      if (e->kid[i]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
   }
   return true;
+}
+
+/* Arm k of if e is an else that is just a get of x (a one-armed if given a
+ * result): a value with no effects may sink into it, running only there. */
+static bool else_get(const tl_expr *e, uint32_t k, uint32_t x, uint32_t aflags) {
+  return k == 2 && e->kid[2]->op == TL_OP_LOCAL_GET && e->kid[2]->imm.index == x &&
+         !(aflags & (SIDE | TL_F_WRITES_LOCAL));
+}
+
+/* A branch whose only target is l. */
+static bool only_to(const tl_expr *e, uint32_t l) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) return e->imm.label == l;
+  if (e->op != TL_OP_BR_TABLE || e->imm.table.def != l) return false;
+  for (uint32_t i = 0; i < e->imm.table.n; i++)
+    if (e->imm.table.targets[i] != l) return false;
+  return true;
+}
+
+/* A tee sunk into the else of an if sets x only on that path: fine only if
+ * the if's value is then set to x (a branch out of the then arm is ruled
+ * out by find_target). slot is the get; the frames above it are on st. */
+static bool else_covered(const tl_vec *st, tl_expr **slot, uint32_t x) {
+  if (!st->n) return true;
+  const tl_expr *p = *TL_VEC_AT(st, frame, st->n - 1).slot;
+  if (p->op != TL_OP_IF || slot != &p->kid[2]) return true;
+  const tl_expr *g = st->n > 1 ? *TL_VEC_AT(st, frame, st->n - 2).slot : NULL;
+  return g && is_set(g) && g->imm.index == x;
 }
 
 /* The slot of the first get of x after list->kid[i] that a set there can
@@ -96,26 +128,40 @@ static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
 static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, uint32_t aflags,
                              bool tee_ok) {
   uint32_t budget = SCAN_BUDGET, bflags = 0;
+  bool covered = false; /* x was set in the then arm (see frame) */
+  uint32_t then_label = TL_NO_LABEL;
   tl_vec *st = &c->stack;
   for (uint32_t j = i + 1; j < list->nkid; j++) {
     st->n = 0;
-    TL_VEC_PUSH(st, frame, ((frame){&list->kid[j], 0, false}));
+    TL_VEC_PUSH(st, frame, ((frame){&list->kid[j], 0, false, 0}));
     while (st->n) {
       frame *fr = &TL_VEC_AT(st, frame, st->n - 1);
       tl_expr *e = *fr->slot;
       if (fr->next < e->nkid) {
         uint32_t k = fr->next++;
         if (!e->kid[k]) continue;
-        bool op = fr->opaque || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1);
-        TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, op}));
+        bool op = fr->opaque || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1 && !else_get(e, k, x, aflags));
+        uint8_t then = 0;
+        if (fr->then) then = fr->then == 2 || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1) ? 2 : 1;
+        else if (e->op == TL_OP_IF && k == 1 && e->nkid == 3 && else_get(e, 2, x, aflags))
+          then = 1, then_label = e->imm.block.label;
+        TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, op, then}));
         continue;
       }
       frame done = *fr;
       st->n--;
       if (!budget--) return NULL;
+      if (done.then) {
+        if (e->op == TL_OP_LOCAL_GET && e->imm.index == x && !covered) return NULL;
+        if (is_set(e) && e->imm.index == x && done.then == 1) covered = true;
+        /* x is read after the if only past its end or a branch out */
+        if (c->nget[x] > 1 && (own_flags(e) & TL_F_BRANCH) && !only_to(e, then_label)) return NULL;
+        continue;
+      }
       if (e->op == TL_OP_LOCAL_GET && e->imm.index == x) {
         if (done.opaque) return NULL;
         if (c->nget[x] > 1 && !tee_ok) return NULL;
+        if (c->nget[x] > 1 && !else_covered(st, done.slot, x)) return NULL;
         if (!c->nesting) {
           tl_expr *p = st->n ? *TL_VEC_AT(st, frame, st->n - 1).slot : NULL;
           if (!p || p->op != TL_OP_LOCAL_SET) return NULL;
@@ -288,13 +334,30 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
   }
 }
 
+/* The sets ending e (a block's list, or each arm of an if), all of one
+ * local; how many, or 0. */
+static int end_sets(sl_ctx *c, tl_expr *e, tl_expr ***out) {
+  int n = 0;
+  if (e->op == TL_OP_BLOCK) {
+    if (!e->nkid) return 0;
+    out[n++] = &e->kid[e->nkid - 1];
+  } else {
+    for (uint32_t k = 1; k < e->nkid; k++)
+      if (!(out[n++] = last_set(&e->kid[k]))) return 0;
+  }
+  for (int i = 0; i < n; i++)
+    if (!is_plain_set(c, *out[i]) || (*out[i])->imm.index != (*out[0])->imm.index) return 0;
+  return n;
+}
+
 static tl_expr *block_return(br_ctx *b, tl_expr *e) {
   sl_ctx *c = b->c;
   uint32_t l = e->imm.block.label;
-  if (e->type != TL_NONE || l == TL_NO_LABEL || !b->nbr[l] || b->nbr[l] != b->nrec[l] || !e->nkid)
-    return NULL;
-  tl_expr *last = e->kid[e->nkid - 1];
-  if (!is_plain_set(c, last)) return NULL;
+  tl_expr **ends[2];
+  if (e->type != TL_NONE || l == TL_NO_LABEL || !b->nbr[l] || b->nbr[l] != b->nrec[l]) return NULL;
+  int nend = end_sets(c, e, ends);
+  if (!nend) return NULL;
+  tl_expr *last = *ends[0];
   uint32_t x = last->imm.index;
   for (uint32_t r = b->head[l]; r != UINT32_MAX; r = TL_VEC_AT(&b->recs, brec, r).next) {
     brec *rc = &TL_VEC_AT(&b->recs, brec, r);
@@ -317,7 +380,12 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
     rc->list->kid[rc->i] = br->op == TL_OP_BR ? nb : tl_make_drop(c->m, nb);
     rc->list->kid[rc->i - 1] = tl_make_nop(c->m);
   }
-  e->kid[e->nkid - 1] = last->kid[0];
+  for (int i = 0; i < nend; i++) *ends[i] = (*ends[i])->kid[0];
+  if (e->op == TL_OP_IF) {
+    for (uint32_t k = 1; k < e->nkid; k++)
+      if (e->kid[k]->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, e->kid[k]);
+    if (e->nkid == 2) tl_expr_push_kid(c->m, e, tl_make_local_get(c->m, c->f, x)), c->nget[x]++;
+  }
   e->imm.block.bt = TL_NO_INDEX;
   tl_block_finalize(c->m, e, c->f->local[x]);
   last->kid[0] = e;
@@ -327,7 +395,8 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
 
 static void br_visit(tl_walk *w, tl_expr **slot) {
   br_ctx *b = w->ctx;
-  if ((*slot)->op != TL_OP_BLOCK || slot == &w->f->body) return;
+  tl_op op = (*slot)->op;
+  if ((op != TL_OP_BLOCK && op != TL_OP_IF) || slot == &w->f->body) return;
   tl_expr *r = block_return(b, *slot);
   if (r) *slot = r, b->c->changed = true;
 }
