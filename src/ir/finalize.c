@@ -107,19 +107,37 @@ static void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
   }
 }
 
-typedef struct { uint32_t label; tl_type t; } seek_ctx;
-
-static void seek_visit(tl_walk *w, tl_expr **slot) {
-  seek_ctx *c = w->ctx;
-  if (tl_expr_breaks_to(*slot, c->label))
-    c->t = tl_type_lub(c->t, tl_branch_value_type(*slot));
+static tl_expr **grow_stack(tl_expr **st, tl_expr **small, size_t *cap) {
+  tl_expr **p = st == small ? malloc(*cap * 2 * sizeof *p) : realloc(st, *cap * 2 * sizeof *p);
+  if (!p) abort();
+  if (st == small)
+    for (size_t i = 0; i < *cap; i++) p[i] = small[i];
+  *cap *= 2;
+  return p;
 }
 
+/* The type the branches to label inside e carry: one iterative walk of
+ * e's subtree, on a small stack that moves to the heap only when deep. */
 static tl_type seek_branch_type(tl_expr *e, uint32_t label) {
-  seek_ctx c = {label, TL_UNREACHABLE};
+  tl_type t = TL_UNREACHABLE;
+  tl_expr *small[64], **st = small;
+  size_t n = 0, cap = 64;
   for (uint32_t i = 0; i < e->nkid; i++)
-    if (e->kid[i]) tl_walk_post(NULL, NULL, &e->kid[i], seek_visit, &c);
-  return c.t;
+    if (e->kid[i]) {
+      if (n == cap) st = grow_stack(st, small, &cap);
+      st[n++] = e->kid[i];
+    }
+  while (n) {
+    tl_expr *x = st[--n];
+    if (tl_expr_breaks_to(x, label)) t = tl_type_lub(t, tl_branch_value_type(x));
+    for (uint32_t i = 0; i < x->nkid; i++)
+      if (x->kid[i]) {
+        if (n == cap) st = grow_stack(st, small, &cap);
+        st[n++] = x->kid[i];
+      }
+  }
+  if (st != small) free(st);
+  return t;
 }
 
 void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e) {
