@@ -51,21 +51,27 @@ if [ ! -f "$seeds/.done" ]; then
 fi
 echo "fuzz_read: $(ls "$seeds" | wc -l) seeds, ${read_seconds}s"
 
-corpus=$build/corpus
-artifacts=$build/artifacts/
-mkdir -p "$corpus" "$artifacts"
-# libFuzzer's default error exit code is 77, which CI reads as "skipped".
-"$build/test/fuzz_read" -max_total_time="$read_seconds" -timeout=20 -rss_limit_mb=2560 \
-  -max_len=65536 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
-  -artifact_prefix="$artifacts" "$corpus" "$seeds" 2>&1 | tee "$build/fuzz.log" | grep -v '^#' | tail -40
-rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ]; then
-  echo "FAILED: fuzz_read found a problem (exit $rc); reproducers:"
-  ls -1 "$artifacts"
-  echo "reproduce: $build/test/fuzz_read ${artifacts}<file>"
-  exit 1
-fi
-echo "fuzz_read: no findings in ${read_seconds}s"
+# fuzz TARGET SECONDS MAX_LEN CORPUS ARTIFACTS LOG SEEDS: runs one libFuzzer
+# target of the build for a bounded time; on a finding, lists the
+# reproducers and exits 1.
+fuzz() {
+  local name=$1 secs=$2 max_len=$3 corpus=$4 artifacts=$5 log=$6 seeds=$7 rc
+  mkdir -p "$corpus" "$artifacts"
+  # libFuzzer's default error exit code is 77, which CI reads as "skipped".
+  "$build/test/$name" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 \
+    -max_len="$max_len" -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
+    -artifact_prefix="$artifacts" "$corpus" "$seeds" 2>&1 | tee "$log" | grep -v '^#' | tail -40
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ]; then
+    echo "FAILED: $name found a problem (exit $rc); reproducers:"
+    ls -1 "$artifacts"
+    echo "reproduce: $build/test/$name ${artifacts}<file>"
+    exit 1
+  fi
+  echo "$name: no findings in ${secs}s"
+}
+
+fuzz fuzz_read "$read_seconds" 65536 "$build/corpus" "$build/artifacts/" "$build/fuzz.log" "$seeds"
 
 # gen_modes: the first byte picks the mode, so seed a few inputs per mode
 # (fixed pseudo-random bytes) and let coverage take it from there.
@@ -80,18 +86,6 @@ for k in range(32):
 ' "$gseeds" && touch "$gseeds/.done"
 fi
 echo "gen_modes: ${gen_seconds}s"
-gcorpus=$build/corpus-gen
 gartifacts=$build/artifacts-gen/
-mkdir -p "$gcorpus" "$gartifacts"
 rm -f "$gartifacts"crash-* "$gartifacts"leak-* "$gartifacts"timeout-* "$gartifacts"oom-*
-"$build/test/gen_modes" -max_total_time="$gen_seconds" -timeout=20 -rss_limit_mb=2560 \
-  -max_len=8192 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
-  -artifact_prefix="$gartifacts" "$gcorpus" "$gseeds" 2>&1 | tee "$build/fuzz-gen.log" | grep -v '^#' | tail -40
-rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ]; then
-  echo "FAILED: gen_modes found a problem (exit $rc); reproducers:"
-  ls -1 "$gartifacts"
-  echo "reproduce: $build/test/gen_modes ${gartifacts}<file>"
-  exit 1
-fi
-echo "gen_modes: no findings in ${gen_seconds}s"
+fuzz gen_modes "$gen_seconds" 8192 "$build/corpus-gen" "$gartifacts" "$build/fuzz-gen.log" "$gseeds"
