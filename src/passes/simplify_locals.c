@@ -34,6 +34,7 @@ typedef struct {
   bool tee, structure, nesting;
   bool changed;
   uint32_t nif1;            /* one-armed ifs given a result (undone at the end if unused) */
+  bool cand;                /* a branched block/if ends in a set: try block returns */
   uint32_t *nget;           /* gets per local */
   tl_label_info li;
   tl_vec reads, writes;     /* locals the value being sunk reads / writes */
@@ -411,7 +412,9 @@ static void block_returns(sl_ctx *c) {
   tl_walk_post(c->m, f, &f->body, rec_visit, &b);
   bool before = c->changed;
   c->changed = false;
-  if (b.recs.n) tl_walk_post(c->m, f, &f->body, br_visit, &b);
+  bool any = false;
+  for (uint32_t l = 0; l < f->nlabel && !any; l++) any = b.nbr[l] && b.nbr[l] == b.nrec[l];
+  if (any) tl_walk_post(c->m, f, &f->body, br_visit, &b);
   if (c->changed) tl_func_refinalize(c->m, f);
   c->changed |= before;
   free(b.nbr), free(b.nrec), free(b.head);
@@ -440,6 +443,10 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   sl_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) sink_list(c, e);
+  if ((e->op == TL_OP_BLOCK || e->op == TL_OP_IF) && e->type == TL_NONE && !unbranched(c, e)) {
+    if (e->op == TL_OP_IF) c->cand |= last_set(&e->kid[1]) != NULL;
+    else c->cand |= e->nkid && e->kid[e->nkid - 1]->op == TL_OP_LOCAL_SET;
+  }
   if (c->structure) {
     tl_expr *r = NULL;
     if (e->op == TL_OP_IF) r = e->nkid == 2 ? structure_if1(c, e) : structure_if(c, e);
@@ -462,18 +469,18 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 }
 
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
-  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, 0, calloc(f->nlocal + 1, sizeof(uint32_t)),
+  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, 0, false, calloc(f->nlocal + 1, sizeof(uint32_t)),
               {0}, {0}, {0}, {0}};
   if (!c.nget) abort();
   for (int round = 0; round < ROUNDS; round++) {
     for (uint32_t i = 0; i < f->nlocal; i++) c.nget[i] = 0;
     tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
     tl_labels_count(ctx->m, f, &c.li);
-    c.changed = false;
+    c.changed = c.cand = false;
     tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
     tl_labels_free(&c.li);
     tl_func_refinalize(ctx->m, f);
-    if (structure && round + 1 < ROUNDS) block_returns(&c);
+    if (structure && c.cand && round + 1 < ROUNDS) block_returns(&c);
     if (!c.changed) break;
   }
   if (c.nif1) {
