@@ -3,9 +3,11 @@
  * that are never live at the same time (copies merged first, so
  * `local.set $a (local.get $b)` disappears), plus removal of sets nothing
  * reads.
- * The CFG is built in one iterative walk in evaluation order; live sets are
- * sorted arrays per basic block; interference edges are a hash set of
- * pairs (no nlocal^2 matrix). A copy does not make its two locals
+ * The CFG is built in one iterative walk in evaluation order. Functions
+ * with few locals use bitsets (live sets, gen/kill per block, an
+ * interference bit matrix); larger ones use unsorted live arrays per block
+ * and a hash set of interference pairs (no nlocal^2 matrix, no sorting);
+ * both give the same graph. A copy does not make its two locals
  * interfere. At the entry, params hold arguments and the other locals hold
  * zero: every param interferes with every other local live at the entry,
  * while two zero-initialized locals live at the entry hold the same value.
@@ -303,6 +305,164 @@ static void adj_build(adj *g, const pairset *p, uint32_t n) {
   free(fill);
 }
 
+/* ---- dense mode ------------------------------------------------------- */
+/* For functions with few locals (most of them): live sets are bitsets, a
+ * block's effect is precomputed as gen (read before written) and kill
+ * (written), and interference is a bit matrix, symmetrized and turned into
+ * the same adjacency lists the sparse mode builds. Same sets, same result. */
+typedef uint64_t word;
+enum { DENSE_LOCALS = 2048, DENSE_WORDS = 1 << 17 }; /* matrix <= 512 KiB, live sets <= 1 MiB */
+#define BIT(x) ((word)1 << ((x) & 63))
+
+static bool dense_fits(uint32_t n, size_t nb) {
+  size_t w = (n + 63) / 64;
+  return n <= DENSE_LOCALS && nb * w <= DENSE_WORDS;
+}
+
+static void *zalloc(size_t n, size_t size) {
+  void *p = calloc(n + 1, size);
+  if (!p) abort();
+  return p;
+}
+
+/* live = union of the successors' live_in */
+static void dense_out(cl_ctx *c, uint32_t bi, const word *in, uint32_t W, word *live) {
+  memset(live, 0, W * sizeof(word));
+  for (uint32_t k = c->sstart[bi]; k < c->sstart[bi + 1]; k++) {
+    const word *t = in + (size_t)c->succ[k] * W;
+    for (uint32_t w = 0; w < W; w++) live[w] |= t[w];
+  }
+}
+
+/* row |= add & mask, except bit `except` (NONE: none) */
+static void row_or(word *row, const word *add, const word *mask, uint32_t W, uint32_t except) {
+  word keep = except != NONE ? row[except / 64] & BIT(except) : 0;
+  for (uint32_t w = 0; w < W; w++) row[w] |= add[w] & mask[w];
+  if (except != NONE) row[except / 64] = (row[except / 64] & ~BIT(except)) | keep;
+}
+
+static void dense_liveness(cl_ctx *c, uint32_t W, word *in, word *gen, word *kill, word *tmp) {
+  uint32_t nb = (uint32_t)c->bbs.n;
+  for (uint32_t bi = 0; bi < nb; bi++) {
+    bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
+    word *g = gen + (size_t)bi * W, *k = kill + (size_t)bi * W;
+    for (uint32_t i = b->end; i-- > b->start;) {
+      action *a = &TL_VEC_AT(&c->acts, action, i);
+      if (a->set) k[a->local / 64] |= BIT(a->local), g[a->local / 64] &= ~BIT(a->local);
+      else g[a->local / 64] |= BIT(a->local);
+    }
+  }
+  uint32_t *work = zalloc(nb, sizeof(uint32_t)), nw = 0;
+  bool *queued = zalloc(nb, 1);
+  for (uint32_t i = 0; i < nb; i++) work[nw++] = i, queued[i] = true;
+  while (nw) {
+    uint32_t bi = work[--nw];
+    queued[bi] = false;
+    dense_out(c, bi, in, W, tmp);
+    word *old = in + (size_t)bi * W, *g = gen + (size_t)bi * W, *k = kill + (size_t)bi * W;
+    bool same = true;
+    for (uint32_t w = 0; w < W; w++) {
+      word v = g[w] | (tmp[w] & ~k[w]);
+      same &= v == old[w];
+      old[w] = v;
+    }
+    if (same) continue;
+    for (uint32_t j = c->pstart[bi]; j < c->pstart[bi + 1]; j++)
+      if (!queued[c->pred[j]]) queued[c->pred[j]] = true, work[nw++] = c->pred[j];
+  }
+  free(work), free(queued);
+}
+
+static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig) {
+  const tl_type *lt = c->f->local;
+  size_t nb = c->bbs.n;
+  uint32_t W = (n + 63) / 64;
+  word *in = zalloc(nb * W, sizeof(word)), *gen = zalloc(nb * W, sizeof(word));
+  word *kill = zalloc(nb * W, sizeof(word)), *live = zalloc(W, sizeof(word));
+  word *mat = zalloc((size_t)n * W, sizeof(word)), *tmask = zalloc((size_t)TL_NBASIC * W, sizeof(word));
+  for (uint32_t l = 0; l < n; l++)
+    if (lt[l] < TL_NBASIC) tmask[(size_t)lt[l] * W + l / 64] |= BIT(l);
+  dense_liveness(c, W, in, gen, kill, live);
+  for (uint32_t bi = 0; bi < nb; bi++) {
+    bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
+    dense_out(c, bi, in, W, live);
+    for (uint32_t i = b->end; i-- > b->start;) {
+      action *a = &TL_VEC_AT(&c->acts, action, i);
+      uint32_t x = a->local;
+      used[x] = true;
+      if (!a->set) {
+        live[x / 64] |= BIT(x);
+        continue;
+      }
+      if (!(live[x / 64] & BIT(x))) {
+        a->e->aux |= DEAD;
+        continue;
+      }
+      live[x / 64] &= ~BIT(x);
+      row_or(mat + (size_t)x * W, live, tmask + (size_t)lt[x] * W, W, a->copy);
+      if (a->copy != NONE && a->copy != x && lt[a->copy] == lt[x]) pairset_add(copies, key(a->copy, x));
+    }
+  }
+  for (uint32_t p = 0; p < np && nb; p++)
+    if (lt[p] < TL_NBASIC) row_or(mat + (size_t)p * W, in, tmask + (size_t)lt[p] * W, W, p);
+  /* symmetric, then adjacency lists */
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t w = 0; w < W; w++)
+      for (word v = mat[(size_t)i * W + w]; v; v &= v - 1) {
+        uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(v);
+        mat[(size_t)j * W + i / 64] |= BIT(i);
+      }
+  ig->start = zalloc(n + 1, sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t d = 0;
+    for (uint32_t w = 0; w < W; w++) d += (uint32_t)__builtin_popcountll(mat[(size_t)i * W + w]);
+    ig->start[i + 1] = ig->start[i] + d;
+  }
+  ig->list = zalloc(ig->start[n], sizeof(uint32_t));
+  for (uint32_t i = 0, k = 0; i < n; i++)
+    for (uint32_t w = 0; w < W; w++)
+      for (word v = mat[(size_t)i * W + w]; v; v &= v - 1) ig->list[k++] = w * 64 + (uint32_t)__builtin_ctzll(v);
+  free(in), free(gen), free(kill), free(live), free(mat), free(tmask);
+}
+
+/* ---- sparse mode: liveness above, interference as a hash set of pairs --- */
+static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig) {
+  const tl_type *lt = c->f->local;
+  pairset inter = {0};
+  liveness(c, s);
+  for (size_t bi = 0; bi < c->bbs.n; bi++) {
+    bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
+    live_out(c, (uint32_t)bi, s);
+    for (uint32_t i = b->end; i-- > b->start;) {
+      action *a = &TL_VEC_AT(&c->acts, action, i);
+      used[a->local] = true;
+      if (!a->set) {
+        sset_add(s, a->local);
+        continue;
+      }
+      if (!sset_has(s, a->local)) {
+        a->e->aux |= DEAD;
+        continue;
+      }
+      sset_del(s, a->local);
+      for (uint32_t j = 0; j < s->n; j++) {
+        uint32_t l = s->mem[j];
+        if (l != a->copy && lt[l] == lt[a->local]) pairset_add(&inter, key(l, a->local));
+      }
+      if (a->copy != NONE && a->copy != a->local && lt[a->copy] == lt[a->local])
+        pairset_add(copies, key(a->copy, a->local));
+    }
+  }
+  bb *entry = &TL_VEC_AT(&c->bbs, bb, 0);
+  for (uint32_t p = 0; p < np; p++)
+    for (uint32_t j = 0; j < entry->nin; j++) {
+      uint32_t l = entry->live_in[j];
+      if (l != p && lt[l] == lt[p]) pairset_add(&inter, key(l, p));
+    }
+  adj_build(ig, &inter, n);
+  free(inter.k);
+}
+
 static bool trivially_pure(const tl_expr *e) {
   return e->op == TL_OP_LOCAL_GET || e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST ||
          e->op == TL_OP_F32_CONST || e->op == TL_OP_F64_CONST || e->op == TL_OP_V128_CONST;
@@ -340,42 +500,13 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
   build(&c);
   edges_csr(&c);
-  liveness(&c, &s);
   /* interference: walk each block backwards from its live_out */
-  pairset inter = {0}, copies = {0};
+  pairset copies = {0};
   bool *used = calloc(n + 1, 1);
   if (!used) abort();
-  for (size_t bi = 0; bi < c.bbs.n; bi++) {
-    bb *b = &TL_VEC_AT(&c.bbs, bb, bi);
-    live_out(&c, (uint32_t)bi, &s);
-    for (uint32_t i = b->end; i-- > b->start;) {
-      action *a = &TL_VEC_AT(&c.acts, action, i);
-      used[a->local] = true;
-      if (!a->set) {
-        sset_add(&s, a->local);
-        continue;
-      }
-      if (!sset_has(&s, a->local)) {
-        a->e->aux |= DEAD;
-        continue;
-      }
-      sset_del(&s, a->local);
-      for (uint32_t j = 0; j < s.n; j++) {
-        uint32_t l = s.mem[j];
-        if (l != a->copy && f->local[l] == f->local[a->local]) pairset_add(&inter, key(l, a->local));
-      }
-      if (a->copy != NONE && a->copy != a->local && f->local[a->copy] == f->local[a->local])
-        pairset_add(&copies, key(a->copy, a->local));
-    }
-  }
-  bb *entry = &TL_VEC_AT(&c.bbs, bb, 0);
-  for (uint32_t p = 0; p < np; p++)
-    for (uint32_t j = 0; j < entry->nin; j++) {
-      uint32_t l = entry->live_in[j];
-      if (l != p && f->local[l] == f->local[p]) pairset_add(&inter, key(l, p));
-    }
   adj ig, cg;
-  adj_build(&ig, &inter, n);
+  if (dense_fits(n, c.bbs.n)) dense_interfere(&c, n, np, used, &copies, &ig);
+  else sparse_interfere(&c, &s, n, np, used, &copies, &ig);
   adj_build(&cg, &copies, n);
   /* greedy coloring in index order; params are their own colors */
   uint32_t *color = malloc((n + 1) * sizeof(uint32_t)), *stamp = malloc((n + 1) * sizeof(uint32_t));
@@ -431,7 +562,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   }
   for (int t = 0; t < TL_NBASIC; t++) tl_vec_free(&by_type[t]);
   tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges), tl_vec_free(&c.slots);
-  free(c.label_bb), free(c.skip), free(s.mem), free(s.pos), free(inter.k), free(copies.k);
+  free(c.label_bb), free(c.skip), free(s.mem), free(s.pos), free(copies.k);
   free(c.sstart), free(c.succ), free(c.pstart), free(c.pred);
   free(ig.start), free(ig.list), free(cg.start), free(cg.list);
   free(color), free(stamp), free(ctype), free(cname), free(used);
