@@ -4,8 +4,11 @@
  * `local.set $x (CONST)` $x holds CONST, after `local.set $x (local.get $y)`
  * $x holds $y's current value; at the function's entry every declared
  * (non-param) local holds zero. A sibling that may write a local forgets
- * what was known about it (and about every local known to copy it); a loop
- * list starts knowing nothing (its back edge), a nested list too.
+ * what was known about it (and about every local known to copy it). A
+ * first pass scans every list alone (a loop or nested list knowing
+ * nothing); a second, top-down, lets the lists of structured code start
+ * from what their parent list knew before them (an if's arms after its
+ * condition; a loop's body minus what the loop writes).
  * Assumes: valid IR. Guarantees: the same behaviour; only sets whose value
  * is a constant or a local.get (pure) are removed. Linear: sibling scans are
  * budgeted, and a sibling too big to scan forgets everything. */
@@ -97,23 +100,53 @@ static bool redundant(rse_ctx *c, const tl_expr *set) {
 }
 
 typedef struct {
+  tl_expr *list;   /* a block or loop whose list is scanned */
+  uint32_t nfacts; /* its starting facts: the last nfacts of rse_walk.facts */
+} item;
+
+typedef struct {
   tl_module *m;
   tl_func *f;
   tl_expr *zero[TL_NBASIC];
-  tl_vec st;
-  bool changed;
+  tl_vec st, items, facts;
+  bool changed, topdown;
 } rse_walk;
 
-static void do_list(rse_walk *r, tl_expr *list, bool entry) {
-  rse_ctx c;
-  c.n = 0;
-  if (entry) {
-    uint32_t np = tl_func_nparams(r->m, r->f);
-    for (uint32_t i = np; i < r->f->nlocal && c.n < MAX_FACTS; i++) {
-      tl_type t = r->f->local[i];
-      if (t < TL_NBASIC && r->zero[t]) c.f[c.n++] = (fact){i, r->zero[t]};
-    }
+enum { FACT_CAP = 1 << 16 }; /* facts queued at once; past it lists start empty */
+
+static void entry_facts(rse_walk *r, rse_ctx *c) {
+  uint32_t np = tl_func_nparams(r->m, r->f);
+  for (uint32_t i = np; i < r->f->nlocal && c->n < MAX_FACTS; i++) {
+    tl_type t = r->f->local[i];
+    if (t < TL_NBASIC && r->zero[t]) c->f[c->n++] = (fact){i, r->zero[t]};
   }
+}
+
+static void push_list(rse_walk *r, tl_expr *list, const rse_ctx *c) {
+  if ((list->op != TL_OP_BLOCK && list->op != TL_OP_LOOP) || !list->nkid) return;
+  uint32_t n = r->facts.n + c->n <= FACT_CAP ? c->n : 0u;
+  for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&r->facts, fact, c->f[i]);
+  TL_VEC_PUSH(&r->items, item, ((item){list, n}));
+}
+
+/* Top-down pass: the lists of a structured kid start from what is known
+ * before it; an if's arms after its condition, a loop's body without what
+ * the loop writes (its back edge). */
+static void push_nested(rse_walk *r, tl_expr *k, const rse_ctx *c) {
+  if (!r->topdown || !c->n) return;
+  rse_ctx in = *c;
+  if (k->op == TL_OP_BLOCK) {
+    push_list(r, k, &in);
+  } else if (k->op == TL_OP_IF) {
+    if (!forget_writes(&in, k->kid[0], &r->st)) return;
+    for (uint32_t a = 1; a < k->nkid; a++) push_list(r, k->kid[a], &in);
+  } else if (k->op == TL_OP_LOOP) {
+    if (forget_writes(&in, k, &r->st)) push_list(r, k, &in);
+  }
+}
+
+static void do_list(rse_walk *r, tl_expr *list, const rse_ctx *start) {
+  rse_ctx c = *start;
   for (uint32_t i = 0; i < list->nkid; i++) {
     tl_expr *k = list->kid[i];
     if ((k->op == TL_OP_LOCAL_SET) && redundant(&c, k) && k->kid[0]->type != TL_UNREACHABLE) {
@@ -126,6 +159,7 @@ static void do_list(rse_walk *r, tl_expr *list, bool entry) {
       learn(&c, k->imm.index, k->kid[0]);
       continue;
     }
+    push_nested(r, k, &c);
     if (!forget_writes(&c, k, &r->st)) c.n = 0;
   }
   uint32_t out = 0;
@@ -134,10 +168,29 @@ static void do_list(rse_walk *r, tl_expr *list, bool entry) {
   list->nkid = out;
 }
 
+/* First pass: every list on its own (the body from the zero-init facts). */
 static void visit(tl_walk *w, tl_expr **slot) {
   rse_walk *r = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) do_list(r, e, slot == &w->f->body);
+  rse_ctx c;
+  c.n = 0;
+  if (slot == &w->f->body) entry_facts(r, &c);
+  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) do_list(r, e, &c);
+}
+
+static void topdown(rse_walk *r) {
+  rse_ctx c;
+  c.n = 0;
+  entry_facts(r, &c);
+  r->topdown = true;
+  push_list(r, r->f->body, &c);
+  while (r->items.n) {
+    item it = TL_VEC_AT(&r->items, item, --r->items.n);
+    r->facts.n -= it.nfacts;
+    c.n = it.nfacts;
+    memcpy(c.f, (fact *)r->facts.p + r->facts.n, it.nfacts * sizeof(fact));
+    do_list(r, it.list, &c);
+  }
 }
 
 static tl_expr *zero_of(tl_module *m, tl_op op, tl_type t) {
@@ -147,14 +200,17 @@ static tl_expr *zero_of(tl_module *m, tl_op op, tl_type t) {
 }
 
 tl_status tl_pass_rse(tl_pass_ctx *ctx, tl_func *f) {
-  rse_walk r = {ctx->m, f, {0}, {0}, false};
+  rse_walk r = {ctx->m, f, {0}, {0}, {0}, {0}, false, false};
   r.zero[TL_I32] = zero_of(ctx->m, TL_OP_I32_CONST, TL_I32);
   r.zero[TL_I64] = zero_of(ctx->m, TL_OP_I64_CONST, TL_I64);
   r.zero[TL_F32] = zero_of(ctx->m, TL_OP_F32_CONST, TL_F32);
   r.zero[TL_F64] = zero_of(ctx->m, TL_OP_F64_CONST, TL_F64);
   r.zero[TL_V128] = zero_of(ctx->m, TL_OP_V128_CONST, TL_V128);
   tl_walk_post(ctx->m, f, &f->body, visit, &r);
+  topdown(&r);
   tl_vec_free(&r.st);
+  tl_vec_free(&r.items);
+  tl_vec_free(&r.facts);
   if (r.changed) tl_func_refinalize(ctx->m, f);
   return TL_OK;
 }
