@@ -25,12 +25,22 @@ static bool is_local_op(const tl_expr *e) {
   return e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE;
 }
 
-static void count_pre(tl_walk *w, tl_expr **slot) {
-  ro_ctx *c = w->ctx;
-  tl_expr *e = *slot;
-  if (!is_local_op(e)) return;
-  TL_VEC_PUSH(&c->ops, tl_expr *, e);
-  if (!c->count[e->imm.index]++) c->first[e->imm.index] = c->seen++;
+/* Counts uses and first uses in pre-order (a stack of nodes, kids pushed
+ * last to first; no visitor calls), collecting the local ops. */
+static void count(ro_ctx *c, tl_expr *root) {
+  tl_vec st = {0};
+  if (root) TL_VEC_PUSH(&st, tl_expr *, root);
+  while (st.n) {
+    tl_expr *e = TL_VEC_AT(&st, tl_expr *, --st.n);
+    if (is_local_op(e)) {
+      TL_VEC_PUSH(&c->ops, tl_expr *, e);
+      if (!c->count[e->imm.index]++) c->first[e->imm.index] = c->seen++;
+    }
+    if (st.n + e->nkid > st.cap) tl_vec_grow(&st, sizeof(tl_expr *), st.n + e->nkid);
+    for (uint32_t i = e->nkid; i-- > 0;)
+      if (e->kid[i]) TL_VEC_AT(&st, tl_expr *, st.n++) = e->kid[i];
+  }
+  tl_vec_free(&st);
 }
 
 /* A stable bottom-up merge sort: most uses first, then first use. */
@@ -87,9 +97,7 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_type *types = malloc(n * sizeof(tl_type));
   const char **names = malloc(n * sizeof(char *));
   if (!c.count || !c.first || !c.map || !order || !types || !names) abort();
-  tl_walk w = {0};
-  w.m = m, w.f = f, w.ctx = &c, w.pre = count_pre;
-  tl_walk_run(&w, &f->body);
+  count(&c, f->body);
   /* The reader's scratch locals (from scratch_base on) stay last, so the
    * writer can still recognize (and elide) them. */
   uint32_t sb = f->has_scratch_base && f->scratch_base >= np && f->scratch_base < n ? f->scratch_base : n;
