@@ -64,7 +64,7 @@ static void do_list(ssa_ctx *c, tl_expr *list) {
     }
     bool all = c->owned.n == c->nget[x];
     if (!all && !(ended_by_set && !c->branches)) continue;
-    uint32_t nx = tl_func_add_var(c->m, c->f, c->f->local[x]);
+    uint32_t nx = tl_func_add_local(c->m, c->f, c->f->local[x]);
     s->imm.index = nx;
     for (size_t k = 0; k < c->owned.n; k++) TL_VEC_AT(&c->owned, tl_expr *, k)->imm.index = nx;
     c->nset[x]--, c->nget[x] -= (uint32_t)c->owned.n;
