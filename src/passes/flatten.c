@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-  WRAP = 0xf1a7, /* aux of the unlabeled blocks this pass makes */
-  HOLD = 0xf1a8  /* aux of a nop holding the place of a copy (see hold) */
-};
+enum { HOLD = 0xf1a8 }; /* aux of a nop holding the place of a copy (see hold) */
 
 typedef struct {
   uint32_t start;  /* preludes of this node's operands begin at pl[start] */
@@ -139,30 +136,21 @@ static void pre(tl_walk *w, tl_expr **slot) {
 
 static bool is_hold(const tl_expr *e) { return e->op == TL_OP_NOP && e->aux == HOLD; }
 
-/* Block and loop lists take the wrappers of their items inline. */
-static void splice(fl *c, tl_expr *e) {
+/* A block or loop list is what its items left on pl: each item's
+ * preludes, then the item (places held for copies that were not needed
+ * are left out). The old kid array is reused when it is large enough. */
+static void relist(fl *c, tl_expr *e, frame *F) {
+  tl_expr **p = c->pl.p;
   uint32_t n = 0;
-  bool any = false;
-  for (uint32_t i = 0; i < e->nkid; i++) {
-    tl_expr *k = e->kid[i];
-    bool wrap = k && k->aux == WRAP;
-    any |= wrap;
-    n += wrap ? k->nkid : 1;
+  for (size_t i = F->start; i < c->pl.n; i++)
+    if (!is_hold(p[i])) p[F->start + n++] = p[i];
+  if (n > e->cap) {
+    e->kid = TL_NEWN(&c->m->arena, tl_expr *, n);
+    e->cap = n;
   }
-  if (!any) return;
-  tl_expr **kid = TL_NEWN(&c->m->arena, tl_expr *, n);
-  uint32_t j = 0;
-  for (uint32_t i = 0; i < e->nkid; i++) {
-    tl_expr *k = e->kid[i];
-    if (k && k->aux == WRAP) {
-      memcpy(kid + j, k->kid, k->nkid * sizeof *kid);
-      j += k->nkid;
-    } else {
-      kid[j++] = k;
-    }
-  }
-  e->kid = kid;
-  e->nkid = e->cap = n;
+  if (n) memcpy(e->kid, p + F->start, n * sizeof *e->kid);
+  e->nkid = n;
+  c->pl.n = F->start;
 }
 
 /* The held reads of e's operands: a read stays where it is unless a later
@@ -195,7 +183,7 @@ static void hold(fl *c, tl_expr *p, tl_expr **slot, tl_expr *rep, uint32_t d) {
 /* A control node whose value is not consumed in place leaves a get of its
  * temp; the node itself becomes a prelude. */
 static tl_expr *control(fl *c, tl_expr *e, frame *F) {
-  if (e->op != TL_OP_IF) splice(c, e);
+  if (e->op != TL_OP_IF) relist(c, e, F);
   if (F->temp == TL_NO_INDEX) return e;
   e->type = TL_NONE;
   if (F->consumed) return e;
@@ -237,13 +225,17 @@ static bool has_value(const tl_expr *e) {
   }
 }
 
-/* In operand position the preludes stay on the list for the parent;
- * otherwise they go with rep into an unlabeled block (spliced into a block
- * or loop list, or an if arm). */
+/* In operand position the preludes stay on pl for the parent, and so do
+ * they, followed by rep, in a block or loop list (relist); in an if arm
+ * they go with rep into an unlabeled block. */
 static tl_expr *place(fl *c, tl_walk *w, tl_expr **slot, frame *F, tl_expr *rep) {
   tl_expr *p = tl_walk_parent(w, 1);
   if (op_pos(p, slot)) {
     hold(c, p, slot, rep, w->depth);
+    return rep;
+  }
+  if (p->op != TL_OP_IF) {
+    push(c, rep);
     return rep;
   }
   uint32_t n = 0;
@@ -256,7 +248,6 @@ static tl_expr *place(fl *c, tl_walk *w, tl_expr **slot, frame *F, tl_expr *rep)
   push(c, rep);
   tl_expr *b = tl_make_block(c->m, TL_OP_BLOCK, TL_NO_LABEL, &TL_VEC_AT(&c->pl, tl_expr *, F->start),
                              n + 1);
-  b->aux = WRAP;
   c->pl.n = F->start;
   return b;
 }
@@ -268,7 +259,7 @@ static void post(tl_walk *w, tl_expr **slot) {
   frame *F = fr(c, d);
   resolve(c, e, F);
   if (d == 0) { /* the function body: its value (if any) stays */
-    if (e->op != TL_OP_IF) splice(c, e);
+    relist(c, e, F);
     return;
   }
   tl_expr *p = tl_walk_parent(w, 1);
