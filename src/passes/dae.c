@@ -330,13 +330,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
     if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
     const char *names[129] = {"precompute-propagate"}; /* as inlining.c */
     uint32_t n = 1 + tl_pipeline_function(&po, names + 1, 128);
-    for (uint32_t i = m->nimported_funcs; i < nf && st == TL_OK; i++) {
-      if (!touched[i]) continue;
-      for (uint32_t k = 0; k < n && st == TL_OK; k++) {
-        const tl_pass_info *pi = tl_pass_find(names[k]);
-        if (pi && pi->kind == TL_PASS_FUNC) st = pi->func(ctx, TL_FUNC(m, i));
-      }
-    }
+    st = tl_run_func_passes_on(ctx, names, n, touched);
   }
   free(touched);
   return st;

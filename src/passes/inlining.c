@@ -343,15 +343,7 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
    * operands brought in, then the function pipeline */
   const char *names[129] = {"precompute-propagate"};
   uint32_t n = 1 + tl_pipeline_function(&po, names + 1, 128);
-  tl_status st = TL_OK;
-  for (uint32_t i = ctx->m->nimported_funcs; i < ctx->m->funcs.n && st == TL_OK; i++) {
-    if (!which[i]) continue;
-    for (uint32_t k = 0; k < n && st == TL_OK; k++) {
-      const tl_pass_info *pi = tl_pass_find(names[k]);
-      if (pi && pi->kind == TL_PASS_FUNC) st = pi->func(ctx, TL_FUNC(ctx->m, i));
-    }
-  }
-  return st;
+  return tl_run_func_passes_on(ctx, names, n, which);
 }
 
 /* One round; *progress says whether anything was inlined. rounds_into

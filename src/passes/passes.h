@@ -42,6 +42,13 @@ typedef struct {
 const tl_pass_info *tl_pass_find(const char *name);
 const tl_pass_info *tl_pass_at(uint32_t i);  /* NULL past the end */
 const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key);
+/* Runs the function passes among names[0..n) (others are skipped), stacked,
+ * on the pool (ctx->opt->threads) over the functions with which[i] set
+ * (all if NULL); the first failing function by index reports. */
+tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint32_t n, const uint8_t *which);
+/* Calls fn(user, i) for i in 0..n-1 on the pool, in any order and thread
+ * (serially if already inside it); the arena is locked meanwhile. */
+void tl_run_parallel(tl_pass_ctx *ctx, uint32_t n, void (*fn)(void *user, uint32_t i), void *user);
 /* pipeline.c: only the function passes of the -O pipeline of o's levels
  * (what -optimizing passes run on the functions they changed). */
 uint32_t tl_pipeline_function(const tl_pass_options *o, const char **names, uint32_t cap);

@@ -1,11 +1,13 @@
 /* registry.c — the pass registry (expanded from passes.def) and the runner.
  * Function passes run over the functions on a small pthread pool: each
- * worker takes the next function index; the module arena is locked while
- * they run. A pass only touches its own function, so the output does not
- * depend on the thread count or the order functions finish in. A run of
- * consecutive function passes is stacked: a worker runs all of them on one
- * function while it is in cache, then takes the next function (unless each
- * pass is timed or validated on its own). */
+ * worker takes the next function (biggest first); the module arena is
+ * locked while they run. A pass only touches its own function, so the
+ * output does not depend on the thread count or the order functions finish
+ * in. A run of consecutive function passes is stacked: a worker runs all of
+ * them on one function while it is in cache, then takes the next function
+ * (unless each pass is timed or validated on its own). -optimizing module
+ * passes run their function pipeline the same way on the functions they
+ * changed (tl_run_func_passes_on). */
 #include "passes.h"
 
 #include <pthread.h>
@@ -41,28 +43,22 @@ const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key) {
 const char *tl_pass_name(uint32_t i) { return i < NPASSES ? registry[i].name : NULL; }
 const char *tl_pass_help(uint32_t i) { return i < NPASSES ? registry[i].help : NULL; }
 
-/* ---- parallel function passes ------------------------------------------ */
+/* ---- the pool ----------------------------------------------------------- */
+/* A parallel loop: workers take the next k and call fn(user, item(k)). */
 typedef struct {
-  tl_pass_ctx *ctx;
-  const tl_pass_info *const *pass;   /* the stack, run in order */
-  uint32_t npass;
   atomic_uint next;
-  uint32_t nfuncs;
-  tl_status *status;  /* per function */
-  tl_error *errs;     /* per function */
-} job;
+  uint32_t n;
+  const uint32_t *order;   /* items; NULL: k itself */
+  void (*fn)(void *user, uint32_t i);
+  void *user;
+} loop;
 
 static void *worker(void *arg) {
-  job *j = arg;
+  loop *l = arg;
   for (;;) {
-    uint32_t i = atomic_fetch_add(&j->next, 1);
-    if (i >= j->nfuncs) break;
-    tl_func *f = TL_FUNC(j->ctx->m, i);
-    if (!f->body) continue;
-    tl_pass_ctx c = *j->ctx;
-    c.err = &j->errs[i];
-    for (uint32_t k = 0; k < j->npass && j->status[i] == TL_OK; k++)
-      j->status[i] = j->pass[k]->func(&c, f);
+    uint32_t k = atomic_fetch_add(&l->next, 1);
+    if (k >= l->n) break;
+    l->fn(l->user, l->order ? l->order[k] : k);
   }
   return NULL;
 }
@@ -72,9 +68,63 @@ static uint32_t default_threads(void) {
   return n < 1 ? 1 : n > 64 ? 64 : (uint32_t)n;
 }
 
+static uint32_t threads_for(const tl_pass_ctx *ctx, uint32_t n) {
+  uint32_t t = ctx->opt && ctx->opt->threads ? ctx->opt->threads : default_threads();
+  return t > n ? n : t;
+}
+
+/* The calling thread is a worker too; the arena is locked meanwhile. */
+static void run_loop(tl_module *m, loop *l, uint32_t threads) {
+  if (threads <= 1) {
+    worker(l);
+    return;
+  }
+  pthread_mutex_t lock;
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&lock, &attr);
+  void *outer = m->arena.lock;
+  m->arena.lock = &lock;
+  pthread_t *tid = calloc(threads, sizeof *tid);
+  if (!tid) abort();
+  uint32_t started = 0;
+  for (; started + 1 < threads; started++)
+    if (pthread_create(&tid[started], NULL, worker, l)) break;
+  worker(l);
+  for (uint32_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
+  free(tid);
+  m->arena.lock = outer;
+  pthread_mutex_destroy(&lock);
+  pthread_mutexattr_destroy(&attr);
+}
+
+void tl_run_parallel(tl_pass_ctx *ctx, uint32_t n, void (*fn)(void *user, uint32_t i), void *user) {
+  loop l = {0, n, NULL, fn, user};
+  run_loop(ctx->m, &l, ctx->m->arena.lock ? 1 : threads_for(ctx, n));
+}
+
+/* ---- parallel function passes ------------------------------------------ */
+typedef struct {
+  tl_pass_ctx *ctx;
+  const tl_pass_info *const *pass;   /* the stack, run in order */
+  uint32_t npass;
+  tl_status *status;  /* per function index */
+  tl_error *errs;     /* per function index */
+} job;
+
+static void run_stack(void *user, uint32_t i) {
+  job *j = user;
+  tl_func *f = TL_FUNC(j->ctx->m, i);
+  tl_pass_ctx c = *j->ctx;
+  c.err = &j->errs[i];
+  for (uint32_t p = 0; p < j->npass && j->status[i] == TL_OK; p++)
+    j->status[i] = j->pass[p]->func(&c, f);
+}
+
 /* The first failing function (by index) reports, whatever the scheduling. */
-static tl_status first_failure(job *j, tl_error *err) {
-  for (uint32_t i = 0; i < j->nfuncs; i++) {
+static tl_status first_failure(job *j, uint32_t nfuncs, tl_error *err) {
+  for (uint32_t i = 0; i < nfuncs; i++) {
     if (j->status[i] == TL_OK) continue;
     if (err) {
       *err = j->errs[i];
@@ -85,38 +135,64 @@ static tl_status first_failure(job *j, tl_error *err) {
   return TL_OK;
 }
 
+/* Biggest first, so that no big function starts last and leaves the other
+ * workers idle (ties by index). Only the schedule depends on this. */
+typedef struct {
+  uint64_t size;
+  uint32_t index;
+} sized;
+
+static int by_size_desc(const void *a, const void *b) {
+  const sized *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The size a body was read with (bytes; cheap, and while passes run the
+ * read is a good enough guide), else its node count. */
+static uint64_t size_of(tl_func *f) { return f->code_size ? f->code_size : tl_expr_count(f->body); }
+
+static void order_by_size(tl_module *m, uint32_t *order, uint32_t n) {
+  sized *s = malloc((n + 1) * sizeof *s);
+  if (!s) abort();
+  for (uint32_t k = 0; k < n; k++) s[k] = (sized){size_of(TL_FUNC(m, order[k])), order[k]};
+  qsort(s, n, sizeof *s, by_size_desc);
+  for (uint32_t k = 0; k < n; k++) order[k] = s[k].index;
+  free(s);
+}
+
+/* Runs the stack p[0..np) on each function with a body and which[i] set
+ * (every function if which is NULL). */
 static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p, uint32_t np,
-                                 uint32_t threads) {
+                                 const uint8_t *which) {
   tl_module *m = ctx->m;
-  job j = {ctx, p, np, 0, (uint32_t)m->funcs.n, calloc(m->funcs.n + 1, sizeof(tl_status)),
-           calloc(m->funcs.n + 1, sizeof(tl_error))};
-  if (!j.status || !j.errs) abort();
-  if (threads == 0) threads = default_threads();
-  if (threads > j.nfuncs) threads = j.nfuncs ? j.nfuncs : 1;
-  if (threads <= 1) {
-    worker(&j);
-  } else {
-    pthread_mutex_t lock;
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lock, &attr);
-    m->arena.lock = &lock;
-    pthread_t *tid = calloc(threads, sizeof *tid);
-    if (!tid) abort();
-    uint32_t started = 0;
-    for (; started < threads; started++)
-      if (pthread_create(&tid[started], NULL, worker, &j)) break;
-    if (started == 0) worker(&j);
-    for (uint32_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
-    free(tid);
-    m->arena.lock = NULL;
-    pthread_mutex_destroy(&lock);
-    pthread_mutexattr_destroy(&attr);
-  }
-  tl_status s = first_failure(&j, ctx->err);
+  uint32_t nf = (uint32_t)m->funcs.n;
+  uint32_t *order = malloc((nf + 1) * sizeof *order);
+  job j = {ctx, p, np, calloc(nf + 1, sizeof(tl_status)), calloc(nf + 1, sizeof(tl_error))};
+  if (!order || !j.status || !j.errs) abort();
+  loop l = {0, 0, order, run_stack, &j};
+  for (uint32_t i = 0; i < nf; i++)
+    if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
+  uint32_t threads = m->arena.lock ? 1 : threads_for(ctx, l.n);
+  if (threads > 1) order_by_size(m, order, l.n);
+  run_loop(m, &l, threads);
+  tl_status s = first_failure(&j, nf, ctx->err);
+  free(order);
   free(j.status);
   free(j.errs);
+  return s;
+}
+
+tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint32_t n, const uint8_t *which) {
+  const tl_pass_info **stack = calloc(n + 1, sizeof *stack);
+  if (!stack) abort();
+  uint32_t np = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const tl_pass_info *pi = tl_pass_find(names[k]);
+    if (pi && pi->kind == TL_PASS_FUNC) stack[np++] = pi;
+  }
+  tl_status s = np ? run_func_passes(ctx, stack, np, which) : TL_OK;
+  free(stack);
   return s;
 }
 
@@ -175,7 +251,7 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     if (s != TL_OK) break;
     const tl_pass_info *p = stack[0];
     double t0 = now_seconds();
-    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, opt->threads) : p->module(&ctx);
+    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL) : p->module(&ctx);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK) {
       char msg[sizeof err->msg];
