@@ -3,10 +3,13 @@
  * first of them; every reference (calls, ref.func, element segments,
  * exports, start) is redirected and the copies removed, indices renumbered.
  * Bodies are serialized canonically (pre-order, labels numbered by first
- * appearance), hashed with XXH3_64bits, and equal hashes confirmed by
+ * appearance, function references by the function they merge into) and
+ * hashed with XXH3_64bits on the pass pool; equal hashes are confirmed by
  * comparing the serializations byte for byte. Repeats until nothing
- * merges (merging callees can make callers equal). Names of the removed
- * copies are lost. Guarantees the same behaviour. */
+ * merges (merging callees can make callers equal), rehashing only the
+ * functions that refer to one merged in the last round; renumbers once at
+ * the end. Names of the removed copies are lost. Guarantees the same
+ * behaviour. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -17,6 +20,7 @@ typedef struct {
   tl_buf out;
   uint32_t *canon; /* label id -> canonical number + 1, 0 = not seen */
   uint32_t next;
+  const uint32_t *target; /* function -> the one it merges into */
 } ser_ctx;
 
 static void put32(tl_buf *b, uint32_t v) { tl_buf_put(b, &v, 4); }
@@ -58,12 +62,13 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
   case TL_IMM_I32: case TL_IMM_F32: put32(b, e->imm.f32); break;
   case TL_IMM_I64: case TL_IMM_F64: put64(b, e->imm.f64); break;
   case TL_IMM_V128: case TL_IMM_SHUFFLE: tl_buf_put(b, e->imm.v128, 16); break;
+  case TL_IMM_FUNC: put32(b, c->target[e->imm.index]); break;
   default: put32(b, e->imm.index); break;
   }
 }
 
-static void serialize(tl_module *m, tl_func *f, tl_buf *out) {
-  ser_ctx c = {{0}, calloc(f->nlabel + 1, sizeof(uint32_t)), 0};
+static void serialize(tl_module *m, tl_func *f, const uint32_t *target, tl_buf *out) {
+  ser_ctx c = {{0}, calloc(f->nlabel + 1, sizeof(uint32_t)), 0, target};
   if (!c.canon) abort();
   put32(&c.out, f->type);
   put32(&c.out, f->nlocal);
@@ -76,17 +81,6 @@ static void serialize(tl_module *m, tl_func *f, tl_buf *out) {
   tl_walk_run(&w, &f->body);
   free(c.canon);
   *out = c.out;
-}
-
-typedef struct {
-  uint64_t hash;
-  uint32_t func;
-} entry;
-
-static int cmp_entry(const void *a, const void *b) {
-  const entry *x = a, *y = b;
-  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
-  return x->func < y->func ? -1 : x->func > y->func;
 }
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
@@ -128,47 +122,118 @@ static void apply(tl_module *m, const uint32_t *target, uint32_t nf) {
   free(remap);
 }
 
-/* One round; returns whether anything merged. */
-static bool round_once(tl_module *m) {
+typedef struct {
+  uint64_t hash;
+  uint32_t func;
+} entry;
+
+static int cmp_entry(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+  return x->func < y->func ? -1 : x->func > y->func;
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t *target;   /* function -> the kept function it merges into */
+  uint8_t *merged;    /* merged in the last round */
+  uint64_t *hash;     /* per kept defined function */
+  bool first;         /* first round: hash every function */
+} dfe;
+
+static void refs_visit(tl_walk *w, tl_expr **slot) {
+  dfe *d = w->ctx;
+  tl_expr *e = *slot;
+  if (tl_ops[e->op].imm == TL_IMM_FUNC && d->merged[e->imm.index]) d->first = true;
+}
+
+/* Whether f refers to a function merged in the last round. */
+static bool refers_to_merged(dfe *d, tl_func *f) {
+  dfe c = *d;
+  c.first = false;
+  tl_walk_post(d->m, f, &f->body, refs_visit, &c);
+  return c.first;
+}
+
+/* One task of the pool: (re)hash function i if it may have changed. */
+static void hash_one(void *user, uint32_t k) {
+  dfe *d = user;
+  uint32_t i = d->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(d->m, i);
+  if (d->target[i] != i || !f->body) return;
+  if (!d->first && !refers_to_merged(d, f)) return;
+  tl_buf b;
+  serialize(d->m, f, d->target, &b);
+  d->hash[i] = XXH3_64bits(b.p, b.n);
+  tl_buf_free(&b);
+}
+
+static bool same_body(dfe *d, tl_buf *ser, uint32_t a, uint32_t b) {
+  uint32_t fs[2] = {a, b};
+  for (int k = 0; k < 2; k++)
+    if (!ser[fs[k]].p) serialize(d->m, TL_FUNC(d->m, fs[k]), d->target, &ser[fs[k]]);
+  return ser[a].n == ser[b].n && !memcmp(ser[a].p, ser[b].p, ser[a].n);
+}
+
+/* One round over the kept functions; returns whether anything merged.
+ * Bodies of a bucket of equal hashes are serialized to confirm. */
+static bool round_once(tl_pass_ctx *ctx, dfe *d) {
+  tl_module *m = d->m;
   uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs;
-  if (nf - ni < 2) return false;
-  tl_buf *ser = calloc(nf, sizeof(tl_buf));
-  entry *ent = malloc((nf - ni) * sizeof(entry));
-  uint32_t *target = malloc(nf * sizeof(uint32_t));
-  if (!ser || !ent || !target) abort();
-  for (uint32_t i = 0; i < nf; i++) target[i] = i;
-  for (uint32_t i = ni; i < nf; i++) {
-    serialize(m, TL_FUNC(m, i), &ser[i]);
-    ent[i - ni] = (entry){XXH3_64bits(ser[i].p, ser[i].n), i};
-  }
-  qsort(ent, nf - ni, sizeof(entry), cmp_entry);
+  tl_run_parallel(ctx, nf - ni, hash_one, d);
+  memset(d->merged, 0, nf);
+  entry *ent = malloc((nf - ni + 1) * sizeof(entry));
+  tl_buf *ser = calloc(nf + 1, sizeof(tl_buf));
+  if (!ent || !ser) abort();
+  uint32_t n = 0;
+  for (uint32_t i = ni; i < nf; i++)
+    if (d->target[i] == i && TL_FUNC(m, i)->body) ent[n++] = (entry){d->hash[i], i};
+  qsort(ent, n, sizeof(entry), cmp_entry);
   bool merged = false;
-  for (uint32_t a = 0; a < nf - ni;) {
+  for (uint32_t a = 0; a < n;) {
     uint32_t z = a;
-    while (z < nf - ni && ent[z].hash == ent[a].hash) z++;
+    while (z < n && ent[z].hash == ent[a].hash) z++;
     /* within a bucket, merge each function into the first equal one */
     for (uint32_t i = a + 1; i < z; i++) {
-      tl_buf *x = &ser[ent[i].func];
       for (uint32_t j = a; j < i; j++) {
-        tl_buf *y = &ser[ent[j].func];
-        if (target[ent[j].func] != ent[j].func || x->n != y->n || memcmp(x->p, y->p, x->n)) continue;
-        target[ent[i].func] = ent[j].func;
+        uint32_t x = ent[i].func, y = ent[j].func;
+        if (d->target[y] != y || !same_body(d, ser, x, y)) continue;
+        d->target[x] = y;
+        d->merged[x] = 1;
         merged = true;
         break;
       }
     }
     a = z;
   }
-  if (merged) apply(m, target, nf);
+  /* a function kept so far may have merged: point its copies at the root
+   * (they changed too: their callers must be rehashed) */
+  for (uint32_t i = 0; i < nf; i++) {
+    uint32_t t = d->target[d->target[i]];
+    if (t != d->target[i]) d->merged[i] = 1;
+    d->target[i] = t;
+  }
   for (uint32_t i = 0; i < nf; i++) tl_buf_free(&ser[i]);
   free(ser);
   free(ent);
-  free(target);
   return merged;
 }
 
 tl_status tl_pass_duplicate_function_elimination(tl_pass_ctx *ctx) {
-  for (int i = 0; i < 10 && round_once(ctx->m); i++) {
+  tl_module *m = ctx->m;
+  uint32_t nf = (uint32_t)m->funcs.n;
+  if (nf - m->nimported_funcs < 2) return TL_OK;
+  dfe d = {m, malloc(nf * sizeof(uint32_t)), calloc(nf, 1), calloc(nf, sizeof(uint64_t)), true};
+  if (!d.target || !d.merged || !d.hash) abort();
+  for (uint32_t i = 0; i < nf; i++) d.target[i] = i;
+  bool any = false;
+  for (int r = 0; r < 10 && round_once(ctx, &d); r++) {
+    any = true;
+    d.first = false;
   }
+  if (any) apply(m, d.target, nf);
+  free(d.target);
+  free(d.merged);
+  free(d.hash);
   return TL_OK;
 }

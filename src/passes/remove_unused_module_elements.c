@@ -2,6 +2,9 @@
  * memories, passive segments and types that nothing reachable uses. Roots:
  * exports, the start function, and everything active segments mention
  * (active segments run at instantiation and may trap, so they stay).
+ * Bodies and segment/global expressions are walked once, collecting the
+ * nodes that carry an index; renumbering then rewrites just those (and
+ * nothing when all is used).
  * Guarantees: same behaviour; indices renumbered consistently everywhere. */
 #include "passes.h"
 
@@ -16,6 +19,8 @@ typedef struct {
   uint32_t *remap[NKINDS];
   size_t count[NKINDS];
   tl_vec work;     /* functions whose bodies are still to scan */
+  tl_vec refs;     /* tl_expr *: the scanned nodes that carry an index */
+  uint8_t *scanned[NKINDS];  /* globals, elems, datas whose expressions were scanned */
 } rume;
 
 static void use(rume *r, int kind, uint32_t i) {
@@ -44,9 +49,13 @@ static void scan_visit(tl_walk *w, tl_expr **slot) {
   case TL_IMM_ELEM: use(r, K_ELEM, e->imm.index); break;
   case TL_IMM_TABLE_INIT: use(r, K_ELEM, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
   case TL_IMM_TABLE_COPY: use(r, K_TABLE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
-  case TL_IMM_BLOCK: if (e->imm.block.bt != TL_NO_INDEX) use(r, K_TYPE, e->imm.block.bt); break;
-  default: break;
+  case TL_IMM_BLOCK:
+    if (e->imm.block.bt == TL_NO_INDEX) return;
+    use(r, K_TYPE, e->imm.block.bt);
+    break;
+  default: return;
   }
+  TL_VEC_PUSH(&r->refs, tl_expr *, e);
 }
 
 static void scan(rume *r, tl_func *f, tl_expr **e) {
@@ -76,7 +85,13 @@ static void mark_roots(rume *r) {
 }
 
 /* Segments and globals pull in what their expressions use; repeat until
- * nothing new is found (their number is small; bodies are scanned once). */
+ * nothing new is found. Each expression is scanned once. */
+static bool scan_once(rume *r, int kind, uint32_t i) {
+  if (!r->used[kind][i] || r->scanned[kind][i]) return false;
+  r->scanned[kind][i] = 1;
+  return true;
+}
+
 static void propagate(rume *r) {
   tl_module *m = r->m;
   bool again = true;
@@ -86,34 +101,30 @@ static void propagate(rume *r) {
       uint32_t fi = TL_VEC_AT(&r->work, uint32_t, --r->work.n);
       scan(r, TL_FUNC(m, fi), &TL_FUNC(m, fi)->body);
     }
-    size_t before = 0;
-    for (int k = 0; k < NKINDS; k++)
-      for (size_t i = 0; i < r->count[k]; i++) before += r->used[k][i];
     for (uint32_t i = 0; i < m->globals.n; i++)
-      if (r->used[K_GLOBAL][i]) scan(r, NULL, &TL_GLOBAL(m, i)->init);
+      if (scan_once(r, K_GLOBAL, i)) {
+        scan(r, NULL, &TL_GLOBAL(m, i)->init);
+        again = true;
+      }
     for (uint32_t i = 0; i < m->elems.n; i++) {
       tl_elem *s = TL_ELEM(m, i);
-      if (!r->used[K_ELEM][i]) continue;
+      if (!scan_once(r, K_ELEM, i)) continue;
       if (s->mode == TL_SEG_ACTIVE) use(r, K_TABLE, s->table);
       scan(r, NULL, &s->offset);
       for (uint32_t j = 0; j < s->n; j++) scan(r, NULL, &s->item[j]);
+      again = true;
     }
     for (uint32_t i = 0; i < m->datas.n; i++) {
       tl_data *d = TL_DATA(m, i);
-      if (!r->used[K_DATA][i]) continue;
+      if (!scan_once(r, K_DATA, i)) continue;
       if (d->mode == TL_SEG_ACTIVE) use(r, K_MEMORY, d->mem);
       scan(r, NULL, &d->offset);
+      again = true;
     }
-    size_t after = 0;
-    for (int k = 0; k < NKINDS; k++)
-      for (size_t i = 0; i < r->count[k]; i++) after += r->used[k][i];
-    again = after != before || r->work.n;
   }
 }
 
-static void rewrite_visit(tl_walk *w, tl_expr **slot) {
-  rume *r = w->ctx;
-  tl_expr *e = *slot;
+static void rewrite(rume *r, tl_expr *e) {
   uint32_t *const *mp = r->remap;
   switch (tl_ops[e->op].imm) {
   case TL_IMM_FUNC: e->imm.index = mp[K_FUNC][e->imm.index]; break;
@@ -168,26 +179,13 @@ static uint32_t count_used(rume *r, int kind, uint32_t below) {
   return n;
 }
 
-static void rewrite_all(rume *r) {
+static void rewrite_all(rume *r, bool renumbered) {
   tl_module *m = r->m;
-  for (uint32_t i = 0; i < m->funcs.n; i++) {
-    tl_func *f = TL_FUNC(m, i);
-    f->type = r->remap[K_TYPE][f->type];
-    if (f->body) tl_walk_post(m, f, &f->body, rewrite_visit, r);
-  }
-  for (uint32_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, rewrite_visit, r);
-  for (uint32_t i = 0; i < m->elems.n; i++) {
-    tl_elem *s = TL_ELEM(m, i);
-    s->table = r->remap[K_TABLE][s->table];
-    if (s->offset) tl_walk_post(m, NULL, &s->offset, rewrite_visit, r);
-    for (uint32_t j = 0; j < s->n; j++) tl_walk_post(m, NULL, &s->item[j], rewrite_visit, r);
-  }
-  for (uint32_t i = 0; i < m->datas.n; i++) {
-    tl_data *d = TL_DATA(m, i);
-    d->mem = r->remap[K_MEMORY][d->mem];
-    if (d->offset) tl_walk_post(m, NULL, &d->offset, rewrite_visit, r);
-  }
+  if (!renumbered) return;
+  for (uint32_t i = 0; i < m->funcs.n; i++) TL_FUNC(m, i)->type = r->remap[K_TYPE][TL_FUNC(m, i)->type];
+  for (size_t i = 0; i < r->refs.n; i++) rewrite(r, TL_VEC_AT(&r->refs, tl_expr *, i));
+  for (uint32_t i = 0; i < m->elems.n; i++) TL_ELEM(m, i)->table = r->remap[K_TABLE][TL_ELEM(m, i)->table];
+  for (uint32_t i = 0; i < m->datas.n; i++) TL_DATA(m, i)->mem = r->remap[K_MEMORY][TL_DATA(m, i)->mem];
   static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
@@ -199,11 +197,12 @@ static void rewrite_all(rume *r) {
 tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   rume r = {m, {0}, {0}, {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
-                         m->datas.n, m->types.n}, {0}};
+                         m->datas.n, m->types.n}, {0}, {0}, {0}};
   for (int k = 0; k < NKINDS; k++) {
     r.used[k] = calloc(r.count[k] + 1, 1);
+    r.scanned[k] = calloc(r.count[k] + 1, 1);
     r.remap[k] = calloc(r.count[k] + 1, sizeof(uint32_t));
-    if (!r.used[k] || !r.remap[k]) abort();
+    if (!r.used[k] || !r.scanned[k] || !r.remap[k]) abort();
   }
   mark_roots(&r);
   propagate(&r);
@@ -214,12 +213,19 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   m->nimported_globals = count_used(&r, K_GLOBAL, m->nimported_globals);
   m->nimported_tables = count_used(&r, K_TABLE, m->nimported_tables);
   m->nimported_memories = count_used(&r, K_MEMORY, m->nimported_memories);
-  for (int k = 0; k < NKINDS; k++) compact(&r, k, vecs[k], sizes[k]);
-  rewrite_all(&r);
+  bool renumbered = false;
+  for (int k = 0; k < NKINDS; k++) {
+    size_t before = vecs[k]->n;
+    compact(&r, k, vecs[k], sizes[k]);
+    renumbered |= vecs[k]->n != before;
+  }
+  rewrite_all(&r, renumbered);
   for (int k = 0; k < NKINDS; k++) {
     free(r.used[k]);
+    free(r.scanned[k]);
     free(r.remap[k]);
   }
   tl_vec_free(&r.work);
+  tl_vec_free(&r.refs);
   return TL_OK;
 }
