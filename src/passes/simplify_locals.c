@@ -113,21 +113,23 @@ static bool only_to(const tl_expr *e, uint32_t l) {
   return true;
 }
 
-/* A tee sunk into the else of an if sets x only on that path: fine only if
- * the if's value is then set to x (a branch out of the then arm is ruled
- * out by find_target). slot is the get; the frames above it are on st. */
-static bool else_covered(const tl_vec *st, tl_expr **slot, uint32_t x) {
-  if (!st->n) return true;
+/* Whether the get at slot (the frames above it are on st) is the else of
+ * an if: 1 if the if's value is then set to x, so the value sinks without a
+ * tee (it would be dead; a branch out of the then arm is ruled out by
+ * find_target); -1 if not (a tee would set x on that path only); else 0. */
+static int else_target(const tl_vec *st, tl_expr **slot, uint32_t x) {
+  if (!st->n) return 0;
   const tl_expr *p = *TL_VEC_AT(st, frame, st->n - 1).slot;
-  if (p->op != TL_OP_IF || slot != &p->kid[2]) return true;
+  if (p->op != TL_OP_IF || slot != &p->kid[2]) return 0;
   const tl_expr *g = st->n > 1 ? *TL_VEC_AT(st, frame, st->n - 2).slot : NULL;
-  return g && is_set(g) && g->imm.index == x;
+  return g && is_set(g) && g->imm.index == x ? 1 : -1;
 }
 
 /* The slot of the first get of x after list->kid[i] that a set there can
- * sink into, or NULL. *multi: the get is not the only one. */
+ * sink into, or NULL. *plain: the value goes there without a tee even
+ * though x has other gets. */
 static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, uint32_t aflags,
-                             bool tee_ok) {
+                             bool tee_ok, bool *plain) {
   uint32_t budget = SCAN_BUDGET, bflags = 0;
   bool covered = false; /* x was set in the then arm (see frame) */
   uint32_t then_label = TL_NO_LABEL;
@@ -161,12 +163,13 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
       }
       if (e->op == TL_OP_LOCAL_GET && e->imm.index == x) {
         if (done.opaque) return NULL;
-        if (c->nget[x] > 1 && !tee_ok) return NULL;
-        if (c->nget[x] > 1 && !else_covered(st, done.slot, x)) return NULL;
         if (!c->nesting) {
           tl_expr *p = st->n ? *TL_VEC_AT(st, frame, st->n - 1).slot : NULL;
           if (!p || p->op != TL_OP_LOCAL_SET) return NULL;
         }
+        int et = else_target(st, done.slot, x);
+        *plain = et > 0;
+        if (c->nget[x] > 1 && (et < 0 || (!et && !tee_ok))) return NULL;
         return done.slot;
       }
       if (e->op == TL_OP_LOCAL_GET && in_vec(&c->writes, e->imm.index)) return NULL;
@@ -191,9 +194,10 @@ static void sink_list(sl_ctx *c, tl_expr *list) {
     uint32_t aflags;
     if (!summarize(c, v, &aflags)) continue;
     bool tee_ok = c->tee;
-    tl_expr **slot = find_target(c, list, i, x, aflags, tee_ok);
+    bool plain = false;
+    tl_expr **slot = find_target(c, list, i, x, aflags, tee_ok, &plain);
     if (!slot) continue;
-    if (c->nget[x] > 1) {
+    if (c->nget[x] > 1 && !plain) {
       set->op = TL_OP_LOCAL_TEE;
       tl_expr_finalize(c->m, c->f, set);
       *slot = set;

@@ -94,7 +94,7 @@
 ;; CHECK:         (then
 ;; CHECK:           (i32.mul (local.tee 1 (call 0)) (local.get 1)))
 ;; CHECK:         (else
-;; CHECK:           (local.tee 1 (i32.const 5))))))
+;; CHECK:           (i32.const 5)))))
 ;; CHECK:   (func (;3;) (type 1) (param i32) (result i32)
 ;; CHECK:     (local i32)
 ;; CHECK:     (local.set 1 (i32.const 5))
