@@ -9,6 +9,7 @@ Usage: fuzzexec.py BUILD_DIR [PASS...]   (no passes: all registered ones;
 O1..O4, Os, Oz: that -O pipeline)"""
 import concurrent.futures, os, re, subprocess, sys, tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import specmods
 from specmods import VALIDATE, modules

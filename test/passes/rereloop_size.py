@@ -13,6 +13,7 @@ Usage: rereloop_size.py BUILD_DIR [--stride K] [-v]
 Exit 0: all clean; 1: failures; 77: skipped (no suite or no wabt)."""
 import concurrent.futures, os, shutil, subprocess, sys, tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import specmods
 from specmods import VALIDATE, modules

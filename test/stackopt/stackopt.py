@@ -11,6 +11,7 @@ Usage: stackopt.py BUILD_DIR [plain|O2...]; env TILT_STACKOPT_STRIDE=k runs
 every k-th module (default 1)."""
 import concurrent.futures, os, subprocess, sys, tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import specmods
 from specmods import VALIDATE, modules
