@@ -24,6 +24,9 @@
 
 enum { DEAD = 1 };
 #define NONE UINT32_MAX
+/* TL_VEC_PUSH that calls tl_vec_grow only when the vector is full */
+#define PUSH(v, T, x) do { if ((v)->n == (v)->cap) tl_vec_grow((v), sizeof(T), (v)->n + 1); \
+    ((T *)(v)->p)[(v)->n++] = (x); } while (0)
 
 typedef struct {
   uint32_t local, copy;  /* copy: source local of a copy set, NONE otherwise */
@@ -51,12 +54,12 @@ typedef struct {
 
 static uint32_t new_bb(cl_ctx *c) {
   bb b = {0};
-  TL_VEC_PUSH(&c->bbs, bb, b);
+  PUSH(&c->bbs, bb, b);
   return (uint32_t)c->bbs.n - 1;
 }
 static void edge(cl_ctx *c, uint32_t from, uint32_t to) {
-  TL_VEC_PUSH(&c->edges, uint32_t, from);
-  TL_VEC_PUSH(&c->edges, uint32_t, to);
+  PUSH(&c->edges, uint32_t, from);
+  PUSH(&c->edges, uint32_t, to);
 }
 static void enter(cl_ctx *c, uint32_t b) {
   TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
@@ -74,12 +77,12 @@ static void post_node(cl_ctx *c, frame *fr) {
   case TL_OP_LOCAL_SET:
   case TL_OP_LOCAL_TEE: {
     e->aux = 0;
-    TL_VEC_PUSH(&c->slots, tl_expr **, fr->slot);
+    PUSH(&c->slots, tl_expr **, fr->slot);
     if (c->skip[e->imm.index]) break;
     action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
     if (a.set && e->kid[0]->op == TL_OP_LOCAL_GET && !c->skip[e->kid[0]->imm.index]) a.copy = e->kid[0]->imm.index;
     e->aux = 0;
-    TL_VEC_PUSH(&c->acts, action, a);
+    PUSH(&c->acts, action, a);
     break;
   }
   case TL_OP_BLOCK:
@@ -148,7 +151,7 @@ static void build(cl_ctx *c) {
       uint32_t k = fr->next++;
       if (!e->kid[k]) continue;
       between(c, fr, k);
-      TL_VEC_PUSH(&st, frame, ((frame){&e->kid[k], 0, 0, 0}));
+      PUSH(&st, frame, ((frame){&e->kid[k], 0, 0, 0}));
       pre_node(c, &TL_VEC_AT(&st, frame, st.n - 1));
       continue;
     }
