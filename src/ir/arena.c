@@ -1,7 +1,9 @@
 /* arena.c — bump allocation in chunks, and the malloc'd scratch vectors.
- * A module's arena owns every node, name and vector of that module; nothing
- * is freed alone. On malloc failure the arena longjmps to a->oom when the
- * public entry point set one, and aborts otherwise (a bug: no entry point). */
+ * A module's arenas own every node, name and vector of that module; nothing
+ * is freed alone. Big chunks are mapped directly, so that their untouched
+ * pages cost no memory and freeing them returns it at once. On allocation
+ * failure the arena longjmps to a->oom when the public entry point set one,
+ * and aborts otherwise (a bug: no entry point). */
 #include "ir.h"
 
 #include <pthread.h>
@@ -9,14 +11,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct tl_arena_chunk {
   tl_arena_chunk *next;
-  size_t size;
+  size_t size;             /* bytes of data[] */
+  bool mapped;             /* mmap'd, not malloc'd */
   max_align_t data[];
 };
 
-enum { CHUNK_MIN = 64 * 1024 };
+enum { CHUNK_MIN = 64 * 1024, MAP_MIN = 256 * 1024 };
+
+/* Under AddressSanitizer every chunk comes from malloc, which it checks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MAP_CHUNKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAP_CHUNKS 0
+#endif
+#endif
+#ifndef MAP_CHUNKS
+#define MAP_CHUNKS 1
+#endif
+
+static tl_arena_chunk *chunk_get(size_t size) {
+  size_t bytes = sizeof(tl_arena_chunk) + size;
+  if (MAP_CHUNKS && bytes >= MAP_MIN) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bytes = (bytes + page - 1) & ~(page - 1);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    tl_arena_chunk *c = p;
+    c->size = bytes - sizeof *c;
+    c->mapped = true;
+    return c;
+  }
+  tl_arena_chunk *c = malloc(bytes);
+  if (!c) return NULL;
+  c->size = size;
+  c->mapped = false;
+  return c;
+}
+
+void *tl_pages_alloc(size_t *size) {
+  if (MAP_CHUNKS && *size >= MAP_MIN) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *size = (*size + page - 1) & ~(page - 1);
+    void *p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+  }
+  return malloc(*size);
+}
+
+void tl_pages_free(void *p, size_t size) {
+  if (MAP_CHUNKS && size >= MAP_MIN) munmap(p, size);
+  else free(p);
+}
+
+static void chunk_put(tl_arena_chunk *c) {
+  if (c->mapped) munmap(c, sizeof *c + c->size);
+  else free(c);
+}
 
 static void out_of_memory(tl_arena *a) {
   if (a && a->oom) longjmp(*a->oom, 1);
@@ -29,7 +85,7 @@ void tl_arena_free(tl_arena *a) {
   tl_arena_chunk *c = a->head;
   while (c) {
     tl_arena_chunk *next = c->next;
-    free(c);
+    chunk_put(c);
     c = next;
   }
   a->head = NULL;
@@ -44,7 +100,7 @@ void tl_arena_reset(tl_arena *a) {
   tl_arena_chunk *c = a->head;
   while (c != keep) {
     tl_arena_chunk *next = c->next;
-    free(c);
+    chunk_put(c);
     c = next;
   }
   keep->next = NULL;
@@ -54,18 +110,42 @@ void tl_arena_reset(tl_arena *a) {
   a->total = keep->size;
 }
 
+size_t tl_arena_chunks(const tl_arena *a, const void **lo, size_t *size, size_t cap) {
+  size_t n = 0;
+  for (const tl_arena_chunk *c = a->head; c; c = c->next, n++)
+    if (n < cap) {
+      lo[n] = c->data;
+      size[n] = c->size;
+    }
+  return n;
+}
+
+void tl_arena_drop_chunks(tl_arena *a, const uint8_t *drop) {
+  if (!a->head) return;
+  tl_arena_chunk **link = &a->head->next;
+  for (size_t i = 1; *link; i++) {
+    tl_arena_chunk *c = *link;
+    if (!drop[i]) {
+      link = &c->next;
+      continue;
+    }
+    *link = c->next;
+    a->total -= c->size;
+    chunk_put(c);
+  }
+}
+
 static void new_chunk(tl_arena *a, size_t need) {
   size_t size = a->total < CHUNK_MIN ? CHUNK_MIN : a->total; /* doubles */
   if (size < need) size = need;
-  if (size > SIZE_MAX - sizeof(tl_arena_chunk)) out_of_memory(a);
-  tl_arena_chunk *c = malloc(sizeof *c + size);
+  if (size > SIZE_MAX / 2) out_of_memory(a);
+  tl_arena_chunk *c = chunk_get(size);
   if (!c) out_of_memory(a);
   c->next = a->head;
-  c->size = size;
   a->head = c;
   a->p = (uint8_t *)c->data;
-  a->end = a->p + size;
-  a->total += size;
+  a->end = a->p + c->size;
+  a->total += c->size;
 }
 
 static void *alloc_unlocked(tl_arena *a, size_t n, size_t align) {

@@ -1,18 +1,53 @@
-/* expr.c — node constructors and deep copy. Builders allocate in the
- * module arena and finalize the node they make, so callers always hold
- * correctly typed nodes. */
+/* expr.c — node memory, node constructors and deep copy.
+ * Node memory: nodes, kid arrays and br_table targets. A function's body
+ * is built in a scratch arena of the thread building it (tl_nodes_begin),
+ * then moved into an exact-size block of its own (tl_nodes_end), which
+ * frees the function's previous block if the last tl_nodes_sweep found no
+ * other body using it. Nodes built elsewhere (module passes, initializers)
+ * go to m->nodes; a sweep frees the blocks and m->nodes chunks that no body
+ * or initializer uses. So the garbage passes leave lasts one function (or
+ * one module pass), not the module's life. Builders finalize the node they
+ * make, so callers always hold correctly typed nodes. */
 #include "ir.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+/* The function this thread builds nodes for (tl_nodes_begin), if any. */
+static _Thread_local struct {
+  tl_module *m;
+  uint32_t func;
+  tl_arena scratch;
+} cur;
+
+void *tl_node_alloc(tl_module *m, size_t n, size_t align) {
+  void *p;
+  if (cur.m == m) {
+    p = tl_arena_alloc(&cur.scratch, n, align);
+  } else {
+    pthread_mutex_t *lock = m->arena.lock;
+    if (lock) pthread_mutex_lock(lock);
+    m->nodes.oom = m->arena.oom;
+    p = tl_arena_alloc(&m->nodes, n, align);
+    if (lock) pthread_mutex_unlock(lock);
+  }
+  memset(p, 0, n);
+  return p;
+}
+
+#define NODE_NEWN(m, T, n) ((T *)tl_node_alloc((m), sizeof(T) * (size_t)(n), _Alignof(T)))
 
 tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid) {
-  tl_expr *e = TL_NEW(&m->arena, tl_expr);
+  tl_expr *e = NODE_NEWN(m, tl_expr, 1);
   e->op = (uint16_t)op;
   e->type = TL_NONE;
   e->nkid = nkid;
   e->cap = nkid;
-  e->kid = nkid ? TL_NEWN(&m->arena, tl_expr *, nkid) : NULL;
+  e->kid = nkid ? NODE_NEWN(m, tl_expr *, nkid) : NULL;
   if (tl_ops[op].flags & TL_F_CONTROL) {
     e->imm.block.label = TL_NO_LABEL;
     e->imm.block.bt = TL_NO_INDEX;
@@ -23,7 +58,7 @@ tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid) {
 void tl_expr_push_kid(tl_module *m, tl_expr *e, tl_expr *kid) {
   if (e->nkid == e->cap) {
     uint32_t cap = e->cap ? e->cap * 2 : 4;
-    tl_expr **k = TL_NEWN(&m->arena, tl_expr *, cap);
+    tl_expr **k = NODE_NEWN(m, tl_expr *, cap);
     if (e->nkid) memcpy(k, e->kid, e->nkid * sizeof *k);
     e->kid = k;
     e->cap = cap;
@@ -106,10 +141,10 @@ static uint32_t map_label(copy_ctx *c, uint32_t l) {
 }
 
 static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
-  tl_expr *n = TL_NEW(&c->m->arena, tl_expr);
+  tl_expr *n = NODE_NEWN(c->m, tl_expr, 1);
   *n = *e;
   n->cap = e->nkid;
-  n->kid = e->nkid ? TL_NEWN(&c->m->arena, tl_expr *, e->nkid) : NULL;
+  n->kid = e->nkid ? NODE_NEWN(c->m, tl_expr *, e->nkid) : NULL;
   if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && c->f) {
     uint32_t fresh = tl_func_new_label(c->m, c->f);
     if (e->imm.block.label < c->nmap) c->map[e->imm.block.label] = fresh;
@@ -117,7 +152,7 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
   } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     n->imm.label = map_label(c, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE) {
-    n->imm.table.targets = TL_NEWN(&c->m->arena, uint32_t, e->imm.table.n);
+    n->imm.table.targets = NODE_NEWN(c->m, uint32_t, e->imm.table.n);
     for (uint32_t i = 0; i < e->imm.table.n; i++)
       n->imm.table.targets[i] = map_label(c, e->imm.table.targets[i]);
     n->imm.table.def = map_label(c, e->imm.table.def);
@@ -152,4 +187,307 @@ tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
   tl_vec_free(&todo);
   free(c.map);
   return root;
+}
+
+
+/* ---- where bodies live ---------------------------------------------------- */
+/* A span of node memory: a body block or an m->nodes chunk, with the one
+ * function whose body uses it (or SHARED: several, or an initializer). */
+enum { OWNER_NONE = UINT32_MAX, OWNER_SHARED = UINT32_MAX - 1 };
+typedef struct {
+  uintptr_t lo, hi;
+  uint32_t owner;
+  bool block;              /* a body block (else an m->nodes chunk) */
+  size_t slot;             /* block: its index in m->blocks; chunk: in the list */
+} span;
+
+struct tl_node_index {
+  span *s;                 /* sorted by lo */
+  size_t n;
+};
+
+static span *find_span(const struct tl_node_index *x, const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  size_t lo = 0, hi = x->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a < x->s[mid].lo) hi = mid;
+    else if (a >= x->s[mid].hi) lo = mid + 1;
+    else return &x->s[mid];
+  }
+  return NULL;
+}
+
+/* Calls visit on every allocation of the tree at root: nodes, kid arrays,
+ * br_table targets (explicit stack). */
+typedef void (*alloc_fn)(void *ctx, const void *p, size_t n);
+
+static void each_alloc(tl_vec *todo, const tl_expr *root, alloc_fn visit, void *ctx) {
+  if (!root) return;
+  TL_VEC_PUSH(todo, const tl_expr *, root);
+  while (todo->n) {
+    const tl_expr *e = TL_VEC_AT(todo, const tl_expr *, --todo->n);
+    visit(ctx, e, sizeof *e);
+    if (e->nkid) visit(ctx, e->kid, e->nkid * sizeof *e->kid);
+    if (e->op == TL_OP_BR_TABLE && e->imm.table.n)
+      visit(ctx, e->imm.table.targets, e->imm.table.n * sizeof(uint32_t));
+    for (uint32_t i = e->nkid; i-- > 0;)
+      if (e->kid[i]) TL_VEC_PUSH(todo, const tl_expr *, e->kid[i]);
+  }
+}
+
+static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/* ---- body blocks ---------------------------------------------------------- */
+/* Blocks are cut in order from pool chunks (own pages, not malloc's heap:
+ * threads would each grow a heap of their own), and a chunk goes back to
+ * the system once every block in it is freed. Callers hold m->arena.lock
+ * when it is set. */
+typedef struct pchunk {
+  size_t size, live;       /* pages; bytes of blocks not yet freed */
+  uint8_t *p, *end;        /* free space */
+} pchunk;
+
+struct tl_node_pool {
+  pchunk *cur;
+};
+
+typedef struct {           /* precedes each block's nodes */
+  size_t size;             /* bytes after the header */
+  pchunk *chunk;
+} bhdr;
+
+enum { POOL_CHUNK = 512 * 1024 };
+
+static bhdr *block_alloc(tl_module *m, size_t bytes) {
+  if (!m->node_pool && !(m->node_pool = calloc(1, sizeof *m->node_pool))) return NULL;
+  size_t need = sizeof(bhdr) + round8(bytes);
+  pchunk *c = m->node_pool->cur;
+  if (!c || (size_t)(c->end - c->p) < need) {
+    size_t size = sizeof(pchunk) + need > POOL_CHUNK ? sizeof(pchunk) + need : POOL_CHUNK;
+    pchunk *nc = tl_pages_alloc(&size);
+    if (!nc) return NULL;
+    nc->size = size;
+    nc->live = 0;
+    nc->p = (uint8_t *)(nc + 1);
+    nc->end = (uint8_t *)nc + size;
+    if (c && !c->live) tl_pages_free(c, c->size);
+    m->node_pool->cur = c = nc;
+  }
+  bhdr *b = (bhdr *)c->p;
+  c->p += need;
+  c->live += need;
+  b->size = bytes;
+  b->chunk = c;
+  return b;
+}
+
+static void block_free(tl_module *m, bhdr *b) {
+  pchunk *c = b->chunk;
+  c->live -= sizeof(bhdr) + round8(b->size);
+  if (!c->live && c != m->node_pool->cur) tl_pages_free(c, c->size);
+}
+
+/* ---- moving a body into its own block ------------------------------------- */
+typedef struct {
+  struct tl_node_index *x;
+  uint32_t func;
+  size_t bytes;            /* the block's size */
+  tl_vec mine;             /* size_t: index spans only func used, to free */
+} measure_ctx;
+
+static void measure(void *ctx, const void *p, size_t n) {
+  measure_ctx *c = ctx;
+  c->bytes += round8(n);
+  span *s = c->x ? find_span(c->x, p) : NULL;
+  if (!s || !s->block || s->owner != c->func) return;
+  s->owner = OWNER_NONE; /* counted once; only this thread looks at it */
+  TL_VEC_PUSH(&c->mine, size_t, (size_t)(s - c->x->s));
+}
+
+typedef struct { const tl_expr *src; tl_expr **dst; } move_item;
+
+static void *bump(uint8_t **p, size_t n) {
+  void *r = *p;
+  *p += round8(n);
+  return r;
+}
+
+/* Copies the tree into block (exactly measured), keeping everything but
+ * the memory. */
+static tl_expr *move_tree(tl_vec *todo, uint8_t *block, const tl_expr *root) {
+  tl_expr *out = NULL;
+  move_item first = {root, &out};
+  TL_VEC_PUSH(todo, move_item, first);
+  while (todo->n) {
+    move_item it = TL_VEC_AT(todo, move_item, --todo->n);
+    const tl_expr *e = it.src;
+    tl_expr *n = bump(&block, sizeof *n);
+    *n = *e;
+    n->cap = e->nkid;
+    n->kid = e->nkid ? bump(&block, e->nkid * sizeof *n->kid) : NULL;
+    if (e->op == TL_OP_BR_TABLE && e->imm.table.n) {
+      n->imm.table.targets = bump(&block, e->imm.table.n * sizeof(uint32_t));
+      memcpy(n->imm.table.targets, e->imm.table.targets, e->imm.table.n * sizeof(uint32_t));
+    }
+    *it.dst = n;
+    for (uint32_t i = e->nkid; i-- > 0;) {
+      n->kid[i] = NULL;
+      move_item k = {e->kid[i], &n->kid[i]};
+      if (k.src) TL_VEC_PUSH(todo, move_item, k);
+    }
+  }
+  return out;
+}
+
+void tl_nodes_begin(tl_module *m, uint32_t func) {
+  tl_arena_init(&cur.scratch);
+  cur.scratch.oom = m->arena.oom;
+  cur.m = m;
+  cur.func = func;
+}
+
+/* func TL_NO_INDEX: only drop the scratch (the reader, out of memory). */
+void tl_nodes_end(tl_module *m, uint32_t func) {
+  if (cur.m != m) return;
+  bool built = cur.scratch.total != 0;
+  cur.m = NULL;
+  tl_func *f = func == TL_NO_INDEX ? NULL : TL_FUNC(m, func);
+  if (built && f && f->body) {
+    measure_ctx c = {m->node_index, func, 0, {0}};
+    tl_vec todo = {0};
+    each_alloc(&todo, f->body, measure, &c);
+    tl_vec_free(&todo); /* move_tree stacks items of another size */
+    pthread_mutex_t *lock = m->arena.lock;
+    if (lock) pthread_mutex_lock(lock);
+    bhdr *block = block_alloc(m, c.bytes);
+    if (lock) pthread_mutex_unlock(lock);
+    if (!block) {
+      tl_arena_free(&cur.scratch);
+      if (m->arena.oom) longjmp(*m->arena.oom, 1);
+      abort();
+    }
+    f->body = move_tree(&todo, (uint8_t *)(block + 1), f->body);
+    tl_vec_free(&todo);
+    if (lock) pthread_mutex_lock(lock);
+    for (size_t i = 0; i < c.mine.n; i++) {
+      span *s = &m->node_index->s[TL_VEC_AT(&c.mine, size_t, i)];
+      block_free(m, TL_VEC_AT(&m->blocks, bhdr *, s->slot));
+      TL_VEC_AT(&m->blocks, void *, s->slot) = NULL;
+    }
+    TL_VEC_PUSH(&m->blocks, void *, block);
+    if (lock) pthread_mutex_unlock(lock);
+    tl_vec_free(&c.mine);
+  }
+  tl_arena_free(&cur.scratch);
+}
+
+/* ---- sweeping --------------------------------------------------------- */
+typedef struct {
+  struct tl_node_index *x;
+  uint32_t owner;
+} mark_ctx;
+
+static void mark(void *ctx, const void *p, size_t n) {
+  (void)n;
+  mark_ctx *c = ctx;
+  span *s = find_span(c->x, p);
+  if (!s) return; /* in m->arena (a pass allocated it there): lives on */
+  if (s->owner == OWNER_NONE) s->owner = c->owner;
+  else if (s->owner != c->owner) s->owner = OWNER_SHARED;
+}
+
+/* Freed blocks are holes in malloc's heap, which glibc keeps resident
+ * until asked to return the free pages. */
+static void give_back(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+static int by_lo(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void free_index(tl_module *m) {
+  if (!m->node_index) return;
+  free(m->node_index->s);
+  free(m->node_index);
+  m->node_index = NULL;
+}
+
+void tl_nodes_sweep(tl_module *m) {
+  if (m->arena.lock) return; /* other threads are at work */
+  free_index(m);
+  if (m->capi) return;
+  /* the live blocks, then the chunks of m->nodes */
+  size_t nb = 0;
+  for (size_t i = 0; i < m->blocks.n; i++)
+    if (TL_VEC_AT(&m->blocks, void *, i)) TL_VEC_AT(&m->blocks, void *, nb++) = TL_VEC_AT(&m->blocks, void *, i);
+  m->blocks.n = nb;
+  size_t nc = tl_arena_chunks(&m->nodes, NULL, NULL, 0);
+  const void **clo = malloc((nc + 1) * sizeof *clo);
+  size_t *csz = malloc((nc + 1) * sizeof *csz);
+  struct tl_node_index *x = malloc(sizeof *x);
+  span *sp = malloc((nb + nc + 1) * sizeof *sp);
+  if (!clo || !csz || !x || !sp) abort();
+  tl_arena_chunks(&m->nodes, clo, csz, nc);
+  size_t n = 0;
+  for (size_t i = 0; i < nb; i++) {
+    const bhdr *b = TL_VEC_AT(&m->blocks, bhdr *, i);
+    sp[n++] = (span){(uintptr_t)(b + 1), (uintptr_t)(b + 1) + b->size, OWNER_NONE, true, i};
+  }
+  for (size_t i = 0; i < nc; i++)
+    sp[n++] = (span){(uintptr_t)clo[i], (uintptr_t)clo[i] + csz[i], OWNER_NONE, false, i};
+  qsort(sp, n, sizeof *sp, by_lo);
+  x->s = sp;
+  x->n = n;
+  tl_vec todo = {0};
+  for (size_t i = 0; i < m->funcs.n; i++) {
+    mark_ctx c = {x, (uint32_t)i};
+    each_alloc(&todo, TL_FUNC(m, i)->body, mark, &c);
+  }
+  mark_ctx mc = {x, OWNER_SHARED};
+  for (size_t i = 0; i < m->globals.n; i++) each_alloc(&todo, TL_GLOBAL(m, i)->init, mark, &mc);
+  for (size_t i = 0; i < m->elems.n; i++) {
+    tl_elem *el = TL_ELEM(m, i);
+    each_alloc(&todo, el->offset, mark, &mc);
+    for (uint32_t j = 0; j < el->n; j++) each_alloc(&todo, el->item[j], mark, &mc);
+  }
+  for (size_t i = 0; i < m->datas.n; i++) each_alloc(&todo, TL_DATA(m, i)->offset, mark, &mc);
+  tl_vec_free(&todo);
+  /* free what nothing uses; keep the index of the rest */
+  uint8_t *drop = calloc(nc + 1, 1);
+  if (!drop) abort();
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (sp[i].owner != OWNER_NONE) {
+      sp[kept++] = sp[i];
+    } else if (sp[i].block) {
+      block_free(m, TL_VEC_AT(&m->blocks, bhdr *, sp[i].slot));
+      TL_VEC_AT(&m->blocks, void *, sp[i].slot) = NULL;
+    } else {
+      drop[sp[i].slot] = 1;
+    }
+  }
+  tl_arena_drop_chunks(&m->nodes, drop);
+  /* dropped chunks shift the slots of the rest; only blocks use slots */
+  x->n = kept;
+  free(drop);
+  free(clo);
+  free(csz);
+  m->node_index = x;
+  give_back();
+}
+
+void tl_nodes_destroy(tl_module *m) {
+  for (size_t i = 0; i < m->blocks.n; i++)
+    if (TL_VEC_AT(&m->blocks, bhdr *, i)) block_free(m, TL_VEC_AT(&m->blocks, bhdr *, i));
+  tl_vec_free(&m->blocks);
+  if (m->node_pool && m->node_pool->cur) tl_pages_free(m->node_pool->cur, m->node_pool->cur->size);
+  free(m->node_pool);
+  m->node_pool = NULL;
+  free_index(m);
+  tl_arena_free(&m->nodes);
 }

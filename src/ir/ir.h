@@ -208,6 +208,15 @@ void tl_arena_init(tl_arena *a);
 void tl_arena_free(tl_arena *a);
 void tl_arena_reset(tl_arena *a);   /* keep the first chunk, forget the rest */
 void *tl_arena_alloc(tl_arena *a, size_t n, size_t align);
+/* Memory for a caller's own allocator: mapped pages when big (returned to
+ * the system when freed), malloc otherwise. *size may grow (page rounding);
+ * free with the size it returned. NULL when out of memory. */
+void *tl_pages_alloc(size_t *size);
+void tl_pages_free(void *p, size_t size);
+/* The chunks of a, newest first: fills lo/size (up to cap), returns how many. */
+size_t tl_arena_chunks(const tl_arena *a, const void **lo, size_t *size, size_t cap);
+/* Frees chunk i (newest first) where drop[i]; the newest is always kept. */
+void tl_arena_drop_chunks(tl_arena *a, const uint8_t *drop);
 void *tl_arena_zalloc(tl_arena *a, size_t n, size_t align);
 char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
 #define TL_NEW(a, T) ((T *)tl_arena_zalloc((a), sizeof(T), _Alignof(T)))
@@ -343,6 +352,15 @@ typedef struct {           /* interned tuple */
 
 struct tl_module {
   tl_arena arena;
+  /* expr.c: node memory (nodes, kid arrays, br_table targets). Each body
+   * lives in an exact-size block of its own once read or optimized; other
+   * nodes (module passes, initializers) in `nodes`. tl_nodes_sweep frees
+   * what no body or initializer uses. */
+  tl_arena nodes;
+  tl_vec blocks;           /* void *: the body blocks (NULL once freed) */
+  struct tl_node_pool *node_pool; /* where blocks are cut from; NULL until used */
+  struct tl_node_index *node_index; /* which body uses which memory, as of the
+                              last sweep; NULL if none */
   tl_vec types;            /* tl_functype */
   tl_vec funcs;            /* tl_func; imports first */
   tl_vec globals;          /* tl_global; imports first */
@@ -416,6 +434,22 @@ tl_expr *tl_make_local_set(tl_module *m, tl_func *f, uint32_t idx, tl_expr *v, b
 tl_expr *tl_make_drop(tl_module *m, tl_expr *v);
 tl_expr *tl_make_block(tl_module *m, tl_op op, uint32_t label, tl_expr **kids, uint32_t n);
 tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e); /* deep, iterative; labels defined inside get fresh ids of f */
+/* Node memory, zeroed: from the calling thread's function scratch between
+ * tl_nodes_begin and tl_nodes_end, else from m->nodes (locked with
+ * m->arena). */
+void *tl_node_alloc(tl_module *m, size_t n, size_t align);
+/* The calling thread builds nodes for function `func` only (the reader,
+ * function passes): they go to a scratch arena; end moves the body into a
+ * fresh exact-size block and frees the function's old block when the last
+ * sweep found no other body using it. */
+void tl_nodes_begin(tl_module *m, uint32_t func);
+void tl_nodes_end(tl_module *m, uint32_t func);
+/* Single-threaded, while nobody holds node pointers other than bodies,
+ * initializers, element items and segment offsets: frees the node memory
+ * none of them uses and records which body uses which block. Does nothing
+ * on a module the C API builds (it may hold nodes not yet placed). */
+void tl_nodes_sweep(tl_module *m);
+void tl_nodes_destroy(tl_module *m); /* module.c's destroy: all node memory */
 
 /* finalize.c — the type rules, in one place.
  * tl_expr_finalize recomputes e->type from its children (and, for a labeled

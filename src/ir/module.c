@@ -8,6 +8,7 @@ tl_module *tl_module_alloc(void) {
   tl_module *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   tl_arena_init(&m->arena);
+  tl_arena_init(&m->nodes);
   m->features = tl_features_default();
   return m;
 }
@@ -16,6 +17,7 @@ void tl_module_destroy(tl_module *m) {
   if (!m) return;
   tl_vec *vecs[] = {&m->types, &m->funcs, &m->globals, &m->memories, &m->tables,
                     &m->exports, &m->elems, &m->datas, &m->customs};
+  tl_nodes_destroy(m);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
   free(m->tuple_hash);
   tl_arena_free(&m->arena);

@@ -774,6 +774,7 @@ static tl_status guarded_read(rctx *c, rd *r) {
   c->m->arena.oom = &jb;
   if (setjmp(jb)) {
     c->m->arena.oom = NULL;
+    tl_nodes_end(c->m, TL_NO_INDEX); /* a body's scratch, if it was reading one */
     return tl_errorf(c->err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   }
   tl_status s = read_all(c, r);

@@ -319,7 +319,7 @@ static tl_status close_list(fctx *x, tl_expr ***kids, uint32_t *nk) {
       return fail(x, TL_E_INVALID, "type mismatch at end of %s: values remain on the stack",
                   fr->kind == K_FUNC ? "function" : "block");
   for (size_t i = lo; i < STK(x)->n; i++) n += ent(x, i)->e != NULL;
-  tl_expr **k = TL_NEWN(&x->m->arena, tl_expr *, n + 1);
+  tl_expr **k = tl_node_alloc(x->m, (n + 1) * sizeof *k, _Alignof(tl_expr *));
   n = 0;
   for (size_t i = lo; i < STK(x)->n; i++)
     if (ent(x, i)->e) k[n++] = ent(x, i)->e;
@@ -701,7 +701,7 @@ static tl_expr *trampolines(fctx *x, frame **fr, uint32_t n, tl_expr *e) {
     uint32_t t = fr[i]->tramp;
     if (fr[i]->kind != K_LOOP || t == TL_NO_LABEL) continue;
     fr[i]->tramp = TL_NO_LABEL;
-    tl_expr **kid = TL_NEWN(&m->arena, tl_expr *, 1);
+    tl_expr **kid = tl_node_alloc(m, sizeof *kid, _Alignof(tl_expr *));
     kid[0] = e;
     tl_expr *b = make_list(x, TL_OP_BLOCK, t, kid, 1);
     tl_block_finalize(m, b, BRT(x, t));
@@ -717,7 +717,7 @@ static tl_status do_br_table(fctx *x) {
   tl_module *m = x->m;
   uint32_t n, depth;
   TRY(rd_count(x->r, &n, 1, "br_table targets"));
-  uint32_t *targets = TL_NEWN(&m->arena, uint32_t, n + 1);
+  uint32_t *targets = tl_node_alloc(m, ((size_t)n + 1) * sizeof *targets, _Alignof(uint32_t));
   frame **fr = malloc((n + 1) * sizeof *fr);
   if (!fr) return fail(x, TL_E_NOMEM, "out of memory");
   tl_status s = TL_OK;
@@ -1037,7 +1037,10 @@ tl_status rd_code_section(rctx *c, rd *r) {
     TRY(rd_bytes(r, size, &b, "function body"));
     uint32_t fi = m->nimported_funcs + i;
     rd br = {b, b + size, r->base, r->err, fi};
-    TRY(rd_body(c, &br, fi));
+    tl_nodes_begin(m, fi); /* the body into a block of its own */
+    tl_status s = rd_body(c, &br, fi);
+    tl_nodes_end(m, fi);
+    if (s) return s;
     if (c->no_body_bytes) continue;
     uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);
     if (size) memcpy(keep, b, size);
