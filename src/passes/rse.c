@@ -188,7 +188,7 @@ static void topdown(rse_walk *r) {
     item it = TL_VEC_AT(&r->items, item, --r->items.n);
     r->facts.n -= it.nfacts;
     c.n = it.nfacts;
-    memcpy(c.f, (fact *)r->facts.p + r->facts.n, it.nfacts * sizeof(fact));
+    if (it.nfacts) memcpy(c.f, (fact *)r->facts.p + r->facts.n, it.nfacts * sizeof(fact));
     do_list(r, it.list, &c);
   }
 }
