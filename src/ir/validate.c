@@ -5,8 +5,10 @@
  * must be unreachable. One iterative walk per function (tl_walk_run) tracks
  * label scopes, the types branches carry and the set of nodes seen (one
  * parent each), and checks every type is what finalize.c computes. Reports
- * the first problem through tl_errorf; never recurses on nesting depth. */
+ * the first problem through tl_errorf; never recurses on nesting depth.
+ * Big modules' bodies are checked on the pass pool (the same first error). */
 #include "ir.h"
+#include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -916,6 +918,49 @@ static bool check_datas(vc *c) {
   return true;
 }
 
+/* ---- functions on the pass pool ------------------------------------------ */
+/* Bodies are validated in parallel when there is enough of them (each with
+ * its own node set: the non-strict check is per function); the first
+ * failing function by index is validated again to report, so the error is
+ * the serial one whatever the scheduling. */
+enum { PAR_MIN_BYTES = 1 << 16 };
+
+typedef struct {
+  tl_module *m;
+  const uint8_t *declared;
+  uint8_t *bad;         /* per defined function: validation failed */
+} par_job;
+
+static void par_one(void *user, uint32_t k) {
+  par_job *j = user;
+  ptrset seen = {0};
+  uint32_t i = j->m->nimported_funcs + k;
+  j->bad[k] = validate_func(j->m, i, &seen, false, j->declared, NULL) != TL_OK;
+  free(seen.slot);
+}
+
+/* -1: not worth it (run serially); else the status of the bodies. */
+static int validate_parallel(tl_module *m, const uint8_t *declared, tl_error *err) {
+  uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
+  uint64_t bytes = 0;
+  for (uint32_t k = 0; k < n; k++) bytes += TL_FUNC(m, m->nimported_funcs + k)->code_size;
+  if (n < 2 || bytes < PAR_MIN_BYTES || m->arena.lock) return -1;
+  par_job j = {m, declared, calloc(n, 1)};
+  if (!j.bad) return -1;
+  tl_pass_options po = {0};
+  tl_pass_ctx ctx = {.m = m, .opt = &po};
+  tl_run_parallel(&ctx, n, par_one, &j);
+  tl_status st = TL_OK;
+  for (uint32_t k = 0; k < n && !st; k++) {
+    if (!j.bad[k]) continue;
+    ptrset seen = {0};
+    st = validate_func(m, m->nimported_funcs + k, &seen, false, declared, err);
+    free(seen.slot);
+  }
+  free(j.bad);
+  return (int)st;
+}
+
 static tl_status validate(tl_module *m, tl_error *err, bool strict) {
   ptrset seen = {0};
   vc c = {.m = m, .fidx = TL_NO_FUNC, .err = err, .seen = &seen, .strict = strict};
@@ -923,6 +968,11 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
             check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
             check_datas(&c);
   uint8_t *declared = ok ? declared_funcs(m) : NULL;
+  int par = ok && !strict ? validate_parallel(m, declared, err) : -1;
+  if (par >= 0) {
+    c.st = (tl_status)par;
+    ok = false;
+  }
   for (uint32_t i = m->nimported_funcs; ok && i < m->funcs.n; i++) {
     if (!strict) { /* a fresh set per function: clearing a big one costs more */
       free(seen.slot);
