@@ -43,6 +43,9 @@ typedef struct {
                             their type is not unreachable */
   uint32_t **maps;       /* per function: its local map when it differs from
                             tl_func_local_map (elided tuple locals), or NULL */
+  /* a worker's copy while bodies are encoded in parallel (writer_code.c) */
+  bool frozen;           /* no block types may be added: set need_serial instead */
+  bool need_serial;      /* this function needs a new block type: redo serially */
 } wr;
 
 /* Fails with a message; sets func_index to the function being written. */

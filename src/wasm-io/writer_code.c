@@ -5,6 +5,7 @@
  * tuple locals become their components, tuple.make/extract plain stack code.
  * Guarantees: output that wasm-validate accepts for IR that validates. */
 #include "writer.h"
+#include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
 
 #include <string.h>
 
@@ -63,6 +64,10 @@ static uint32_t tuple_type_index(wr *w, const tl_expr *e) {
   uint32_t idx = TL_NO_INDEX;
   for (size_t i = 0; i < m->types.n && idx == TL_NO_INDEX; i++)
     if (TL_FTYPE(m, i)->params == TL_NONE && TL_FTYPE(m, i)->results == t) idx = (uint32_t)i;
+  if (idx == TL_NO_INDEX && w->frozen) { /* the index depends on earlier functions */
+    w->need_serial = true;
+    return 0;
+  }
   if (idx == TL_NO_INDEX) {
     idx = (uint32_t)(m->types.n + w->extra.n);
     TL_VEC_PUSH(&w->extra, tl_type, t);
@@ -839,16 +844,108 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
   return TL_OK;
 }
 
+/* ---- the code section, on the pass pool ------------------------------------------- */
+/* Big modules' bodies are encoded in parallel, each by a worker copy of the
+ * writer into its own buffer, then concatenated in order. A body that needs
+ * a block type the module lacks is redone serially afterwards, in function
+ * order, so added types get the indices a serial write gives them; a body
+ * that fails is redone serially to report (the first failing function by
+ * index). Output is byte-identical to the serial write. */
+enum { PAR_MIN_BYTES = 1 << 16 };
+
+typedef struct {
+  wr *w;               /* read-only while workers run */
+  tl_buf *out;         /* per defined function: its entry (locals + body) */
+  tl_vec *lnames;      /* per defined function: its wr_lname */
+  uint8_t *state;      /* per defined function: P_* */
+} par;
+
+enum { P_OK, P_USES_DATA, P_SERIAL };
+
+static void par_one(void *user, uint32_t k) {
+  par *p = user;
+  wr l;
+  memset(&l, 0, sizeof l);
+  tl_error err;
+  l.m = p->w->m;
+  l.err = &err;
+  l.opt = p->w->opt;
+  l.maps = p->w->maps;
+  l.frozen = true;
+  tl_buf body = {0};
+  tl_status s = emit_func(&l, l.m->nimported_funcs + k, &body, &p->out[k]);
+  if (s || l.need_serial) {
+    p->state[k] = P_SERIAL;
+    tl_vec_free(&l.lnames);
+  } else {
+    p->state[k] = l.uses_data ? P_USES_DATA : P_OK;
+    p->lnames[k] = l.lnames;
+  }
+  l.lnames = (tl_vec){0};
+  l.maps = NULL;   /* shared */
+  wr_free(&l);
+  tl_buf_free(&body);
+}
+
+static bool worth_parallel(wr *w, uint32_t n) {
+  tl_module *m = w->m;
+  if (n < 2 || m->arena.lock) return false;
+  uint64_t bytes = 0;
+  for (uint32_t k = 0; k < n; k++) bytes += TL_FUNC(m, m->nimported_funcs + k)->code_size;
+  return bytes >= PAR_MIN_BYTES;
+}
+
+static void put_entry(wr *w, const tl_buf *entry) {
+  wr_u32(&w->code, (uint32_t)entry->n);
+  tl_buf_put(&w->code, entry->p, entry->n);
+}
+
+static tl_status code_parallel(wr *w, uint32_t n) {
+  tl_module *m = w->m;
+  par p = {w, calloc(n, sizeof(tl_buf)), calloc(n, sizeof(tl_vec)), calloc(n, 1)};
+  if (!w->maps) w->maps = calloc(m->funcs.n, sizeof *w->maps);
+  if (!p.out || !p.lnames || !p.state || !w->maps) abort();
+  tl_pass_options po = {0};
+  tl_pass_ctx ctx = {.m = m, .opt = &po};
+  tl_run_parallel(&ctx, n, par_one, &p);
+  tl_buf body = {0};
+  tl_status s = TL_OK;
+  for (uint32_t k = 0; k < n; k++) {
+    if (!s && p.state[k] == P_SERIAL) {
+      p.out[k].n = body.n = 0;
+      free(w->maps[m->nimported_funcs + k]);   /* the worker's plan */
+      w->maps[m->nimported_funcs + k] = NULL;
+      s = emit_func(w, m->nimported_funcs + k, &body, &p.out[k]);
+    } else if (!s) {
+      w->uses_data |= p.state[k] == P_USES_DATA;
+      for (size_t i = 0; i < p.lnames[k].n; i++)
+        TL_VEC_PUSH(&w->lnames, wr_lname, TL_VEC_AT(&p.lnames[k], wr_lname, i));
+    }
+    if (!s) put_entry(w, &p.out[k]);
+    tl_buf_free(&p.out[k]);
+    tl_vec_free(&p.lnames[k]);
+  }
+  tl_buf_free(&body);
+  free(p.out);
+  free(p.lnames);
+  free(p.state);
+  return s;
+}
+
 tl_status wr_code_section(wr *w) {
   tl_module *m = w->m;
   tl_buf body = {0}, entry = {0};
   tl_status s = TL_OK;
-  wr_u32(&w->code, (uint32_t)m->funcs.n - m->nimported_funcs);
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !s; i++) {
-    body.n = entry.n = 0;
-    s = emit_func(w, i, &body, &entry);
-    wr_u32(&w->code, (uint32_t)entry.n);
-    tl_buf_put(&w->code, entry.p, entry.n);
+  uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
+  wr_u32(&w->code, n);
+  if (worth_parallel(w, n)) {
+    s = code_parallel(w, n);
+  } else {
+    for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !s; i++) {
+      body.n = entry.n = 0;
+      s = emit_func(w, i, &body, &entry);
+      put_entry(w, &entry);
+    }
   }
   tl_buf_free(&body);
   tl_buf_free(&entry);
