@@ -1,5 +1,6 @@
 /* remove_unused_module_elements.c — remove functions, globals, tables,
- * memories, passive segments and types that nothing reachable uses. Roots:
+ * memories (imported ones too), passive segments and types that nothing
+ * reachable uses. Roots:
  * exports, the start function, and everything active segments mention
  * (active segments run at instantiation and may trap, so they stay).
  * Bodies and segment/global expressions are walked once, collecting the
@@ -77,11 +78,8 @@ static void mark_roots(rume *r) {
   }
   for (uint32_t i = 0; i < m->datas.n; i++)
     if (TL_DATA(m, i)->mode == TL_SEG_ACTIVE) use(r, K_DATA, i);
-  /* imports stay (removing one changes what instantiation requires) */
-  for (uint32_t i = 0; i < m->nimported_funcs; i++) use(r, K_FUNC, i);
-  for (uint32_t i = 0; i < m->nimported_globals; i++) use(r, K_GLOBAL, i);
-  for (uint32_t i = 0; i < m->nimported_tables; i++) use(r, K_TABLE, i);
-  for (uint32_t i = 0; i < m->nimported_memories; i++) use(r, K_MEMORY, i);
+  /* Imports are not roots: an unused one goes, as in wasm-opt (the module
+   * then asks less of its host at instantiation). */
 }
 
 /* Segments and globals pull in what their expressions use; repeat until
@@ -202,7 +200,14 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
     r.used[k] = calloc(r.count[k] + 1, 1);
     r.scanned[k] = calloc(r.count[k] + 1, 1);
     r.remap[k] = calloc(r.count[k] + 1, sizeof(uint32_t));
-    if (!r.used[k] || !r.scanned[k] || !r.remap[k]) abort();
+    if (!r.used[k] || !r.scanned[k] || !r.remap[k]) {
+      for (int j = 0; j <= k; j++) {
+        free(r.used[j]);
+        free(r.scanned[j]);
+        free(r.remap[j]);
+      }
+      return TL_E_NOMEM;
+    }
   }
   mark_roots(&r);
   propagate(&r);
