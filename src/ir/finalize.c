@@ -156,13 +156,18 @@ void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e) {
  * Its own loop rather than tl_walk: no visitor calls, leaves are typed
  * without a stack frame, nodes are never replaced. */
 static void refin_node(tl_module *m, tl_func *f, tl_type *bt, tl_expr *e) {
-  uint32_t fl = tl_ops[e->op].flags;
+  const tl_opinfo *oi = &tl_ops[e->op];
+  uint32_t fl = oi->flags;
   if (fl & TL_F_CONTROL) {
     uint32_t l = e->imm.block.label;
     tl_block_finalize(m, e, (e->op != TL_OP_LOOP && l != TL_NO_LABEL) ? bt[l] : TL_UNREACHABLE);
     return;
   }
-  finalize_plain(m, f, e);
+  /* finalize_plain, with the common cases first */
+  if (any_kid_unreachable(e)) e->type = TL_UNREACHABLE;
+  else if (oi->nops != TL_SIG_SPECIAL && !(fl & TL_F_NORETURN)) e->type = oi->result;
+  else if (e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_TEE) e->type = f->local[e->imm.index];
+  else finalize_plain(m, f, e);
   if (!(fl & TL_F_BRANCH)) return;
   tl_type vt = tl_branch_value_type(e);
   if (e->op == TL_OP_BR_TABLE) {
