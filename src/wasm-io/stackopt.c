@@ -5,7 +5,8 @@
  * ids, then: dead code after br/return/unreachable goes, blocks and loops
  * nothing branches to lose their block/end, and a local.set whose value the
  * stack can carry to the one local.get that reads it is dropped with that
- * get (or becomes a tee when the local has other reads); nops go. Branch
+ * get (or becomes a tee when some other get can read the set: per pair,
+ * as Binaryen's local2Stack, by a bounded walk of the control flow); nops go. Branch
  * depths are re-encoded. With label names (-g) constructs stay as written. Linear in the body size; a body it cannot model is left as
  * written. Assumes the body is the writer's own valid output. */
 #include "writer.h"
@@ -298,6 +299,58 @@ static void push_values(model *md, uint32_t k) {
   }
 }
 
+/* Whether no local.get of x other than g (which the set at index from
+ * reaches in straight line) can read the value set at from: every path
+ * out of from meets a write of x or leaves the function first. Paths are
+ * walked over the instruction array (a branch goes to its block's end or
+ * its loop's start, an if to both arms); *budget bounds the steps taken
+ * over the whole function, and running out answers false. */
+static bool sole_reader(so *s, uint32_t from, uint32_t g, uint32_t *seen, uint32_t stamp,
+                        tl_vec *work, uint32_t *budget) {
+  uint32_t x = I(s, from)->a;
+  work->n = 0;
+  TL_VEC_PUSH(work, uint32_t, from + 1);
+  while (work->n) {
+    uint32_t i = TL_VEC_AT(work, uint32_t, --work->n);
+    for (;;) {
+      if (i >= s->ins.n || seen[i] == stamp) break;
+      if (!*budget) return false;
+      --*budget;
+      seen[i] = stamp;
+      ins *y = I(s, i);
+      uint16_t op = y->op;
+      if ((y->flags & DEAD) && (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_END ||
+                                op == TL_OP_NOP)) {
+        i++;   /* a removed construct's begin/end, or a nop */
+        continue;
+      }
+      if (op == TL_OP_LOCAL_GET && y->a == x) {
+        if (i != g) return false;
+      } else if ((op == TL_OP_LOCAL_SET || op == TL_OP_LOCAL_TEE) && y->a == x) {
+        break;
+      }
+      for (uint32_t j = 0; j < y->nt; j++) {
+        uint32_t t = TL_VEC_AT(&s->targets, uint32_t, y->t + j);
+        if (t == NO_ID) continue;
+        TL_VEC_PUSH(work, uint32_t, I(s, t)->op == TL_OP_LOOP ? t + 1 : I(s, t)->a);
+      }
+      if (op == TL_OP_IF) {
+        uint32_t e = y->nbr;   /* its else (set by local2stack), or 0 */
+        TL_VEC_PUSH(work, uint32_t, e ? e + 1 : y->a);
+      } else if (op == TL_OP_ELSE) {
+        i = I(s, y->a)->a;
+        continue;
+      } else if (op == TL_OP_END && y->a == NO_ID) {
+        break;
+      } else if (op == TL_OP_BR || op == TL_OP_BR_TABLE || (tl_ops[op].flags & TL_F_NORETURN)) {
+        break;
+      }
+      i++;
+    }
+  }
+  return true;
+}
+
 static bool local2stack(so *s) {
   uint32_t n = s->nlocal;
   uint32_t *gets = calloc(n ? n : 1, sizeof *gets), *last = malloc((n ? n : 1) * sizeof *last),
@@ -306,6 +359,17 @@ static bool local2stack(so *s) {
   for (uint32_t l = 0; l < n; l++) last[l] = cand[l] = NO_ID;
   for (size_t i = 0; i < s->ins.n; i++)
     if (I(s, i)->op == TL_OP_LOCAL_GET && !(I(s, i)->flags & DEAD)) gets[I(s, i)->a]++;
+  /* per pair: an if's else index in its nbr (remove_blocks counted only
+   * branches to blocks and loops there), the last get of each local so far */
+  uint32_t *lastget = malloc((n ? n : 1) * sizeof *lastget), *seen = NULL, stamp = 0,
+           budget = (uint32_t)(s->ins.n < (1u << 20) ? 16 * s->ins.n + 4096 : 16u << 20);
+  if (!lastget) abort();
+  tl_vec work = {0};
+  for (uint32_t l = 0; l < n; l++) lastget[l] = NO_ID;
+  for (size_t i = 0; i < s->ins.n; i++) {
+    if (I(s, i)->op == TL_OP_IF) I(s, i)->nbr = 0;
+    else if (I(s, i)->op == TL_OP_ELSE) I(s, I(s, i)->a)->nbr = (uint32_t)i;
+  }
   model md = {{0}, {0}, {0}, 0};
   bool ok = true;
   for (uint32_t i = 0; ok && i < s->ins.n; i++) {
@@ -339,8 +403,14 @@ static bool local2stack(so *s) {
       uint32_t c = cand[x->a], top = md.nulls.n ? TL_VEC_AT(&md.nulls, uint32_t, md.nulls.n - 1) : 0;
       if (c != NO_ID && c >= md.base && c < md.vals.n && V(&md, c) == last[x->a] &&
           (!md.nulls.n || top < c)) {
-        ins *set = I(s, V(&md, c));
-        set->flags |= gets[x->a] == 1 ? DEAD : TEE;
+        uint32_t si = V(&md, c);
+        ins *set = I(s, si);
+        bool only = gets[x->a] == 1;
+        if (!only && (lastget[x->a] == NO_ID || lastget[x->a] < si)) {
+          if (!seen && !(seen = calloc(s->ins.n, sizeof *seen))) abort();
+          only = sole_reader(s, si, i, seen, ++stamp, &work, &budget);
+        }
+        set->flags |= only ? DEAD : TEE;
         x->flags |= DEAD;
         V(&md, c) = NUL;
         TL_VEC_PUSH(&md.nulls, uint32_t, c);
@@ -348,6 +418,7 @@ static bool local2stack(so *s) {
       } else {
         push_values(&md, 1);
       }
+      lastget[x->a] = i;
       break;
     }
     default:
@@ -360,6 +431,9 @@ static bool local2stack(so *s) {
   free(gets);
   free(last);
   free(cand);
+  free(lastget);
+  free(seen);
+  tl_vec_free(&work);
   tl_vec_free(&md.vals);
   tl_vec_free(&md.nulls);
   tl_vec_free(&md.bases);
