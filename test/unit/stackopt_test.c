@@ -1,6 +1,7 @@
 /* stackopt_test.c — the writer's stack optimization (optimize_stack) on
  * hand-encoded functions: exact bytes of the optimized body for a removed
- * local.set/local.get pair, a set turned tee, removed blocks (with branch
+ * local.set/local.get pair, a set turned tee, a set dropped per pair
+ * (or kept as a tee when a loop, branch or if lets another get read it), removed blocks (with branch
  * depths re-encoded), dead code after a removed block, and pairs that must
  * stay; 100,000 nested blocks; wasm-validate of each output when wabt is
  * there. */
@@ -135,6 +136,46 @@ START_TEST(pair_later_set) {
 }
 END_TEST
 
+/* Per pair: the local is read twice, but the other read comes before the
+ * set and nothing reads the set after its get, so the set goes (no tee). */
+START_TEST(pair_other_read_before) {
+  expect(B(0x20, 0x01, 0x10, 0x01, 0x10, 0x00, 0x21, 0x01, 0x20, 0x01, 0x0b),
+         B(0x20, 0x01, 0x10, 0x01, 0x10, 0x00, 0x0b));
+}
+END_TEST
+
+/* Per pair: another get can read the set, so it stays a tee. */
+START_TEST(pair_other_read_after) {
+  /* loop (local.get 1; call 1; local.set 1 (call 0); br_if 0 (local.get 1)):
+   * the back edge reaches the first get */
+  expect(B(0x03, 0x40, 0x20, 0x01, 0x10, 0x01, 0x10, 0x00, 0x21, 0x01, 0x20, 0x01, 0x0d, 0x00,
+           0x0b, 0x41, 0x00, 0x0b),
+         B(0x03, 0x40, 0x20, 0x01, 0x10, 0x01, 0x10, 0x00, 0x22, 0x01, 0x0d, 0x00, 0x0b, 0x41,
+           0x00, 0x0b));
+  /* block (local.set 1 (call 0); br_if 0 (local.get 0); call 1 (local.get 1));
+   * local.get 1: the br_if reaches the read after the block */
+  expect(B(0x02, 0x40, 0x10, 0x00, 0x21, 0x01, 0x20, 0x00, 0x0d, 0x00, 0x20, 0x01, 0x10, 0x01,
+           0x0b, 0x20, 0x01, 0x0b),
+         B(0x02, 0x40, 0x10, 0x00, 0x22, 0x01, 0x20, 0x00, 0x0d, 0x00, 0x10, 0x01, 0x0b, 0x20,
+           0x01, 0x0b));
+  /* if (local.get 0) (local.set 1 (call 0); call 1 (local.get 1)) else
+   * (nop); local.get 1: the read after the if (also via the else) */
+  expect(B(0x20, 0x00, 0x04, 0x40, 0x10, 0x00, 0x21, 0x01, 0x20, 0x01, 0x10, 0x01, 0x0b, 0x20,
+           0x01, 0x0b),
+         B(0x20, 0x00, 0x04, 0x40, 0x10, 0x00, 0x22, 0x01, 0x10, 0x01, 0x0b, 0x20, 0x01, 0x0b));
+}
+END_TEST
+
+/* Per pair: the other paths from the set all write the local before any
+ * read: block (local.set 1 (call 0); br_if 0 (local.get 0); call 1
+ * (local.get 1)); local.set 1 (i32.const 4); local.get 1: both sets go. */
+START_TEST(pair_killed_later) {
+  expect(B(0x02, 0x40, 0x10, 0x00, 0x21, 0x01, 0x20, 0x00, 0x0d, 0x00, 0x20, 0x01, 0x10, 0x01,
+           0x0b, 0x41, 0x04, 0x21, 0x01, 0x20, 0x01, 0x0b),
+         B(0x02, 0x40, 0x10, 0x00, 0x20, 0x00, 0x0d, 0x00, 0x10, 0x01, 0x0b, 0x41, 0x04, 0x0b));
+}
+END_TEST
+
 /* i32.add (local.get 0) (block (result i32) (call 1 (local.get 0)) (i32.const 5)):
  * nothing branches to the block. */
 START_TEST(block_removed) {
@@ -183,6 +224,9 @@ static Suite *suite(void) {
   tcase_add_test(t, pair_to_tee);
   tcase_add_test(t, pair_kept);
   tcase_add_test(t, pair_later_set);
+  tcase_add_test(t, pair_other_read_before);
+  tcase_add_test(t, pair_other_read_after);
+  tcase_add_test(t, pair_killed_later);
   tcase_add_test(t, block_removed);
   tcase_add_test(t, block_depths);
   tcase_add_test(t, dead_after_block);
