@@ -239,7 +239,7 @@ static tl_expr *structure_if(sl_ctx *c, tl_expr *e) {
   for (int k = 1; k <= 2; k++)
     if (e->kid[k]->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, e->kid[k]);
   e->imm.block.bt = TL_NO_INDEX;
-  tl_expr_finalize(c->m, c->f, e);
+  tl_block_finalize(c->m, e, TL_UNREACHABLE); /* unbranched: no walk */
   if (e->type != c->f->local[x] && e->type != TL_UNREACHABLE) return NULL; /* cannot happen */
   set->kid[0] = e;
   tl_expr_finalize(c->m, c->f, set);
@@ -259,7 +259,7 @@ static tl_expr *structure_if1(sl_ctx *c, tl_expr *e) {
   tl_expr_push_kid(c->m, e, tl_make_local_get(c->m, c->f, x));
   c->nget[x]++, c->nif1++;
   e->imm.block.bt = TL_NO_INDEX;
-  tl_expr_finalize(c->m, c->f, e);
+  tl_block_finalize(c->m, e, TL_UNREACHABLE);
   set->kid[0] = e;
   tl_expr_finalize(c->m, c->f, set);
   return set;
@@ -281,7 +281,7 @@ static void unif1_visit(tl_walk *w, tl_expr **slot) {
   *arm = set;
   if (a->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, a);
   e->nkid = 2;
-  tl_expr_finalize(c->m, c->f, e);
+  tl_block_finalize(c->m, e, TL_UNREACHABLE);
   *slot = e;
 }
 
@@ -294,7 +294,7 @@ static tl_expr *structure_block(sl_ctx *c, tl_expr *e, bool root) {
   tl_expr *set = *s;
   *s = set->kid[0];
   e->imm.block.bt = TL_NO_INDEX;
-  tl_expr_finalize(c->m, c->f, e);
+  tl_block_finalize(c->m, e, TL_UNREACHABLE);
   set->kid[0] = e;
   tl_expr_finalize(c->m, c->f, set);
   return set;
