@@ -18,6 +18,7 @@
  *   becomes (br_if $in (i32.eqz C)).
  * - (local.set x (if C (local.get x) A)) sets x in A's arm only; an arm
  *   that is a plain br becomes a br_if before the set.
+ * - A br_if on a constant condition becomes a br, or its value / nothing.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -351,9 +352,24 @@ static tl_expr *set_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   return r;
 }
 
+/* A br_if on a constant: taken always, it is a br (the code after it is
+ * dead, for later passes); never, it is its value or nothing. Label counts
+ * stay over-estimates, which every rewrite here treats safely. */
+static tl_expr *const_br_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  if (e->op != TL_OP_BR_IF || e->kid[e->nkid - 1]->op != TL_OP_I32_CONST) return e;
+  c->changed = true;
+  if (e->kid[e->nkid - 1]->imm.i32 != 0) {
+    e->op = TL_OP_BR;
+    e->nkid--;
+    e->type = TL_UNREACHABLE;
+    return e;
+  }
+  return e->nkid == 2 ? e->kid[0] : tl_make_nop(w->m);
+}
+
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
-  tl_expr *e = *slot;
+  tl_expr *e = *slot = const_br_if(w, c, *slot);
   unnest_ifs(w, c, e);
   drop_final_br(c, e);
   thread_list(c, e);
