@@ -18,7 +18,8 @@
  *   becomes (br_if $in (i32.eqz C)).
  * - (local.set x (if C (local.get x) A)) sets x in A's arm only; an arm
  *   that is a plain br becomes a br_if before the set.
- * - A br_if on a constant condition becomes a br, or its value / nothing.
+ * - A br_if on a constant condition becomes a br, or its value / nothing;
+ *   a drop of a br is the br.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after each round. */
 #include "passes.h"
@@ -356,6 +357,7 @@ static tl_expr *set_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
  * dead, for later passes); never, it is its value or nothing. Label counts
  * stay over-estimates, which every rewrite here treats safely. */
 static tl_expr *const_br_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  if (e->op == TL_OP_DROP && e->kid[0]->op == TL_OP_BR) return e->kid[0]; /* never drops */
   if (e->op != TL_OP_BR_IF || e->kid[e->nkid - 1]->op != TL_OP_I32_CONST) return e;
   c->changed = true;
   if (e->kid[e->nkid - 1]->imm.i32 != 0) {
