@@ -58,8 +58,75 @@ static void hoist_first_operand(tl_walk *w, tl_expr **slot) {
   *slot = b;
 }
 
+/* (drop (block $l (result t) ... (br $l V) ... (drop (br_if $l W C)) ... X))
+ * => (block $l ... (br $l) ... (br_if $l C) ... (drop X)) when every branch
+ * to $l is such a br or dropped br_if with a removable value: nothing reads
+ * the block's value. */
+typedef struct {
+  uint32_t label;
+  bool ok;
+  tl_vec sites;    /* tl_expr *: the br, or the drop around the br_if */
+} dropped;
+
+static void dropped_visit(tl_walk *w, tl_expr **slot) {
+  dropped *d = w->ctx;
+  tl_expr *e = *slot;
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (!d->ok || !(oi->flags & TL_F_BRANCH)) return;
+  if (e->op == TL_OP_BR_TABLE) {
+    for (uint32_t i = 0; i < e->imm.table.n; i++)
+      if (e->imm.table.targets[i] == d->label) d->ok = false;
+    if (e->imm.table.def == d->label) d->ok = false;
+    return;
+  }
+  if ((e->op != TL_OP_BR && e->op != TL_OP_BR_IF) || e->imm.label != d->label) return;
+  if (e->op == TL_OP_BR && e->nkid != 1) {
+    d->ok = false;
+    return;
+  }
+  tl_effects fx;
+  tl_effects_of(w->m, w->f, e->kid[0], &fx);
+  if (!tl_effects_removable(&fx)) d->ok = false;
+  tl_expr *parent = e->op == TL_OP_BR ? e : tl_walk_parent(w, 1);
+  if (e->op == TL_OP_BR_IF && (e->nkid != 2 || !parent || parent->op != TL_OP_DROP)) {
+    d->ok = false;
+    return;
+  }
+  TL_VEC_PUSH(&d->sites, tl_expr *, parent);
+}
+
+static void optimize_dropped_block(tl_walk *w, tl_expr **slot) {
+  tl_expr *drop = *slot, *b = drop->kid[0];
+  if (b->op != TL_OP_BLOCK || b->imm.block.label == TL_NO_LABEL || b->nkid == 0 ||
+      !tl_type_is_concrete(b->type) || tl_type_is_tuple(b->type))
+    return;
+  dropped d = {b->imm.block.label, true, {0}};
+  tl_walk_post(w->m, w->f, &b, dropped_visit, &d);
+  if (d.ok) {
+    for (size_t i = 0; i < d.sites.n; i++) {
+      tl_expr *site = TL_VEC_AT(&d.sites, tl_expr *, i);
+      if (site->op == TL_OP_BR) {
+        site->nkid = 0;  /* its value was removable */
+        continue;
+      }
+      tl_expr *br_if = site->kid[0]; /* the drop becomes the value-less br_if */
+      br_if->kid[0] = br_if->kid[1];
+      br_if->nkid = 1;
+      br_if->type = TL_NONE;
+      *site = *br_if;
+    }
+    tl_expr *last = b->kid[b->nkid - 1];
+    if (tl_type_is_concrete(last->type)) b->kid[b->nkid - 1] = tl_make_drop(w->m, last);
+    tl_block_finalize(w->m, b, TL_NONE);
+    *slot = b;
+  }
+  tl_vec_free(&d.sites);
+}
+
 static void merge_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
+  if (e->op == TL_OP_DROP) optimize_dropped_block(w, slot);
+  e = *slot;
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
     splice_list(w, e);
     return;
