@@ -73,6 +73,8 @@ typedef struct {
   bool no_validate;     /* skip validation after reading */
   bool no_body_bytes;   /* keep no copy of each body's bytes (f->code, which only
                            the JIT compiles): for callers that never JIT */
+  uint32_t threads;     /* threads for validating large modules' bodies (also
+                           kept for tl_module_validate later); 0 = one per core */
 } tl_read_options;
 
 typedef struct {
@@ -81,6 +83,8 @@ typedef struct {
   bool optimize_stack;  /* optimize the stack code as written (Binaryen's Stack IR:
                            dead code, unneeded blocks, local.set/get pairs the
                            stack can carry); tilt-opt sets it at -O2+ or -Os/-Oz */
+  uint32_t threads;     /* threads for encoding large modules' bodies; 0 = one
+                           per core (the output is the same for any count) */
 } tl_write_options;
 
 /* Reads a binary module. On failure returns NULL and fills *err. */

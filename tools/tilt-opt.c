@@ -76,7 +76,7 @@ static const struct {
   {O_CONVERGE, "--converge", "-c", false, "run the passes again while the binary shrinks"},
   {O_DEBUG_PASSES, "--debug", "-d", false,
    "print each pass's time and IR size, validate after every pass"},
-  {O_THREADS, "--threads", NULL, true, "N threads for function passes (default: one per core)"},
+  {O_THREADS, "--threads", NULL, true, "N threads for passes, validation and writing (default: one per core)"},
   {O_FUZZ_EXEC, "--fuzz-exec", NULL, false,
    "run the exports before and after the passes and compare what they do"},
   {O_SKIP_PASS, "--skip-pass", "-sp", true, "skip this pass when it comes up in a pipeline"},
@@ -275,7 +275,7 @@ static bool optimize_stack(const opts *o) {
 
 static int write_binary(opts *o, tl_module *m) {
   tl_write_options wo = {.debug_names = o->debug_names && !o->strip_debug,
-                         .optimize_stack = optimize_stack(o)};
+                         .optimize_stack = optimize_stack(o), .threads = o->threads};
   uint8_t *bytes;
   size_t size;
   tl_error err;
@@ -311,7 +311,8 @@ static tl_module *load(opts *o) {
    * TL_FEATURES_MVP there. */
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
                         .detect_features = o->detect, .no_validate = !o->validate,
-                        .no_body_bytes = true}; /* nothing here JITs */
+                        .no_body_bytes = true, /* nothing here JITs */
+                        .threads = o->threads};
   tl_error err;
   tl_module *m = tl_module_read(bytes, size, &ro, &err);
   free(bytes);

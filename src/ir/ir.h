@@ -377,6 +377,7 @@ struct tl_module {
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
   struct tl_capi *capi;    /* capi.c: C API builder state (in the arena), NULL until used */
+  uint32_t threads;        /* tl_read_options.threads: for validating bodies; 0 = per core */
   /* tuple interning (type.c): tuple i is tuple_block[i >> 10][i & 1023];
    * blocks never move, so readers need no lock while passes intern. */
   tl_tuple *tuple_block[4096];

@@ -947,7 +947,7 @@ static int validate_parallel(tl_module *m, const uint8_t *declared, tl_error *er
   if (n < 2 || bytes < PAR_MIN_BYTES || m->arena.lock) return -1;
   par_job j = {m, declared, calloc(n, 1)};
   if (!j.bad) return -1;
-  tl_pass_options po = {0};
+  tl_pass_options po = {.threads = m->threads};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
   tl_run_parallel(&ctx, n, par_one, &j);
   tl_status st = TL_OK;

@@ -804,6 +804,7 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   tl_status s = guarded_read(c, &r);
   if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
   rctx_free(c);
+  if (opt) m->threads = opt->threads;
   if (s == TL_OK && !(opt && opt->no_validate)) s = tl_validate_module(m, err);
   if (s != TL_OK) {
     tl_module_destroy(m);

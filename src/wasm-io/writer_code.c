@@ -905,7 +905,7 @@ static tl_status code_parallel(wr *w, uint32_t n) {
   par p = {w, calloc(n, sizeof(tl_buf)), calloc(n, sizeof(tl_vec)), calloc(n, 1)};
   if (!w->maps) w->maps = calloc(m->funcs.n, sizeof *w->maps);
   if (!p.out || !p.lnames || !p.state || !w->maps) abort();
-  tl_pass_options po = {0};
+  tl_pass_options po = {.threads = w->opt ? w->opt->threads : 0};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
   tl_run_parallel(&ctx, n, par_one, &p);
   tl_buf body = {0};
