@@ -30,6 +30,16 @@ static frame *grow(tl_walk *w, frame *inl) {
   return p;
 }
 
+/* The frame's next non-NULL kid slot (advancing it), or NULL when done. */
+static inline tl_expr **next_kid(frame *top) {
+  tl_expr *e = *top->slot;
+  uint32_t k = top->next;
+  while (k < e->nkid && !e->kid[k]) k++;
+  if (k >= e->nkid) return NULL;
+  top->next = k + 1;
+  return &e->kid[k];
+}
+
 /* Post-order only, the common case: a leaf is visited without a frame of
  * its own (during post the current node is popped anyway). */
 static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
@@ -51,14 +61,7 @@ static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
     /* the next kid of the top frame, else pop it (post) and resume its parent */
     for (;;) {
       frame *top = &st[n - 1];
-      tl_expr *e = *top->slot;
-      uint32_t k = top->next;
-      while (k < e->nkid && !e->kid[k]) k++;
-      if (k < e->nkid) {
-        top->next = k + 1;
-        slot = &e->kid[k];
-        break;
-      }
+      if ((slot = next_kid(top))) break;
       n--;
       w->stack.n = n;
       w->depth = (uint32_t)n;
@@ -86,14 +89,7 @@ static void walk_pre(tl_walk *w, tl_expr **slot, frame *inl) {
     if (w->skip) st[n - 1].next = UINT32_MAX;
     for (;;) {
       frame *top = &st[n - 1];
-      tl_expr *e = *top->slot;
-      uint32_t k = top->next;
-      while (k < e->nkid && !e->kid[k]) k++;
-      if (k < e->nkid) {
-        top->next = k + 1;
-        slot = &e->kid[k];
-        break;
-      }
+      if ((slot = next_kid(top))) break;
       n--;
       if (post) {
         w->stack.n = n;
