@@ -23,10 +23,10 @@
 
 #include <stdlib.h>
 
-enum { LOOP_FX = 1u << 31, SCAN_BUDGET = 256, ROUNDS = 8 };
+enum { LOOP_FX = 1u << 31, LOAD_TRAP = 1u << 30, SCAN_BUDGET = 256, ROUNDS = 8 };
 enum { HAS_FX = 1 };
 static const uint32_t SIDE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_GLOBAL | TL_F_CALL |
-                             TL_F_TRAPS | TL_F_ATOMIC | TL_F_BRANCH | TL_F_NORETURN | LOOP_FX;
+                             TL_F_TRAPS | TL_F_ATOMIC | TL_F_BRANCH | TL_F_NORETURN | LOOP_FX | LOAD_TRAP;
 
 typedef struct {
   tl_module *m;
@@ -47,14 +47,18 @@ typedef struct {
  * (1: straight-line in that arm, 2: in a loop or if arm inside it) */
 typedef struct { tl_expr **slot; uint32_t next; bool opaque; uint8_t then; } frame;
 
+/* A plain memory load's only side effect is its out-of-bounds trap
+ * (LOAD_TRAP): two of them may swap, the trap (and its message) is the same. */
 static uint32_t own_flags(const tl_expr *e) {
   uint32_t fl = tl_ops[e->op].flags;
   if (e->op == TL_OP_LOOP) fl |= LOOP_FX;
+  const uint32_t load = TL_F_TRAPS | TL_F_READS_MEM;
+  if ((fl & (load | TL_F_WRITES_MEM | TL_F_ATOMIC | TL_F_CALL)) == load) fl = (fl & ~TL_F_TRAPS) | LOAD_TRAP;
   return fl;
 }
 
 static bool conflict(uint32_t a, uint32_t b) {
-  if ((a & SIDE) && (b & SIDE)) return true;
+  if ((a & SIDE) && (b & SIDE) && ((a | b) & SIDE & ~LOAD_TRAP)) return true;
   /* a value that sets other locals cannot move past a branch: where it
    * goes those locals may be read without the value having run */
   if ((a & TL_F_WRITES_LOCAL) && (b & (TL_F_BRANCH | TL_F_NORETURN))) return true;
