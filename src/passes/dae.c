@@ -8,7 +8,8 @@
  * dropped, none is a return_call, the function makes no return_call) is
  * removed: the old body becomes a dropped inner block, returns branch to it,
  * and the drops at call sites go. Rounds repeat while something changes.
- * dae-optimizing then runs the function pipeline on the changed functions.
+ * dae-optimizing runs the function pipeline on the changed functions after
+ * each round.
  * Guarantees the same behaviour. */
 #include "passes.h"
 
@@ -317,20 +318,23 @@ static bool one_round(tl_module *m, uint8_t *touched) {
   return any;
 }
 
+/* dae-optimizing optimizes the functions a round touched before the next
+ * round (as Binaryen's DAE iterations do), so a constant applied to a
+ * callee reaches the calls it makes and the next round sees it there. */
 static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   uint8_t *touched = calloc(nf + 1, 1);
   if (!touched) abort();
-  for (int r = 0; r < MAX_ROUNDS && one_round(m, touched); r++) {
-  }
+  tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
+  if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
+  const char *names[129] = {"precompute-propagate"}; /* as inlining.c */
+  uint32_t n = 1 + tl_pipeline_function(&po, names + 1, 128);
   tl_status st = TL_OK;
-  if (optimize) {
-    tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
-    if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
-    const char *names[129] = {"precompute-propagate"}; /* as inlining.c */
-    uint32_t n = 1 + tl_pipeline_function(&po, names + 1, 128);
-    st = tl_run_func_passes_on(ctx, names, n, touched);
+  for (int r = 0; r < MAX_ROUNDS && st == TL_OK; r++) {
+    memset(touched, 0, nf + 1);
+    if (!one_round(m, touched)) break;
+    if (optimize) st = tl_run_func_passes_on(ctx, names, n, touched);
   }
   free(touched);
   return st;
