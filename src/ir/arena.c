@@ -7,6 +7,7 @@
 #include "ir.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,30 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n) {
   memcpy(d, s, n);
   d[n] = 0;
   return d;
+}
+
+/* The test hook's countdown: the allocation that takes it from 1 to 0 fails. */
+static _Atomic uint64_t fail_nth;
+
+void tl_scratch_fail_nth(uint64_t n) { fail_nth = n; }
+
+static bool fail_now(void) {
+  uint64_t n = fail_nth;
+  while (n && !atomic_compare_exchange_weak(&fail_nth, &n, n - 1)) {}
+  return n == 1;
+}
+
+void *tl_scratch_realloc(void *p, size_t n, size_t size) {
+  if (n == 0) n = 1;
+  if (size && n > SIZE_MAX / size) return NULL;
+  if (fail_now()) return NULL;
+  return realloc(p, n * size);
+}
+
+void *tl_scratch_calloc(size_t n, size_t size) {
+  if (n == 0) n = 1;
+  if (fail_now()) return NULL;
+  return calloc(n, size ? size : 1);
 }
 
 void tl_vec_grow(tl_vec *v, size_t elem, size_t want) {

@@ -16,3 +16,7 @@ tl_status tl_errorf(tl_error *e, tl_status code, uint64_t offset, const char *fm
   va_end(ap);
   return code;
 }
+
+tl_status tl_nomem(tl_error *e, const char *what) {
+  return tl_errorf(e, TL_E_NOMEM, TL_NO_OFFSET, "out of memory (%s)", what ? what : "scratch");
+}

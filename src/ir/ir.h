@@ -219,6 +219,14 @@ size_t tl_arena_chunks(const tl_arena *a, const void **lo, size_t *size, size_t 
 void tl_arena_drop_chunks(tl_arena *a, const uint8_t *drop);
 void *tl_arena_zalloc(tl_arena *a, size_t n, size_t align);
 char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
+/* Scratch memory (malloc'd, freed by its user): n elements of size bytes,
+ * zeroed by tl_scratch_calloc; NULL when out of memory (or n * size
+ * overflows), and then the caller frees what it holds and returns
+ * tl_nomem(err, what). Never abort() on a failed allocation. */
+void *tl_scratch_calloc(size_t n, size_t size);
+void *tl_scratch_realloc(void *p, size_t n, size_t size); /* p kept on NULL */
+/* Test hook: the n-th scratch allocation from now on fails (0: none). */
+void tl_scratch_fail_nth(uint64_t n);
 #define TL_NEW(a, T) ((T *)tl_arena_zalloc((a), sizeof(T), _Alignof(T)))
 #define TL_NEWN(a, T, n) ((T *)tl_arena_zalloc((a), sizeof(T) * (size_t)(n), _Alignof(T)))
 
@@ -399,6 +407,9 @@ struct tl_module {
 /* tl_error and tl_status are public (tilt.h). */
 tl_status tl_errorf(tl_error *e, tl_status code, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* TL_E_NOMEM, "out of memory (what)": the return of every failed scratch
+ * allocation (tl_scratch_calloc / tl_scratch_realloc / tl_vec / tl_buf). */
+tl_status tl_nomem(tl_error *e, const char *what);
 
 /* type.c */
 tl_type tl_type_tuple(tl_module *m, const tl_type *t, uint32_t n); /* n>=2; n==1 gives t[0], n==0 none */
