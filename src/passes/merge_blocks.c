@@ -7,6 +7,9 @@
  * so nothing is reordered); types recomputed where blocks change. */
 #include "passes.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Drops labels nothing branches to, so such blocks merge too. */
 static void unlabel_visit(tl_walk *w, tl_expr **slot) {
   tl_label_info *li = w->ctx;
@@ -61,77 +64,96 @@ static void hoist_first_operand(tl_walk *w, tl_expr **slot) {
 /* (drop (block $l (result t) ... (br $l V) ... (drop (br_if $l W C)) ... X))
  * => (block $l ... (br $l) ... (br_if $l C) ... (drop X)) when every branch
  * to $l is such a br or dropped br_if with a removable value: nothing reads
- * the block's value. */
+ * the block's value. One post-order walk: a branch is seen (and its value
+ * judged) before the blocks around it, so each label's sites are gathered
+ * as the walk goes and the dropped block is decided in O(its sites). */
 typedef struct {
-  uint32_t label;
-  bool ok;
-  tl_vec sites;    /* tl_expr *: the br, or the drop around the br_if */
-} dropped;
+  tl_expr *site;   /* the br, or the drop around the br_if */
+  uint32_t next;   /* next site of the same label, or UINT32_MAX */
+} site;
 
-static void dropped_visit(tl_walk *w, tl_expr **slot) {
-  dropped *d = w->ctx;
-  tl_expr *e = *slot;
-  const tl_opinfo *oi = &tl_ops[e->op];
-  if (!d->ok || !(oi->flags & TL_F_BRANCH)) return;
-  if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (e->imm.table.targets[i] == d->label) d->ok = false;
-    if (e->imm.table.def == d->label) d->ok = false;
-    return;
-  }
-  if ((e->op != TL_OP_BR && e->op != TL_OP_BR_IF) || e->imm.label != d->label) return;
-  if (e->op == TL_OP_BR && e->nkid != 1) {
-    d->ok = false;
-    return;
-  }
+typedef struct {
+  uint32_t *first; /* label -> first site index, or UINT32_MAX */
+  uint32_t *brifs; /* label -> br_ifs seen minus dropped ones seen */
+  bool *bad;       /* label -> a branch that keeps the value */
+  tl_vec sites;    /* site */
+} merge_ctx;
+
+static bool removable_value(tl_walk *w, tl_expr *v) {
   tl_effects fx;
-  tl_effects_of(w->m, w->f, e->kid[0], &fx);
-  if (!tl_effects_removable(&fx)) d->ok = false;
-  tl_expr *parent = e->op == TL_OP_BR ? e : tl_walk_parent(w, 1);
-  if (e->op == TL_OP_BR_IF && (e->nkid != 2 || !parent || parent->op != TL_OP_DROP)) {
-    d->ok = false;
-    return;
-  }
-  TL_VEC_PUSH(&d->sites, tl_expr *, parent);
+  tl_effects_of(w->m, w->f, v, &fx);
+  return tl_effects_removable(&fx);
 }
 
-static void optimize_dropped_block(tl_walk *w, tl_expr **slot) {
+static void add_site(merge_ctx *c, uint32_t l, tl_expr *e) {
+  site s = {e, c->first[l]};
+  c->first[l] = (uint32_t)c->sites.n;
+  TL_VEC_PUSH(&c->sites, site, s);
+}
+
+/* A dropped br_if (its value judged when the br_if was seen). */
+static void note_dropped(merge_ctx *c, tl_expr *drop) {
+  tl_expr *b = drop->kid[0];
+  if (b->op != TL_OP_BR_IF || b->nkid != 2) return;
+  c->brifs[b->imm.label]--;
+  add_site(c, b->imm.label, drop);
+}
+
+static void note_branch(tl_walk *w, merge_ctx *c, tl_expr *e) {
+  if (e->op == TL_OP_BR_TABLE) {
+    for (uint32_t i = 0; i < e->imm.table.n; i++) c->bad[e->imm.table.targets[i]] = true;
+    c->bad[e->imm.table.def] = true;
+    return;
+  }
+  uint32_t l = e->imm.label;
+  if (e->op == TL_OP_BR_IF) c->brifs[l]++;
+  if (c->bad[l]) return;
+  if (e->nkid != (e->op == TL_OP_BR ? 1u : 2u) || !removable_value(w, e->kid[0])) c->bad[l] = true;
+  else if (e->op == TL_OP_BR) add_site(c, l, e);
+}
+
+static void optimize_dropped_block(tl_walk *w, merge_ctx *c, tl_expr **slot) {
   tl_expr *drop = *slot, *b = drop->kid[0];
   if (b->op != TL_OP_BLOCK || b->imm.block.label == TL_NO_LABEL || b->nkid == 0 ||
       !tl_type_is_concrete(b->type) || tl_type_is_tuple(b->type))
     return;
-  dropped d = {b->imm.block.label, true, {0}};
-  tl_walk_post(w->m, w->f, &b, dropped_visit, &d);
-  if (d.ok) {
-    for (size_t i = 0; i < d.sites.n; i++) {
-      tl_expr *site = TL_VEC_AT(&d.sites, tl_expr *, i);
-      if (site->op == TL_OP_BR) {
-        site->nkid = 0;  /* its value was removable */
-        continue;
-      }
-      tl_expr *br_if = site->kid[0]; /* the drop becomes the value-less br_if */
-      br_if->kid[0] = br_if->kid[1];
-      br_if->nkid = 1;
-      br_if->type = TL_NONE;
-      *site = *br_if;
+  uint32_t l = b->imm.block.label;
+  if (c->bad[l] || c->brifs[l]) return;
+  for (uint32_t i = c->first[l]; i != UINT32_MAX; i = TL_VEC_AT(&c->sites, site, i).next) {
+    tl_expr *s = TL_VEC_AT(&c->sites, site, i).site;
+    if (s->op == TL_OP_BR) {
+      s->nkid = 0; /* its value was removable */
+      continue;
     }
-    tl_expr *last = b->kid[b->nkid - 1];
-    if (tl_type_is_concrete(last->type)) b->kid[b->nkid - 1] = tl_make_drop(w->m, last);
-    tl_block_finalize(w->m, b, TL_NONE);
-    *slot = b;
+    tl_expr *br_if = s->kid[0]; /* the drop becomes the value-less br_if */
+    br_if->kid[0] = br_if->kid[1];
+    br_if->nkid = 1;
+    br_if->type = TL_NONE;
+    *s = *br_if;
   }
-  tl_vec_free(&d.sites);
+  c->first[l] = UINT32_MAX;
+  tl_expr *last = b->kid[b->nkid - 1];
+  if (tl_type_is_concrete(last->type)) {
+    b->kid[b->nkid - 1] = tl_make_drop(w->m, last);
+    note_dropped(c, b->kid[b->nkid - 1]);
+  }
+  tl_block_finalize(w->m, b, TL_NONE);
+  *slot = b;
 }
 
 static void merge_visit(tl_walk *w, tl_expr **slot) {
+  merge_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_DROP) optimize_dropped_block(w, slot);
+  if (tl_ops[e->op].flags & TL_F_BRANCH) note_branch(w, c, e);
+  if (e->op == TL_OP_DROP) optimize_dropped_block(w, c, slot);
+  tl_expr *d = e->op == TL_OP_DROP && *slot == e ? e : NULL; /* still a drop */
   e = *slot;
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
     splice_list(w, e);
-    return;
+  } else {
+    hoist_first_operand(w, slot);
   }
-  hoist_first_operand(w, slot);
+  if (d) note_dropped(c, d); /* after hoisting: (drop (block s (br_if))) drops the br_if */
 }
 
 tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {
@@ -139,6 +161,15 @@ tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {
   tl_labels_count(ctx->m, f, &li);
   tl_walk_post(ctx->m, f, &f->body, unlabel_visit, &li);
   tl_labels_free(&li);
-  tl_walk_post(ctx->m, f, &f->body, merge_visit, NULL);
+  uint32_t n = f->nlabel ? f->nlabel : 1;
+  merge_ctx c = {malloc(n * sizeof(uint32_t)), calloc(n, sizeof(uint32_t)), calloc(n, sizeof(bool)), {0}};
+  if (!c.first || !c.brifs || !c.bad) {
+    free(c.first), free(c.brifs), free(c.bad);
+    return TL_E_NOMEM;
+  }
+  memset(c.first, 0xff, n * sizeof(uint32_t));
+  tl_walk_post(ctx->m, f, &f->body, merge_visit, &c);
+  free(c.first), free(c.brifs), free(c.bad);
+  tl_vec_free(&c.sites);
   return TL_OK;
 }
