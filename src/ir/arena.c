@@ -75,10 +75,12 @@ static void chunk_put(tl_arena_chunk *c) {
   else free(c);
 }
 
-static void out_of_memory(tl_arena *a) {
+__attribute__((noreturn)) static void out_of_memory(tl_arena *a) {
   if (a && a->oom) longjmp(*a->oom, 1);
   abort();
 }
+
+void tl_arena_oom(tl_arena *a) { out_of_memory(a); }
 
 void tl_arena_init(tl_arena *a) { memset(a, 0, sizeof *a); }
 

@@ -208,6 +208,9 @@ void tl_arena_init(tl_arena *a);
 void tl_arena_free(tl_arena *a);
 void tl_arena_reset(tl_arena *a);   /* keep the first chunk, forget the rest */
 void *tl_arena_alloc(tl_arena *a, size_t n, size_t align);
+/* a's out of memory, for module memory allocated elsewhere: longjmps to
+ * *a->oom (aborts when no entry point set one). */
+__attribute__((noreturn)) void tl_arena_oom(tl_arena *a);
 /* Memory for a caller's own allocator: mapped pages when big (returned to
  * the system when freed), malloc otherwise. *size may grow (page rounding);
  * free with the size it returned. NULL when out of memory. */
