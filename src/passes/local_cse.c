@@ -11,6 +11,7 @@
  * budgeted scans (linear). */
 #include "passes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { SCAN_BUDGET = 1024, MAX_EXPR = 64 };
@@ -63,8 +64,11 @@ static bool same_imm(const tl_expr *a, const tl_expr *b) {
   case TL_IMM_V128: case TL_IMM_SHUFFLE: return !memcmp(a->imm.v128, b->imm.v128, 16);
   case TL_IMM_LANE: return a->imm.mem.lane == b->imm.mem.lane;
   case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE:
-  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX:
+  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
     return a->imm.index == b->imm.index;
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
+    return a->imm.mem.offset == b->imm.mem.offset && a->imm.mem.mem == b->imm.mem.mem &&
+           a->imm.mem.align == b->imm.mem.align && a->imm.mem.lane == b->imm.mem.lane;
   default: return false;
   }
 }
@@ -130,10 +134,258 @@ static void visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) do_list(w->ctx, e);
 }
 
+/* ---- Phase 2, as Binaryen's LocalCSE: in each stretch of linear code
+ * (cleared at loop entry, if arms, the end of a labeled block or if, and
+ * after branches/returns/unreachable), a pure expression (reads and traps
+ * allowed; no writes, calls, branches, atomics) of at least 2 nodes (3 when
+ * shrinking) seen again becomes `local.tee $new` at its first copy and
+ * `local.get $new` at the later ones, unless something in between writes
+ * what it reads. A repeated parent takes over its children's requests. */
+
+typedef struct {
+  tl_expr **slot;
+  int32_t orig;      /* record of the earlier equal expression, -1: none */
+  uint32_t requests; /* repeats that will read this original's local */
+  uint32_t flags;    /* subtree effects (reads) */
+} rec;
+
+typedef struct { uint64_t hash; uint32_t size, flags; int32_t rec; bool bad; } sub;
+typedef struct { uint64_t hash; uint32_t rec, epoch; } slotent;
+
+typedef struct {
+  tl_module *m;
+  tl_func *f;
+  uint32_t min_size;
+  tl_vec recs;   /* rec */
+  tl_vec subs;   /* sub: summaries of the finished kids of open nodes */
+  tl_vec marks;  /* uint32_t: subs.n at each open node's entry */
+  tl_vec table;  /* slotent, open addressing, valid when epoch matches */
+  uint32_t epoch, live;
+  tl_vec active; /* uint32_t: originals still valid (check phase) */
+  tl_vec reads;  /* scratch */
+  uint32_t cursor;
+} lcse;
+
+static const uint32_t NOT_PURE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL |
+                                 TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_BRANCH | TL_F_NORETURN |
+                                 TL_F_CONTROL | TL_F_ATOMIC;
+
+static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
+
+/* Linear-execution boundaries before e (pre) and after it (post). */
+static bool nonlinear_pre(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot, *p = tl_walk_parent(w, 1);
+  if (e->op == TL_OP_LOOP) return true;
+  if (p && p->op == TL_OP_IF && slot != &p->kid[0]) return true;
+  return (tl_ops[e->op].flags & TL_F_CONTROL) && e->op != TL_OP_BLOCK && e->op != TL_OP_IF;
+}
+
+static bool nonlinear_post(const tl_expr *e) {
+  if (e->op == TL_OP_BLOCK) return e->imm.block.label != TL_NO_LABEL;
+  if (e->op == TL_OP_LOOP) return false;
+  return (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN)) != 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t imm_hash(const tl_expr *e) {
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_I32: return (uint32_t)e->imm.i32;
+  case TL_IMM_I64: return (uint64_t)e->imm.i64;
+  case TL_IMM_F32: return e->imm.f32;
+  case TL_IMM_F64: return e->imm.f64;
+  case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE:
+  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
+    return e->imm.index;
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
+    return mix(e->imm.mem.offset, ((uint64_t)e->imm.mem.mem << 16) | ((uint64_t)e->imm.mem.align << 8) |
+                                      e->imm.mem.lane);
+  default: return 0;
+  }
+}
+
+static void pre_walk(tl_walk *w, tl_expr **slot) {
+  lcse *c = w->ctx;
+  if (nonlinear_pre(w, slot)) clear_region(c);
+  uint32_t mark = (uint32_t)c->subs.n;
+  TL_VEC_PUSH(&c->marks, uint32_t, mark);
+}
+
+/* Finds or inserts (hash -> record r); returns the record already there, or -1. */
+static int32_t lookup(lcse *c, uint64_t hash, uint32_t r, tl_expr *e) {
+  tl_vec *t = &c->table;
+  if ((c->live + 1) * 2 > t->cap || t->n == 0) {
+    size_t cap = t->cap < 64 ? 64 : t->cap * 2;
+    slotent *old = t->p;
+    size_t ocap = t->n;
+    slotent *neu = tl_scratch_calloc(cap, sizeof(slotent));
+    if (!neu) return -1; /* no table: no CSE here */
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i].epoch == c->epoch) {
+        size_t j = old[i].hash & (cap - 1);
+        while (neu[j].epoch == c->epoch) j = (j + 1) & (cap - 1);
+        neu[j] = old[i];
+      }
+    free(old);
+    t->p = neu, t->n = t->cap = cap;
+  }
+  slotent *tab = t->p;
+  size_t mask = t->cap - 1, j = hash & mask;
+  for (; tab[j].epoch == c->epoch; j = (j + 1) & mask) {
+    if (tab[j].hash != hash) continue;
+    tl_expr *o = *TL_VEC_AT(&c->recs, rec, tab[j].rec).slot;
+    if (o->op == e->op && equal(o, e, 0)) return (int32_t)tab[j].rec;
+  }
+  tab[j] = (slotent){hash, r, c->epoch};
+  c->live++;
+  return -1;
+}
+
+static void post_scan(tl_walk *w, tl_expr **slot) {
+  lcse *c = w->ctx;
+  tl_expr *e = *slot;
+  uint32_t mark = TL_VEC_AT(&c->marks, uint32_t, --c->marks.n);
+  sub s = {mix(e->op, e->type), 1, tl_ops[e->op].flags, -1, false};
+  s.hash = mix(s.hash, imm_hash(e));
+  for (size_t i = mark; i < c->subs.n; i++) {
+    sub *k = &TL_VEC_AT(&c->subs, sub, i);
+    s.hash = mix(s.hash, k->hash), s.size += k->size, s.flags |= k->flags, s.bad |= k->bad;
+  }
+  if ((tl_ops[e->op].flags & NOT_PURE) || e->op == TL_OP_RETURN || e->op == TL_OP_TUPLE_MAKE ||
+      e->op == TL_OP_TUPLE_EXTRACT || e->op == TL_OP_DROP || !tl_type_is_concrete(e->type) ||
+      tl_type_is_tuple(e->type))
+    s.bad = true;
+  if (!s.bad && s.size >= c->min_size && e->op != TL_OP_LOCAL_GET) {
+    uint32_t r = (uint32_t)c->recs.n;
+    TL_VEC_PUSH(&c->recs, rec, ((rec){slot, -1, 0, s.flags}));
+    int32_t o = lookup(c, s.hash, r, e);
+    if (o >= 0) {
+      rec *rr = &TL_VEC_AT(&c->recs, rec, r);
+      rr->orig = o;
+      TL_VEC_AT(&c->recs, rec, o).requests++;
+      /* The parent covers its kids: drop their requests. */
+      for (size_t i = mark; i < c->subs.n; i++) {
+        int32_t kr = TL_VEC_AT(&c->subs, sub, i).rec;
+        if (kr < 0) continue;
+        rec *k = &TL_VEC_AT(&c->recs, rec, kr);
+        if (k->orig >= 0) TL_VEC_AT(&c->recs, rec, k->orig).requests--, k->orig = -1;
+      }
+    }
+    s.rec = (int32_t)r;
+  }
+  c->subs.n = mark;
+  TL_VEC_PUSH(&c->subs, sub, s);
+  if (nonlinear_post(e)) clear_region(c);
+}
+
+/* Does evaluating node x (its own effect) change what original o reads? */
+static bool invalidates(lcse *c, const tl_expr *x, uint32_t o) {
+  uint32_t xf = tl_ops[x->op].flags;
+  rec *r = &TL_VEC_AT(&c->recs, rec, o);
+  if (xf & (TL_F_CALL | TL_F_ATOMIC)) {
+    if (r->flags & (TL_F_READS_MEM | TL_F_READS_TABLE | TL_F_READS_GLOBAL)) return true;
+  }
+  if ((xf & TL_F_WRITES_MEM) && (r->flags & TL_F_READS_MEM)) return true;
+  if ((xf & TL_F_WRITES_TABLE) && (r->flags & TL_F_READS_TABLE)) return true;
+  if (!(xf & (TL_F_WRITES_LOCAL | TL_F_WRITES_GLOBAL))) return false;
+  bool loc = x->op == TL_OP_LOCAL_SET || x->op == TL_OP_LOCAL_TEE;
+  bool glob = x->op == TL_OP_GLOBAL_SET;
+  if (!loc && !glob) return true; /* some other writer: be safe */
+  if (glob && !(r->flags & TL_F_READS_GLOBAL)) return false;
+  if (loc && !(r->flags & TL_F_READS_LOCAL)) return false;
+  /* Look for a read of that index in the original. */
+  tl_vec *st = &c->reads;
+  st->n = 0;
+  TL_VEC_PUSH(st, tl_expr *, *r->slot);
+  while (st->n) {
+    tl_expr *e = TL_VEC_AT(st, tl_expr *, --st->n);
+    if (e->imm.index == x->imm.index &&
+        ((loc && e->op == TL_OP_LOCAL_GET) || (glob && e->op == TL_OP_GLOBAL_GET)))
+      return true;
+    for (uint32_t i = 0; i < e->nkid; i++)
+      if (e->kid[i]) TL_VEC_PUSH(st, tl_expr *, e->kid[i]);
+  }
+  return false;
+}
+
+static void pre_check(tl_walk *w, tl_expr **slot) {
+  if (nonlinear_pre(w, slot)) clear_region(w->ctx);
+}
+
+static void post_check(tl_walk *w, tl_expr **slot) {
+  lcse *c = w->ctx;
+  tl_expr *e = *slot;
+  if (tl_ops[e->op].flags & NOT_PURE) {
+    for (size_t i = 0; i < c->active.n;) {
+      if (invalidates(c, e, TL_VEC_AT(&c->active, uint32_t, i)))
+        TL_VEC_AT(&c->active, uint32_t, i) = TL_VEC_AT(&c->active, uint32_t, c->active.n - 1), c->active.n--;
+      else
+        i++;
+    }
+  }
+  if (c->cursor < c->recs.n && TL_VEC_AT(&c->recs, rec, c->cursor).slot == slot) {
+    uint32_t ri = c->cursor++;
+    rec *r = &TL_VEC_AT(&c->recs, rec, ri);
+    if (r->orig >= 0) {
+      bool live = false;
+      for (size_t i = 0; i < c->active.n && !live; i++) live = TL_VEC_AT(&c->active, uint32_t, i) == (uint32_t)r->orig;
+      if (!live) TL_VEC_AT(&c->recs, rec, r->orig).requests--, r->orig = -1;
+    } else if (r->requests) {
+      TL_VEC_PUSH(&c->active, uint32_t, ri);
+    }
+  }
+  if (nonlinear_post(e)) clear_region(c);
+}
+
+static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
+  lcse c = {.m = ctx->m, .f = f, .min_size = ctx->opt->shrink_level ? 3 : 2, .epoch = 1};
+  tl_walk w = {.m = ctx->m, .f = f, .ctx = &c, .pre = pre_walk, .post = post_scan};
+  tl_walk_run(&w, &f->body);
+  bool any = false;
+  for (size_t i = 0; i < c.recs.n && !any; i++) any = TL_VEC_AT(&c.recs, rec, i).requests > 0;
+  if (any) {
+    clear_region(&c);
+    w = (tl_walk){.m = ctx->m, .f = f, .ctx = &c, .pre = pre_check, .post = post_check};
+    tl_walk_run(&w, &f->body);
+    /* Repeats first: they may sit inside an original, whose slot stays put. */
+    uint32_t *local = tl_scratch_calloc(c.recs.n ? c.recs.n : 1, sizeof(uint32_t));
+    if (local) {
+      any = false;
+      for (size_t i = 0; i < c.recs.n; i++) {
+        rec *r = &TL_VEC_AT(&c.recs, rec, i);
+        if (r->orig < 0 && r->requests) {
+          local[i] = tl_func_add_var(ctx->m, f, (*r->slot)->type);
+          any = true;
+        }
+      }
+      for (size_t i = 0; i < c.recs.n; i++) {
+        rec *r = &TL_VEC_AT(&c.recs, rec, i);
+        if (r->orig >= 0 && TL_VEC_AT(&c.recs, rec, r->orig).requests)
+          *r->slot = tl_make_local_get(ctx->m, f, local[r->orig]);
+      }
+      for (size_t i = 0; i < c.recs.n; i++) {
+        rec *r = &TL_VEC_AT(&c.recs, rec, i);
+        if (r->orig < 0 && r->requests) *r->slot = tl_make_local_set(ctx->m, f, local[i], *r->slot, true);
+      }
+      free(local);
+    } else {
+      any = false;
+    }
+  }
+  tl_vec_free(&c.recs), tl_vec_free(&c.subs), tl_vec_free(&c.marks);
+  free(c.table.p);
+  tl_vec_free(&c.active), tl_vec_free(&c.reads);
+  return any;
+}
+
 tl_status tl_pass_local_cse(tl_pass_ctx *ctx, tl_func *f) {
   cse_ctx c = {ctx->m, f, {0}, {0}, {0}, false, 0, false};
   tl_walk_post(ctx->m, f, &f->body, visit, &c);
   tl_vec_free(&c.st), tl_vec_free(&c.frames), tl_vec_free(&c.reads);
   if (c.changed) tl_func_refinalize(ctx->m, f);
+  phase2(ctx, f); /* tee/get of the value's own type: no types change */
   return TL_OK;
 }
