@@ -202,14 +202,18 @@ static tl_expr *zero_of(tl_module *m, tl_type t) {
   return e;
 }
 
-/* The block that replaces `call` (a call or return_call of `from` in `into`). */
-static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr *call) {
+/* The block that replaces `call` (a call or return_call of `from` in `into`).
+ * move: this is the callee's only reference, and it goes after the round,
+ * so its body moves into the caller instead of being copied (its nodes are
+ * rewritten in place; from->body is left NULL). */
+static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr *call, bool move) {
   uint32_t np = tl_func_nparams(m, from), base = into->nlocal;
   for (uint32_t i = 0; i < from->nlocal; i++) tl_func_add_var(m, into, from->local[i]);
   copy_ctx c = {m, into, base, malloc((from->nlabel + 1) * sizeof(uint32_t)), 0,
                 calloc(from->nlocal + 1, 1)};
   if (!c.lmap || !c.read) abort();
-  tl_expr *body = tl_expr_copy(m, NULL, from->body);
+  tl_expr *body = move ? from->body : tl_expr_copy(m, NULL, from->body);
+  if (move) from->body = NULL;
   c.ret = tl_func_new_label(m, into);
   if (body->imm.block.label != TL_NO_LABEL) c.lmap[body->imm.block.label] = c.ret;
   body->imm.block.label = TL_NO_LABEL; /* copy_pre must not relabel the root */
@@ -292,7 +296,9 @@ static void inline_into(round_ctx *r, tl_func *f) {
   for (size_t k = found.n; k-- > 0;) {
     tl_expr **slot = TL_VEC_AT(&found, tl_expr **, k);
     uint32_t t = (*slot)->imm.index;
-    *slot = inline_call(r->m, f, TL_FUNC(r->m, t), *slot);
+    const finfo *fi = &r->info[t];
+    bool move = fi->all_refs == 1 && !fi->global;
+    *slot = inline_call(r->m, f, TL_FUNC(r->m, t), *slot, move);
     r->uses[t]++;
     r->into[r->caller] = 1;
   }
