@@ -21,7 +21,8 @@
  * - A br_if on a constant condition becomes a br, or its value / nothing;
  *   a drop of a br is the br.
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
- * behaviour, with types recomputed (tl_func_refinalize) after each round. */
+ * behaviour, with types recomputed (tl_func_refinalize) after a round whose
+ * rewrites could change a type beyond the nodes they built. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 typedef struct {
   uint32_t *map;  /* label -> label its branches should go to */
   bool changed;
+  bool retype;    /* a change that can alter a type outside the node rewritten */
   tl_label_info li;
 } brs_ctx;
 
@@ -42,7 +44,7 @@ static void drop_final_br(brs_ctx *c, tl_expr *e) {
   if (last->op != TL_OP_BR || last->imm.label != e->imm.block.label) return;
   if (last->nkid) e->kid[e->nkid - 1] = last->kid[0];
   else e->nkid--;
-  c->changed = true;
+  c->changed = c->retype = true;
 }
 
 static void thread_list(brs_ctx *c, tl_expr *e) {
@@ -53,7 +55,7 @@ static void thread_list(brs_ctx *c, tl_expr *e) {
     if (!is_plain_br(next) || next->imm.label == a->imm.block.label) continue;
     if (c->map[a->imm.block.label] == next->imm.label) continue;
     c->map[a->imm.block.label] = next->imm.label;
-    c->changed = true;
+    c->changed = c->retype = true;
   }
 }
 
@@ -174,7 +176,7 @@ static void unnest_ifs(tl_walk *w, brs_ctx *c, tl_expr *e) {
   }
   e->kid = kid;
   e->nkid = e->cap = n;
-  c->changed = true;
+  c->changed = c->retype = true;
 }
 
 /* No branch anywhere in e (bounded scan: past the budget, assume one). */
@@ -371,6 +373,7 @@ static tl_expr *const_br_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
 
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
+  tl_type before = (*slot)->type;
   tl_expr *e = *slot = const_br_if(w, c, *slot);
   unnest_ifs(w, c, e);
   drop_final_br(c, e);
@@ -380,6 +383,7 @@ static void brs_visit(tl_walk *w, tl_expr **slot) {
   e = *slot = value_block_to_if(w, c, slot);
   e = *slot = simplify_if(w, c, e);
   *slot = set_if(w, c, e);
+  if ((*slot)->type != before) c->retype = true; /* the parents' types may follow */
 }
 
 /* The function's value can fall off the end of its body instead of being
@@ -438,16 +442,18 @@ static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count) {
 }
 
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
-  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, {0}};
-  if (!c.map) abort();
+  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, false, {0}};
+  if (!c.map) return TL_E_NOMEM;
   for (uint32_t round = 0; round < 16; round++) {
     for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
-    c.changed = false;
+    c.changed = c.retype = false;
     tl_labels_count(ctx->m, f, &c.li);
     tl_walk_post(ctx->m, f, &f->body, brs_visit, &c);
     tl_labels_free(&c.li);
-    tl_labels_retarget(ctx->m, f, c.map);
-    tl_func_refinalize(ctx->m, f);
+    if (c.retype) { /* every other rewrite typed what it built in place */
+      tl_labels_retarget(ctx->m, f, c.map);
+      tl_func_refinalize(ctx->m, f);
+    }
     tl_strip_tail_branches(ctx->m, f, &f->body);
     if (fold_final_return(ctx->m, f)) {
       c.changed = true;
