@@ -16,7 +16,8 @@
  * The reader's scratch locals are not merged (own local each, kept last,
  * scratch_base updated) so the writer can still elide them.
  * Assumes: valid IR. Guarantees: the same behaviour; locals renumbered
- * (params, then merged locals); unreferenced locals dropped. */
+ * (params, then merged locals); unreferenced locals dropped.
+ * A set of a tee's value (set x (tee y V)) is a copy of y too. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -80,7 +81,10 @@ static void post_node(cl_ctx *c, frame *fr) {
     PUSH(&c->slots, tl_expr **, fr->slot);
     if (c->skip[e->imm.index]) break;
     action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
-    if (a.set && e->kid[0]->op == TL_OP_LOCAL_GET && !c->skip[e->kid[0]->imm.index]) a.copy = e->kid[0]->imm.index;
+    /* set x (get y) and set x (tee y V): x and y then hold the same value */
+    tl_op vop = a.set ? e->kid[0]->op : TL_OP_NOP;
+    if ((vop == TL_OP_LOCAL_GET || vop == TL_OP_LOCAL_TEE) && !c->skip[e->kid[0]->imm.index])
+      a.copy = e->kid[0]->imm.index;
     e->aux = 0;
     PUSH(&c->acts, action, a);
     break;
@@ -482,6 +486,12 @@ static bool rewrite(cl_ctx *c, const uint32_t *color) {
     if (e->op == TL_OP_LOCAL_GET) continue;
     tl_expr *v = e->kid[0];
     bool self_copy = v->op == TL_OP_LOCAL_GET && v->imm.index == e->imm.index;
+    if (!(e->aux & DEAD) && v->op == TL_OP_LOCAL_TEE && v->imm.index == e->imm.index) {
+      /* set x (tee x V) -> set x V; tee x (tee x V) -> tee x V */
+      e->kid[0] = v->kid[0];
+      changed = true;
+      continue;
+    }
     if (!(e->aux & DEAD) && !self_copy) continue;
     changed = true;
     if (e->op == TL_OP_LOCAL_TEE) *slot = v;
