@@ -6,6 +6,9 @@
  * between conflicts with the value (effects.c-style flags, locals by index).
  * A single-use get becomes the value; with several gets it becomes a
  * local.tee (not in -notee, and only when nothing in between branches).
+ * The first round sinks single uses only (as Binaryen's first cycle): a
+ * value that reads x can then sink past a get of x before x's set is
+ * teed into that get (store (get a) (get v) -> store (tee a A) (V[get a])).
  * Structure (not in -nostructure): an if whose arms both end in a set of the
  * same local becomes a set of an if with a result; a block nothing branches
  * to that ends in a set becomes a set of the block; so does a labeled block
@@ -32,6 +35,7 @@ typedef struct {
   tl_module *m;
   tl_func *f;
   bool tee, structure, nesting;
+  bool first;               /* the first round: single uses only, no tees */
   bool changed;
   uint32_t nif1;            /* one-armed ifs given a result (undone at the end if unused) */
   bool cand;                /* a branched block/if ends in a set: try block returns */
@@ -197,7 +201,7 @@ static void sink_list(sl_ctx *c, tl_expr *list) {
     if (!tl_type_is_concrete(v->type) || tl_type_is_tuple(c->f->local[x]) || !c->nget[x]) continue;
     uint32_t aflags;
     if (!summarize(c, v, &aflags)) continue;
-    bool tee_ok = c->tee;
+    bool tee_ok = c->tee && !c->first;
     bool plain = false;
     tl_expr **slot = find_target(c, list, i, x, aflags, tee_ok, &plain);
     if (!slot) continue;
@@ -477,7 +481,7 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 }
 
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
-  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, 0, false, calloc(f->nlocal + 1, sizeof(uint32_t)),
+  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, false, 0, false, calloc(f->nlocal + 1, sizeof(uint32_t)),
               {0}, {0}, {0}, {0}};
   if (!c.nget) abort();
   for (int round = 0; round < ROUNDS; round++) {
@@ -485,11 +489,12 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
     tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
     tl_labels_count(ctx->m, f, &c.li);
     c.changed = c.cand = false;
+    c.first = round == 0;
     tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
     tl_labels_free(&c.li);
     tl_func_refinalize(ctx->m, f);
     if (structure && c.cand && round + 1 < ROUNDS) block_returns(&c);
-    if (!c.changed) break;
+    if (!c.changed && !(c.first && tee)) break; /* after the first, tees may help */
   }
   if (c.nif1) {
     tl_labels_count(ctx->m, f, &c.li);
