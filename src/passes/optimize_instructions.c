@@ -8,7 +8,8 @@
  * Assumes valid IR with up-to-date types. Guarantees: the same behaviour
  * bit for bit (no float rewrite that could change a NaN payload, no
  * removal of code that may have effects, no reordering of effects); types
- * are unchanged per node, refinalized at the end. One post-order walk;
+ * are unchanged per node (refinalized at the end only if a replacement's
+ * type differs, which the rules avoid). One post-order walk;
  * e->aux bit 1 = "subtree has effects", kept bottom-up for O(1) queries. */
 #include "passes.h"
 
@@ -418,17 +419,22 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
   return e;
 }
 
+/* w->ctx: a bool set when a replacement's type differs from the node it
+ * replaces (then the ancestors' types are recomputed at the end). */
 static void oi_visit(tl_walk *w, tl_expr **slot) {
   for (int i = 0; i < 8; i++) {
     tl_expr *e = *slot;
+    tl_type t = e->type;
     tl_expr *r = opt_node(w->m, e);
     *slot = mark(r);
+    if (r->type != t) *(bool *)w->ctx = true;
     if (r == e) break;
   }
 }
 
 tl_status tl_pass_optimize_instructions(tl_pass_ctx *ctx, tl_func *f) {
-  tl_walk_post(ctx->m, f, &f->body, oi_visit, NULL);
-  tl_func_refinalize(ctx->m, f);
+  bool retype = false;
+  tl_walk_post(ctx->m, f, &f->body, oi_visit, &retype);
+  if (retype) tl_func_refinalize(ctx->m, f);
   return TL_OK;
 }
