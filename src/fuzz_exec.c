@@ -132,8 +132,13 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
                         uint64_t fuel, tl_buf *log) {
   tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, x->index)->type);
   uint32_t np = tl_type_arity(m, ft->params), nr = tl_type_arity(m, ft->results);
-  tl_value *args = calloc(np + 1, sizeof *args), *res = calloc(nr + 1, sizeof *res);
-  if (!args || !res) abort();
+  tl_value *args = tl_scratch_calloc(np + 1, sizeof *args), *res = tl_scratch_calloc(nr + 1, sizeof *res);
+  if (!args || !res) {
+    free(args);
+    free(res);
+    tl_buf_printf(log, "[stop: out of memory]\n");
+    return false;
+  }
   for (uint32_t i = 0; i < np; i++) arg_value(&args[i], tl_type_at(m, ft->params, i), i);
   tl_store_set_fuel(s, fuel);
   tl_error err;
@@ -176,8 +181,15 @@ char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine) {
   tl_store *s = tl_store_new();
   if (s) tl_store_set_engine(s, engine);
   tl_linker *l = tl_linker_new();
-  stub *stubs = calloc(m->nimported_funcs + 1, sizeof *stubs);
-  if (!s || !l || !stubs) abort();
+  stub *stubs = tl_scratch_calloc(m->nimported_funcs + 1, sizeof *stubs);
+  if (!s || !l || !stubs) {
+    tl_linker_free(l);
+    tl_store_free(s);
+    free(stubs);
+    tl_buf_printf(&log, "[stop: out of memory]\n");
+    tl_buf_byte(&log, 0);
+    return (char *)log.p;
+  }
   define_imports(m, s, l, stubs, &log);
   tl_error err;
   tl_store_set_fuel(s, fuel);

@@ -187,7 +187,7 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n) {
 /* The test hook's countdown: the allocation that takes it from 1 to 0 fails. */
 static _Atomic uint64_t fail_nth;
 
-void tl_scratch_fail_nth(uint64_t n) { fail_nth = n; }
+uint64_t tl_scratch_fail_nth(uint64_t n) { return atomic_exchange(&fail_nth, n); }
 
 static bool fail_now(void) {
   uint64_t n = fail_nth;

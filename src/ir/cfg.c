@@ -80,20 +80,45 @@ typedef struct {
   uint32_t *dfs_parent;         /* per block: its DFS tree parent */
 } cfg_info;
 
+/* The scratch arrays of the running tl_cfg_structure: each is listed here
+ * from xcalloc to xfree, so that out of memory (a longjmp back to
+ * tl_cfg_structure) frees them all. */
+typedef struct { jmp_buf jb; void **p; size_t n, cap; } scratch_set;
+static _Thread_local scratch_set *live;
+
 static void *xcalloc(size_t n, size_t s) {
-  void *p = calloc(n ? n : 1, s);
-  if (!p) abort();
+  scratch_set *z = live;
+  if (z->n == z->cap) {
+    void **q = tl_scratch_realloc(z->p, z->cap ? 2 * z->cap : 32, sizeof *q);
+    if (!q) longjmp(z->jb, 1);
+    z->p = q;
+    z->cap = z->cap ? 2 * z->cap : 32;
+  }
+  void *p = tl_scratch_calloc(n, s);
+  if (!p) longjmp(z->jb, 1);
+  z->p[z->n++] = p;
   return p;
 }
 
+/* free(p), and off the list when it is a scratch array (newest first). */
+static void xfree(void *p) {
+  scratch_set *z = live;
+  for (size_t i = z && p ? z->n : 0; i-- > 0;)
+    if (z->p[i] == p) {
+      z->p[i] = z->p[--z->n];
+      break;
+    }
+  free(p);
+}
+
 static void info_free(cfg_info *in) {
-  free(in->rpo);
-  free(in->order);
-  free(in->idom);
-  free(in->pred_start);
-  free(in->pred);
-  free(in->dfs_vertex);
-  free(in->dfs_parent);
+  xfree(in->rpo);
+  xfree(in->order);
+  xfree(in->idom);
+  xfree(in->pred_start);
+  xfree(in->pred);
+  xfree(in->dfs_vertex);
+  xfree(in->dfs_parent);
   memset(in, 0, sizeof *in);
 }
 
@@ -135,10 +160,10 @@ static void compute_rpo(tl_cfg *g, uint32_t entry, cfg_info *in) {
     in->order[i] = b;
   }
   in->nreach = npost;
-  free(post);
-  free(stack);
-  free(next);
-  free(seen);
+  xfree(post);
+  xfree(stack);
+  xfree(next);
+  xfree(seen);
 }
 
 static void compute_preds(tl_cfg *g, cfg_info *in) {
@@ -158,7 +183,7 @@ static void compute_preds(tl_cfg *g, cfg_info *in) {
       in->pred[in->pred_start[to] + fill[to]++] = b;
     }
   }
-  free(fill);
+  xfree(fill);
 }
 
 /* Lengauer-Tarjan semidominators (simple link-eval with path compression,
@@ -203,7 +228,7 @@ static void compute_idom(cfg_info *in, uint32_t entry) {
     while (pre[d] > semi[w]) d = in->idom[d];
     in->idom[w] = d;
   }
-  free(pre); free(semi); free(anc); free(label); free(stack);
+  xfree(pre); xfree(semi); xfree(anc); xfree(label); xfree(stack);
 }
 
 static bool dominates(const cfg_info *in, uint32_t a, uint32_t b) {
@@ -269,7 +294,7 @@ static uint8_t *scc_of(tl_cfg *g, const cfg_info *in, uint32_t v, const uint8_t 
       if (b == v) member[w] = 1;
     } while (w != b);
   }
-  free(index); free(low); free(next); free(call); free(tstack); free(on);
+  xfree(index); xfree(low); xfree(next); xfree(call); xfree(tstack); xfree(on);
   return member;
 }
 
@@ -333,7 +358,7 @@ static uint32_t add_dispatch(tl_cfg *g, const cfg_info *in, const uint8_t *membe
     first = false;
   }
   g->stats.dispatches++;
-  free(case_of);
+  xfree(case_of);
   return d;
 }
 
@@ -372,8 +397,8 @@ static void split_region(tl_cfg *g, const cfg_info *in, const uint8_t *member, u
         if (edge(g, b, (uint32_t)k)->to == entries[ei]) edge(g, b, (uint32_t)k)->to = copy[entries[ei]];
     }
   }
-  free(entries);
-  free(copy);
+  xfree(entries);
+  xfree(copy);
 }
 
 /* A switch whose case values are too large for a br_table becomes a chain
@@ -426,11 +451,11 @@ static uint8_t *irreducible_region(tl_cfg *g, const cfg_info *in, uint32_t v, ui
         last = b;
       }
     if (nentries >= 2 || last == UINT32_MAX || last == v) {
-      free(excluded);
+      xfree(excluded);
       return member;
     }
     excluded[last] = 1;
-    free(member);
+    xfree(member);
   }
 }
 
@@ -470,7 +495,7 @@ static uint32_t make_reducible(tl_cfg *g, uint32_t entry, const tl_cfg_options *
         entry = pre;
       }
     }
-    free(member);
+    xfree(member);
     info_free(&in);
   }
 }
@@ -777,8 +802,8 @@ static void loop_forest(emitter *em, uint32_t *loop_of, uint32_t *parent) {
       }
     }
   }
-  free(uf);
-  free(work);
+  xfree(uf);
+  xfree(work);
 }
 
 typedef struct {
@@ -888,7 +913,7 @@ static void dom_intervals(emitter *em, uint32_t entry, uint32_t *pre, uint32_t *
     post[x] = clock;
     sp--;
   }
-  free(next);
+  xfree(next);
 }
 
 /* A loop's fall-through successor outside it comes after the loop (a block
@@ -935,9 +960,9 @@ static void setup_hoisting(emitter *em) {
     uint32_t y = in->order[i], h = em->hoist_to[y];
     if (h != UINT32_MAX) em->hoisted[em->hoist_start[h] + fill[h]++] = y;
   }
-  free(fill);
-  free(c.loop_of); free(c.parent); free(c.depth); free(c.pre); free(c.post);
-  free(c.last_follower); free(c.stack); free(c.mark);
+  xfree(fill);
+  xfree(c.loop_of); xfree(c.parent); xfree(c.depth); xfree(c.pre); xfree(c.post);
+  xfree(c.last_follower); xfree(c.stack); xfree(c.mark);
 }
 
 static void setup_tree(emitter *em) {
@@ -952,7 +977,7 @@ static void setup_tree(emitter *em) {
     uint32_t b = in->order[i], p = in->idom[b];
     em->kids[em->kid_start[p] + fill[p]++] = b;
   }
-  free(fill);
+  xfree(fill);
   em->loop_label = xcalloc(n, sizeof(uint32_t));
   em->block_label = xcalloc(n, sizeof(uint32_t));
   em->is_merge = xcalloc(n, 1);
@@ -975,13 +1000,28 @@ static void setup_tree(emitter *em) {
   setup_hoisting(em);
 }
 
+/* Out of memory: every scratch array goes, g->oom is set and the result is
+ * NULL (g is left half restructured: only tl_cfg_free it). */
+static tl_expr *structure_oom(tl_cfg *g, scratch_set *z, emitter *em) {
+  for (size_t i = 0; i < z->n; i++) free(z->p[i]);
+  free(z->p);
+  live = NULL;
+  tl_vec_free(&em->tasks);
+  tl_vec_free(&em->open);
+  g->oom = true;
+  return NULL;
+}
+
 tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) {
   if (entry >= g->blocks.n) return NULL;
-  for (uint32_t x = 0; x < g->blocks.n; x++)
-    if (blk(g, x)->switch_on) lower_sparse_switch(g, x);
   emitter em;
   memset(&em, 0, sizeof em);
   em.g = g;
+  scratch_set z = {.n = 0};
+  live = &z;
+  if (setjmp(z.jb)) return structure_oom(g, &z, &em);
+  for (uint32_t x = 0; x < g->blocks.n; x++)
+    if (blk(g, x)->switch_on) lower_sparse_switch(g, x);
   entry = make_reducible(g, entry, opt, &em.in);
   setup_tree(&em);
   /* labels for switch blocks are made while emitting: size for the worst */
@@ -998,12 +1038,14 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
   tl_block_finalize(g->m, root, label_targeted(&em, em.exit_label) ? TL_NONE : TL_UNREACHABLE);
   tl_strip_tail_branches(g->m, g->f, &root);
   drop_unused_labels(g->m, g->f, &root);
-  free(em.loop_label); free(em.block_label); free(em.is_merge);
-  free(em.kid_start); free(em.kids); free(em.targeted);
-  free(em.hoist_to); free(em.hoist_start); free(em.hoisted);
+  xfree(em.loop_label); xfree(em.block_label); xfree(em.is_merge);
+  xfree(em.kid_start); xfree(em.kids); xfree(em.targeted);
+  xfree(em.hoist_to); xfree(em.hoist_start); xfree(em.hoisted);
   tl_vec_free(&em.tasks);
   tl_vec_free(&em.open);
   info_free(&em.in);
+  free(z.p);
+  live = NULL;
   return root;
 }
 
@@ -1088,11 +1130,10 @@ static void clear_unused(tl_walk *w, tl_expr **slot) {
 }
 
 static void drop_unused_labels(tl_module *m, tl_func *f, tl_expr **root) {
-  unused_ctx c = {calloc(f->nlabel + 1, 1)};
-  if (!c.used) abort();
+  unused_ctx c = {xcalloc(f->nlabel + 1, 1)};
   tl_walk_post(m, f, root, mark_targets, &c);
   tl_walk_post(m, f, root, clear_unused, &c);
-  free(c.used);
+  xfree(c.used);
 }
 
 /* Unlabeled statement blocks inside a list are spliced into it (a block

@@ -14,7 +14,9 @@
  * with a NUL after the bytes. */
 typedef struct { char *module, *name; uint32_t module_len, name_len; tl_extern x; } lnk_entry;
 typedef struct { char *module; uint32_t module_len; tl_host_fn fn; void *user; } lnk_fallback;
-struct tl_linker { tl_vec defs; tl_vec fallbacks; };
+/* oom: a definition was lost to a failed allocation (the define calls
+ * return nothing); instantiating with this linker fails with TL_E_NOMEM. */
+struct tl_linker { tl_vec defs; tl_vec fallbacks; bool oom; };
 
 /* ------------------------------------------------------------------ store */
 tl_store *tl_store_new(void) {
@@ -157,8 +159,8 @@ void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np, const 
 
 /* ----------------------------------------------------------------- linker */
 static char *dup_n(const char *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (!d) abort();
+  char *d = tl_scratch_realloc(NULL, n + 1, 1);
+  if (!d) return NULL;
   if (n) memcpy(d, s, n);
   d[n] = 0;
   return d;
@@ -188,6 +190,12 @@ void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, con
                         size_t name_len, tl_extern x) {
   lnk_entry e = {dup_n(module, module_len), dup_n(name, name_len), (uint32_t)module_len,
                  (uint32_t)name_len, x};
+  if (!e.module || !e.name) {
+    free(e.module);
+    free(e.name);
+    l->oom = true;
+    return;
+  }
   TL_VEC_PUSH(&l->defs, lnk_entry, e);
 }
 
@@ -214,6 +222,10 @@ void tl_linker_define_instance(tl_linker *l, const char *module, tl_instance *in
 
 void tl_linker_define_fallback(tl_linker *l, const char *module, tl_host_fn fn, void *user) {
   lnk_fallback f = {dup_n(module, strlen(module)), (uint32_t)strlen(module), fn, user};
+  if (!f.module) {
+    l->oom = true;
+    return;
+  }
   TL_VEC_PUSH(&l->fallbacks, lnk_fallback, f);
 }
 
@@ -451,7 +463,7 @@ static tl_instance *new_instance(tl_store *s, tl_module *m) {
 }
 
 tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
-  if (!store_ready(s)) {
+  if (!store_ready(s) || (l && l->oom)) {
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
     return NULL;
   }
@@ -495,8 +507,8 @@ tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t
       return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "argument %u has the wrong type", i);
   if (!store_ready(s)) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   uint32_t n = f->np > f->nr ? f->np : f->nr;
-  tl_v *buf = calloc(2 * (size_t)n + 1, sizeof *buf);
-  if (!buf) abort();
+  tl_v *buf = tl_scratch_calloc(2 * (size_t)n + 1, sizeof *buf);
+  if (!buf) return tl_nomem(err, "call");
   for (uint32_t i = 0; i < nargs; i++) memcpy(&buf[i], &args[i].of, sizeof args[i].of);
   tl_status st = tl_interp_run(s, f, buf, buf + n, err);
   if (st == TL_OK) {
@@ -559,9 +571,10 @@ static void pure_visit(tl_walk *w, tl_expr **slot) {
   }
 }
 
-static bool is_pure(tl_module *m, tl_func *f, tl_expr *e) {
-  purity p = {calloc(f->nlabel + 1, 1), f->nlabel, false, 0};
-  if (!p.def) abort();
+/* *oom set (and false) when out of memory. */
+static bool is_pure(tl_module *m, tl_func *f, tl_expr *e, bool *oom) {
+  purity p = {tl_scratch_calloc(f->nlabel + 1, 1), f->nlabel, false, 0};
+  if (!p.def) return !(*oom = true);
   tl_expr *root = e;
   tl_walk_post(m, f, &root, pure_visit, &p);
   p.pass = 1;
@@ -573,8 +586,9 @@ static bool is_pure(tl_module *m, tl_func *f, tl_expr *e) {
 tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, uint32_t maxout,
                          uint32_t *nout, uint64_t fuel, tl_error *err) {
   *nout = 0;
-  if (!is_pure(m, f, e))
-    return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "expression has effects or leaves");
+  bool oom = false;
+  if (!is_pure(m, f, e, &oom))
+    return oom ? tl_nomem(err, "eval") : tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "expression has effects or leaves");
   uint32_t n = e->type == TL_UNREACHABLE ? 0 : tl_type_arity(m, e->type);
   if (n > maxout) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "too many results");
   tl_store *s = tl_store_new();
@@ -585,9 +599,11 @@ tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, ui
   s->fuel = fuel;
   tl_instance *inst = new_instance(s, m);
   tl_code *code;
-  tl_interp_compile_expr(inst, f, e, &code);
-  tl_v *res = calloc(n + 1, sizeof *res);
-  if (!res) abort();
+  tl_v *res = NULL;
+  if (tl_interp_compile_expr(inst, f, e, &code) || !(res = tl_scratch_calloc(n + 1, sizeof *res))) {
+    tl_store_free(s);
+    return tl_nomem(err, "eval");
+  }
   tl_status st = tl_interp_run_code(s, inst, code, NULL, 0, res, err);
   for (uint32_t i = 0; st == TL_OK && i < n; i++) {
     out[i].type = tl_type_at(m, e->type, i);

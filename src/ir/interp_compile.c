@@ -302,14 +302,15 @@ static void compile_body(cc *c, tl_expr *body, bool is_func) {
   if (body->type != TL_UNREACHABLE) emit(c, X_RET, c->nres, 0);
 }
 
+/* NULL when out of memory. */
 static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_func, tl_type results) {
   tl_module *m = inst->m;
   cc c = {0};
   c.m = m;
   c.f = f;
+  c.labels = tl_scratch_calloc(f->nlabel + 1, sizeof *c.labels);
+  if (!c.labels) return NULL;
   c.lmap = tl_func_local_map(m, f);
-  c.labels = calloc(f->nlabel + 1, sizeof *c.labels);
-  if (!c.labels) abort();
   c.nres = tl_interp_slots(m, results);
   uint32_t np = is_func ? tl_func_nparams(m, f) : 0;
   c.h = c.maxh = c.lmap[f->nlocal];
@@ -331,7 +332,7 @@ tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_
   tl_func *f = TL_FUNC(inst->m, fidx);
   if (!f->body) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "function has no body");
   *out = compile(inst, f, f->body, true, tl_func_type(inst->m, f)->results);
-  return TL_OK;
+  return *out ? TL_OK : tl_nomem(err, "interpreter");
 }
 
 tl_status tl_interp_compile_expr(tl_instance *inst, tl_func *f, tl_expr *e, tl_code **out) {
@@ -344,5 +345,5 @@ tl_status tl_interp_compile_expr(tl_instance *inst, tl_func *f, tl_expr *e, tl_c
   wrap.imm.block.label = TL_NO_LABEL;
   wrap.imm.block.bt = TL_NO_INDEX;
   *out = compile(inst, f, &wrap, false, e->type);
-  return TL_OK;
+  return *out ? TL_OK : TL_E_NOMEM;
 }

@@ -17,7 +17,7 @@ bool tl_interp_sig_eq(const tl_funcinst *a, const tl_funcinst *b) {
 static tl_status host_call(tl_funcinst *f, tl_instance *caller, tl_v *args, tl_error *err) {
   tl_value small[16], *buf = small;
   uint32_t n = f->np > f->nr ? f->np : f->nr;
-  if (2 * n > 16 && !(buf = malloc(2 * n * sizeof *buf))) abort();
+  if (2 * n > 16 && !(buf = tl_scratch_realloc(NULL, 2 * (size_t)n, sizeof *buf))) return tl_nomem(err, "host call");
   tl_value *a = buf, *r = buf + n;
   for (uint32_t i = 0; i < f->np; i++) {
     a[i].type = f->types[i];
@@ -121,8 +121,8 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
   if (f->host) {
     tl_instance *ci = f->inst;
     uint32_t n = f->np > f->nr ? f->np : f->nr;
-    tl_v *tmp = calloc(n ? n : 1, sizeof *tmp);
-    if (!tmp) abort();
+    tl_v *tmp = tl_scratch_calloc(n, sizeof *tmp);
+    if (!tmp) return tl_nomem(err, "host call");
     memcpy(tmp, args, f->np * sizeof *tmp);
     tl_status st = host_call(f, ci, tmp, err);
     if (st == TL_OK) memcpy(results, tmp, f->nr * sizeof *tmp);

@@ -228,8 +228,10 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
  * tl_nomem(err, what). Never abort() on a failed allocation. */
 void *tl_scratch_calloc(size_t n, size_t size);
 void *tl_scratch_realloc(void *p, size_t n, size_t size); /* p kept on NULL */
-/* Test hook: the n-th scratch allocation from now on fails (0: none). */
-void tl_scratch_fail_nth(uint64_t n);
+/* Test hook: the n-th scratch allocation from now on fails (0: none).
+ * Returns the countdown it replaces (0: the failure happened, or none was
+ * set). */
+uint64_t tl_scratch_fail_nth(uint64_t n);
 #define TL_NEW(a, T) ((T *)tl_arena_zalloc((a), sizeof(T), _Alignof(T)))
 #define TL_NEWN(a, T, n) ((T *)tl_arena_zalloc((a), sizeof(T) * (size_t)(n), _Alignof(T)))
 
@@ -533,6 +535,7 @@ typedef struct tl_cfg {
   tl_vec blocks;         /* tl_cfg_block */
   uint32_t label_local;  /* i32 local for dispatch, TL_NO_INDEX = add one if needed */
   tl_cfg_stats stats;
+  bool oom;              /* tl_cfg_structure ran out of memory (it returned NULL) */
 } tl_cfg;
 typedef struct {
   uint64_t split_budget; /* nodes node splitting may copy in all; 0 = never split */
@@ -553,6 +556,12 @@ void tl_cfg_free(tl_cfg *g);
 tl_status tl_validate_module(tl_module *m, tl_error *err);
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err);
 tl_status tl_validate_ir(tl_module *m, tl_error *err); /* + one parent across the module */
+/* Whether the defined functions' bodies hold at least `want` nodes (the
+ * count stops there; false when out of memory). The validator and the
+ * writer go parallel by it, so that a module built with the C API (no code
+ * bytes) and a read one behave alike. */
+bool tl_module_has_nodes(const tl_module *m, uint64_t want);
+#define TL_PAR_MIN_NODES (1u << 15) /* about 64 KB of code (2.1 bytes a node) */
 
 /* print.c — folded s-expression text that wat2wasm assembles. */
 void tl_print_module(tl_module *m, tl_buf *out);

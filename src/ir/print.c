@@ -43,10 +43,11 @@ static bool set_add(char **set, uint32_t cap, char *s) {
   return true;
 }
 
+/* NULL when out of memory (the thing then prints by index). */
 static char *sanitize(const char *raw) {
   size_t n = strlen(raw);
-  char *s = malloc(n + 1);
-  if (!s) abort();
+  char *s = tl_scratch_realloc(NULL, n + 1, 1);
+  if (!s) return NULL;
   for (size_t i = 0; i < n; i++) s[i] = is_idchar((uint8_t)raw[i]) ? raw[i] : '_';
   s[n] = 0;
   return s;
@@ -55,17 +56,23 @@ static char *sanitize(const char *raw) {
 /* raw(ctx, i) gives the i-th raw name or NULL. */
 typedef const char *(*raw_fn)(const void *ctx, uint32_t i);
 
+/* Out of memory, the names are left out (everything prints by index): the
+ * printer's entry points return nothing to report it with. */
 static names names_make(const void *ctx, uint32_t n, raw_fn raw) {
-  names r = {calloc(n ? n : 1, sizeof(char *)), n};
+  names r = {tl_scratch_calloc(n, sizeof(char *)), n};
   uint32_t cap = 16;
   while (cap < 2 * n) cap *= 2;
-  char **set = calloc(cap, sizeof(char *));
-  if (!r.s || !set) abort();
+  char **set = tl_scratch_calloc(cap, sizeof(char *));
+  if (!r.s || !set) {
+    free(r.s);
+    free(set);
+    return (names){NULL, 0};
+  }
   for (uint32_t i = 0; i < n; i++) {
     const char *s = raw(ctx, i);
     if (!s || !*s) continue;
     r.s[i] = sanitize(s);
-    if (!set_add(set, cap, r.s[i])) {
+    if (r.s[i] && !set_add(set, cap, r.s[i])) {
       free(r.s[i]);
       r.s[i] = NULL;
     }
@@ -496,7 +503,7 @@ static void put_flat(pr *p, const tl_expr *e) {
 static void open_label(pr *p, const tl_expr *e, tl_type bt) {
   uint32_t l = e->imm.block.label;
   if (l == TL_NO_LABEL) return;
-  if (!p->f || l >= p->f->nlabel) {
+  if (!p->f || l >= p->f->nlabel || !p->lnum) {
     tl_buf_printf(p->out, " $L%u", l);
     return;
   }
@@ -683,10 +690,15 @@ static void func_begin(pr *p, tl_func *f) {
   for (int t = 0; t < TL_NBASIC; t++) p->scratch[t] = UNSET;
   if (!f) return;
   p->lmap = tl_func_local_map(p->m, f);
-  p->lnum = malloc((f->nlabel + 1) * sizeof *p->lnum);
-  p->ltype = malloc((f->nlabel + 1) * sizeof *p->ltype);
-  if (!p->lnum || !p->ltype) abort();
-  for (uint32_t i = 0; i < f->nlabel; i++) p->lnum[i] = UNSET;
+  p->lnum = tl_scratch_realloc(NULL, f->nlabel + 1, sizeof *p->lnum);
+  p->ltype = tl_scratch_realloc(NULL, f->nlabel + 1, sizeof *p->ltype);
+  if (!p->lnum || !p->ltype) { /* out of memory: labels print as $L<id> */
+    free(p->lnum);
+    free(p->ltype);
+    p->lnum = NULL;
+    p->ltype = NULL;
+  }
+  for (uint32_t i = 0; p->lnum && i < f->nlabel; i++) p->lnum[i] = UNSET;
   p->ns[NS_LOCAL] = names_make(f, f->nlocal, raw_local);
 }
 
@@ -854,7 +866,7 @@ static void put_locals(pr *p, tl_func *f) {
     if (!any) newline(p, 2);
     else put(p, " ");
     any = true;
-    if (p->ns[NS_LOCAL].s[i]) tl_buf_printf(p->out, "(local $%s ", p->ns[NS_LOCAL].s[i]);
+    if (i < p->ns[NS_LOCAL].n && p->ns[NS_LOCAL].s[i]) tl_buf_printf(p->out, "(local $%s ", p->ns[NS_LOCAL].s[i]);
     else put(p, "(local ");
     put_types(p, f->local[i]);
     put(p, ")");
@@ -882,7 +894,7 @@ static void print_func(pr *p, uint32_t i) {
   put_locals(p, f);
   if (f->body) {
     uint32_t l = f->body->imm.block.label;
-    if (l != TL_NO_LABEL && l < f->nlabel) p->lnum[l] = UNSET;
+    if (l != TL_NO_LABEL && l < f->nlabel && p->lnum) p->lnum[l] = UNSET;
     push(p, f->body, K_LIST, 2, tl_func_type(p->m, f)->results);
     top(p)->ptype = tl_func_type(p->m, f)->results;
     seq_push(p);

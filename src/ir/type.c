@@ -20,10 +20,17 @@ static tl_tuple *tuple_at(const tl_module *m, uint32_t i) {
 
 static tl_tuple *tuple_of(const tl_module *m, tl_type t) { return tuple_at(m, t - TL_TUPLE_BASE); }
 
+/* Out of memory, the old table stays while it has a free slot (probes get
+ * longer); with none, it is the arena's out of memory (a longjmp to the
+ * entry point's handler, as for any other module allocation). */
 static void rehash(tl_module *m, uint32_t cap) {
+  uint32_t *t = tl_scratch_calloc(cap, sizeof(uint32_t));
+  if (!t) {
+    if (m->tuple_hash && m->ntuples + 1 < m->tuple_hash_cap) return;
+    tl_arena_oom(&m->arena);
+  }
   free(m->tuple_hash);
-  m->tuple_hash = calloc(cap, sizeof(uint32_t));
-  if (!m->tuple_hash) abort();
+  m->tuple_hash = t;
   m->tuple_hash_cap = cap;
   for (uint32_t i = 0; i < m->ntuples; i++) {
     uint32_t h = (uint32_t)tuple_at(m, i)->hash & (cap - 1);
@@ -58,7 +65,9 @@ static tl_type intern_tuple(tl_module *m, const tl_type *t, uint32_t n) {
       return TL_TUPLE_BASE + m->tuple_hash[h] - 1;
   }
   uint32_t id = m->ntuples;
-  if (id >= 4096 * 1024) abort(); /* readers cap types at 1,000,000 (as V8), so never */
+  /* readers cap types at 1,000,000 (as V8); only an API-built module can
+   * fill the table, and it gets the arena's out of memory */
+  if (id >= 4096 * 1024) tl_arena_oom(&m->arena);
   if (!m->tuple_block[id >> 10]) m->tuple_block[id >> 10] = TL_NEWN(&m->arena, tl_tuple, 1024);
   tl_tuple *tu = tuple_at(m, id);
   tu->n = n;

@@ -923,7 +923,34 @@ static bool check_datas(vc *c) {
  * its own node set: the non-strict check is per function); the first
  * failing function by index is validated again to report, so the error is
  * the serial one whatever the scheduling. */
-enum { PAR_MIN_BYTES = 1 << 16 };
+bool tl_module_has_nodes(const tl_module *m, uint64_t want) {
+  uint64_t n = 0;
+  size_t cap = 256, sp = 0;
+  const tl_expr **st = tl_scratch_realloc(NULL, cap, sizeof *st);
+  if (!st) return false;
+  for (size_t i = m->nimported_funcs; i < m->funcs.n && n < want; i++) {
+    if (!(st[0] = TL_FUNC(m, i)->body)) continue;
+    for (sp = 1; sp && n < want;) {
+      const tl_expr *e = st[--sp];
+      n++;
+      if (sp + e->nkid > cap) {
+        size_t nc = 2 * cap > sp + e->nkid ? 2 * cap : sp + e->nkid;
+        const tl_expr **q = tl_scratch_realloc(st, nc, sizeof *st);
+        if (!q) {
+          free(st);
+          return false;
+        }
+        st = q;
+        cap = nc;
+      }
+      for (uint32_t k = 0; k < e->nkid; k++)
+        if (e->kid[k]) st[sp++] = e->kid[k];
+    }
+  }
+  free(st);
+  return n >= want;
+}
+
 
 typedef struct {
   tl_module *m;
@@ -942,9 +969,7 @@ static void par_one(void *user, uint32_t k) {
 /* -1: not worth it (run serially); else the status of the bodies. */
 static int validate_parallel(tl_module *m, const uint8_t *declared, tl_error *err) {
   uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
-  uint64_t bytes = 0;
-  for (uint32_t k = 0; k < n; k++) bytes += TL_FUNC(m, m->nimported_funcs + k)->code_size;
-  if (n < 2 || bytes < PAR_MIN_BYTES || m->arena.lock) return -1;
+  if (n < 2 || m->arena.lock || !tl_module_has_nodes(m, TL_PAR_MIN_NODES)) return -1;
   par_job j = {m, declared, calloc(n, 1)};
   if (!j.bad) return -1;
   tl_pass_options po = {.threads = m->threads};

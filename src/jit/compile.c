@@ -57,6 +57,7 @@ typedef struct {
   const uint8_t *p, *end;
   bool bad;
   const char *why;
+  jmp_buf *oom;            /* compile_func's: a failed stack allocation */
 } jc;
 
 static const int gpool_all[] = {RSI, RDI, R8, R9, R10, R11};
@@ -248,9 +249,10 @@ static int to_reg(jc *c, uint32_t i) {
 
 static void push(jc *c, valent v) {
   if (c->n == c->cap) {
+    valent *st = tl_scratch_realloc(c->st, c->cap ? 2 * (size_t)c->cap : 64, sizeof *c->st);
+    if (!st) longjmp(*c->oom, 1);   /* the stacks are c's: nothing leaks */
+    c->st = st;
     c->cap = c->cap ? 2 * c->cap : 64;
-    c->st = realloc(c->st, c->cap * sizeof *c->st);
-    if (!c->st) abort();
   }
   c->st[c->n++] = v;
   if (c->n > c->maxh) c->maxh = c->n;
@@ -303,7 +305,7 @@ static size_t fuel_check(jc *c) {
 }
 static void fuel_patch(jc *c, ctl *k) {
   uint32_t n = k->fuel_n ? k->fuel_n : 1;
-  memcpy(c->b->p + k->fuel_fix, &n, 4);
+  if (!c->b->oom) memcpy(c->b->p + k->fuel_fix, &n, 4);
 }
 
 static uint8_t bt_type(jc *c, ctl *k, bool params, uint32_t i) {
@@ -438,9 +440,10 @@ static void push_results(jc *c, uint32_t ti) {
 
 static void ctl_push(jc *c, ctl k) {
   if (c->nc == c->ccap) {
+    ctl *cs = tl_scratch_realloc(c->cs, c->ccap ? 2 * (size_t)c->ccap : 16, sizeof *c->cs);
+    if (!cs) longjmp(*c->oom, 1);
+    c->cs = cs;
     c->ccap = c->ccap ? 2 * c->ccap : 16;
-    c->cs = realloc(c->cs, c->ccap * sizeof *c->cs);
-    if (!c->cs) abort();
   }
   c->cs[c->nc++] = k;
 }
@@ -1297,12 +1300,15 @@ static void op_one(jc *c, int op) {
 
 /* Picks the most used locals (uses inside loops weigh 8x per level) for
  * registers: one extra decoding pass over the body, no IR. */
-static void choose_locals(jc *c) {
+static bool choose_locals(jc *c) {   /* false when out of memory */
   uint32_t nl = c->nlocals;
   free(c->lreg);
-  c->lreg = malloc(nl + 1);
-  uint64_t *cnt = calloc(nl + 1, sizeof *cnt);
-  if (!c->lreg || !cnt) abort();
+  c->lreg = tl_scratch_realloc(NULL, nl + 1, 1);
+  uint64_t *cnt = tl_scratch_calloc(nl + 1, sizeof *cnt);
+  if (!c->lreg || !cnt) {
+    free(cnt);
+    return false;
+  }
   memset(c->lreg, -1, nl + 1);
   const uint8_t *p0 = c->p;
   tl_vec loops = {0};
@@ -1348,6 +1354,7 @@ static void choose_locals(jc *c) {
     if (!taken) c->gpool[c->ngpool++] = gpool_all[k];
   }
   free(cnt);
+  return true;
 }
 
 /* Compiles function fi at the end of c->b. */
@@ -1365,8 +1372,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   for (uint64_t g = 0; g < ng; g++) { nl += leb(c); c->p++; }
   if (nl > 1000000) return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many locals for the JIT");
   free(c->ltype);
-  c->ltype = malloc(nl + 1);
-  if (!c->ltype) abort();
+  if (!(c->ltype = tl_scratch_realloc(NULL, nl + 1, 1))) return tl_nomem(err, "JIT");
   for (uint32_t i = 0; i < c->nparams; i++) c->ltype[i] = (uint8_t)tl_type_at(m, ft->params, i);
   c->p = save;
   ng = leb(c);
@@ -1379,7 +1385,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   c->nlocals = (uint32_t)nl;
   for (uint32_t i = 0; i < nl; i++)
     if (c->ltype[i] == TL_V128) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "SIMD is not supported by the JIT yet; use --interp");
-  choose_locals(c);
+  if (!choose_locals(c)) return tl_nomem(err, "JIT");
   c->n = c->nc = c->maxh = 0;
   c->busy = 0;
   c->dead = false;
@@ -1424,6 +1430,12 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   k0.bt = f->type;
   k0.nr = tl_type_arity(m, ft->results);
   k0.fuel_fix = fuel_fix;
+  jmp_buf jb;
+  c->oom = &jb;
+  if (setjmp(jb)) {
+    c->oom = NULL;
+    return tl_nomem(err, "JIT");
+  }
   ctl_push(c, k0);
   c->fl = 0;
   while (c->nc && c->p < c->end && !c->bad) {
@@ -1458,6 +1470,8 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
     x64_mov_ri(c->b, RDX, (uint32_t)i);
     emit_call_abs(c, (void *)tl_jit_h_trap);
   }
+  c->oom = NULL;
+  if (c->b->oom) return tl_nomem(err, "JIT");
   int32_t frame = (int32_t)(8 * ((uint64_t)nl + c->maxh + 8));
   memcpy(c->b->p + frame_fix, &frame, 4);
   (void)start;
@@ -1552,10 +1566,10 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
   for (uint32_t i = lo; i < n; i++) total += TL_FUNC(m, i)->code_size;
   if (threads < 1 || total < 65536) threads = 1;
   if (threads > 64) threads = 64;
-  part *parts = calloc((size_t)threads, sizeof *parts);
+  part *parts = tl_scratch_calloc((size_t)threads, sizeof *parts);
   pthread_t tid[64];
   bool started[64] = {false};
-  if (!parts) abort();
+  if (!parts) return tl_nomem(err, "JIT");
   uint64_t acc = 0;
   uint32_t at = lo;
   for (int k = 0; k < threads; k++) {       /* contiguous ranges of about equal code size */
@@ -1587,10 +1601,9 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
     *out = parts[0].b;
     memset(&parts[0].b, 0, sizeof parts[0].b);
     if (out->cap < total) {
-      uint8_t *p = realloc(out->p, total);
-      if (!p) abort();
-      out->p = p;
-      out->cap = total;
+      uint8_t *p = tl_scratch_realloc(out->p, total, 1);
+      if (!p) st = tl_nomem(err, "JIT");
+      else out->p = p, out->cap = total;
     }
   }
   for (int k = 0; k < threads; k++) {
@@ -1621,5 +1634,6 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
     if (!started[k]) mine += parts[k].cpu;        /* ran here, after the others */
   if (critical) *critical = thread_cpu() - t0 - mine + busiest;
   free(parts);
+  if (!st && out->oom) st = tl_nomem(err, "JIT");
   return st;
 }

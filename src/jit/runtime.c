@@ -381,7 +381,13 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
   c->lazy_fix.n = 0;
   tl_status st = tl_jit_compile_func(c->inst, fi, c->fuel_mode, &c->lazy_buf, &c->lazy_fix,
                                      &c->scratch, err);
-  if (st) return NULL;
+  if (st) {
+    if (c->lazy_buf.oom) { /* the next compile starts with a fresh buffer */
+      free(c->lazy_buf.p);
+      memset(&c->lazy_buf, 0, sizeof c->lazy_buf);
+    }
+    return NULL;
+  }
   size_t n = c->lazy_buf.n;
   uint8_t *rw, *x = code_room(c->js, n, &rw);
   if (x) {
@@ -446,7 +452,8 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
    * of another store */
   uint32_t n = f->np > f->nr ? f->np : f->nr;
   tl_value small[16], *buf = small;
-  if (2 * n > 16 && !(buf = calloc(2 * (size_t)n, sizeof *buf))) abort();
+  if (2 * n > 16 && !(buf = tl_scratch_calloc(2 * (size_t)n, sizeof *buf)))
+    jtrap(js, TL_E_NOMEM, "out of memory (host call)");
   tl_value *a = buf, *r = buf + n;
   for (uint32_t i = 0; i < f->np; i++) {
     memset(&a[i], 0, sizeof a[i]);

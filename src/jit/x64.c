@@ -11,36 +11,38 @@
 
 #include <stdlib.h>
 
-static void grow(x64_buf *b, size_t n) {
-  if (b->n + n <= b->cap) return;
+/* Out of memory, b->oom is set and stays: writes and patches are skipped
+ * from then on, and the compiler reports TL_E_NOMEM for the buffer. */
+static bool grow(x64_buf *b, size_t n) {
+  if (b->oom) return false;
+  if (b->n + n <= b->cap) return true;
   size_t cap = b->cap ? b->cap * 2 : 4096;
   while (cap < b->n + n) cap *= 2;
-  uint8_t *p = realloc(b->p, cap);
-  if (!p) abort();
+  uint8_t *p = tl_scratch_realloc(b->p, cap, 1);
+  if (!p) return !(b->oom = true);
   b->p = p;
   b->cap = cap;
+  return true;
 }
 
 void x64_byte(x64_buf *b, uint8_t v) {
-  grow(b, 1);
-  b->p[b->n++] = v;
+  if (grow(b, 1)) b->p[b->n++] = v;
 }
 
 void x64_put(x64_buf *b, const void *p, size_t n) {
-  if (!n) return;
-  grow(b, n);
+  if (!n || !grow(b, n)) return;
   memcpy(b->p + b->n, p, n);
   b->n += n;
 }
 
 void x64_imm32(x64_buf *b, uint32_t v) {
-  grow(b, 4);
+  if (!grow(b, 4)) return;
   memcpy(b->p + b->n, &v, 4);
   b->n += 4;
 }
 
 void x64_imm64(x64_buf *b, uint64_t v) {
-  grow(b, 8);
+  if (!grow(b, 8)) return;
   memcpy(b->p + b->n, &v, 8);
   b->n += 8;
 }
@@ -111,7 +113,7 @@ int32_t x64_jmp(x64_buf *b, int32_t chain) {
 }
 
 void x64_patch(x64_buf *b, int32_t chain, size_t target) {
-  while (chain >= 0) {
+  while (chain >= 0 && !b->oom) {
     int32_t next;
     memcpy(&next, b->p + chain, 4);
     int32_t rel = (int32_t)((int64_t)target - (chain + 4));

@@ -45,10 +45,8 @@ static int cmp_import(const void *pa, const void *pb) {
 
 /* target[i]: the first import equal to import i (i itself if none); a
  * sort brings equal imports together. */
-static bool find_duplicates(tl_module *m, uint32_t *target) {
+static bool find_duplicates(tl_module *m, uint32_t *target, imp_ref *r) {
   uint32_t ni = m->nimported_funcs;
-  imp_ref *r = malloc(ni * sizeof(imp_ref));
-  if (!r) abort();
   for (uint32_t i = 0; i < ni; i++) r[i] = (imp_ref){m, i}, target[i] = i;
   qsort(r, ni, sizeof(imp_ref), cmp_import);
   bool any = false;
@@ -60,7 +58,6 @@ static bool find_duplicates(tl_module *m, uint32_t *target) {
       first = k;
     }
   }
-  free(r);
   return any;
 }
 
@@ -68,9 +65,16 @@ tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs;
   if (ni < 2) return TL_OK;
-  uint32_t *target = malloc(nf * sizeof(uint32_t)), *remap = malloc(nf * sizeof(uint32_t));
-  if (!target || !remap) abort();
-  if (find_duplicates(m, target)) {
+  uint32_t *target = tl_scratch_realloc(NULL, nf, sizeof(uint32_t));
+  uint32_t *remap = tl_scratch_realloc(NULL, nf, sizeof(uint32_t));
+  imp_ref *r = tl_scratch_realloc(NULL, ni, sizeof(imp_ref));
+  if (!target || !remap || !r) {
+    free(target);
+    free(remap);
+    free(r);
+    return tl_nomem(ctx->err, "duplicate-import-elimination");
+  }
+  if (find_duplicates(m, target, r)) {
     for (uint32_t i = ni; i < nf; i++) target[i] = i;
     uint32_t n = 0;
     for (uint32_t i = 0; i < nf; i++) remap[i] = target[i] == i ? n++ : UINT32_MAX;
@@ -92,5 +96,6 @@ tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
   }
   free(target);
   free(remap);
+  free(r);
   return TL_OK;
 }

@@ -336,10 +336,15 @@ tl_status tl_pass_flatten(tl_pass_ctx *ctx, tl_func *f) {
   if (!f->body) return TL_OK;
   fl c = {.m = ctx->m, .f = f, .nold = f->nlocal};
   wrap_body(&c);
-  c.brtemp = malloc((f->nlabel + 1) * sizeof *c.brtemp);
-  c.seen = calloc(f->nlabel + 1, sizeof *c.seen);
-  c.wrote = calloc(f->nlocal + 1, sizeof *c.wrote);
-  if (!c.brtemp || !c.seen || !c.wrote) abort();
+  c.brtemp = tl_scratch_realloc(NULL, f->nlabel + 1, sizeof *c.brtemp);
+  c.seen = tl_scratch_calloc(f->nlabel + 1, sizeof *c.seen);
+  c.wrote = tl_scratch_calloc(f->nlocal + 1, sizeof *c.wrote);
+  if (!c.brtemp || !c.seen || !c.wrote) { /* the wrapped body means the same */
+    free(c.brtemp);
+    free(c.seen);
+    free(c.wrote);
+    return tl_nomem(ctx->err, "flatten");
+  }
   for (uint32_t i = 0; i < f->nlabel; i++) c.brtemp[i] = TL_NO_INDEX;
   tl_walk w = {.m = ctx->m, .f = f, .ctx = &c, .pre = pre, .post = post};
   tl_walk_run(&w, &f->body);

@@ -143,14 +143,15 @@ static int cmp_span(const void *a, const void *b) {
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Whether zeros may be dropped from the active segments at all. */
-static bool can_optimize(tl_module *m, const tl_pass_ctx *ctx) {
+/* Whether zeros may be dropped from the active segments at all; *oom set
+ * (and false) when its scratch allocation failed. */
+static bool can_optimize(tl_module *m, const tl_pass_ctx *ctx, bool *oom) {
   if (m->memories.n != 1) return false;
   tl_memory *mem = TL_MEMORY(m, 0);
   if (m->nimported_memories && !ctx->opt->zero_filled_memory) return false;
   size_t n = m->datas.n, na = 0;
-  span *sp = malloc((n + 1) * sizeof(span));
-  if (!sp) abort();
+  span *sp = tl_scratch_realloc(NULL, n + 1, sizeof(span));
+  if (!sp) return !(*oom = true);
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++) {
     tl_data *d = TL_DATA(m, i);
@@ -258,9 +259,19 @@ static bool is_llvm_segment(const tl_data *d) {
 tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   size_t n = m->datas.n;
-  if (!n || !can_optimize(m, ctx)) return TL_OK;
-  mp_ctx c = {m, calloc(n, 4), calloc(n, 4), calloc(n, 1), calloc(n, 4), calloc(n, 1), calloc(n, sizeof(tl_vec)), false};
-  if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan) abort();
+  bool oom = false;
+  if (!n || !can_optimize(m, ctx, &oom)) return oom ? tl_nomem(ctx->err, "memory-packing") : TL_OK;
+  mp_ctx c = {m, tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1),
+              tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1), tl_scratch_calloc(n, sizeof(tl_vec)), false};
+  if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan) {
+    free(c.inits);
+    free(c.drops);
+    free(c.odd_init);
+    free(c.remap);
+    free(c.nop_drop);
+    free(c.plan);
+    return tl_nomem(ctx->err, "memory-packing");
+  }
   bool split_passive = !TL_MEMORY(m, 0)->is64;
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c);

@@ -37,10 +37,11 @@ tl_status tl_pass_reorder_functions(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs;
   if (nf - ni < 2) return TL_OK;
-  rf_ctx c = {calloc(nf, 4), calloc(nf, 4)};
-  key *k = malloc((nf - ni) * sizeof(key));
-  tl_func *old = malloc(nf * sizeof(tl_func));
-  if (!c.count || !c.remap || !k || !old) abort();
+  rf_ctx c = {tl_scratch_calloc(nf, 4), tl_scratch_calloc(nf, 4)};
+  key *k = tl_scratch_realloc(NULL, nf - ni, sizeof(key));
+  tl_func *old = tl_scratch_realloc(NULL, nf, sizeof(tl_func));
+  tl_status st = c.count && c.remap && k && old ? TL_OK : tl_nomem(ctx->err, "reorder-functions");
+  if (st != TL_OK) goto done;
   tl_walk_module(m, count_visit, &c);
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) c.count[TL_EXPORT(m, i)->index]++;
@@ -61,9 +62,10 @@ tl_status tl_pass_reorder_functions(tl_pass_ctx *ctx) {
       if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = c.remap[TL_EXPORT(m, i)->index];
     if (m->has_start) m->start = c.remap[m->start];
   }
+done:
   free(c.count);
   free(c.remap);
   free(k);
   free(old);
-  return TL_OK;
+  return st;
 }

@@ -11,6 +11,7 @@
 #include "passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 enum { MIN_GLOBALS = 128 };
 
@@ -53,22 +54,21 @@ static int cmp_key(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static bool greedy(tl_module *m, const uint32_t *count, tl_vec *deps, uint32_t *order) {
+/* scratch: room for ng + 1 keys (the caller's allocation). */
+static bool greedy(tl_module *m, const uint32_t *count, tl_vec *deps, uint32_t *order, key *scratch) {
   uint32_t ng = (uint32_t)m->globals.n, ni = m->nimported_globals, placed = ni;
   bool local_deps = false;
   for (uint32_t i = ni; i < ng; i++)
     for (size_t d = 0; d < deps[i].n; d++) local_deps |= TL_VEC_AT(&deps[i], uint32_t, d) >= ni;
   if (!local_deps) { /* the usual case: inits read imports only; a plain sort */
-    key *k = malloc((ng - ni + 1) * sizeof(key));
-    if (!k) abort();
+    key *k = scratch;
     for (uint32_t i = ni; i < ng; i++) k[i - ni] = (key){count[i], i};
     qsort(k, ng - ni, sizeof(key), cmp_key);
     for (uint32_t i = 0; i < ng; i++) order[i] = i < ni ? i : k[i - ni].index;
-    free(k);
     return true;
   }
-  uint8_t *done = calloc(ng, 1);
-  if (!done) abort();
+  uint8_t *done = (uint8_t *)scratch;
+  memset(done, 0, ng);
   for (uint32_t i = 0; i < ni; i++) order[i] = i, done[i] = 1;
   while (placed < ng) {
     uint32_t best = UINT32_MAX;
@@ -82,7 +82,6 @@ static bool greedy(tl_module *m, const uint32_t *count, tl_vec *deps, uint32_t *
     done[best] = 1;
     order[placed++] = best;
   }
-  free(done);
   return placed == ng;
 }
 
@@ -92,15 +91,17 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
   const char *always_arg = tl_pass_arg_get(ctx, "reorder-globals-always");
   bool always = always_arg && *always_arg != '0';
   if (ng < MIN_GLOBALS && !always) return TL_OK;
-  rg_ctx c = {calloc(ng, 4), calloc(ng, 4)};
-  uint32_t *order = malloc(ng * sizeof(uint32_t));
-  tl_vec *deps = calloc(ng, sizeof(tl_vec));
-  tl_global *old = malloc(ng * sizeof(tl_global));
-  if (!c.count || !c.remap || !order || !deps || !old) abort();
+  rg_ctx c = {tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 4)};
+  uint32_t *order = tl_scratch_realloc(NULL, ng, sizeof(uint32_t));
+  tl_vec *deps = tl_scratch_calloc(ng, sizeof(tl_vec));
+  tl_global *old = tl_scratch_realloc(NULL, ng, sizeof(tl_global));
+  key *scratch = tl_scratch_realloc(NULL, (size_t)ng + 1, sizeof(key));
+  tl_status st = c.count && c.remap && order && deps && old && scratch ? TL_OK : tl_nomem(ctx->err, "reorder-globals");
+  if (st != TL_OK) goto done;
   tl_walk_module(m, count_visit, &c);
   for (uint32_t i = ni; i < ng; i++)
     if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, dep_visit, &deps[i]);
-  if (greedy(m, c.count, deps, order)) {
+  if (greedy(m, c.count, deps, order, scratch)) {
     uint64_t before = 0, after = 0;
     for (uint32_t k = 0; k < ng; k++) {
       uint64_t w = always ? 128 + k : leb_size(k); /* always: a smooth cost, for testing */
@@ -117,11 +118,13 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
           TL_EXPORT(m, i)->index = c.remap[TL_EXPORT(m, i)->index];
     }
   }
-  for (uint32_t i = 0; i < ng; i++) tl_vec_free(&deps[i]);
+done:
+  for (uint32_t i = 0; deps && i < ng; i++) tl_vec_free(&deps[i]);
   free(deps);
   free(c.count);
   free(c.remap);
   free(order);
   free(old);
-  return TL_OK;
+  free(scratch);
+  return st;
 }

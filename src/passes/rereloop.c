@@ -39,6 +39,7 @@ typedef struct {
   uint32_t cur;
   tl_vec frames;
   bool fail;
+  bool oom;           /* fail because a scratch allocation failed */
 } builder;
 
 static bool control_free_visit_bad(const tl_expr *e) {
@@ -118,9 +119,14 @@ static void do_br_table(builder *b, tl_expr *s) {
   }
   gblock(b, b->cur)->switch_on = s->kid[0];
   uint32_t n = s->imm.table.n;
-  uint8_t *done = calloc(n + 1, 1);
-  uint32_t *cases = calloc(n + 1, sizeof *cases);
-  if (!done || !cases) abort();
+  uint8_t *done = tl_scratch_calloc(n + 1, 1);
+  uint32_t *cases = tl_scratch_calloc(n + 1, sizeof *cases);
+  if (!done || !cases) {
+    free(done);
+    free(cases);
+    b->fail = b->oom = true;
+    return;
+  }
   for (uint32_t i = 0; i < n; i++) {
     if (done[i]) continue;
     uint32_t nc = 0, l = s->imm.table.targets[i];
@@ -362,16 +368,24 @@ typedef struct {
   tl_cfg *g;
   uint32_t n;
   uint32_t *disp;   /* per block: its dispatch local or UINT32_MAX */
+  bool oom;         /* a scratch allocation failed: threading stopped */
 } threader;
 
 static tl_cfg_block *tblock(threader *t, uint32_t i) { return &TL_VEC_AT(&t->g->blocks, tl_cfg_block, i); }
 
-/* Optimistic propagation of one local's value to every block's entry. */
+/* Optimistic propagation of one local's value to every block's entry;
+ * NULL (t->oom) when out of memory. */
 static lval *entry_values(threader *t, uint32_t local, uint32_t entry) {
-  lval *in = calloc(t->n, sizeof *in);
-  uint32_t *work = malloc(t->n * sizeof *work), nw = 0;
-  uint8_t *queued = calloc(t->n, 1);
-  if (!in || !work || !queued) abort();
+  lval *in = tl_scratch_calloc(t->n, sizeof *in);
+  uint32_t *work = tl_scratch_realloc(NULL, t->n, sizeof *work), nw = 0;
+  uint8_t *queued = tl_scratch_calloc(t->n, 1);
+  if (!in || !work || !queued) {
+    free(in);
+    free(work);
+    free(queued);
+    t->oom = true;
+    return NULL;
+  }
   bool param = local < tl_func_nparams(t->m, t->f);
   in[entry] = param ? (lval){V_BOTTOM, 0} : (lval){V_CONST, 0};
   work[nw++] = entry;
@@ -414,6 +428,7 @@ static bool thread_edge(threader *t, tl_cfg_edge *e, uint32_t local, int32_t k) 
 static bool thread_local(threader *t, uint32_t local, uint32_t entry) {
   lval *in = entry_values(t, local, entry);
   bool changed = false;
+  if (!in) return false;
   for (uint32_t b = 0; b < t->n; b++) {
     tl_cfg_block *bb = tblock(t, b);
     lval out = transfer(t->m, t->f, bb->code, local, in[b]);
@@ -507,8 +522,11 @@ static bool live_at_exit(threader *t, tl_cfg_block *bb, uint32_t local, const ui
 /* Backward liveness of one local to a fixpoint; then dead constant sets
  * go, from block code and edge code alike. */
 static void remove_dead_sets(threader *t, uint32_t local) {
-  uint8_t *live_in = calloc(t->n, 1);
-  if (!live_in) abort();
+  uint8_t *live_in = tl_scratch_calloc(t->n, 1);
+  if (!live_in) {
+    t->oom = true;
+    return;
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t b = t->n; b-- > 0;) {
@@ -527,14 +545,19 @@ static void remove_dead_sets(threader *t, uint32_t local) {
   free(live_in);
 }
 
-static void jump_thread(tl_module *m, tl_func *f, tl_cfg *g, uint32_t entry) {
-  threader t = {m, f, g, (uint32_t)g->blocks.n, NULL};
-  for (int round = 0; round < 8; round++) {
+/* false when out of memory (g is then left half threaded). */
+static bool jump_thread(tl_module *m, tl_func *f, tl_cfg *g, uint32_t entry) {
+  threader t = {m, f, g, (uint32_t)g->blocks.n, NULL, false};
+  for (int round = 0; round < 8 && !t.oom; round++) {
     t.n = (uint32_t)g->blocks.n;
     free(t.disp);
-    t.disp = malloc(t.n * sizeof *t.disp);
-    uint8_t *seen = calloc(f->nlocal + 1, 1);
-    if (!t.disp || !seen) abort();
+    t.disp = tl_scratch_realloc(NULL, t.n, sizeof *t.disp);
+    uint8_t *seen = tl_scratch_calloc(f->nlocal + 1, 1);
+    if (!t.disp || !seen) {
+      free(seen);
+      t.oom = true;
+      break;
+    }
     bool changed = skip_empty(&t);
     for (uint32_t b = 0; b < t.n; b++) t.disp[b] = dispatch_local(m, f, tblock(&t, b));
     for (uint32_t b = 0; b < t.n; b++) {
@@ -549,17 +572,25 @@ static void jump_thread(tl_module *m, tl_func *f, tl_cfg *g, uint32_t entry) {
     if (!changed) break;
   }
   free(t.disp);
+  return !t.oom;
 }
 
 /* ------------------------------------------------------------ the pass */
-/* Builds the graph of f; NULL if f's control flow carries values. */
-static tl_cfg *graph_of(tl_module *m, tl_func *f, uint32_t *entry) {
-  builder b = {m, f, tl_cfg_new(m, f), malloc((f->nlabel + 1) * sizeof(uint32_t)), 0, {0}, false};
-  if (!b.g || !b.target) abort();
+/* Builds the graph of f; NULL if f's control flow carries values, or
+ * (*oom set) when out of memory. */
+static tl_cfg *graph_of(tl_module *m, tl_func *f, uint32_t *entry, bool *oom) {
+  builder b = {m, f, tl_cfg_new(m, f), tl_scratch_realloc(NULL, f->nlabel + 1, sizeof(uint32_t)), 0, {0}, false, false};
+  if (!b.g || !b.target) {
+    if (b.g) tl_cfg_free(b.g);
+    free(b.target);
+    *oom = true;
+    return NULL;
+  }
   for (uint32_t i = 0; i <= f->nlabel; i++) b.target[i] = UINT32_MAX;
   bool ok = build_graph(&b, entry);
   tl_vec_free(&b.frames);
   free(b.target);
+  *oom = b.oom;
   if (ok) return b.g;
   tl_cfg_free(b.g);
   return NULL;
@@ -575,13 +606,20 @@ tl_status tl_pass_rereloop(tl_pass_ctx *ctx, tl_func *f) {
   tl_expr *code = NULL;
   for (int attempt = 0; attempt < 2 && !code; attempt++) {
     uint32_t entry;
-    tl_cfg *g = graph_of(m, f, &entry);
+    bool oom = false;
+    tl_cfg *g = graph_of(m, f, &entry, &oom);
+    if (oom) return tl_nomem(ctx->err, "rereloop");
     if (!g) return TL_OK;
-    if (attempt == 0) jump_thread(m, f, g, entry);
+    if (attempt == 0 && !jump_thread(m, f, g, entry)) {
+      tl_cfg_free(g);
+      return tl_nomem(ctx->err, "rereloop");
+    }
     tl_cfg_options opt = {0};
     code = tl_cfg_structure(g, entry, &opt);
+    oom = g->oom;
     if (g->stats.dispatches) code = NULL;
     tl_cfg_free(g);
+    if (oom) return tl_nomem(ctx->err, "rereloop");
   }
   if (!code) return TL_OK;
   tl_expr *body = tl_expr_new(m, TL_OP_BLOCK, 0);

@@ -265,17 +265,19 @@ static uint32_t named_locals(const tl_module *m, const tl_func *f) {
   return n;
 }
 
-static void local_names(wr *w, tl_buf *sub) {
+/* False when out of memory. */
+static bool local_names(wr *w, tl_buf *sub) {
   tl_module *m = w->m;
   uint32_t nf = 0;
   for (size_t i = 0; i < m->funcs.n; i++) nf += named_locals(m, TL_FUNC(m, i)) != 0;
-  if (!nf) return;
+  if (!nf) return true;
   wr_u32(sub, nf);
   for (size_t i = 0; i < m->funcs.n; i++) {
     tl_func *f = TL_FUNC(m, i);
     uint32_t n = named_locals(m, f);
     if (!n) continue;
     uint32_t *base = wr_local_map(w, (uint32_t)i);
+    if (!base) return false;
     wr_u32(sub, (uint32_t)i);
     wr_u32(sub, n);
     for (uint32_t l = 0; l < f->nlocal; l++) {
@@ -285,6 +287,7 @@ static void local_names(wr *w, tl_buf *sub) {
     }
     free(base);
   }
+  return true;
 }
 
 /* Label names were recorded by writer_code.c as {func, index, name} in
@@ -308,7 +311,7 @@ static void label_names(wr *w, tl_buf *sub) {
   }
 }
 
-static void sec_name(wr *w, tl_buf *out) {
+static tl_status sec_name(wr *w, tl_buf *out) {
   tl_module *m = w->m;
   tl_buf sec = {0}, sub = {0};
   wr_name(&sec, "name");
@@ -317,7 +320,11 @@ static void sec_name(wr *w, tl_buf *out) {
   subsection(&sec, 0, &sub);
   name_map(&sub, &m->funcs, sizeof(tl_func), offsetof(tl_func, name));
   subsection(&sec, 1, &sub);
-  local_names(w, &sub);
+  if (!local_names(w, &sub)) {
+    tl_buf_free(&sec);
+    tl_buf_free(&sub);
+    return tl_nomem(w->err, "name section");
+  }
   subsection(&sec, 2, &sub);
   label_names(w, &sub);
   subsection(&sec, 3, &sub);
@@ -334,6 +341,7 @@ static void sec_name(wr *w, tl_buf *out) {
   if (sec.n > head) section(out, 0, &sec);
   tl_buf_free(&sec);
   tl_buf_free(&sub);
+  return TL_OK;
 }
 
 static void custom(tl_buf *out, const tl_custom *c) {
@@ -410,10 +418,10 @@ static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
     if (!written(w, p)) continue;
     if ((s = fns[p](w, &body)) != TL_OK) break;
     section(out, order[p], &body);
-    if (p == last && opt->debug_names) sec_name(w, out);
+    if (p == last && opt->debug_names && (s = sec_name(w, out)) != TL_OK) break;
     customs_at(w, opt, out, p);
   }
-  if (!s && last < 0 && opt->debug_names) sec_name(w, out);
+  if (!s && last < 0 && opt->debug_names) s = sec_name(w, out);
   tl_buf_free(&body);
   return s;
 }

@@ -416,10 +416,11 @@ static void dpush_arm(tl_vec *st, tl_expr *e, uint32_t k) {
 
 static bool has_else(const tl_expr *e);
 
-static void mark_cut(wr *w, tl_func *f) {
+/* false when out of memory. */
+static bool mark_cut(wr *w, tl_func *f) {
   tl_vec st = {0};
-  uint32_t nl = f->nlabel, *live = calloc(nl ? nl : 1, sizeof *live);
-  if (!live) abort();
+  uint32_t nl = f->nlabel, *live = tl_scratch_calloc(nl, sizeof *live);
+  if (!live) return false;
   w->cut.n = 0;
   dpush(&st, NULL, D_LIST, f->body->kid, f->body->nkid);
   bool res = false, have = false;   /* a finished child's deadness, for the top */
@@ -456,12 +457,13 @@ static void mark_cut(wr *w, tl_func *f) {
   tl_vec_free(&st);
   free(live);
   if (w->cut.n) qsort(w->cut.p, w->cut.n, sizeof(tl_expr *), ptr_cmp);
+  return true;
 }
 
-/* Checks the statement pairs of every list; returns the tuple locals left
- * with no reference (unused[l]), or NULL when there are none. */
-static bool *find_pairs(wr *w, tl_func *f, scan_ctx *c) {
-  bool *unused = NULL;
+/* Checks the statement pairs of every list; marks the tuple locals left
+ * with no reference (unused[l]); true if it marked any. */
+static bool find_pairs(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
+  bool any = false;
   tl_vec out = {0};
   for (size_t j = 0; j < c->lists.n; j++) {
     tl_expr *L = TL_VEC_AT(&c->lists, tl_expr *, j);
@@ -485,15 +487,11 @@ static bool *find_pairs(wr *w, tl_func *f, scan_ctx *c) {
         continue;
       TL_VEC_PUSH(&w->elide_sets, tl_expr *, s);
       for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&w->elide_gets, tl_expr *, o[i]);
-      if (c->sets[l] == 1) {
-        if (!unused) unused = calloc(f->nlocal, sizeof *unused);
-        if (!unused) abort();
-        unused[l] = true;
-      }
+      if (c->sets[l] == 1) unused[l] = any = true;
     }
   }
   tl_vec_free(&out);
-  return unused;
+  return any;
 }
 
 static void sort_elisions(wr *w) {
@@ -529,10 +527,11 @@ static uint32_t tuple_close(wr *w, tl_expr *L, uint32_t i) {
  * left so that elided pairs nest (a pair between a set and its read must
  * close before that read). Only the reader's scratch locals are elided, so
  * that a read of the output finds nothing new (a fixed point). Marks
- * unused[t]. */
+ * unused[t]; true if it marked any. */
 enum { SPILL_SCAN = 256 };
-static bool *find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
+static bool find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
   uint32_t np = tl_func_nparams(w->m, f);
+  bool any = false;
   tl_vec close = {0}; /* uint32_t per statement: index of its elided read, or 0 */
   tl_vec sets = {0}, gets = {0};
   for (size_t j = 0; j < c->lists.n; j++) {
@@ -567,9 +566,7 @@ static bool *find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
       cl[k] = i;
       TL_VEC_PUSH(&sets, tl_expr *, s);
       TL_VEC_PUSH(&gets, const tl_expr *, get);
-      if (!unused) unused = calloc(f->nlocal, sizeof *unused);
-      if (!unused) abort();
-      unused[t] = true;
+      unused[t] = any = true;
     }
   }
   for (size_t i = 0; i < sets.n; i++) {
@@ -579,21 +576,28 @@ static bool *find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
   tl_vec_free(&close);
   tl_vec_free(&sets);
   tl_vec_free(&gets);
-  return unused;
+  return any;
 }
 
-/* Plans the elisions of function fi; unused tuple locals get no wasm local. */
-static void plan_elision(wr *w, tl_func *f, uint32_t fi) {
+/* Plans the elisions of function fi; unused tuple locals get no wasm local.
+ * False when out of memory. */
+static bool plan_elision(wr *w, tl_func *f, uint32_t fi) {
   w->elide_sets.n = w->elide_gets.n = 0;
-  if (!f->body || f->nlocal <= tl_func_nparams(w->m, f)) return;
-  scan_ctx c = {calloc(f->nlocal, sizeof(uint32_t)), calloc(f->nlocal, sizeof(uint32_t)), {0}};
-  if (!c.gets || !c.sets) abort();
+  if (!f->body || f->nlocal <= tl_func_nparams(w->m, f)) return true;
+  scan_ctx c = {tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), {0}};
+  bool *unused = tl_scratch_calloc(f->nlocal, sizeof *unused), ok = c.gets && c.sets && unused;
+  if (!ok) goto done;
   tl_walk_post(w->m, f, &f->body, scan_visit, &c);
-  bool *unused = find_pairs(w, f, &c);
+  bool any = find_pairs(w, f, &c, unused);
   sort_elisions(w);
-  unused = find_spills(w, f, &c, unused);
+  any |= find_spills(w, f, &c, unused);
   sort_elisions(w);
-  if (unused) {
+  size_t size = (f->nlocal + 1) * sizeof(uint32_t);
+  if (any && (!w->maps || !(w->maps[fi] = tl_scratch_realloc(NULL, f->nlocal + 1, sizeof(uint32_t))))) {
+    ok = false;   /* (w->maps is allocated before any function is planned) */
+    goto done;
+  }
+  if (any) {
     uint32_t n = 0, old = w->base[0];
     for (uint32_t i = 0; i < f->nlocal; i++) {
       uint32_t width = w->base[i + 1] - old;
@@ -602,24 +606,22 @@ static void plan_elision(wr *w, tl_func *f, uint32_t fi) {
       n += unused[i] ? 0 : width;
     }
     w->base[f->nlocal] = n;
-    free(unused);
-    if (!w->maps && !(w->maps = calloc(w->m->funcs.n, sizeof *w->maps))) abort();
-    size_t size = (f->nlocal + 1) * sizeof(uint32_t);
-    if (!(w->maps[fi] = malloc(size))) abort();
     memcpy(w->maps[fi], w->base, size);
   }
+done:
+  free(unused);
   free(c.gets);
   free(c.sets);
   tl_vec_free(&c.lists);
+  return ok;
 }
 
 uint32_t *wr_local_map(wr *w, uint32_t fi) {
   tl_func *f = TL_FUNC(w->m, fi);
   if (!w->maps || !w->maps[fi]) return tl_func_local_map(w->m, f);
   size_t size = (f->nlocal + 1) * sizeof(uint32_t);
-  uint32_t *p = malloc(size);
-  if (!p) abort();
-  memcpy(p, w->maps[fi], size);
+  uint32_t *p = tl_scratch_realloc(NULL, f->nlocal + 1, sizeof(uint32_t));
+  if (p) memcpy(p, w->maps[fi], size);
   return p;
 }
 
@@ -772,7 +774,8 @@ static tl_status run(wr *w, tl_buf *b) {
 }
 
 /* ---- functions ------------------------------------------------------------------------ */
-static void reset_func(wr *w, tl_func *f, uint32_t fi) {
+/* False when out of memory. */
+static bool reset_func(wr *w, tl_func *f, uint32_t fi) {
   w->f = f;
   w->fi = fi;
   w->nblk = 0;
@@ -785,11 +788,12 @@ static void reset_func(wr *w, tl_func *f, uint32_t fi) {
   uint32_t n = f ? f->nlabel : 0;
   if (n > w->npos) {
     free(w->pos);
-    w->pos = malloc(n * sizeof *w->pos);
-    if (!w->pos) abort();
+    w->npos = 0;
+    if (!(w->pos = tl_scratch_realloc(NULL, n, sizeof *w->pos))) return false;
   }
   w->npos = n;
   for (uint32_t i = 0; i < n; i++) w->pos[i] = TL_NO_INDEX;
+  return true;
 }
 
 /* The wasm type of declared local k (after the params), scratch ones last. */
@@ -826,11 +830,10 @@ static tl_status put_locals(wr *w, tl_buf *b, uint32_t nparams) {
 static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
   tl_module *m = w->m;
   tl_func *f = TL_FUNC(m, fi);
-  reset_func(w, f, fi);
+  if (!reset_func(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
   if (!f->body || f->body->op != TL_OP_BLOCK)
     return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
-  mark_cut(w, f);
-  plan_elision(w, f, fi);
+  if (!mark_cut(w, f) || !plan_elision(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
   uint32_t np = tl_func_nparams(m, f);
   if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
   TRY(push_label(w, f->body->imm.block.label));
@@ -851,7 +854,6 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
  * order, so added types get the indices a serial write gives them; a body
  * that fails is redone serially to report (the first failing function by
  * index). Output is byte-identical to the serial write. */
-enum { PAR_MIN_BYTES = 1 << 16 };
 
 typedef struct {
   wr *w;               /* read-only while workers run */
@@ -889,10 +891,7 @@ static void par_one(void *user, uint32_t k) {
 
 static bool worth_parallel(wr *w, uint32_t n) {
   tl_module *m = w->m;
-  if (n < 2 || m->arena.lock) return false;
-  uint64_t bytes = 0;
-  for (uint32_t k = 0; k < n; k++) bytes += TL_FUNC(m, m->nimported_funcs + k)->code_size;
-  return bytes >= PAR_MIN_BYTES;
+  return n >= 2 && !m->arena.lock && tl_module_has_nodes(m, TL_PAR_MIN_NODES);
 }
 
 static void put_entry(wr *w, const tl_buf *entry) {
@@ -902,9 +901,13 @@ static void put_entry(wr *w, const tl_buf *entry) {
 
 static tl_status code_parallel(wr *w, uint32_t n) {
   tl_module *m = w->m;
-  par p = {w, calloc(n, sizeof(tl_buf)), calloc(n, sizeof(tl_vec)), calloc(n, 1)};
-  if (!w->maps) w->maps = calloc(m->funcs.n, sizeof *w->maps);
-  if (!p.out || !p.lnames || !p.state || !w->maps) abort();
+  par p = {w, tl_scratch_calloc(n, sizeof(tl_buf)), tl_scratch_calloc(n, sizeof(tl_vec)), tl_scratch_calloc(n, 1)};
+  if (!p.out || !p.lnames || !p.state) {
+    free(p.out);
+    free(p.lnames);
+    free(p.state);
+    return tl_nomem(w->err, "writer");
+  }
   tl_pass_options po = {.threads = w->opt ? w->opt->threads : 0};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
   tl_run_parallel(&ctx, n, par_one, &p);
@@ -938,6 +941,8 @@ tl_status wr_code_section(wr *w) {
   tl_status s = TL_OK;
   uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
   wr_u32(&w->code, n);
+  if (!w->maps && !(w->maps = tl_scratch_calloc(m->funcs.n, sizeof *w->maps)))
+    return tl_nomem(w->err, "writer");
   if (worth_parallel(w, n)) {
     s = code_parallel(w, n);
   } else {

@@ -1,16 +1,18 @@
 /* writer_parallel_test.c — the writer and the validator on the pass pool:
- * a module whose read size (f->code_size) makes them parallel must give
- * the bytes and the first error that the serial path (code_size 0) gives,
- * including bodies that need block types the module lacks (redone in
+ * a module with enough nodes (TL_PAR_MIN_NODES, whether the C API built it
+ * or it was read) goes parallel and must give the bytes and the first error
+ * that the serial path gives (forced by a locked arena, as while passes
+ * run), including bodies that need block types the module lacks (redone in
  * function order) and label names. */
 #include "ir.h"
 #include "wasm-io/wasmio.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NFUNCS = 300 };
+enum { NFUNCS = 900 };   /* about 38,000 nodes */
 
 static tl_expr *pair(tl_module *m, int32_t a, int64_t b) {
   tl_expr *e = tl_expr_new(m, TL_OP_TUPLE_MAKE, 0);
@@ -20,16 +22,15 @@ static tl_expr *pair(tl_module *m, int32_t a, int64_t b) {
   return e;
 }
 
-/* NFUNCS functions [] -> []; every 7th drops a (i32, i64) block (no type
+/* nfuncs functions [] -> []; every 7th drops a (i32, i64) block (no type
  * []->[i32 i64] in the module: the writer adds one), every 11th a named
- * block. code_size > 0 turns on the parallel paths. */
-static tl_module *build(uint32_t code_size) {
+ * block. Built with the C API: no code bytes (code_size 0). */
+static tl_module *build(uint32_t nfuncs) {
   tl_module *m = tl_module_alloc();
   m->features = TL_FEAT_ALL;
-  for (uint32_t i = 0; i < NFUNCS; i++) {
+  for (uint32_t i = 0; i < nfuncs; i++) {
     tl_func *f = tl_module_add_func(m);
     f->type = tl_functype_intern(m, TL_NONE, TL_NONE);
-    f->code_size = code_size;
     uint32_t l = tl_func_new_label(m, f);
     f->body = tl_make_block(m, TL_OP_BLOCK, l, NULL, 0);
     for (int32_t k = 0; k < 20; k++) tl_expr_push_kid(m, f->body, tl_make_drop(m, tl_make_const_i32(m, k)));
@@ -58,8 +59,28 @@ static void write_ok(tl_module *m, bool names, bool stack, tl_buf *out) {
   ck_assert_msg(tl_write(m, &o, out, &err) == TL_OK, "tl_write: %s", err.msg);
 }
 
+/* A recursive mutex on the arena, as the pass runner sets while function
+ * passes run: the validator and the writer then stay serial. */
+static pthread_mutex_t serial_lock;
+static tl_module *serial(tl_module *m) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&serial_lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  m->arena.lock = &serial_lock;
+  return m;
+}
+
+static void destroy_serial(tl_module *m) {
+  m->arena.lock = NULL;
+  tl_module_destroy(m);
+  pthread_mutex_destroy(&serial_lock);
+}
+
 START_TEST(same_bytes) {
-  tl_module *par = build(1000), *ser = build(0);
+  tl_module *par = build(NFUNCS), *ser = serial(build(NFUNCS));
+  ck_assert(tl_module_has_nodes(par, TL_PAR_MIN_NODES));
   tl_error err = {0};
   ck_assert_msg(tl_validate_module(par, &err) == TL_OK, "%s", err.msg);
   for (int v = 0; v < 4; v++) {
@@ -72,13 +93,44 @@ START_TEST(same_bytes) {
     tl_buf_free(&b);
   }
   tl_module_destroy(par);
-  tl_module_destroy(ser);
+  destroy_serial(ser);
+}
+END_TEST
+
+/* The parallel decision counts nodes: the same for a module the C API
+ * built (no code bytes) and for it read back (code bytes), and off for a
+ * small one either way. */
+START_TEST(api_and_read_alike) {
+  for (int big = 0; big < 2; big++) {
+    tl_module *api = build(big ? NFUNCS : 40);
+    tl_buf w = {0};
+    write_ok(api, false, false, &w);
+    tl_read_options ro = {0};
+    ro.features = TL_FEATURES_ALL;
+    tl_error err = {0};
+    tl_module *rd = tl_module_read(w.p, w.n, &ro, &err);
+    ck_assert_msg(rd, "%s", err.msg);
+    ck_assert(TL_FUNC(rd, 0)->code_size > 0 && TL_FUNC(api, 0)->code_size == 0);
+    ck_assert_int_eq(tl_module_has_nodes(api, TL_PAR_MIN_NODES), big);
+    ck_assert_int_eq(tl_module_has_nodes(rd, TL_PAR_MIN_NODES), big);
+    /* the read module's bytes: parallel (2 threads) = serial */
+    tl_buf a = {0}, b = {0};
+    tl_write_options o2 = {.threads = 2}, o1 = {.threads = 1};
+    ck_assert(tl_write(rd, &o2, &a, &err) == TL_OK);
+    ck_assert(tl_write(serial(rd), &o1, &b, &err) == TL_OK);
+    ck_assert(a.n == b.n && !memcmp(a.p, b.p, a.n));
+    tl_buf_free(&a);
+    tl_buf_free(&b);
+    tl_buf_free(&w);
+    destroy_serial(rd);
+    tl_module_destroy(api);
+  }
 }
 END_TEST
 
 /* Two broken bodies: the lower index reports, as serially. */
 START_TEST(first_error) {
-  tl_module *par = build(1000), *ser = build(0);
+  tl_module *par = build(NFUNCS), *ser = serial(build(NFUNCS));
   tl_module *ms[2] = {par, ser};
   tl_error e[2];
   for (int k = 0; k < 2; k++) {
@@ -92,7 +144,7 @@ START_TEST(first_error) {
   ck_assert_uint_eq(e[0].func_index, e[1].func_index);
   ck_assert_str_eq(e[0].msg, e[1].msg);
   tl_module_destroy(par);
-  tl_module_destroy(ser);
+  destroy_serial(ser);
 }
 END_TEST
 
@@ -102,6 +154,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, same_bytes);
   tcase_add_test(tc, first_error);
+  tcase_add_test(tc, api_and_read_alike);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
