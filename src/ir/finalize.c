@@ -167,7 +167,8 @@ static void refin_node(tl_module *m, tl_func *f, tl_type *bt, tl_expr *e) {
   if (any_kid_unreachable(e)) e->type = TL_UNREACHABLE;
   else if (oi->nops != TL_SIG_SPECIAL && !(fl & TL_F_NORETURN)) e->type = oi->result;
   else if (e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_TEE) e->type = f->local[e->imm.index];
-  else finalize_plain(m, f, e);
+  else if (e->op == TL_OP_TUPLE_MAKE) e->type = tuple_make_type(m, e);
+  else e->type = tl_expr_natural_type(m, f, e);
   if (!(fl & TL_F_BRANCH)) return;
   tl_type vt = tl_branch_value_type(e);
   if (e->op == TL_OP_BR_TABLE) {
@@ -196,7 +197,14 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
       tl_expr *k = e->kid[top->next++];
       if (!k) continue;
       if (!k->nkid) {
-        refin_node(m, f, bt, k);
+        /* leaves: constants and local.get inline, the rest by refin_node */
+        const tl_opinfo *oi = &tl_ops[k->op];
+        if (!(oi->flags & (TL_F_CONTROL | TL_F_NORETURN | TL_F_BRANCH)) && oi->nops != TL_SIG_SPECIAL)
+          k->type = oi->result;
+        else if (k->op == TL_OP_LOCAL_GET)
+          k->type = f->local[k->imm.index];
+        else
+          refin_node(m, f, bt, k);
         continue;
       }
       if (n == cap) {

@@ -13,7 +13,7 @@ typedef struct {
 } fx_ctx;
 
 static bool defined_inside(fx_ctx *c, uint32_t label) {
-  return label < c->nlabel && c->defined[label];
+  return c->defined && label < c->nlabel && c->defined[label];
 }
 
 static void fx_pre(tl_walk *w, tl_expr **slot) {
@@ -25,7 +25,11 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
   if (e->type == TL_UNREACHABLE) c->fx->unreachable = true;
   if (fl & TL_F_CONTROL) {
     uint32_t l = e->imm.block.label;
-    if (l != TL_NO_LABEL && l < c->nlabel) c->defined[l] = 1;
+    if (l != TL_NO_LABEL && l < c->nlabel) {
+      /* allocated at the first label: most subtrees define none */
+      if (!c->defined && !(c->defined = calloc(c->nlabel, 1))) abort();
+      c->defined[l] = 1;
+    }
     if (e->op == TL_OP_LOOP && l != TL_NO_LABEL) c->fx->flags |= TL_F_NORETURN; /* may not end */
     return;
   }
@@ -44,8 +48,7 @@ void tl_effects_of(tl_module *m, tl_func *f, tl_expr *e, tl_effects *out) {
   *out = (tl_effects){0};
   if (!e) return;
   uint32_t nlabel = f ? f->nlabel : 0;
-  fx_ctx c = {out, calloc(nlabel + 1, 1), nlabel};
-  if (!c.defined) abort();
+  fx_ctx c = {out, NULL, nlabel};
   tl_walk w = {0};
   w.m = m;
   w.f = f;

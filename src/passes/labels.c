@@ -1,6 +1,7 @@
 /* labels.c — per-function branch facts shared by the control-flow passes:
  * how many branches target each label and the type they carry, and
- * retargeting every branch through a label map in one walk. */
+ * retargeting every branch through a label map in one walk. Both run their
+ * own loops over the body (no tl_walk visitor call per node). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -10,10 +11,7 @@ static void count_one(tl_label_info *li, uint32_t l, tl_type t) {
   li->type[l] = tl_type_lub(li->type[l], t);
 }
 
-static void count_visit(tl_walk *w, tl_expr **slot) {
-  tl_label_info *li = w->ctx;
-  tl_expr *e = *slot;
-  if (!(tl_ops[e->op].flags & TL_F_BRANCH)) return;
+static void count_node(tl_label_info *li, const tl_expr *e) {
   tl_type t = tl_branch_value_type(e);
   if (e->op != TL_OP_BR_TABLE) {
     count_one(li, e->imm.label, t);
@@ -23,13 +21,49 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
   count_one(li, e->imm.table.def, t);
 }
 
+typedef struct { const tl_expr *e; uint32_t next; } frame;
+enum { SMALL = 128 };
+
+static frame *grow(frame *st, frame *small, size_t *cap) {
+  frame *p = st == small ? malloc(*cap * 2 * sizeof *p) : realloc(st, *cap * 2 * sizeof *p);
+  if (!p) abort();
+  if (st == small)
+    for (size_t i = 0; i < *cap; i++) p[i] = small[i];
+  *cap *= 2;
+  return p;
+}
+
+/* Post-order over the body (branches are counted in the order a post-order
+ * walk meets them), without visitor calls; leaves get no frame. */
 void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
+  (void)m;
   li->n = f->nlabel;
   li->count = calloc(f->nlabel + 1, sizeof *li->count);
   li->type = malloc((f->nlabel + 1) * sizeof *li->type);
   if (!li->count || !li->type) abort();
   for (uint32_t i = 0; i <= f->nlabel; i++) li->type[i] = TL_UNREACHABLE;
-  if (f->body) tl_walk_post(m, f, &f->body, count_visit, li);
+  if (!f->body) return;
+  frame small[SMALL], *st = small;
+  size_t n = 0, cap = SMALL;
+  st[n++] = (frame){f->body, 0};
+  while (n) {
+    frame *top = &st[n - 1];
+    const tl_expr *e = top->e;
+    if (top->next < e->nkid) {
+      const tl_expr *k = e->kid[top->next++];
+      if (!k) continue;
+      if (k->nkid) {
+        if (n == cap) st = grow(st, small, &cap);
+        st[n++] = (frame){k, 0};
+      } else if (tl_ops[k->op].flags & TL_F_BRANCH) {
+        count_node(li, k);
+      }
+      continue;
+    }
+    n--;
+    if (tl_ops[e->op].flags & TL_F_BRANCH) count_node(li, e);
+  }
+  if (st != small) free(st);
 }
 
 void tl_labels_free(tl_label_info *li) {
@@ -42,9 +76,7 @@ static uint32_t follow(const uint32_t *map, uint32_t l) {
   return l;
 }
 
-static void retarget_visit(tl_walk *w, tl_expr **slot) {
-  const uint32_t *map = w->ctx;
-  tl_expr *e = *slot;
+static void retarget_node(const uint32_t *map, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     e->imm.label = follow(map, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE) {
@@ -54,6 +86,33 @@ static void retarget_visit(tl_walk *w, tl_expr **slot) {
   }
 }
 
+/* Every node once, in any order (a stack of nodes, no visitor calls). */
 void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map) {
-  if (f->body) tl_walk_post(m, f, &f->body, retarget_visit, (void *)map);
+  (void)m;
+  if (!f->body) return;
+  tl_expr *small[SMALL], **st = small;
+  size_t n = 0, cap = SMALL;
+  st[n++] = f->body;
+  while (n) {
+    tl_expr *e = st[--n];
+    if (tl_ops[e->op].flags & TL_F_BRANCH) retarget_node(map, e);
+    for (uint32_t i = 0; i < e->nkid; i++) {
+      tl_expr *k = e->kid[i];
+      if (!k) continue;
+      if (!k->nkid) {
+        if (tl_ops[k->op].flags & TL_F_BRANCH) retarget_node(map, k);
+        continue;
+      }
+      if (n == cap) {
+        tl_expr **p = st == small ? malloc(cap * 2 * sizeof *p) : realloc(st, cap * 2 * sizeof *p);
+        if (!p) abort();
+        if (st == small)
+          for (size_t j = 0; j < cap; j++) p[j] = small[j];
+        st = p;
+        cap *= 2;
+      }
+      st[n++] = k;
+    }
+  }
+  if (st != small) free(st);
 }

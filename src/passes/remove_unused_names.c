@@ -5,8 +5,9 @@
  * Assumes: valid IR. Guarantees: same behaviour. A label moves only
  * between blocks of equal type, so the outer block keeps its type; the
  * inner one may become unreachable-typed (its content never falls off), and
- * only those inner blocks are retyped. Two walks: count and merge, then
- * retarget and drop. */
+ * only those inner blocks are retyped. One walk counts and merges and lists
+ * the branches and labeled constructs; retargeting and dropping then go
+ * over that list, not the whole body. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -40,6 +41,7 @@ typedef struct {
   uint32_t *map;   /* label -> label its branches go to (chains allowed) */
   uint32_t *count; /* branches per label */
   tl_vec moved;    /* tl_expr *: inner blocks that lost their label */
+  tl_vec touch;    /* tl_expr *: branches and labeled constructs, for retarget_drop */
 } ctx;
 
 /* The label l's branches end up at, compressing the path (merges of
@@ -56,7 +58,9 @@ static uint32_t follow(uint32_t *map, uint32_t l) {
 }
 
 static void count_merge(ctx *c, tl_expr *a) {
-  if (tl_ops[a->op].flags & TL_F_BRANCH) {
+  uint32_t fl = tl_ops[a->op].flags;
+  if (fl & TL_F_BRANCH) {
+    TL_VEC_PUSH(&c->touch, tl_expr *, a);
     if (a->op != TL_OP_BR_TABLE) {
       c->count[a->imm.label]++;
       return;
@@ -65,13 +69,18 @@ static void count_merge(ctx *c, tl_expr *a) {
     c->count[a->imm.table.def]++;
     return;
   }
-  if (a->op != TL_OP_BLOCK || a->nkid == 0) return;
-  tl_expr *b = a->kid[a->nkid - 1];
-  if (b->op != TL_OP_BLOCK || b->imm.block.label == TL_NO_LABEL || b->type != a->type) return;
-  if (a->imm.block.label == TL_NO_LABEL) a->imm.block.label = b->imm.block.label;
-  else c->map[b->imm.block.label] = a->imm.block.label;
-  b->imm.block.label = TL_NO_LABEL;
-  TL_VEC_PUSH(&c->moved, tl_expr *, b);
+  if (!(fl & TL_F_CONTROL)) return;
+  /* a's label is final once a is seen (only its parent takes it away) */
+  if (a->op == TL_OP_BLOCK && a->nkid) {
+    tl_expr *b = a->kid[a->nkid - 1];
+    if (b->op == TL_OP_BLOCK && b->imm.block.label != TL_NO_LABEL && b->type == a->type) {
+      if (a->imm.block.label == TL_NO_LABEL) a->imm.block.label = b->imm.block.label;
+      else c->map[b->imm.block.label] = a->imm.block.label;
+      b->imm.block.label = TL_NO_LABEL;
+      TL_VEC_PUSH(&c->moved, tl_expr *, b);
+    }
+  }
+  if (a->imm.block.label != TL_NO_LABEL) TL_VEC_PUSH(&c->touch, tl_expr *, a);
 }
 
 static void retarget_drop(ctx *c, tl_expr *e) {
@@ -90,14 +99,15 @@ static void retarget_drop(ctx *c, tl_expr *e) {
 
 tl_status tl_pass_remove_unused_names(tl_pass_ctx *pc, tl_func *f) {
   if (!f->body) return TL_OK;
-  ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), calloc(f->nlabel + 1, sizeof(uint32_t)), {0}};
+  ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), calloc(f->nlabel + 1, sizeof(uint32_t)), {0}, {0}};
   if (!c.map || !c.count) abort();
   for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
   POST_ORDER(f, count_merge, &c);
   /* a merged label's branches count for the label they now go to */
   for (uint32_t i = 0; i < f->nlabel; i++)
     if (c.map[i] != i && c.count[i]) c.count[follow(c.map, i)] += c.count[i];
-  POST_ORDER(f, retarget_drop, &c);
+  for (size_t i = 0; i < c.touch.n; i++) retarget_drop(&c, TL_VEC_AT(&c.touch, tl_expr *, i));
+  tl_vec_free(&c.touch);
   /* innermost first: a retyped block may be the last child of another */
   for (size_t i = 0; i < c.moved.n; i++) tl_block_finalize(pc->m, TL_VEC_AT(&c.moved, tl_expr *, i), TL_UNREACHABLE);
   tl_vec_free(&c.moved);
