@@ -11,6 +11,7 @@
  * written. Assumes the body is the writer's own valid output. */
 #include "writer.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { DEAD = 1, TEE = 2 };
@@ -259,6 +260,78 @@ static void remove_blocks(so *s) {
   }
 }
 
+/* ---- unneeded unreachables ------------------------------------------------------------ */
+/* The writer puts an `unreachable` after a construct whose end is never
+ * reached (its IR type is unreachable) so what follows may use a
+ * polymorphic stack. When that point is really unreachable (nothing falls
+ * off the construct's end or branches to it) and what follows is the end or
+ * else of a construct with no results whose stack is empty there, the
+ * stack types without it: it goes. Needs dce() first (nothing but end/else
+ * follows an unreachable). */
+typedef struct {
+  uint32_t id, base, res;
+  bool live_in, fall, has_else;
+} uframe;
+
+static void drop_unreachables(so *s) {
+  uint32_t *nbr = calloc(s->ins.n, sizeof *nbr);
+  tl_vec st = {0}, cut = {0};   /* uframe; uint32_t: unreachables to drop */
+  if (!nbr) return;
+  for (size_t i = 0; i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    if (x->flags & DEAD) continue;
+    for (uint32_t j = 0; j < x->nt; j++) {
+      uint32_t t = TL_VEC_AT(&s->targets, uint32_t, x->t + j);
+      if (t != NO_ID) nbr[t]++;
+    }
+  }
+  uint32_t h = 0;
+  bool live = true, ok = true;
+  for (uint32_t i = 0; ok && i < s->ins.n; i++) {
+    ins *x = I(s, i);
+    uframe *top = st.n ? &TL_VEC_AT(&st, uframe, st.n - 1) : NULL;
+    uint32_t base = top ? top->base : 0, res = top ? top->res : s->nres;
+    if (x->flags & DEAD) continue;
+    switch (x->op) {
+    case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: {
+      if (h - base < x->pop) ok = false;
+      h -= x->pop;
+      uframe fr = {i, h, x->res, live, false, false};
+      TL_VEC_PUSH(&st, uframe, fr);
+      break;
+    }
+    case TL_OP_ELSE:
+      if (!top) { ok = false; break; }
+      top->fall |= live;
+      top->has_else = true;
+      live = top->live_in;
+      h = base;
+      break;
+    case TL_OP_END:
+      if (x->a == NO_ID) break;
+      if (!top) { ok = false; break; }
+      top->fall |= live || (I(s, top->id)->op == TL_OP_IF && !top->has_else && top->live_in);
+      live = top->fall || (I(s, top->id)->op != TL_OP_LOOP && nbr[top->id]);
+      h = base + x->push;
+      st.n--;
+      break;
+    case TL_OP_UNREACHABLE:
+      if (!live && h == base && res == 0) TL_VEC_PUSH(&cut, uint32_t, i);
+      live = false;
+      break;
+    default:
+      if (h - base < x->pop) ok = false;
+      h += x->push - x->pop;
+      if (tl_ops[x->op].flags & TL_F_NORETURN) live = false;
+      break;
+    }
+  }
+  for (size_t k = 0; ok && k < cut.n; k++) I(s, TL_VEC_AT(&cut, uint32_t, k))->flags |= DEAD;
+  free(nbr);
+  tl_vec_free(&st);
+  tl_vec_free(&cut);
+}
+
 /* ---- local.set/local.get pairs -------------------------------------------------------- */
 /* A model of the value stack in which an entry is either an ordinary value
  * (NUL) or a local.set that could leave its value there instead (its
@@ -481,6 +554,7 @@ tl_status wr_stack_opt(wr *w, tl_buf *body) {
     dce(&s);
     remove_blocks(&s);
     dce(&s);
+    drop_unreachables(&s);
   }
   if (ok) ok = local2stack(&s);
   if (ok) {

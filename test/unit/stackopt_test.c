@@ -2,8 +2,9 @@
  * hand-encoded functions: exact bytes of the optimized body for a removed
  * local.set/local.get pair, a set turned tee, a set dropped per pair
  * (or kept as a tee when a loop, branch or if lets another get read it), removed blocks (with branch
- * depths re-encoded), dead code after a removed block, and pairs that must
- * stay; 100,000 nested blocks; wasm-validate of each output when wabt is
+ * depths re-encoded), dead code after a removed block, an unreachable after
+ * a loop that never falls through (dropped, or kept where the stack must
+ * hold a value), and pairs that must stay; 100,000 nested blocks; wasm-validate of each output when wabt is
  * there. */
 #include "ir.h"
 #include "wasm-io/wasmio.h"
@@ -204,6 +205,29 @@ START_TEST(dead_after_block) {
 }
 END_TEST
 
+/* block $a (loop $l (br_if $a (local.get 0)) (br $l)): the writer puts an
+ * unreachable after the loop (it never falls through); nothing reaches the
+ * block's end that way and its stack is empty there, so it goes. Same at
+ * the end of an if's then arm. */
+START_TEST(unreachable_after_loop) {
+  expect(B(0x02, 0x40, 0x03, 0x40, 0x20, 0x00, 0x0d, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x41, 0x01, 0x0b),
+         B(0x02, 0x40, 0x03, 0x40, 0x20, 0x00, 0x0d, 0x01, 0x0c, 0x00, 0x0b, 0x0b, 0x41, 0x01, 0x0b));
+  expect(B(0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x05, 0x41, 0x01, 0x1a, 0x0b, 0x41,
+           0x02, 0x0b),
+         B(0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x05, 0x41, 0x01, 0x1a, 0x0b, 0x41,
+           0x02, 0x0b));
+}
+END_TEST
+
+/* It stays where the stack must hold a value: the end of a block with a
+ * result, and the function's end when the function has one. */
+START_TEST(unreachable_kept) {
+  unchanged(B(0x02, 0x7f, 0x03, 0x40, 0x41, 0x05, 0x20, 0x00, 0x0d, 0x01, 0x1a, 0x0c, 0x00, 0x0b,
+              0x00, 0x0b, 0x0b));
+  unchanged(B(0x03, 0x40, 0x0c, 0x00, 0x0b, 0x00, 0x0b));
+}
+END_TEST
+
 /* 100,000 nested blocks, nothing branches to them: all go, no recursion. */
 START_TEST(deep_blocks) {
   enum { N = 100000 };
@@ -231,6 +255,8 @@ static Suite *suite(void) {
   tcase_add_test(t, block_depths);
   tcase_add_test(t, dead_after_block);
   tcase_add_test(t, deep_blocks);
+  tcase_add_test(t, unreachable_after_loop);
+  tcase_add_test(t, unreachable_kept);
   suite_add_tcase(s, t);
   return s;
 }
