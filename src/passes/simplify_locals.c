@@ -13,7 +13,9 @@
  * same local becomes a set of an if with a result; a block nothing branches
  * to that ends in a set becomes a set of the block; so does a labeled block
  * whose branches (br / br_if, no br_table) each follow a set of the same
- * local, the branches then carrying the values (a labeled if likewise). A
+ * local, the branches then carrying the values (a labeled if likewise; the
+ * set of a constant or a get may be a few kids earlier when those kids
+ * neither touch the local nor branch nor call). A
  * one-armed if ending in a set of x becomes set x (if c a (get x)); a value
  * without effects may sink into such an else; at the end, such sets whose
  * value nothing took are turned back (they are 3 bytes bigger).
@@ -36,6 +38,8 @@ typedef struct {
   tl_func *f;
   bool tee, structure, nesting;
   bool first;               /* the first round: single uses only, no tees */
+  bool deferred;            /* the first round left a tee for the next */
+  bool dirty;               /* a list lost a nop (types may need a refinalize) */
   bool changed;
   uint32_t nif1;            /* one-armed ifs given a result (undone at the end if unused) */
   bool cand;                /* a branched block/if ends in a set: try block returns */
@@ -177,6 +181,7 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
         }
         int et = else_target(st, done.slot, x);
         *plain = et > 0;
+        if (c->nget[x] > 1 && !et && !tee_ok && c->tee) c->deferred = true; /* a tee next round */
         if (c->nget[x] > 1 && (et < 0 || (!et && !tee_ok))) return NULL;
         return done.slot;
       }
@@ -219,6 +224,7 @@ static void sink_list(sl_ctx *c, tl_expr *list) {
   uint32_t out = 0;
   for (uint32_t i = 0; i < list->nkid; i++)
     if (list->kid[i]->op != TL_OP_NOP) list->kid[out++] = list->kid[i];
+  c->dirty |= out != list->nkid;
   list->nkid = out;
 }
 
@@ -313,7 +319,7 @@ static tl_expr *structure_block(sl_ctx *c, tl_expr *e, bool root) {
  * right after a set of x in the same list, becomes a set of x of a block
  * with a result: the br carries the set's value; the br_if carries a tee of
  * it (the fall-through path still sees x) and is dropped. No br_table. */
-typedef struct { tl_expr *list, *br; uint32_t i, next; } brec;
+typedef struct { tl_expr *list, *br; uint32_t i, j, next; } brec; /* br at kid i, its set at kid j */
 
 typedef struct {
   sl_ctx *c;
@@ -324,6 +330,46 @@ typedef struct {
 static bool is_plain_set(const sl_ctx *c, const tl_expr *e) {
   return e->op == TL_OP_LOCAL_SET && !tl_type_is_tuple(c->f->local[e->imm.index]) &&
          e->kid[0]->type == c->f->local[e->imm.index];
+}
+
+/* Whether the kids of list between j and i (exclusive) let the set at j
+ * move down to the branch at i: they neither read nor write x, nor write
+ * the local its value reads, nor branch, call or end the function (a path
+ * leaving from there would miss the set). */
+static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
+  const tl_expr *set = list->kid[j], *v = set->kid[0];
+  uint32_t x = set->imm.index, y = v->op == TL_OP_LOCAL_GET ? v->imm.index : UINT32_MAX;
+  uint32_t budget = SCAN_BUDGET;
+  tl_vec *st = &c->stack;
+  st->n = 0;
+  for (uint32_t k = j + 1; k < i; k++) TL_VEC_PUSH(st, frame, ((frame){&list->kid[k], 0, false, 0}));
+  while (st->n) {
+    const tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
+    if (!budget--) return false;
+    if (own_flags(e) & (TL_F_BRANCH | TL_F_NORETURN | TL_F_CALL | LOOP_FX)) return false;
+    if ((e->op == TL_OP_LOCAL_GET || is_set(e)) && e->imm.index == x) return false;
+    if (is_set(e) && e->imm.index == y) return false;
+    for (uint32_t k = 0; k < e->nkid; k++)
+      if (e->kid[k]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, false, 0}));
+  }
+  return true;
+}
+
+/* The kid of list that the branch at kid i takes its set from: the set
+ * right before it, or the nearest earlier set of a constant or a get that
+ * can move down to it (see set_moves); UINT32_MAX if none. */
+enum { SET_LOOKBACK = 8 };
+static uint32_t branch_set(sl_ctx *c, tl_expr *list, uint32_t i) {
+  if (is_plain_set(c, list->kid[i - 1])) return i - 1;
+  for (uint32_t j = i - 1; j-- > 0 && i - j <= SET_LOOKBACK;) {
+    const tl_expr *s = list->kid[j];
+    if (!is_plain_set(c, s)) continue;
+    tl_op vop = s->kid[0]->op;
+    bool movable = vop == TL_OP_LOCAL_GET || vop == TL_OP_I32_CONST || vop == TL_OP_I64_CONST ||
+                   vop == TL_OP_F32_CONST || vop == TL_OP_F64_CONST;
+    return movable && set_moves(c, list, j, i) ? j : UINT32_MAX;
+  }
+  return UINT32_MAX;
 }
 
 static void rec_visit(tl_walk *w, tl_expr **slot) {
@@ -338,9 +384,10 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
     for (uint32_t i = 1; i < e->nkid; i++) {
       tl_expr *br = e->kid[i];
       bool plain = (br->op == TL_OP_BR && !br->nkid) || (br->op == TL_OP_BR_IF && br->nkid == 1);
-      if (!plain || !is_plain_set(b->c, e->kid[i - 1])) continue;
+      uint32_t j = plain ? branch_set(b->c, e, i) : UINT32_MAX;
+      if (j == UINT32_MAX) continue;
       uint32_t l = br->imm.label;
-      TL_VEC_PUSH(&b->recs, brec, ((brec){e, br, i, b->head[l]}));
+      TL_VEC_PUSH(&b->recs, brec, ((brec){e, br, i, j, b->head[l]}));
       b->head[l] = (uint32_t)b->recs.n - 1;
       b->nrec[l]++;
     }
@@ -374,12 +421,12 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
   uint32_t x = last->imm.index;
   for (uint32_t r = b->head[l]; r != UINT32_MAX; r = TL_VEC_AT(&b->recs, brec, r).next) {
     brec *rc = &TL_VEC_AT(&b->recs, brec, r);
-    tl_expr *s = rc->list->kid[rc->i - 1];
+    tl_expr *s = rc->list->kid[rc->j];
     if (rc->list->kid[rc->i] != rc->br || !is_plain_set(c, s) || s->imm.index != x) return NULL;
   }
   for (uint32_t r = b->head[l]; r != UINT32_MAX; r = TL_VEC_AT(&b->recs, brec, r).next) {
     brec *rc = &TL_VEC_AT(&b->recs, brec, r);
-    tl_expr *s = rc->list->kid[rc->i - 1], *br = rc->br;
+    tl_expr *s = rc->list->kid[rc->j], *br = rc->br;
     tl_expr *nb = tl_expr_new(c->m, br->op, br->nkid + 1);
     nb->imm = br->imm;
     if (br->op == TL_OP_BR) {
@@ -391,7 +438,7 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
     }
     tl_expr_finalize(c->m, c->f, nb);
     rc->list->kid[rc->i] = br->op == TL_OP_BR ? nb : tl_make_drop(c->m, nb);
-    rc->list->kid[rc->i - 1] = tl_make_nop(c->m);
+    rc->list->kid[rc->j] = tl_make_nop(c->m);
   }
   for (int i = 0; i < nend; i++) *ends[i] = (*ends[i])->kid[0];
   if (e->op == TL_OP_IF) {
@@ -451,6 +498,12 @@ static bool has_fx(sl_ctx *c, tl_expr **v) {
   return (*v)->aux & HAS_FX;
 }
 
+/* The gets of a value that goes away leave the counts. */
+static void uncount_visit(tl_walk *w, tl_expr **slot) {
+  sl_ctx *c = w->ctx;
+  if ((*slot)->op == TL_OP_LOCAL_GET) c->nget[(*slot)->imm.index]--;
+}
+
 static void sl_visit(tl_walk *w, tl_expr **slot) {
   sl_ctx *c = w->ctx;
   tl_expr *e = *slot;
@@ -469,7 +522,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
     tl_expr *v = e->kid[0];
     if (e->op == TL_OP_LOCAL_TEE) *slot = v;
     else if ((v->aux & HAS_FX) || has_fx(c, &e->kid[0])) *slot = tl_make_drop(c->m, e->kid[0]);
-    else *slot = tl_make_nop(c->m);
+    else *slot = tl_make_nop(c->m), tl_walk_post(c->m, c->f, &e->kid[0], uncount_visit, c);
     c->changed = true;
   }
   mark_fx(*slot);
@@ -481,27 +534,26 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 }
 
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
-  sl_ctx c = {ctx->m, f, tee, structure, nesting, false, false, 0, false, calloc(f->nlocal + 1, sizeof(uint32_t)),
-              {0}, {0}, {0}, {0}};
+  sl_ctx c = {.m = ctx->m, .f = f, .tee = tee, .structure = structure, .nesting = nesting,
+              .nget = calloc(f->nlocal + 1, sizeof(uint32_t))};
   if (!c.nget) abort();
+  /* Counted once: the rounds keep nget up to date, and branches are never
+   * added or removed (only given values), so the label counts hold too. */
+  tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
+  tl_labels_count(ctx->m, f, &c.li);
   for (int round = 0; round < ROUNDS; round++) {
-    for (uint32_t i = 0; i < f->nlocal; i++) c.nget[i] = 0;
-    tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
-    tl_labels_count(ctx->m, f, &c.li);
-    c.changed = c.cand = false;
-    c.first = round == 0;
+    c.changed = c.cand = c.dirty = false;
+    c.first = round == 0, c.deferred = false;
     tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
-    tl_labels_free(&c.li);
-    tl_func_refinalize(ctx->m, f);
+    if (c.changed || c.dirty) tl_func_refinalize(ctx->m, f);
     if (structure && c.cand && round + 1 < ROUNDS) block_returns(&c);
-    if (!c.changed && !(c.first && tee)) break; /* after the first, tees may help */
+    if (!c.changed && !c.deferred) break;
   }
   if (c.nif1) {
-    tl_labels_count(ctx->m, f, &c.li);
     tl_walk_post(ctx->m, f, &f->body, unif1_visit, &c);
-    tl_labels_free(&c.li);
     tl_func_refinalize(ctx->m, f);
   }
+  tl_labels_free(&c.li);
   free(c.nget);
   tl_vec_free(&c.reads), tl_vec_free(&c.writes), tl_vec_free(&c.stack);
   return TL_OK;
