@@ -6,8 +6,10 @@
  * deleted, otherwise all operands are evaluated in order into fresh locals
  * (removed ones dropped). A single result no call uses (every call is
  * dropped, none is a return_call, the function makes no return_call) is
- * removed: the old body becomes a dropped inner block, returns branch to it,
- * and the drops at call sites go. Rounds repeat while something changes.
+ * removed: return X becomes drop X; return, the body's value is dropped
+ * (when a branch targets the body's label, the old body becomes a dropped
+ * inner block that returns branch to instead), and the drops at call
+ * sites go. Rounds repeat while something changes.
  * dae-optimizing runs the function pipeline on the changed functions after
  * each round.
  * Guarantees the same behaviour. */
@@ -146,9 +148,11 @@ static bool decide(tl_module *m, uint32_t fi, dinfo *d) {
 
 /* ---- rewriting a changed function --------------------------------------- */
 typedef struct {
+  tl_module *m;
   const uint32_t *lmap; /* param index -> new index (params only) */
   uint32_t np;
   uint32_t inner;       /* label returns branch to (result dropped), or TL_NO_LABEL */
+  bool drop_returns;    /* result dropped, no branch to the body label: return X -> drop X; return */
 } body_ctx;
 
 static void body_visit(tl_walk *w, tl_expr **slot) {
@@ -158,7 +162,28 @@ static void body_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_RETURN && c->inner != TL_NO_LABEL) {
     e->op = TL_OP_BR;
     e->imm.label = c->inner;
+  } else if (e->op == TL_OP_RETURN && c->drop_returns && e->nkid == 1) {
+    tl_expr *seq[2] = {tl_make_drop(c->m, e->kid[0]), e};
+    e->nkid = 0;
+    *slot = tl_make_block(c->m, TL_OP_BLOCK, TL_NO_LABEL, seq, 2);
   }
+}
+
+typedef struct {
+  uint32_t label;
+  bool found;
+} brs_ctx;
+
+static void brs_visit(tl_walk *w, tl_expr **slot) {
+  brs_ctx *c = w->ctx;
+  if (tl_expr_breaks_to(*slot, c->label)) c->found = true;
+}
+
+/* Does any branch (not a return) target the body's own label? */
+static bool body_label_used(tl_module *m, tl_func *f) {
+  brs_ctx c = {f->body->imm.block.label, false};
+  if (c.label != TL_NO_LABEL) tl_walk_post(m, f, &f->body, brs_visit, &c);
+  return c.found;
 }
 
 static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d) {
@@ -181,19 +206,27 @@ static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d) {
     if (f->local_name) f->local_name[lmap[p]] = oldn[p];
   }
   tl_type results = d->drop_result ? TL_NONE : ft->results;
-  if (d->drop_result && f->body->imm.block.label == TL_NO_LABEL)
-    f->body->imm.block.label = tl_func_new_label(m, f);
-  body_ctx c = {lmap, np, d->drop_result ? f->body->imm.block.label : TL_NO_LABEL};
+  /* A dropped result: as Binaryen, every return X becomes drop X; return
+   * and the body's value is dropped, unless a branch targets the body's
+   * label: then the old body becomes a dropped inner block that returns
+   * branch to. */
+  bool inner = d->drop_result && body_label_used(m, f);
+  if (inner && f->body->imm.block.label == TL_NO_LABEL) f->body->imm.block.label = tl_func_new_label(m, f);
+  body_ctx c = {m, lmap, np, inner ? f->body->imm.block.label : TL_NO_LABEL, d->drop_result && !inner};
   tl_walk_post(m, f, &f->body, body_visit, &c);
+  if (c.drop_returns && f->body->nkid) {
+    tl_expr **last = &f->body->kid[f->body->nkid - 1];
+    if (tl_type_is_concrete((*last)->type)) *last = tl_make_drop(m, *last);
+  }
   tl_vec pre = {0};
   for (uint32_t p = 0; p < np; p++)
     if (d->remove[p] && d->read[p]) {
       tl_expr *k = tl_expr_copy(m, NULL, d->konst[p]);
       TL_VEC_PUSH(&pre, tl_expr *, tl_make_local_set(m, f, lmap[p], k, false));
     }
-  if (d->drop_result) {
-    tl_expr *inner = f->body;
-    TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, inner));
+  if (inner) {
+    tl_expr *body0 = f->body;
+    TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, body0));
     f->body = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f), pre.p, (uint32_t)pre.n);
   } else if (pre.n) {
     tl_expr *b = f->body;

@@ -27,19 +27,16 @@
 ;; CHECK:   (func (;1;) (type 0) (param i32)
 ;; CHECK:     (local i32) (local i32)
 ;; CHECK:     (local.set 2 (i32.const 7))
-;; CHECK:     (drop
-;; CHECK:       (block $l0 (result i32)
-;; CHECK:         (call 0 (local.get 2))
-;; CHECK:         (global.set 0 (local.get 0))
-;; CHECK:         (i32.add (local.get 0) (local.get 2)))))
+;; CHECK:     (call 0 (local.get 2))
+;; CHECK:     (global.set 0 (local.get 0))
+;; CHECK:     (drop (i32.add (local.get 0) (local.get 2))))
 ;; CHECK:   (func (;2;) (type 0) (param i32)
-;; CHECK:     (drop
-;; CHECK:       (block $l0 (result i32)
-;; CHECK:         (if $l1
-;; CHECK:           (local.get 0)
-;; CHECK:           (then
-;; CHECK:             (br $l0 (i32.const 1))))
-;; CHECK:         (i32.const 2))))
+;; CHECK:     (if $l0
+;; CHECK:       (local.get 0)
+;; CHECK:       (then
+;; CHECK:         (drop (i32.const 1))
+;; CHECK:         (return)))
+;; CHECK:     (drop (i32.const 2)))
 ;; CHECK:   (func (;3;) (type 0) (param i32)
 ;; CHECK:     (call 1 (local.get 0))
 ;; CHECK:     (call 1 (i32.const 9))

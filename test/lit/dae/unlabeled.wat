@@ -1,6 +1,6 @@
 ;; RUN: tilt-opt --remove-unused-names --dae
 ;; The function's own label may be gone (nothing branched to it): removing
-;; the result gives the old body a label for its returns.
+;; the result turns return X into drop X; return and drops the body's value.
 (module
   (func $g (param i32) (result i32)
     (if (local.get 0) (then (return (i32.const 1))))
@@ -15,13 +15,12 @@
 ;; CHECK:   (type (;1;) (func (param i32)))
 ;; CHECK:   (export "main" (func 1))
 ;; CHECK:   (func (;0;) (type 1) (param i32)
-;; CHECK:     (drop
-;; CHECK:       (block $l0 (result i32)
-;; CHECK:         (if
-;; CHECK:           (local.get 0)
-;; CHECK:           (then
-;; CHECK:             (br $l0 (i32.const 1))))
-;; CHECK:         (i32.const 2))))
+;; CHECK:     (if
+;; CHECK:       (local.get 0)
+;; CHECK:       (then
+;; CHECK:         (drop (i32.const 1))
+;; CHECK:         (return)))
+;; CHECK:     (drop (i32.const 2)))
 ;; CHECK:   (func (;1;) (type 1) (param i32)
 ;; CHECK:     (call 0 (local.get 0))
 ;; CHECK:     (call 0 (i32.const 0)))
