@@ -399,8 +399,9 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
 static int end_sets(sl_ctx *c, tl_expr *e, tl_expr ***out) {
   int n = 0;
   if (e->op == TL_OP_BLOCK) {
-    if (!e->nkid) return 0;
-    out[n++] = &e->kid[e->nkid - 1];
+    uint32_t j = e->nkid ? branch_set(c, e, e->nkid) : UINT32_MAX;
+    if (j == UINT32_MAX) return 0;
+    out[n++] = &e->kid[j];
   } else {
     for (uint32_t k = 1; k < e->nkid; k++)
       if (!(out[n++] = last_set(&e->kid[k]))) return 0;
@@ -440,7 +441,12 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
     rc->list->kid[rc->i] = br->op == TL_OP_BR ? nb : tl_make_drop(c->m, nb);
     rc->list->kid[rc->j] = tl_make_nop(c->m);
   }
-  for (int i = 0; i < nend; i++) *ends[i] = (*ends[i])->kid[0];
+  if (e->op == TL_OP_BLOCK && ends[0] != &e->kid[e->nkid - 1]) { /* an earlier set: its value goes last */
+    *ends[0] = tl_make_nop(c->m);
+    tl_expr_push_kid(c->m, e, last->kid[0]);
+  } else {
+    for (int i = 0; i < nend; i++) *ends[i] = (*ends[i])->kid[0];
+  }
   if (e->op == TL_OP_IF) {
     for (uint32_t k = 1; k < e->nkid; k++)
       if (e->kid[k]->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, e->kid[k]);
@@ -510,7 +516,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) sink_list(c, e);
   if ((e->op == TL_OP_BLOCK || e->op == TL_OP_IF) && e->type == TL_NONE && !unbranched(c, e)) {
     if (e->op == TL_OP_IF) c->cand |= last_set(&e->kid[1]) != NULL;
-    else c->cand |= e->nkid && e->kid[e->nkid - 1]->op == TL_OP_LOCAL_SET;
+    else c->cand |= e->nkid && branch_set(c, e, e->nkid) != UINT32_MAX;
   }
   if (c->structure) {
     tl_expr *r = NULL;
