@@ -87,7 +87,8 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   }
 }
 
-static tl_type tuple_make_type(tl_module *m, const tl_expr *e) {
+/* Out of line: its buffer would otherwise weigh on every caller's frame. */
+__attribute__((noinline)) static tl_type tuple_make_type(tl_module *m, const tl_expr *e) {
   tl_type small[8] = {0}, *t = e->nkid <= 8 ? small : malloc(e->nkid * sizeof *t);
   if (!t) abort();
   for (uint32_t i = 0; i < e->nkid; i++) t[i] = e->kid[i]->type;
@@ -96,15 +97,16 @@ static tl_type tuple_make_type(tl_module *m, const tl_expr *e) {
   return r;
 }
 
-/* Non-control nodes: unreachable operands make the node unreachable. */
-static void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
-  if (any_kid_unreachable(e)) {
-    e->type = TL_UNREACHABLE;
-  } else if (e->op == TL_OP_TUPLE_MAKE) {
-    e->type = tuple_make_type(m, e);
-  } else {
-    e->type = tl_expr_natural_type(m, f, e);
-  }
+/* Non-control nodes: unreachable operands make the node unreachable;
+ * fixed-signature operators and local.get/tee (most nodes) are typed
+ * without calling tl_expr_natural_type. */
+static inline void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (any_kid_unreachable(e)) e->type = TL_UNREACHABLE;
+  else if (oi->nops != TL_SIG_SPECIAL && !(oi->flags & TL_F_NORETURN)) e->type = oi->result;
+  else if (e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_TEE) e->type = f->local[e->imm.index];
+  else if (e->op == TL_OP_TUPLE_MAKE) e->type = tuple_make_type(m, e);
+  else e->type = tl_expr_natural_type(m, f, e);
 }
 
 static tl_expr **grow_stack(tl_expr **st, tl_expr **small, size_t *cap) {
@@ -117,7 +119,8 @@ static tl_expr **grow_stack(tl_expr **st, tl_expr **small, size_t *cap) {
 }
 
 /* The type the branches to label inside e carry: one iterative walk of
- * e's subtree, on a small stack that moves to the heap only when deep. */
+ * e's subtree, on a small stack that moves to the heap only when deep,
+ * stopping at the first branch that carries a reachable type. */
 static tl_type seek_branch_type(tl_expr *e, uint32_t label) {
   tl_type t = TL_UNREACHABLE;
   tl_expr *small[64], **st = small;
@@ -129,7 +132,10 @@ static tl_type seek_branch_type(tl_expr *e, uint32_t label) {
     }
   while (n) {
     tl_expr *x = st[--n];
-    if (tl_expr_breaks_to(x, label)) t = tl_type_lub(t, tl_branch_value_type(x));
+    if (tl_expr_breaks_to(x, label)) {
+      t = tl_type_lub(t, tl_branch_value_type(x));
+      if (t != TL_UNREACHABLE) break; /* the lub keeps its first reachable type */
+    }
     for (uint32_t i = 0; i < x->nkid; i++)
       if (x->kid[i]) {
         if (n == cap) st = grow_stack(st, small, &cap);
@@ -163,12 +169,7 @@ static void refin_node(tl_module *m, tl_func *f, tl_type *bt, tl_expr *e) {
     tl_block_finalize(m, e, (e->op != TL_OP_LOOP && l != TL_NO_LABEL) ? bt[l] : TL_UNREACHABLE);
     return;
   }
-  /* finalize_plain, with the common cases first */
-  if (any_kid_unreachable(e)) e->type = TL_UNREACHABLE;
-  else if (oi->nops != TL_SIG_SPECIAL && !(fl & TL_F_NORETURN)) e->type = oi->result;
-  else if (e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_TEE) e->type = f->local[e->imm.index];
-  else if (e->op == TL_OP_TUPLE_MAKE) e->type = tuple_make_type(m, e);
-  else e->type = tl_expr_natural_type(m, f, e);
+  finalize_plain(m, f, e);
   if (!(fl & TL_F_BRANCH)) return;
   tl_type vt = tl_branch_value_type(e);
   if (e->op == TL_OP_BR_TABLE) {
