@@ -21,20 +21,29 @@ static void count_node(tl_label_info *li, const tl_expr *e) {
   count_one(li, e->imm.table.def, t);
 }
 
-typedef struct { const tl_expr *e; uint32_t next; } frame;
 enum { SMALL = 128 };
 
-static frame *grow(frame *st, frame *small, size_t *cap) {
-  frame *p = st == small ? malloc(*cap * 2 * sizeof *p) : realloc(st, *cap * 2 * sizeof *p);
-  if (!p) abort();
-  if (st == small)
-    for (size_t i = 0; i < *cap; i++) p[i] = small[i];
-  *cap *= 2;
-  return p;
+typedef struct {
+  uintptr_t *p, small[SMALL];
+  size_t n, cap;
+} nstack;
+
+static void push(nstack *s, uintptr_t x) {
+  if (s->n == s->cap) {
+    uintptr_t *q = s->p == s->small ? malloc(s->cap * 2 * sizeof *q) : realloc(s->p, s->cap * 2 * sizeof *q);
+    if (!q) abort();
+    if (s->p == s->small)
+      for (size_t i = 0; i < s->cap; i++) q[i] = s->small[i];
+    s->p = q;
+    s->cap *= 2;
+  }
+  s->p[s->n++] = x;
 }
 
-/* Post-order over the body (branches are counted in the order a post-order
- * walk meets them), without visitor calls; leaves get no frame. */
+/* Branches are counted in post-order (a branch nested in another's operands
+ * first), as a post-order walk meets them: a pre-order stack of nodes,
+ * where a branch with operands leaves a marker (low bit set) under its kids
+ * and is counted when the marker comes off. Nodes are 8-aligned. */
 void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
   (void)m;
   li->n = f->nlabel;
@@ -43,27 +52,27 @@ void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
   if (!li->count || !li->type) abort();
   for (uint32_t i = 0; i <= f->nlabel; i++) li->type[i] = TL_UNREACHABLE;
   if (!f->body) return;
-  frame small[SMALL], *st = small;
-  size_t n = 0, cap = SMALL;
-  st[n++] = (frame){f->body, 0};
-  while (n) {
-    frame *top = &st[n - 1];
-    const tl_expr *e = top->e;
-    if (top->next < e->nkid) {
-      const tl_expr *k = e->kid[top->next++];
-      if (!k) continue;
-      if (k->nkid) {
-        if (n == cap) st = grow(st, small, &cap);
-        st[n++] = (frame){k, 0};
-      } else if (tl_ops[k->op].flags & TL_F_BRANCH) {
-        count_node(li, k);
-      }
+  nstack s;
+  s.p = s.small, s.n = 0, s.cap = SMALL;
+  push(&s, (uintptr_t)f->body);
+  while (s.n) {
+    uintptr_t x = s.p[--s.n];
+    const tl_expr *e = (const tl_expr *)(x & ~(uintptr_t)1);
+    if (x & 1) {
+      count_node(li, e);
       continue;
     }
-    n--;
-    if (tl_ops[e->op].flags & TL_F_BRANCH) count_node(li, e);
+    if (tl_ops[e->op].flags & TL_F_BRANCH) {
+      if (!e->nkid) {
+        count_node(li, e);
+        continue;
+      }
+      push(&s, x | 1);
+    }
+    for (uint32_t i = e->nkid; i-- > 0;)
+      if (e->kid[i]) push(&s, (uintptr_t)e->kid[i]);
   }
-  if (st != small) free(st);
+  if (s.p != s.small) free(s.p);
 }
 
 void tl_labels_free(tl_label_info *li) {
@@ -90,29 +99,17 @@ static void retarget_node(const uint32_t *map, tl_expr *e) {
 void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map) {
   (void)m;
   if (!f->body) return;
-  tl_expr *small[SMALL], **st = small;
-  size_t n = 0, cap = SMALL;
-  st[n++] = f->body;
-  while (n) {
-    tl_expr *e = st[--n];
+  uint32_t l = 0;
+  while (l < f->nlabel && map[l] == l) l++;
+  if (l == f->nlabel) return; /* the identity: nothing moves */
+  nstack s;
+  s.p = s.small, s.n = 0, s.cap = SMALL;
+  push(&s, (uintptr_t)f->body);
+  while (s.n) {
+    tl_expr *e = (tl_expr *)s.p[--s.n];
     if (tl_ops[e->op].flags & TL_F_BRANCH) retarget_node(map, e);
-    for (uint32_t i = 0; i < e->nkid; i++) {
-      tl_expr *k = e->kid[i];
-      if (!k) continue;
-      if (!k->nkid) {
-        if (tl_ops[k->op].flags & TL_F_BRANCH) retarget_node(map, k);
-        continue;
-      }
-      if (n == cap) {
-        tl_expr **p = st == small ? malloc(cap * 2 * sizeof *p) : realloc(st, cap * 2 * sizeof *p);
-        if (!p) abort();
-        if (st == small)
-          for (size_t j = 0; j < cap; j++) p[j] = small[j];
-        st = p;
-        cap *= 2;
-      }
-      st[n++] = k;
-    }
+    for (uint32_t i = 0; i < e->nkid; i++)
+      if (e->kid[i]) push(&s, (uintptr_t)e->kid[i]);
   }
-  if (st != small) free(st);
+  if (s.p != s.small) free(s.p);
 }
