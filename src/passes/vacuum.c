@@ -1,6 +1,7 @@
 /* vacuum.c — remove code that does nothing: nops, drops of pure values,
  * pure statements whose result is unused, empty blocks and ifs, ifs on
- * constant conditions, loops nothing branches back to.
+ * constant conditions, loops nothing branches back to; a dropped if with
+ * a value drops in its arms when that leaves at most one drop.
  * Assumes: valid IR with up-to-date types.
  * Guarantees: every side effect (including traps and possible infinite
  * loops, see effects.c) is kept in its original order; types are
@@ -158,6 +159,65 @@ static void visit_if(tl_walk *w, tl_expr **slot) {
   finalize_control(w, e);
 }
 
+/* drop(if (result t) C A B) => (if C (drop A) (drop B)) when the drops
+ * then mostly vanish (a pure value, a tee, an arm that never falls
+ * through): at most one drop may stay, so it is never larger. An arm that
+ * is a list drops its last value; a value-carrying label blocks it. */
+static bool open_list(tl_walk *w, const tl_expr *a) {
+  return a->op == TL_OP_BLOCK && a->nkid && !has_label(a);
+}
+
+static tl_expr **arm_value(tl_walk *w, tl_expr **arm) {
+  while (open_list(w, *arm)) arm = &(*arm)->kid[(*arm)->nkid - 1];
+  return (tl_ops[(*arm)->op].flags & TL_F_CONTROL) && has_label(*arm) ? NULL : arm;
+}
+
+static int drop_cost(tl_walk *w, tl_expr *v) {
+  return !(v->type == TL_UNREACHABLE || removable(w, v) || v->op == TL_OP_LOCAL_TEE);
+}
+
+/* The arm with its value dropped; lists on the way are swept and retyped
+ * innermost first (an explicit stack: lists may nest deeply). */
+static tl_expr *sink_drop(tl_walk *w, tl_expr *arm) {
+  tl_vec lists = {0};   /* tl_expr *: the open lists from arm inwards */
+  tl_expr *v = arm;
+  while (open_list(w, v)) {
+    TL_VEC_PUSH(&lists, tl_expr *, v);
+    v = v->kid[v->nkid - 1];
+  }
+  tl_expr *r = v;
+  if (v->type != TL_UNREACHABLE) {
+    r = drop_effects(w, v);
+    if (!r) r = mark(tl_make_drop(w->m, v));
+  }
+  while (lists.n) {
+    tl_expr *b = TL_VEC_AT(&lists, tl_expr *, --lists.n);
+    b->kid[b->nkid - 1] = r;
+    b->type = TL_NONE;   /* its value is gone: a nop at its end can go too */
+    sweep_list(w, b);
+    finalize_control(w, b);
+    r = mark(b->nkid ? b : tl_make_nop(w->m));
+  }
+  tl_vec_free(&lists);
+  return r;
+}
+
+static tl_expr *drop_into_arms(tl_walk *w, tl_expr *iff) {
+  if (iff->op != TL_OP_IF || iff->nkid != 3 || has_label(iff) || !tl_type_is_concrete(iff->type) ||
+      tl_type_is_tuple(iff->type))
+    return NULL;
+  tl_expr **a = arm_value(w, &iff->kid[1]), **b = arm_value(w, &iff->kid[2]);
+  if (!a || !b || drop_cost(w, *a) + drop_cost(w, *b) > 1) return NULL;
+  for (int k = 1; k <= 2; k++) iff->kid[k] = sink_drop(w, iff->kid[k]);
+  if (is_nop(iff->kid[1]) && !is_nop(iff->kid[2])) { /* (if C (then) (else B)) => (if !C (then B)) */
+    tl_expr *c = iff->kid[0];
+    iff->kid[0] = mark(c->op == TL_OP_I32_EQZ ? c->kid[0] : tl_make_unary(w->m, TL_OP_I32_EQZ, c));
+    iff->kid[1] = iff->kid[2];
+    iff->nkid = 2;
+  }
+  return iff;
+}
+
 static void vac_node(tl_walk *w, tl_expr **slot);
 
 static void vac_visit(tl_walk *w, tl_expr **slot) {
@@ -189,7 +249,13 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
     return;
   case TL_OP_IF: visit_if(w, slot); return;
   case TL_OP_DROP: {
-    tl_expr *r = drop_effects(w, e->kid[0]);
+    tl_expr *r = drop_into_arms(w, e->kid[0]);
+    if (r) {
+      *slot = r;
+      visit_if(w, slot);
+      return;
+    }
+    r = drop_effects(w, e->kid[0]);
     if (r) *slot = r;
     else tl_expr_finalize(w->m, w->f, e);
     return;
