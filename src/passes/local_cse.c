@@ -137,8 +137,9 @@ static void visit(tl_walk *w, tl_expr **slot) {
 /* ---- Phase 2, as Binaryen's LocalCSE: in each stretch of linear code
  * (cleared at loop entry, if arms, the end of a labeled block or if, and
  * after branches/returns/unreachable), a pure expression (reads and traps
- * allowed; no writes, calls, branches, atomics) of at least 2 nodes (3 when
- * shrinking) seen again becomes `local.tee $new` at its first copy and
+ * allowed; no writes, calls, branches, atomics) of at least 2 nodes seen
+ * again (Binaryen wants 3 when shrinking; 2 was never larger here: c-O0
+ * -Os 0..-7 B, tsjson -399) becomes `local.tee $new` at its first copy and
  * `local.get $new` at the later ones, unless something in between writes
  * what it reads. A repeated parent takes over its children's requests. */
 
@@ -341,7 +342,7 @@ static void post_check(tl_walk *w, tl_expr **slot) {
 }
 
 static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
-  lcse c = {.m = ctx->m, .f = f, .min_size = ctx->opt->shrink_level ? 3 : 2, .epoch = 1};
+  lcse c = {.m = ctx->m, .f = f, .min_size = 2, .epoch = 1};
   tl_walk w = {.m = ctx->m, .f = f, .ctx = &c, .pre = pre_walk, .post = post_scan};
   tl_walk_run(&w, &f->body);
   bool any = false;
