@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #ifndef TILT_VERSION
 #define TILT_VERSION "unknown"
@@ -412,7 +415,26 @@ static void free_opts(opts *o) {
   free(o->skip);
 }
 
+/* Memory: one malloc arena for every thread (the pass threads free each
+ * other's node blocks, which per-thread arenas would keep apart); a fixed
+ * mmap threshold (glibc raises it to the size of each big block freed, and
+ * then the output buffer grows by copying within the heap); and the free
+ * pages the passes left go back before the output is built. */
+static void malloc_setup(void) {
+#ifdef __GLIBC__
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
+static void malloc_give_back(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 int main(int argc, char **argv) {
+  malloc_setup();
   opts o = {.validate = true, .features = tl_features_default_set(), .opt_level = 2,
             .shrink_level = 1};
   cli_init(argv[0]);
@@ -438,6 +460,7 @@ int main(int argc, char **argv) {
     cli_print_error(o.in_name, &err);
     rc = 1;
   }
+  malloc_give_back();
   if (!rc) rc = emit(&o, m);
   tl_module_free(m);
   free_opts(&o);

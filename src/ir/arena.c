@@ -55,21 +55,6 @@ static tl_arena_chunk *chunk_get(size_t size) {
   return c;
 }
 
-void *tl_pages_alloc(size_t *size) {
-  if (MAP_CHUNKS && *size >= MAP_MIN) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    *size = (*size + page - 1) & ~(page - 1);
-    void *p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-  }
-  return malloc(*size);
-}
-
-void tl_pages_free(void *p, size_t size) {
-  if (MAP_CHUNKS && size >= MAP_MIN) munmap(p, size);
-  else free(p);
-}
-
 static void chunk_put(tl_arena_chunk *c) {
   if (c->mapped) munmap(c, sizeof *c + c->size);
   else free(c);

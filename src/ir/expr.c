@@ -1,13 +1,14 @@
 /* expr.c — node memory, node constructors and deep copy.
  * Node memory: nodes, kid arrays and br_table targets. A function's body
- * is built in a scratch arena of the thread building it (tl_nodes_begin),
- * then moved into an exact-size block of its own (tl_nodes_end), which
- * frees the function's previous block if the last tl_nodes_sweep found no
- * other body using it. Nodes built elsewhere (module passes, initializers)
- * go to m->nodes; a sweep frees the blocks and m->nodes chunks that no body
- * or initializer uses. So the garbage passes leave lasts one function (or
- * one module pass), not the module's life. Builders finalize the node they
- * make, so callers always hold correctly typed nodes. */
+ * is built in a scratch arena of the thread building it (tl_nodes_begin:
+ * the reader, and the pass runner around each function's pass stack), then
+ * moved into an exact-size malloc'd block of its own (tl_nodes_end), which
+ * frees the blocks the last tl_nodes_sweep found only this body using.
+ * Nodes built elsewhere (module passes, initializers) go to m->nodes; a
+ * sweep (between pass runs) frees the blocks and m->nodes chunks that no
+ * body or initializer uses. So the garbage passes leave lasts one function
+ * (or one module pass), not the module's life. Builders finalize the node
+ * they make, so callers always hold correctly typed nodes. */
 #include "ir.h"
 
 #include <pthread.h>
@@ -239,53 +240,18 @@ static void each_alloc(tl_vec *todo, const tl_expr *root, alloc_fn visit, void *
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* ---- body blocks ---------------------------------------------------------- */
-/* Blocks are cut in order from pool chunks (own pages, not malloc's heap:
- * threads would each grow a heap of their own), and a chunk goes back to
- * the system once every block in it is freed. Callers hold m->arena.lock
- * when it is set. */
-typedef struct pchunk {
-  size_t size, live;       /* pages; bytes of blocks not yet freed */
-  uint8_t *p, *end;        /* free space */
-} pchunk;
-
-struct tl_node_pool {
-  pchunk *cur;
-};
-
+/* Each block is a malloc of its own, so that a freed block's memory is
+ * reused for the next ones (cut in order from bigger chunks, the space of
+ * a freed block would stay resident until every block beside it went). */
 typedef struct {           /* precedes each block's nodes */
   size_t size;             /* bytes after the header */
-  pchunk *chunk;
+  max_align_t align[];
 } bhdr;
 
-enum { POOL_CHUNK = 512 * 1024 };
-
-static bhdr *block_alloc(tl_module *m, size_t bytes) {
-  if (!m->node_pool && !(m->node_pool = calloc(1, sizeof *m->node_pool))) return NULL;
-  size_t need = sizeof(bhdr) + round8(bytes);
-  pchunk *c = m->node_pool->cur;
-  if (!c || (size_t)(c->end - c->p) < need) {
-    size_t size = sizeof(pchunk) + need > POOL_CHUNK ? sizeof(pchunk) + need : POOL_CHUNK;
-    pchunk *nc = tl_pages_alloc(&size);
-    if (!nc) return NULL;
-    nc->size = size;
-    nc->live = 0;
-    nc->p = (uint8_t *)(nc + 1);
-    nc->end = (uint8_t *)nc + size;
-    if (c && !c->live) tl_pages_free(c, c->size);
-    m->node_pool->cur = c = nc;
-  }
-  bhdr *b = (bhdr *)c->p;
-  c->p += need;
-  c->live += need;
-  b->size = bytes;
-  b->chunk = c;
+static bhdr *block_alloc(size_t bytes) {
+  bhdr *b = malloc(sizeof(bhdr) + round8(bytes));
+  if (b) b->size = bytes;
   return b;
-}
-
-static void block_free(tl_module *m, bhdr *b) {
-  pchunk *c = b->chunk;
-  c->live -= sizeof(bhdr) + round8(b->size);
-  if (!c->live && c != m->node_pool->cur) tl_pages_free(c, c->size);
 }
 
 /* ---- moving a body into its own block ------------------------------------- */
@@ -359,9 +325,7 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
     each_alloc(&todo, f->body, measure, &c);
     tl_vec_free(&todo); /* move_tree stacks items of another size */
     pthread_mutex_t *lock = m->arena.lock;
-    if (lock) pthread_mutex_lock(lock);
-    bhdr *block = block_alloc(m, c.bytes);
-    if (lock) pthread_mutex_unlock(lock);
+    bhdr *block = block_alloc(c.bytes);
     if (!block) {
       tl_arena_free(&cur.scratch);
       if (m->arena.oom) longjmp(*m->arena.oom, 1);
@@ -372,7 +336,7 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
     if (lock) pthread_mutex_lock(lock);
     for (size_t i = 0; i < c.mine.n; i++) {
       span *s = &m->node_index->s[TL_VEC_AT(&c.mine, size_t, i)];
-      block_free(m, TL_VEC_AT(&m->blocks, bhdr *, s->slot));
+      free(TL_VEC_AT(&m->blocks, bhdr *, s->slot));
       TL_VEC_AT(&m->blocks, void *, s->slot) = NULL;
     }
     TL_VEC_PUSH(&m->blocks, void *, block);
@@ -431,7 +395,15 @@ void tl_nodes_sweep(tl_module *m) {
   size_t *csz = malloc((nc + 1) * sizeof *csz);
   struct tl_node_index *x = malloc(sizeof *x);
   span *sp = malloc((nb + nc + 1) * sizeof *sp);
-  if (!clo || !csz || !x || !sp) abort();
+  uint8_t *drop = calloc(nc + 1, 1);
+  if (!clo || !csz || !x || !sp || !drop) { /* out of memory: sweep another time */
+    free(clo);
+    free(csz);
+    free(x);
+    free(sp);
+    free(drop);
+    return;
+  }
   tl_arena_chunks(&m->nodes, clo, csz, nc);
   size_t n = 0;
   for (size_t i = 0; i < nb; i++) {
@@ -458,14 +430,12 @@ void tl_nodes_sweep(tl_module *m) {
   for (size_t i = 0; i < m->datas.n; i++) each_alloc(&todo, TL_DATA(m, i)->offset, mark, &mc);
   tl_vec_free(&todo);
   /* free what nothing uses; keep the index of the rest */
-  uint8_t *drop = calloc(nc + 1, 1);
-  if (!drop) abort();
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     if (sp[i].owner != OWNER_NONE) {
       sp[kept++] = sp[i];
     } else if (sp[i].block) {
-      block_free(m, TL_VEC_AT(&m->blocks, bhdr *, sp[i].slot));
+      free(TL_VEC_AT(&m->blocks, bhdr *, sp[i].slot));
       TL_VEC_AT(&m->blocks, void *, sp[i].slot) = NULL;
     } else {
       drop[sp[i].slot] = 1;
@@ -482,12 +452,8 @@ void tl_nodes_sweep(tl_module *m) {
 }
 
 void tl_nodes_destroy(tl_module *m) {
-  for (size_t i = 0; i < m->blocks.n; i++)
-    if (TL_VEC_AT(&m->blocks, bhdr *, i)) block_free(m, TL_VEC_AT(&m->blocks, bhdr *, i));
+  for (size_t i = 0; i < m->blocks.n; i++) free(TL_VEC_AT(&m->blocks, bhdr *, i));
   tl_vec_free(&m->blocks);
-  if (m->node_pool && m->node_pool->cur) tl_pages_free(m->node_pool->cur, m->node_pool->cur->size);
-  free(m->node_pool);
-  m->node_pool = NULL;
   free_index(m);
   tl_arena_free(&m->nodes);
 }

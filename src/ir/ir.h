@@ -211,11 +211,6 @@ void *tl_arena_alloc(tl_arena *a, size_t n, size_t align);
 /* a's out of memory, for module memory allocated elsewhere: longjmps to
  * *a->oom (aborts when no entry point set one). */
 __attribute__((noreturn)) void tl_arena_oom(tl_arena *a);
-/* Memory for a caller's own allocator: mapped pages when big (returned to
- * the system when freed), malloc otherwise. *size may grow (page rounding);
- * free with the size it returned. NULL when out of memory. */
-void *tl_pages_alloc(size_t *size);
-void tl_pages_free(void *p, size_t size);
 /* The chunks of a, newest first: fills lo/size (up to cap), returns how many. */
 size_t tl_arena_chunks(const tl_arena *a, const void **lo, size_t *size, size_t cap);
 /* Frees chunk i (newest first) where drop[i]; the newest is always kept. */
@@ -371,7 +366,6 @@ struct tl_module {
    * what no body or initializer uses. */
   tl_arena nodes;
   tl_vec blocks;           /* void *: the body blocks (NULL once freed) */
-  struct tl_node_pool *node_pool; /* where blocks are cut from; NULL until used */
   struct tl_node_index *node_index; /* which body uses which memory, as of the
                               last sweep; NULL if none */
   tl_vec types;            /* tl_functype */

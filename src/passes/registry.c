@@ -7,7 +7,10 @@
  * them on one function while it is in cache, then takes the next function
  * (unless each pass is timed or validated on its own). -optimizing module
  * passes run their function pipeline the same way on the functions they
- * changed (tl_run_func_passes_on). */
+ * changed (tl_run_func_passes_on). Node memory: a sweep before each
+ * top-level stack and after the last pass frees what no body uses, and each
+ * body a top-level stack ran on moves to a block of its own, freeing its
+ * old one (expr.c), so one pass run's garbage does not outlive it. */
 #include "passes.h"
 
 #include <pthread.h>
@@ -109,6 +112,7 @@ typedef struct {
   tl_pass_ctx *ctx;
   const tl_pass_info *const *pass;   /* the stack, run in order */
   uint32_t npass;
+  bool own;           /* each body moves to a block of its own afterwards */
   tl_status *status;  /* per function index */
   tl_error *errs;     /* per function index */
 } job;
@@ -118,8 +122,10 @@ static void run_stack(void *user, uint32_t i) {
   tl_func *f = TL_FUNC(j->ctx->m, i);
   tl_pass_ctx c = *j->ctx;
   c.err = &j->errs[i];
+  if (j->own) tl_nodes_begin(j->ctx->m, i);
   for (uint32_t p = 0; p < j->npass && j->status[i] == TL_OK; p++)
     j->status[i] = j->pass[p]->func(&c, f);
+  if (j->own) tl_nodes_end(j->ctx->m, i);
 }
 
 /* The first failing function (by index) reports, whatever the scheduling. */
@@ -164,11 +170,11 @@ static void order_by_size(tl_module *m, uint32_t *order, uint32_t n) {
 /* Runs the stack p[0..np) on each function with a body and which[i] set
  * (every function if which is NULL). */
 static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p, uint32_t np,
-                                 const uint8_t *which) {
+                                 const uint8_t *which, bool own) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   uint32_t *order = malloc((nf + 1) * sizeof *order);
-  job j = {ctx, p, np, calloc(nf + 1, sizeof(tl_status)), calloc(nf + 1, sizeof(tl_error))};
+  job j = {ctx, p, np, own, calloc(nf + 1, sizeof(tl_status)), calloc(nf + 1, sizeof(tl_error))};
   if (!order || !j.status || !j.errs) abort();
   loop l = {0, 0, order, run_stack, &j};
   for (uint32_t i = 0; i < nf; i++)
@@ -191,7 +197,7 @@ tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint
     const tl_pass_info *pi = tl_pass_find(names[k]);
     if (pi && pi->kind == TL_PASS_FUNC) stack[np++] = pi;
   }
-  tl_status s = np ? run_func_passes(ctx, stack, np, which) : TL_OK;
+  tl_status s = np ? run_func_passes(ctx, stack, np, which, false) : TL_OK;
   free(stack);
   return s;
 }
@@ -251,7 +257,8 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     if (s != TL_OK) break;
     const tl_pass_info *p = stack[0];
     double t0 = now_seconds();
-    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL) : p->module(&ctx);
+    if (p->kind == TL_PASS_FUNC) tl_nodes_sweep(m);
+    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, true) : p->module(&ctx);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK) {
       char msg[sizeof err->msg];
@@ -265,5 +272,6 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
   free(stack);
   free(args);
   forget_body_bytes(m, n);
+  tl_nodes_sweep(m);
   return s;
 }

@@ -396,8 +396,10 @@ static void customs_at(wr *w, const tl_write_options *opt, tl_buf *out, int slot
   }
 }
 
+/* A marker: write_module writes w->code as the section body itself. */
 static tl_status sec_code(wr *w, tl_buf *b) {
-  tl_buf_put(b, w->code.p, w->code.n);
+  (void)w;
+  (void)b;
   return TL_OK;
 }
 
@@ -416,8 +418,13 @@ static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
   tl_status s = TL_OK;
   for (int p = 0; p < NORDER && !s; p++) {
     if (!written(w, p)) continue;
-    if ((s = fns[p](w, &body)) != TL_OK) break;
-    section(out, order[p], &body);
+    if (fns[p] == sec_code) { /* the bodies as built, not copied first */
+      section(out, order[p], &w->code);
+      tl_buf_free(&w->code);
+    } else {
+      if ((s = fns[p](w, &body)) != TL_OK) break;
+      section(out, order[p], &body);
+    }
     if (p == last && opt->debug_names && (s = sec_name(w, out)) != TL_OK) break;
     customs_at(w, opt, out, p);
   }

@@ -1,0 +1,110 @@
+/* nodes_test.c — node memory (expr.c) under the pass runner (registry.c):
+ * a top-level function pass run moves each body it changed into a block of
+ * its own and the sweeps free the rest (the builders' m->nodes chunks, the
+ * old blocks), while initializers built in m->nodes stay; inlining moves a
+ * single-caller callee's body instead of copying it. Use-after-free is the
+ * risk: run under ASan. */
+#include "ir.h"
+#include "passes/passes.h"
+
+#include <check.h>
+#include "check_main.h"
+#include "tilt.h"
+
+/* n functions () -> i32, each (i32.add (i32.const i) (i32.const 1)), and a
+ * global initialized to (i32.const 42): all in m->nodes. */
+static tl_module *adds(uint32_t n) {
+  tl_module *m = tl_module_alloc();
+  for (uint32_t i = 0; i < n; i++) {
+    tl_func *f = tl_module_add_func(m);
+    f->type = tl_functype_intern(m, TL_NONE, TL_I32);
+    tl_expr *sum = tl_make_binary(m, TL_OP_I32_ADD, tl_make_const_i32(m, (int32_t)i), tl_make_const_i32(m, 1));
+    f->body = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f), &sum, 1);
+    tl_expr_finalize(m, f, f->body);
+  }
+  tl_global g = {0};
+  g.type = TL_I32;
+  g.init = tl_make_const_i32(m, 42);
+  TL_VEC_PUSH(&m->globals, tl_global, g);
+  return m;
+}
+
+static size_t live_blocks(const tl_module *m) {
+  size_t n = 0;
+  for (size_t i = 0; i < m->blocks.n; i++) n += TL_VEC_AT(&m->blocks, void *, i) != NULL;
+  return n;
+}
+
+static void check_folded(tl_module *m, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    tl_expr *b = TL_FUNC(m, i)->body, *k = b->nkid ? b->kid[0] : b;
+    ck_assert_int_eq(k->op, TL_OP_I32_CONST);
+    ck_assert_int_eq(k->imm.i32, (int32_t)i + 1);
+  }
+  ck_assert_int_eq(TL_GLOBAL(m, 0)->init->imm.i32, 42);
+}
+
+START_TEST(run_moves_and_sweeps) {
+  enum { N = 30 };
+  for (uint32_t threads = 1; threads <= 2; threads++) {
+    tl_module *m = adds(N);
+    tl_pass_options opt = {0};
+    opt.threads = threads;
+    tl_error err = {0};
+    const char *names[] = {"precompute", "vacuum"};
+    ck_assert_int_eq(tl_module_run_passes(m, names, 2, &opt, &err), TL_OK);
+    ck_assert_int_eq(tl_validate_module(m, &err), TL_OK);
+    check_folded(m, N);
+    ck_assert_uint_eq(live_blocks(m), N); /* one block per changed body */
+    /* again: the bodies change no more, and no block is left behind */
+    ck_assert_int_eq(tl_module_run_passes(m, names, 2, &opt, &err), TL_OK);
+    check_folded(m, N);
+    ck_assert_uint_le(live_blocks(m), N);
+    tl_module_destroy(m);
+  }
+}
+END_TEST
+
+/* f0 () -> i32 (exported) calls f1, whose body is 3 + 4: f1 has one
+ * caller, so inlining moves its body into f0 and removes f1. */
+START_TEST(inlining_moves_single_caller) {
+  for (uint32_t threads = 1; threads <= 2; threads++) {
+    tl_module *m = tl_module_alloc();
+    tl_module_add_func(m);
+    tl_module_add_func(m);
+    tl_func *f0 = TL_FUNC(m, 0), *f1 = TL_FUNC(m, 1);
+    f0->type = f1->type = tl_functype_intern(m, TL_NONE, TL_I32);
+    tl_expr *call = tl_expr_new(m, TL_OP_CALL, 0);
+    call->imm.index = 1;
+    tl_expr_finalize(m, f0, call);
+    f0->body = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f0), &call, 1);
+    tl_expr *sum = tl_make_binary(m, TL_OP_I32_ADD, tl_make_const_i32(m, 3), tl_make_const_i32(m, 4));
+    f1->body = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f1), &sum, 1);
+    tl_export ex = {"f", TL_EXTERN_FUNC, 0, 1};
+    TL_VEC_PUSH(&m->exports, tl_export, ex);
+    tl_pass_options opt = {0};
+    opt.threads = threads;
+    tl_error err = {0};
+    const char *names[] = {"inlining", "precompute"};
+    ck_assert_int_eq(tl_module_run_passes(m, names, 2, &opt, &err), TL_OK);
+    ck_assert_int_eq(tl_validate_module(m, &err), TL_OK);
+    ck_assert_uint_eq(m->funcs.n, 1);
+    tl_expr *b = TL_FUNC(m, 0)->body;
+    while (b->op == TL_OP_BLOCK && b->nkid == 1) b = b->kid[0];
+    ck_assert_int_eq(b->op, TL_OP_I32_CONST);
+    ck_assert_int_eq(b->imm.i32, 7);
+    tl_module_destroy(m);
+  }
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("nodes");
+  TCase *tc = tcase_create("nodes");
+  tcase_add_test(tc, run_moves_and_sweeps);
+  tcase_add_test(tc, inlining_moves_single_caller);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+TL_CHECK_MAIN(suite)
