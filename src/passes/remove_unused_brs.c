@@ -20,6 +20,8 @@
  *   that is a plain br becomes a br_if before the set.
  * - A br_if on a constant condition becomes a br, or its value / nothing;
  *   a drop of a br is the br.
+ * - When shrinking, adjacent value-less br_ifs to one label share one
+ *   br_if on the i32.or of their conditions (the second has no effects).
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after a round whose
  * rewrites could change a type beyond the nodes they built. */
@@ -31,6 +33,7 @@ typedef struct {
   uint32_t *map;  /* label -> label its branches should go to */
   bool changed;
   bool retype;    /* a change that can alter a type outside the node rewritten */
+  bool shrink;    /* shrink level >= 1 (-Os, -Oz, lone passes) */
   tl_label_info li;
 } brs_ctx;
 
@@ -57,6 +60,34 @@ static void thread_list(brs_ctx *c, tl_expr *e) {
     c->map[a->imm.block.label] = next->imm.label;
     c->changed = c->retype = true;
   }
+}
+
+/* When shrinking: (br_if $l A) (br_if $l B) with a B that may run anyway
+ * (no effects, no trap) is (br_if $l (i32.or A B)): a byte less each. Not
+ * when B is a bare local.get (the stack often carries that value to the
+ * br_if, its set and get going away when written), nor for an (i32.eqz X)
+ * A that starts $l's own list (it becomes (if X ...) without the eqz). */
+static void merge_br_ifs(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  if (!c->shrink || (e->op != TL_OP_BLOCK && e->op != TL_OP_LOOP)) return;
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    tl_expr *k = e->kid[i], *p = out ? e->kid[out - 1] : NULL;
+    if (p && p->op == TL_OP_BR_IF && k->op == TL_OP_BR_IF && p->nkid == 1 && k->nkid == 1 &&
+        p->type == TL_NONE && k->type == TL_NONE && p->imm.label == k->imm.label &&
+        k->kid[0]->op != TL_OP_LOCAL_GET &&
+        !(out == 1 && p->kid[0]->op == TL_OP_I32_EQZ && p->imm.label == e->imm.block.label)) {
+      tl_effects fx;
+      tl_effects_of(w->m, w->f, k->kid[0], &fx);
+      if (tl_effects_removable(&fx)) {
+        p->kid[0] = tl_make_binary(w->m, TL_OP_I32_OR, p->kid[0], k->kid[0]);
+        c->li.count[k->imm.label]--;
+        c->changed = true;
+        continue;
+      }
+    }
+    e->kid[out++] = k;
+  }
+  e->nkid = out;
 }
 
 static bool cheap_pure(const tl_expr *e) {
@@ -376,6 +407,7 @@ static void brs_visit(tl_walk *w, tl_expr **slot) {
   tl_type before = (*slot)->type;
   tl_expr *e = *slot = const_br_if(w, c, *slot);
   unnest_ifs(w, c, e);
+  merge_br_ifs(w, c, e);
   drop_final_br(c, e);
   thread_list(c, e);
   loop_exits(w, c, e);
@@ -442,7 +474,7 @@ static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count) {
 }
 
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
-  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, false, {0}};
+  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, false, ctx->opt->shrink_level >= 1, {0}};
   if (!c.map) return TL_E_NOMEM;
   for (uint32_t round = 0; round < 16; round++) {
     for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
