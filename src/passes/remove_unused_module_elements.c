@@ -6,6 +6,11 @@
  * Bodies and segment/global expressions are walked once, collecting the
  * nodes that carry an index; renumbering then rewrites just those (and
  * nothing when all is used).
+ * A defined function that only elem segments name (no call, ref.func,
+ * export or start) is kept but its body becomes unreachable when nothing
+ * can call it: no reachable call_indirect uses its signature, no table is
+ * imported or exported, and no table.get reads a table (as Binaryen's
+ * "referenced but not used" functions). What only its old body used goes.
  * Guarantees: same behaviour; indices renumbered consistently everywhere. */
 #include "passes.h"
 
@@ -22,15 +27,35 @@ typedef struct {
   tl_vec work;     /* functions whose bodies are still to scan */
   tl_vec refs;     /* tl_expr *: the scanned nodes that carry an index */
   uint8_t *scanned[NKINDS];  /* globals, elems, datas whose expressions were scanned */
+  uint8_t *live;   /* functions whose bodies are scanned (used[K_FUNC]: kept) */
+  uint8_t *called; /* types a reachable call_indirect uses */
+  tl_vec deferred; /* uint32_t: functions only elem segments name so far */
+  bool open;       /* a table may be read from outside or by table.get */
 } rume;
 
 static void use(rume *r, int kind, uint32_t i) {
-  if (i >= r->count[kind] || r->used[kind][i]) return;
-  r->used[kind][i] = 1;
+  if (i >= r->count[kind]) return;
   if (kind == K_FUNC) {
+    if (r->live[i]) return;
+    r->live[i] = r->used[K_FUNC][i] = 1;
     TL_VEC_PUSH(&r->work, uint32_t, i);
     use(r, K_TYPE, TL_FUNC(r->m, i)->type);
+    return;
   }
+  r->used[kind][i] = 1;
+}
+
+/* A function an elem segment names: kept; its body is scanned once it can
+ * be called (see settle). Imports have no body: simply used. */
+static void use_elem_func(rume *r, uint32_t i) {
+  if (i >= r->count[K_FUNC] || r->used[K_FUNC][i]) return;
+  if (i < r->m->nimported_funcs) {
+    use(r, K_FUNC, i);
+    return;
+  }
+  r->used[K_FUNC][i] = 1;
+  use(r, K_TYPE, TL_FUNC(r->m, i)->type);
+  TL_VEC_PUSH(&r->deferred, uint32_t, i);
 }
 
 static void scan_visit(tl_walk *w, tl_expr **slot) {
@@ -40,8 +65,15 @@ static void scan_visit(tl_walk *w, tl_expr **slot) {
   switch (oi->imm) {
   case TL_IMM_FUNC: use(r, K_FUNC, e->imm.index); break;
   case TL_IMM_GLOBAL: use(r, K_GLOBAL, e->imm.index); break;
-  case TL_IMM_TABLE: use(r, K_TABLE, e->imm.index); break;
-  case TL_IMM_CALL_INDIRECT: use(r, K_TYPE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
+  case TL_IMM_TABLE:
+    use(r, K_TABLE, e->imm.index);
+    if (e->op == TL_OP_TABLE_GET) r->open = true;
+    break;
+  case TL_IMM_CALL_INDIRECT:
+    use(r, K_TYPE, e->imm.idx2.a);
+    use(r, K_TABLE, e->imm.idx2.b);
+    if (e->imm.idx2.a < r->count[K_TYPE]) r->called[e->imm.idx2.a] = 1;
+    break;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: use(r, K_MEMORY, e->imm.mem.mem); break;
   case TL_IMM_MEM: use(r, K_MEMORY, e->imm.index); break;
   case TL_IMM_MEM_COPY: use(r, K_MEMORY, e->imm.idx2.a); use(r, K_MEMORY, e->imm.idx2.b); break;
@@ -109,7 +141,15 @@ static void propagate(rume *r) {
       if (!scan_once(r, K_ELEM, i)) continue;
       if (s->mode == TL_SEG_ACTIVE) use(r, K_TABLE, s->table);
       scan(r, NULL, &s->offset);
-      for (uint32_t j = 0; j < s->n; j++) scan(r, NULL, &s->item[j]);
+      for (uint32_t j = 0; j < s->n; j++) {
+        tl_expr *it = s->item[j];
+        if (it && it->op == TL_OP_REF_FUNC) {
+          use_elem_func(r, it->imm.index);
+          TL_VEC_PUSH(&r->refs, tl_expr *, it);
+        } else {
+          scan(r, NULL, &s->item[j]);
+        }
+      }
       again = true;
     }
     for (uint32_t i = 0; i < m->datas.n; i++) {
@@ -120,6 +160,50 @@ static void propagate(rume *r) {
       again = true;
     }
   }
+}
+
+static bool same_sig(tl_module *m, uint32_t a, uint32_t b) {
+  return a == b || (TL_FTYPE(m, a)->params == TL_FTYPE(m, b)->params &&
+                    TL_FTYPE(m, a)->results == TL_FTYPE(m, b)->results);
+}
+
+static bool sig_called(rume *r, uint32_t type) {
+  for (uint32_t t = 0; t < r->count[K_TYPE]; t++)
+    if (r->called[t] && same_sig(r->m, t, type)) return true;
+  return false;
+}
+
+/* Propagate until no deferred function can be called any more. */
+static void settle(rume *r) {
+  tl_module *m = r->m;
+  for (uint32_t i = 0; i < m->tables.n; i++)
+    if (i < m->nimported_tables) r->open = true;
+  for (uint32_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) r->open = true;
+  bool more = true;
+  while (more) {
+    propagate(r);
+    more = false;
+    for (size_t k = 0; k < r->deferred.n; k++) {
+      uint32_t fi = TL_VEC_AT(&r->deferred, uint32_t, k);
+      if (r->live[fi] || !(r->open || sig_called(r, TL_FUNC(m, fi)->type))) continue;
+      use(r, K_FUNC, fi);
+      more = true;
+    }
+  }
+}
+
+/* A kept function nothing can call: its body becomes unreachable. */
+static void empty_body(tl_module *m, tl_func *f) {
+  uint32_t np = tl_func_nparams(m, f);
+  f->nlocal = np;
+  if (f->has_scratch_base && f->scratch_base > np) f->scratch_base = np;
+  f->nlabel = 1;
+  tl_expr *u = tl_make_unreachable(m);
+  f->body = tl_make_block(m, TL_OP_BLOCK, 0, &u, 1);
+  f->code = NULL;
+  f->code_size = 0;
+  tl_func_refinalize(m, f);
 }
 
 static void rewrite(rume *r, tl_expr *e) {
@@ -195,22 +279,30 @@ static void rewrite_all(rume *r, bool renumbered) {
 tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   rume r = {m, {0}, {0}, {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
-                         m->datas.n, m->types.n}, {0}, {0}, {0}};
+                         m->datas.n, m->types.n}, {0}, {0}, {0}, NULL, NULL, {0}, false};
+  r.live = calloc(m->funcs.n + 1, 1);
+  r.called = calloc(m->types.n + 1, 1);
   for (int k = 0; k < NKINDS; k++) {
     r.used[k] = calloc(r.count[k] + 1, 1);
     r.scanned[k] = calloc(r.count[k] + 1, 1);
     r.remap[k] = calloc(r.count[k] + 1, sizeof(uint32_t));
-    if (!r.used[k] || !r.scanned[k] || !r.remap[k]) {
+    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called) {
       for (int j = 0; j <= k; j++) {
         free(r.used[j]);
         free(r.scanned[j]);
         free(r.remap[j]);
       }
+      free(r.live);
+      free(r.called);
       return TL_E_NOMEM;
     }
   }
   mark_roots(&r);
-  propagate(&r);
+  settle(&r);
+  for (size_t k = 0; k < r.deferred.n; k++) {
+    uint32_t fi = TL_VEC_AT(&r.deferred, uint32_t, k);
+    if (!r.live[fi]) empty_body(m, TL_FUNC(m, fi));
+  }
   tl_vec *vecs[NKINDS] = {&m->funcs, &m->globals, &m->tables, &m->memories, &m->elems, &m->datas, &m->types};
   size_t sizes[NKINDS] = {sizeof(tl_func), sizeof(tl_global), sizeof(tl_table), sizeof(tl_memory),
                           sizeof(tl_elem), sizeof(tl_data), sizeof(tl_functype)};
@@ -232,5 +324,8 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   }
   tl_vec_free(&r.work);
   tl_vec_free(&r.refs);
+  tl_vec_free(&r.deferred);
+  free(r.live);
+  free(r.called);
   return TL_OK;
 }
