@@ -258,7 +258,8 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     const tl_pass_info *p = stack[0];
     double t0 = now_seconds();
     if (p->kind == TL_PASS_FUNC) tl_nodes_sweep(m);
-    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, true) : p->module(&ctx);
+    /* C API users may hold nodes: bodies stay where they are */
+    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK) {
       char msg[sizeof err->msg];
