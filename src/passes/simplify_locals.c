@@ -13,9 +13,10 @@
  * same local becomes a set of an if with a result; a block nothing branches
  * to that ends in a set becomes a set of the block; so does a labeled block
  * whose branches (br / br_if, no br_table) each follow a set of the same
- * local, the branches then carrying the values (a labeled if likewise; the
- * set of a constant or a get may be a few kids earlier when those kids
- * neither touch the local nor branch nor call). A
+ * local, the branches then carrying the values (a labeled if likewise; for
+ * a br_if or the block's end, the set of a constant or a get may be a few
+ * kids earlier when those kids neither touch the local nor branch nor
+ * call). A
  * one-armed if ending in a set of x becomes set x (if c a (get x)); a value
  * without effects may sink into such an else; at the end, such sets whose
  * value nothing took are turned back (they are 3 bytes bigger).
@@ -355,12 +356,14 @@ static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
   return true;
 }
 
-/* The kid of list that the branch at kid i takes its set from: the set
- * right before it, or the nearest earlier set of a constant or a get that
- * can move down to it (see set_moves); UINT32_MAX if none. */
+/* The kid of list that the branch at kid i (or the end of the list, i ==
+ * nkid) takes its set from: the set right before it, or when early, the
+ * nearest earlier set of a constant or a get that can move down to it (see
+ * set_moves); UINT32_MAX if none. */
 enum { SET_LOOKBACK = 8 };
-static uint32_t branch_set(sl_ctx *c, tl_expr *list, uint32_t i) {
+static uint32_t branch_set(sl_ctx *c, tl_expr *list, uint32_t i, bool early) {
   if (is_plain_set(c, list->kid[i - 1])) return i - 1;
+  if (!early) return UINT32_MAX;
   for (uint32_t j = i - 1; j-- > 0 && i - j <= SET_LOOKBACK;) {
     const tl_expr *s = list->kid[j];
     if (!is_plain_set(c, s)) continue;
@@ -384,7 +387,10 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
     for (uint32_t i = 1; i < e->nkid; i++) {
       tl_expr *br = e->kid[i];
       bool plain = (br->op == TL_OP_BR && !br->nkid) || (br->op == TL_OP_BR_IF && br->nkid == 1);
-      uint32_t j = plain ? branch_set(b->c, e, i) : UINT32_MAX;
+      /* not for a br: an arm [..., set, ..., br] is a tail code-folding
+       * can merge with equal ones, which a br with a value stops (sql-wasm
+       * -Os: +23 B) */
+      uint32_t j = plain ? branch_set(b->c, e, i, br->op == TL_OP_BR_IF) : UINT32_MAX;
       if (j == UINT32_MAX) continue;
       uint32_t l = br->imm.label;
       TL_VEC_PUSH(&b->recs, brec, ((brec){e, br, i, j, b->head[l]}));
@@ -399,7 +405,7 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
 static int end_sets(sl_ctx *c, tl_expr *e, tl_expr ***out) {
   int n = 0;
   if (e->op == TL_OP_BLOCK) {
-    uint32_t j = e->nkid ? branch_set(c, e, e->nkid) : UINT32_MAX;
+    uint32_t j = e->nkid ? branch_set(c, e, e->nkid, true) : UINT32_MAX;
     if (j == UINT32_MAX) return 0;
     out[n++] = &e->kid[j];
   } else {
@@ -516,7 +522,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) sink_list(c, e);
   if ((e->op == TL_OP_BLOCK || e->op == TL_OP_IF) && e->type == TL_NONE && !unbranched(c, e)) {
     if (e->op == TL_OP_IF) c->cand |= last_set(&e->kid[1]) != NULL;
-    else c->cand |= e->nkid && branch_set(c, e, e->nkid) != UINT32_MAX;
+    else c->cand |= e->nkid && branch_set(c, e, e->nkid, true) != UINT32_MAX;
   }
   if (c->structure) {
     tl_expr *r = NULL;

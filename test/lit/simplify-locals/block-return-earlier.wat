@@ -74,7 +74,7 @@
       (br_if $l (local.get 0))
       (local.set $x (i32.const 2)))
     (local.get $x))
-;; the block's own set is before a store at its end (__isatty's errno)
+  ;; the block's own set is before a store at its end (__isatty's errno)
   (func (export "end-set") (param i32) (result i32)
     (local $x i32)
     (block $l
@@ -91,6 +91,18 @@
       (br_if $l (local.get 0))
       (local.set $x (i32.const 0))
       (i32.store (i32.const 16) (local.get $x)))
+    (local.get $x))
+  ;; negative: a br (not a br_if) takes only the set right before it (an
+  ;; arm ending [set; store; br] is a tail code-folding may merge)
+  (func (export "br-early") (param i32) (result i32)
+    (local $x i32)
+    (block $l
+      (if (local.get 0)
+        (then
+          (local.set $x (i32.const 1))
+          (i32.store (i32.const 16) (local.get 0))
+          (br $l)))
+      (local.set $x (i32.const 2)))
     (local.get $x))
 )
 
@@ -109,6 +121,7 @@
 ;; CHECK:   (export "not-const" (func 7))
 ;; CHECK:   (export "end-set" (func 8))
 ;; CHECK:   (export "end-set-read" (func 9))
+;; CHECK:   (export "br-early" (func 10))
 ;; CHECK:   (func (;0;) (type 0) (result i32)
 ;; CHECK:     (i32.const 3))
 ;; CHECK:   (func (;1;) (type 1) (param i32) (param i32) (result i32)
@@ -181,5 +194,16 @@
 ;; CHECK:       (local.set 1 (i32.const 1))
 ;; CHECK:       (br_if $l0 (local.get 0))
 ;; CHECK:       (i32.store (i32.const 16) (local.tee 1 (i32.const 0))))
+;; CHECK:     (local.get 1))
+;; CHECK:   (func (;10;) (type 2) (param i32) (result i32)
+;; CHECK:     (local i32)
+;; CHECK:     (block $l0
+;; CHECK:       (if $l1
+;; CHECK:         (local.get 0)
+;; CHECK:         (then
+;; CHECK:           (local.set 1 (i32.const 1))
+;; CHECK:           (i32.store (i32.const 16) (local.get 0))
+;; CHECK:           (br $l0)))
+;; CHECK:       (local.set 1 (i32.const 2)))
 ;; CHECK:     (local.get 1))
 ;; CHECK: )
