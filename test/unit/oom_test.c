@@ -1,7 +1,7 @@
 /* oom_test.c — out of memory is an error, never a crash: with the test hook
  * tl_scratch_fail_nth failing the 1st, 2nd, ... scratch allocation, the
- * writer (names, stack optimization), the validator, the interpreter
- * (fuzz-exec), the printer and the passes duplicate-import-elimination,
+ * writer (names, stack optimization), the validator, the interpreter and
+ * the JIT (fuzz-exec; the JIT on the handmade module), the printer and the passes duplicate-import-elimination,
  * flatten, memory-packing, reorder-functions, reorder-globals and rereloop
  * (cfg.c's structuring) either succeed (a failure they can work around) or
  * return TL_E_NOMEM with an "out of memory" message, leaving nothing
@@ -65,6 +65,12 @@ static tl_status op_exec(tl_module *m, const void *arg, tl_error *err) {
   return TL_OK;
 }
 
+static tl_status op_exec_jit(tl_module *m, const void *arg, tl_error *err) {
+  (void)arg, (void)err;
+  free(tl_module_fuzz_exec_engine(m, 1u << 16, TL_ENGINE_JIT));
+  return TL_OK;
+}
+
 static tl_status op_print(tl_module *m, const void *arg, tl_error *err) {
   (void)arg, (void)err;
   tl_buf b = {0};
@@ -106,10 +112,13 @@ static uint32_t fail_each(const input *in, op_fn op, const void *arg) {
 static const char *const passes[] = {"duplicate-import-elimination", "flatten", "memory-packing",
                                      "reorder-functions", "reorder-globals", "rereloop"};
 
-static void run_all(const input *in, uint32_t *write_nomem, uint32_t *pass_nomem) {
+static void run_all(const input *in, bool jit, uint32_t *write_nomem, uint32_t *pass_nomem) {
   *write_nomem += fail_each(in, op_write, NULL);
   fail_each(in, op_validate, NULL);
   fail_each(in, op_exec, NULL);
+#if defined(__x86_64__)
+  if (jit) fail_each(in, op_exec_jit, NULL);
+#endif
   fail_each(in, op_print, NULL);
   for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) *pass_nomem += fail_each(in, op_pass, passes[i]);
 }
@@ -130,7 +139,7 @@ START_TEST(generated) {
     ck_assert_int_eq(tl_module_write(g, &wo, &w, &n, &err), TL_OK);
     tl_module_free(g);
     input in = {w, n};
-    run_all(&in, &wn, &pn);
+    run_all(&in, false, &wn, &pn);
     free(w);
   }
   ck_assert_uint_gt(wn, 0);
@@ -245,7 +254,7 @@ START_TEST(handmade) {
   tl_module *m = read_in(&in);
   tl_module_free(m);
   uint32_t wn = 0, pn = 0;
-  run_all(&in, &wn, &pn);
+  run_all(&in, true, &wn, &pn);
   ck_assert_uint_gt(wn, 0);
   ck_assert_uint_gt(pn, 0);
 }
