@@ -207,11 +207,86 @@ static void fold_all(tl_module *m, tl_func *f, tl_vec *slots) {
   }
 }
 
+/* ---- br_if with a known condition --------------------------------------
+ * A valueless br_if whose condition folds to a constant once each
+ * `local.tee $x (const)` in it is read as its constant becomes those tees as
+ * sets, then `br` (non-zero) or nothing (zero); e.g. an inlined strlen's
+ * `br_if (i32.eqz (i32.and (local.tee $p (i32.const 1092)) (i32.const 3)))`.
+ * The branch becoming unconditional (or going away) can change types: the
+ * function is refinalized when any changed. */
+enum { BRIF_MAX_NODES = 32 };
+
+typedef struct { tl_module *m; tl_func *f; tl_vec st, tees; bool changed; } brif_ctx;
+
+/* Collects the slots of the tees; false if some node is neither a constant,
+ * a pure operator nor a tee of a constant. */
+static bool tees_of(brif_ctx *c, tl_expr **root) {
+  c->st.n = c->tees.n = 0;
+  TL_VEC_PUSH(&c->st, tl_expr **, root);
+  uint32_t n = 0;
+  while (c->st.n) {
+    tl_expr **slot = TL_VEC_AT(&c->st, tl_expr **, --c->st.n), *e = *slot;
+    if (++n > BRIF_MAX_NODES || !e) return false;
+    if (e->op == TL_OP_LOCAL_TEE) {
+      if (!is_const(e->kid[0])) return false;
+      TL_VEC_PUSH(&c->tees, tl_expr **, slot);
+      continue;
+    }
+    if (!is_const(e) && (!pure_op(e) || !tl_type_is_concrete(e->type) || tl_type_is_tuple(e->type)))
+      return false;
+    for (uint32_t i = e->nkid; i-- > 0;) TL_VEC_PUSH(&c->st, tl_expr **, &e->kid[i]);
+  }
+  return true;
+}
+
+static void brif_visit(tl_walk *w, tl_expr **slot) {
+  brif_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op != TL_OP_BR_IF || e->nkid != 1 || e->kid[0]->type != TL_I32) return;
+  if (!tees_of(c, &e->kid[0])) return;
+  /* The tees, in evaluation order (pre-order, kids left to right). */
+  size_t nt = c->tees.n;
+  tl_expr **tee = malloc((nt + 1) * sizeof *tee);
+  if (!tee) return;
+  for (size_t i = 0; i < nt; i++) {
+    tl_expr **ts = TL_VEC_AT(&c->tees, tl_expr **, i);
+    tee[i] = *ts, *ts = tee[i]->kid[0];
+  }
+  tl_value v;
+  uint32_t nout = 0;
+  tl_error err;
+  bool ok = tl_interp_eval(c->m, c->f, e->kid[0], &v, 1, &nout, 1000, &err) == TL_OK && nout == 1;
+  for (size_t i = 0; i < nt; i++) *TL_VEC_AT(&c->tees, tl_expr **, i) = tee[i];
+  if (ok) {
+    tl_expr **kids = tee; /* reused in place: kids[k] is made from tee[k] (k <= i) */
+    uint32_t k = 0;
+    for (size_t i = 0; i < nt; i++)
+      kids[k++] = tl_make_local_set(c->m, c->f, tee[i]->imm.index, tee[i]->kid[0], false);
+    if (v.of.i32) {
+      tl_expr *br = tl_expr_new(c->m, TL_OP_BR, 0);
+      br->imm.label = e->imm.label;
+      br->type = TL_UNREACHABLE;
+      kids[k++] = br;
+    }
+    *slot = k == 0 ? tl_make_nop(c->m) : k == 1 ? kids[0] : tl_make_block(c->m, TL_OP_BLOCK, TL_NO_LABEL, kids, k);
+    c->changed = true;
+  }
+  free(tee);
+}
+
+static void fold_br_ifs(tl_module *m, tl_func *f) {
+  brif_ctx c = {.m = m, .f = f};
+  tl_walk_post(m, f, &f->body, brif_visit, &c);
+  tl_vec_free(&c.st), tl_vec_free(&c.tees);
+  if (c.changed) tl_func_refinalize(m, f);
+}
+
 static void precompute_func(tl_module *m, tl_func *f) {
   graph g = {.m = m, .f = f};
   walk(&g);
   fold_all(m, f, &g.cands);
   tl_vec_free(&g.cands);
+  fold_br_ifs(m, f);
 }
 
 tl_status tl_pass_precompute(tl_pass_ctx *ctx, tl_func *f) {
@@ -412,5 +487,6 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
     if (!nrep) break;
   }
   free(lab);
+  fold_br_ifs(m, f);
   return TL_OK;
 }

@@ -141,7 +141,7 @@
 ;; CHECK:     (local.set 0 (i32.const 5))
 ;; CHECK:     (local.set 1 (i32.const 15))
 ;; CHECK:     (block $l0
-;; CHECK:       (br_if $l0 (i32.const 0))
+;; CHECK:       (nop)
 ;; CHECK:       (call 0 (i32.const 15)))
 ;; CHECK:     (i32.const 15))
 ;; CHECK:   (func (;9;) (type 1) (param i32) (result i32)
