@@ -26,9 +26,11 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
   if (fl & TL_F_CONTROL) {
     uint32_t l = e->imm.block.label;
     if (l != TL_NO_LABEL && l < c->nlabel) {
-      /* allocated at the first label: most subtrees define none */
-      if (!c->defined && !(c->defined = calloc(c->nlabel, 1))) abort();
-      c->defined[l] = 1;
+      /* allocated at the first label: most subtrees define none. Out of
+       * memory leaves it NULL: every branch then counts as leaving the
+       * subtree, which only over-states the effects (safe). */
+      if (!c->defined) c->defined = tl_scratch_calloc(c->nlabel, 1);
+      if (c->defined) c->defined[l] = 1;
     }
     if (e->op == TL_OP_LOOP && l != TL_NO_LABEL) c->fx->flags |= TL_F_NORETURN; /* may not end */
     return;

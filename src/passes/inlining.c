@@ -206,12 +206,12 @@ static tl_expr *zero_of(tl_module *m, tl_type t) {
  * move: this is the callee's only reference, and it goes after the round,
  * so its body moves into the caller instead of being copied (its nodes are
  * rewritten in place; from->body is left NULL). */
-static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr *call, bool move) {
+static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr *call, bool move,
+                            uint32_t *lmap, uint8_t *read) {
   uint32_t np = tl_func_nparams(m, from), base = into->nlocal;
   for (uint32_t i = 0; i < from->nlocal; i++) tl_func_add_var(m, into, from->local[i]);
-  copy_ctx c = {m, into, base, malloc((from->nlabel + 1) * sizeof(uint32_t)), 0,
-                calloc(from->nlocal + 1, 1)};
-  if (!c.lmap || !c.read) abort();
+  memset(read, 0, (size_t)from->nlocal + 1);
+  copy_ctx c = {m, into, base, lmap, 0, read};
   tl_expr *body = move ? from->body : tl_expr_copy(m, NULL, from->body);
   if (move) from->body = NULL;
   c.ret = tl_func_new_label(m, into);
@@ -234,8 +234,6 @@ static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr 
   tl_expr *blk = tl_make_block(m, TL_OP_BLOCK, c.ret, kids.p, (uint32_t)kids.n);
   blk->imm.block.bt = TL_NO_INDEX;
   tl_vec_free(&kids);
-  free(c.lmap);
-  free(c.read);
   if (call->op == TL_OP_CALL) return blk;
   tl_expr *ret = tl_expr_new(m, TL_OP_RETURN, 0);
   if (tl_type_is_concrete(tl_func_type(m, from)->results)) {
@@ -255,6 +253,10 @@ typedef struct {
   uint32_t *uses;    /* inlined call sites per callee this round */
   uint8_t *into;     /* inlined into this round */
   uint32_t caller;
+  /* inline_call's scratch, sized for the most labels and locals of any
+   * function at the round's start (a callee is never changed in its round) */
+  uint32_t *lmap;
+  uint8_t *read;
 } round_ctx;
 
 static bool reachable_call(const tl_expr *e) {
@@ -298,7 +300,7 @@ static void inline_into(round_ctx *r, tl_func *f) {
     uint32_t t = (*slot)->imm.index;
     const finfo *fi = &r->info[t];
     bool move = fi->all_refs == 1 && !fi->global;
-    *slot = inline_call(r->m, f, TL_FUNC(r->m, t), *slot, move);
+    *slot = inline_call(r->m, f, TL_FUNC(r->m, t), *slot, move, r->lmap, r->read);
     r->uses[t]++;
     r->into[r->caller] = 1;
   }
@@ -316,11 +318,10 @@ static void remap_expr(tl_module *m, tl_func *f, tl_expr **e, uint32_t *remap) {
   if (*e) tl_walk_post(m, f, e, remap_visit, remap);
 }
 
-/* Drops the functions with gone[i] set (nothing references them). */
-static void remove_funcs(tl_module *m, const uint8_t *gone) {
+/* Drops the functions with gone[i] set (nothing references them); remap
+ * is scratch for m->funcs.n + 1 indices. */
+static void remove_funcs(tl_module *m, const uint8_t *gone, uint32_t *remap) {
   uint32_t nf = (uint32_t)m->funcs.n, n = 0;
-  uint32_t *remap = malloc((nf + 1) * sizeof(uint32_t));
-  if (!remap) abort();
   for (uint32_t i = 0; i < nf; i++) remap[i] = gone[i] ? TL_NO_INDEX : n++;
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
     if (!gone[i]) remap_expr(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, remap);
@@ -336,7 +337,6 @@ static void remove_funcs(tl_module *m, const uint8_t *gone) {
   for (uint32_t i = 0; i < nf; i++)
     if (!gone[i] && remap[i] != i) *TL_FUNC(m, remap[i]) = *TL_FUNC(m, i);
   m->funcs.n = n;
-  free(remap);
 }
 
 static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
@@ -357,10 +357,28 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
 static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_into, bool *progress) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
-  round_ctx r = {m, calloc(nf + 1, sizeof(finfo)), calloc(nf + 1, sizeof(uint32_t)),
-                 calloc(nf + 1, 1), 0};
-  uint8_t *gone = calloc(nf + 1, 1);
-  if (!r.info || !r.uses || !r.into || !gone) abort();
+  uint32_t maxlabel = 0, maxlocal = 0;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    if (f->nlabel > maxlabel) maxlabel = f->nlabel;
+    if (f->nlocal > maxlocal) maxlocal = f->nlocal;
+  }
+  round_ctx r = {m, tl_scratch_calloc((size_t)nf + 1, sizeof(finfo)),
+                 tl_scratch_calloc((size_t)nf + 1, sizeof(uint32_t)), tl_scratch_calloc((size_t)nf + 1, 1), 0,
+                 tl_scratch_realloc(NULL, (size_t)maxlabel + 1, sizeof(uint32_t)),
+                 tl_scratch_realloc(NULL, (size_t)maxlocal + 1, 1)};
+  uint8_t *gone = tl_scratch_calloc((size_t)nf + 1, 1);
+  uint32_t *remap = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
+  if (!r.info || !r.uses || !r.into || !r.lmap || !r.read || !gone || !remap) {
+    free(r.info);
+    free(r.uses);
+    free(r.into);
+    free(r.lmap);
+    free(r.read);
+    free(gone);
+    free(remap);
+    return tl_nomem(ctx->err, "inlining");
+  }
   compute_info(ctx, r.info);
   *progress = false;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
@@ -385,7 +403,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
     any |= gone[i];
   }
   if (any) {
-    remove_funcs(m, gone);
+    remove_funcs(m, gone, remap);
     uint32_t n = 0;
     for (uint32_t i = 0; i < nf; i++)
       if (!gone[i]) rounds_into[n++] = rounds_into[i];
@@ -393,14 +411,17 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   free(r.info);
   free(r.uses);
   free(r.into);
+  free(r.lmap);
+  free(r.read);
   free(gone);
+  free(remap);
   return st;
 }
 
 static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   uint32_t nf = (uint32_t)ctx->m->funcs.n;
-  uint32_t *rounds_into = calloc(nf + 1, sizeof(uint32_t));
-  if (!rounds_into) abort();
+  uint32_t *rounds_into = tl_scratch_calloc((size_t)nf + 1, sizeof(uint32_t));
+  if (!rounds_into) return tl_nomem(ctx->err, "inlining");
   tl_status st = TL_OK;
   bool progress = true;
   for (uint32_t it = 0; it <= nf && progress && st == TL_OK; it++)

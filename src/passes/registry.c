@@ -82,6 +82,12 @@ static void run_loop(tl_module *m, loop *l, uint32_t threads) {
     worker(l);
     return;
   }
+  /* out of memory for the thread ids: the loop runs on this thread alone */
+  pthread_t *tid = tl_scratch_calloc(threads, sizeof *tid);
+  if (!tid) {
+    worker(l);
+    return;
+  }
   pthread_mutex_t lock;
   pthread_mutexattr_t attr;
   pthread_mutexattr_init(&attr);
@@ -89,8 +95,6 @@ static void run_loop(tl_module *m, loop *l, uint32_t threads) {
   pthread_mutex_init(&lock, &attr);
   void *outer = m->arena.lock;
   m->arena.lock = &lock;
-  pthread_t *tid = calloc(threads, sizeof *tid);
-  if (!tid) abort();
   uint32_t started = 0;
   for (; started + 1 < threads; started++)
     if (pthread_create(&tid[started], NULL, worker, l)) break;
@@ -159,8 +163,8 @@ static int by_size_desc(const void *a, const void *b) {
 static uint64_t size_of(tl_func *f) { return f->code_size ? f->code_size : tl_expr_count(f->body); }
 
 static void order_by_size(tl_module *m, uint32_t *order, uint32_t n) {
-  sized *s = malloc((n + 1) * sizeof *s);
-  if (!s) abort();
+  sized *s = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof *s);
+  if (!s) return; /* only the schedule depends on the order */
   for (uint32_t k = 0; k < n; k++) s[k] = (sized){size_of(TL_FUNC(m, order[k])), order[k]};
   qsort(s, n, sizeof *s, by_size_desc);
   for (uint32_t k = 0; k < n; k++) order[k] = s[k].index;
@@ -173,9 +177,15 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
                                  const uint8_t *which, bool own) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
-  uint32_t *order = malloc((nf + 1) * sizeof *order);
-  job j = {ctx, p, np, own, calloc(nf + 1, sizeof(tl_status)), calloc(nf + 1, sizeof(tl_error))};
-  if (!order || !j.status || !j.errs) abort();
+  uint32_t *order = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof *order);
+  job j = {ctx, p, np, own, tl_scratch_calloc((size_t)nf + 1, sizeof(tl_status)),
+           tl_scratch_calloc((size_t)nf + 1, sizeof(tl_error))};
+  if (!order || !j.status || !j.errs) {
+    free(order);
+    free(j.status);
+    free(j.errs);
+    return tl_nomem(ctx->err, "function pass runner");
+  }
   loop l = {0, 0, order, run_stack, &j};
   for (uint32_t i = 0; i < nf; i++)
     if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
@@ -190,8 +200,8 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
 }
 
 tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint32_t n, const uint8_t *which) {
-  const tl_pass_info **stack = calloc(n + 1, sizeof *stack);
-  if (!stack) abort();
+  const tl_pass_info **stack = tl_scratch_calloc((size_t)n + 1, sizeof *stack);
+  if (!stack) return tl_nomem(ctx->err, "function pass runner");
   uint32_t np = 0;
   for (uint32_t k = 0; k < n; k++) {
     const tl_pass_info *pi = tl_pass_find(names[k]);

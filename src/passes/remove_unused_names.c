@@ -14,28 +14,6 @@
 
 typedef struct { tl_expr *e; uint32_t next; } frame;
 
-/* Iterative post-order over f's body calling visit(c, node). */
-#define POST_ORDER(f, visit, c)                                          \
-  do {                                                                   \
-    size_t n_ = 0, cap_ = 64;                                            \
-    frame *st_ = malloc(cap_ * sizeof *st_);                             \
-    if (!st_) abort();                                                   \
-    st_[n_++] = (frame){(f)->body, 0};                                   \
-    while (n_) {                                                         \
-      frame *t_ = &st_[n_ - 1];                                          \
-      if (t_->next < t_->e->nkid) {                                      \
-        tl_expr *k_ = t_->e->kid[t_->next++];                            \
-        if (!k_) continue;                                               \
-        if (!k_->nkid) { visit((c), k_); continue; }                     \
-        if (n_ == cap_ && !(st_ = realloc(st_, (cap_ *= 2) * sizeof *st_))) abort(); \
-        st_[n_++] = (frame){k_, 0};                                      \
-        continue;                                                        \
-      }                                                                  \
-      visit((c), t_->e);                                                 \
-      n_--;                                                              \
-    }                                                                    \
-    free(st_);                                                           \
-  } while (0)
 
 typedef struct {
   uint32_t *map;   /* label -> label its branches go to (chains allowed) */
@@ -97,12 +75,54 @@ static void retarget_drop(ctx *c, tl_expr *e) {
   }
 }
 
+/* Iterative post-order over f's body calling count_merge on each node.
+ * Out of memory stops it early (false): every node visited so far had its
+ * whole subtree visited first, so the merges made so far have all their
+ * branches listed and finishing over the partial lists stays valid. */
+static bool post_order(tl_func *f, ctx *c) {
+  size_t n = 0, cap = 64;
+  frame *st = tl_scratch_realloc(NULL, cap, sizeof *st);
+  if (!st) return false;
+  st[n++] = (frame){f->body, 0};
+  while (n) {
+    frame *t = &st[n - 1];
+    if (t->next < t->e->nkid) {
+      tl_expr *k = t->e->kid[t->next++];
+      if (!k) continue;
+      if (!k->nkid) {
+        count_merge(c, k);
+        continue;
+      }
+      if (n == cap) {
+        frame *q = tl_scratch_realloc(st, cap * 2, sizeof *st);
+        if (!q) {
+          free(st);
+          return false;
+        }
+        st = q;
+        cap *= 2;
+      }
+      st[n++] = (frame){k, 0};
+      continue;
+    }
+    count_merge(c, t->e);
+    n--;
+  }
+  free(st);
+  return true;
+}
+
 tl_status tl_pass_remove_unused_names(tl_pass_ctx *pc, tl_func *f) {
   if (!f->body) return TL_OK;
-  ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), calloc(f->nlabel + 1, sizeof(uint32_t)), {0}, {0}};
-  if (!c.map || !c.count) abort();
+  ctx c = {tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(uint32_t)),
+           tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)), {0}, {0}};
+  if (!c.map || !c.count) {
+    free(c.map);
+    free(c.count);
+    return tl_nomem(pc->err, "remove-unused-names");
+  }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
-  POST_ORDER(f, count_merge, &c);
+  bool walked = post_order(f, &c);
   /* a merged label's branches count for the label they now go to */
   for (uint32_t i = 0; i < f->nlabel; i++)
     if (c.map[i] != i && c.count[i]) c.count[follow(c.map, i)] += c.count[i];
@@ -113,5 +133,5 @@ tl_status tl_pass_remove_unused_names(tl_pass_ctx *pc, tl_func *f) {
   tl_vec_free(&c.moved);
   free(c.map);
   free(c.count);
-  return TL_OK;
+  return walked ? TL_OK : tl_nomem(pc->err, "remove-unused-names");
 }

@@ -265,9 +265,15 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
-  vac_ctx c = {calloc(f->nlabel + 1, sizeof(uint32_t)), calloc(f->nlabel + 1, sizeof(uint32_t)),
-               malloc((f->nlabel + 1) * sizeof(tl_type)), false};
-  if (!c.count || !c.live || !c.bt) abort();
+  vac_ctx c = {tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
+               tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
+               tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type)), false};
+  if (!c.count || !c.live || !c.bt) {
+    free(c.count);
+    free(c.live);
+    free(c.bt);
+    return tl_nomem(ctx->err, "vacuum");
+  }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, vac_visit, &c);

@@ -424,19 +424,27 @@ static bool sole_reader(so *s, uint32_t from, uint32_t g, uint32_t *seen, uint32
   return true;
 }
 
+/* False when the body cannot be modelled, or out of memory: the body is
+ * then written as it is (valid, only less optimized). */
 static bool local2stack(so *s) {
   uint32_t n = s->nlocal;
-  uint32_t *gets = calloc(n ? n : 1, sizeof *gets), *last = malloc((n ? n : 1) * sizeof *last),
-           *cand = malloc((n ? n : 1) * sizeof *cand);
-  if (!gets || !last || !cand) abort();
+  uint32_t *gets = tl_scratch_calloc(n, sizeof *gets), *last = tl_scratch_realloc(NULL, n, sizeof *last),
+           *cand = tl_scratch_realloc(NULL, n, sizeof *cand),
+           *lastget = tl_scratch_realloc(NULL, n, sizeof *lastget);
+  if (!gets || !last || !cand || !lastget) {
+    free(gets);
+    free(last);
+    free(cand);
+    free(lastget);
+    return false;
+  }
   for (uint32_t l = 0; l < n; l++) last[l] = cand[l] = NO_ID;
   for (size_t i = 0; i < s->ins.n; i++)
     if (I(s, i)->op == TL_OP_LOCAL_GET && !(I(s, i)->flags & DEAD)) gets[I(s, i)->a]++;
   /* per pair: an if's else index in its nbr (remove_blocks counted only
    * branches to blocks and loops there), the last get of each local so far */
-  uint32_t *lastget = malloc((n ? n : 1) * sizeof *lastget), *seen = NULL, stamp = 0,
+  uint32_t *seen = NULL, stamp = 0,
            budget = (uint32_t)(s->ins.n < (1u << 20) ? 16 * s->ins.n + 4096 : 16u << 20);
-  if (!lastget) abort();
   tl_vec work = {0};
   for (uint32_t l = 0; l < n; l++) lastget[l] = NO_ID;
   for (size_t i = 0; i < s->ins.n; i++) {
@@ -480,7 +488,10 @@ static bool local2stack(so *s) {
         ins *set = I(s, si);
         bool only = gets[x->a] == 1;
         if (!only && (lastget[x->a] == NO_ID || lastget[x->a] < si)) {
-          if (!seen && !(seen = calloc(s->ins.n, sizeof *seen))) abort();
+          if (!seen && !(seen = tl_scratch_calloc(s->ins.n, sizeof *seen))) {
+            ok = false;
+            break;
+          }
           only = sole_reader(s, si, i, seen, ++stamp, &work, &budget);
         }
         set->flags |= only ? DEAD : TEE;
