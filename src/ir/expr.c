@@ -169,7 +169,7 @@ tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
   if (!e) return NULL;
   copy_ctx c = {m, f, NULL, f ? f->nlabel : 0};
   c.map = malloc((c.nmap + 1) * sizeof *c.map);
-  if (!c.map) abort();
+  if (!c.map) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   for (uint32_t i = 0; i < c.nmap; i++) c.map[i] = TL_NO_LABEL;
   tl_vec todo = {0};
   tl_expr *root = NULL;

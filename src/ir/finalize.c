@@ -90,7 +90,7 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
 /* Out of line: its buffer would otherwise weigh on every caller's frame. */
 __attribute__((noinline)) static tl_type tuple_make_type(tl_module *m, const tl_expr *e) {
   tl_type small[8] = {0}, *t = e->nkid <= 8 ? small : malloc(e->nkid * sizeof *t);
-  if (!t) abort();
+  if (!t) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   for (uint32_t i = 0; i < e->nkid; i++) t[i] = e->kid[i]->type;
   tl_type r = tl_type_tuple(m, t, e->nkid);
   if (t != small) free(t);
@@ -109,9 +109,14 @@ static inline void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
   else e->type = tl_expr_natural_type(m, f, e);
 }
 
-static tl_expr **grow_stack(tl_expr **st, tl_expr **small, size_t *cap) {
+/* Out of memory: the stack is freed and m's arena longjmps to the entry
+ * point (aborts if none set one). */
+static tl_expr **grow_stack(tl_module *m, tl_expr **st, tl_expr **small, size_t *cap) {
   tl_expr **p = st == small ? malloc(*cap * 2 * sizeof *p) : realloc(st, *cap * 2 * sizeof *p);
-  if (!p) abort();
+  if (!p) {
+    if (st != small) free(st);
+    tl_arena_oom(&m->arena);
+  }
   if (st == small)
     for (size_t i = 0; i < *cap; i++) p[i] = small[i];
   *cap *= 2;
@@ -121,13 +126,13 @@ static tl_expr **grow_stack(tl_expr **st, tl_expr **small, size_t *cap) {
 /* The type the branches to label inside e carry: one iterative walk of
  * e's subtree, on a small stack that moves to the heap only when deep,
  * stopping at the first branch that carries a reachable type. */
-static tl_type seek_branch_type(tl_expr *e, uint32_t label) {
+static tl_type seek_branch_type(tl_module *m, tl_expr *e, uint32_t label) {
   tl_type t = TL_UNREACHABLE;
   tl_expr *small[64], **st = small;
   size_t n = 0, cap = 64;
   for (uint32_t i = 0; i < e->nkid; i++)
     if (e->kid[i]) {
-      if (n == cap) st = grow_stack(st, small, &cap);
+      if (n == cap) st = grow_stack(m, st, small, &cap);
       st[n++] = e->kid[i];
     }
   while (n) {
@@ -138,7 +143,7 @@ static tl_type seek_branch_type(tl_expr *e, uint32_t label) {
     }
     for (uint32_t i = 0; i < x->nkid; i++)
       if (x->kid[i]) {
-        if (n == cap) st = grow_stack(st, small, &cap);
+        if (n == cap) st = grow_stack(m, st, small, &cap);
         st[n++] = x->kid[i];
       }
   }
@@ -150,7 +155,7 @@ void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e) {
   if (tl_ops[e->op].flags & TL_F_CONTROL) {
     tl_type bt = TL_UNREACHABLE;
     if (e->op != TL_OP_LOOP && e->imm.block.label != TL_NO_LABEL)
-      bt = seek_branch_type(e, e->imm.block.label);
+      bt = seek_branch_type(m, e, e->imm.block.label);
     tl_block_finalize(m, e, bt);
     return;
   }
@@ -188,7 +193,11 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
   tl_type *bt = malloc((f->nlabel + 1) * sizeof(tl_type));
   size_t cap = 64, n = 0;
   refin_frame *st = malloc(cap * sizeof *st);
-  if (!bt || !st) abort();
+  if (!bt || !st) {
+    free(bt);
+    free(st);
+    tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
+  }
   for (uint32_t i = 0; i < f->nlabel; i++) bt[i] = TL_UNREACHABLE;
   st[n++] = (refin_frame){*root, 0};
   while (n) {
@@ -209,8 +218,13 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
         continue;
       }
       if (n == cap) {
-        st = realloc(st, (cap *= 2) * sizeof *st);
-        if (!st) abort();
+        refin_frame *q = realloc(st, (cap *= 2) * sizeof *st);
+        if (!q) {
+          free(st);
+          free(bt);
+          tl_arena_oom(&m->arena);
+        }
+        st = q;
       }
       st[n++] = (refin_frame){k, 0};
       continue;

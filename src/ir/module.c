@@ -89,7 +89,7 @@ uint32_t tl_func_new_label(tl_module *m, tl_func *f) {
  * The caller frees the array. */
 uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f) {
   uint32_t *base = malloc((f->nlocal + 1) * sizeof *base);
-  if (!base) abort();
+  if (!base) tl_arena_oom((tl_arena *)&m->arena); /* the entry point's longjmp (aborts if none) */
   uint32_t n = 0;
   for (uint32_t i = 0; i < f->nlocal; i++) {
     base[i] = n;

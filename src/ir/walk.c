@@ -17,14 +17,22 @@ enum { INLINE_FRAMES = 256 };
 static frame *grow(tl_walk *w, frame *inl) {
   size_t cap = w->stack.cap * 2;
   frame *p;
-  if (cap > SIZE_MAX / sizeof(frame)) abort();
-  if (w->stack.p == inl) {
+  if (cap > SIZE_MAX / sizeof(frame)) p = NULL;
+  else if (w->stack.p == inl) {
     p = malloc(cap * sizeof(frame));
     if (p) memcpy(p, inl, w->stack.cap * sizeof(frame));
   } else {
     p = realloc(w->stack.p, cap * sizeof(frame));
   }
-  if (!p) abort();
+  if (!p) {
+    /* out of memory: the module arena's longjmp to the entry point (which
+     * aborts when none set one, or when the walk has no module) */
+    if (w->stack.p != inl) free(w->stack.p);
+    w->stack.p = NULL;
+    w->stack.n = w->stack.cap = 0;
+    if (w->m) tl_arena_oom(&w->m->arena);
+    abort();
+  }
   w->stack.p = p;
   w->stack.cap = cap;
   return p;

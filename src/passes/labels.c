@@ -45,11 +45,16 @@ static void push(nstack *s, uintptr_t x) {
  * where a branch with operands leaves a marker (low bit set) under its kids
  * and is counted when the marker comes off. Nodes are 8-aligned. */
 void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
-  (void)m;
   li->n = f->nlabel;
   li->count = calloc(f->nlabel + 1, sizeof *li->count);
   li->type = malloc((f->nlabel + 1) * sizeof *li->type);
-  if (!li->count || !li->type) abort();
+  if (!li->count || !li->type) {
+    free(li->count);
+    free(li->type);
+    li->count = NULL;
+    li->type = NULL;
+    tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
+  }
   for (uint32_t i = 0; i <= f->nlabel; i++) li->type[i] = TL_UNREACHABLE;
   if (!f->body) return;
   nstack s;
