@@ -193,6 +193,10 @@ void *tl_scratch_calloc(size_t n, size_t size) {
   return calloc(n, size ? size : 1);
 }
 
+/* tl_vec and tl_buf growth still abort() when out of memory: they have no
+ * status to return and no arena to longjmp through, and TL_VEC_PUSH is used
+ * everywhere; code that must survive out of memory sizes its scratch with
+ * tl_scratch_calloc / tl_scratch_realloc instead (not converted yet). */
 void tl_vec_grow(tl_vec *v, size_t elem, size_t want) {
   if (want <= v->cap) return;
   size_t cap = v->cap ? v->cap * 2 : 8;

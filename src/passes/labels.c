@@ -26,12 +26,20 @@ enum { SMALL = 128 };
 typedef struct {
   uintptr_t *p, small[SMALL];
   size_t n, cap;
+  tl_module *m;
+  tl_label_info *li; /* freed when out of memory (tl_labels_count's) */
 } nstack;
 
+/* Out of memory: what the walk holds is freed, then the module arena's
+ * longjmp to the entry point (which aborts when none set one). */
 static void push(nstack *s, uintptr_t x) {
   if (s->n == s->cap) {
     uintptr_t *q = s->p == s->small ? malloc(s->cap * 2 * sizeof *q) : realloc(s->p, s->cap * 2 * sizeof *q);
-    if (!q) abort();
+    if (!q) {
+      if (s->p != s->small) free(s->p);
+      if (s->li) tl_labels_free(s->li);
+      tl_arena_oom(&s->m->arena);
+    }
     if (s->p == s->small)
       for (size_t i = 0; i < s->cap; i++) q[i] = s->small[i];
     s->p = q;
@@ -58,7 +66,7 @@ void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
   for (uint32_t i = 0; i <= f->nlabel; i++) li->type[i] = TL_UNREACHABLE;
   if (!f->body) return;
   nstack s;
-  s.p = s.small, s.n = 0, s.cap = SMALL;
+  s.p = s.small, s.n = 0, s.cap = SMALL, s.m = m, s.li = li;
   push(&s, (uintptr_t)f->body);
   while (s.n) {
     uintptr_t x = s.p[--s.n];
@@ -102,13 +110,12 @@ static void retarget_node(const uint32_t *map, tl_expr *e) {
 
 /* Every node once, in any order (a stack of nodes, no visitor calls). */
 void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map) {
-  (void)m;
   if (!f->body) return;
   uint32_t l = 0;
   while (l < f->nlabel && map[l] == l) l++;
   if (l == f->nlabel) return; /* the identity: nothing moves */
   nstack s;
-  s.p = s.small, s.n = 0, s.cap = SMALL;
+  s.p = s.small, s.n = 0, s.cap = SMALL, s.m = m, s.li = NULL;
   push(&s, (uintptr_t)f->body);
   while (s.n) {
     tl_expr *e = (tl_expr *)s.p[--s.n];
