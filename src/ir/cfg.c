@@ -1095,11 +1095,12 @@ static void strip_visit(tl_walk *w, tl_expr **slot) {
     c->changed |= strip_in(w->m, e, e->imm.block.label, &c->work);
 }
 
-void tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {
+bool tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {
   strip_ctx c = {{0}, false};
   tl_walk_post(m, f, root, strip_visit, &c);
   tl_vec_free(&c.work);
   if (c.changed) tl_expr_refinalize(m, f, root);
+  return c.changed;
 }
 
 /* Labels nothing branches to are dropped (the structurer opens a block

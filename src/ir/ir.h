@@ -542,8 +542,9 @@ void tl_cfg_add_switch_branch(tl_cfg *g, uint32_t from, uint32_t to, const uint3
                               uint32_t ncases, tl_expr *code); /* cases NULL: default */
 tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt);
 /* Removes value-less branches in tail position of the block they target
- * (they go where control goes anyway), then recomputes types. Linear. */
-void tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root);
+ * (they go where control goes anyway), then recomputes types. Linear.
+ * Returns whether it removed any. */
+bool tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root);
 void tl_cfg_free(tl_cfg *g);
 
 /* validate.c — context-free validation of a module (IR level). */

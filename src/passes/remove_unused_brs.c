@@ -476,23 +476,28 @@ static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count) {
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
   brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, false, ctx->opt->shrink_level >= 1, {0}};
   if (!c.map) return TL_E_NOMEM;
+  bool dirty = false; /* some round changed the function */
   for (uint32_t round = 0; round < 16; round++) {
     for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
     c.changed = c.retype = false;
     tl_labels_count(ctx->m, f, &c.li);
     tl_walk_post(ctx->m, f, &f->body, brs_visit, &c);
     tl_labels_free(&c.li);
-    if (c.retype) { /* every other rewrite typed what it built in place */
+    if (c.retype || c.changed) { /* later rounds read the types */
       tl_labels_retarget(ctx->m, f, c.map);
       tl_func_refinalize(ctx->m, f);
     }
-    tl_strip_tail_branches(ctx->m, f, &f->body);
+    dirty |= tl_strip_tail_branches(ctx->m, f, &f->body);
     if (fold_final_return(ctx->m, f)) {
       c.changed = true;
       tl_func_refinalize(ctx->m, f);
     }
+    dirty |= c.changed;
     if (!c.changed) break;
   }
+  /* a rewrite's type change can reach parents its round did not retype
+   * (fuzz: a loop made unreachable inside value blocks) */
+  if (dirty) tl_func_refinalize(ctx->m, f);
   free(c.map);
   return TL_OK;
 }

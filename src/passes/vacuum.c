@@ -221,7 +221,12 @@ static tl_expr *drop_into_arms(tl_walk *w, tl_expr *iff) {
 static void vac_node(tl_walk *w, tl_expr **slot);
 
 static void vac_visit(tl_walk *w, tl_expr **slot) {
+  tl_type before = (*slot)->type;
   vac_node(w, slot);
+  /* a branch whose operand became unreachable no longer gives its target a
+   * type, which the live counts still say it does (fuzz: a stale f32 body
+   * above a br_if on an if whose arms all became unreachable) */
+  if ((*slot)->type == TL_UNREACHABLE && before != TL_UNREACHABLE) ((vac_ctx *)w->ctx)->refinalize = true;
   mark(*slot);
 }
 
