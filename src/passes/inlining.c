@@ -354,6 +354,16 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
 
 /* One round; *progress says whether anything was inlined. rounds_into
  * counts, per function, the rounds that inlined into it. */
+static void free_round(round_ctx *r, uint8_t *gone, uint32_t *remap) {
+  free(r->info);
+  free(r->uses);
+  free(r->into);
+  free(r->lmap);
+  free(r->read);
+  free(gone);
+  free(remap);
+}
+
 static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_into, bool *progress) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
@@ -370,13 +380,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   uint8_t *gone = tl_scratch_calloc((size_t)nf + 1, 1);
   uint32_t *remap = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
   if (!r.info || !r.uses || !r.into || !r.lmap || !r.read || !gone || !remap) {
-    free(r.info);
-    free(r.uses);
-    free(r.into);
-    free(r.lmap);
-    free(r.read);
-    free(gone);
-    free(remap);
+    free_round(&r, gone, remap);
     return tl_nomem(ctx->err, "inlining");
   }
   compute_info(ctx, r.info);
@@ -408,13 +412,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
     for (uint32_t i = 0; i < nf; i++)
       if (!gone[i]) rounds_into[n++] = rounds_into[i];
   }
-  free(r.info);
-  free(r.uses);
-  free(r.into);
-  free(r.lmap);
-  free(r.read);
-  free(gone);
-  free(remap);
+  free_round(&r, gone, remap);
   return st;
 }
 

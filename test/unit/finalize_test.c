@@ -6,7 +6,6 @@
 #include "ir.h"
 
 #include <check.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check_main.h"
@@ -23,20 +22,7 @@ static void setup(void) {
 
 static void teardown(void) { tl_module_destroy(M); }
 
-static tl_expr *mk(tl_op op, uint32_t label, uint32_t n, ...) {
-  tl_expr *e = tl_expr_new(M, op, n);
-  if (tl_ops[op].flags & TL_F_CONTROL) e->imm.block.label = label;
-  else e->imm.label = label;
-  va_list ap;
-  va_start(ap, n);
-  for (uint32_t i = 0; i < n; i++) e->kid[i] = va_arg(ap, tl_expr *);
-  va_end(ap);
-  tl_expr_finalize(M, F, e);
-  return e;
-}
-
-static tl_expr *c32(int v) { return tl_make_const_i32(M, v); }
-static tl_expr *f32c(void) { return mk(TL_OP_F32_CONST, 0, 0); }
+#include "ir_build.h"
 static tl_expr *unr(void) { return tl_make_unreachable(M); }
 static uint32_t lab(void) { return tl_func_new_label(M, F); }
 
