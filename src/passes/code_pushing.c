@@ -115,9 +115,12 @@ static void visit(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_code_pushing(tl_pass_ctx *ctx, tl_func *f) {
-  cp_ctx c = {ctx->m, f, calloc(f->nlocal + 1, sizeof(uint32_t)), calloc(f->nlocal + 1, sizeof(uint32_t)),
-              tl_func_nparams(ctx->m, f), {0}, {0}, 0};
-  if (!c.nget || !c.nset) abort();
+  cp_ctx c = {ctx->m, f, tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
+              tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), tl_func_nparams(ctx->m, f), {0}, {0}, 0};
+  if (!c.nget || !c.nset) {
+    free(c.nget), free(c.nset);
+    return tl_nomem(ctx->err, "code-pushing");
+  }
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, visit, &c);
   free(c.nget), free(c.nset);

@@ -106,16 +106,17 @@ static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
   tl_walk_run(&w, e);
 }
 
-static void analyze(tl_module *m, dinfo *info) {
+/* false when out of memory (what was allocated is left for free_info). */
+static bool analyze(tl_module *m, dinfo *info) {
   uint32_t nf = (uint32_t)m->funcs.n;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
-    uint32_t np = tl_func_nparams(m, TL_FUNC(m, i));
+    size_t np = tl_func_nparams(m, TL_FUNC(m, i));
     info[i].direct = true;
-    info[i].konst = calloc(np + 1, sizeof(tl_expr *));
-    info[i].varies = calloc(np + 1, 1);
-    info[i].read = calloc(np + 1, 1);
-    info[i].remove = calloc(np + 1, 1);
-    if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) abort();
+    info[i].konst = tl_scratch_calloc(np + 1, sizeof(tl_expr *));
+    info[i].varies = tl_scratch_calloc(np + 1, 1);
+    info[i].read = tl_scratch_calloc(np + 1, 1);
+    info[i].remove = tl_scratch_calloc(np + 1, 1);
+    if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) return false;
   }
   an_ctx c = {m, info, TL_NO_INDEX};
   for (uint32_t i = m->nimported_funcs; i < nf; i++) an_expr(&c, TL_FUNC(m, i), &TL_FUNC(m, i)->body, i);
@@ -128,6 +129,7 @@ static void analyze(tl_module *m, dinfo *info) {
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].direct = false;
   if (m->has_start) info[m->start].direct = false;
+  return true;
 }
 
 static bool decide(tl_module *m, uint32_t fi, dinfo *d) {
@@ -186,13 +188,41 @@ static bool body_label_used(tl_module *m, tl_func *f) {
   return c.found;
 }
 
-static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d) {
+/* Scratch for rewrite_callee, sized for the most params of any function:
+ * allocated before a round rewrites anything, so running out of memory
+ * leaves the module unchanged. */
+typedef struct {
+  uint32_t *lmap;
+  tl_type *kept, *old;
+  const char **oldn;
+} rw_scratch;
+
+static bool rw_alloc(tl_module *m, rw_scratch *r) {
+  size_t np = 0;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+    uint32_t n = tl_func_nparams(m, TL_FUNC(m, i));
+    if (n > np) np = n;
+  }
+  r->lmap = tl_scratch_realloc(NULL, np + 1, sizeof(uint32_t));
+  r->kept = tl_scratch_realloc(NULL, np + 1, sizeof(tl_type));
+  r->old = tl_scratch_realloc(NULL, np + 1, sizeof(tl_type));
+  r->oldn = tl_scratch_realloc(NULL, np + 1, sizeof(char *));
+  return r->lmap && r->kept && r->old && r->oldn;
+}
+
+static void rw_free(rw_scratch *r) {
+  free(r->lmap);
+  free(r->kept);
+  free(r->old);
+  free(r->oldn);
+}
+
+static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d, rw_scratch *rs) {
   tl_functype *ft = tl_func_type(m, f);
   uint32_t np = tl_func_nparams(m, f), nk = 0;
-  uint32_t *lmap = malloc((np + 1) * sizeof(uint32_t));
-  tl_type *kept = malloc((np + 1) * sizeof(tl_type)), *old = malloc((np + 1) * sizeof(tl_type));
-  const char **oldn = malloc((np + 1) * sizeof(char *));
-  if (!lmap || !kept || !old || !oldn) abort();
+  uint32_t *lmap = rs->lmap;
+  tl_type *kept = rs->kept, *old = rs->old;
+  const char **oldn = rs->oldn;
   for (uint32_t p = 0; p < np; p++)
     if (!d->remove[p]) kept[nk] = f->local[p], lmap[p] = nk++;
   for (uint32_t p = 0, r = nk; p < np; p++)
@@ -237,10 +267,6 @@ static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d) {
   }
   tl_vec_free(&pre);
   f->type = tl_functype_intern(m, tl_type_tuple(m, kept, nk), results);
-  free(lmap);
-  free(kept);
-  free(old);
-  free(oldn);
 }
 
 /* ---- rewriting call sites ----------------------------------------------- */
@@ -322,18 +348,24 @@ static void free_info(dinfo *info, uint32_t nf) {
   free(info);
 }
 
-/* One round; returns whether anything changed; marks touched functions. */
-static bool one_round(tl_module *m, uint8_t *touched) {
+/* One round; returns whether anything changed (-1: out of memory, nothing
+ * changed); marks touched functions. */
+static int one_round(tl_module *m, uint8_t *touched) {
   uint32_t nf = (uint32_t)m->funcs.n;
-  dinfo *info = calloc(nf + 1, sizeof(dinfo));
-  uint32_t *oldtype = malloc((nf + 1) * sizeof(uint32_t));
-  if (!info || !oldtype) abort();
-  analyze(m, info);
+  dinfo *info = tl_scratch_calloc((size_t)nf + 1, sizeof(dinfo));
+  uint32_t *oldtype = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
+  rw_scratch rs = {0};
+  if (!info || !oldtype || !analyze(m, info) || !rw_alloc(m, &rs)) {
+    if (info) free_info(info, nf);
+    free(oldtype);
+    rw_free(&rs);
+    return -1;
+  }
   bool any = false;
   for (uint32_t i = 0; i < nf; i++) oldtype[i] = TL_FUNC(m, i)->type;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     if (!decide(m, i, &info[i])) continue;
-    rewrite_callee(m, TL_FUNC(m, i), &info[i]);
+    rewrite_callee(m, TL_FUNC(m, i), &info[i], &rs);
     touched[i] = 1;
     any = true;
   }
@@ -348,6 +380,7 @@ static bool one_round(tl_module *m, uint8_t *touched) {
   }
   free_info(info, nf);
   free(oldtype);
+  rw_free(&rs);
   return any;
 }
 
@@ -357,8 +390,8 @@ static bool one_round(tl_module *m, uint8_t *touched) {
 static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
-  uint8_t *touched = calloc(nf + 1, 1);
-  if (!touched) abort();
+  uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1);
+  if (!touched) return tl_nomem(ctx->err, "dae");
   tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
   if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
   const char *names[129] = {"precompute-propagate"}; /* as inlining.c */
@@ -366,7 +399,9 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_status st = TL_OK;
   for (int r = 0; r < MAX_ROUNDS && st == TL_OK; r++) {
     memset(touched, 0, nf + 1);
-    if (!one_round(m, touched)) break;
+    int changed = one_round(m, touched);
+    if (changed < 0) st = tl_nomem(ctx->err, "dae");
+    if (changed <= 0) break;
     if (optimize) st = tl_run_func_passes_on(ctx, names, n, touched);
   }
   free(touched);

@@ -34,6 +34,7 @@ typedef struct {
   table_info *tab;
   bool traps_unreachable;
   bool changed;
+  bool nomem; /* a scratch allocation failed: stop rewriting */
 } dz;
 
 enum { T_UNKNOWN, T_TRAP, T_KNOWN };
@@ -50,13 +51,18 @@ static void mark_writes(tl_walk *w, tl_expr **slot) {
 }
 
 /* Lays the active segments of table t over nulls; false if any offset is
- * not a constant or a segment does not fit (instantiation would fail). */
-static bool flatten(tl_module *m, uint32_t t, table_info *ti) {
+ * not a constant or a segment does not fit (instantiation would fail), or
+ * out of memory (*nomem set). */
+static bool flatten(tl_module *m, uint32_t t, table_info *ti, bool *nomem) {
   tl_table *tb = TL_TABLE(m, t);
   if (tb->elem != TL_FUNCREF || tb->min > (1u << 24)) return false;
   ti->size = (uint32_t)tb->min;
-  ti->entry = malloc((ti->size + 1) * sizeof(uint32_t));
-  if (!ti->entry) abort();
+  ti->entry = tl_scratch_realloc(NULL, (size_t)ti->size + 1, sizeof(uint32_t));
+  if (!ti->entry) {
+    ti->size = 0;
+    *nomem = true;
+    return false;
+  }
   for (uint32_t i = 0; i < ti->size; i++) ti->entry[i] = E_NULL;
   for (size_t s = 0; s < m->elems.n; s++) {
     tl_elem *el = TL_ELEM(m, s);
@@ -80,8 +86,8 @@ static bool any_known(const table_info *tab, size_t n) {
 }
 
 /* Which tables can be optimized: unmodified ones, and with
- * initial_immutable any whose segments flatten. */
-static void analyze(tl_module *m, table_info *tab, bool initial_immutable) {
+ * initial_immutable any whose segments flatten. *nomem when out of memory. */
+static void analyze(tl_module *m, table_info *tab, bool initial_immutable, bool *nomem) {
   for (uint32_t t = 0; t < m->tables.n; t++) tab[t].modified = t < m->nimported_tables;
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) tab[TL_EXPORT(m, i)->index].modified = true;
@@ -91,7 +97,7 @@ static void analyze(tl_module *m, table_info *tab, bool initial_immutable) {
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, mark_writes, tab);
   for (uint32_t t = 0; t < m->tables.n; t++) {
     if (tab[t].modified && !initial_immutable) tab[t].known = false;
-    if (tab[t].known && !flatten(m, t, &tab[t])) tab[t].known = false;
+    if (tab[t].known && !flatten(m, t, &tab[t], nomem)) tab[t].known = false;
   }
 }
 
@@ -154,9 +160,14 @@ static tl_expr *select_calls(dz *d, tl_func *f, tl_expr *ci) {
   for (uint32_t i = 0; i < nargs; i++)
     if (!can_spill(ci->kid[i])) return NULL;
   tl_module *m = d->m;
-  uint32_t *loc = malloc((nargs + 1) * sizeof(uint32_t));
-  tl_expr **args = malloc((nargs + 2) * sizeof(tl_expr *));
-  if (!loc || !args) abort();
+  uint32_t *loc = tl_scratch_realloc(NULL, (size_t)nargs + 1, sizeof(uint32_t));
+  tl_expr **args = tl_scratch_realloc(NULL, (size_t)nargs + 2, sizeof(tl_expr *));
+  if (!loc || !args) { /* nothing rewritten yet */
+    free(loc);
+    free(args);
+    d->nomem = true;
+    return NULL;
+  }
   tl_expr *blk = tl_expr_new(m, TL_OP_BLOCK, 0);
   for (uint32_t i = 0; i < nargs; i++) {
     loc[i] = tl_func_add_var(m, f, ci->kid[i]->type);
@@ -200,7 +211,7 @@ static void visit(tl_walk *w, tl_expr **slot) {
   int info = target_info(d, idx, e->imm.idx2.b, e->imm.idx2.a, &func);
   if (info == T_KNOWN) rep = make_call(d, e, func, e->kid, e->nkid - 1);
   else if (info == T_TRAP && d->traps_unreachable) rep = make_trap(d, e);
-  else if (info == T_UNKNOWN) rep = select_calls(d, w->f, e);
+  else if (info == T_UNKNOWN && !d->nomem) rep = select_calls(d, w->f, e);
   if (!rep) return;
   *slot = rep;
   d->changed = true;
@@ -211,11 +222,11 @@ tl_status tl_pass_directize(tl_pass_ctx *ctx) {
   if (!m->tables.n) return TL_OK;
   const char *arg = tl_pass_arg_get(ctx, "directize-traps-unreachable");
   const char *imm = tl_pass_arg_get(ctx, "directize-initial-contents-immutable");
-  dz d = {m, calloc(m->tables.n, sizeof(table_info)), arg && strcmp(arg, "0") != 0, false};
-  if (!d.tab) abort();
-  analyze(m, d.tab, imm && strcmp(imm, "0") != 0);
-  if (any_known(d.tab, m->tables.n)) {
-    for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+  dz d = {m, tl_scratch_calloc(m->tables.n, sizeof(table_info)), arg && strcmp(arg, "0") != 0, false, false};
+  if (!d.tab) return tl_nomem(ctx->err, "directize");
+  analyze(m, d.tab, imm && strcmp(imm, "0") != 0, &d.nomem);
+  if (!d.nomem && any_known(d.tab, m->tables.n)) {
+    for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !d.nomem; i++) {
       tl_func *f = TL_FUNC(m, i);
       d.changed = false;
       tl_walk_post(m, f, &f->body, visit, &d);
@@ -224,5 +235,5 @@ tl_status tl_pass_directize(tl_pass_ctx *ctx) {
   }
   for (uint32_t t = 0; t < m->tables.n; t++) free(d.tab[t].entry);
   free(d.tab);
-  return TL_OK;
+  return d.nomem ? tl_nomem(ctx->err, "directize") : TL_OK;
 }
