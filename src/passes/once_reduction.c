@@ -15,6 +15,7 @@
 #include "passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define NOT_ONCE UINT32_MAX
 
@@ -73,11 +74,11 @@ static void scan_expr(tl_module *m, tl_expr **e, scan_ctx *c) {
   if (*e) tl_walk_post(m, NULL, e, scan_visit, c);
 }
 
-static bool find_once(orx *o) {
+/* reads: ng + 1 zeroed counters, the caller's scratch. */
+static bool find_once(orx *o, uint32_t *reads) {
   tl_module *m = o->m;
   uint32_t ng = (uint32_t)m->globals.n;
-  scan_ctx c = {o, calloc(ng + 1, 4)};
-  if (!c.reads) abort();
+  scan_ctx c = {o, reads};
   for (uint32_t i = m->nimported_globals; i < ng; i++) {
     tl_global *g = TL_GLOBAL(m, i);
     o->is_once[i] = (g->type == TL_I32 || g->type == TL_I64) && g->init &&
@@ -104,7 +105,6 @@ static bool find_once(orx *o) {
     if (o->once_of[i] != NOT_ONCE && !o->is_once[o->once_of[i]]) o->once_of[i] = NOT_ONCE;
     any |= o->once_of[i] != NOT_ONCE;
   }
-  free(c.reads);
   return any;
 }
 
@@ -174,11 +174,11 @@ static void post(tl_walk *w, tl_expr **slot) {
   }
 }
 
-/* One pass over f; returns the globals certainly set when f returns. */
+/* One pass over f; returns the globals certainly set when f returns.
+ * o->targeted holds at least f->nlabel + 1 bytes. */
 static void optimize_func(orx *o, uint32_t fi, tl_vec *out) {
   tl_func *f = TL_FUNC(o->m, fi);
-  o->targeted = calloc(f->nlabel + 1, 1);
-  if (!o->targeted) abort();
+  memset(o->targeted, 0, (size_t)f->nlabel + 1);
   tl_walk_post(o->m, f, &f->body, target_visit, o);
   tl_walk w = {0};
   w.m = o->m;
@@ -193,17 +193,31 @@ static void optimize_func(orx *o, uint32_t fi, tl_vec *out) {
     if (TL_VEC_AT(&o->state, uint32_t, i) != o->once_of[fi]) TL_VEC_PUSH(out, uint32_t, TL_VEC_AT(&o->state, uint32_t, i));
   truncate(o, 0);
   o->frames.n = 0;
-  free(o->targeted);
 }
 
 tl_status tl_pass_once_reduction(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, ng = (uint32_t)m->globals.n;
   if (!ng || nf == m->nimported_funcs) return TL_OK;
-  orx o = {m, calloc(nf, 4), calloc(ng, 1), calloc(nf, sizeof(tl_vec)), calloc(ng, 1), {0}, {0}, NULL, false};
-  if (!o.once_of || !o.is_once || !o.summary || !o.inset) abort();
+  uint32_t maxlab = 0;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (TL_FUNC(m, i)->nlabel > maxlab) maxlab = TL_FUNC(m, i)->nlabel;
+  orx o = {m, tl_scratch_calloc(nf, 4), tl_scratch_calloc(ng, 1), tl_scratch_calloc(nf, sizeof(tl_vec)),
+           tl_scratch_calloc(ng, 1), {0}, {0}, tl_scratch_calloc((size_t)maxlab + 1, 1), false};
+  uint32_t *reads = tl_scratch_calloc((size_t)ng + 1, 4);
+  if (!o.once_of || !o.is_once || !o.summary || !o.inset || !o.targeted || !reads) {
+    free(o.once_of);
+    free(o.is_once);
+    free(o.summary);
+    free(o.inset);
+    free(o.targeted);
+    free(reads);
+    return tl_nomem(ctx->err, "once-reduction");
+  }
   for (uint32_t i = 0; i < nf; i++) o.once_of[i] = NOT_ONCE;
-  if (find_once(&o)) {
+  bool found = find_once(&o, reads);
+  free(reads);
+  if (found) {
     for (uint32_t i = 0; i < nf; i++)
       if (o.once_of[i] != NOT_ONCE) TL_VEC_PUSH(&o.summary[i], uint32_t, o.once_of[i]);
     tl_vec fresh = {0};
@@ -229,5 +243,6 @@ tl_status tl_pass_once_reduction(tl_pass_ctx *ctx) {
   free(o.is_once);
   free(o.summary);
   free(o.inset);
+  free(o.targeted);
   return TL_OK;
 }

@@ -145,9 +145,10 @@ static void prop_visit(tl_walk *w, tl_expr **slot) {
   if (l) e->imm.mem.offset += (uint32_t)l->c;
 }
 
-static void propagate(tl_pass_ctx *ctx, tl_func *f) {
-  prop_ctx c = {calloc(f->nlocal + 1, sizeof(local_info)), f->nlocal, 0, {0}, {0}, {0}};
-  if (!c.li) abort();
+/* False when out of memory (f unchanged by it). */
+static bool propagate(tl_pass_ctx *ctx, tl_func *f) {
+  prop_ctx c = {tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(local_info)), f->nlocal, 0, {0}, {0}, {0}};
+  if (!c.li) return false;
   tl_walk w = {0};
   w.m = ctx->m;
   w.f = f;
@@ -176,6 +177,7 @@ static void propagate(tl_pass_ctx *ctx, tl_func *f) {
   tl_vec_free(&c.pend);
   tl_vec_free(&c.gets);
   tl_vec_free(&c.nums);
+  return true;
 }
 
 static tl_status run(tl_pass_ctx *ctx, tl_func *f, bool prop) {
@@ -184,7 +186,7 @@ static tl_status run(tl_pass_ctx *ctx, tl_func *f, bool prop) {
                      "optimize-added-constants needs --low-memory-unused (addresses below "
                      "1024 unused)");
   tl_walk_post(ctx->m, f, &f->body, fold_visit, NULL);
-  if (prop) propagate(ctx, f);
+  if (prop && !propagate(ctx, f)) return tl_nomem(ctx->err, "optimize-added-constants-propagate");
   return TL_OK;
 }
 

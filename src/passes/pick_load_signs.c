@@ -162,8 +162,8 @@ static void decide(usage *u) {
 }
 
 tl_status tl_pass_pick_load_signs(tl_pass_ctx *ctx, tl_func *f) {
-  pls_ctx c = {calloc(f->nlocal + 1, sizeof(usage)), tl_func_nparams(ctx->m, f)};
-  if (!c.u) abort();
+  pls_ctx c = {tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(usage)), tl_func_nparams(ctx->m, f)};
+  if (!c.u) return tl_nomem(ctx->err, "pick-load-signs");
   tl_walk_post(ctx->m, f, &f->body, scan, &c);
   bool any = false;
   for (uint32_t i = 0; i < f->nlocal; i++) {

@@ -43,10 +43,9 @@ static void count(ro_ctx *c, tl_expr *root) {
   tl_vec_free(&st);
 }
 
-/* A stable bottom-up merge sort: most uses first, then first use. */
-static void sort_locals(ro_ctx *c, uint32_t *v, uint32_t n) {
-  uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
-  if (!tmp) abort();
+/* A stable bottom-up merge sort: most uses first, then first use.
+ * tmp holds at least n entries. */
+static void sort_locals(ro_ctx *c, uint32_t *v, uint32_t n, uint32_t *tmp) {
   for (uint32_t width = 1; width < n; width *= 2) {
     for (uint32_t lo = 0; lo < n; lo += 2 * width) {
       uint32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
@@ -62,7 +61,6 @@ static void sort_locals(ro_ctx *c, uint32_t *v, uint32_t n) {
     }
     for (uint32_t i = 0; i < n; i++) v[i] = tmp[i];
   }
-  free(tmp);
 }
 
 /* Stable: v[0..n) grouped by type, types in order of first appearance,
@@ -92,11 +90,16 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
   if (n == np) return TL_OK;
-  ro_ctx c = {calloc(n, sizeof(uint32_t)), calloc(n, sizeof(uint32_t)), malloc(n * sizeof(uint32_t)), 0, {0}};
-  uint32_t *order = malloc(n * sizeof(uint32_t));
-  tl_type *types = malloc(n * sizeof(tl_type));
-  const char **names = malloc(n * sizeof(char *));
-  if (!c.count || !c.first || !c.map || !order || !types || !names) abort();
+  ro_ctx c = {tl_scratch_calloc(n, sizeof(uint32_t)), tl_scratch_calloc(n, sizeof(uint32_t)),
+              tl_scratch_realloc(NULL, n, sizeof(uint32_t)), 0, {0}};
+  uint32_t *order = tl_scratch_realloc(NULL, n, sizeof(uint32_t));
+  uint32_t *tmp = tl_scratch_realloc(NULL, n, sizeof(uint32_t));
+  tl_type *types = tl_scratch_realloc(NULL, n, sizeof(tl_type));
+  const char **names = tl_scratch_realloc(NULL, n, sizeof(char *));
+  if (!c.count || !c.first || !c.map || !order || !tmp || !types || !names) {
+    free(c.count), free(c.first), free(c.map), free(order), free(tmp), free(types), free((void *)names);
+    return tl_nomem(ctx->err, "reorder-locals");
+  }
   count(&c, f->body);
   /* The reader's scratch locals (from scratch_base on) stay last, so the
    * writer can still recognize (and elide) them. */
@@ -107,8 +110,8 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   nreg = nd;
   for (uint32_t i = sb; i < n; i++)
     if (c.count[i]) order[nd++] = i;
-  sort_locals(&c, order, nreg);
-  sort_locals(&c, order + nreg, nd - nreg);
+  sort_locals(&c, order, nreg, tmp);
+  sort_locals(&c, order + nreg, nd - nreg, tmp);
   for (uint32_t i = 0; i < n; i++) types[i] = f->local[i], names[i] = f->local_name ? f->local_name[i] : NULL;
   uint32_t short_n = np < 128 ? 128 - np : 0;
   if (short_n > nreg) short_n = nreg;
@@ -129,6 +132,6 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
     e->imm.index = c.map[e->imm.index];
   }
   tl_vec_free(&c.ops);
-  free(c.count), free(c.first), free(c.map), free(order), free(types), free(names);
+  free(c.count), free(c.first), free(c.map), free(order), free(tmp), free(types), free((void *)names);
   return TL_OK;
 }

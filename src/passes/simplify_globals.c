@@ -57,9 +57,13 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   tl_module *m = ctx->m;
   uint32_t ng = (uint32_t)m->globals.n, nf = (uint32_t)m->funcs.n;
   if (!ng) return TL_OK;
-  sg_ctx c = {calloc(ng, 4), calloc(ng, 4), calloc(ng, 1), false};
-  uint8_t *fold = calloc(ng, 1), *unread = calloc(ng, 1), *touched = calloc(nf + 1, 1);
-  if (!c.sets || !c.gets || !c.exported || !fold || !unread || !touched) abort();
+  sg_ctx c = {tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 1), false};
+  uint8_t *fold = tl_scratch_calloc(ng, 1), *unread = tl_scratch_calloc(ng, 1);
+  uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1);
+  if (!c.sets || !c.gets || !c.exported || !fold || !unread || !touched) {
+    free(c.sets), free(c.gets), free(c.exported), free(fold), free(unread), free(touched);
+    return tl_nomem(ctx->err, optimizing ? "simplify-globals-optimizing" : "simplify-globals");
+  }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL) c.exported[TL_EXPORT(m, i)->index] = 1;
   for (uint32_t i = m->nimported_funcs; i < nf; i++)

@@ -84,9 +84,12 @@ static void visit(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_ssa_nomerge(tl_pass_ctx *ctx, tl_func *f) {
-  ssa_ctx c = {ctx->m, f, calloc(f->nlocal + 1, sizeof(uint32_t)), calloc(f->nlocal + 1, sizeof(uint32_t)),
-               f->nlocal, {0}, {0}, 0, false};
-  if (!c.nget || !c.nset) abort();
+  ssa_ctx c = {ctx->m, f, tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
+               tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), f->nlocal, {0}, {0}, 0, false};
+  if (!c.nget || !c.nset) {
+    free(c.nget), free(c.nset);
+    return tl_nomem(ctx->err, "ssa-nomerge");
+  }
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, visit, &c);
   free(c.nget), free(c.nset);
