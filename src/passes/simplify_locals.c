@@ -473,12 +473,16 @@ static void br_visit(tl_walk *w, tl_expr **slot) {
   if (r) *slot = r, b->c->changed = true;
 }
 
-static void block_returns(sl_ctx *c) {
+/* False when out of memory (f unchanged by it). */
+static bool block_returns(sl_ctx *c) {
   tl_func *f = c->f;
-  if (f->nlabel < 2) return;
-  br_ctx b = {c, calloc(f->nlabel, sizeof(uint32_t)), calloc(f->nlabel, sizeof(uint32_t)),
-              malloc(f->nlabel * sizeof(uint32_t)), {0}};
-  if (!b.nbr || !b.nrec || !b.head) abort();
+  if (f->nlabel < 2) return true;
+  br_ctx b = {c, tl_scratch_calloc(f->nlabel, sizeof(uint32_t)), tl_scratch_calloc(f->nlabel, sizeof(uint32_t)),
+              tl_scratch_realloc(NULL, f->nlabel, sizeof(uint32_t)), {0}};
+  if (!b.nbr || !b.nrec || !b.head) {
+    free(b.nbr), free(b.nrec), free(b.head);
+    return false;
+  }
   for (uint32_t l = 0; l < f->nlabel; l++) b.head[l] = UINT32_MAX;
   tl_walk_post(c->m, f, &f->body, rec_visit, &b);
   bool before = c->changed;
@@ -490,6 +494,7 @@ static void block_returns(sl_ctx *c) {
   c->changed |= before;
   free(b.nbr), free(b.nrec), free(b.head);
   tl_vec_free(&b.recs);
+  return true;
 }
 
 static void mark_fx(tl_expr *e) {
@@ -547,8 +552,9 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
   sl_ctx c = {.m = ctx->m, .f = f, .tee = tee, .structure = structure, .nesting = nesting,
-              .nget = calloc(f->nlocal + 1, sizeof(uint32_t))};
-  if (!c.nget) abort();
+              .nget = tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t))};
+  if (!c.nget) return tl_nomem(ctx->err, "simplify-locals");
+  bool oom = false;
   /* Counted once: the rounds keep nget up to date, and branches are never
    * added or removed (only given values), so the label counts hold too. */
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
@@ -558,7 +564,10 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
     c.first = round == 0, c.deferred = false;
     tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
     if (c.changed || c.dirty) tl_func_refinalize(ctx->m, f);
-    if (structure && c.cand && round + 1 < ROUNDS) block_returns(&c);
+    if (structure && c.cand && round + 1 < ROUNDS && !block_returns(&c)) {
+      oom = true; /* the function is valid as this round left it */
+      break;
+    }
     if (!c.changed && !c.deferred) break;
   }
   if (c.nif1) {
@@ -568,7 +577,7 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
   tl_labels_free(&c.li);
   free(c.nget);
   tl_vec_free(&c.reads), tl_vec_free(&c.writes), tl_vec_free(&c.stack);
-  return TL_OK;
+  return oom ? tl_nomem(ctx->err, "simplify-locals") : TL_OK;
 }
 
 tl_status tl_pass_simplify_locals(tl_pass_ctx *c, tl_func *f) { return simplify(c, f, true, true, true); }
