@@ -51,6 +51,7 @@ typedef struct {
   tl_vec st;            /* tl_expr * pairs */
   uint64_t budget;
   bool changed;
+  bool nomem;           /* a scratch allocation failed: fold nothing more */
 } cf;
 
 /* ---- hashing and equality ---------------------------------------------- */
@@ -88,9 +89,14 @@ static void hash_node(tl_expr *e) {
 static void map_grow(cf *c) {
   if (c->mapcap >= c->f->nlabel) return;
   uint32_t n = c->f->nlabel + 16;
-  c->map = realloc(c->map, n * sizeof *c->map);
-  c->stamp = realloc(c->stamp, n * sizeof *c->stamp);
-  if (!c->map || !c->stamp) abort();
+  uint32_t *map = tl_scratch_realloc(c->map, n, sizeof *c->map);
+  if (map) c->map = map;
+  uint32_t *stamp = map ? tl_scratch_realloc(c->stamp, n, sizeof *c->stamp) : NULL;
+  if (stamp) c->stamp = stamp;
+  if (!map || !stamp) { /* mapcap stays what both hold: compares stay sound */
+    c->nomem = true;
+    return;
+  }
   memset(c->stamp + c->mapcap, 0, (n - c->mapcap) * sizeof *c->stamp);
   c->mapcap = n;
 }
@@ -281,6 +287,7 @@ static uint64_t size_of(tl_expr **items, uint32_t k) {
 static void fold_if(cf *c, cand *cd) {
   tl_expr *e = *cd->slot;
   uint32_t l = e->imm.block.label;
+  if (c->nomem) return;
   if (e->op != TL_OP_IF || e->nkid != 3 || (l != TL_NO_LABEL && (l >= c->nlab || c->cnt[l])))
     return;
   uint32_t na, nb;
@@ -294,8 +301,11 @@ static void fold_if(cf *c, cand *cd) {
   k = kk;
   if (!k || (int64_t)size_of(a + (na - k), k) <= (cd->in_list ? 0 : BLOCK_COST) + (na == k && nb == k))
     return;
-  tl_expr **kids = malloc((k + 1) * sizeof *kids);
-  if (!kids) abort();
+  tl_expr **kids = tl_scratch_realloc(NULL, (size_t)k + 1, sizeof *kids);
+  if (!kids) {
+    c->nomem = true;
+    return;
+  }
   memcpy(kids + 1, a + (na - k), k * sizeof *kids);
   tl_expr *pa = arm_prefix(c, e->kid[1], na, k), *pb = arm_prefix(c, e->kid[2], nb, k);
   if (na == k && nb == k) {
@@ -368,7 +378,7 @@ static int64_t saving(path *p, uint32_t np, uint32_t r, uint32_t k, bool all, bo
 
 static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
   tl_expr *b = *cd->slot;
-  if (b->op != TL_OP_BLOCK || b->type != TL_NONE) return;
+  if (c->nomem || b->op != TL_OP_BLOCK || b->type != TL_NONE) return;
   uint32_t lab = b->imm.block.label;
   bool is_body = cd->slot == &c->f->body;
   tl_vec ps = {0};
@@ -426,8 +436,12 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
   }
   bool all = best_all, fall_in = false;
   for (uint32_t j = 0; j < np; j++) fall_in |= p[j].group == r && !p[j].br;
-  tl_expr **moved = malloc((k + 1) * sizeof *moved);
-  if (!moved) abort();
+  tl_expr **moved = tl_scratch_realloc(NULL, (size_t)k + 1, sizeof *moved);
+  if (!moved) {
+    c->nomem = true;
+    tl_vec_free(&ps);
+    return;
+  }
   memcpy(moved + 1, &p[r].list->kid[p[r].end - k], k * sizeof *moved);
   uint32_t inner = all ? TL_NO_LABEL : tl_func_new_label(c->m, c->f);
   for (uint32_t j = 0; j < np; j++) {
@@ -479,9 +493,12 @@ static bool fold_terminating(cf *c) {
   tl_func *f = c->f;
   tl_expr *body = f->body;
   uint32_t np = (uint32_t)c->terms.n, best_k = 0, best_r = 0;
-  if (np < 2) return false;
-  path *p = malloc(np * sizeof *p);
-  if (!p) abort();
+  if (np < 2 || c->nomem) return false;
+  path *p = tl_scratch_realloc(NULL, np, sizeof *p);
+  if (!p) {
+    c->nomem = true;
+    return false;
+  }
   for (uint32_t i = 0; i < np; i++) {
     tl_expr *l = TL_VEC_AT(&c->terms, tl_expr *, i);
     p[i] = (path){l, l->nkid, NULL, UINT32_MAX, 0, i};
@@ -518,8 +535,12 @@ static bool fold_terminating(cf *c) {
     free(p);
     return false;
   }
-  tl_expr **moved = malloc((k + 1) * sizeof *moved);
-  if (!moved) abort();
+  tl_expr **moved = tl_scratch_realloc(NULL, (size_t)k + 1, sizeof *moved);
+  if (!moved) {
+    c->nomem = true;
+    free(p);
+    return false;
+  }
   memcpy(moved + 1, &p[r].list->kid[p[r].end - k], k * sizeof *moved);
   uint32_t inner = tl_func_new_label(c->m, f);
   for (uint32_t j = 0; j < np; j++) {
@@ -559,20 +580,22 @@ static int tail_cmp(const void *x, const void *y) {
   return a->label < b->label ? -1 : a->label > b->label;
 }
 
+/* Out of memory: c->nomem, nothing listed (unanalyse frees what is held). */
 static void analyse(cf *c) {
   tl_func *f = c->f;
   c->nlab = f->nlabel;
   c->body_label = f->body->imm.block.label;
-  c->lo = malloc((c->nlab + 1) * sizeof *c->lo);
-  c->hi = calloc(c->nlab + 1, sizeof *c->hi);
-  c->cnt = calloc(c->nlab + 1, sizeof *c->cnt);
-  if (!c->lo || !c->hi || !c->cnt) abort();
-  memset(c->lo, 0xff, (c->nlab + 1) * sizeof *c->lo);
+  c->lo = tl_scratch_realloc(NULL, (size_t)c->nlab + 1, sizeof *c->lo);
+  c->hi = tl_scratch_calloc((size_t)c->nlab + 1, sizeof *c->hi);
+  c->cnt = tl_scratch_calloc((size_t)c->nlab + 1, sizeof *c->cnt);
   c->num = 0;
   c->pre.n = 0;
   c->tails.n = c->cands.n = c->terms.n = 0;
   c->changed = false;
-  map_grow(c);
+  if (!c->lo || !c->hi || !c->cnt) c->nomem = true;
+  else map_grow(c);
+  if (c->nomem) return;
+  memset(c->lo, 0xff, (c->nlab + 1) * sizeof *c->lo);
   tl_walk w = {0};
   w.m = c->m;
   w.f = f;
@@ -624,10 +647,11 @@ tl_status tl_pass_code_folding(tl_pass_ctx *ctx, tl_func *f) {
   uint64_t n = tl_expr_count(f->body);
   for (int r = 0; r < MAX_ROUNDS; r++) {
     c.budget = 64 * n + 4096;
-    if (!round_once(&c)) break;
-    tl_func_refinalize(ctx->m, f); /* the next round reads types */
+    bool changed = round_once(&c);
+    if (changed) tl_func_refinalize(ctx->m, f); /* the next round reads types */
+    if (!changed || c.nomem) break;
   }
-  for (int r = 0; r < MAX_TERM; r++) {
+  for (int r = 0; r < MAX_TERM && !c.nomem; r++) {
     c.budget = 64 * n + 4096;
     analyse(&c);
     bool changed = fold_terminating(&c);
@@ -642,5 +666,5 @@ tl_status tl_pass_code_folding(tl_pass_ctx *ctx, tl_func *f) {
   tl_vec_free(&c.cands);
   tl_vec_free(&c.pre);
   tl_vec_free(&c.terms);
-  return TL_OK;
+  return c.nomem ? tl_nomem(ctx->err, "code-folding") : TL_OK;
 }

@@ -12,6 +12,7 @@
  * behaviour. */
 #include "passes.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -67,9 +68,13 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
   }
 }
 
-static void serialize(tl_module *m, tl_func *f, const uint32_t *target, tl_buf *out) {
-  ser_ctx c = {{0}, calloc(f->nlabel + 1, sizeof(uint32_t)), 0, target};
-  if (!c.canon) abort();
+/* false when out of memory (*out left empty). */
+static bool serialize(tl_module *m, tl_func *f, const uint32_t *target, tl_buf *out) {
+  ser_ctx c = {{0}, tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)), 0, target};
+  if (!c.canon) {
+    *out = (tl_buf){0};
+    return false;
+  }
   put32(&c.out, f->type);
   put32(&c.out, f->nlocal);
   for (uint32_t i = 0; i < f->nlocal; i++) put32(&c.out, f->local[i]);
@@ -81,6 +86,7 @@ static void serialize(tl_module *m, tl_func *f, const uint32_t *target, tl_buf *
   tl_walk_run(&w, &f->body);
   free(c.canon);
   *out = c.out;
+  return true;
 }
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
@@ -93,10 +99,11 @@ static void remap_expr(tl_module *m, tl_func *f, tl_expr **e, uint32_t *remap) {
   if (*e) tl_walk_post(m, f, e, remap_visit, remap);
 }
 
-/* remap[i]: new index of function i; keep[i]: it stays. */
-static void apply(tl_module *m, const uint32_t *target, uint32_t nf) {
-  uint32_t *remap = malloc(nf * sizeof(uint32_t));
-  if (!remap) abort();
+/* remap[i]: new index of function i; keep[i]: it stays. false when out of
+ * memory (nothing changed). */
+static bool apply(tl_module *m, const uint32_t *target, uint32_t nf) {
+  uint32_t *remap = tl_scratch_realloc(NULL, nf, sizeof(uint32_t));
+  if (!remap) return false;
   uint32_t n = 0;
   for (uint32_t i = 0; i < nf; i++) remap[i] = target[i] == i ? n++ : UINT32_MAX;
   for (uint32_t i = 0; i < nf; i++)
@@ -120,6 +127,7 @@ static void apply(tl_module *m, const uint32_t *target, uint32_t nf) {
     }
   m->funcs.n = out;
   free(remap);
+  return true;
 }
 
 typedef struct {
@@ -139,6 +147,7 @@ typedef struct {
   uint8_t *merged;    /* merged in the last round */
   uint64_t *hash;     /* per kept defined function */
   bool first;         /* first round: hash every function */
+  atomic_bool nomem;  /* a scratch allocation failed (set by any thread) */
 } dfe;
 
 static void refs_visit(tl_walk *w, tl_expr **slot) {
@@ -163,7 +172,7 @@ static void hash_one(void *user, uint32_t k) {
   if (d->target[i] != i || !f->body) return;
   if (!d->first && !refers_to_merged(d, f)) return;
   tl_buf b;
-  serialize(d->m, f, d->target, &b);
+  if (!serialize(d->m, f, d->target, &b)) atomic_store(&d->nomem, true);
   d->hash[i] = XXH3_64bits(b.p, b.n);
   tl_buf_free(&b);
 }
@@ -171,20 +180,30 @@ static void hash_one(void *user, uint32_t k) {
 static bool same_body(dfe *d, tl_buf *ser, uint32_t a, uint32_t b) {
   uint32_t fs[2] = {a, b};
   for (int k = 0; k < 2; k++)
-    if (!ser[fs[k]].p) serialize(d->m, TL_FUNC(d->m, fs[k]), d->target, &ser[fs[k]]);
+    if (!ser[fs[k]].p && !serialize(d->m, TL_FUNC(d->m, fs[k]), d->target, &ser[fs[k]])) {
+      atomic_store(&d->nomem, true);
+      return false;
+    }
   return ser[a].n == ser[b].n && !memcmp(ser[a].p, ser[b].p, ser[a].n);
 }
 
 /* One round over the kept functions; returns whether anything merged.
- * Bodies of a bucket of equal hashes are serialized to confirm. */
+ * Bodies of a bucket of equal hashes are serialized to confirm. Out of
+ * memory sets d->nomem (the caller then applies nothing). */
 static bool round_once(tl_pass_ctx *ctx, dfe *d) {
   tl_module *m = d->m;
   uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs;
   tl_run_parallel(ctx, nf - ni, hash_one, d);
+  if (atomic_load(&d->nomem)) return false;
   memset(d->merged, 0, nf);
-  entry *ent = malloc((nf - ni + 1) * sizeof(entry));
-  tl_buf *ser = calloc(nf + 1, sizeof(tl_buf));
-  if (!ent || !ser) abort();
+  entry *ent = tl_scratch_realloc(NULL, (size_t)nf - ni + 1, sizeof(entry));
+  tl_buf *ser = tl_scratch_calloc((size_t)nf + 1, sizeof(tl_buf));
+  if (!ent || !ser) {
+    free(ent);
+    free(ser);
+    atomic_store(&d->nomem, true);
+    return false;
+  }
   uint32_t n = 0;
   for (uint32_t i = ni; i < nf; i++)
     if (d->target[i] == i && TL_FUNC(m, i)->body) ent[n++] = (entry){d->hash[i], i};
@@ -223,17 +242,20 @@ tl_status tl_pass_duplicate_function_elimination(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   if (nf - m->nimported_funcs < 2) return TL_OK;
-  dfe d = {m, malloc(nf * sizeof(uint32_t)), calloc(nf, 1), calloc(nf, sizeof(uint64_t)), true};
-  if (!d.target || !d.merged || !d.hash) abort();
-  for (uint32_t i = 0; i < nf; i++) d.target[i] = i;
-  bool any = false;
-  for (int r = 0; r < 10 && round_once(ctx, &d); r++) {
-    any = true;
-    d.first = false;
+  dfe d = {m, tl_scratch_realloc(NULL, nf, sizeof(uint32_t)), tl_scratch_calloc(nf, 1),
+           tl_scratch_calloc(nf, sizeof(uint64_t)), true, false};
+  bool ok = d.target && d.merged && d.hash, any = false;
+  if (ok) {
+    for (uint32_t i = 0; i < nf; i++) d.target[i] = i;
+    for (int r = 0; r < 10 && round_once(ctx, &d); r++) {
+      any = true;
+      d.first = false;
+    }
+    /* out of memory in a round: the merges decided are not applied */
+    ok = !atomic_load(&d.nomem) && (!any || apply(m, d.target, nf));
   }
-  if (any) apply(m, d.target, nf);
   free(d.target);
   free(d.merged);
   free(d.hash);
-  return TL_OK;
+  return ok ? TL_OK : tl_nomem(ctx->err, "duplicate-function-elimination");
 }

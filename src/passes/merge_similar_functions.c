@@ -105,14 +105,20 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
   else ser_imm(c, e);
 }
 
-static void serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *c) {
+/* false when out of memory (c left empty). */
+static bool serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *c) {
   memset(c, 0, sizeof *c);
   c->ctype = ctype;
   c->f = f;
   c->nparams = tl_func_nparams(m, f);
-  c->canon = calloc(f->nlabel + 1, sizeof(uint32_t));
-  c->lcanon = calloc(f->nlocal + 1, sizeof(uint32_t));
-  if (!c->canon || !c->lcanon) abort();
+  c->canon = tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t));
+  c->lcanon = tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t));
+  if (!c->canon || !c->lcanon) {
+    free(c->canon);
+    free(c->lcanon);
+    c->canon = c->lcanon = NULL;
+    return false;
+  }
   put32(&c->out, ctype[f->type]);
   tl_walk w = {0};
   w.m = m;
@@ -123,6 +129,7 @@ static void serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *
   free(c->canon);
   free(c->lcanon);
   c->canon = c->lcanon = NULL;
+  return true;
 }
 
 /* ---- parameters of a class -------------------------------------------- */
@@ -196,13 +203,14 @@ static tl_expr *copy_const(tl_module *m, const tl_expr *c) {
 }
 
 /* The shared function: the primary's body, locals shifted past the new
- * params, parameterized constants read from them. Returns its index. */
+ * params, parameterized constants read from them. Returns its index, or
+ * UINT32_MAX when out of memory (nothing changed). */
 static uint32_t make_shared(tl_module *m, klass *k) {
   tl_func *p = TL_FUNC(m, k->fn[0]);
   uint32_t np = tl_func_nparams(m, p), nx = (uint32_t)k->params.n;
   tl_functype *pt = tl_func_type(m, p);
-  tl_type *pts = malloc((np + nx + 1) * sizeof(tl_type));
-  if (!pts) abort();
+  tl_type *pts = tl_scratch_realloc(NULL, (size_t)np + nx + 1, sizeof(tl_type));
+  if (!pts) return UINT32_MAX;
   for (uint32_t i = 0; i < np; i++) pts[i] = p->local[i];
   for (uint32_t q = 0; q < nx; q++)
     pts[np + q] = (*TL_VEC_AT(&k->ser[0].consts, tl_expr **, TL_VEC_AT(&k->params, uint32_t, q)))->type;
@@ -276,11 +284,16 @@ static bool cmp_sig_neq(const sigkey *a, const sigkey *b) {
   return a->params != b->params || a->results != b->results;
 }
 
+/* NULL when out of memory. */
 static uint32_t *canonical_types(tl_module *m) {
   size_t n = m->types.n;
-  uint32_t *ct = malloc((n + 1) * sizeof(uint32_t));
-  sigkey *k = malloc((n + 1) * sizeof(sigkey));
-  if (!ct || !k) abort();
+  uint32_t *ct = tl_scratch_realloc(NULL, n + 1, sizeof(uint32_t));
+  sigkey *k = tl_scratch_realloc(NULL, n + 1, sizeof(sigkey));
+  if (!ct || !k) {
+    free(ct);
+    free(k);
+    return NULL;
+  }
   for (size_t i = 0; i < n; i++) k[i] = (sigkey){TL_FTYPE(m, i)->params, TL_FTYPE(m, i)->results, (uint32_t)i};
   qsort(k, n, sizeof(sigkey), cmp_sig);
   for (size_t i = 0; i < n; i++)
@@ -301,36 +314,40 @@ static bool same_ser(const ser_ctx *a, const ser_ctx *b) {
   return a->out.n == b->out.n && !memcmp(a->out.p, b->out.p, a->out.n);
 }
 
-/* Merges the class if it pays; the class is fn[0..nfn) of ser. */
-static void merge_class(tl_module *m, klass *k) {
+/* Merges the class if it pays; the class is fn[0..nfn) of ser. false when
+ * out of memory (the class is left as it was). */
+static bool merge_class(tl_module *m, klass *k) {
   derive_params(k);
+  bool ok = true;
   if (has_benefit(m, k)) {
     uint32_t shared = make_shared(m, k);
-    for (uint32_t i = 0; i < k->nfn; i++) make_thunk(m, k, i, shared);
-    parameterize(m, k, shared);
+    ok = shared != UINT32_MAX;
+    for (uint32_t i = 0; ok && i < k->nfn; i++) make_thunk(m, k, i, shared);
+    if (ok) parameterize(m, k, shared);
   }
   tl_vec_free(&k->param_of);
   tl_vec_free(&k->params);
+  return ok;
 }
 
 tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, ni = m->nimported_funcs, nd = nf - ni;
   if (nd < 2) return TL_OK;
-  ser_ctx *ser = calloc(nf, sizeof(ser_ctx));
-  entry *ent = malloc(nd * sizeof(entry));
-  uint32_t *fn = malloc(nd * sizeof(uint32_t));
-  uint8_t *taken = calloc(nf, 1);
-  ser_ctx *kser = malloc(nd * sizeof(ser_ctx));
+  ser_ctx *ser = tl_scratch_calloc(nf, sizeof(ser_ctx));
+  entry *ent = tl_scratch_realloc(NULL, nd, sizeof(entry));
+  uint32_t *fn = tl_scratch_realloc(NULL, nd, sizeof(uint32_t));
+  uint8_t *taken = tl_scratch_calloc(nf, 1);
+  ser_ctx *kser = tl_scratch_realloc(NULL, nd, sizeof(ser_ctx));
   uint32_t *ctype = canonical_types(m);
-  if (!ser || !ent || !fn || !taken || !kser) abort();
-  for (uint32_t i = ni; i < nf; i++) {
-    serialize(m, TL_FUNC(m, i), ctype, &ser[i]);
+  bool ok = ser && ent && fn && taken && kser && ctype;
+  for (uint32_t i = ni; ok && i < nf; i++) {
+    ok = serialize(m, TL_FUNC(m, i), ctype, &ser[i]);
     ent[i - ni] = (entry){XXH3_64bits(ser[i].out.p, ser[i].out.n), i};
   }
-  qsort(ent, nd, sizeof(entry), cmp_entry);
+  if (ok) qsort(ent, nd, sizeof(entry), cmp_entry);
   /* classes: hash order; a class's primary is its lowest index */
-  for (uint32_t a = 0; a < nd; a++) {
+  for (uint32_t a = 0; ok && a < nd; a++) {
     uint32_t p = ent[a].func;
     if (taken[p]) continue;
     klass k = {0, fn, kser, {0}, {0}};
@@ -341,9 +358,9 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
       fn[k.nfn] = q;
       kser[k.nfn++] = ser[q];
     }
-    if (k.nfn >= 2) merge_class(m, &k);
+    if (k.nfn >= 2) ok = merge_class(m, &k);
   }
-  for (uint32_t i = ni; i < nf; i++) {
+  for (uint32_t i = ni; ser && i < nf; i++) {
     tl_buf_free(&ser[i].out);
     tl_vec_free(&ser[i].consts);
   }
@@ -353,5 +370,5 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
   free(taken);
   free(kser);
   free(ctype);
-  return TL_OK;
+  return ok ? TL_OK : tl_nomem(ctx->err, "merge-similar-functions");
 }
