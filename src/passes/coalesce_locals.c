@@ -40,7 +40,7 @@ typedef struct {
   uint32_t *live_in, nin, cap;
 } bb;
 
-typedef struct { uint64_t *k; size_t n, cap; } pairset;
+typedef struct { uint64_t *k; size_t n, cap; bool nomem; } pairset; /* nomem: an add failed */
 
 typedef struct {
   tl_module *m;
@@ -51,6 +51,7 @@ typedef struct {
   uint32_t *label_bb;
   bool *skip;              /* per local: not analysed (tuple) */
   uint32_t *sstart, *succ, *pstart, *pred; /* CSR of the edges */
+  bool nomem;              /* a scratch allocation failed: rewrite nothing */
 } cl_ctx;
 
 static uint32_t new_bb(cl_ctx *c) {
@@ -188,12 +189,15 @@ static uint64_t mix(uint64_t k) {
   k ^= k >> 33;
   return k;
 }
-/* Adds k (never 0); true if it was new. */
+/* Adds k (never 0); true if it was new. Out of memory: p->nomem. */
 static bool pairset_add(pairset *p, uint64_t k) {
   if (2 * (p->n + 1) > p->cap) {
     size_t ncap = p->cap ? 2 * p->cap : 64;
-    uint64_t *nk = calloc(ncap, sizeof *nk);
-    if (!nk) abort();
+    uint64_t *nk = tl_scratch_calloc(ncap, sizeof *nk);
+    if (!nk) {
+      p->nomem = true;
+      return false;
+    }
     for (size_t i = 0; i < p->cap; i++)
       if (p->k[i]) {
         size_t h = mix(p->k[i]) & (ncap - 1);
@@ -232,12 +236,18 @@ static void live_out(cl_ctx *c, uint32_t bi, sset *s) {
   }
 }
 
-/* Successor and predecessor lists (CSR) from the edge pairs. */
+/* Successor and predecessor lists (CSR) from the edge pairs. Out of
+ * memory: c->nomem (the caller frees what is held). */
 static void edges_csr(cl_ctx *c) {
   uint32_t nb = (uint32_t)c->bbs.n, ne = (uint32_t)c->edges.n / 2;
-  c->pstart = calloc(nb + 2, sizeof(uint32_t)), c->pred = malloc((ne + 1) * sizeof(uint32_t));
-  c->sstart = calloc(nb + 2, sizeof(uint32_t)), c->succ = malloc((ne + 1) * sizeof(uint32_t));
-  if (!c->pstart || !c->pred || !c->sstart || !c->succ) abort();
+  c->pstart = tl_scratch_calloc((size_t)nb + 2, sizeof(uint32_t));
+  c->pred = tl_scratch_realloc(NULL, (size_t)ne + 1, sizeof(uint32_t));
+  c->sstart = tl_scratch_calloc((size_t)nb + 2, sizeof(uint32_t));
+  c->succ = tl_scratch_realloc(NULL, (size_t)ne + 1, sizeof(uint32_t));
+  if (!c->pstart || !c->pred || !c->sstart || !c->succ) {
+    c->nomem = true;
+    return;
+  }
   const uint32_t *E = c->edges.p;
   /* counts at [i + 2], prefix sums leave the start of i at [i + 1]; filling
    * advances it to the end of i, which is the start of i + 1 */
@@ -256,9 +266,13 @@ static void edges_csr(cl_ctx *c) {
  * equals the old one when the sizes match and s holds every old member. */
 static void liveness(cl_ctx *c, sset *s) {
   uint32_t nb = (uint32_t)c->bbs.n;
-  uint32_t *work = malloc((nb + 1) * sizeof(uint32_t));
-  bool *queued = calloc(nb + 1, 1);
-  if (!work || !queued) abort();
+  uint32_t *work = tl_scratch_realloc(NULL, (size_t)nb + 1, sizeof(uint32_t));
+  bool *queued = tl_scratch_calloc((size_t)nb + 1, 1);
+  if (!work || !queued) {
+    free(work), free(queued);
+    c->nomem = true;
+    return;
+  }
   uint32_t nw = 0;
   for (uint32_t i = 0; i < nb; i++) work[nw++] = i, queued[i] = true;
   while (nw) {
@@ -273,8 +287,12 @@ static void liveness(cl_ctx *c, sset *s) {
     if (s->n > b->cap) {
       b->cap = s->n + s->n / 2;
       free(b->live_in);
-      b->live_in = malloc(b->cap * sizeof(uint32_t));
-      if (!b->live_in) abort();
+      b->live_in = tl_scratch_realloc(NULL, b->cap, sizeof(uint32_t));
+      if (!b->live_in) {
+        b->cap = b->nin = 0;
+        c->nomem = true;
+        break;
+      }
     }
     b->nin = s->n;
     memcpy(b->live_in, s->mem, s->n * sizeof(uint32_t));
@@ -291,11 +309,15 @@ static uint64_t key(uint32_t a, uint32_t b) {
 
 typedef struct { uint32_t *start, *list; } adj;
 
-static void adj_build(adj *g, const pairset *p, uint32_t n) {
-  g->start = calloc(n + 2, sizeof(uint32_t));
-  g->list = malloc((2 * p->n + 1) * sizeof(uint32_t));
-  uint32_t *fill = calloc(n + 1, sizeof(uint32_t));
-  if (!g->start || !g->list || !fill) abort();
+/* false when out of memory (the caller frees g). */
+static bool adj_build(adj *g, const pairset *p, uint32_t n) {
+  g->start = tl_scratch_calloc((size_t)n + 2, sizeof(uint32_t));
+  g->list = tl_scratch_realloc(NULL, 2 * p->n + 1, sizeof(uint32_t));
+  uint32_t *fill = tl_scratch_calloc((size_t)n + 1, sizeof(uint32_t));
+  if (!g->start || !g->list || !fill) {
+    free(fill);
+    return false;
+  }
   for (size_t i = 0; i < p->cap; i++)
     if (p->k[i]) {
       uint64_t k = p->k[i] - 1;
@@ -310,6 +332,7 @@ static void adj_build(adj *g, const pairset *p, uint32_t n) {
       g->list[g->start[b] + fill[b]++] = a;
     }
   free(fill);
+  return true;
 }
 
 /* ---- dense mode ------------------------------------------------------- */
@@ -326,11 +349,8 @@ static bool dense_fits(uint32_t n, size_t nb) {
   return n <= DENSE_LOCALS && nb * w <= DENSE_WORDS;
 }
 
-static void *zalloc(size_t n, size_t size) {
-  void *p = calloc(n + 1, size);
-  if (!p) abort();
-  return p;
-}
+/* NULL when out of memory */
+static void *zalloc(size_t n, size_t size) { return tl_scratch_calloc(n + 1, size); }
 
 /* live = union of the successors' live_in */
 static void dense_out(cl_ctx *c, uint32_t bi, const word *in, uint32_t W, word *live) {
@@ -361,6 +381,11 @@ static void dense_liveness(cl_ctx *c, uint32_t W, word *in, word *gen, word *kil
   }
   uint32_t *work = zalloc(nb, sizeof(uint32_t)), nw = 0;
   bool *queued = zalloc(nb, 1);
+  if (!work || !queued) {
+    free(work), free(queued);
+    c->nomem = true;
+    return;
+  }
   for (uint32_t i = 0; i < nb; i++) work[nw++] = i, queued[i] = true;
   while (nw) {
     uint32_t bi = work[--nw];
@@ -387,10 +412,14 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
   word *in = zalloc(nb * W, sizeof(word)), *gen = zalloc(nb * W, sizeof(word));
   word *kill = zalloc(nb * W, sizeof(word)), *live = zalloc(W, sizeof(word));
   word *mat = zalloc((size_t)n * W, sizeof(word)), *tmask = zalloc((size_t)TL_NBASIC * W, sizeof(word));
-  for (uint32_t l = 0; l < n; l++)
-    if (lt[l] < TL_NBASIC) tmask[(size_t)lt[l] * W + l / 64] |= BIT(l);
-  dense_liveness(c, W, in, gen, kill, live);
-  for (uint32_t bi = 0; bi < nb; bi++) {
+  if (in && gen && kill && live && mat && tmask) {
+    for (uint32_t l = 0; l < n; l++)
+      if (lt[l] < TL_NBASIC) tmask[(size_t)lt[l] * W + l / 64] |= BIT(l);
+    dense_liveness(c, W, in, gen, kill, live);
+  } else {
+    c->nomem = true;
+  }
+  for (uint32_t bi = 0; bi < nb && !c->nomem; bi++) {
     bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
     dense_out(c, bi, in, W, live);
     for (uint32_t i = b->end; i-- > b->start;) {
@@ -410,6 +439,12 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
       if (a->copy != NONE && a->copy != x && lt[a->copy] == lt[x]) pairset_add(copies, key(a->copy, x));
     }
   }
+  ig->start = c->nomem ? NULL : zalloc(n + 1, sizeof(uint32_t));
+  if (!ig->start) {
+    c->nomem = true;
+    free(in), free(gen), free(kill), free(live), free(mat), free(tmask);
+    return;
+  }
   for (uint32_t p = 0; p < np && nb; p++)
     if (lt[p] < TL_NBASIC) row_or(mat + (size_t)p * W, in, tmask + (size_t)lt[p] * W, W, p);
   /* symmetric, then adjacency lists */
@@ -419,16 +454,16 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
         uint32_t j = w * 64 + (uint32_t)__builtin_ctzll(v);
         mat[(size_t)j * W + i / 64] |= BIT(i);
       }
-  ig->start = zalloc(n + 1, sizeof(uint32_t));
   for (uint32_t i = 0; i < n; i++) {
     uint32_t d = 0;
     for (uint32_t w = 0; w < W; w++) d += (uint32_t)__builtin_popcountll(mat[(size_t)i * W + w]);
     ig->start[i + 1] = ig->start[i] + d;
   }
   ig->list = zalloc(ig->start[n], sizeof(uint32_t));
-  for (uint32_t i = 0, k = 0; i < n; i++)
+  for (uint32_t i = 0, k = 0; i < n && ig->list; i++)
     for (uint32_t w = 0; w < W; w++)
       for (word v = mat[(size_t)i * W + w]; v; v &= v - 1) ig->list[k++] = w * 64 + (uint32_t)__builtin_ctzll(v);
+  if (!ig->list) c->nomem = true;
   free(in), free(gen), free(kill), free(live), free(mat), free(tmask);
 }
 
@@ -437,7 +472,7 @@ static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *
   const tl_type *lt = c->f->local;
   pairset inter = {0};
   liveness(c, s);
-  for (size_t bi = 0; bi < c->bbs.n; bi++) {
+  for (size_t bi = 0; bi < c->bbs.n && !c->nomem; bi++) {
     bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
     live_out(c, (uint32_t)bi, s);
     for (uint32_t i = b->end; i-- > b->start;) {
@@ -466,7 +501,7 @@ static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *
       uint32_t l = entry->live_in[j];
       if (l != p && lt[l] == lt[p]) pairset_add(&inter, key(l, p));
     }
-  adj_build(ig, &inter, n);
+  if (c->nomem || inter.nomem || !adj_build(ig, &inter, n)) c->nomem = true;
   free(inter.k);
 }
 
@@ -506,27 +541,36 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   uint32_t n = f->nlocal, np = tl_func_nparams(m, f);
   cl_ctx c = {0};
   c.m = m, c.f = f;
-  c.label_bb = malloc((f->nlabel + 1) * sizeof(uint32_t));
-  c.skip = calloc(n + 1, 1);
-  sset s = {malloc((n + 1) * sizeof(uint32_t)), calloc(n + 1, sizeof(uint32_t)), 0};
-  if (!c.label_bb || !c.skip || !s.mem || !s.pos) abort();
+  /* all scratch first: out of memory anywhere before rewrite() changes
+   * nothing but the local ops' aux marks */
+  c.label_bb = tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(uint32_t));
+  c.skip = tl_scratch_calloc((size_t)n + 1, 1);
+  sset s = {tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(uint32_t)),
+            tl_scratch_calloc((size_t)n + 1, sizeof(uint32_t)), 0};
+  pairset copies = {0};
+  bool *used = tl_scratch_calloc((size_t)n + 1, 1);
+  adj ig = {0}, cg = {0};
+  uint32_t *color = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(uint32_t));
+  uint32_t *stamp = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(uint32_t));
+  tl_type *ctype = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(tl_type));
+  const char **cname = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(char *));
+  tl_vec by_type[TL_NBASIC] = {{0}};
+  if (!c.label_bb || !c.skip || !s.mem || !s.pos || !used || !color || !stamp || !ctype || !cname) {
+    c.nomem = true;
+    goto out;
+  }
   for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
   build(&c);
   edges_csr(&c);
+  if (c.nomem) goto out;
   /* interference: walk each block backwards from its live_out */
-  pairset copies = {0};
-  bool *used = calloc(n + 1, 1);
-  if (!used) abort();
-  adj ig, cg;
   if (dense_fits(n, c.bbs.n)) dense_interfere(&c, n, np, used, &copies, &ig);
   else sparse_interfere(&c, &s, n, np, used, &copies, &ig);
-  adj_build(&cg, &copies, n);
+  if (c.nomem || copies.nomem || !adj_build(&cg, &copies, n)) {
+    c.nomem = true;
+    goto out;
+  }
   /* greedy coloring in index order; params are their own colors */
-  uint32_t *color = malloc((n + 1) * sizeof(uint32_t)), *stamp = malloc((n + 1) * sizeof(uint32_t));
-  tl_type *ctype = malloc((n + 1) * sizeof(tl_type));
-  const char **cname = malloc((n + 1) * sizeof(char *));
-  tl_vec by_type[TL_NBASIC] = {{0}};
-  if (!color || !stamp || !ctype || !cname) abort();
   uint32_t ncolor = 0;
   for (uint32_t i = 0; i < n; i++) color[i] = NONE, stamp[i] = NONE;
   /* The reader's scratch locals (from scratch_base on; the writer elides a
@@ -570,6 +614,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
    * none, or unreachable with the value; a tee and its value share it), so
    * this is a safety net only when something was removed */
   if (changed) tl_func_refinalize(m, f);
+out:
   for (size_t bi = 0; bi < c.bbs.n; bi++) {
     free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
   }
@@ -579,5 +624,5 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   free(c.sstart), free(c.succ), free(c.pstart), free(c.pred);
   free(ig.start), free(ig.list), free(cg.start), free(cg.list);
   free(color), free(stamp), free(ctype), free(cname), free(used);
-  return TL_OK;
+  return c.nomem ? tl_nomem(ctx->err, "coalesce-locals") : TL_OK;
 }
