@@ -246,8 +246,8 @@ static void brif_visit(tl_walk *w, tl_expr **slot) {
   if (!tees_of(c, &e->kid[0])) return;
   /* The tees, in evaluation order (pre-order, kids left to right). */
   size_t nt = c->tees.n;
-  tl_expr **tee = malloc((nt + 1) * sizeof *tee);
-  if (!tee) return;
+  tl_expr **tee = tl_scratch_realloc(NULL, nt + 1, sizeof *tee);
+  if (!tee) return; /* out of memory: the br_if stays */
   for (size_t i = 0; i < nt; i++) {
     tl_expr **ts = TL_VEC_AT(&c->tees, tl_expr **, i);
     tee[i] = *ts, *ts = tee[i]->kid[0];
@@ -334,11 +334,14 @@ static val entry_value(const tl_module *m, const tl_func *f, uint32_t l) {
 
 typedef struct { uint32_t local, bb, idx; val v; } item; /* a def or a query */
 
-/* Stable counting sort of items by local. */
+/* Stable counting sort of items by local; NULL when out of memory. */
 static item *by_local(tl_vec *v, uint32_t nlocal, uint32_t **start) {
-  uint32_t *st = calloc((size_t)nlocal + 2, sizeof *st);
-  item *out = malloc((v->n + 1) * sizeof *out);
-  if (!st || !out) abort();
+  uint32_t *st = tl_scratch_calloc((size_t)nlocal + 2, sizeof *st);
+  item *out = tl_scratch_realloc(NULL, v->n + 1, sizeof *out);
+  if (!st || !out) {
+    free(st), free(out);
+    return NULL;
+  }
   for (size_t i = 0; i < v->n; i++) st[TL_VEC_AT(v, item, i).local + 2]++;
   for (uint32_t l = 0; l < nlocal; l++) st[l + 2] += st[l + 1];
   for (size_t i = 0; i < v->n; i++) out[st[TL_VEC_AT(v, item, i).local + 1]++] = TL_VEC_AT(v, item, i);
@@ -395,14 +398,19 @@ static void replace(tl_module *m, tl_expr **slot, const val *v) {
 }
 
 /* Replaces the gets whose reaching definitions are one constant; returns
- * how many. */
-static uint32_t propagate(graph *g) {
+ * how many. Out of memory sets *oom and stops; each replacement done is a
+ * get turned into a constant of its type, so f stays valid. */
+static uint32_t propagate(graph *g, bool *oom) {
   tl_module *m = g->m;
   tl_func *f = g->f;
   uint32_t nl = f->nlocal, nbb = g->nbb, nrep = 0;
-  uint32_t *last = malloc(((size_t)nl + 1) * sizeof *last);
-  uint32_t *defat = malloc(((size_t)nl + 1) * sizeof *defat);
-  if (!last || !defat) abort();
+  uint32_t *last = tl_scratch_realloc(NULL, (size_t)nl + 1, sizeof *last);
+  uint32_t *defat = tl_scratch_realloc(NULL, (size_t)nl + 1, sizeof *defat);
+  if (!last || !defat) {
+    free(last), free(defat);
+    *oom = true;
+    return 0;
+  }
   for (uint32_t l = 0; l < nl; l++) last[l] = NONE;
   tl_vec defs = {0}, queries = {0};
   /* In-block definitions first: a get after a set in its block sees it. */
@@ -430,33 +438,40 @@ static uint32_t propagate(graph *g) {
   free(defat);
   if (queries.n) {
     solver s = {0};
-    s.pstart = calloc((size_t)nbb + 2, sizeof(uint32_t));
-    s.pred = malloc((g->edges.n + 1) * sizeof(uint32_t));
-    s.dmark = calloc((size_t)nbb + 1, sizeof(uint32_t));
-    s.mmark = calloc((size_t)nbb + 1, sizeof(uint32_t));
-    s.vmark = calloc((size_t)nbb + 1, sizeof(uint32_t));
-    s.dval = malloc(((size_t)nbb + 1) * sizeof(val));
-    s.mval = malloc(((size_t)nbb + 1) * sizeof(val));
-    if (!s.pstart || !s.pred || !s.dmark || !s.mmark || !s.vmark || !s.dval || !s.mval) abort();
-    for (size_t i = 0; i < g->edges.n; i++) s.pstart[TL_VEC_AT(&g->edges, edge, i).to + 2]++;
-    for (uint32_t b = 0; b < nbb; b++) s.pstart[b + 2] += s.pstart[b + 1];
-    for (size_t i = 0; i < g->edges.n; i++) {
-      edge ed = TL_VEC_AT(&g->edges, edge, i);
-      s.pred[s.pstart[ed.to + 1]++] = ed.from;
+    s.pstart = tl_scratch_calloc((size_t)nbb + 2, sizeof(uint32_t));
+    s.pred = tl_scratch_realloc(NULL, g->edges.n + 1, sizeof(uint32_t));
+    s.dmark = tl_scratch_calloc((size_t)nbb + 1, sizeof(uint32_t));
+    s.mmark = tl_scratch_calloc((size_t)nbb + 1, sizeof(uint32_t));
+    s.vmark = tl_scratch_calloc((size_t)nbb + 1, sizeof(uint32_t));
+    s.dval = tl_scratch_realloc(NULL, (size_t)nbb + 1, sizeof(val));
+    s.mval = tl_scratch_realloc(NULL, (size_t)nbb + 1, sizeof(val));
+    uint32_t *ds = NULL, *qs = NULL;
+    item *dv = NULL, *qv = NULL;
+    if (s.pstart && s.pred && s.dmark && s.mmark && s.vmark && s.dval && s.mval) {
+      dv = by_local(&defs, nl, &ds);
+      if (dv) qv = by_local(&queries, nl, &qs);
     }
-    s.budget = 64 * ((uint64_t)nbb + g->actions.n) + (1u << 16);
-    uint32_t *ds, *qs;
-    item *dv = by_local(&defs, nl, &ds), *qv = by_local(&queries, nl, &qs);
-    uint32_t vstamp = 0;
-    for (uint32_t l = 0; l < nl; l++) {
-      if (qs[l] == qs[l + 1]) continue;
-      uint32_t stamp = l + 1;
-      val entry = entry_value(m, f, l);
-      for (uint32_t k = ds[l]; k < ds[l + 1]; k++) s.dmark[dv[k].bb] = stamp, s.dval[dv[k].bb] = dv[k].v;
-      for (uint32_t k = qs[l]; k < qs[l + 1]; k++) {
-        item *q = &qv[k];
-        val v = s.mmark[q->bb] == stamp ? s.mval[q->bb] : solve(&s, &entry, stamp, ++vstamp, q->bb);
-        if (v.kind == CONST) replace(m, TL_VEC_AT(&g->actions, action, q->idx).slot, &v), nrep++;
+    if (!qv) {
+      *oom = true;
+    } else {
+      for (size_t i = 0; i < g->edges.n; i++) s.pstart[TL_VEC_AT(&g->edges, edge, i).to + 2]++;
+      for (uint32_t b = 0; b < nbb; b++) s.pstart[b + 2] += s.pstart[b + 1];
+      for (size_t i = 0; i < g->edges.n; i++) {
+        edge ed = TL_VEC_AT(&g->edges, edge, i);
+        s.pred[s.pstart[ed.to + 1]++] = ed.from;
+      }
+      s.budget = 64 * ((uint64_t)nbb + g->actions.n) + (1u << 16);
+      uint32_t vstamp = 0;
+      for (uint32_t l = 0; l < nl; l++) {
+        if (qs[l] == qs[l + 1]) continue;
+        uint32_t stamp = l + 1;
+        val entry = entry_value(m, f, l);
+        for (uint32_t k = ds[l]; k < ds[l + 1]; k++) s.dmark[dv[k].bb] = stamp, s.dval[dv[k].bb] = dv[k].v;
+        for (uint32_t k = qs[l]; k < qs[l + 1]; k++) {
+          item *q = &qv[k];
+          val v = s.mmark[q->bb] == stamp ? s.mval[q->bb] : solve(&s, &entry, stamp, ++vstamp, q->bb);
+          if (v.kind == CONST) replace(m, TL_VEC_AT(&g->actions, action, q->idx).slot, &v), nrep++;
+        }
       }
     }
     free(ds), free(qs), free(dv), free(qv);
@@ -473,8 +488,9 @@ enum { MAX_ROUNDS = 8 };
 
 tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
-  uint32_t *lab = malloc(2 * ((size_t)f->nlabel + 1) * sizeof *lab);
-  if (!lab) abort();
+  uint32_t *lab = tl_scratch_realloc(NULL, 2 * ((size_t)f->nlabel + 1), sizeof *lab);
+  if (!lab) return tl_nomem(ctx->err, "precompute-propagate");
+  bool oom = false; /* f stays valid: folds and replacements keep types */
   for (int round = 0;; round++) {
     graph g = {.m = m, .f = f, .graph = round < MAX_ROUNDS};
     g.label_head = lab, g.label_hdr = lab + f->nlabel + 1;
@@ -482,11 +498,12 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
     g.cur = g.graph ? new_bb(&g, NONE) : NONE;
     walk(&g);
     fold_all(m, f, &g.cands);
-    uint32_t nrep = g.graph ? propagate(&g) : 0;
+    uint32_t nrep = g.graph ? propagate(&g, &oom) : 0;
     tl_vec_free(&g.cands), tl_vec_free(&g.actions), tl_vec_free(&g.edges), tl_vec_free(&g.pend);
-    if (!nrep) break;
+    if (!nrep || oom) break;
   }
   free(lab);
+  if (oom) return tl_nomem(ctx->err, "precompute-propagate");
   fold_br_ifs(m, f);
   return TL_OK;
 }
