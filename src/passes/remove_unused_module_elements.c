@@ -193,9 +193,11 @@ static void settle(rume *r) {
   }
 }
 
-/* A kept function nothing can call: its body becomes unreachable. */
+/* A kept function nothing can call: its body becomes unreachable (unless
+ * it is already empty and has no locals: `unreachable` would add a byte). */
 static void empty_body(tl_module *m, tl_func *f) {
   uint32_t np = tl_func_nparams(m, f);
+  if (f->body && f->body->nkid == 0 && f->nlocal == np) return;
   f->nlocal = np;
   if (f->has_scratch_base && f->scratch_base > np) f->scratch_base = np;
   f->nlabel = 1;
