@@ -49,33 +49,49 @@ static inline tl_expr **next_kid(frame *top) {
 }
 
 /* Post-order only, the common case: a leaf is visited without a frame of
- * its own (during post the current node is popped anyway). */
+ * its own (during post the current node is popped anyway). The node whose
+ * kids are being walked stays in a register (e) while its kids are visited:
+ * a visitor replaces only the slot it is given, so *slot of a frame changes
+ * only at that frame's own post. Its kid array and count are read again
+ * after every visit (a visitor may edit its parent's kids). Only w->depth
+ * is kept up to date here; w->stack.n stays 0 (tl_walk_parent: during
+ * post the current node has no frame). */
 static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
   tl_visit_fn post = w->post;
   frame *st = inl;
-  size_t n = 0, cap = w->stack.cap;
+  size_t n = 1, cap = w->stack.cap;
+  tl_expr *e = *slot;
+  uint32_t k = 0;
+  w->stack.n = 0;
+  if (!e->nkid) {
+    w->depth = 0;
+    post(w, slot);
+    return;
+  }
+  st[0].slot = slot;
   for (;;) {
-    if ((*slot)->nkid) {
-      if (n == cap) st = grow(w, inl), cap = w->stack.cap;
-      st[n].slot = slot;
-      st[n].next = 0;
-      n++;
-    } else {
-      w->stack.n = n;
+    while (k < e->nkid) {
+      tl_expr **ks = &e->kid[k++];
+      tl_expr *c = *ks;
+      if (!c) continue;
+      if (c->nkid) { /* descend: e's place is remembered in its frame */
+        st[n - 1].next = k;
+        if (n == cap) st = grow(w, inl), cap = w->stack.cap;
+        st[n++].slot = ks;
+        e = c;
+        k = 0;
+        continue;
+      }
       w->depth = (uint32_t)n;
-      post(w, slot);
-      if (!n) return;
+      post(w, ks);
     }
-    /* the next kid of the top frame, else pop it (post) and resume its parent */
-    for (;;) {
-      frame *top = &st[n - 1];
-      if ((slot = next_kid(top))) break;
-      n--;
-      w->stack.n = n;
-      w->depth = (uint32_t)n;
-      post(w, top->slot);
-      if (!n) return;
-    }
+    /* e's kids are done: pop it, visit it, resume its parent */
+    n--;
+    w->depth = (uint32_t)n;
+    post(w, st[n].slot);
+    if (!n) return;
+    e = *st[n - 1].slot;
+    k = st[n - 1].next;
   }
 }
 
@@ -123,13 +139,12 @@ void tl_walk_run(tl_walk *w, tl_expr **root) {
 }
 
 tl_expr *tl_walk_parent(tl_walk *w, uint32_t up) {
-  size_t n = w->stack.n;
-  /* During post, the current node has been popped: its parent is the top. */
-  size_t cur = w->depth;
+  size_t cur = w->depth; /* ancestors of the current node */
   if (up > cur) return NULL;
-  size_t idx = cur - up;
-  if (idx >= n) return NULL;
-  return *TL_VEC_AT(&w->stack, frame, idx).slot;
+  /* The current node has a frame only during pre (walk_pre sets stack.n to
+   * depth + 1 then); during post it has been popped, its parent is the top. */
+  if (!up && w->stack.n <= cur) return NULL;
+  return *TL_VEC_AT(&w->stack, frame, cur - up).slot;
 }
 
 void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx) {
