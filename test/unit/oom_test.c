@@ -1,13 +1,14 @@
 /* oom_test.c — out of memory is an error, never a crash: with the test hook
  * tl_scratch_fail_nth failing the 1st, 2nd, ... scratch allocation, the
  * writer (names, stack optimization), the validator, the interpreter and
- * the JIT (fuzz-exec; the JIT on the handmade module), the printer and the passes duplicate-import-elimination,
- * flatten, memory-packing, reorder-functions, reorder-globals and rereloop
- * (cfg.c's structuring) either succeed (a failure they can work around) or
- * return TL_E_NOMEM with an "out of memory" message, leaving nothing
- * allocated (LeakSanitizer in the sanitizer build). Inputs are generated
- * modules (src/fuzz) plus a small one with duplicate imports, data and
- * many globals. */
+ * the JIT (fuzz-exec; the JIT on the handmade module), the printer, the
+ * passes duplicate-import-elimination, flatten, memory-packing,
+ * reorder-functions, reorder-globals and rereloop (cfg.c's structuring),
+ * and whole -O2 / -Os / -O3 / -Oz pipelines followed by a write with stack
+ * optimization either succeed (a failure they can work around), leaving a
+ * module that validates, or return TL_E_NOMEM with an "out of memory"
+ * message, leaving nothing allocated (LeakSanitizer in the sanitizer
+ * build). Inputs are generated modules (src/fuzz) plus two handmade ones. */
 #include "fuzz/fuzz.h"
 #include "ir/ir.h"
 #include "wasm-io/wasmio.h"
@@ -18,7 +19,7 @@
 #include <string.h>
 #include "check_main.h"
 
-enum { MAX_N = 4000 };
+enum { MAX_N = 200000 };
 
 typedef struct {
   const uint8_t *w;
@@ -79,6 +80,26 @@ static tl_status op_print(tl_module *m, const void *arg, tl_error *err) {
   return TL_OK;
 }
 
+/* -O<opt> at shrink level <shrink> on one thread (low_memory_unused adds
+ * optimize-added-constants), then a write with stack optimization. */
+typedef struct {
+  uint32_t opt, shrink;
+  bool low_memory_unused;
+} level;
+
+static tl_status op_optimize_write(tl_module *m, const void *arg, tl_error *err) {
+  const level *l = arg;
+  tl_pass_options po = {0};
+  po.threads = 1;
+  po.low_memory_unused = l->low_memory_unused;
+  tl_status st = tl_module_optimize(m, l->opt, l->shrink, &po, err);
+  return st == TL_OK ? op_write(m, NULL, err) : st;
+}
+
+static const char *op_name(op_fn op, const void *arg) {
+  return op == op_pass ? arg : op == op_optimize_write ? "optimize+write" : "op";
+}
+
 /* Fails the n-th scratch allocation of op for n = 1, 2, ... until op runs
  * through with the failure not reached; returns how many runs reported
  * TL_E_NOMEM. */
@@ -91,16 +112,21 @@ static uint32_t fail_each(const input *in, op_fn op, const void *arg) {
     tl_scratch_fail_nth(n);
     tl_status st = op(m, arg, &err);
     bool reached = tl_scratch_fail_nth(0) == 0;
-    tl_module_free(m);
-    ck_assert_msg(st == TL_OK || st == TL_E_NOMEM, "failing allocation %u: status %d (%s)", (unsigned)n,
-                  (int)st, err.msg);
-    if (st == TL_E_NOMEM) {
+    ck_assert_msg(st == TL_OK || st == TL_E_NOMEM, "%s, failing allocation %u: status %d (%s)",
+                  op_name(op, arg), (unsigned)n, (int)st, err.msg);
+    if (st == TL_OK) {
+      tl_status v = tl_module_validate(m, &err);
+      ck_assert_msg(v == TL_OK, "%s, failing allocation %u survived but invalid: %s", op_name(op, arg),
+                    (unsigned)n, err.msg);
+    } else {
       ck_assert_int_eq(err.code, TL_E_NOMEM);
       ck_assert_msg(strstr(err.msg, "out of memory") != NULL, "message: %s", err.msg);
       nomem++;
     }
+    tl_module_free(m);
     if (!reached) {
-      if (getenv("OOM_TEST_VERBOSE")) fprintf(stderr, "%s %s: %u allocations, %u TL_E_NOMEM\n", op == op_pass ? "pass" : "op", op == op_pass ? (const char *)arg : "", (unsigned)n - 1, nomem);
+      if (getenv("OOM_TEST_VERBOSE"))
+        fprintf(stderr, "%s: %u allocations, %u TL_E_NOMEM\n", op_name(op, arg), (unsigned)n - 1, nomem);
       ck_assert_int_eq(st, TL_OK);
       return nomem;
     }
@@ -260,12 +286,101 @@ START_TEST(handmade) {
 }
 END_TEST
 
+/* wat2wasm of
+ * (module
+ *   (import "a" "f" (func $imp (param i32)))
+ *   (memory 1)
+ *   (global $g (mut i32) (i32.const 7))
+ *   (table 2 funcref)
+ *   (elem (i32.const 0) $add $twice)
+ *   (type $t (func (param i32) (result i32)))
+ *   (func $add (param $a i32) (result i32)
+ *     (block $b (result i32)
+ *       (block $c (result i32)
+ *         (br_if $c (local.get $a) (i32.eqz (local.get $a)))
+ *         (drop)
+ *         (i32.add (local.get $a) (global.get $g)))))
+ *   (func $twice (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2)))
+ *   (func $once (param $x i32) (result i32) (local $y i32)
+ *     (local.set $y (i32.load (local.get $x)))
+ *     (if (local.get $y) (then (call $imp (local.get $y)) (return (i32.const 1))))
+ *     (i32.add (local.get $y) (call $twice (local.get $x))))
+ *   (func $main (export "main") (param $x i32) (result i32) (local $t i32) (local $u i64)
+ *     (block $out
+ *       (loop $top
+ *         (call $imp (local.get $x))
+ *         (global.set $g (i32.add (global.get $g) (i32.const 1)))
+ *         (local.set $t (call $once (i32.load (i32.const 8))))
+ *         (local.set $u (i64.extend_i32_u (local.get $t)))
+ *         (i64.store (i32.const 16) (local.get $u))
+ *         (if (i32.eq (local.get $t) (i32.const 3)) (then (br $out) (nop) (unreachable)))
+ *         (br_table $out $top $out (local.tee $x (i32.sub (local.get $x) (local.get $t))))))
+ *     (drop (i32.const 5))
+ *     (i32.add (call_indirect (type $t) (local.get $x) (i32.const 1))
+ *              (i32.add (call $add (global.get $g)) (call $twice (i32.const 3)))))
+ *   (data (i32.const 0) "\00\00\00\00\00\00\00\00\01\02\00\00\00\05")) */
+static const uint8_t pipeline_small[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x02, 0x60,
+    0x01, 0x7f, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x00, 0x02, 0x07, 0x01, 0x01,
+    0x61, 0x01, 0x66, 0x00, 0x01, 0x03, 0x05, 0x04, 0x00, 0x00, 0x00, 0x00,
+    0x04, 0x04, 0x01, 0x70, 0x00, 0x02, 0x05, 0x03, 0x01, 0x00, 0x01, 0x06,
+    0x06, 0x01, 0x7f, 0x01, 0x41, 0x07, 0x0b, 0x07, 0x08, 0x01, 0x04, 0x6d,
+    0x61, 0x69, 0x6e, 0x00, 0x04, 0x09, 0x08, 0x01, 0x00, 0x41, 0x00, 0x0b,
+    0x02, 0x01, 0x02, 0x0a, 0x97, 0x01, 0x04, 0x15, 0x00, 0x02, 0x7f, 0x02,
+    0x7f, 0x20, 0x00, 0x20, 0x00, 0x45, 0x0d, 0x00, 0x1a, 0x20, 0x00, 0x23,
+    0x00, 0x6a, 0x0b, 0x0b, 0x0b, 0x07, 0x00, 0x20, 0x00, 0x41, 0x02, 0x6c,
+    0x0b, 0x1e, 0x01, 0x01, 0x7f, 0x20, 0x00, 0x28, 0x02, 0x00, 0x21, 0x01,
+    0x20, 0x01, 0x04, 0x40, 0x20, 0x01, 0x10, 0x00, 0x41, 0x01, 0x0f, 0x0b,
+    0x20, 0x01, 0x20, 0x00, 0x10, 0x02, 0x6a, 0x0b, 0x58, 0x02, 0x01, 0x7f,
+    0x01, 0x7e, 0x02, 0x40, 0x03, 0x40, 0x20, 0x00, 0x10, 0x00, 0x23, 0x00,
+    0x41, 0x01, 0x6a, 0x24, 0x00, 0x41, 0x08, 0x28, 0x02, 0x00, 0x10, 0x03,
+    0x21, 0x01, 0x20, 0x01, 0xad, 0x21, 0x02, 0x41, 0x10, 0x20, 0x02, 0x37,
+    0x03, 0x00, 0x20, 0x01, 0x41, 0x03, 0x46, 0x04, 0x40, 0x0c, 0x02, 0x01,
+    0x00, 0x0b, 0x20, 0x00, 0x20, 0x01, 0x6b, 0x22, 0x00, 0x0e, 0x02, 0x01,
+    0x00, 0x01, 0x0b, 0x0b, 0x41, 0x05, 0x1a, 0x20, 0x00, 0x41, 0x01, 0x11,
+    0x00, 0x00, 0x23, 0x00, 0x10, 0x01, 0x41, 0x03, 0x10, 0x02, 0x6a, 0x6a,
+    0x0b, 0x0b, 0x14, 0x01, 0x00, 0x41, 0x00, 0x0b, 0x0e, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x05,
+};
+
+START_TEST(pipeline_handmade) {
+  input in = {pipeline_small, sizeof pipeline_small};
+  static const level levels[] = {{2, 0, false}, {2, 1, false}, {3, 0, false}, {2, 2, false}, {2, 1, true}};
+  for (size_t i = 0; i < sizeof levels / sizeof *levels; i++)
+    ck_assert_uint_gt(fail_each(&in, op_optimize_write, &levels[i]), 0);
+}
+END_TEST
+
+/* The pipelines on generated modules (seeded as tilt-fuzz --seed S). */
+START_TEST(pipeline_generated) {
+  static const level levels[] = {{2, 0, false}, {2, 1, false}};
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    uint8_t bytes[1024];
+    tl_fuzz_seed_bytes(seed, bytes, sizeof bytes);
+    tl_fuzz_options fo = {TL_FEATURES_ALL, 0, 0};
+    tl_module *g = tl_fuzz_generate(bytes, sizeof bytes, &fo);
+    ck_assert_ptr_nonnull(g);
+    tl_error err;
+    uint8_t *w = NULL;
+    size_t n = 0;
+    tl_write_options wo = {0};
+    ck_assert_int_eq(tl_module_write(g, &wo, &w, &n, &err), TL_OK);
+    tl_module_free(g);
+    input in = {w, n};
+    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) fail_each(&in, op_optimize_write, &levels[i]);
+    free(w);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("oom");
   TCase *tc = tcase_create("core");
-  tcase_set_timeout(tc, 600);
+  tcase_set_timeout(tc, 900);
   tcase_add_test(tc, handmade);
   tcase_add_test(tc, generated);
+  tcase_add_test(tc, pipeline_handmade);
+  tcase_add_test(tc, pipeline_generated);
   suite_add_tcase(s, tc);
   return s;
 }
