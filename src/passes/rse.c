@@ -11,7 +11,8 @@
  * condition; a loop's body minus what the loop writes).
  * Assumes: valid IR. Guarantees: the same behaviour; only sets whose value
  * is a constant or a local.get (pure) are removed. Linear: sibling scans are
- * budgeted, and a sibling too big to scan forgets everything. */
+ * budgeted, and a sibling too big to scan forgets everything; a list that
+ * knows nothing scans nothing, and a scan stops once nothing is known. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -27,7 +28,7 @@ typedef struct {
 typedef struct {
   fact f[MAX_FACTS];
   uint32_t n;
-  bool changed;
+  uint64_t mask; /* bit (l & 63) for each local a fact names (either side) */
 } rse_ctx;
 
 static bool is_const(const tl_expr *e) {
@@ -48,14 +49,34 @@ static bool same_value(const tl_expr *a, const tl_expr *b) {
   }
 }
 
+static uint64_t bit(uint32_t x) { return (uint64_t)1 << (x & 63); }
+
+static uint64_t fact_bits(const fact *k) {
+  return bit(k->local) | (k->val->op == TL_OP_LOCAL_GET ? bit(k->val->imm.index) : 0);
+}
+
 static void forget(rse_ctx *c, uint32_t x) {
+  if (!(c->mask & bit(x))) return; /* no fact names x */
   uint32_t out = 0;
+  uint64_t mask = 0;
   for (uint32_t i = 0; i < c->n; i++) {
     fact *k = &c->f[i];
     if (k->local == x || (k->val->op == TL_OP_LOCAL_GET && k->val->imm.index == x)) continue;
+    mask |= fact_bits(k);
     c->f[out++] = *k;
   }
   c->n = out;
+  c->mask = mask;
+}
+
+static void add_fact(rse_ctx *c, uint32_t x, const tl_expr *v) {
+  c->f[c->n++] = (fact){x, v};
+  c->mask |= fact_bits(&c->f[c->n - 1]);
+}
+
+static void clear(rse_ctx *c) {
+  c->n = 0;
+  c->mask = 0;
 }
 
 static const tl_expr *known(rse_ctx *c, uint32_t x) {
@@ -67,18 +88,24 @@ static const tl_expr *known(rse_ctx *c, uint32_t x) {
 static void learn(rse_ctx *c, uint32_t x, const tl_expr *v) {
   forget(c, x);
   if (v->op == TL_OP_LOCAL_GET && v->imm.index == x) return;
-  if (c->n < MAX_FACTS && (is_const(v) || v->op == TL_OP_LOCAL_GET)) c->f[c->n++] = (fact){x, v};
+  if (c->n < MAX_FACTS && (is_const(v) || v->op == TL_OP_LOCAL_GET)) add_fact(c, x, v);
 }
 
-/* Forget every local a subtree may write; false if it was too big. */
-static bool forget_writes(rse_ctx *c, tl_expr *root, tl_vec *st) {
+/* Forget every local a subtree may write; false if it was too big. With
+ * `exact` false the caller forgets everything on false anyway, so the scan
+ * stops as soon as nothing is known. */
+static bool forget_writes(rse_ctx *c, tl_expr *root, tl_vec *st, bool exact) {
   uint32_t budget = SCAN_BUDGET;
+  if (!c->n && !exact) return true;
   st->n = 0;
   TL_VEC_PUSH(st, tl_expr *, root);
   while (st->n) {
     tl_expr *e = TL_VEC_AT(st, tl_expr *, --st->n);
     if (!budget--) return false;
-    if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) forget(c, e->imm.index);
+    if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) {
+      forget(c, e->imm.index);
+      if (!c->n && !exact) return true;
+    }
     for (uint32_t i = 0; i < e->nkid; i++)
       if (e->kid[i]) TL_VEC_PUSH(st, tl_expr *, e->kid[i]);
   }
@@ -107,10 +134,15 @@ typedef struct {
 typedef struct {
   tl_module *m;
   tl_func *f;
-  tl_expr *zero[TL_NBASIC];
   tl_vec st, items, facts;
   bool changed, topdown;
 } rse_walk;
+
+/* What a declared local holds at entry: only compared, never placed. */
+static const tl_expr zeros[TL_NBASIC] = {
+    [TL_I32] = {.op = TL_OP_I32_CONST, .type = TL_I32}, [TL_I64] = {.op = TL_OP_I64_CONST, .type = TL_I64},
+    [TL_F32] = {.op = TL_OP_F32_CONST, .type = TL_F32}, [TL_F64] = {.op = TL_OP_F64_CONST, .type = TL_F64},
+    [TL_V128] = {.op = TL_OP_V128_CONST, .type = TL_V128}};
 
 enum { FACT_CAP = 1 << 16 }; /* facts queued at once; past it lists start empty */
 
@@ -118,7 +150,7 @@ static void entry_facts(rse_walk *r, rse_ctx *c) {
   uint32_t np = tl_func_nparams(r->m, r->f);
   for (uint32_t i = np; i < r->f->nlocal && c->n < MAX_FACTS; i++) {
     tl_type t = r->f->local[i];
-    if (t < TL_NBASIC && r->zero[t]) c->f[c->n++] = (fact){i, r->zero[t]};
+    if (t < TL_NBASIC && is_const(&zeros[t])) add_fact(c, i, &zeros[t]);
   }
 }
 
@@ -138,10 +170,10 @@ static void push_nested(rse_walk *r, tl_expr *k, const rse_ctx *c) {
   if (k->op == TL_OP_BLOCK) {
     push_list(r, k, &in);
   } else if (k->op == TL_OP_IF) {
-    if (!forget_writes(&in, k->kid[0], &r->st)) return;
+    if (!forget_writes(&in, k->kid[0], &r->st, true)) return;
     for (uint32_t a = 1; a < k->nkid; a++) push_list(r, k->kid[a], &in);
   } else if (k->op == TL_OP_LOOP) {
-    if (forget_writes(&in, k, &r->st)) push_list(r, k, &in);
+    if (forget_writes(&in, k, &r->st, true)) push_list(r, k, &in);
   }
 }
 
@@ -155,12 +187,12 @@ static void do_list(rse_walk *r, tl_expr *list, const rse_ctx *start) {
       continue;
     }
     if (k->op == TL_OP_LOCAL_SET) {
-      if (!forget_writes(&c, k->kid[0], &r->st)) c.n = 0;
+      if (!forget_writes(&c, k->kid[0], &r->st, false)) clear(&c);
       learn(&c, k->imm.index, k->kid[0]);
       continue;
     }
     push_nested(r, k, &c);
-    if (!forget_writes(&c, k, &r->st)) c.n = 0;
+    if (!forget_writes(&c, k, &r->st, false)) clear(&c);
   }
   uint32_t out = 0;
   for (uint32_t i = 0; i < list->nkid; i++)
@@ -168,44 +200,36 @@ static void do_list(rse_walk *r, tl_expr *list, const rse_ctx *start) {
   list->nkid = out;
 }
 
-/* First pass: every list on its own (the body from the zero-init facts). */
+/* First pass: every list on its own. The body is left to the top-down
+ * pass, which scans it from the zero-init facts after these (scanning it
+ * here too would find nothing more: facts a removed set leaves are the
+ * same). */
 static void visit(tl_walk *w, tl_expr **slot) {
   rse_walk *r = w->ctx;
   tl_expr *e = *slot;
   rse_ctx c;
-  c.n = 0;
-  if (slot == &w->f->body) entry_facts(r, &c);
-  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) do_list(r, e, &c);
+  clear(&c);
+  if (slot != &w->f->body && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)) do_list(r, e, &c);
 }
 
 static void topdown(rse_walk *r) {
   rse_ctx c;
-  c.n = 0;
+  clear(&c);
   entry_facts(r, &c);
   r->topdown = true;
   push_list(r, r->f->body, &c);
   while (r->items.n) {
     item it = TL_VEC_AT(&r->items, item, --r->items.n);
     r->facts.n -= it.nfacts;
-    c.n = it.nfacts;
-    if (it.nfacts) memcpy(c.f, (fact *)r->facts.p + r->facts.n, it.nfacts * sizeof(fact));
+    clear(&c);
+    for (uint32_t i = 0; i < it.nfacts; i++) add_fact(&c, TL_VEC_AT(&r->facts, fact, r->facts.n + i).local,
+                                                   TL_VEC_AT(&r->facts, fact, r->facts.n + i).val);
     do_list(r, it.list, &c);
   }
 }
 
-static tl_expr *zero_of(tl_module *m, tl_op op, tl_type t) {
-  tl_expr *e = tl_expr_new(m, op, 0);
-  e->type = t;
-  return e;
-}
-
 tl_status tl_pass_rse(tl_pass_ctx *ctx, tl_func *f) {
-  rse_walk r = {ctx->m, f, {0}, {0}, {0}, {0}, false, false};
-  r.zero[TL_I32] = zero_of(ctx->m, TL_OP_I32_CONST, TL_I32);
-  r.zero[TL_I64] = zero_of(ctx->m, TL_OP_I64_CONST, TL_I64);
-  r.zero[TL_F32] = zero_of(ctx->m, TL_OP_F32_CONST, TL_F32);
-  r.zero[TL_F64] = zero_of(ctx->m, TL_OP_F64_CONST, TL_F64);
-  r.zero[TL_V128] = zero_of(ctx->m, TL_OP_V128_CONST, TL_V128);
+  rse_walk r = {ctx->m, f, {0}, {0}, {0}, false, false};
   tl_walk_post(ctx->m, f, &f->body, visit, &r);
   topdown(&r);
   tl_vec_free(&r.st);
