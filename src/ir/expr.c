@@ -219,21 +219,40 @@ static span *find_span(const struct tl_node_index *x, const void *p) {
   return NULL;
 }
 
+/* The span holding address a: *last when a lies in it (a body's nodes and
+ * kid arrays mostly lie in one block, one after the other), else a binary
+ * search, whose find becomes *last. */
+static inline span *span_at(const struct tl_node_index *x, span **last, uintptr_t a) {
+  span *s = *last;
+  if (s && a >= s->lo && a < s->hi) return s;
+  s = find_span(x, (const void *)a);
+  if (s) *last = s;
+  return s;
+}
+
 /* Calls visit on every allocation of the tree at root: nodes, kid arrays,
- * br_table targets (explicit stack). */
+ * br_table targets (explicit stack). Inlined, so that each caller's visit
+ * is inlined into its loop. */
 typedef void (*alloc_fn)(void *ctx, const void *p, size_t n);
 
-static void each_alloc(tl_vec *todo, const tl_expr *root, alloc_fn visit, void *ctx) {
+static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const tl_expr *root,
+                                                             alloc_fn visit, void *ctx) {
   if (!root) return;
   TL_VEC_PUSH(todo, const tl_expr *, root);
   while (todo->n) {
     const tl_expr *e = TL_VEC_AT(todo, const tl_expr *, --todo->n);
     visit(ctx, e, sizeof *e);
-    if (e->nkid) visit(ctx, e->kid, e->nkid * sizeof *e->kid);
+    if (e->nkid) {
+      visit(ctx, e->kid, e->nkid * sizeof *e->kid);
+      if (todo->n + e->nkid > todo->cap) tl_vec_grow(todo, sizeof(const tl_expr *), todo->n + e->nkid);
+      const tl_expr **st = todo->p;
+      size_t n = todo->n;
+      for (uint32_t i = e->nkid; i-- > 0;)
+        if (e->kid[i]) st[n++] = e->kid[i];
+      todo->n = n;
+    }
     if (e->op == TL_OP_BR_TABLE && e->imm.table.n)
       visit(ctx, e->imm.table.targets, e->imm.table.n * sizeof(uint32_t));
-    for (uint32_t i = e->nkid; i-- > 0;)
-      if (e->kid[i]) TL_VEC_PUSH(todo, const tl_expr *, e->kid[i]);
   }
 }
 
@@ -260,13 +279,15 @@ typedef struct {
   uint32_t func;
   size_t bytes;            /* the block's size */
   tl_vec mine;             /* size_t: index spans only func used, to free */
+  span *last;              /* the span found last (span_at) */
 } measure_ctx;
 
-static void measure(void *ctx, const void *p, size_t n) {
+static inline void measure(void *ctx, const void *p, size_t n) {
   measure_ctx *c = ctx;
   c->bytes += round8(n);
-  span *s = c->x ? find_span(c->x, p) : NULL;
-  if (!s || !s->block || s->owner != c->func) return;
+  if (!c->x) return;
+  span *prev = c->last, *s = span_at(c->x, &c->last, (uintptr_t)p);
+  if (!s || s == prev || !s->block || s->owner != c->func) return; /* prev: seen */
   s->owner = OWNER_NONE; /* counted once; only this thread looks at it */
   TL_VEC_PUSH(&c->mine, size_t, (size_t)(s - c->x->s));
 }
@@ -297,11 +318,15 @@ static tl_expr *move_tree(tl_vec *todo, uint8_t *block, const tl_expr *root) {
       memcpy(n->imm.table.targets, e->imm.table.targets, e->imm.table.n * sizeof(uint32_t));
     }
     *it.dst = n;
+    if (!e->nkid) continue;
+    if (todo->n + e->nkid > todo->cap) tl_vec_grow(todo, sizeof(move_item), todo->n + e->nkid);
+    move_item *st = todo->p;
+    size_t k = todo->n;
     for (uint32_t i = e->nkid; i-- > 0;) {
       n->kid[i] = NULL;
-      move_item k = {e->kid[i], &n->kid[i]};
-      if (k.src) TL_VEC_PUSH(todo, move_item, k);
+      if (e->kid[i]) st[k++] = (move_item){e->kid[i], &n->kid[i]};
     }
+    todo->n = k;
   }
   return out;
 }
@@ -320,7 +345,7 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
   cur.m = NULL;
   tl_func *f = func == TL_NO_INDEX ? NULL : TL_FUNC(m, func);
   if (built && f && f->body) {
-    measure_ctx c = {m->node_index, func, 0, {0}};
+    measure_ctx c = {m->node_index, func, 0, {0}, NULL};
     tl_vec todo = {0};
     each_alloc(&todo, f->body, measure, &c);
     tl_vec_free(&todo); /* move_tree stacks items of another size */
@@ -350,12 +375,13 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
 typedef struct {
   struct tl_node_index *x;
   uint32_t owner;
+  span *last;              /* the span found last (span_at) */
 } mark_ctx;
 
-static void mark(void *ctx, const void *p, size_t n) {
+static inline void mark(void *ctx, const void *p, size_t n) {
   (void)n;
   mark_ctx *c = ctx;
-  span *s = find_span(c->x, p);
+  span *s = span_at(c->x, &c->last, (uintptr_t)p);
   if (!s) return; /* in m->arena (a pass allocated it there): lives on */
   if (s->owner == OWNER_NONE) s->owner = c->owner;
   else if (s->owner != c->owner) s->owner = OWNER_SHARED;
@@ -417,10 +443,10 @@ void tl_nodes_sweep(tl_module *m) {
   x->n = n;
   tl_vec todo = {0};
   for (size_t i = 0; i < m->funcs.n; i++) {
-    mark_ctx c = {x, (uint32_t)i};
+    mark_ctx c = {x, (uint32_t)i, NULL};
     each_alloc(&todo, TL_FUNC(m, i)->body, mark, &c);
   }
-  mark_ctx mc = {x, OWNER_SHARED};
+  mark_ctx mc = {x, OWNER_SHARED, NULL};
   for (size_t i = 0; i < m->globals.n; i++) each_alloc(&todo, TL_GLOBAL(m, i)->init, mark, &mc);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
