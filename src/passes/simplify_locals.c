@@ -30,7 +30,6 @@
 #include <stdlib.h>
 
 enum { LOOP_FX = 1u << 31, LOAD_TRAP = 1u << 30, SCAN_BUDGET = 256, ROUNDS = 8 };
-enum { HAS_FX = 1 };
 static const uint32_t SIDE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_GLOBAL | TL_F_CALL |
                              TL_F_TRAPS | TL_F_ATOMIC | TL_F_BRANCH | TL_F_NORETURN | LOOP_FX | LOAD_TRAP;
 
@@ -40,12 +39,12 @@ typedef struct {
   bool tee, structure, nesting;
   bool first;               /* the first round: single uses only, no tees */
   bool deferred;            /* the first round left a tee for the next */
-  bool dirty;               /* a list lost a nop (types may need a refinalize) */
   bool changed;
+  bool retype;              /* a node was replaced by one of another type */
   uint32_t nif1;            /* one-armed ifs given a result (undone at the end if unused) */
   bool cand;                /* a branched block/if ends in a set: try block returns */
   uint32_t *nget;           /* gets per local */
-  tl_label_info li;
+  uint32_t *nbr;            /* branches per label (structure only) */
   tl_vec reads, writes;     /* locals the value being sunk reads / writes */
   tl_vec stack;             /* scan frames */
 } sl_ctx;
@@ -225,7 +224,6 @@ static void sink_list(sl_ctx *c, tl_expr *list) {
   uint32_t out = 0;
   for (uint32_t i = 0; i < list->nkid; i++)
     if (list->kid[i]->op != TL_OP_NOP) list->kid[out++] = list->kid[i];
-  c->dirty |= out != list->nkid;
   list->nkid = out;
 }
 
@@ -238,7 +236,7 @@ static tl_expr **last_set(tl_expr **arm) {
 
 static bool unbranched(sl_ctx *c, const tl_expr *e) {
   uint32_t l = e->imm.block.label;
-  return l == TL_NO_LABEL || (l < c->li.n && !c->li.count[l]);
+  return l == TL_NO_LABEL || (l < c->f->nlabel && !c->nbr[l]);
 }
 
 /* if c (...; set x a) (...; set x b)  ->  set x (if (result T) c (...; a) (...; b)) */
@@ -297,6 +295,7 @@ static void unif1_visit(tl_walk *w, tl_expr **slot) {
   if (a->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, a);
   e->nkid = 2;
   tl_block_finalize(c->m, e, TL_UNREACHABLE);
+  c->retype |= e->type != set->type;
   *slot = e;
 }
 
@@ -497,22 +496,19 @@ static bool block_returns(sl_ctx *c) {
   return true;
 }
 
-static void mark_fx(tl_expr *e) {
-  bool fx = (own_flags(e) & SIDE) || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE;
-  for (uint32_t i = 0; i < e->nkid && !fx; i++) fx = e->kid[i] && (e->kid[i]->aux & HAS_FX);
-  e->aux = fx ? HAS_FX : 0;
-}
-
-static void fx_visit(tl_walk *w, tl_expr **slot) {
-  (void)w;
-  mark_fx(*slot);
-}
-
-/* Whether v has effects, recomputed: the marks of the nodes above a get
- * that a value with effects was sunk into say "none" (stale). */
-static bool has_fx(sl_ctx *c, tl_expr **v) {
-  tl_walk_post(c->m, c->f, v, fx_visit, NULL);
-  return (*v)->aux & HAS_FX;
+/* Whether v has effects (a side effect or a local write anywhere in it). */
+static bool has_fx(sl_ctx *c, tl_expr *v) {
+  tl_vec *st = &c->stack;
+  st->n = 0;
+  TL_VEC_PUSH(st, frame, ((frame){NULL, 0, false, 0}));
+  TL_VEC_AT(st, frame, 0).slot = &v;
+  while (st->n) {
+    tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
+    if ((own_flags(e) & SIDE) || is_set(e)) return true;
+    for (uint32_t i = 0; i < e->nkid; i++)
+      if (e->kid[i]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
+  }
+  return false;
 }
 
 /* The gets of a value that goes away leave the counts. */
@@ -524,12 +520,13 @@ static void uncount_visit(tl_walk *w, tl_expr **slot) {
 static void sl_visit(tl_walk *w, tl_expr **slot) {
   sl_ctx *c = w->ctx;
   tl_expr *e = *slot;
+  tl_type before = e->type;
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) sink_list(c, e);
-  if ((e->op == TL_OP_BLOCK || e->op == TL_OP_IF) && e->type == TL_NONE && !unbranched(c, e)) {
-    if (e->op == TL_OP_IF) c->cand |= last_set(&e->kid[1]) != NULL;
-    else c->cand |= e->nkid && branch_set(c, e, e->nkid, true) != UINT32_MAX;
-  }
   if (c->structure) {
+    if ((e->op == TL_OP_BLOCK || e->op == TL_OP_IF) && e->type == TL_NONE && !unbranched(c, e)) {
+      if (e->op == TL_OP_IF) c->cand |= last_set(&e->kid[1]) != NULL;
+      else c->cand |= e->nkid && branch_set(c, e, e->nkid, true) != UINT32_MAX;
+    }
     tl_expr *r = NULL;
     if (e->op == TL_OP_IF) r = e->nkid == 2 ? structure_if1(c, e) : structure_if(c, e);
     else if (e->op == TL_OP_BLOCK) r = structure_block(c, e, slot == &w->f->body);
@@ -538,32 +535,66 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   if (is_set(e) && !c->nget[e->imm.index] && !tl_type_is_tuple(c->f->local[e->imm.index])) {
     tl_expr *v = e->kid[0];
     if (e->op == TL_OP_LOCAL_TEE) *slot = v;
-    else if ((v->aux & HAS_FX) || has_fx(c, &e->kid[0])) *slot = tl_make_drop(c->m, e->kid[0]);
+    else if (has_fx(c, v)) *slot = tl_make_drop(c->m, v);
     else *slot = tl_make_nop(c->m), tl_walk_post(c->m, c->f, &e->kid[0], uncount_visit, c);
     c->changed = true;
   }
-  mark_fx(*slot);
+  /* Sinking keeps every type (a get becomes a value or a tee of its type);
+   * a replacement here may not (a set of an unreachable value). */
+  c->retype |= (*slot)->type != before;
 }
 
-static void count_visit(tl_walk *w, tl_expr **slot) {
-  sl_ctx *c = w->ctx;
-  if ((*slot)->op == TL_OP_LOCAL_GET) c->nget[(*slot)->imm.index]++;
+/* Gets per local and, with structure, branches per label (as the labels
+ * of every target of a br_table), in one pass over the nodes. False when
+ * out of memory. */
+static bool count_uses(sl_ctx *c) {
+  uint32_t cap = 64, n = 0;
+  tl_expr **st = tl_scratch_realloc(NULL, cap, sizeof *st);
+  if (!st) return false;
+  st[n++] = c->f->body;
+  while (n) {
+    tl_expr *e = st[--n];
+    if (e->op == TL_OP_LOCAL_GET) {
+      c->nget[e->imm.index]++;
+    } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF)) {
+      c->nbr[e->imm.label]++;
+    } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
+      for (uint32_t i = 0; i < e->imm.table.n; i++) c->nbr[e->imm.table.targets[i]]++;
+      c->nbr[e->imm.table.def]++;
+    }
+    if (n + e->nkid > cap) {
+      uint32_t ncap = 2 * (n + e->nkid);
+      tl_expr **p = tl_scratch_realloc(st, ncap, sizeof *st);
+      if (!p) {
+        free(st);
+        return false;
+      }
+      st = p, cap = ncap;
+    }
+    for (uint32_t i = e->nkid; i-- > 0;)
+      if (e->kid[i]) st[n++] = e->kid[i];
+  }
+  free(st);
+  return true;
 }
 
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
+  if (!f->body) return TL_OK;
   sl_ctx c = {.m = ctx->m, .f = f, .tee = tee, .structure = structure, .nesting = nesting,
-              .nget = tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t))};
-  if (!c.nget) return tl_nomem(ctx->err, "simplify-locals");
-  bool oom = false;
+              .nget = tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
+              .nbr = structure ? tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)) : NULL};
   /* Counted once: the rounds keep nget up to date, and branches are never
    * added or removed (only given values), so the label counts hold too. */
-  tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
-  tl_labels_count(ctx->m, f, &c.li);
+  if (!c.nget || (structure && !c.nbr) || !count_uses(&c)) {
+    free(c.nget), free(c.nbr);
+    return tl_nomem(ctx->err, "simplify-locals");
+  }
+  bool oom = false;
   for (int round = 0; round < ROUNDS; round++) {
-    c.changed = c.cand = c.dirty = false;
+    c.changed = c.cand = c.retype = false;
     c.first = round == 0, c.deferred = false;
     tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
-    if (c.changed || c.dirty) tl_func_refinalize(ctx->m, f);
+    if (c.retype) tl_func_refinalize(ctx->m, f);
     if (structure && c.cand && round + 1 < ROUNDS && !block_returns(&c)) {
       oom = true; /* the function is valid as this round left it */
       break;
@@ -571,11 +602,11 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
     if (!c.changed && !c.deferred) break;
   }
   if (c.nif1) {
+    c.retype = false;
     tl_walk_post(ctx->m, f, &f->body, unif1_visit, &c);
-    tl_func_refinalize(ctx->m, f);
+    if (c.retype) tl_func_refinalize(ctx->m, f);
   }
-  tl_labels_free(&c.li);
-  free(c.nget);
+  free(c.nget), free(c.nbr);
   tl_vec_free(&c.reads), tl_vec_free(&c.writes), tl_vec_free(&c.stack);
   return oom ? tl_nomem(ctx->err, "simplify-locals") : TL_OK;
 }
