@@ -16,7 +16,8 @@
  * local, the branches then carrying the values (a labeled if likewise; for
  * a br_if or the block's end, the set of a constant or a get may be a few
  * kids earlier when those kids neither touch the local nor branch nor
- * call). A
+ * call; at the block's end, so may a set of a pure value that reads the
+ * local, past sets of others). A
  * one-armed if ending in a set of x becomes set x (if c a (get x)); a value
  * without effects may sink into such an else; at the end, such sets whose
  * value nothing took are turned back (they are 3 bytes bigger).
@@ -333,13 +334,15 @@ static bool is_plain_set(const sl_ctx *c, const tl_expr *e) {
 }
 
 /* Whether the kids of list between j and i (exclusive) let the set at j
- * move down to the branch at i: they neither read nor write x, nor write
- * the local its value reads, nor branch, call or end the function (a path
- * leaving from there would miss the set). */
+ * move down to the branch at i: its value only reads locals (no memory,
+ * globals, calls or traps), and those kids neither read nor write x, nor
+ * write a local the value reads, nor branch, call or end the function (a
+ * path leaving from there would miss the set). */
 static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
-  const tl_expr *set = list->kid[j], *v = set->kid[0];
-  uint32_t x = set->imm.index, y = v->op == TL_OP_LOCAL_GET ? v->imm.index : UINT32_MAX;
-  uint32_t budget = SCAN_BUDGET;
+  const tl_expr *set = list->kid[j];
+  uint32_t x = set->imm.index, vfl, budget = SCAN_BUDGET;
+  const uint32_t reads = TL_F_READS_MEM | TL_F_READS_TABLE | TL_F_READS_GLOBAL;
+  if (!summarize(c, set->kid[0], &vfl) || (vfl & (SIDE | reads | TL_F_WRITES_LOCAL))) return false;
   tl_vec *st = &c->stack;
   st->n = 0;
   for (uint32_t k = j + 1; k < i; k++) TL_VEC_PUSH(st, frame, ((frame){&list->kid[k], 0, false, 0}));
@@ -348,7 +351,7 @@ static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
     if (!budget--) return false;
     if (own_flags(e) & (TL_F_BRANCH | TL_F_NORETURN | TL_F_CALL | LOOP_FX)) return false;
     if ((e->op == TL_OP_LOCAL_GET || is_set(e)) && e->imm.index == x) return false;
-    if (is_set(e) && e->imm.index == y) return false;
+    if (is_set(e) && in_vec(&c->reads, e->imm.index)) return false;
     for (uint32_t k = 0; k < e->nkid; k++)
       if (e->kid[k]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, false, 0}));
   }
@@ -399,12 +402,40 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
   }
 }
 
-/* The sets ending e (a block's list, or each arm of an if), all of one
- * local; how many, or 0. */
-static int end_sets(sl_ctx *c, tl_expr *e, tl_expr ***out) {
+/* The set of x ending block e's list: its last kid, or the nearest set of
+ * x a few kids before the end whose value can move there (set_moves) and
+ * is a constant or a get with no set of another local after it, or reads
+ * x (an update like x - 1: __fwritex's line-buffer split, -10 B in every
+ * c-O0 program). Other values stay: a later pass may tee them into an
+ * equal later value, or coalesce a copy with its source (web-tree-sitter's
+ * printf_core grew by 10 B with them). UINT32_MAX if none. */
+static uint32_t block_end_set(sl_ctx *c, tl_expr *e, uint32_t x) {
+  uint32_t i = e->nkid;
+  bool other = false;
+  for (uint32_t j = i; j-- > 0 && i - j <= SET_LOOKBACK;) {
+    const tl_expr *s = e->kid[j];
+    if (!is_plain_set(c, s)) continue;
+    if (s->imm.index != x) {
+      other = true;
+      continue;
+    }
+    if (j == i - 1) return j;
+    tl_op vop = s->kid[0]->op;
+    bool movable = vop == TL_OP_LOCAL_GET || vop == TL_OP_I32_CONST || vop == TL_OP_I64_CONST ||
+                   vop == TL_OP_F32_CONST || vop == TL_OP_F64_CONST;
+    if (movable && other) return UINT32_MAX;
+    if (!set_moves(c, e, j, i)) return UINT32_MAX;
+    return movable || in_vec(&c->reads, x) ? j : UINT32_MAX;
+  }
+  return UINT32_MAX;
+}
+
+/* The sets ending e (a block's list ending in a set of x, or each arm of
+ * an if), all of one local; how many, or 0. */
+static int end_sets(sl_ctx *c, tl_expr *e, uint32_t x, tl_expr ***out) {
   int n = 0;
   if (e->op == TL_OP_BLOCK) {
-    uint32_t j = e->nkid ? branch_set(c, e, e->nkid, true) : UINT32_MAX;
+    uint32_t j = block_end_set(c, e, x);
     if (j == UINT32_MAX) return 0;
     out[n++] = &e->kid[j];
   } else {
@@ -421,7 +452,8 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
   uint32_t l = e->imm.block.label;
   tl_expr **ends[2];
   if (e->type != TL_NONE || l == TL_NO_LABEL || !b->nbr[l] || b->nbr[l] != b->nrec[l]) return NULL;
-  int nend = end_sets(c, e, ends);
+  brec *first = &TL_VEC_AT(&b->recs, brec, b->head[l]);
+  int nend = end_sets(c, e, first->list->kid[first->j]->imm.index, ends);
   if (!nend) return NULL;
   tl_expr *last = *ends[0];
   uint32_t x = last->imm.index;
