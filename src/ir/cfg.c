@@ -1087,17 +1087,27 @@ static bool strip_in(tl_module *m, tl_expr *list, uint32_t label, tl_vec *work) 
 
 typedef struct { tl_vec work; bool changed; } strip_ctx;
 
-static void strip_visit(tl_walk *w, tl_expr **slot) {
-  strip_ctx *c = w->ctx;
-  tl_expr *e = *slot;
+/* Blocks strip only their own tails and no type is recomputed before the
+ * end, so the order the blocks come in does not matter. */
+static void strip_block(tl_module *m, strip_ctx *c, tl_expr *e) {
   if (e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL && e->type != TL_UNREACHABLE &&
       !tl_type_is_concrete(e->type))
-    c->changed |= strip_in(w->m, e, e->imm.block.label, &c->work);
+    c->changed |= strip_in(m, e, e->imm.block.label, &c->work);
 }
+
+static void strip_visit(tl_walk *w, tl_expr **slot) { strip_block(w->m, w->ctx, *slot); }
 
 bool tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {
   strip_ctx c = {{0}, false};
   tl_walk_post(m, f, root, strip_visit, &c);
+  tl_vec_free(&c.work);
+  if (c.changed) tl_expr_refinalize(m, f, root);
+  return c.changed;
+}
+
+bool tl_strip_tail_branches_of(tl_module *m, tl_func *f, tl_expr **root, tl_expr *const *blocks, size_t n) {
+  strip_ctx c = {{0}, false};
+  for (size_t i = 0; i < n; i++) strip_block(m, &c, blocks[i]);
   tl_vec_free(&c.work);
   if (c.changed) tl_expr_refinalize(m, f, root);
   return c.changed;

@@ -545,6 +545,9 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt);
  * (they go where control goes anyway), then recomputes types. Linear.
  * Returns whether it removed any. */
 bool tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root);
+/* The same over the labeled blocks a caller already listed (every block
+ * under root that may be a branch target, in any order), without a walk. */
+bool tl_strip_tail_branches_of(tl_module *m, tl_func *f, tl_expr **root, tl_expr *const *blocks, size_t n);
 void tl_cfg_free(tl_cfg *g);
 
 /* validate.c — context-free validation of a module (IR level). */

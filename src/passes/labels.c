@@ -1,7 +1,8 @@
 /* labels.c — per-function branch facts shared by the control-flow passes:
- * how many branches target each label and the type they carry, and
- * retargeting every branch through a label map in one walk. Both run their
- * own loops over the body (no tl_walk visitor call per node). */
+ * how many branches target each label and the type they carry (counted in
+ * one walk here, or branch by branch by a pass's own post-order walk), and
+ * retargeting every branch through a label map in one walk. Both walks
+ * here are their own loops over the body (no tl_walk visitor per node). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -11,7 +12,7 @@ static void count_one(tl_label_info *li, uint32_t l, tl_type t) {
   li->type[l] = tl_type_lub(li->type[l], t);
 }
 
-static void count_node(tl_label_info *li, const tl_expr *e) {
+void tl_labels_note(tl_label_info *li, const tl_expr *e) {
   tl_type t = tl_branch_value_type(e);
   if (e->op != TL_OP_BR_TABLE) {
     count_one(li, e->imm.label, t);
@@ -48,42 +49,53 @@ static void push(nstack *s, uintptr_t x) {
   s->p[s->n++] = x;
 }
 
-/* Branches are counted in post-order (a branch nested in another's operands
- * first), as a post-order walk meets them: a pre-order stack of nodes,
- * where a branch with operands leaves a marker (low bit set) under its kids
- * and is counted when the marker comes off. Nodes are 8-aligned. */
-void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
+bool tl_labels_init(tl_func *f, tl_label_info *li) {
   li->n = f->nlabel;
-  li->count = calloc(f->nlabel + 1, sizeof *li->count);
+  li->count = malloc((f->nlabel + 1) * sizeof *li->count);
   li->type = malloc((f->nlabel + 1) * sizeof *li->type);
   if (!li->count || !li->type) {
     free(li->count);
     free(li->type);
     li->count = NULL;
     li->type = NULL;
-    tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
+    return false;
   }
-  for (uint32_t i = 0; i <= f->nlabel; i++) li->type[i] = TL_UNREACHABLE;
+  tl_labels_reset(li);
+  return true;
+}
+
+void tl_labels_reset(tl_label_info *li) {
+  for (uint32_t i = 0; i <= li->n; i++) li->count[i] = 0, li->type[i] = TL_UNREACHABLE;
+}
+
+/* Branches are counted in post-order (a branch nested in another's operands
+ * first), as a post-order walk meets them: a stack of (node, next kid)
+ * pairs for the nodes with kids; a leaf is counted in place, never pushed. */
+static inline bool is_branch(const tl_expr *e) { return tl_ops[e->op].flags & TL_F_BRANCH; }
+
+void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
+  if (!tl_labels_init(f, li)) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   if (!f->body) return;
   nstack s;
   s.p = s.small, s.n = 0, s.cap = SMALL, s.m = m, s.li = li;
-  push(&s, (uintptr_t)f->body);
-  while (s.n) {
-    uintptr_t x = s.p[--s.n];
-    const tl_expr *e = (const tl_expr *)(x & ~(uintptr_t)1);
-    if (x & 1) {
-      count_node(li, e);
-      continue;
-    }
-    if (tl_ops[e->op].flags & TL_F_BRANCH) {
-      if (!e->nkid) {
-        count_node(li, e);
-        continue;
+  const tl_expr *e = f->body;
+  uint32_t k = 0;
+  for (;;) {
+    while (k < e->nkid) {
+      const tl_expr *c = e->kid[k++];
+      if (!c) continue;
+      if (c->nkid) { /* descend; e resumes at k */
+        push(&s, (uintptr_t)e);
+        push(&s, k);
+        e = c, k = 0;
+      } else if (is_branch(c)) {
+        tl_labels_note(li, c);
       }
-      push(&s, x | 1);
     }
-    for (uint32_t i = e->nkid; i-- > 0;)
-      if (e->kid[i]) push(&s, (uintptr_t)e->kid[i]);
+    if (is_branch(e)) tl_labels_note(li, e);
+    if (!s.n) break;
+    k = (uint32_t)s.p[--s.n];
+    e = (const tl_expr *)s.p[--s.n];
   }
   if (s.p != s.small) free(s.p);
 }
@@ -117,11 +129,14 @@ void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map) {
   nstack s;
   s.p = s.small, s.n = 0, s.cap = SMALL, s.m = m, s.li = NULL;
   push(&s, (uintptr_t)f->body);
-  while (s.n) {
+  while (s.n) { /* leaves are handled where they are met, never pushed */
     tl_expr *e = (tl_expr *)s.p[--s.n];
-    if (tl_ops[e->op].flags & TL_F_BRANCH) retarget_node(map, e);
-    for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) push(&s, (uintptr_t)e->kid[i]);
+    if (is_branch(e)) retarget_node(map, e);
+    for (uint32_t i = 0; i < e->nkid; i++) {
+      tl_expr *c = e->kid[i];
+      if (c && c->nkid) push(&s, (uintptr_t)c);
+      else if (c && is_branch(c)) retarget_node(map, c);
+    }
   }
   if (s.p != s.small) free(s.p);
 }

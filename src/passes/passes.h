@@ -72,6 +72,12 @@ typedef struct {
   tl_type *type;     /* LUB of the value types they carry */
 } tl_label_info;
 void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li);
+/* Counting in a pass's own post-order walk instead: init (all zero; false
+ * when out of memory, nothing held) or reset, then note each branch node as
+ * it is visited; a label's count is complete when its construct is. */
+bool tl_labels_init(tl_func *f, tl_label_info *li);
+void tl_labels_reset(tl_label_info *li);
+void tl_labels_note(tl_label_info *li, const tl_expr *e);
 void tl_labels_free(tl_label_info *li);
 void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map);
 

@@ -34,7 +34,12 @@ typedef struct {
   bool changed;
   bool retype;    /* a change that can alter a type outside the node rewritten */
   bool shrink;    /* shrink level >= 1 (-Os, -Oz, lone passes) */
-  tl_label_info li;
+  bool stale;     /* dead code cut since the last refinalize */
+  tl_label_info li; /* counted by the walk: a label's is complete at its construct */
+  tl_expr **blocks; /* the labeled blocks some branch targets (for the tail strip) */
+  size_t nblock, cap;
+  bool lost;      /* out of memory growing blocks: strip by a walk */
+  bool oom;       /* out of memory in a walk: no more rounds */
 } brs_ctx;
 
 static bool is_plain_br(const tl_expr *e) { return e->op == TL_OP_BR && e->nkid == 0; }
@@ -42,7 +47,7 @@ static bool is_plain_br(const tl_expr *e) { return e->op == TL_OP_BR && e->nkid 
 static void drop_final_br(brs_ctx *c, tl_expr *e) {
   if (e->op != TL_OP_BLOCK || e->imm.block.label == TL_NO_LABEL || !e->nkid) return;
   for (uint32_t i = 0; i + 1 < e->nkid; i++) /* nothing after an unreachable kid runs */
-    if (e->kid[i]->type == TL_UNREACHABLE) e->nkid = i + 1;
+    if (e->kid[i]->type == TL_UNREACHABLE) e->nkid = i + 1, c->stale = true;
   tl_expr *last = e->kid[e->nkid - 1];
   if (last->op != TL_OP_BR || last->imm.label != e->imm.block.label) return;
   if (last->nkid) e->kid[e->nkid - 1] = last->kid[0];
@@ -56,7 +61,7 @@ static void thread_list(brs_ctx *c, tl_expr *e) {
     tl_expr *a = e->kid[i], *next = e->kid[i + 1];
     if (a->op != TL_OP_BLOCK || a->imm.block.label == TL_NO_LABEL || a->type != TL_NONE) continue;
     if (!is_plain_br(next) || next->imm.label == a->imm.block.label) continue;
-    if (c->map[a->imm.block.label] == next->imm.label) continue;
+    if (c->map[a->imm.block.label] == next->imm.label || !c->li.count[a->imm.block.label]) continue;
     c->map[a->imm.block.label] = next->imm.label;
     c->changed = c->retype = true;
   }
@@ -402,20 +407,97 @@ static tl_expr *const_br_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   return e->nkid == 2 ? e->kid[0] : tl_make_nop(w->m);
 }
 
+/* A labeled block some branch targets, for the tail strip after the walk
+ * (every such block of the tree: labels are never added to blocks). */
+static void note_block(brs_ctx *c, tl_expr *e) {
+  if (c->nblock == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    tl_expr **p = tl_scratch_realloc(c->blocks, cap, sizeof *p);
+    if (!p) {
+      c->lost = true;
+      return;
+    }
+    c->blocks = p, c->cap = cap;
+  }
+  c->blocks[c->nblock++] = e;
+}
+
+static bool rewritable(const tl_expr *e) {
+  return e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP || e->op == TL_OP_IF || e->op == TL_OP_LOCAL_SET;
+}
+
 static void brs_visit(tl_walk *w, tl_expr **slot) {
   brs_ctx *c = w->ctx;
-  tl_type before = (*slot)->type;
-  tl_expr *e = *slot = const_br_if(w, c, *slot);
-  unnest_ifs(w, c, e);
-  merge_br_ifs(w, c, e);
-  drop_final_br(c, e);
-  thread_list(c, e);
-  loop_exits(w, c, e);
-  e = *slot = block_to_if(w, c, slot);
-  e = *slot = value_block_to_if(w, c, slot);
-  e = *slot = simplify_if(w, c, e);
-  *slot = set_if(w, c, e);
+  tl_expr *orig = *slot;
+  if (tl_ops[orig->op].flags & TL_F_BRANCH) tl_labels_note(&c->li, orig); /* as it was */
+  if (!rewritable(orig) && orig->op != TL_OP_BR_IF && orig->op != TL_OP_DROP) return;
+  tl_type before = orig->type;
+  tl_expr *e = *slot = const_br_if(w, c, orig);
+  if (rewritable(e)) { /* the rest rewrite only these */
+    unnest_ifs(w, c, e);
+    merge_br_ifs(w, c, e);
+    drop_final_br(c, e);
+    thread_list(c, e);
+    loop_exits(w, c, e);
+    e = *slot = block_to_if(w, c, slot);
+    e = *slot = value_block_to_if(w, c, slot);
+    e = *slot = simplify_if(w, c, e);
+    *slot = set_if(w, c, e);
+  }
   if ((*slot)->type != before) c->retype = true; /* the parents' types may follow */
+  if (*slot == orig && orig->op == TL_OP_BLOCK && orig->imm.block.label != TL_NO_LABEL &&
+      c->li.count[orig->imm.block.label])
+    note_block(c, orig);
+}
+
+/* The round's walk: tl_walk_post's order and slots, but a leaf is at most
+ * counted (brs_visit rewrites none) and no visitor is called through a
+ * pointer. A stack of (slot, next kid) frames for the nodes with kids,
+ * the first ones on the C stack. False when out of memory: the walk
+ * stopped there, every rewrite made is complete. */
+typedef struct { tl_expr **slot; uint32_t next; } frame;
+
+static frame *grow(frame *st, frame *small, size_t *cap) {
+  frame *p = tl_scratch_realloc(st == small ? NULL : st, *cap * 2, sizeof *p);
+  if (p && st == small)
+    for (size_t i = 0; i < *cap; i++) p[i] = small[i];
+  if (p) *cap *= 2;
+  return p;
+}
+
+static bool brs_walk(tl_walk *w, brs_ctx *c) {
+  frame small[256], *st = small;
+  size_t n = 1, cap = 256;
+  bool ok = true;
+  tl_expr *e = w->f->body;
+  uint32_t k = 0;
+  st[0].slot = &w->f->body;
+  for (;;) {
+    while (k < e->nkid) {
+      tl_expr **ks = &e->kid[k++], *x = *ks;
+      if (!x) continue;
+      if (!x->nkid) {
+        if (tl_ops[x->op].flags & TL_F_BRANCH) tl_labels_note(&c->li, x);
+        continue;
+      }
+      st[n - 1].next = k;
+      frame *q = n == cap ? grow(st, small, &cap) : st;
+      if (!q) {
+        ok = false;
+        goto out;
+      }
+      st = q;
+      st[n++].slot = ks;
+      e = x, k = 0;
+    }
+    brs_visit(w, st[--n].slot); /* e's kids are done */
+    if (!n) break;
+    e = *st[n - 1].slot;
+    k = st[n - 1].next;
+  }
+out:
+  if (st != small) free(st);
+  return ok;
 }
 
 /* The function's value can fall off the end of its body instead of being
@@ -446,7 +528,21 @@ static bool arm_ends_in_return(tl_expr *arm, const uint32_t *count) {
 
 static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count);
 
+/* Whether the fold could apply were no block a branch target (a cheap
+ * test before counting: targeted blocks only stop it earlier). */
+static tl_expr *tail_of(tl_expr *e) {
+  while (e->op == TL_OP_BLOCK && e->nkid) e = e->kid[e->nkid - 1];
+  return e;
+}
+
+static bool may_fold(const tl_func *f) {
+  tl_expr *last = tail_of(f->body);
+  return is_return(last) || (last->op == TL_OP_IF && last->nkid == 3 && last->imm.block.label == TL_NO_LABEL &&
+                             is_return(tail_of(last->kid[1])) && is_return(tail_of(last->kid[2])));
+}
+
 static bool fold_final_return(tl_module *m, tl_func *f) {
+  if (!f->body->nkid || !may_fold(f)) return false;
   tl_label_info li;
   tl_labels_count(m, f, &li);
   bool done = fold_return_with(m, f, li.count);
@@ -473,31 +569,51 @@ static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count) {
   return true;
 }
 
-tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
-  brs_ctx c = {malloc((f->nlabel + 1) * sizeof(uint32_t)), false, false, ctx->opt->shrink_level >= 1, {0}};
-  if (!c.map) return TL_E_NOMEM;
-  bool dirty = false; /* some round changed the function */
-  for (uint32_t round = 0; round < 16; round++) {
-    for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
-    c.changed = c.retype = false;
-    tl_labels_count(ctx->m, f, &c.li);
-    tl_walk_post(ctx->m, f, &f->body, brs_visit, &c);
-    tl_labels_free(&c.li);
-    if (c.retype || c.changed) { /* later rounds read the types */
-      tl_labels_retarget(ctx->m, f, c.map);
-      tl_func_refinalize(ctx->m, f);
-    }
-    dirty |= tl_strip_tail_branches(ctx->m, f, &f->body);
-    if (fold_final_return(ctx->m, f)) {
-      c.changed = true;
-      tl_func_refinalize(ctx->m, f);
-    }
-    dirty |= c.changed;
-    if (!c.changed) break;
+/* One round: the walk (counting labels as it goes), then retargeting and
+ * types when it changed something, the tail strip over the blocks it
+ * listed, and the final return. Returns whether another round may help. */
+static bool round_once(tl_pass_ctx *ctx, tl_func *f, brs_ctx *c, bool *dirty) {
+  for (uint32_t i = 0; i <= f->nlabel; i++) c->map[i] = i;
+  c->changed = c->retype = c->lost = false;
+  c->nblock = 0;
+  tl_labels_reset(&c->li);
+  tl_walk w = {0};
+  w.m = ctx->m, w.f = f, w.ctx = c;
+  if (!brs_walk(&w, c)) c->oom = true; /* the blocks listed so far still strip */
+  if (c->retype || c->changed) { /* later rounds read the types */
+    tl_labels_retarget(ctx->m, f, c->map);
+    tl_func_refinalize(ctx->m, f);
+    c->stale = false;
   }
+  bool stripped = c->lost ? tl_strip_tail_branches(ctx->m, f, &f->body)
+                          : tl_strip_tail_branches_of(ctx->m, f, &f->body, c->blocks, c->nblock);
+  if (stripped) c->stale = false; /* it refinalized */
+  *dirty |= stripped;
+  if (fold_final_return(ctx->m, f)) {
+    c->changed = true;
+    tl_func_refinalize(ctx->m, f);
+    c->stale = false;
+  }
+  *dirty |= c->changed;
+  return c->changed && !c->oom;
+}
+
+tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
+  brs_ctx c = {0};
+  c.shrink = ctx->opt->shrink_level >= 1;
+  c.map = malloc((f->nlabel + 1) * sizeof(uint32_t));
+  if (!c.map || !tl_labels_init(f, &c.li)) {
+    free(c.map);
+    return TL_E_NOMEM;
+  }
+  bool dirty = false; /* some round changed the function */
+  for (uint32_t round = 0; round < 16 && round_once(ctx, f, &c, &dirty); round++) {}
   /* a rewrite's type change can reach parents its round did not retype
-   * (fuzz: a loop made unreachable inside value blocks) */
-  if (dirty) tl_func_refinalize(ctx->m, f);
+   * (fuzz: a loop made unreachable inside value blocks); rounds refinalize
+   * after their changes, so only dead code cut since then is left */
+  if (dirty && c.stale) tl_func_refinalize(ctx->m, f);
+  tl_labels_free(&c.li);
+  free(c.blocks);
   free(c.map);
-  return TL_OK;
+  return c.oom ? TL_E_NOMEM : TL_OK;
 }
