@@ -199,12 +199,12 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
     tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   }
   for (uint32_t i = 0; i < f->nlabel; i++) bt[i] = TL_UNREACHABLE;
-  st[n++] = (refin_frame){*root, 0};
-  while (n) {
-    refin_frame *top = &st[n - 1];
-    tl_expr *e = top->e;
-    if (top->next < e->nkid) {
-      tl_expr *k = e->kid[top->next++];
+  tl_expr *e = *root; /* the node whose kids are typed: st[n - 1] */
+  uint32_t next = 0;
+  st[n++] = (refin_frame){e, 0};
+  for (;;) {
+    while (next < e->nkid) {
+      tl_expr *k = e->kid[next++];
       if (!k) continue;
       if (!k->nkid) {
         /* leaves: constants and local.get inline, the rest by refin_node */
@@ -217,6 +217,7 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
           refin_node(m, f, bt, k);
         continue;
       }
+      st[n - 1].next = next;
       if (n == cap) {
         refin_frame *q = realloc(st, (cap *= 2) * sizeof *st);
         if (!q) {
@@ -227,10 +228,13 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
         st = q;
       }
       st[n++] = (refin_frame){k, 0};
-      continue;
+      e = k;
+      next = 0;
     }
-    n--;
     refin_node(m, f, bt, e);
+    if (!--n) break;
+    e = st[n - 1].e;
+    next = st[n - 1].next;
   }
   free(st);
   free(bt);

@@ -35,8 +35,10 @@ static uint32_t follow(uint32_t *map, uint32_t l) {
   return r;
 }
 
-static void count_merge(ctx *c, tl_expr *a) {
+/* Labels and branches only: most nodes are neither (one flag test inline). */
+static inline void count_merge(ctx *c, tl_expr *a) {
   uint32_t fl = tl_ops[a->op].flags;
+  if (!(fl & (TL_F_BRANCH | TL_F_CONTROL))) return;
   if (fl & TL_F_BRANCH) {
     TL_VEC_PUSH(&c->touch, tl_expr *, a);
     if (a->op != TL_OP_BR_TABLE) {
@@ -47,7 +49,6 @@ static void count_merge(ctx *c, tl_expr *a) {
     c->count[a->imm.table.def]++;
     return;
   }
-  if (!(fl & TL_F_CONTROL)) return;
   /* a's label is final once a is seen (only its parent takes it away) */
   if (a->op == TL_OP_BLOCK && a->nkid) {
     tl_expr *b = a->kid[a->nkid - 1];
@@ -83,16 +84,18 @@ static bool post_order(tl_func *f, ctx *c) {
   size_t n = 0, cap = 64;
   frame *st = tl_scratch_realloc(NULL, cap, sizeof *st);
   if (!st) return false;
-  st[n++] = (frame){f->body, 0};
-  while (n) {
-    frame *t = &st[n - 1];
-    if (t->next < t->e->nkid) {
-      tl_expr *k = t->e->kid[t->next++];
-      if (!k) continue;
-      if (!k->nkid) {
-        count_merge(c, k);
+  tl_expr *e = f->body; /* the node whose kids are walked: st[n - 1] */
+  uint32_t k = 0;
+  st[n++] = (frame){e, 0};
+  for (;;) {
+    while (k < e->nkid) {
+      tl_expr *x = e->kid[k++];
+      if (!x) continue;
+      if (!x->nkid) {
+        count_merge(c, x);
         continue;
       }
+      st[n - 1].next = k;
       if (n == cap) {
         frame *q = tl_scratch_realloc(st, cap * 2, sizeof *st);
         if (!q) {
@@ -102,11 +105,14 @@ static bool post_order(tl_func *f, ctx *c) {
         st = q;
         cap *= 2;
       }
-      st[n++] = (frame){k, 0};
-      continue;
+      st[n++] = (frame){x, 0};
+      e = x;
+      k = 0;
     }
-    count_merge(c, t->e);
-    n--;
+    count_merge(c, e);
+    if (!--n) break;
+    e = st[n - 1].e;
+    k = st[n - 1].next;
   }
   free(st);
   return true;

@@ -1041,6 +1041,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
     tl_status s = rd_body(c, &br, fi);
     tl_nodes_end(m, fi);
     if (s) return s;
+    TL_FUNC(m, fi)->code_size = size; /* kept without the bytes too: the pass runner schedules by it */
     if (c->no_body_bytes) continue;
     uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);
     if (size) memcpy(keep, b, size);
