@@ -47,6 +47,7 @@ typedef struct {
   tl_func *f;
   tl_vec bbs, acts, edges; /* bb, action, uint32 pairs (from, to) */
   tl_vec slots;            /* tl_expr **: every local.get/set/tee, post-order */
+  tl_vec order;            /* uint32: the blocks in the order they were entered */
   uint32_t cur;
   uint32_t *label_bb;
   bool *skip;              /* per local: not analysed (tuple) */
@@ -67,6 +68,7 @@ static void enter(cl_ctx *c, uint32_t b) {
   TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
   c->cur = b;
   TL_VEC_AT(&c->bbs, bb, b).start = (uint32_t)c->acts.n;
+  PUSH(&c->order, uint32_t, b);
 }
 static void jump(cl_ctx *c, uint32_t label) { edge(c, c->cur, c->label_bb[label]); }
 
@@ -147,6 +149,7 @@ static void between(cl_ctx *c, frame *fr, uint32_t k) {
 static void build(cl_ctx *c) {
   tl_vec st = {0};
   c->cur = new_bb(c);
+  PUSH(&c->order, uint32_t, c->cur);
   TL_VEC_PUSH(&st, frame, ((frame){&c->f->body, 0, 0, 0}));
   pre_node(c, &TL_VEC_AT(&st, frame, 0));
   while (st.n) {
@@ -154,8 +157,14 @@ static void build(cl_ctx *c) {
     tl_expr *e = *fr->slot;
     if (fr->next < e->nkid) {
       uint32_t k = fr->next++;
-      if (!e->kid[k]) continue;
+      tl_expr *kid = e->kid[k];
+      if (!kid) continue;
       between(c, fr, k);
+      if (!kid->nkid && kid->op != TL_OP_BLOCK && kid->op != TL_OP_LOOP && kid->op != TL_OP_IF) {
+        frame leaf = {&e->kid[k], 0, NONE, NONE}; /* no frame: pre_node does nothing for it */
+        post_node(c, &leaf);
+        continue;
+      }
       PUSH(&st, frame, ((frame){&e->kid[k], 0, 0, 0}));
       pre_node(c, &TL_VEC_AT(&st, frame, st.n - 1));
       continue;
@@ -260,9 +269,22 @@ static void edges_csr(cl_ctx *c) {
   }
 }
 
+/* The first work list of the liveness: every block, the last one entered
+ * on top, so successors mostly come first (a block's end is numbered
+ * before the blocks inside it but entered after them). Any order reaches
+ * the same fixed point. Returns the count. */
+static uint32_t first_work(const cl_ctx *c, uint32_t *work, bool *queued) {
+  uint32_t nb = (uint32_t)c->bbs.n, nw = 0;
+  const uint32_t *ord = c->order.p;
+  for (size_t i = 0; i < c->order.n; i++) queued[ord[i]] = true;
+  for (uint32_t i = 0; i < nb; i++)
+    if (!queued[i]) work[nw++] = i, queued[i] = true;
+  for (size_t i = 0; i < c->order.n && nw < nb; i++) work[nw++] = ord[i];
+  return nw;
+}
+
 /* Backward liveness to a fixed point. The work list is a stack that starts
- * with the last block on top (blocks are numbered roughly in program order,
- * so successors mostly come first). Live sets are unsorted: a new live_in
+ * as first_work leaves it. Live sets are unsorted: a new live_in
  * equals the old one when the sizes match and s holds every old member. */
 static void liveness(cl_ctx *c, sset *s) {
   uint32_t nb = (uint32_t)c->bbs.n;
@@ -273,8 +295,7 @@ static void liveness(cl_ctx *c, sset *s) {
     c->nomem = true;
     return;
   }
-  uint32_t nw = 0;
-  for (uint32_t i = 0; i < nb; i++) work[nw++] = i, queued[i] = true;
+  uint32_t nw = first_work(c, work, queued);
   while (nw) {
     uint32_t bi = work[--nw];
     queued[bi] = false;
@@ -354,9 +375,15 @@ static void *zalloc(size_t n, size_t size) { return tl_scratch_calloc(n + 1, siz
 
 /* live = union of the successors' live_in */
 static void dense_out(cl_ctx *c, uint32_t bi, const word *in, uint32_t W, word *live) {
-  memset(live, 0, W * sizeof(word));
-  for (uint32_t k = c->sstart[bi]; k < c->sstart[bi + 1]; k++) {
-    const word *t = in + (size_t)c->succ[k] * W;
+  uint32_t k = c->sstart[bi], end = c->sstart[bi + 1];
+  if (k == end) {
+    for (uint32_t w = 0; w < W; w++) live[w] = 0;
+    return;
+  }
+  const word *t = in + (size_t)c->succ[k] * W;
+  for (uint32_t w = 0; w < W; w++) live[w] = t[w];
+  for (k++; k < end; k++) {
+    t = in + (size_t)c->succ[k] * W;
     for (uint32_t w = 0; w < W; w++) live[w] |= t[w];
   }
 }
@@ -386,7 +413,7 @@ static void dense_liveness(cl_ctx *c, uint32_t W, word *in, word *gen, word *kil
     c->nomem = true;
     return;
   }
-  for (uint32_t i = 0; i < nb; i++) work[nw++] = i, queued[i] = true;
+  nw = first_work(c, work, queued);
   while (nw) {
     uint32_t bi = work[--nw];
     queued[bi] = false;
@@ -409,10 +436,11 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
   const tl_type *lt = c->f->local;
   size_t nb = c->bbs.n;
   uint32_t W = (n + 63) / 64;
-  word *in = zalloc(nb * W, sizeof(word)), *gen = zalloc(nb * W, sizeof(word));
-  word *kill = zalloc(nb * W, sizeof(word)), *live = zalloc(W, sizeof(word));
-  word *mat = zalloc((size_t)n * W, sizeof(word)), *tmask = zalloc((size_t)TL_NBASIC * W, sizeof(word));
-  if (in && gen && kill && live && mat && tmask) {
+  /* one allocation: in, gen, kill (per block), live, mat (per local), tmask (per type) */
+  word *in = zalloc((3 * nb + 1 + n + TL_NBASIC) * W, sizeof(word));
+  word *gen = in ? in + nb * W : NULL, *kill = in ? gen + nb * W : NULL, *live = in ? kill + nb * W : NULL;
+  word *mat = in ? live + W : NULL, *tmask = in ? mat + (size_t)n * W : NULL;
+  if (in) {
     for (uint32_t l = 0; l < n; l++)
       if (lt[l] < TL_NBASIC) tmask[(size_t)lt[l] * W + l / 64] |= BIT(l);
     dense_liveness(c, W, in, gen, kill, live);
@@ -442,7 +470,7 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
   ig->start = c->nomem ? NULL : zalloc(n + 1, sizeof(uint32_t));
   if (!ig->start) {
     c->nomem = true;
-    free(in), free(gen), free(kill), free(live), free(mat), free(tmask);
+    free(in);
     return;
   }
   for (uint32_t p = 0; p < np && nb; p++)
@@ -464,7 +492,7 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
     for (uint32_t w = 0; w < W; w++)
       for (word v = mat[(size_t)i * W + w]; v; v &= v - 1) ig->list[k++] = w * 64 + (uint32_t)__builtin_ctzll(v);
   if (!ig->list) c->nomem = true;
-  free(in), free(gen), free(kill), free(live), free(mat), free(tmask);
+  free(in);
 }
 
 /* ---- sparse mode: liveness above, interference as a hash set of pairs --- */
@@ -543,19 +571,21 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   c.m = m, c.f = f;
   /* all scratch first: out of memory anywhere before rewrite() changes
    * nothing but the local ops' aux marks */
+  /* the per-local arrays in one allocation: cname, then the 4-byte ones
+   * (s.mem, s.pos, color, stamp, ctype), then the flags (skip, used) */
+  size_t n1 = (size_t)n + 1;
+  const char **cname = tl_scratch_calloc(n1, sizeof(char *) + 4 * sizeof(uint32_t) + sizeof(tl_type) + 2);
+  uint32_t *u32 = cname ? (uint32_t *)(cname + n1) : NULL;
+  sset s = {u32, u32 ? u32 + n1 : NULL, 0};
+  uint32_t *color = u32 ? u32 + 2 * n1 : NULL, *stamp = u32 ? u32 + 3 * n1 : NULL;
+  tl_type *ctype = u32 ? (tl_type *)(u32 + 4 * n1) : NULL;
+  c.skip = ctype ? (bool *)(ctype + n1) : NULL;
+  bool *used = c.skip ? c.skip + n1 : NULL;
   c.label_bb = tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(uint32_t));
-  c.skip = tl_scratch_calloc((size_t)n + 1, 1);
-  sset s = {tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(uint32_t)),
-            tl_scratch_calloc((size_t)n + 1, sizeof(uint32_t)), 0};
   pairset copies = {0};
-  bool *used = tl_scratch_calloc((size_t)n + 1, 1);
   adj ig = {0}, cg = {0};
-  uint32_t *color = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(uint32_t));
-  uint32_t *stamp = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(uint32_t));
-  tl_type *ctype = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(tl_type));
-  const char **cname = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof(char *));
   tl_vec by_type[TL_NBASIC] = {{0}};
-  if (!c.label_bb || !c.skip || !s.mem || !s.pos || !used || !color || !stamp || !ctype || !cname) {
+  if (!c.label_bb || !cname) {
     c.nomem = true;
     goto out;
   }
@@ -619,10 +649,10 @@ out:
     free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
   }
   for (int t = 0; t < TL_NBASIC; t++) tl_vec_free(&by_type[t]);
-  tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges), tl_vec_free(&c.slots);
-  free(c.label_bb), free(c.skip), free(s.mem), free(s.pos), free(copies.k);
+  tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges), tl_vec_free(&c.slots), tl_vec_free(&c.order);
+  free(c.label_bb), free(copies.k);
   free(c.sstart), free(c.succ), free(c.pstart), free(c.pred);
   free(ig.start), free(ig.list), free(cg.start), free(cg.list);
-  free(color), free(stamp), free(ctype), free(cname), free(used);
+  free((void *)cname);
   return c.nomem ? tl_nomem(ctx->err, "coalesce-locals") : TL_OK;
 }

@@ -33,7 +33,8 @@ static void count(ro_ctx *c, tl_expr *root) {
   while (st.n) {
     tl_expr *e = TL_VEC_AT(&st, tl_expr *, --st.n);
     if (is_local_op(e)) {
-      TL_VEC_PUSH(&c->ops, tl_expr *, e);
+      if (c->ops.n == c->ops.cap) tl_vec_grow(&c->ops, sizeof(tl_expr *), c->ops.n + 1);
+      TL_VEC_AT(&c->ops, tl_expr *, c->ops.n++) = e;
       if (!c->count[e->imm.index]++) c->first[e->imm.index] = c->seen++;
     }
     if (st.n + e->nkid > st.cap) tl_vec_grow(&st, sizeof(tl_expr *), st.n + e->nkid);
@@ -90,16 +91,14 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
   if (n == np) return TL_OK;
-  ro_ctx c = {tl_scratch_calloc(n, sizeof(uint32_t)), tl_scratch_calloc(n, sizeof(uint32_t)),
-              tl_scratch_realloc(NULL, n, sizeof(uint32_t)), 0, {0}};
-  uint32_t *order = tl_scratch_realloc(NULL, n, sizeof(uint32_t));
-  uint32_t *tmp = tl_scratch_realloc(NULL, n, sizeof(uint32_t));
-  tl_type *types = tl_scratch_realloc(NULL, n, sizeof(tl_type));
-  const char **names = tl_scratch_realloc(NULL, n, sizeof(char *));
-  if (!c.count || !c.first || !c.map || !order || !tmp || !types || !names) {
-    free(c.count), free(c.first), free(c.map), free(order), free(tmp), free(types), free((void *)names);
-    return tl_nomem(ctx->err, "reorder-locals");
-  }
+  /* one allocation: names, then count, first, map, order, tmp, types
+   * (count and first start at zero) */
+  const char **names = tl_scratch_calloc(n, sizeof(char *) + 5 * sizeof(uint32_t) + sizeof(tl_type));
+  if (!names) return tl_nomem(ctx->err, "reorder-locals");
+  uint32_t *u32 = (uint32_t *)(names + n);
+  ro_ctx c = {u32, u32 + n, u32 + 2 * (size_t)n, 0, {0}};
+  uint32_t *order = u32 + 3 * (size_t)n, *tmp = u32 + 4 * (size_t)n;
+  tl_type *types = (tl_type *)(u32 + 5 * (size_t)n);
   count(&c, f->body);
   /* The reader's scratch locals (from scratch_base on) stay last, so the
    * writer can still recognize (and elide) them. */
@@ -132,6 +131,6 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
     e->imm.index = c.map[e->imm.index];
   }
   tl_vec_free(&c.ops);
-  free(c.count), free(c.first), free(c.map), free(order), free(tmp), free(types), free((void *)names);
+  free((void *)names);
   return TL_OK;
 }
