@@ -33,19 +33,21 @@ typedef struct {
 
 /* Out of memory: what the walk holds is freed, then the module arena's
  * longjmp to the entry point (which aborts when none set one). */
-static void push(nstack *s, uintptr_t x) {
-  if (s->n == s->cap) {
-    uintptr_t *q = s->p == s->small ? malloc(s->cap * 2 * sizeof *q) : realloc(s->p, s->cap * 2 * sizeof *q);
-    if (!q) {
-      if (s->p != s->small) free(s->p);
-      if (s->li) tl_labels_free(s->li);
-      tl_arena_oom(&s->m->arena);
-    }
-    if (s->p == s->small)
-      for (size_t i = 0; i < s->cap; i++) q[i] = s->small[i];
-    s->p = q;
-    s->cap *= 2;
+static void grow(nstack *s) {
+  uintptr_t *q = s->p == s->small ? malloc(s->cap * 2 * sizeof *q) : realloc(s->p, s->cap * 2 * sizeof *q);
+  if (!q) {
+    if (s->p != s->small) free(s->p);
+    if (s->li) tl_labels_free(s->li);
+    tl_arena_oom(&s->m->arena);
   }
+  if (s->p == s->small)
+    for (size_t i = 0; i < s->cap; i++) q[i] = s->small[i];
+  s->p = q;
+  s->cap *= 2;
+}
+
+static inline void push(nstack *s, uintptr_t x) {
+  if (s->n == s->cap) grow(s);
   s->p[s->n++] = x;
 }
 
@@ -85,8 +87,9 @@ void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
       const tl_expr *c = e->kid[k++];
       if (!c) continue;
       if (c->nkid) { /* descend; e resumes at k */
-        push(&s, (uintptr_t)e);
-        push(&s, k);
+        if (s.n + 2 > s.cap) grow(&s); /* cap is even: one grow makes room */
+        s.p[s.n++] = (uintptr_t)e;
+        s.p[s.n++] = k;
         e = c, k = 0;
       } else if (is_branch(c)) {
         tl_labels_note(li, c);
