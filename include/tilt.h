@@ -93,6 +93,12 @@ tl_module *tl_module_read(const uint8_t *bytes, size_t size, const tl_read_optio
 /* Writes a binary module into a malloc'd buffer the caller frees. */
 tl_status tl_module_write(tl_module *m, const tl_write_options *opt, uint8_t **out,
                           size_t *out_size, tl_error *err);
+/* tl_module_write, then tl_module_free(m), on failure too: m is gone after
+ * the call. Each function's body is freed as soon as its bytes are encoded,
+ * so the peak memory is not the whole IR plus the output: for tools that
+ * write as their last step. The bytes are the same as tl_module_write's. */
+tl_status tl_module_write_and_free(tl_module *m, const tl_write_options *opt, uint8_t **out,
+                                   size_t *out_size, tl_error *err);
 /* Validates the module (context-free IR validation). */
 tl_status tl_module_validate(tl_module *m, tl_error *err);
 /* Prints the module as folded text into a malloc'd NUL-terminated string. */

@@ -26,6 +26,20 @@ tl_status tl_module_write(tl_module *m, const tl_write_options *opt, uint8_t **o
   return TL_OK;
 }
 
+tl_status tl_module_write_and_free(tl_module *m, const tl_write_options *opt, uint8_t **out,
+                                   size_t *out_size, tl_error *err) {
+  tl_buf b = {0};
+  tl_status s = tl_write_consume(m, opt, &b, err);
+  tl_module_free(m);
+  if (s != TL_OK) {
+    tl_buf_free(&b);
+    return s;
+  }
+  *out = b.p;
+  *out_size = b.n;
+  return TL_OK;
+}
+
 tl_status tl_module_validate(tl_module *m, tl_error *err) { return tl_validate_module(m, err); }
 
 char *tl_module_print(tl_module *m) {

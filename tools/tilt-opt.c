@@ -276,13 +276,14 @@ static bool optimize_stack(const opts *o) {
   return level && (o->opt_level >= 2 || o->shrink_level >= 1);
 }
 
+/* The last use of m: each body is freed as soon as it is encoded. */
 static int write_binary(opts *o, tl_module *m) {
   tl_write_options wo = {.debug_names = o->debug_names && !o->strip_debug,
                          .optimize_stack = optimize_stack(o), .threads = o->threads};
   uint8_t *bytes;
   size_t size;
   tl_error err;
-  if (tl_module_write(m, &wo, &bytes, &size, &err) != TL_OK) {
+  if (tl_module_write_and_free(m, &wo, &bytes, &size, &err) != TL_OK) {
     cli_print_error(o->out, &err);
     return 1;
   }
@@ -292,13 +293,16 @@ static int write_binary(opts *o, tl_module *m) {
   return rc;
 }
 
+/* Prints and writes what the flags ask for; frees m. */
 static int emit(opts *o, tl_module *m) {
-  if (o->print && write_text(m, "-")) return 1;
-  if (o->out) return o->emit_text ? write_text(m, o->out) : write_binary(o, m);
-  if (o->emit_text && !o->print) return write_text(m, "-");
-  if (!o->print && !o->quiet)
+  int rc = o->print ? write_text(m, "-") : 0;
+  if (!rc && o->out && !o->emit_text) return write_binary(o, m);
+  if (!rc && o->out) rc = write_text(m, o->out);
+  else if (!rc && o->emit_text && !o->print) rc = write_text(m, "-");
+  else if (!rc && !o->print && !o->quiet)
     fprintf(stderr, "tilt-opt: warning: no output file specified, not emitting output\n");
-  return 0;
+  tl_module_free(m);
+  return rc;
 }
 
 static tl_module *load(opts *o) {
@@ -462,7 +466,7 @@ int main(int argc, char **argv) {
   }
   malloc_give_back();
   if (!rc) rc = emit(&o, m);
-  tl_module_free(m);
+  else tl_module_free(m);
   free_opts(&o);
   return rc;
 }

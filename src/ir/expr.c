@@ -483,3 +483,18 @@ void tl_nodes_destroy(tl_module *m) {
   free_index(m);
   tl_arena_free(&m->nodes);
 }
+
+/* ---- consuming writes ------------------------------------------------------ */
+size_t tl_nodes_free_body(tl_module *m, uint32_t func) {
+  tl_func *f = TL_FUNC(m, func);
+  const tl_expr *root = f->body;
+  f->body = NULL;
+  span *s = root && m->node_index && !m->capi ? find_span(m->node_index, root) : NULL;
+  if (!s || !s->block || s->owner != func) return 0;
+  bhdr *b = TL_VEC_AT(&m->blocks, bhdr *, s->slot);
+  size_t n = b->size;
+  s->owner = OWNER_NONE;
+  TL_VEC_AT(&m->blocks, void *, s->slot) = NULL;
+  free(b);
+  return n;
+}

@@ -461,6 +461,11 @@ void tl_nodes_end(tl_module *m, uint32_t func);
  * on a module the C API builds (it may hold nodes not yet placed). */
 void tl_nodes_sweep(tl_module *m);
 void tl_nodes_destroy(tl_module *m); /* module.c's destroy: all node memory */
+/* For a writer that consumes the module: drops func's body (NULL) and frees
+ * the block holding its root when the index of the last sweep (which no body
+ * change since may have outdated) found only func using it; returns the bytes
+ * freed. Distinct functions may be dropped from several threads at once. */
+size_t tl_nodes_free_body(tl_module *m, uint32_t func);
 
 /* finalize.c — the type rules, in one place.
  * tl_expr_finalize recomputes e->type from its children (and, for a labeled

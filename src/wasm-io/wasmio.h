@@ -24,5 +24,9 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
 
 /* writer.c */
 tl_status tl_write(tl_module *m, const tl_write_options *opt, tl_buf *out, tl_error *err);
+/* tl_write that frees each function's body as soon as it is encoded: the
+ * module is then only good for tl_module_destroy (on failure too). */
+tl_status tl_write_consume(tl_module *m, const tl_write_options *opt, tl_buf *out,
+                           tl_error *err);
 
 #endif

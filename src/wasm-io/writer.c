@@ -1,13 +1,18 @@
 /* writer.c — tree IR to a binary module: header, the known sections in the
  * standard order (each only when non-empty), custom sections where they were,
  * and the name section with debug_names. Function bodies come from
- * writer_code.c and are written first, so the block types they add and the
- * data count they need are known before the type section is written.
+ * writer_code.c and are written first, straight into the output, so the
+ * block types they add and the data count they need are known before the
+ * type section is written (then put in front). A consuming write
+ * (tl_write_consume) frees each body once encoded.
  * Assumes an IR module that validates; guarantees minimal LEB128s and
  * deterministic bytes, or a TL_E_INVALID/TL_E_UNSUPPORTED error. */
 #include "writer.h"
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* Known sections in the order they must appear; the index is a "slot". */
 static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
@@ -396,53 +401,107 @@ static void customs_at(wr *w, const tl_write_options *opt, tl_buf *out, int slot
   }
 }
 
-/* A marker: write_module writes w->code as the section body itself. */
+/* A marker: write_module encodes the code section first, into `out`. */
 static tl_status sec_code(wr *w, tl_buf *b) {
   (void)w;
   (void)b;
   return TL_OK;
 }
 
+/* out[start..) is the code section's body; puts `pre` (the bytes before
+ * it) and the section header in front of it, in place. */
+static void splice_code(tl_buf *out, size_t start, tl_buf *pre) {
+  size_t n = out->n - start;
+  tl_buf_byte(pre, 10);
+  wr_u32(pre, (uint32_t)n);
+  tl_buf_put(out, pre->p, pre->n);   /* room; the bytes move below */
+  memmove(out->p + start + pre->n, out->p + start, n);
+  memcpy(out->p + start, pre->p, pre->n);
+  tl_buf_free(pre);
+}
+
+/* Bodies first (the block types they add and the data count they need
+ * shape the sections before them), straight into `out`; the sections
+ * before the code section go to a buffer of their own and in front. */
 static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
   static const sec_fn fns[NORDER] = {sec_type,   sec_import, sec_function, sec_table,
                                      sec_memory, sec_global, sec_export,   sec_start,
                                      sec_elem,   sec_datacount, sec_code,  sec_data};
-  TRY(wr_code_section(w));
+  size_t start = out->n;
+  TRY(wr_code_section(w, out));
+  int last = -1, code = -1;
+  for (int p = 0; p < NORDER; p++) {
+    if (!written(w, p)) continue;
+    last = p;
+    if (fns[p] == sec_code) code = p;
+  }
+  if (code < 0) out->n = start;
+  tl_buf pre = {0}, body = {0};
+  tl_buf *dst = code < 0 ? out : &pre;
   static const uint8_t magic[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
-  tl_buf_put(out, magic, sizeof magic);
-  customs_at(w, opt, out, -1);
-  int last = -1;
-  for (int p = 0; p < NORDER; p++)
-    if (written(w, p)) last = p;
-  tl_buf body = {0};
+  tl_buf_put(dst, magic, sizeof magic);
+  customs_at(w, opt, dst, -1);
   tl_status s = TL_OK;
   for (int p = 0; p < NORDER && !s; p++) {
     if (!written(w, p)) continue;
-    if (fns[p] == sec_code) { /* the bodies as built, not copied first */
-      section(out, order[p], &w->code);
-      tl_buf_free(&w->code);
+    if (p == code) {
+      splice_code(out, start, &pre);
+      dst = out;
     } else {
       if ((s = fns[p](w, &body)) != TL_OK) break;
-      section(out, order[p], &body);
+      section(dst, order[p], &body);
     }
-    if (p == last && opt->debug_names && (s = sec_name(w, out)) != TL_OK) break;
-    customs_at(w, opt, out, p);
+    if (p == last && opt->debug_names && (s = sec_name(w, dst)) != TL_OK) break;
+    customs_at(w, opt, dst, p);
   }
-  if (!s && last < 0 && opt->debug_names) s = sec_name(w, out);
+  if (!s && last < 0 && opt->debug_names) s = sec_name(w, dst);
   tl_buf_free(&body);
+  tl_buf_free(&pre);
   return s;
 }
 
-tl_status tl_write(tl_module *m, const tl_write_options *opt, tl_buf *out, tl_error *err) {
+/* ---- consuming writes -------------------------------------------------------- */
+/* Freed bodies are holes in malloc's heap, resident until given back. Give
+ * them back after 1 MB, 2 MB, 4 MB, ... freed in all: what is given back
+ * stays over half of what was freed, far more than the output grows by in
+ * the meantime (bytes are a small fraction of the nodes they come from), and
+ * the calls (each one a walk of malloc's free lists) stay few. */
+enum { GIVE_BACK_FIRST = 1 << 20 };
+
+void wr_consumed(wr *w, size_t bytes) {
+  w->freed += bytes;
+  if (w->freed < w->give_back_at) return;
+  w->give_back_at = 2 * w->freed;
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+static tl_status write_any(tl_module *m, const tl_write_options *opt, bool consume, tl_buf *out,
+                           tl_error *err) {
   static const tl_write_options defaults = {0};
   wr w;
   memset(&w, 0, sizeof w);
   w.m = m;
   w.err = err;
   w.opt = opt ? opt : &defaults;
+  /* which body memory only its own function uses: the last sweep's index
+   * (the pass runner ends with one); C API modules may share any node */
+  w.consume = consume && !m->capi;
+  w.give_back_at = GIVE_BACK_FIRST;
+  if (w.consume && !m->node_index) tl_nodes_sweep(m);
   size_t start = out->n;
   tl_status s = write_module(&w, w.opt, out);
   if (s != TL_OK) out->n = start;
   wr_free(&w);
   return s;
+}
+
+tl_status tl_write(tl_module *m, const tl_write_options *opt, tl_buf *out, tl_error *err) {
+  return write_any(m, opt, false, out, err);
+}
+
+tl_status tl_write_consume(tl_module *m, const tl_write_options *opt, tl_buf *out,
+                           tl_error *err) {
+  return write_any(m, opt, true, out, err);
 }

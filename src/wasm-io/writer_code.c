@@ -827,7 +827,9 @@ static tl_status put_locals(wr *w, tl_buf *b, uint32_t nparams) {
   return TL_OK;
 }
 
-static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
+/* Encodes function fi: its locals into `locals`, its code (through the final
+ * end) into `body`. */
+static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *locals) {
   tl_module *m = w->m;
   tl_func *f = TL_FUNC(m, fi);
   if (!reset_func(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
@@ -842,24 +844,39 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *entry) {
   tl_buf_byte(body, 0x0b);
   pop_label(w);
   if (w->opt->optimize_stack) TRY(wr_stack_opt(w, body));
-  TRY(put_locals(w, entry, np));
-  tl_buf_put(entry, body->p, body->n);
-  return TL_OK;
+  return put_locals(w, locals, np);
+}
+
+/* One code section entry: its size, then locals and body. */
+static void put_entry(tl_buf *out, const tl_buf *locals, const tl_buf *body) {
+  wr_u32(out, (uint32_t)(locals->n + body->n));
+  tl_buf_put(out, locals->p, locals->n);
+  tl_buf_put(out, body->p, body->n);
+}
+
+/* A consuming write is done with function fi's body. */
+static void consume(wr *w, uint32_t fi) {
+  if (w->consume) wr_consumed(w, tl_nodes_free_body(w->m, fi));
 }
 
 /* ---- the code section, on the pass pool ------------------------------------------- */
 /* Big modules' bodies are encoded in parallel, each by a worker copy of the
- * writer into its own buffer, then concatenated in order. A body that needs
- * a block type the module lacks is redone serially afterwards, in function
- * order, so added types get the indices a serial write gives them; a body
- * that fails is redone serially to report (the first failing function by
- * index). Output is byte-identical to the serial write. */
+ * writer into its own buffer, then appended in order, a window of functions
+ * at a time (so the buffers held stay a fraction of the section). A body
+ * that needs a block type the module lacks is redone serially afterwards, in
+ * function order, so added types get the indices a serial write gives them;
+ * a body that fails is redone serially to report (the first failing
+ * function by index). Output is byte-identical to the serial write. */
+
+enum { WIN_MIN = 256, WINDOWS = 16 };
 
 typedef struct {
   wr *w;               /* read-only while workers run */
-  tl_buf *out;         /* per defined function: its entry (locals + body) */
-  tl_vec *lnames;      /* per defined function: its wr_lname */
-  uint8_t *state;      /* per defined function: P_* */
+  uint32_t base;       /* the window's first function index */
+  tl_buf *out;         /* per function of the window: its locals + body */
+  tl_vec *lnames;      /* per function of the window: its wr_lname */
+  uint8_t *state;      /* per function of the window: P_* */
+  size_t *freed;       /* per function of the window: body bytes freed */
 } par;
 
 enum { P_OK, P_USES_DATA, P_SERIAL };
@@ -875,13 +892,16 @@ static void par_one(void *user, uint32_t k) {
   l.maps = p->w->maps;
   l.frozen = true;
   tl_buf body = {0};
-  tl_status s = emit_func(&l, l.m->nimported_funcs + k, &body, &p->out[k]);
+  uint32_t fi = p->base + k;
+  tl_status s = emit_func(&l, fi, &body, &p->out[k]);
   if (s || l.need_serial) {
     p->state[k] = P_SERIAL;
     tl_vec_free(&l.lnames);
   } else {
     p->state[k] = l.uses_data ? P_USES_DATA : P_OK;
     p->lnames[k] = l.lnames;
+    tl_buf_put(&p->out[k], body.p, body.n);
+    if (p->w->consume) p->freed[k] = tl_nodes_free_body(l.m, fi);
   }
   l.lnames = (tl_vec){0};
   l.maps = NULL;   /* shared */
@@ -894,66 +914,80 @@ static bool worth_parallel(wr *w, uint32_t n) {
   return n >= 2 && !m->arena.lock && tl_module_has_nodes(m, TL_PAR_MIN_NODES);
 }
 
-static void put_entry(wr *w, const tl_buf *entry) {
-  wr_u32(&w->code, (uint32_t)entry->n);
-  tl_buf_put(&w->code, entry->p, entry->n);
-}
-
-static tl_status code_parallel(wr *w, uint32_t n) {
-  tl_module *m = w->m;
-  par p = {w, tl_scratch_calloc(n, sizeof(tl_buf)), tl_scratch_calloc(n, sizeof(tl_vec)), tl_scratch_calloc(n, 1)};
-  if (!p.out || !p.lnames || !p.state) {
-    free(p.out);
-    free(p.lnames);
-    free(p.state);
-    return tl_nomem(w->err, "writer");
-  }
-  tl_pass_options po = {.threads = w->opt ? w->opt->threads : 0};
-  tl_pass_ctx ctx = {.m = m, .opt = &po};
-  tl_run_parallel(&ctx, n, par_one, &p);
-  tl_buf body = {0};
+/* Appends the window's entries in order (redoing serial ones here). */
+static tl_status flush_window(wr *w, par *p, uint32_t n, tl_buf *out) {
+  tl_buf body = {0}, locals = {0};
   tl_status s = TL_OK;
   for (uint32_t k = 0; k < n; k++) {
-    if (!s && p.state[k] == P_SERIAL) {
-      p.out[k].n = body.n = 0;
-      free(w->maps[m->nimported_funcs + k]);   /* the worker's plan */
-      w->maps[m->nimported_funcs + k] = NULL;
-      s = emit_func(w, m->nimported_funcs + k, &body, &p.out[k]);
+    uint32_t fi = p->base + k;
+    if (!s && p->state[k] == P_SERIAL) {
+      free(w->maps[fi]);   /* the worker's plan */
+      w->maps[fi] = NULL;
+      body.n = locals.n = 0;
+      if (!(s = emit_func(w, fi, &body, &locals))) {
+        put_entry(out, &locals, &body);
+        consume(w, fi);
+      }
     } else if (!s) {
-      w->uses_data |= p.state[k] == P_USES_DATA;
-      for (size_t i = 0; i < p.lnames[k].n; i++)
-        TL_VEC_PUSH(&w->lnames, wr_lname, TL_VEC_AT(&p.lnames[k], wr_lname, i));
+      w->uses_data |= p->state[k] == P_USES_DATA;
+      for (size_t i = 0; i < p->lnames[k].n; i++)
+        TL_VEC_PUSH(&w->lnames, wr_lname, TL_VEC_AT(&p->lnames[k], wr_lname, i));
+      wr_u32(out, (uint32_t)p->out[k].n);
+      tl_buf_put(out, p->out[k].p, p->out[k].n);
+      if (w->consume) wr_consumed(w, p->freed[k]);
     }
-    if (!s) put_entry(w, &p.out[k]);
-    tl_buf_free(&p.out[k]);
-    tl_vec_free(&p.lnames[k]);
+    tl_buf_free(&p->out[k]);
+    tl_vec_free(&p->lnames[k]);
   }
   tl_buf_free(&body);
-  free(p.out);
-  free(p.lnames);
-  free(p.state);
+  tl_buf_free(&locals);
   return s;
 }
 
-tl_status wr_code_section(wr *w) {
+static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
   tl_module *m = w->m;
-  tl_buf body = {0}, entry = {0};
+  uint32_t win = n / WINDOWS > WIN_MIN ? n / WINDOWS : WIN_MIN;
+  if (win > n) win = n;
+  par p = {w, 0, tl_scratch_calloc(win, sizeof(tl_buf)),
+           tl_scratch_calloc(win, sizeof(tl_vec)), tl_scratch_calloc(win, 1),
+           tl_scratch_calloc(win, sizeof(size_t))};
+  tl_status s = TL_OK;
+  if (!p.out || !p.lnames || !p.state || !p.freed) s = tl_nomem(w->err, "writer");
+  tl_pass_options po = {.threads = w->opt ? w->opt->threads : 0};
+  tl_pass_ctx ctx = {.m = m, .opt = &po};
+  for (uint32_t lo = 0; lo < n && !s; lo += win) {
+    uint32_t cnt = n - lo < win ? n - lo : win;
+    p.base = m->nimported_funcs + lo;
+    tl_run_parallel(&ctx, cnt, par_one, &p);
+    s = flush_window(w, &p, cnt, out);
+  }
+  free(p.out);
+  free(p.lnames);
+  free(p.state);
+  free(p.freed);
+  return s;
+}
+
+tl_status wr_code_section(wr *w, tl_buf *out) {
+  tl_module *m = w->m;
+  tl_buf body = {0}, locals = {0};
   tl_status s = TL_OK;
   uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
-  wr_u32(&w->code, n);
+  wr_u32(out, n);
   if (!w->maps && !(w->maps = tl_scratch_calloc(m->funcs.n, sizeof *w->maps)))
     return tl_nomem(w->err, "writer");
   if (worth_parallel(w, n)) {
-    s = code_parallel(w, n);
+    s = code_parallel(w, n, out);
   } else {
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !s; i++) {
-      body.n = entry.n = 0;
-      s = emit_func(w, i, &body, &entry);
-      put_entry(w, &entry);
+      body.n = locals.n = 0;
+      if ((s = emit_func(w, i, &body, &locals))) break;
+      put_entry(out, &locals, &body);
+      consume(w, i);
     }
   }
   tl_buf_free(&body);
-  tl_buf_free(&entry);
+  tl_buf_free(&locals);
   reset_func(w, NULL, TL_NO_FUNC);
   return s;
 }
@@ -974,7 +1008,6 @@ void wr_free(wr *w) {
   for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) free(w->maps[i]);
   free(w->maps);
   w->maps = NULL;
-  tl_buf_free(&w->code);
   free(w->base);
   free(w->pos);
   w->base = w->pos = NULL;

@@ -3,9 +3,12 @@
  * or it was read) goes parallel and must give the bytes and the first error
  * that the serial path gives (forced by a locked arena, as while passes
  * run), including bodies that need block types the module lacks (redone in
- * function order) and label names. */
+ * function order) and label names. A consuming write
+ * (tl_module_write_and_free) gives the bytes tl_module_write gives, frees
+ * each body that only its function uses, and reports the same first error. */
 #include "ir.h"
 #include "wasm-io/wasmio.h"
+#include "tilt.h"
 
 #include <check.h>
 #include <pthread.h>
@@ -148,6 +151,114 @@ START_TEST(first_error) {
 }
 END_TEST
 
+/* Reads bytes with all features; fails the test on error. */
+static tl_module *read_all(const tl_buf *w) {
+  tl_read_options ro = {0};
+  ro.features = TL_FEATURES_ALL;
+  tl_error err = {0};
+  tl_module *m = tl_module_read(w->p, w->n, &ro, &err);
+  ck_assert_msg(m, "%s", err.msg);
+  return m;
+}
+
+/* tl_module_write_and_free on a module built like b: the same bytes as
+ * tl_module_write on a, for threads 1 and 2, names and stack code on/off. */
+static void consume_alike(tl_module *(*make)(const tl_buf *), const tl_buf *src) {
+  for (int v = 0; v < 8; v++) {
+    tl_write_options o = {.debug_names = v & 1, .optimize_stack = v & 2,
+                          .threads = v & 4 ? 1 : 2};
+    tl_module *a = make(src), *b = make(src);
+    uint8_t *pa, *pb;
+    size_t na, nb;
+    tl_error err = {0};
+    ck_assert_msg(tl_module_write(a, &o, &pa, &na, &err) == TL_OK, "%s", err.msg);
+    ck_assert_msg(tl_module_write_and_free(b, &o, &pb, &nb, &err) == TL_OK, "%s", err.msg);
+    ck_assert_uint_eq(na, nb);
+    ck_assert(!memcmp(pa, pb, na));
+    free(pa);
+    free(pb);
+    tl_module_destroy(a);
+  }
+}
+
+static tl_module *make_read(const tl_buf *w) { return read_all(w); }
+
+static tl_module *make_optimized(const tl_buf *w) {
+  tl_module *m = read_all(w);
+  const char *names[] = {"vacuum", "remove-unused-names", "merge-blocks"};
+  tl_error err = {0};
+  ck_assert_msg(tl_module_run_passes(m, names, 3, NULL, &err) == TL_OK, "%s", err.msg);
+  return m;
+}
+
+static tl_module *make_built(const tl_buf *w) {
+  (void)w;
+  return build(NFUNCS);
+}
+
+START_TEST(consume_same_bytes) {
+  for (int big = 0; big < 2; big++) {
+    tl_module *api = build(big ? NFUNCS : 40);
+    tl_buf w = {0};
+    write_ok(api, true, false, &w);
+    tl_module_destroy(api);
+    consume_alike(make_read, &w);       /* no sweep yet: the writer sweeps */
+    consume_alike(make_optimized, &w);  /* the pass runner's last sweep */
+    tl_buf_free(&w);
+  }
+  consume_alike(make_built, NULL);      /* nodes in m->nodes: none freed */
+}
+END_TEST
+
+/* Which body memory goes: a read module's bodies each have a block of their
+ * own; a block two bodies share stays until the module goes. */
+START_TEST(consume_frees_own_blocks) {
+  tl_module *api = build(40);
+  tl_buf w = {0};
+  write_ok(api, false, false, &w);
+  tl_module_destroy(api);
+  tl_module *m = read_all(&w);
+  tl_nodes_sweep(m);
+  ck_assert_uint_gt(tl_nodes_free_body(m, 3), 0);
+  ck_assert_ptr_null(TL_FUNC(m, 3)->body);
+  ck_assert_uint_eq(tl_nodes_free_body(m, 3), 0);    /* gone already */
+  TL_FUNC(m, 5)->body = TL_FUNC(m, 6)->body;          /* 5 and 6 share a block */
+  tl_nodes_sweep(m);
+  ck_assert_uint_eq(tl_nodes_free_body(m, 5), 0);
+  ck_assert_uint_eq(tl_nodes_free_body(m, 6), 0);
+  ck_assert_uint_gt(tl_nodes_free_body(m, 7), 0);
+  tl_module_destroy(m);                               /* ASan: no leak, no double free */
+  tl_buf_free(&w);
+}
+END_TEST
+
+/* A broken body: the consuming write reports what tl_module_write reports
+ * and frees the module anyway. */
+START_TEST(consume_first_error) {
+  for (int big = 0; big < 2; big++) {
+    tl_module *ms[2] = {build(big ? NFUNCS : 40), build(big ? NFUNCS : 40)};
+    tl_error e[2];
+    uint8_t *p;
+    size_t n;
+    for (int k = 0; k < 2; k++) {
+      for (uint32_t fi = 12; fi <= 25; fi += 13) {   /* a br to a label out of range */
+        tl_expr *br = tl_expr_new(ms[k], TL_OP_BR, 0);
+        br->imm.label = 999;
+        TL_FUNC(ms[k], fi)->body->kid[3] = br;
+      }
+      memset(&e[k], 0, sizeof e[k]);
+    }
+    ck_assert(tl_module_write(ms[0], NULL, &p, &n, &e[0]) != TL_OK);
+    ck_assert(tl_module_write_and_free(ms[1], NULL, &p, &n, &e[1]) != TL_OK);
+    ck_assert_uint_eq(e[0].code, e[1].code);
+    ck_assert_uint_eq(e[0].func_index, 12);
+    ck_assert_uint_eq(e[0].func_index, e[1].func_index);
+    ck_assert_str_eq(e[0].msg, e[1].msg);
+    tl_module_destroy(ms[0]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("writer_parallel");
   TCase *tc = tcase_create("core");
@@ -155,6 +266,9 @@ int main(void) {
   tcase_add_test(tc, same_bytes);
   tcase_add_test(tc, first_error);
   tcase_add_test(tc, api_and_read_alike);
+  tcase_add_test(tc, consume_same_bytes);
+  tcase_add_test(tc, consume_frees_own_blocks);
+  tcase_add_test(tc, consume_first_error);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
