@@ -20,6 +20,7 @@ typedef struct {
   uint32_t *nget, *nset;
   uint32_t np;
   tl_vec st, reads;
+  tl_vec lists;   /* tl_expr *: lists with a local.set before their last kid, in post-order */
   uint32_t budget;
 } cp_ctx;
 
@@ -102,28 +103,32 @@ static void do_list(cp_ctx *c, tl_expr *list) {
   }
 }
 
+/* Counts gets and sets, and notes the lists do_list may change: it only
+ * permutes a list's own kids, so running it over the noted lists in the
+ * walk's order afterwards is a walk over them. */
 static void count_visit(tl_walk *w, tl_expr **slot) {
   cp_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (e->op == TL_OP_LOCAL_GET) c->nget[e->imm.index]++;
   else if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) c->nset[e->imm.index]++;
-}
-
-static void visit(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot;
-  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) do_list(w->ctx, e);
+  else if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)
+    for (uint32_t i = 0; i + 1 < e->nkid; i++)
+      if (e->kid[i]->op == TL_OP_LOCAL_SET && e->kid[i]->imm.index >= c->np) {
+        TL_VEC_PUSH(&c->lists, tl_expr *, e);
+        break;
+      }
 }
 
 tl_status tl_pass_code_pushing(tl_pass_ctx *ctx, tl_func *f) {
   cp_ctx c = {ctx->m, f, tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
-              tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), tl_func_nparams(ctx->m, f), {0}, {0}, 0};
+              tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), tl_func_nparams(ctx->m, f), {0}, {0}, {0}, 0};
   if (!c.nget || !c.nset) {
     free(c.nget), free(c.nset);
     return tl_nomem(ctx->err, "code-pushing");
   }
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
-  tl_walk_post(ctx->m, f, &f->body, visit, &c);
+  for (size_t i = 0; i < c.lists.n; i++) do_list(&c, TL_VEC_AT(&c.lists, tl_expr *, i));
   free(c.nget), free(c.nset);
-  tl_vec_free(&c.st), tl_vec_free(&c.reads);
+  tl_vec_free(&c.st), tl_vec_free(&c.reads), tl_vec_free(&c.lists);
   return TL_OK;
 }

@@ -6,8 +6,10 @@
  * unreachable point are kept; an if with an unreachable condition becomes
  * the condition; blocks that lost every branch to them and cannot fall off
  * their end become unreachable, which propagates upward in the same walk.
- * One post-order walk: branch counts per label are kept up to date as dead
- * code is dropped, so a construct knows its remaining branches when visited. */
+ * One post-order walk: a branch is counted when the walk reaches it, before
+ * the construct it targets (it is inside it), and uncounted when dead code
+ * around it is dropped, so a construct knows its remaining branches when
+ * visited. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -36,7 +38,6 @@ static void sub_target(dce_ctx *c, uint32_t l, tl_expr *br) {
   c->count[l]--;
 }
 
-static void count_visit(tl_walk *w, tl_expr **slot) { each_target(*slot, add_target, w->ctx); }
 static void uncount_visit(tl_walk *w, tl_expr **slot) { each_target(*slot, sub_target, w->ctx); }
 
 /* A subtree is being thrown away: its branches no longer count. */
@@ -82,6 +83,9 @@ static void cut_at(tl_walk *w, tl_expr **slot, uint32_t i) {
 
 static void dce_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
+  uint32_t fl = tl_ops[e->op].flags;
+  if (!e->nkid && !(fl & (TL_F_CONTROL | TL_F_BRANCH)) && e->type != TL_UNREACHABLE) return; /* a plain leaf */
+  if (fl & TL_F_BRANCH) each_target(e, add_target, w->ctx);
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
     trim_list(w, e);
     finalize_control(w, e);
@@ -114,7 +118,6 @@ tl_status tl_pass_dce(tl_pass_ctx *ctx, tl_func *f) {
     return tl_nomem(ctx->err, "dce");
   }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
-  tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, dce_visit, &c);
   free(c.count);
   free(c.bt);

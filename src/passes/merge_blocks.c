@@ -2,22 +2,14 @@
  * block's list is spliced into that list; a block that is the first operand
  * of an instruction is hoisted so the instruction applies to its value:
  * (i32.add (block (stmt) (v)) x) => (block (stmt) (i32.add (v) x)).
- * Assumes: valid IR. Labels nothing branches to are treated as absent.
+ * Assumes: valid IR. Labels nothing branches to are dropped (one walk:
+ * branches are counted as it goes, and reach a construct before it does).
  * Guarantees: evaluation order unchanged (only first operands are hoisted,
  * so nothing is reordered); types recomputed where blocks change. */
 #include "passes.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Drops labels nothing branches to, so such blocks merge too. */
-static void unlabel_visit(tl_walk *w, tl_expr **slot) {
-  tl_label_info *li = w->ctx;
-  tl_expr *e = *slot;
-  if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL &&
-      !li->count[e->imm.block.label])
-    e->imm.block.label = TL_NO_LABEL;
-}
 
 static bool splice_ok(const tl_expr *parent, const tl_expr *k, bool last) {
   if (k->op != TL_OP_BLOCK || k->imm.block.label != TL_NO_LABEL) return false;
@@ -73,6 +65,7 @@ typedef struct {
 } site;
 
 typedef struct {
+  uint32_t *nbr;   /* label -> branches seen (all of them once its construct is reached) */
   uint32_t *first; /* label -> first site index, or UINT32_MAX */
   uint32_t *brifs; /* label -> br_ifs seen minus dropped ones seen */
   bool *bad;       /* label -> a branch that keeps the value */
@@ -101,11 +94,15 @@ static void note_dropped(merge_ctx *c, tl_expr *drop) {
 
 static void note_branch(tl_walk *w, merge_ctx *c, tl_expr *e) {
   if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++) c->bad[e->imm.table.targets[i]] = true;
-    c->bad[e->imm.table.def] = true;
+    for (uint32_t i = 0; i <= e->imm.table.n; i++) {
+      uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
+      c->bad[l] = true;
+      c->nbr[l]++;
+    }
     return;
   }
   uint32_t l = e->imm.label;
+  c->nbr[l]++;
   if (e->op == TL_OP_BR_IF) c->brifs[l]++;
   if (c->bad[l]) return;
   if (e->nkid != (e->op == TL_OP_BR ? 1u : 2u) || !removable_value(w, e->kid[0])) c->bad[l] = true;
@@ -144,7 +141,13 @@ static void optimize_dropped_block(tl_walk *w, merge_ctx *c, tl_expr **slot) {
 static void merge_visit(tl_walk *w, tl_expr **slot) {
   merge_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (tl_ops[e->op].flags & TL_F_BRANCH) note_branch(w, c, e);
+  uint32_t fl = tl_ops[e->op].flags;
+  if (!e->nkid && !(fl & (TL_F_CONTROL | TL_F_BRANCH))) return; /* a plain leaf: nothing to do */
+  /* a label nothing branches to is dropped, so its block merges too (every
+   * branch to it is inside it, so already counted) */
+  if ((fl & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && !c->nbr[e->imm.block.label])
+    e->imm.block.label = TL_NO_LABEL;
+  if (fl & TL_F_BRANCH) note_branch(w, c, e);
   if (e->op == TL_OP_DROP) optimize_dropped_block(w, c, slot);
   tl_expr *d = e->op == TL_OP_DROP && *slot == e ? e : NULL; /* still a drop */
   e = *slot;
@@ -157,19 +160,16 @@ static void merge_visit(tl_walk *w, tl_expr **slot) {
 }
 
 tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {
-  tl_label_info li;
-  tl_labels_count(ctx->m, f, &li);
-  tl_walk_post(ctx->m, f, &f->body, unlabel_visit, &li);
-  tl_labels_free(&li);
   uint32_t n = f->nlabel ? f->nlabel : 1;
-  merge_ctx c = {malloc(n * sizeof(uint32_t)), calloc(n, sizeof(uint32_t)), calloc(n, sizeof(bool)), {0}};
-  if (!c.first || !c.brifs || !c.bad) {
-    free(c.first), free(c.brifs), free(c.bad);
-    return TL_E_NOMEM;
+  merge_ctx c = {tl_scratch_calloc(n, sizeof(uint32_t)), tl_scratch_realloc(NULL, n, sizeof(uint32_t)),
+                 tl_scratch_calloc(n, sizeof(uint32_t)), tl_scratch_calloc(n, sizeof(bool)), {0}};
+  if (!c.nbr || !c.first || !c.brifs || !c.bad) {
+    free(c.nbr), free(c.first), free(c.brifs), free(c.bad);
+    return tl_nomem(ctx->err, "merge-blocks");
   }
   memset(c.first, 0xff, n * sizeof(uint32_t));
   tl_walk_post(ctx->m, f, &f->body, merge_visit, &c);
-  free(c.first), free(c.brifs), free(c.bad);
+  free(c.nbr), free(c.first), free(c.brifs), free(c.bad);
   tl_vec_free(&c.sites);
   return TL_OK;
 }

@@ -422,6 +422,10 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
 /* w->ctx: a bool set when a replacement's type differs from the node it
  * replaces (then the ancestors' types are recomputed at the end). */
 static void oi_visit(tl_walk *w, tl_expr **slot) {
+  if (!(*slot)->nkid) { /* no rule rewrites a leaf */
+    mark(*slot);
+    return;
+  }
   for (int i = 0; i < 8; i++) {
     tl_expr *e = *slot;
     tl_type t = e->type;

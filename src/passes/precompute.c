@@ -69,6 +69,7 @@ typedef struct {
   tl_func *f;
   bool graph;        /* build the local graph too (propagation) */
   tl_vec cands;      /* tl_expr **: maximal foldable non-constant subtrees */
+  tl_vec brifs;      /* tl_expr **: valueless br_ifs, in post-order (fold_br_ifs) */
   tl_vec actions;    /* action, in execution order, grouped by block */
   tl_vec edges;      /* edge */
   tl_vec pend;       /* pending: branches to a block/if label not closed yet */
@@ -177,8 +178,15 @@ static void walk(graph *g) {
     tl_expr *e = *fr->slot;
     if (fr->next < e->nkid) {
       uint32_t i = fr->next++;
-      if (!e->kid[i]) continue;
+      tl_expr *k = e->kid[i];
+      if (!k) continue;
       if (g->graph && e->op == TL_OP_IF) between(g, fr, i);
+      if (!k->nkid && !(tl_ops[k->op].flags & TL_F_CONTROL)) { /* a leaf: no frame */
+        frame leaf = {&e->kid[i], 0, NONE, NONE};
+        k->aux = is_const(k) ? FOLDABLE : 0;
+        if (g->graph) leave(g, &leaf);
+        continue;
+      }
       TL_VEC_PUSH(&st, frame, ((frame){&e->kid[i], 0, NONE, NONE}));
       if (g->graph) enter(g, &TL_VEC_AT(&st, frame, st.n - 1));
       continue;
@@ -188,6 +196,7 @@ static void walk(graph *g) {
       for (uint32_t i = 0; i < e->nkid; i++)
         if (e->kid[i] && (e->kid[i]->aux & FOLDABLE) && !is_const(e->kid[i]))
           TL_VEC_PUSH(&g->cands, tl_expr **, &e->kid[i]);
+    if (e->op == TL_OP_BR_IF && e->nkid == 1) TL_VEC_PUSH(&g->brifs, tl_expr **, fr->slot);
     if (g->graph) leave(g, fr);
     st.n--;
   }
@@ -239,8 +248,7 @@ static bool tees_of(brif_ctx *c, tl_expr **root) {
   return true;
 }
 
-static void brif_visit(tl_walk *w, tl_expr **slot) {
-  brif_ctx *c = w->ctx;
+static void brif_one(brif_ctx *c, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op != TL_OP_BR_IF || e->nkid != 1 || e->kid[0]->type != TL_I32) return;
   if (!tees_of(c, &e->kid[0])) return;
@@ -274,9 +282,12 @@ static void brif_visit(tl_walk *w, tl_expr **slot) {
   free(tee);
 }
 
-static void fold_br_ifs(tl_module *m, tl_func *f) {
+/* The br_ifs the last walk found, in its post-order (as a walk of the tree
+ * would meet them: folding since only replaced pure subtrees, and a br_if
+ * replaced here holds no later one). */
+static void fold_br_ifs(tl_module *m, tl_func *f, tl_vec *brifs) {
   brif_ctx c = {.m = m, .f = f};
-  tl_walk_post(m, f, &f->body, brif_visit, &c);
+  for (size_t i = 0; i < brifs->n; i++) brif_one(&c, TL_VEC_AT(brifs, tl_expr **, i));
   tl_vec_free(&c.st), tl_vec_free(&c.tees);
   if (c.changed) tl_func_refinalize(m, f);
 }
@@ -286,7 +297,8 @@ static void precompute_func(tl_module *m, tl_func *f) {
   walk(&g);
   fold_all(m, f, &g.cands);
   tl_vec_free(&g.cands);
-  fold_br_ifs(m, f);
+  fold_br_ifs(m, f, &g.brifs);
+  tl_vec_free(&g.brifs);
 }
 
 tl_status tl_pass_precompute(tl_pass_ctx *ctx, tl_func *f) {
@@ -491,8 +503,11 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
   uint32_t *lab = tl_scratch_realloc(NULL, 2 * ((size_t)f->nlabel + 1), sizeof *lab);
   if (!lab) return tl_nomem(ctx->err, "precompute-propagate");
   bool oom = false; /* f stays valid: folds and replacements keep types */
+  tl_vec brifs = {0};
   for (int round = 0;; round++) {
     graph g = {.m = m, .f = f, .graph = round < MAX_ROUNDS};
+    brifs.n = 0;
+    g.brifs = brifs; /* the last round's are kept: its replacements are leaves */
     g.label_head = lab, g.label_hdr = lab + f->nlabel + 1;
     for (uint32_t i = 0; i < 2 * (f->nlabel + 1); i++) lab[i] = NONE;
     g.cur = g.graph ? new_bb(&g, NONE) : NONE;
@@ -500,10 +515,15 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
     fold_all(m, f, &g.cands);
     uint32_t nrep = g.graph ? propagate(&g, &oom) : 0;
     tl_vec_free(&g.cands), tl_vec_free(&g.actions), tl_vec_free(&g.edges), tl_vec_free(&g.pend);
+    brifs = g.brifs;
     if (!nrep || oom) break;
   }
   free(lab);
-  if (oom) return tl_nomem(ctx->err, "precompute-propagate");
-  fold_br_ifs(m, f);
+  if (oom) {
+    tl_vec_free(&brifs);
+    return tl_nomem(ctx->err, "precompute-propagate");
+  }
+  fold_br_ifs(m, f, &brifs);
+  tl_vec_free(&brifs);
   return TL_OK;
 }

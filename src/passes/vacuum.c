@@ -5,9 +5,10 @@
  * Assumes: valid IR with up-to-date types.
  * Guarantees: every side effect (including traps and possible infinite
  * loops, see effects.c) is kept in its original order; types are
- * recomputed bottom-up in the same walk. Branches are never removed except
- * together with the construct they target, so per-label branch facts
- * gathered before the walk stay true. */
+ * recomputed bottom-up in the same walk. Branches are counted per label as
+ * the walk reaches them, before the construct they target, and are never
+ * removed except together with their construct (or uncounted), so the
+ * counts a construct sees are complete. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -21,9 +22,10 @@ typedef struct {
                     * longer count as one (see the end of tl_pass_vacuum) */
 } vac_ctx;
 
-static void count_visit(tl_walk *w, tl_expr **slot) {
-  vac_ctx *c = w->ctx;
-  tl_expr *e = *slot;
+/* Counts a branch. The walk visits every branch before the construct it
+ * targets (it is inside it), so counting as the walk goes gives each
+ * construct its complete counts when its turn comes. */
+static void count_branch(vac_ctx *c, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     c->count[e->imm.label]++;
     if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[e->imm.label]++;
@@ -220,8 +222,24 @@ static tl_expr *drop_into_arms(tl_walk *w, tl_expr *iff) {
 
 static void vac_node(tl_walk *w, tl_expr **slot);
 
+/* A node vacuum does not rewrite keeps its type unless an operand became
+ * unreachable: kids are only ever replaced by nodes of their own type or by
+ * unreachable ones (the common case costs no tl_expr_finalize). */
+static void retype(tl_walk *w, tl_expr *e) {
+  bool unreachable_kid = false;
+  for (uint32_t i = 0; i < e->nkid && !unreachable_kid; i++)
+    unreachable_kid = e->kid[i] && e->kid[i]->type == TL_UNREACHABLE;
+  if (unreachable_kid || e->type == TL_UNREACHABLE) tl_expr_finalize(w->m, w->f, e);
+}
+
 static void vac_visit(tl_walk *w, tl_expr **slot) {
-  tl_type before = (*slot)->type;
+  tl_expr *e = *slot;
+  if (!e->nkid && !(tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH)) && e->type != TL_UNREACHABLE) {
+    mark(e); /* a plain leaf: nothing to remove or retype */
+    return;
+  }
+  tl_type before = e->type;
+  if (tl_ops[(*slot)->op].flags & TL_F_BRANCH) count_branch(w->ctx, *slot);
   vac_node(w, slot);
   /* a branch whose operand became unreachable no longer gives its target a
    * type, which the live counts still say it does (fuzz: a stale f32 body
@@ -265,7 +283,7 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
     else tl_expr_finalize(w->m, w->f, e);
     return;
   }
-  default: tl_expr_finalize(w->m, w->f, e); return;
+  default: retype(w, e); return;
   }
 }
 
@@ -280,7 +298,6 @@ tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
     return tl_nomem(ctx->err, "vacuum");
   }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
-  tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   tl_walk_post(ctx->m, f, &f->body, vac_visit, &c);
   /* An if on a constant whose kept arm is unreachable makes its parents
    * unreachable: branches there (br_table 0 (unreachable arm)) no longer
