@@ -135,8 +135,8 @@ static void visit(tl_walk *w, tl_expr **slot) {
 }
 
 /* ---- Phase 2, as Binaryen's LocalCSE: in each stretch of linear code
- * (cleared at loop entry, if arms, the end of a labeled block or if, and
- * after branches/returns/unreachable), a pure expression (reads and traps
+ * (cleared at loop entry, else arms, the end of a labeled block or if, and
+ * after br/br_table/returns/unreachable), a pure expression (reads and traps
  * allowed; no writes, calls, branches, atomics) of at least 2 nodes seen
  * again (Binaryen wants 3 when shrinking; 2 was never larger here: c-O0
  * -Os 0..-7 B, tsjson -399) becomes `local.tee $new` at its first copy and
@@ -173,17 +173,20 @@ static const uint32_t NOT_PURE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRIT
 
 static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
 
-/* Linear-execution boundaries before e (pre) and after it (post). */
+/* Linear-execution boundaries before e (pre) and after it (post). Adjacent
+ * blocks connect (Binaryen's connectAdjacentBlocks): an if's condition
+ * runs right before its then arm, and the code after a br_if runs right
+ * after it, so what they computed dominates there; the else arm is cut. */
 static bool nonlinear_pre(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot, *p = tl_walk_parent(w, 1);
   if (e->op == TL_OP_LOOP) return true;
-  if (p && p->op == TL_OP_IF && slot != &p->kid[0]) return true;
+  if (p && p->op == TL_OP_IF && slot == &p->kid[2]) return true;
   return (tl_ops[e->op].flags & TL_F_CONTROL) && e->op != TL_OP_BLOCK && e->op != TL_OP_IF;
 }
 
 static bool nonlinear_post(const tl_expr *e) {
   if (e->op == TL_OP_BLOCK) return e->imm.block.label != TL_NO_LABEL;
-  if (e->op == TL_OP_LOOP) return false;
+  if (e->op == TL_OP_LOOP || e->op == TL_OP_BR_IF) return false;
   return (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN)) != 0;
 }
 
