@@ -317,12 +317,18 @@ static tl_module *load(opts *o) {
   /* features == 0 means the default set to the reader; "none" is spelled
    * TL_FEATURES_MVP there. */
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
-                        .detect_features = o->detect, .no_validate = !o->validate,
+                        .detect_features = o->detect, .no_validate = true,
                         .no_body_bytes = true, /* nothing here JITs */
                         .threads = o->threads};
   tl_error err;
   tl_module *m = tl_module_read(bytes, size, &ro, &err);
   free(bytes);
+  /* validated here, as tl_module_read would, once the input bytes are gone
+   * (they and the validator's scratch would add up at the peak) */
+  if (m && o->validate && tl_module_validate(m, &err) != TL_OK) {
+    tl_module_free(m);
+    m = NULL;
+  }
   if (!m) {
     cli_print_error(o->in_name, &err);
     return NULL;
