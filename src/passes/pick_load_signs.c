@@ -98,28 +98,14 @@ static void note_bits(uint8_t *have, unsigned bits) {
   *have = *have == 0 || *have == bits ? (uint8_t)bits : 0xff;
 }
 
-/* The extension whose operand chain contains the get at *slot: its parent
- * (extend, and) or grandparent (shr_s over shl). */
-static bool get_is_extended(tl_walk *w, tl_expr *get, unsigned *bits, bool *sgn) {
-  for (uint32_t up = 1; up <= 2; up++) {
-    tl_expr *p = tl_walk_parent(w, up);
-    if (!p) return false;
-    if (ext_of(p, bits, sgn) == get) return true;
-  }
-  return false;
-}
-
+/* A read is extended when the extension right above it (its parent:
+ * extend, and; or grandparent: shr_s over shl) has it as operand; the
+ * extension, visited after its operands, counts it. */
 static void scan(tl_walk *w, tl_expr **slot) {
   pls_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (e->op == TL_OP_LOCAL_GET) {
-    usage *u = &c->u[e->imm.index];
-    unsigned bits;
-    bool sgn;
-    u->total++;
-    if (!get_is_extended(w, e, &bits, &sgn)) return;
-    if (sgn) u->sgn++, note_bits(&u->sbits, bits);
-    else u->uns++, note_bits(&u->ubits, bits);
+    c->u[e->imm.index].total++;
   } else if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) {
     usage *u = &c->u[e->imm.index];
     bool sgn;
@@ -127,6 +113,14 @@ static void scan(tl_walk *w, tl_expr **slot) {
     u->nset++;
     if (e->op == TL_OP_LOCAL_TEE) u->total++; /* the tee's value is a read we cannot see */
     if (bits) u->nload++, note_bits(&u->lbits, bits);
+  } else if (e->nkid) {
+    unsigned bits;
+    bool sgn;
+    tl_expr *x = ext_of(e, &bits, &sgn);
+    if (!x || x->op != TL_OP_LOCAL_GET) return;
+    usage *u = &c->u[x->imm.index];
+    if (sgn) u->sgn++, note_bits(&u->sbits, bits);
+    else u->uns++, note_bits(&u->ubits, bits);
   }
 }
 

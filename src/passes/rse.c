@@ -11,8 +11,11 @@
  * condition; a loop's body minus what the loop writes).
  * Assumes: valid IR. Guarantees: the same behaviour; only sets whose value
  * is a constant or a local.get (pure) are removed. Linear: sibling scans are
- * budgeted, and a sibling too big to scan forgets everything; a list that
- * knows nothing scans nothing, and a scan stops once nothing is known. */
+ * budgeted, and a sibling too big to scan forgets everything; the first
+ * pass notes each subtree's size and whether it writes a local, so a scan
+ * enters only subtrees that write and an oversized one costs nothing; a
+ * list that knows nothing scans nothing, and a scan stops once nothing is
+ * known. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -91,23 +94,41 @@ static void learn(rse_ctx *c, uint32_t x, const tl_expr *v) {
   if (c->n < MAX_FACTS && (is_const(v) || v->op == TL_OP_LOCAL_GET)) add_fact(c, x, v);
 }
 
-/* Forget every local a subtree may write; false if it was too big. With
- * `exact` false the caller forgets everything on false anyway, so the scan
- * stops as soon as nothing is known. */
+/* e->aux, set by the first pass (post-order, after the node's own list is
+ * rewritten): bit 15 = the subtree writes a local, bits 0..14 = its node
+ * count, capped past SCAN_BUDGET. A subtree only changes after that
+ * through its own lists' rewrites, and the top-down pass rewrites a list
+ * only after every scan of a subtree holding it. */
+enum { WRITES = 0x8000, SIZE_CAP = SCAN_BUDGET + 1 };
+
+static void summarize(tl_expr *e) {
+  uint32_t size = 1, w = e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE ? WRITES : 0;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    if (!e->kid[i]) continue;
+    size += e->kid[i]->aux & ~WRITES;
+    w |= e->kid[i]->aux & WRITES;
+  }
+  e->aux = (uint16_t)(w | (size < SIZE_CAP ? size : SIZE_CAP));
+}
+
+/* Forget every local a subtree may write; false if it is too big (more
+ * than SCAN_BUDGET nodes). With `exact` false the caller forgets
+ * everything on false anyway, so the scan stops as soon as nothing is
+ * known. Only subtrees that write are entered. */
 static bool forget_writes(rse_ctx *c, tl_expr *root, tl_vec *st, bool exact) {
-  uint32_t budget = SCAN_BUDGET;
   if (!c->n && !exact) return true;
+  if ((root->aux & ~WRITES) > SCAN_BUDGET) return false;
+  if (!(root->aux & WRITES)) return true;
   st->n = 0;
   TL_VEC_PUSH(st, tl_expr *, root);
   while (st->n) {
     tl_expr *e = TL_VEC_AT(st, tl_expr *, --st->n);
-    if (!budget--) return false;
     if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) {
       forget(c, e->imm.index);
       if (!c->n && !exact) return true;
     }
     for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) TL_VEC_PUSH(st, tl_expr *, e->kid[i]);
+      if (e->kid[i] && (e->kid[i]->aux & WRITES)) TL_VEC_PUSH(st, tl_expr *, e->kid[i]);
   }
   return true;
 }
@@ -210,6 +231,7 @@ static void visit(tl_walk *w, tl_expr **slot) {
   rse_ctx c;
   clear(&c);
   if (slot != &w->f->body && (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)) do_list(r, e, &c);
+  summarize(e);
 }
 
 static void topdown(rse_walk *r) {
