@@ -1099,7 +1099,7 @@ static void strip_visit(tl_walk *w, tl_expr **slot) { strip_block(w->m, w->ctx, 
 
 bool tl_strip_tail_branches(tl_module *m, tl_func *f, tl_expr **root) {
   strip_ctx c = {{0}, false};
-  tl_walk_post(m, f, root, strip_visit, &c);
+  tl_walk_post_only(m, f, root, strip_visit, &c, TL_F_CONTROL);
   tl_vec_free(&c.work);
   if (c.changed) tl_expr_refinalize(m, f, root);
   return c.changed;

@@ -492,10 +492,16 @@ struct tl_walk {
   bool skip;         /* set by pre: do not descend into this node */
   tl_vec stack;      /* internal: frames */
   uint32_t depth;    /* current depth (number of ancestors) */
+  uint32_t only;     /* post-only walks: post sees only the nodes whose op has
+                        one of these flags (tl_ops[].flags); 0 = every node */
 };
 void tl_walk_run(tl_walk *w, tl_expr **root);     /* frees its stack at the end */
 tl_expr *tl_walk_parent(tl_walk *w, uint32_t up); /* ancestor (1 = parent), NULL at the top */
 void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx);
+/* tl_walk_post calling post only on nodes whose op has one of the flags
+ * `only` (TL_F_*): the walk itself costs a flag test per other node. */
+void tl_walk_post_only(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx,
+                       uint32_t only);
 /* tl_walk_post over every expression of m: defined function bodies, global
  * inits, element segment offsets and items, data segment offsets. */
 void tl_walk_module(tl_module *m, tl_visit_fn visit, void *ctx);

@@ -48,6 +48,11 @@ static inline tl_expr **next_kid(frame *top) {
   return &e->kid[k];
 }
 
+/* Whether post is called on e (w->only: 0 = every node). */
+static inline bool wanted(uint32_t only, const tl_expr *e) {
+  return !only || (tl_ops[e->op].flags & only);
+}
+
 /* Post-order only, the common case: a leaf is visited without a frame of
  * its own (during post the current node is popped anyway). The node whose
  * kids are being walked stays in a register (e) while its kids are visited:
@@ -56,7 +61,8 @@ static inline tl_expr **next_kid(frame *top) {
  * after every visit (a visitor may edit its parent's kids). Only w->depth
  * is kept up to date here; w->stack.n stays 0 (tl_walk_parent: during
  * post the current node has no frame). */
-static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
+static inline __attribute__((always_inline)) void walk_post_as(tl_walk *w, tl_expr **slot,
+                                                              frame *inl, uint32_t only) {
   tl_visit_fn post = w->post;
   frame *st = inl;
   size_t n = 1, cap = w->stack.cap;
@@ -65,7 +71,7 @@ static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
   w->stack.n = 0;
   if (!e->nkid) {
     w->depth = 0;
-    post(w, slot);
+    if (wanted(only, e)) post(w, slot);
     return;
   }
   st[0].slot = slot;
@@ -82,18 +88,25 @@ static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) {
         k = 0;
         continue;
       }
+      if (!wanted(only, c)) continue;
       w->depth = (uint32_t)n;
       post(w, ks);
     }
     /* e's kids are done: pop it, visit it, resume its parent */
     n--;
-    w->depth = (uint32_t)n;
-    post(w, st[n].slot);
+    if (wanted(only, e)) {
+      w->depth = (uint32_t)n;
+      post(w, st[n].slot);
+    }
     if (!n) return;
     e = *st[n - 1].slot;
     k = st[n - 1].next;
   }
 }
+
+/* Two copies: the filter costs the unfiltered walks nothing. */
+static void walk_post(tl_walk *w, tl_expr **slot, frame *inl) { walk_post_as(w, slot, inl, 0); }
+static void walk_post_only(tl_walk *w, tl_expr **slot, frame *inl) { walk_post_as(w, slot, inl, w->only); }
 
 /* With a pre visitor (and maybe post): every node gets a frame, so pre can
  * see it as tl_walk_parent(w, 0) and skip its kids. */
@@ -132,6 +145,7 @@ void tl_walk_run(tl_walk *w, tl_expr **root) {
   w->stack.p = inl;
   w->stack.cap = INLINE_FRAMES;
   if (w->pre) walk_pre(w, root, inl);
+  else if (w->post && w->only) walk_post_only(w, root, inl);
   else if (w->post) walk_post(w, root, inl);
   if (w->stack.p != inl) free(w->stack.p);
   w->stack.p = NULL;
@@ -153,6 +167,17 @@ void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, vo
   w.f = f;
   w.ctx = ctx;
   w.post = post;
+  tl_walk_run(&w, root);
+}
+
+void tl_walk_post_only(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx,
+                       uint32_t only) {
+  tl_walk w = {0};
+  w.m = m;
+  w.f = f;
+  w.ctx = ctx;
+  w.post = post;
+  w.only = only;
   tl_walk_run(&w, root);
 }
 

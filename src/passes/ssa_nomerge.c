@@ -90,7 +90,7 @@ tl_status tl_pass_ssa_nomerge(tl_pass_ctx *ctx, tl_func *f) {
     free(c.nget), free(c.nset);
     return tl_nomem(ctx->err, "ssa-nomerge");
   }
-  tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
+  tl_walk_post_only(ctx->m, f, &f->body, count_visit, &c, TL_F_READS_LOCAL | TL_F_WRITES_LOCAL);
   tl_walk_post(ctx->m, f, &f->body, visit, &c);
   free(c.nget), free(c.nset);
   tl_vec_free(&c.st), tl_vec_free(&c.owned);

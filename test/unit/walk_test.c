@@ -276,6 +276,43 @@ START_TEST(copy_relabels) {
 }
 END_TEST
 
+/* tl_walk_post_only: post sees only the nodes whose op has one of the
+ * flags, in the same order, with the same parents and depths. */
+typedef struct { tl_expr *seen[8], *parent[8]; uint32_t depth[8]; int n; } only_rec;
+
+static void only_post(tl_walk *w, tl_expr **slot) {
+  only_rec *r = w->ctx;
+  r->parent[r->n] = tl_walk_parent(w, 1);
+  r->depth[r->n] = w->depth;
+  r->seen[r->n++] = *slot;
+}
+
+START_TEST(post_only) {
+  tree t = mk_tree();
+  tl_expr *drop = t.blk->kid[0];
+  only_rec r = {0};
+  tl_walk_post_only(t.m, NULL, &t.blk, only_post, &r, TL_F_CONTROL);
+  ck_assert_int_eq(r.n, 1);
+  ck_assert_ptr_eq(r.seen[0], t.blk);
+  ck_assert_ptr_null(r.parent[0]);
+  only_rec q = {0};
+  /* i32.add has no flags; drop, const and nop neither: nothing */
+  tl_walk_post_only(t.m, NULL, &t.blk, only_post, &q, TL_F_BRANCH);
+  ck_assert_int_eq(q.n, 0);
+  /* a leaf root, and 0 = every node */
+  only_rec z = {0};
+  tl_walk_post_only(t.m, NULL, &t.blk, only_post, &z, 0);
+  ck_assert_int_eq(z.n, 6);
+  ck_assert_ptr_eq(z.seen[2], t.add);
+  ck_assert_ptr_eq(z.parent[2], drop);
+  ck_assert_uint_eq(z.depth[2], 2);
+  only_rec l = {0};
+  tl_walk_post_only(t.m, NULL, &t.nop, only_post, &l, TL_F_CONTROL);
+  ck_assert_int_eq(l.n, 0);
+  tl_module_destroy(t.m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("walk");
   TCase *t = tcase_create("core");
@@ -287,6 +324,7 @@ static Suite *suite(void) {
   tcase_add_test(t, null_kids);
   tcase_add_test(t, deep_chain);
   tcase_add_test(t, copy_relabels);
+  tcase_add_test(t, post_only);
   suite_add_tcase(s, t);
   return s;
 }
