@@ -31,6 +31,9 @@
 #include <stdlib.h>
 
 enum { LOOP_FX = 1u << 31, LOAD_TRAP = 1u << 30, SCAN_BUDGET = 256, ROUNDS = 8 };
+/* TL_VEC_PUSH that calls tl_vec_grow only when the vector is full */
+#define PUSH(v, T, x) do { if ((v)->n == (v)->cap) tl_vec_grow((v), sizeof(T), (v)->n + 1); \
+    ((T *)(v)->p)[(v)->n++] = (x); } while (0)
 static const uint32_t SIDE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_GLOBAL | TL_F_CALL |
                              TL_F_TRAPS | TL_F_ATOMIC | TL_F_BRANCH | TL_F_NORETURN | LOOP_FX | LOAD_TRAP;
 
@@ -96,16 +99,16 @@ static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
   *flags = 0;
   uint32_t budget = SCAN_BUDGET;
   tl_vec *st = &c->stack;
-  TL_VEC_PUSH(st, frame, ((frame){NULL, 0, false, 0}));
+  PUSH(st, frame, ((frame){NULL, 0, false, 0}));
   TL_VEC_AT(st, frame, 0).slot = &v;
   while (st->n) {
     tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
     if (!budget--) return false;
     *flags |= own_flags(e);
-    if (e->op == TL_OP_LOCAL_GET) TL_VEC_PUSH(&c->reads, uint32_t, e->imm.index);
-    if (is_set(e)) TL_VEC_PUSH(&c->writes, uint32_t, e->imm.index);
+    if (e->op == TL_OP_LOCAL_GET) PUSH(&c->reads, uint32_t, e->imm.index);
+    if (is_set(e)) PUSH(&c->writes, uint32_t, e->imm.index);
     for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
+      if (e->kid[i]) PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
   }
   return true;
 }
@@ -149,7 +152,7 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
   tl_vec *st = &c->stack;
   for (uint32_t j = i + 1; j < list->nkid; j++) {
     st->n = 0;
-    TL_VEC_PUSH(st, frame, ((frame){&list->kid[j], 0, false, 0}));
+    PUSH(st, frame, ((frame){&list->kid[j], 0, false, 0}));
     while (st->n) {
       frame *fr = &TL_VEC_AT(st, frame, st->n - 1);
       tl_expr *e = *fr->slot;
@@ -161,7 +164,7 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
         if (fr->then) then = fr->then == 2 || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1) ? 2 : 1;
         else if (e->op == TL_OP_IF && k == 1 && e->nkid == 3 && else_get(e, 2, x, aflags))
           then = 1, then_label = e->imm.block.label;
-        TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, op, then}));
+        PUSH(st, frame, ((frame){&e->kid[k], 0, op, then}));
         continue;
       }
       frame done = *fr;
@@ -326,6 +329,7 @@ typedef struct {
   sl_ctx *c;
   uint32_t *nbr, *nrec, *head; /* per label: branches, recorded ones, first record */
   tl_vec recs;                 /* brec */
+  tl_vec cands;                /* tl_expr **: the labeled blocks and ifs, pre-order */
 } br_ctx;
 
 static bool is_plain_set(const sl_ctx *c, const tl_expr *e) {
@@ -345,7 +349,7 @@ static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
   if (!summarize(c, set->kid[0], &vfl) || (vfl & (SIDE | reads | TL_F_WRITES_LOCAL))) return false;
   tl_vec *st = &c->stack;
   st->n = 0;
-  for (uint32_t k = j + 1; k < i; k++) TL_VEC_PUSH(st, frame, ((frame){&list->kid[k], 0, false, 0}));
+  for (uint32_t k = j + 1; k < i; k++) PUSH(st, frame, ((frame){&list->kid[k], 0, false, 0}));
   while (st->n) {
     const tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
     if (!budget--) return false;
@@ -353,7 +357,7 @@ static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
     if ((e->op == TL_OP_LOCAL_GET || is_set(e)) && e->imm.index == x) return false;
     if (is_set(e) && in_vec(&c->reads, e->imm.index)) return false;
     for (uint32_t k = 0; k < e->nkid; k++)
-      if (e->kid[k]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[k], 0, false, 0}));
+      if (e->kid[k]) PUSH(st, frame, ((frame){&e->kid[k], 0, false, 0}));
   }
   return true;
 }
@@ -377,9 +381,7 @@ static uint32_t branch_set(sl_ctx *c, tl_expr *list, uint32_t i, bool early) {
   return UINT32_MAX;
 }
 
-static void rec_visit(tl_walk *w, tl_expr **slot) {
-  br_ctx *b = w->ctx;
-  tl_expr *e = *slot;
+static void rec_node(br_ctx *b, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     b->nbr[e->imm.label]++;
   } else if (e->op == TL_OP_BR_TABLE) {
@@ -395,7 +397,7 @@ static void rec_visit(tl_walk *w, tl_expr **slot) {
       uint32_t j = plain ? branch_set(b->c, e, i, br->op == TL_OP_BR_IF) : UINT32_MAX;
       if (j == UINT32_MAX) continue;
       uint32_t l = br->imm.label;
-      TL_VEC_PUSH(&b->recs, brec, ((brec){e, br, i, j, b->head[l]}));
+      PUSH(&b->recs, brec, ((brec){e, br, i, j, b->head[l]}));
       b->head[l] = (uint32_t)b->recs.n - 1;
       b->nrec[l]++;
     }
@@ -496,49 +498,75 @@ static tl_expr *block_return(br_ctx *b, tl_expr *e) {
   return last;
 }
 
-static void br_visit(tl_walk *w, tl_expr **slot) {
-  br_ctx *b = w->ctx;
-  tl_op op = (*slot)->op;
-  if ((op != TL_OP_BLOCK && op != TL_OP_IF) || slot == &w->f->body) return;
-  tl_expr *r = block_return(b, *slot);
-  if (r) *slot = r, b->c->changed = true;
+/* Records the branches after sets (rec_node) and the slots of the labeled
+ * blocks and ifs (but the body), in pre-order over an explicit stack. False
+ * when out of memory. */
+static bool rec_all(br_ctx *b, tl_func *f) {
+  uint32_t cap = 64, n = 0;
+  tl_expr ***st = tl_scratch_realloc(NULL, cap, sizeof *st);
+  if (!st) return false;
+  st[n++] = &f->body;
+  while (n) {
+    tl_expr **slot = st[--n], *e = *slot;
+    rec_node(b, e);
+    if ((e->op == TL_OP_BLOCK || e->op == TL_OP_IF) && e->imm.block.label != TL_NO_LABEL && slot != &f->body)
+      PUSH(&b->cands, tl_expr **, slot);
+    if (n + e->nkid > cap) {
+      uint32_t ncap = 2 * (n + e->nkid);
+      tl_expr ***p = tl_scratch_realloc(st, ncap, sizeof *st);
+      if (!p) {
+        free(st);
+        return false;
+      }
+      st = p, cap = ncap;
+    }
+    for (uint32_t i = e->nkid; i-- > 0;)
+      if (e->kid[i]) st[n++] = &e->kid[i];
+  }
+  free(st);
+  return true;
 }
 
 /* False when out of memory (f unchanged by it). */
 static bool block_returns(sl_ctx *c) {
   tl_func *f = c->f;
   if (f->nlabel < 2) return true;
-  br_ctx b = {c, tl_scratch_calloc(f->nlabel, sizeof(uint32_t)), tl_scratch_calloc(f->nlabel, sizeof(uint32_t)),
-              tl_scratch_realloc(NULL, f->nlabel, sizeof(uint32_t)), {0}};
-  if (!b.nbr || !b.nrec || !b.head) {
-    free(b.nbr), free(b.nrec), free(b.head);
-    return false;
-  }
+  uint32_t *per = tl_scratch_calloc(3 * (size_t)f->nlabel, sizeof(uint32_t)); /* nbr, nrec, head */
+  if (!per) return false;
+  br_ctx b = {c, per, per + f->nlabel, per + 2 * (size_t)f->nlabel, {0}, {0}};
   for (uint32_t l = 0; l < f->nlabel; l++) b.head[l] = UINT32_MAX;
-  tl_walk_post(c->m, f, &f->body, rec_visit, &b);
+  bool ok = rec_all(&b, f);
   bool before = c->changed;
   c->changed = false;
   bool any = false;
-  for (uint32_t l = 0; l < f->nlabel && !any; l++) any = b.nbr[l] && b.nbr[l] == b.nrec[l];
-  if (any) tl_walk_post(c->m, f, &f->body, br_visit, &b);
+  for (uint32_t l = 0; l < f->nlabel && !any && ok; l++) any = b.nbr[l] && b.nbr[l] == b.nrec[l];
+  /* Inner blocks first, as a post-order walk would take them: reverse
+   * pre-order. A rewrite changes only its own slot and what is inside its
+   * block (the branches to it), so the slots of the blocks around it, and
+   * of those beside it, stay where they were. */
+  for (size_t k = any ? b.cands.n : 0; k-- > 0;) {
+    tl_expr **slot = TL_VEC_AT(&b.cands, tl_expr **, k);
+    tl_expr *r = block_return(&b, *slot);
+    if (r) *slot = r, c->changed = true;
+  }
   if (c->changed) tl_func_refinalize(c->m, f);
   c->changed |= before;
-  free(b.nbr), free(b.nrec), free(b.head);
-  tl_vec_free(&b.recs);
-  return true;
+  free(per);
+  tl_vec_free(&b.recs), tl_vec_free(&b.cands);
+  return ok;
 }
 
 /* Whether v has effects (a side effect or a local write anywhere in it). */
 static bool has_fx(sl_ctx *c, tl_expr *v) {
   tl_vec *st = &c->stack;
   st->n = 0;
-  TL_VEC_PUSH(st, frame, ((frame){NULL, 0, false, 0}));
+  PUSH(st, frame, ((frame){NULL, 0, false, 0}));
   TL_VEC_AT(st, frame, 0).slot = &v;
   while (st->n) {
     tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
     if ((own_flags(e) & SIDE) || is_set(e)) return true;
     for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) TL_VEC_PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
+      if (e->kid[i]) PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
   }
   return false;
 }
