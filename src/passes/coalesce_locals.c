@@ -417,13 +417,21 @@ static void dense_liveness(cl_ctx *c, uint32_t W, word *in, word *gen, word *kil
   while (nw) {
     uint32_t bi = work[--nw];
     queued[bi] = false;
-    dense_out(c, bi, in, W, tmp);
     word *old = in + (size_t)bi * W, *g = gen + (size_t)bi * W, *k = kill + (size_t)bi * W;
     bool same = true;
-    for (uint32_t w = 0; w < W; w++) {
-      word v = g[w] | (tmp[w] & ~k[w]);
-      same &= v == old[w];
-      old[w] = v;
+    if (W == 1) { /* up to 64 locals, most functions: no call, no loop */
+      word out = 0;
+      for (uint32_t j = c->sstart[bi]; j < c->sstart[bi + 1]; j++) out |= in[c->succ[j]];
+      word v = g[0] | (out & ~k[0]);
+      same = v == old[0];
+      old[0] = v;
+    } else {
+      dense_out(c, bi, in, W, tmp);
+      for (uint32_t w = 0; w < W; w++) {
+        word v = g[w] | (tmp[w] & ~k[w]);
+        same &= v == old[w];
+        old[w] = v;
+      }
     }
     if (same) continue;
     for (uint32_t j = c->pstart[bi]; j < c->pstart[bi + 1]; j++)
