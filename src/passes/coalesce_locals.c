@@ -159,10 +159,14 @@ static void build(cl_ctx *c) {
       uint32_t k = fr->next++;
       tl_expr *kid = e->kid[k];
       if (!kid) continue;
-      between(c, fr, k);
+      if (e->op == TL_OP_IF && k) between(c, fr, k);
       if (!kid->nkid && kid->op != TL_OP_BLOCK && kid->op != TL_OP_LOOP && kid->op != TL_OP_IF) {
-        frame leaf = {&e->kid[k], 0, NONE, NONE}; /* no frame: pre_node does nothing for it */
-        post_node(c, &leaf);
+        /* a leaf gets no frame (pre_node does nothing for it); post_node
+         * does nothing for one that is not a get and falls through */
+        if (kid->op == TL_OP_LOCAL_GET || (tl_ops[kid->op].flags & TL_F_NORETURN)) {
+          frame leaf = {&e->kid[k], 0, NONE, NONE};
+          post_node(c, &leaf);
+        }
         continue;
       }
       PUSH(&st, frame, ((frame){&e->kid[k], 0, 0, 0}));
@@ -653,9 +657,8 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
    * this is a safety net only when something was removed */
   if (changed) tl_func_refinalize(m, f);
 out:
-  for (size_t bi = 0; bi < c.bbs.n; bi++) {
-    free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
-  }
+  for (size_t bi = 0; bi < c.bbs.n; bi++) /* the sparse mode's (NULL in the dense one) */
+    if (TL_VEC_AT(&c.bbs, bb, bi).live_in) free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
   for (int t = 0; t < TL_NBASIC; t++) tl_vec_free(&by_type[t]);
   tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges), tl_vec_free(&c.slots), tl_vec_free(&c.order);
   free(c.label_bb), free(copies.k);
