@@ -233,7 +233,7 @@ uint64_t tl_scratch_fail_nth(uint64_t n);
 /* A growable array of pointers or scalars in malloc'd memory (scratch only). */
 typedef struct { void *p; size_t n, cap; } tl_vec;
 void tl_vec_grow(tl_vec *v, size_t elem, size_t want);
-#define TL_VEC_PUSH(v, T, x) do { tl_vec_grow((v), sizeof(T), (v)->n + 1); \
+#define TL_VEC_PUSH(v, T, x) do { if ((v)->n >= (v)->cap) tl_vec_grow((v), sizeof(T), (v)->n + 1); \
     ((T *)(v)->p)[(v)->n++] = (x); } while (0)
 #define TL_VEC_AT(v, T, i) (((T *)(v)->p)[i])
 void tl_vec_free(tl_vec *v);
