@@ -232,13 +232,9 @@ static void retype(tl_walk *w, tl_expr *e) {
   if (unreachable_kid || e->type == TL_UNREACHABLE) tl_expr_finalize(w->m, w->f, e);
 }
 
-static void vac_visit(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot;
-  if (!e->nkid && !(tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH)) && e->type != TL_UNREACHABLE) {
-    mark(e); /* a plain leaf: nothing to remove or retype */
-    return;
-  }
-  tl_type before = e->type;
+/* Out of line, so that the common plain node costs vac_visit no big frame. */
+__attribute__((noinline)) static void vac_full(tl_walk *w, tl_expr **slot) {
+  tl_type before = (*slot)->type;
   if (tl_ops[(*slot)->op].flags & TL_F_BRANCH) count_branch(w->ctx, *slot);
   vac_node(w, slot);
   /* a branch whose operand became unreachable no longer gives its target a
@@ -246,6 +242,19 @@ static void vac_visit(tl_walk *w, tl_expr **slot) {
    * above a br_if on an if whose arms all became unreachable) */
   if ((*slot)->type == TL_UNREACHABLE && before != TL_UNREACHABLE) ((vac_ctx *)w->ctx)->refinalize = true;
   mark(*slot);
+}
+
+static void vac_visit(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if ((tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH)) || e->op == TL_OP_DROP) {
+    vac_full(w, slot);
+    return;
+  }
+  /* a plain node (vac_node's default): only retyped */
+  tl_type before = e->type;
+  retype(w, e);
+  if (e->type == TL_UNREACHABLE && before != TL_UNREACHABLE) ((vac_ctx *)w->ctx)->refinalize = true;
+  mark(e);
 }
 
 static void vac_node(tl_walk *w, tl_expr **slot) {
