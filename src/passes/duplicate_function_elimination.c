@@ -8,8 +8,11 @@
  * comparing the serializations byte for byte. Repeats until nothing
  * merges (merging callees can make callers equal), rehashing only the
  * functions that refer to one merged in the last round; renumbers once at
- * the end. Names of the removed copies are lost. Guarantees the same
- * behaviour. */
+ * the end. A cheap shape key first (type, locals, the ops, types and kid
+ * counts of the body and its top-level kids: no function references, so it
+ * never changes between rounds) leaves out every function whose key no
+ * other function shares: it can equal none. Names of the removed copies are
+ * lost. Guarantees the same behaviour. */
 #include "passes.h"
 
 #include <stdatomic.h>
@@ -145,6 +148,7 @@ typedef struct {
   tl_module *m;
   uint32_t *target;   /* function -> the kept function it merges into */
   uint8_t *merged;    /* merged in the last round */
+  uint8_t *cand;      /* its shape key is shared: it may equal another */
   uint64_t *hash;     /* per kept defined function */
   bool first;         /* first round: hash every function */
   atomic_bool nomem;  /* a scratch allocation failed (set by any thread) */
@@ -169,7 +173,7 @@ static void hash_one(void *user, uint32_t k) {
   dfe *d = user;
   uint32_t i = d->m->nimported_funcs + k;
   tl_func *f = TL_FUNC(d->m, i);
-  if (d->target[i] != i || !f->body) return;
+  if (d->target[i] != i || !f->body || !d->cand[i]) return;
   if (!d->first && !refers_to_merged(d, f)) return;
   tl_buf b;
   if (!serialize(d->m, f, d->target, &b)) atomic_store(&d->nomem, true);
@@ -206,7 +210,7 @@ static bool round_once(tl_pass_ctx *ctx, dfe *d) {
   }
   uint32_t n = 0;
   for (uint32_t i = ni; i < nf; i++)
-    if (d->target[i] == i && TL_FUNC(m, i)->body) ent[n++] = (entry){d->hash[i], i};
+    if (d->target[i] == i && TL_FUNC(m, i)->body && d->cand[i]) ent[n++] = (entry){d->hash[i], i};
   qsort(ent, n, sizeof(entry), cmp_entry);
   bool merged = false;
   for (uint32_t a = 0; a < n;) {
@@ -238,14 +242,56 @@ static bool round_once(tl_pass_ctx *ctx, dfe *d) {
   return merged;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdu;
+}
+
+static uint64_t node_shape(uint64_t h, const tl_expr *e) {
+  return mix(h, (uint64_t)e->op | (uint64_t)e->type << 16 | (uint64_t)e->nkid << 40);
+}
+
+/* Data every equal function shares (a part of its serialization that no
+ * merge changes). */
+static uint64_t shape_key(const tl_func *f) {
+  uint64_t h = mix(mix(0, f->type), f->nlocal);
+  for (uint32_t i = 0; i < f->nlocal; i++) h = mix(h, f->local[i]);
+  h = node_shape(h, f->body);
+  for (uint32_t i = 0; i < f->body->nkid; i++) h = node_shape(h, f->body->kid[i]);
+  return h;
+}
+
+/* cand[i] = 1 for the defined functions with a body whose shape key another
+ * one shares; returns how many, or UINT32_MAX when out of memory. */
+static uint32_t mark_candidates(tl_module *m, uint8_t *cand) {
+  uint32_t nf = (uint32_t)m->funcs.n, n = 0;
+  entry *ent = tl_scratch_realloc(NULL, (size_t)nf - m->nimported_funcs + 1, sizeof(entry));
+  if (!ent) return UINT32_MAX;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (TL_FUNC(m, i)->body) ent[n++] = (entry){shape_key(TL_FUNC(m, i)), i};
+  qsort(ent, n, sizeof(entry), cmp_entry);
+  uint32_t nc = 0;
+  for (uint32_t a = 0; a < n;) {
+    uint32_t z = a;
+    while (z < n && ent[z].hash == ent[a].hash) z++;
+    if (z - a > 1)
+      for (uint32_t i = a; i < z; i++) cand[ent[i].func] = 1, nc++;
+    a = z;
+  }
+  free(ent);
+  return nc;
+}
+
 tl_status tl_pass_duplicate_function_elimination(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   if (nf - m->nimported_funcs < 2) return TL_OK;
   dfe d = {m, tl_scratch_realloc(NULL, nf, sizeof(uint32_t)), tl_scratch_calloc(nf, 1),
-           tl_scratch_calloc(nf, sizeof(uint64_t)), true, false};
-  bool ok = d.target && d.merged && d.hash, any = false;
-  if (ok) {
+           tl_scratch_calloc(nf, 1), tl_scratch_calloc(nf, sizeof(uint64_t)), true, false};
+  bool ok = d.target && d.merged && d.cand && d.hash, any = false;
+  uint32_t nc = ok ? mark_candidates(m, d.cand) : 0;
+  if (nc == UINT32_MAX) ok = false;
+  if (ok && nc) {
     for (uint32_t i = 0; i < nf; i++) d.target[i] = i;
     for (int r = 0; r < 10 && round_once(ctx, &d); r++) {
       any = true;
@@ -256,6 +302,7 @@ tl_status tl_pass_duplicate_function_elimination(tl_pass_ctx *ctx) {
   }
   free(d.target);
   free(d.merged);
+  free(d.cand);
   free(d.hash);
   return ok ? TL_OK : tl_nomem(ctx->err, "duplicate-function-elimination");
 }
