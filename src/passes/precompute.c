@@ -60,7 +60,7 @@ static tl_expr *const_of(tl_module *m, const tl_value *v) {
 
 /* ---- the walk: foldable marks, fold candidates, and the local graph ------ */
 typedef struct { tl_expr **slot; uint32_t next, a, b; } frame;
-typedef struct { tl_expr **slot; uint32_t bb; } action; /* get, set or tee */
+typedef struct { tl_expr **slot; uint32_t bb; tl_expr *parent; } action; /* get (parent), set or tee */
 typedef struct { uint32_t from, to; } edge;
 typedef struct { uint32_t bb, next; } pending;
 
@@ -75,6 +75,7 @@ typedef struct {
   tl_vec pend;       /* pending: branches to a block/if label not closed yet */
   uint32_t *label_head, *label_hdr; /* per label: pending list, loop header */
   uint32_t nbb, cur; /* block count; current block or NONE in dead code */
+  tl_expr *parent;   /* of the leaf leave() is given (NULL: not a leaf) */
 } graph;
 
 static uint32_t new_bb(graph *g, uint32_t pred) {
@@ -140,7 +141,7 @@ static void leave(graph *g, frame *fr) {
   uint32_t s[2];
   switch (e->op) {
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
-    if (g->cur != NONE) TL_VEC_PUSH(&g->actions, action, ((action){fr->slot, g->cur}));
+    if (g->cur != NONE) TL_VEC_PUSH(&g->actions, action, ((action){fr->slot, g->cur, g->parent}));
     return;
   case TL_OP_BLOCK:
     if (e->imm.block.label != TL_NO_LABEL) s[0] = g->cur, join(g, s, 1, e->imm.block.label);
@@ -184,7 +185,9 @@ static void walk(graph *g) {
       if (!k->nkid && !(tl_ops[k->op].flags & TL_F_CONTROL)) { /* a leaf: no frame */
         frame leaf = {&e->kid[i], 0, NONE, NONE};
         k->aux = is_const(k) ? FOLDABLE : 0;
+        g->parent = e;
         if (g->graph) leave(g, &leaf);
+        g->parent = NULL;
         continue;
       }
       TL_VEC_PUSH(&st, frame, ((frame){&e->kid[i], 0, NONE, NONE}));
@@ -367,6 +370,7 @@ typedef struct {
   val *dval, *mval;
   tl_vec work;                    /* uint32_t blocks */
   uint64_t budget;                /* blocks expanded, for all searches */
+  bool exhausted;                 /* some search ran out of it */
 } solver;
 
 /* The local's value at the entry of block q: a backward search that stops
@@ -387,7 +391,7 @@ static val solve(solver *s, const val *entry, uint32_t stamp, uint32_t vstamp, u
       if (s->dmark[p] == stamp) meet(&acc, &s->dval[p]);
       else if (s->mmark[p] == stamp) meet(&acc, &s->mval[p]);
       else if (p == q) continue; /* already expanded */
-      else if (!s->budget) acc.kind = BOTTOM;
+      else if (!s->budget) acc.kind = BOTTOM, s->exhausted = true;
       else {
         s->budget--;
         TL_VEC_PUSH(&s->work, uint32_t, p);
@@ -409,10 +413,20 @@ static void replace(tl_module *m, tl_expr **slot, const val *v) {
   *slot = k;
 }
 
+/* Whether another round could find more after a get under `parent`
+ * became a constant: a new fold (a pure parent), a new constant definition
+ * (a set or tee of it), or unknown. */
+static bool may_expose(const tl_expr *parent) {
+  return !parent || parent->op == TL_OP_LOCAL_SET || parent->op == TL_OP_LOCAL_TEE || pure_op(parent);
+}
+
 /* Replaces the gets whose reaching definitions are one constant; returns
- * how many. Out of memory sets *oom and stops; each replacement done is a
- * get turned into a constant of its type, so f stays valid. */
-static uint32_t propagate(graph *g, bool *oom) {
+ * how many, and sets *more when another round could find more (see
+ * may_expose; or a search ran out of budget, which the next round's
+ * fewer queries might not). Out of memory sets *oom and stops; each
+ * replacement done is a get turned into a constant of its type, so f
+ * stays valid. */
+static uint32_t propagate(graph *g, bool *oom, bool *more) {
   tl_module *m = g->m;
   tl_func *f = g->f;
   uint32_t nl = f->nlocal, nbb = g->nbb, nrep = 0;
@@ -441,7 +455,7 @@ static uint32_t propagate(graph *g, bool *oom) {
       }
     } else if (last[l] == a->bb) {
       val v = TL_VEC_AT(&defs, item, defat[l]).v;
-      if (v.kind == CONST) replace(m, a->slot, &v), nrep++;
+      if (v.kind == CONST) replace(m, a->slot, &v), nrep++, *more |= may_expose(a->parent);
     } else {
       TL_VEC_PUSH(&queries, item, ((item){l, a->bb, (uint32_t)i, {TOP, 0, {0}}}));
     }
@@ -482,7 +496,8 @@ static uint32_t propagate(graph *g, bool *oom) {
         for (uint32_t k = qs[l]; k < qs[l + 1]; k++) {
           item *q = &qv[k];
           val v = s.mmark[q->bb] == stamp ? s.mval[q->bb] : solve(&s, &entry, stamp, ++vstamp, q->bb);
-          if (v.kind == CONST) replace(m, TL_VEC_AT(&g->actions, action, q->idx).slot, &v), nrep++;
+          action *a = &TL_VEC_AT(&g->actions, action, q->idx);
+          if (v.kind == CONST) replace(m, a->slot, &v), nrep++, *more |= may_expose(a->parent);
         }
       }
     }
@@ -490,6 +505,7 @@ static uint32_t propagate(graph *g, bool *oom) {
     free(s.pstart), free(s.pred), free(s.dmark), free(s.mmark), free(s.vmark);
     free(s.dval), free(s.mval);
     tl_vec_free(&s.work);
+    *more |= s.exhausted;
   }
   tl_vec_free(&defs);
   tl_vec_free(&queries);
@@ -513,10 +529,13 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
     g.cur = g.graph ? new_bb(&g, NONE) : NONE;
     walk(&g);
     fold_all(m, f, &g.cands);
-    uint32_t nrep = g.graph ? propagate(&g, &oom) : 0;
+    bool more = false;
+    uint32_t nrep = g.graph ? propagate(&g, &oom, &more) : 0;
     tl_vec_free(&g.cands), tl_vec_free(&g.actions), tl_vec_free(&g.edges), tl_vec_free(&g.pend);
     brifs = g.brifs;
-    if (!nrep || oom) break;
+    /* no replacement that could expose more: the next round would find
+     * nothing (its walk, folds and searches see what this one did) */
+    if (!nrep || oom || !more) break;
   }
   free(lab);
   if (oom) {
