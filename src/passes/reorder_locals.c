@@ -29,6 +29,7 @@ static bool is_local_op(const tl_expr *e) {
  * last to first; no visitor calls), collecting the local ops. */
 static void count(ro_ctx *c, tl_expr *root) {
   tl_vec st = {0};
+  tl_vec_grow(&st, sizeof(tl_expr *), 64);
   if (root) TL_VEC_PUSH(&st, tl_expr *, root);
   while (st.n) {
     tl_expr *e = TL_VEC_AT(&st, tl_expr *, --st.n);
@@ -99,6 +100,7 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   ro_ctx c = {u32, u32 + n, u32 + 2 * (size_t)n, 0, {0}};
   uint32_t *order = u32 + 3 * (size_t)n, *tmp = u32 + 4 * (size_t)n;
   tl_type *types = (tl_type *)(u32 + 5 * (size_t)n);
+  tl_vec_grow(&c.ops, sizeof(tl_expr *), 4 * (size_t)n + 16); /* most functions: no regrowth */
   count(&c, f->body);
   /* The reader's scratch locals (from scratch_base on) stay last, so the
    * writer can still recognize (and elide) them. */
