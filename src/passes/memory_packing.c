@@ -37,7 +37,11 @@ typedef struct {
   uint8_t *nop_drop;       /* old data index -> its data.drops become nops */
   tl_vec *plan;            /* old passive index -> ranges when split */
   bool touched;            /* the function walked got a replacement */
+  bool has;                /* the function walked has a memory.init or data.drop */
 } mp_ctx;
+
+/* The walks see only these (memory.init and data.drop among them). */
+#define SEG_OPS TL_F_WRITES_MEM
 
 static bool is_i32(const tl_expr *e, uint32_t v) {
   return e->op == TL_OP_I32_CONST && (uint32_t)e->imm.i32 == v;
@@ -49,9 +53,11 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_MEMORY_INIT) {
     uint32_t i = e->imm.idx2.a;
     c->inits[i]++;
+    c->has = true;
     if (e->imm.idx2.b || !is_i32(e->kid[1], 0) || !is_i32(e->kid[2], TL_DATA(c->m, i)->size)) c->odd_init[i] = 1;
   } else if (e->op == TL_OP_DATA_DROP) {
     c->drops[e->imm.index]++;
+    c->has = true;
   }
 }
 
@@ -262,8 +268,11 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   bool oom = false;
   if (!n || !can_optimize(m, ctx, &oom)) return oom ? tl_nomem(ctx->err, "memory-packing") : TL_OK;
   mp_ctx c = {m, tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1),
-              tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1), tl_scratch_calloc(n, sizeof(tl_vec)), false};
-  if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan) {
+              tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1), tl_scratch_calloc(n, sizeof(tl_vec)), false,
+              false};
+  uint8_t *has = tl_scratch_calloc(m->funcs.n + 1, 1); /* per function: c.has */
+  if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan || !has) {
+    free(has);
     free(c.inits);
     free(c.drops);
     free(c.odd_init);
@@ -273,8 +282,11 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     return tl_nomem(ctx->err, "memory-packing");
   }
   bool split_passive = !TL_MEMORY(m, 0)->is64;
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
+    c.has = false;
+    tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c, SEG_OPS);
+    has[i] = c.has;
+  }
   tl_vec out = {0};
   for (size_t i = 0; i < n; i++) {
     tl_data *d = TL_DATA(m, i);
@@ -318,12 +330,14 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     out = old;
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
       tl_func *f = TL_FUNC(m, i);
+      if (!has[i]) continue;
       c.touched = false;
-      tl_walk_post(m, f, &f->body, remap_visit, &c);
+      tl_walk_post_only(m, f, &f->body, remap_visit, &c, SEG_OPS);
       if (c.touched) tl_func_refinalize(m, f);
     }
   }
   tl_vec_free(&out);
+  free(has);
   free(c.inits);
   free(c.drops);
   free(c.nop_drop);

@@ -70,8 +70,11 @@ static uint32_t once_pattern(tl_module *m, tl_func *f) {
   return g;
 }
 
+/* The scan sees only the nodes that read or write a global. */
+#define GLOBAL_OPS (TL_F_READS_GLOBAL | TL_F_WRITES_GLOBAL)
+
 static void scan_expr(tl_module *m, tl_expr **e, scan_ctx *c) {
-  if (*e) tl_walk_post(m, NULL, e, scan_visit, c);
+  if (*e) tl_walk_post_only(m, NULL, e, scan_visit, c, GLOBAL_OPS);
 }
 
 /* reads: ng + 1 zeroed counters, the caller's scratch. */
@@ -88,7 +91,7 @@ static bool find_once(orx *o, uint32_t *reads) {
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL) o->is_once[TL_EXPORT(m, i)->index] = 0;
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
     tl_func *f = TL_FUNC(m, i);
-    tl_walk_post(m, f, &f->body, scan_visit, &c);
+    tl_walk_post_only(m, f, &f->body, scan_visit, &c, GLOBAL_OPS);
     o->once_of[i] = once_pattern(m, f);
     if (o->once_of[i] != NOT_ONCE) c.reads[o->once_of[i]]--;
   }

@@ -16,14 +16,18 @@ typedef struct {
   uint32_t *sets, *gets;
   uint8_t *exported;
   bool changed;
+  bool has; /* the walk met a global.get or global.set */
 } sg_ctx;
 
 static void count_visit(tl_walk *w, tl_expr **slot) {
   sg_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_GLOBAL_SET) c->sets[e->imm.index]++;
-  else if (e->op == TL_OP_GLOBAL_GET) c->gets[e->imm.index]++;
+  if (e->op == TL_OP_GLOBAL_SET) c->sets[e->imm.index]++, c->has = true;
+  else if (e->op == TL_OP_GLOBAL_GET) c->gets[e->imm.index]++, c->has = true;
 }
+
+/* The walks see only the nodes that read or write a global. */
+#define GLOBAL_OPS (TL_F_READS_GLOBAL | TL_F_WRITES_GLOBAL)
 
 static bool is_const(const tl_expr *e) {
   return e && (e->op == TL_OP_I32_CONST || e->op == TL_OP_I64_CONST || e->op == TL_OP_F32_CONST ||
@@ -57,17 +61,20 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   tl_module *m = ctx->m;
   uint32_t ng = (uint32_t)m->globals.n, nf = (uint32_t)m->funcs.n;
   if (!ng) return TL_OK;
-  sg_ctx c = {tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 1), false};
+  sg_ctx c = {tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 1), false, false};
   uint8_t *fold = tl_scratch_calloc(ng, 1), *unread = tl_scratch_calloc(ng, 1);
-  uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1);
+  uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1); /* 2: has global ops, 1: changed */
   if (!c.sets || !c.gets || !c.exported || !fold || !unread || !touched) {
     free(c.sets), free(c.gets), free(c.exported), free(fold), free(unread), free(touched);
     return tl_nomem(ctx->err, optimizing ? "simplify-globals-optimizing" : "simplify-globals");
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL) c.exported[TL_EXPORT(m, i)->index] = 1;
-  for (uint32_t i = m->nimported_funcs; i < nf; i++)
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c);
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    c.has = false;
+    tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c, GLOBAL_OPS);
+    if (c.has) touched[i] = 2;
+  }
   for (uint32_t i = 0; i < ng; i++)
     if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, count_visit, &c);
   for (size_t i = 0; i < m->elems.n; i++) {
@@ -77,6 +84,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   }
   for (size_t i = 0; i < m->datas.n; i++)
     if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, count_visit, &c);
+  bool any = false;
   for (uint32_t i = m->nimported_globals; i < ng; i++) {
     tl_global *g = TL_GLOBAL(m, i);
     if (g->mut && !c.exported[i] && !c.sets[i]) g->mut = false;
@@ -84,11 +92,15 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
     if (!g->mut && is_const(g->init) && (g->init->op != TL_OP_V128_CONST || (c.gets[i] <= 1 && !c.exported[i])))
       fold[i] = 1;
     if (g->mut && !c.exported[i] && !c.gets[i] && c.sets[i]) unread[i] = 1;
+    any |= fold[i] || unread[i];
   }
   rw_ctx r = {&c, m, fold, unread};
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    bool has = touched[i] == 2;
+    touched[i] = 0;
+    if (!has || !any) continue; /* nothing to rewrite there */
     c.changed = false;
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, rewrite_visit, &r);
+    tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, rewrite_visit, &r, GLOBAL_OPS);
     if (c.changed) {
       touched[i] = 1;
       tl_func_refinalize(m, TL_FUNC(m, i));
