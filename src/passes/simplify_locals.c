@@ -16,8 +16,8 @@
  * local, the branches then carrying the values (a labeled if likewise; for
  * a br_if or the block's end, the set of a constant or a get may be a few
  * kids earlier when those kids neither touch the local nor branch nor
- * call; at the block's end, so may a set of a pure value that reads the
- * local, past sets of others). A
+ * call; at the block's end, so may a set of another value that only
+ * reads locals, past sets of others). A
  * one-armed if ending in a set of x becomes set x (if c a (get x)); a value
  * without effects may sink into such an else; at the end, such sets whose
  * value nothing took are turned back (they are 3 bytes bigger).
@@ -404,13 +404,43 @@ static void rec_node(br_ctx *b, tl_expr *e) {
   }
 }
 
+/* Whether a and b may be the same expression (op, type, immediates, kids);
+ * true when they are too big to tell within the fixed stack. */
+static bool maybe_same(const tl_expr *a, const tl_expr *b) {
+  enum { CAP = 64 };
+  const tl_expr *st[CAP];
+  uint32_t n = 0;
+  st[n++] = a, st[n++] = b;
+  while (n) {
+    b = st[--n], a = st[--n];
+    if (a->op != b->op || a->type != b->type || a->nkid != b->nkid) return false;
+    switch (tl_ops[a->op].imm) {
+    case TL_IMM_NONE: break;
+    case TL_IMM_I32: if (a->imm.i32 != b->imm.i32) return false; break;
+    case TL_IMM_I64: if (a->imm.i64 != b->imm.i64) return false; break;
+    case TL_IMM_F32: if (a->imm.f32 != b->imm.f32) return false; break;
+    case TL_IMM_F64: if (a->imm.f64 != b->imm.f64) return false; break;
+    case TL_IMM_LOCAL: case TL_IMM_GLOBAL: if (a->imm.index != b->imm.index) return false; break;
+    default: return false;
+    }
+    for (uint32_t k = 0; k < a->nkid; k++) {
+      if (!a->kid[k] || !b->kid[k]) return false;
+      if (n + 2 > CAP) return true;
+      st[n++] = a->kid[k], st[n++] = b->kid[k];
+    }
+  }
+  return true;
+}
+
 /* The set of x ending block e's list: its last kid, or the nearest set of
- * x a few kids before the end whose value can move there (set_moves) and
- * is a constant or a get with no set of another local after it, or reads
- * x (an update like x - 1: __fwritex's line-buffer split, -10 B in every
- * c-O0 program). Other values stay: a later pass may tee them into an
- * equal later value, or coalesce a copy with its source (web-tree-sitter's
- * printf_core grew by 10 B with them). UINT32_MAX if none. */
+ * x a few kids before the end whose value can move there (set_moves): a
+ * constant or a get with no set of another local after it (a copy past
+ * those is better left for coalescing: web-tree-sitter's printf_core),
+ * or any other value that the kid before the set (or one of its operands)
+ * does not compute too: there the writer's stack code shares the two with
+ * a tee (web-tree-sitter's printf_core again, -O2: +10 B). __fwritex's
+ * line-buffer split, inlined or not: -22 B in every c-O0 program.
+ * UINT32_MAX if none. */
 static uint32_t block_end_set(sl_ctx *c, tl_expr *e, uint32_t x) {
   uint32_t i = e->nkid;
   bool other = false;
@@ -427,7 +457,11 @@ static uint32_t block_end_set(sl_ctx *c, tl_expr *e, uint32_t x) {
                    vop == TL_OP_F32_CONST || vop == TL_OP_F64_CONST;
     if (movable && other) return UINT32_MAX;
     if (!set_moves(c, e, j, i)) return UINT32_MAX;
-    return movable || in_vec(&c->reads, x) ? j : UINT32_MAX;
+    if (movable || !j) return j;
+    const tl_expr *prev = e->kid[j - 1], *v = s->kid[0];
+    bool dup = maybe_same(prev, v);
+    for (uint32_t k = 0; k < prev->nkid && !dup; k++) dup = prev->kid[k] && maybe_same(prev->kid[k], v);
+    return dup ? UINT32_MAX : j;
   }
   return UINT32_MAX;
 }
