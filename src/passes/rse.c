@@ -82,6 +82,13 @@ static void clear(rse_ctx *c) {
   c->mask = 0;
 }
 
+/* *to = *from, without the unused part of the fact array. */
+static void copy(rse_ctx *to, const rse_ctx *from) {
+  to->n = from->n;
+  to->mask = from->mask;
+  memcpy(to->f, from->f, from->n * sizeof(fact));
+}
+
 static const tl_expr *known(rse_ctx *c, uint32_t x) {
   for (uint32_t i = 0; i < c->n; i++)
     if (c->f[i].local == x) return c->f[i].val;
@@ -187,7 +194,8 @@ static void push_list(rse_walk *r, tl_expr *list, const rse_ctx *c) {
  * the loop writes (its back edge). */
 static void push_nested(rse_walk *r, tl_expr *k, const rse_ctx *c) {
   if (!r->topdown || !c->n) return;
-  rse_ctx in = *c;
+  rse_ctx in;
+  copy(&in, c);
   if (k->op == TL_OP_BLOCK) {
     push_list(r, k, &in);
   } else if (k->op == TL_OP_IF) {
@@ -199,7 +207,8 @@ static void push_nested(rse_walk *r, tl_expr *k, const rse_ctx *c) {
 }
 
 static void do_list(rse_walk *r, tl_expr *list, const rse_ctx *start) {
-  rse_ctx c = *start;
+  rse_ctx c;
+  copy(&c, start);
   for (uint32_t i = 0; i < list->nkid; i++) {
     tl_expr *k = list->kid[i];
     if ((k->op == TL_OP_LOCAL_SET) && redundant(&c, k) && k->kid[0]->type != TL_UNREACHABLE) {
