@@ -250,11 +250,21 @@ static void vac_visit(tl_walk *w, tl_expr **slot) {
     vac_full(w, slot);
     return;
   }
-  /* a plain node (vac_node's default): only retyped */
-  tl_type before = e->type;
-  retype(w, e);
-  if (e->type == TL_UNREACHABLE && before != TL_UNREACHABLE) ((vac_ctx *)w->ctx)->refinalize = true;
-  mark(e);
+  /* a plain node (vac_node's default): only retyped (see retype) and
+   * marked (see mark), both from one look at its kids */
+  bool unreachable_kid = false, fx = (tl_ops[e->op].flags & own_effects) || e->op == TL_OP_RETURN;
+  for (uint32_t i = 0; i < e->nkid; i++) {
+    const tl_expr *k = e->kid[i];
+    if (!k) continue;
+    unreachable_kid |= k->type == TL_UNREACHABLE;
+    fx |= k->aux & HAS_EFFECTS;
+  }
+  if (unreachable_kid || e->type == TL_UNREACHABLE) {
+    tl_type before = e->type;
+    tl_expr_finalize(w->m, w->f, e);
+    if (e->type == TL_UNREACHABLE && before != TL_UNREACHABLE) ((vac_ctx *)w->ctx)->refinalize = true;
+  }
+  e->aux = fx ? HAS_EFFECTS : 0;
 }
 
 static void vac_node(tl_walk *w, tl_expr **slot) {
