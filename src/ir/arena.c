@@ -214,22 +214,14 @@ void tl_vec_free(tl_vec *v) {
   v->n = v->cap = 0;
 }
 
-void tl_buf_put(tl_buf *b, const void *p, size_t n) {
-  if (b->n + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + n) cap *= 2;
-    uint8_t *q = realloc(b->p, cap);
-    if (!q) abort();
-    b->p = q;
-    b->cap = cap;
-  }
-  if (n) memcpy(b->p + b->n, p, n);
-  b->n += n;
-}
-
-void tl_buf_byte(tl_buf *b, uint8_t c) {
-  if (b->n < b->cap) b->p[b->n++] = c;
-  else tl_buf_put(b, &c, 1);
+void tl_buf_grow(tl_buf *b, size_t want) {
+  if (want <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < want) cap *= 2;
+  uint8_t *q = realloc(b->p, cap);
+  if (!q) abort();
+  b->p = q;
+  b->cap = cap;
 }
 
 void tl_buf_printf(tl_buf *b, const char *fmt, ...) {

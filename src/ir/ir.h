@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tilt.h"
 
@@ -240,8 +241,18 @@ void tl_vec_free(tl_vec *v);
 
 /* A growable byte buffer in malloc'd memory (writer and printer output). */
 typedef struct { uint8_t *p; size_t n, cap; } tl_buf;
-void tl_buf_put(tl_buf *b, const void *p, size_t n);
-void tl_buf_byte(tl_buf *b, uint8_t c);
+/* Makes room for want bytes in all (out of line: the puts inline only the
+ * capacity test). */
+void tl_buf_grow(tl_buf *b, size_t want);
+static inline void tl_buf_put(tl_buf *b, const void *p, size_t n) {
+  if (b->cap - b->n < n) tl_buf_grow(b, b->n + n);
+  if (n) memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+static inline void tl_buf_byte(tl_buf *b, uint8_t c) {
+  if (b->n == b->cap) tl_buf_grow(b, b->n + 1);
+  b->p[b->n++] = c;
+}
 void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tl_buf_free(tl_buf *b);
 
