@@ -421,11 +421,7 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
 
 /* w->ctx: a bool set when a replacement's type differs from the node it
  * replaces (then the ancestors' types are recomputed at the end). */
-static void oi_visit(tl_walk *w, tl_expr **slot) {
-  if (!(*slot)->nkid) { /* no rule rewrites a leaf */
-    mark(*slot);
-    return;
-  }
+__attribute__((noinline)) static void oi_node(tl_walk *w, tl_expr **slot) {
   for (int i = 0; i < 8; i++) {
     tl_expr *e = *slot;
     tl_type t = e->type;
@@ -434,6 +430,12 @@ static void oi_visit(tl_walk *w, tl_expr **slot) {
     if (r->type != t) *(bool *)w->ctx = true;
     if (r == e) break;
   }
+}
+
+/* Leaves (no rule rewrites one) are only marked, without oi_node's frame. */
+static void oi_visit(tl_walk *w, tl_expr **slot) {
+  if (!(*slot)->nkid) mark(*slot);
+  else oi_node(w, slot);
 }
 
 tl_status tl_pass_optimize_instructions(tl_pass_ctx *ctx, tl_func *f) {
