@@ -387,7 +387,9 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   *progress = false;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     tl_func *f = TL_FUNC(m, i);
-    if (r.uses[i] || !f->body) continue;
+    /* no live call (scan_expr and inline_into skip the same dead code, and
+     * a body changes this round only through its own inline_into) */
+    if (r.uses[i] || !f->body || !r.info[i].calls) continue;
     r.caller = i;
     inline_into(&r, f);
     if (r.into[i]) tl_func_refinalize(m, f);
