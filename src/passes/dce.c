@@ -81,11 +81,9 @@ static void cut_at(tl_walk *w, tl_expr **slot, uint32_t i) {
   *slot = blk;
 }
 
-static void dce_visit(tl_walk *w, tl_expr **slot) {
+__attribute__((noinline)) static void dce_node(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
-  uint32_t fl = tl_ops[e->op].flags;
-  if (!e->nkid && !(fl & (TL_F_CONTROL | TL_F_BRANCH)) && e->type != TL_UNREACHABLE) return; /* a plain leaf */
-  if (fl & TL_F_BRANCH) each_target(e, add_target, w->ctx);
+  if (tl_ops[e->op].flags & TL_F_BRANCH) each_target(e, add_target, w->ctx);
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
     trim_list(w, e);
     finalize_control(w, e);
@@ -107,6 +105,13 @@ static void dce_visit(tl_walk *w, tl_expr **slot) {
     }
   }
   tl_expr_finalize(w->m, w->f, e);
+}
+
+/* A plain reachable leaf has nothing to do (and costs no dce_node frame). */
+static void dce_visit(tl_walk *w, tl_expr **slot) {
+  const tl_expr *e = *slot;
+  if (e->nkid || (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH)) || e->type == TL_UNREACHABLE)
+    dce_node(w, slot);
 }
 
 tl_status tl_pass_dce(tl_pass_ctx *ctx, tl_func *f) {

@@ -138,11 +138,10 @@ static void optimize_dropped_block(tl_walk *w, merge_ctx *c, tl_expr **slot) {
   *slot = b;
 }
 
-static void merge_visit(tl_walk *w, tl_expr **slot) {
+__attribute__((noinline)) static void merge_node(tl_walk *w, tl_expr **slot) {
   merge_ctx *c = w->ctx;
   tl_expr *e = *slot;
   uint32_t fl = tl_ops[e->op].flags;
-  if (!e->nkid && !(fl & (TL_F_CONTROL | TL_F_BRANCH))) return; /* a plain leaf: nothing to do */
   /* a label nothing branches to is dropped, so its block merges too (every
    * branch to it is inside it, so already counted) */
   if ((fl & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && !c->nbr[e->imm.block.label])
@@ -157,6 +156,12 @@ static void merge_visit(tl_walk *w, tl_expr **slot) {
     hoist_first_operand(w, slot);
   }
   if (d) note_dropped(c, d); /* after hoisting: (drop (block s (br_if))) drops the br_if */
+}
+
+/* A plain leaf has nothing to do (and costs no merge_node frame). */
+static void merge_visit(tl_walk *w, tl_expr **slot) {
+  const tl_expr *e = *slot;
+  if (e->nkid || (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH))) merge_node(w, slot);
 }
 
 tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {
