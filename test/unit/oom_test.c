@@ -149,24 +149,31 @@ static void run_all(const input *in, bool jit, uint32_t *write_nomem, uint32_t *
   for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) *pass_nomem += fail_each(in, op_pass, passes[i]);
 }
 
-/* Generated modules (seeded as tilt-fuzz --seed S). */
+/* The module tilt-fuzz --seed <seed> generates from nbytes of input, as
+ * bytes (malloc'd: the caller frees in.w). */
+static input generate(uint64_t seed, size_t nbytes, bool names) {
+  uint8_t bytes[2048];
+  ck_assert_uint_le(nbytes, sizeof bytes);
+  tl_fuzz_seed_bytes(seed, bytes, nbytes);
+  tl_fuzz_options fo = {TL_FEATURES_ALL, 0, 0};
+  tl_module *g = tl_fuzz_generate(bytes, nbytes, &fo);
+  ck_assert_ptr_nonnull(g);
+  tl_error err;
+  uint8_t *w = NULL;
+  size_t n = 0;
+  tl_write_options wo = {.debug_names = names};
+  ck_assert_int_eq(tl_module_write(g, &wo, &w, &n, &err), TL_OK);
+  tl_module_free(g);
+  return (input){w, n};
+}
+
+/* Generated modules. */
 START_TEST(generated) {
   uint32_t wn = 0, pn = 0;
   for (uint64_t seed = 1; seed <= 4; seed++) {
-    uint8_t bytes[2048];
-    tl_fuzz_seed_bytes(seed, bytes, sizeof bytes);
-    tl_fuzz_options fo = {TL_FEATURES_ALL, 0, 0};
-    tl_module *g = tl_fuzz_generate(bytes, sizeof bytes, &fo);
-    ck_assert_ptr_nonnull(g);
-    tl_error err;
-    uint8_t *w = NULL;
-    size_t n = 0;
-    tl_write_options wo = {.debug_names = true};
-    ck_assert_int_eq(tl_module_write(g, &wo, &w, &n, &err), TL_OK);
-    tl_module_free(g);
-    input in = {w, n};
+    input in = generate(seed, 2048, true);
     run_all(&in, false, &wn, &pn);
-    free(w);
+    free((void *)in.w);
   }
   ck_assert_uint_gt(wn, 0);
   ck_assert_uint_gt(pn, 0);
@@ -343,33 +350,21 @@ static const uint8_t pipeline_small[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x05,
 };
 
+static const level pipeline_levels[] = {{2, 0, false}, {2, 1, false}, {3, 0, false}, {2, 2, false}, {2, 1, true}};
+
+/* One test per level (loop tests), so each has the whole timeout. */
 START_TEST(pipeline_handmade) {
   input in = {pipeline_small, sizeof pipeline_small};
-  static const level levels[] = {{2, 0, false}, {2, 1, false}, {3, 0, false}, {2, 2, false}, {2, 1, true}};
-  for (size_t i = 0; i < sizeof levels / sizeof *levels; i++)
-    ck_assert_uint_gt(fail_each(&in, op_optimize_write, &levels[i]), 0);
+  ck_assert_uint_gt(fail_each(&in, op_optimize_write, &pipeline_levels[_i]), 0);
 }
 END_TEST
 
-/* The pipelines on generated modules (seeded as tilt-fuzz --seed S). */
+/* -O2 and -Os on generated modules, one test per seed. */
 START_TEST(pipeline_generated) {
-  static const level levels[] = {{2, 0, false}, {2, 1, false}};
-  for (uint64_t seed = 1; seed <= 6; seed++) {
-    uint8_t bytes[1024];
-    tl_fuzz_seed_bytes(seed, bytes, sizeof bytes);
-    tl_fuzz_options fo = {TL_FEATURES_ALL, 0, 0};
-    tl_module *g = tl_fuzz_generate(bytes, sizeof bytes, &fo);
-    ck_assert_ptr_nonnull(g);
-    tl_error err;
-    uint8_t *w = NULL;
-    size_t n = 0;
-    tl_write_options wo = {0};
-    ck_assert_int_eq(tl_module_write(g, &wo, &w, &n, &err), TL_OK);
-    tl_module_free(g);
-    input in = {w, n};
-    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) fail_each(&in, op_optimize_write, &levels[i]);
-    free(w);
-  }
+  input in = generate((uint64_t)_i, 1024, false);
+  fail_each(&in, op_optimize_write, &pipeline_levels[0]);
+  fail_each(&in, op_optimize_write, &pipeline_levels[1]);
+  free((void *)in.w);
 }
 END_TEST
 
@@ -379,8 +374,8 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, handmade);
   tcase_add_test(tc, generated);
-  tcase_add_test(tc, pipeline_handmade);
-  tcase_add_test(tc, pipeline_generated);
+  tcase_add_loop_test(tc, pipeline_handmade, 0, sizeof pipeline_levels / sizeof *pipeline_levels);
+  tcase_add_loop_test(tc, pipeline_generated, 1, 7);
   suite_add_tcase(s, tc);
   return s;
 }
