@@ -40,6 +40,20 @@ static bool ptrset_grow(ptrset *s) {
   return true;
 }
 
+/* An empty set sized for about `hint` pointers (the set may still grow):
+ * skips the rehashing of the smaller tables a growing set goes through.
+ * false when out of memory. */
+static bool ptrset_reserve(ptrset *s, size_t hint) {
+  if (s->cap || hint < 128) return true;
+  size_t cap = 256;
+  while (cap < 2 * hint && cap < ((size_t)1 << 40)) cap *= 2;
+  uintptr_t *slot = calloc(cap, sizeof *slot);
+  if (!slot) return false;
+  *s = (ptrset){slot, cap, 0, 64};
+  for (size_t c = cap; c > 1; c >>= 1) s->shift--;
+  return true;
+}
+
 /* 1 if added, 0 if already there, -1 out of memory. */
 static int ptrset_add(ptrset *s, const void *p) {
   if ((s->n + 1) * 2 > s->cap && !ptrset_grow(s)) return -1;
@@ -101,6 +115,8 @@ static bool is_value(const tl_module *m, tl_type t) { /* one basic value type */
 
 /* Features a value (or tuple) type needs. */
 static tl_features type_feat(const tl_module *m, tl_type t) {
+  if (!tl_type_is_tuple(t)) /* one basic type (or none): no table look-up */
+    return t == TL_V128 ? TL_FEAT_SIMD : tl_type_is_ref(t) ? TL_FEAT_REFERENCE_TYPES : 0;
   tl_features f = tl_type_is_tuple(t) ? TL_FEAT_MULTIVALUE : 0;
   for (uint32_t i = 0, n = tl_type_arity(m, t); i < n; i++) {
     tl_type c = tl_type_at(m, t, i);
@@ -677,6 +693,11 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
   if (!f->body) return TL_OK; /* import */
   if (!check_locals(&c, f)) return c.st;
   c.seen = seen;
+  /* a read body has about one node per 2 code bytes */
+  if (!ptrset_reserve(seen, f->code_size / 2)) {
+    fail(&c, TL_E_NOMEM, "out of memory");
+    return c.st;
+  }
   c.nlabel = f->nlabel;
   size_t n = (size_t)f->nlabel + 1;
   c.scope = calloc(n, sizeof *c.scope);
