@@ -38,6 +38,7 @@ typedef struct {
   tl_module *m;
   dinfo *info;
   uint32_t self;
+  uint32_t self_np; /* params of self (0 outside functions) */
 } an_ctx;
 
 static bool is_const(const tl_expr *e) {
@@ -87,7 +88,7 @@ static void an_visit(tl_walk *w, tl_expr **slot) {
     break;
   case TL_OP_REF_FUNC: c->info[e->imm.index].direct = false; break;
   case TL_OP_LOCAL_GET:
-    if (c->self != TL_NO_INDEX && e->imm.index < tl_func_nparams(c->m, TL_FUNC(c->m, c->self)))
+    if (e->imm.index < c->self_np)
       c->info[c->self].read[e->imm.index] = 1;
     break;
   default: break;
@@ -97,6 +98,7 @@ static void an_visit(tl_walk *w, tl_expr **slot) {
 
 static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
   c->self = self;
+  c->self_np = self != TL_NO_INDEX ? tl_func_nparams(c->m, TL_FUNC(c->m, self)) : 0;
   if (!*e) return;
   tl_walk w = {0};
   w.m = c->m;
@@ -118,7 +120,7 @@ static bool analyze(tl_module *m, dinfo *info) {
     info[i].remove = tl_scratch_calloc(np + 1, 1);
     if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) return false;
   }
-  an_ctx c = {m, info, TL_NO_INDEX};
+  an_ctx c = {m, info, TL_NO_INDEX, 0};
   for (uint32_t i = m->nimported_funcs; i < nf; i++) an_expr(&c, TL_FUNC(m, i), &TL_FUNC(m, i)->body, i);
   for (size_t i = 0; i < m->globals.n; i++) an_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
   for (size_t i = 0; i < m->elems.n; i++) {
