@@ -79,8 +79,8 @@ static void note_branch(tl_module *m, tl_func *f, const tl_expr *e) {
     *t = tl_type_lub(*t, vt);
     return;
   }
-  for (uint32_t i = 0; i <= e->imm.table.n; i++) {
-    uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
+  for (uint32_t i = 0; i <= e->imm.table->n; i++) {
+    uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
     tl_type *t = branch_type(m, f, l);
     *t = tl_type_lub(*t, vt);
   }
@@ -224,9 +224,9 @@ static bool labels_ok(tl_func *f, const tl_expr *e) {
   case TL_IMM_BLOCK: return e->imm.block.label == TL_NO_LABEL || e->imm.block.label < f->nlabel;
   case TL_IMM_LABEL: return e->imm.label < f->nlabel;
   case TL_IMM_BR_TABLE:
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (e->imm.table.targets[i] >= f->nlabel) return false;
-    return e->imm.table.def < f->nlabel;
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (e->imm.table->targets[i] >= f->nlabel) return false;
+    return e->imm.table->def < f->nlabel;
   case TL_IMM_LOCAL: return e->imm.index < f->nlocal;
   default: return true;
   }
@@ -543,10 +543,9 @@ static bool set_br_table(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args
   for (uint32_t i = 0; i < a->ntargets; i++)
     if (!label_ok(m, f, a->targets[i], who)) return false;
   if (!label_ok(m, f, a->label, who)) return false;
-  e->imm.table.n = a->ntargets;
-  e->imm.table.def = a->label;
-  e->imm.table.targets = a->ntargets ? TL_NEWN(&m->arena, uint32_t, a->ntargets) : NULL;
-  if (a->ntargets) memcpy(e->imm.table.targets, a->targets, a->ntargets * sizeof(uint32_t));
+  e->imm.table = tl_brtable_new(m, a->ntargets);
+  e->imm.table->def = a->label;
+  if (a->ntargets) memcpy(e->imm.table->targets, a->targets, a->ntargets * sizeof(uint32_t));
   return true;
 }
 
@@ -568,9 +567,14 @@ static bool set_memarg(tl_module *m, tl_expr *e, const tl_imm_args *a) {
     if (lg > natural)
       return bad(m, "%s: alignment %u over the natural %u", who, a->align, 1u << natural), false;
   }
-  e->imm.mem.offset = a->offset;
+  if (a->offset > UINT32_MAX) /* tl_memarg's offset is 32 bits */
+    return bad(m, "%s: offset %llu over 4 GiB (memory64 is not supported)", who,
+               (unsigned long long)a->offset), false;
+  if (a->index > UINT16_MAX)
+    return bad(m, "%s: memory index %u (multi-memory is not supported)", who, a->index), false;
+  e->imm.mem.offset = (uint32_t)a->offset;
   e->imm.mem.align = lg;
-  e->imm.mem.mem = a->index;
+  e->imm.mem.mem = (uint16_t)a->index;
   if (tl_ops[e->op].imm == TL_IMM_MEMARG_LANE) {
     if (a->lane >= lane_count(e->op)) return bad(m, "%s: lane %u out of range", who, a->lane), false;
     e->imm.mem.lane = (uint8_t)a->lane;
@@ -596,7 +600,7 @@ static bool set_lane(tl_module *m, tl_expr *e, const tl_imm_args *a) {
 }
 
 static bool set_bytes(tl_module *m, tl_expr *e, const tl_imm_args *a) {
-  memcpy(e->imm.v128, a->bytes, 16);
+  memcpy(e->imm.v128, a->bytes, 16); /* tl_expr_new allocated them */
   if (e->op != TL_OP_I8X16_SHUFFLE) return true;
   for (int i = 0; i < 16; i++)
     if (a->bytes[i] >= 32) return bad(m, "i8x16.shuffle: lane index %u >= 32", a->bytes[i]), false;

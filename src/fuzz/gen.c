@@ -211,7 +211,9 @@ static tl_expr *op_node(gen *g, int op) {
     if (o->imm == TL_IMM_MEMARG_LANE) e->imm.mem.lane = (uint8_t)pick(g, 16u >> nat);
     break;
   case TL_IMM_LANE: e->imm.mem.lane = (uint8_t)pick(g, lanes_of(o->text)); break;
-  case TL_IMM_SHUFFLE: for (int i = 0; i < 16; i++) e->imm.v128[i] = (uint8_t)pick(g, 32); break;
+  case TL_IMM_SHUFFLE:
+    for (int i = 0; i < 16; i++) e->imm.v128[i] = (uint8_t)pick(g, 32);
+    break;
   case TL_IMM_MEM:
     e->imm.index = 0;
     if (op == TL_OP_MEMORY_GROW) e->kid[0] = masked(g, 1);
@@ -352,13 +354,12 @@ static tl_expr *jump(gen *g) {
   if (c == 1) {
     uint32_t n = 1 + pick(g, 4);
     tl_expr *e = node(g, TL_OP_BR_TABLE, s.type != TL_NONE ? 2 : 1);
-    e->imm.table.targets = TL_NEWN(&g->m->arena, uint32_t, n);
-    e->imm.table.n = n;
+    e->imm.table = tl_brtable_new(g->m, n);
     for (uint32_t i = 0; i < n; i++) {
       uint32_t l = label_of(g, s.type);
-      e->imm.table.targets[i] = l;
+      e->imm.table->targets[i] = l;
     }
-    e->imm.table.def = label_of(g, s.type);
+    e->imm.table->def = label_of(g, s.type);
     if (s.type != TL_NONE) e->kid[0] = make(g, s.type);
     e->kid[e->nkid - 1] = make(g, TL_I32);
     return e;

@@ -104,7 +104,7 @@ static tl_expr *zero_of(tl_module *m, tl_type t) {
   case TL_FUNCREF: case TL_EXTERNREF: e = tl_expr_new(m, TL_OP_REF_NULL, 0); break;
   default: return NULL;
   }
-  memset(&e->imm, 0, sizeof e->imm);
+  if (t != TL_V128) memset(&e->imm, 0, sizeof e->imm); /* v128: zeroed bytes */
   if (e->op == TL_OP_REF_NULL) e->imm.index = t;
   tl_expr_finalize(m, NULL, e);
   return e;

@@ -716,10 +716,9 @@ static void term_switch(emitter *em, uint32_t x) {
   uint32_t ntab = max + 1; /* lower_sparse_switch kept only dense tables */
   tl_expr *bt = tl_expr_new(g->m, TL_OP_BR_TABLE, 1);
   bt->kid[0] = b->switch_on;
-  bt->imm.table.n = ntab;
-  bt->imm.table.targets = TL_NEWN(&g->m->arena, uint32_t, ntab ? ntab : 1);
-  for (uint32_t v = 0; v < ntab; v++) bt->imm.table.targets[v] = labels[edge_of_case(g, x, v, defk)];
-  bt->imm.table.def = labels[defk];
+  bt->imm.table = tl_brtable_new(g->m, ntab);
+  for (uint32_t v = 0; v < ntab; v++) bt->imm.table->targets[v] = labels[edge_of_case(g, x, v, defk)];
+  bt->imm.table->def = labels[defk];
   for (uint32_t k = 0; k < nedge; k++) em->targeted[labels[k] - em->label_base] = 1;
   tl_expr_finalize(g->m, g->f, bt);
   append(em, bt);
@@ -1123,8 +1122,8 @@ static void mark_targets(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) c->used[e->imm.label] = 1;
   else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++) c->used[e->imm.table.targets[i]] = 1;
-    c->used[e->imm.table.def] = 1;
+    for (uint32_t i = 0; i < e->imm.table->n; i++) c->used[e->imm.table->targets[i]] = 1;
+    c->used[e->imm.table->def] = 1;
   }
 }
 

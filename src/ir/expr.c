@@ -1,5 +1,6 @@
 /* expr.c — node memory, node constructors and deep copy.
- * Node memory: nodes, kid arrays and br_table targets. A function's body
+ * Node memory: nodes, kid arrays and out-of-line immediates (br_table's
+ * tl_brtable, v128 bytes: see imm_alloc). A function's body
  * is built in a scratch arena of the thread building it (tl_nodes_begin:
  * the reader, and the pass runner around each function's pass stack), then
  * moved into an exact-size malloc'd block of its own (tl_nodes_end), which
@@ -42,6 +43,32 @@ void *tl_node_alloc(tl_module *m, size_t n, size_t align) {
 
 #define NODE_NEWN(m, T, n) ((T *)tl_node_alloc((m), sizeof(T) * (size_t)(n), _Alignof(T)))
 
+uint8_t *tl_expr_v128(tl_module *m, tl_expr *e, const uint8_t *v) {
+  e->imm.v128 = tl_node_alloc(m, 16, 8);
+  if (v) memcpy(e->imm.v128, v, 16);
+  return e->imm.v128;
+}
+
+tl_brtable *tl_brtable_new(tl_module *m, uint32_t n) {
+  tl_brtable *t = tl_node_alloc(m, tl_brtable_size(n), _Alignof(tl_brtable));
+  t->n = n;
+  return t;
+}
+
+/* The out-of-line immediate of e, if any: its address and size. */
+static const void *imm_alloc(const tl_expr *e, size_t *n) {
+  uint8_t k = tl_ops[e->op].imm;
+  if (k == TL_IMM_BR_TABLE && e->imm.table) {
+    *n = tl_brtable_size(e->imm.table->n);
+    return e->imm.table;
+  }
+  if ((k == TL_IMM_V128 || k == TL_IMM_SHUFFLE) && e->imm.v128) {
+    *n = 16;
+    return e->imm.v128;
+  }
+  return NULL;
+}
+
 tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid) {
   tl_expr *e = NODE_NEWN(m, tl_expr, 1);
   e->op = (uint16_t)op;
@@ -49,6 +76,7 @@ tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid) {
   e->nkid = nkid;
   e->cap = nkid;
   e->kid = nkid ? NODE_NEWN(m, tl_expr *, nkid) : NULL;
+  if (tl_ops[op].imm == TL_IMM_V128 || tl_ops[op].imm == TL_IMM_SHUFFLE) tl_expr_v128(m, e, NULL);
   if (tl_ops[op].flags & TL_F_CONTROL) {
     e->imm.block.label = TL_NO_LABEL;
     e->imm.block.bt = TL_NO_INDEX;
@@ -152,11 +180,15 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
     n->imm.block.label = fresh;
   } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     n->imm.label = map_label(c, e->imm.label);
-  } else if (e->op == TL_OP_BR_TABLE) {
-    n->imm.table.targets = NODE_NEWN(c->m, uint32_t, e->imm.table.n);
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      n->imm.table.targets[i] = map_label(c, e->imm.table.targets[i]);
-    n->imm.table.def = map_label(c, e->imm.table.def);
+  } else if (e->op == TL_OP_BR_TABLE && e->imm.table) {
+    n->imm.table = tl_brtable_new(c->m, e->imm.table->n);
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      n->imm.table->targets[i] = map_label(c, e->imm.table->targets[i]);
+    n->imm.table->def = map_label(c, e->imm.table->def);
+  } else {
+    size_t in;
+    const void *ip = imm_alloc(e, &in);
+    if (ip) tl_expr_v128(c->m, n, ip); /* v128 bytes */
   }
   return n;
 }
@@ -231,8 +263,8 @@ static inline span *span_at(const struct tl_node_index *x, span **last, uintptr_
 }
 
 /* Calls visit on every allocation of the tree at root: nodes, kid arrays,
- * br_table targets (explicit stack). Inlined, so that each caller's visit
- * is inlined into its loop. */
+ * out-of-line immediates (explicit stack). Inlined, so that each caller's
+ * visit is inlined into its loop. */
 typedef void (*alloc_fn)(void *ctx, const void *p, size_t n);
 
 static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const tl_expr *root,
@@ -251,8 +283,9 @@ static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const
         if (e->kid[i]) st[n++] = e->kid[i];
       todo->n = n;
     }
-    if (e->op == TL_OP_BR_TABLE && e->imm.table.n)
-      visit(ctx, e->imm.table.targets, e->imm.table.n * sizeof(uint32_t));
+    size_t in;
+    const void *ip = imm_alloc(e, &in);
+    if (ip) visit(ctx, ip, in);
   }
 }
 
@@ -313,9 +346,13 @@ static tl_expr *move_tree(tl_vec *todo, uint8_t *block, const tl_expr *root) {
     *n = *e;
     n->cap = e->nkid;
     n->kid = e->nkid ? bump(&block, e->nkid * sizeof *n->kid) : NULL;
-    if (e->op == TL_OP_BR_TABLE && e->imm.table.n) {
-      n->imm.table.targets = bump(&block, e->imm.table.n * sizeof(uint32_t));
-      memcpy(n->imm.table.targets, e->imm.table.targets, e->imm.table.n * sizeof(uint32_t));
+    size_t in;
+    const void *ip = imm_alloc(e, &in);
+    if (ip) {
+      void *q = bump(&block, in);
+      memcpy(q, ip, in);
+      if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) n->imm.table = q;
+      else n->imm.v128 = q;
     }
     *it.dst = n;
     if (!e->nkid) continue;

@@ -34,9 +34,9 @@ tl_type tl_branch_value_type(const tl_expr *br) {
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) return e->imm.label == label;
   if (e->op != TL_OP_BR_TABLE) return false;
-  if (e->imm.table.def == label) return true;
-  for (uint32_t i = 0; i < e->imm.table.n; i++)
-    if (e->imm.table.targets[i] == label) return true;
+  if (e->imm.table->def == label) return true;
+  for (uint32_t i = 0; i < e->imm.table->n; i++)
+    if (e->imm.table->targets[i] == label) return true;
   return false;
 }
 
@@ -178,9 +178,9 @@ static void refin_node(tl_module *m, tl_func *f, tl_type *bt, tl_expr *e) {
   if (!(fl & TL_F_BRANCH)) return;
   tl_type vt = tl_branch_value_type(e);
   if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      bt[e->imm.table.targets[i]] = tl_type_lub(bt[e->imm.table.targets[i]], vt);
-    bt[e->imm.table.def] = tl_type_lub(bt[e->imm.table.def], vt);
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      bt[e->imm.table->targets[i]] = tl_type_lub(bt[e->imm.table->targets[i]], vt);
+    bt[e->imm.table->def] = tl_type_lub(bt[e->imm.table->def], vt);
   } else {
     bt[e->imm.label] = tl_type_lub(bt[e->imm.label], vt);
   }

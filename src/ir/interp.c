@@ -565,9 +565,9 @@ static void pure_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     if (!defined_label(p, e->imm.label)) p->bad = true;
   } else if (e->op == TL_OP_BR_TABLE) {
-    if (!defined_label(p, e->imm.table.def)) p->bad = true;
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (!defined_label(p, e->imm.table.targets[i])) p->bad = true;
+    if (!defined_label(p, e->imm.table->def)) p->bad = true;
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (!defined_label(p, e->imm.table->targets[i])) p->bad = true;
   }
 }
 

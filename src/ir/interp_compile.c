@@ -92,10 +92,10 @@ static void emit_br(cc *c, uint32_t l, bool cond) {
 }
 
 static void emit_br_table(cc *c, tl_expr *e) {
-  uint32_t n = e->imm.table.n;
+  uint32_t n = e->imm.table->n;
   emit(c, X_BRTABLE, 0, 0)->u.b = n;
   for (uint32_t i = 0; i <= n; i++) {
-    uint32_t l = i < n ? e->imm.table.targets[i] : e->imm.table.def;
+    uint32_t l = i < n ? e->imm.table->targets[i] : e->imm.table->def;
     lbl *L = &c->labels[l];
     tl_ins *in;
     if (L->is_func) {

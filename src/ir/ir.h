@@ -131,20 +131,31 @@ int tl_op_by_name(const char *text);          /* -1 if unknown; first row wins *
 uint8_t tl_op_natural_align(int op);          /* log2 bytes a memory op accesses */
 
 /* ------------------------------------------------------------------ nodes */
-typedef struct {    /* 16 bytes, so that tl_imm is 16 and a node 40 */
-  uint64_t offset;
-  uint32_t mem;     /* memory index */
+/* tl_imm is 8 bytes and a node 32: what does not fit is out of line, in
+ * node memory (tl_node_alloc), and expr.c's measure/move/sweep follow it. */
+typedef struct {    /* 8 bytes */
+  uint32_t offset;  /* memory64 is not supported: offsets are u32 (the
+                       reader reads a u32, the C API checks) */
+  uint16_t mem;     /* memory index (multi-memory is not supported: 0) */
   uint8_t align;    /* log2 of the alignment (at most the natural one: the
                        reader and C API check before storing it) */
   uint8_t lane;     /* lane for *_lane ops */
 } tl_memarg;
+
+/* br_table's labels, out of line: n targets then the default. */
+typedef struct {
+  uint32_t n;
+  uint32_t def;      /* default label id */
+  uint32_t targets[]; /* label ids */
+} tl_brtable;
 
 typedef union {
   int32_t i32;
   int64_t i64;
   uint32_t f32;     /* raw bits */
   uint64_t f64;     /* raw bits */
-  uint8_t v128[16];
+  uint8_t *v128;    /* 16 bytes (v128.const, i8x16.shuffle's lane indices):
+                       tl_expr_v128 allocates them */
   uint32_t index;   /* local, global, func, table, memory, data, elem,
                        tuple index; ref.null's tl_type */
   uint32_t label;   /* br, br_if: label id */
@@ -156,11 +167,7 @@ typedef union {
                        (multi-value); TL_NO_INDEX otherwise. Printed, and
                        kept so round trips are exact. */
   } block;
-  struct {
-    uint32_t *targets; /* label ids */
-    uint32_t n;
-    uint32_t def;      /* default label id */
-  } table;
+  tl_brtable *table; /* br_table: tl_brtable_new allocates it */
 } tl_imm;
 
 #define TL_NO_LABEL UINT32_MAX
@@ -190,6 +197,8 @@ struct tl_expr {
   tl_expr **kid;
   tl_imm imm;
 };
+_Static_assert(sizeof(tl_imm) == 8, "tl_imm is 8 bytes");
+_Static_assert(sizeof(tl_expr) == 32, "a node is 32 bytes");
 
 /* --------------------------------------------------------------- arena */
 /* Bump allocation. On out-of-memory it longjmps to *oom if set (the public
@@ -455,6 +464,12 @@ tl_expr *tl_make_local_get(tl_module *m, tl_func *f, uint32_t idx);
 tl_expr *tl_make_local_set(tl_module *m, tl_func *f, uint32_t idx, tl_expr *v, bool tee);
 tl_expr *tl_make_drop(tl_module *m, tl_expr *v);
 tl_expr *tl_make_block(tl_module *m, tl_op op, uint32_t label, tl_expr **kids, uint32_t n);
+/* Out-of-line immediates, in node memory: e->imm.v128 set to 16 bytes
+ * (copied from v, or zeroed when v is NULL); a br_table's n targets (and
+ * default), zeroed, with ->n set. */
+uint8_t *tl_expr_v128(tl_module *m, tl_expr *e, const uint8_t *v);
+tl_brtable *tl_brtable_new(tl_module *m, uint32_t n);
+static inline size_t tl_brtable_size(uint32_t n) { return sizeof(tl_brtable) + (size_t)n * sizeof(uint32_t); }
 tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e); /* deep, iterative; labels defined inside get fresh ids of f */
 /* Node memory, zeroed: from the calling thread's function scratch between
  * tl_nodes_begin and tl_nodes_end, else from m->nodes (locked with

@@ -244,7 +244,7 @@ static void put_memarg(pr *p, const tl_expr *e) {
     put(p, " ");
     put_ref(p, NS_MEMORY, ma->mem);
   }
-  if (ma->offset) tl_buf_printf(p->out, " offset=%" PRIu64, ma->offset);
+  if (ma->offset) tl_buf_printf(p->out, " offset=%" PRIu32, ma->offset);
   if (ma->align != tl_op_natural_align(e->op)) tl_buf_printf(p->out, " align=%" PRIu64, (uint64_t)1 << ma->align);
 }
 
@@ -276,8 +276,8 @@ static void put_head(pr *p, const tl_expr *e) {
   switch (oi->imm) {
   case TL_IMM_LABEL: put_label(p, e->imm.label); break;
   case TL_IMM_BR_TABLE:
-    for (uint32_t i = 0; i < e->imm.table.n; i++) put_label(p, e->imm.table.targets[i]);
-    put_label(p, e->imm.table.def);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) put_label(p, e->imm.table->targets[i]);
+    put_label(p, e->imm.table->def);
     break;
   case TL_IMM_FUNC: put_sp_ref(p, NS_FUNC, e->imm.index); break;
   case TL_IMM_CALL_INDIRECT:
@@ -386,7 +386,7 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   case TL_OP_IF: return i == 0 ? TL_I32 : ptype;
   case TL_OP_BR: return label_type(p, e->imm.label);
   case TL_OP_BR_IF: return last ? TL_I32 : label_type(p, e->imm.label);
-  case TL_OP_BR_TABLE: return last ? TL_I32 : label_type(p, e->imm.table.def);
+  case TL_OP_BR_TABLE: return last ? TL_I32 : label_type(p, e->imm.table->def);
   case TL_OP_RETURN: return p->f ? tl_func_type(p->m, p->f)->results : TL_UNREACHABLE;
   case TL_OP_CALL: case TL_OP_RETURN_CALL:
     return e->imm.index < p->m->funcs.n ? param_at(p, TL_FUNC(p->m, e->imm.index)->type, i) : TL_UNREACHABLE;

@@ -198,9 +198,6 @@ static bool check_memarg(vc *c, const tl_expr *e) {
     return fail(c, TL_E_INVALID, "%s: alignment 2**%u exceeds the natural 2**%u", opname(e),
                 ma->align, nat);
   }
-  if (!TL_MEMORY(c->m, ma->mem)->is64 && ma->offset > UINT32_MAX)
-    return fail(c, TL_E_INVALID, "%s: offset %llu exceeds 32 bits", opname(e),
-                (unsigned long long)ma->offset);
   if (tl_ops[e->op].imm == TL_IMM_MEMARG_LANE && ma->lane >= lane_count(e))
     return fail(c, TL_E_INVALID, "%s: lane %u out of range", opname(e), ma->lane);
   return true;
@@ -289,7 +286,10 @@ static bool check_imm(vc *c, const tl_expr *e) {
   case TL_IMM_LANE:
     if (e->imm.mem.lane < lane_count(e)) return true;
     return fail(c, TL_E_INVALID, "%s: lane %u out of range", opname(e), e->imm.mem.lane);
+  case TL_IMM_V128:
+    return e->imm.v128 || fail(c, TL_E_INVALID, "%s: no constant bytes", opname(e));
   case TL_IMM_SHUFFLE:
+    if (!e->imm.v128) return fail(c, TL_E_INVALID, "%s: no lane indices", opname(e));
     for (int i = 0; i < 16; i++)
       if (e->imm.v128[i] >= 32)
         return fail(c, TL_E_INVALID, "%s: lane index %u out of range", opname(e), e->imm.v128[i]);
@@ -302,9 +302,10 @@ static bool check_imm(vc *c, const tl_expr *e) {
     return fail(c, TL_E_INVALID, "%s: bad type immediate %u", opname(e), e->imm.index);
   case TL_IMM_LABEL: return check_target(c, e, e->imm.label);
   case TL_IMM_BR_TABLE:
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (!check_target(c, e, e->imm.table.targets[i])) return false;
-    return check_target(c, e, e->imm.table.def);
+    if (!e->imm.table) return fail(c, TL_E_INVALID, "%s: no targets", opname(e));
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (!check_target(c, e, e->imm.table->targets[i])) return false;
+    return check_target(c, e, e->imm.table->def);
   case TL_IMM_BLOCK:
     if (e->imm.block.bt == TL_NO_INDEX || e->imm.block.bt < m->types.n) return true;
     return fail(c, TL_E_INVALID, "%s: block type index %u out of range", opname(e),

@@ -112,8 +112,8 @@ static void post_node(cl_ctx *c, frame *fr) {
     break;
   }
   case TL_OP_BR_TABLE:
-    for (uint32_t i = 0; i < e->imm.table.n; i++) jump(c, e->imm.table.targets[i]);
-    jump(c, e->imm.table.def);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) jump(c, e->imm.table->targets[i]);
+    jump(c, e->imm.table->def);
     enter(c, new_bb(c));
     break;
   default:

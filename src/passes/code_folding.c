@@ -122,10 +122,10 @@ static bool imm_eq(cf *c, const tl_expr *a, const tl_expr *b) {
   }
   case TL_IMM_LABEL: return label_eq(c, a->imm.label, b->imm.label);
   case TL_IMM_BR_TABLE:
-    if (a->imm.table.n != b->imm.table.n || !label_eq(c, a->imm.table.def, b->imm.table.def))
+    if (a->imm.table->n != b->imm.table->n || !label_eq(c, a->imm.table->def, b->imm.table->def))
       return false;
-    for (uint32_t i = 0; i < a->imm.table.n; i++)
-      if (!label_eq(c, a->imm.table.targets[i], b->imm.table.targets[i])) return false;
+    for (uint32_t i = 0; i < a->imm.table->n; i++)
+      if (!label_eq(c, a->imm.table->targets[i], b->imm.table->targets[i])) return false;
     return true;
   case TL_IMM_V128: case TL_IMM_SHUFFLE: return !memcmp(a->imm.v128, b->imm.v128, 16);
   case TL_IMM_MEMARG: case TL_IMM_LANE: case TL_IMM_MEMARG_LANE:
@@ -186,11 +186,11 @@ static bool targets_ok(cf *c, tl_expr *e, uint32_t lo, uint32_t hi, uint32_t all
     if ((fl & TL_F_CONTROL) && x->imm.block.label != TL_NO_LABEL && x->imm.block.label < c->mapcap)
       c->stamp[x->imm.block.label] = c->gen;
     if (fl & TL_F_BRANCH) {
-      uint32_t n = x->op == TL_OP_BR_TABLE ? x->imm.table.n + 1 : 1;
+      uint32_t n = x->op == TL_OP_BR_TABLE ? x->imm.table->n + 1 : 1;
       for (uint32_t i = 0; i < n; i++) {
         uint32_t l = x->op != TL_OP_BR_TABLE ? x->imm.label
-                     : i < x->imm.table.n    ? x->imm.table.targets[i]
-                                             : x->imm.table.def;
+                     : i < x->imm.table->n    ? x->imm.table->targets[i]
+                                             : x->imm.table->def;
         if (l < c->mapcap && c->stamp[l] == c->gen) continue; /* defined in e */
         if (l != allow && inside(c, l, lo, hi)) return false;
       }
@@ -214,9 +214,9 @@ static void count_branch(cf *c, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     if (e->imm.label < c->nlab) c->cnt[e->imm.label]++;
   } else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (e->imm.table.targets[i] < c->nlab) c->cnt[e->imm.table.targets[i]]++;
-    if (e->imm.table.def < c->nlab) c->cnt[e->imm.table.def]++;
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (e->imm.table->targets[i] < c->nlab) c->cnt[e->imm.table->targets[i]]++;
+    if (e->imm.table->def < c->nlab) c->cnt[e->imm.table->def]++;
   } else if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL ||
              e->op == TL_OP_RETURN_CALL_INDIRECT) {
     if (c->body_label < c->nlab) c->cnt[c->body_label]++;

@@ -23,8 +23,8 @@ static void each_target(tl_expr *e, void (*fn)(dce_ctx *, uint32_t, tl_expr *), 
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     fn(c, e->imm.label, e);
   } else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++) fn(c, e->imm.table.targets[i], e);
-    fn(c, e->imm.table.def, e);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) fn(c, e->imm.table->targets[i], e);
+    fn(c, e->imm.table->def, e);
   }
 }
 

@@ -48,9 +48,9 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
   case TL_IMM_BLOCK: put32(b, lab(c, e->imm.block.label)); put32(b, e->imm.block.bt); break;
   case TL_IMM_LABEL: put32(b, lab(c, e->imm.label)); break;
   case TL_IMM_BR_TABLE:
-    put32(b, e->imm.table.n);
-    for (uint32_t i = 0; i < e->imm.table.n; i++) put32(b, lab(c, e->imm.table.targets[i]));
-    put32(b, lab(c, e->imm.table.def));
+    put32(b, e->imm.table->n);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) put32(b, lab(c, e->imm.table->targets[i]));
+    put32(b, lab(c, e->imm.table->def));
     break;
   case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT:
   case TL_IMM_TABLE_COPY:

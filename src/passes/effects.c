@@ -40,9 +40,9 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     if (!defined_inside(c, e->imm.label)) c->fx->branches_out = true;
   } else if (e->op == TL_OP_BR_TABLE) {
-    if (!defined_inside(c, e->imm.table.def)) c->fx->branches_out = true;
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (!defined_inside(c, e->imm.table.targets[i])) c->fx->branches_out = true;
+    if (!defined_inside(c, e->imm.table->def)) c->fx->branches_out = true;
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (!defined_inside(c, e->imm.table->targets[i])) c->fx->branches_out = true;
   }
 }
 

@@ -102,9 +102,9 @@ static void retarget(fl *c, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     if (e->imm.label == c->fnlabel) e->imm.label = c->inner;
   } else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      if (e->imm.table.targets[i] == c->fnlabel) e->imm.table.targets[i] = c->inner;
-    if (e->imm.table.def == c->fnlabel) e->imm.table.def = c->inner;
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (e->imm.table->targets[i] == c->fnlabel) e->imm.table->targets[i] = c->inner;
+    if (e->imm.table->def == c->fnlabel) e->imm.table->def = c->inner;
   }
 }
 
@@ -199,8 +199,8 @@ static tl_expr *branch(fl *c, tl_expr *e) {
     return tl_make_unreachable(c->m); /* the preludes already end in unreachable code */
   if (e->op == TL_OP_BR_TABLE) {
     c->stamp++;
-    for (uint32_t i = 0; i <= e->imm.table.n; i++) {
-      uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
+    for (uint32_t i = 0; i <= e->imm.table->n; i++) {
+      uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
       if (c->seen[l] == c->stamp) continue;
       c->seen[l] = c->stamp;
       push(c, set(c, brtemp_for(c, l, v->type), dup_leaf(c, v)));
@@ -302,8 +302,8 @@ static void find_fn_branch(tl_walk *w, tl_expr **slot) {
   bool hit = false;
   if (!has_value(e)) return;
   if (e->op == TL_OP_BR_TABLE) {
-    hit = e->imm.table.def == c->fnlabel;
-    for (uint32_t i = 0; i < e->imm.table.n; i++) hit |= e->imm.table.targets[i] == c->fnlabel;
+    hit = e->imm.table->def == c->fnlabel;
+    for (uint32_t i = 0; i < e->imm.table->n; i++) hit |= e->imm.table->targets[i] == c->fnlabel;
   } else {
     hit = e->imm.label == c->fnlabel;
   }

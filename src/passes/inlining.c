@@ -171,10 +171,10 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: e->imm.index += c->base; break;
   case TL_OP_BR: case TL_OP_BR_IF: e->imm.label = c->lmap[e->imm.label]; break;
   case TL_OP_BR_TABLE: {
-    uint32_t *t = TL_NEWN(&c->m->arena, uint32_t, e->imm.table.n + 1);
-    for (uint32_t i = 0; i < e->imm.table.n; i++) t[i] = c->lmap[e->imm.table.targets[i]];
-    e->imm.table.targets = t;
-    e->imm.table.def = c->lmap[e->imm.table.def];
+    tl_brtable *t = tl_brtable_new(c->m, e->imm.table->n);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) t->targets[i] = c->lmap[e->imm.table->targets[i]];
+    t->def = c->lmap[e->imm.table->def];
+    e->imm.table = t;
     break;
   }
   case TL_OP_RETURN: e->op = TL_OP_BR; e->imm.label = c->ret; break;
@@ -195,7 +195,7 @@ static tl_expr *zero_of(tl_module *m, tl_type t) {
       [TL_F64] = TL_OP_F64_CONST, [TL_V128] = TL_OP_V128_CONST, [TL_FUNCREF] = TL_OP_REF_NULL,
       [TL_EXTERNREF] = TL_OP_REF_NULL};
     e = tl_expr_new(m, (tl_op)op[t], 0);
-    memset(&e->imm, 0, sizeof e->imm);
+    if (t != TL_V128) memset(&e->imm, 0, sizeof e->imm); /* v128: zeroed bytes */
     if (tl_type_is_ref(t)) e->imm.index = t;
   }
   tl_expr_finalize(m, NULL, e);

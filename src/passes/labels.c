@@ -18,8 +18,8 @@ void tl_labels_note(tl_label_info *li, const tl_expr *e) {
     count_one(li, e->imm.label, t);
     return;
   }
-  for (uint32_t i = 0; i < e->imm.table.n; i++) count_one(li, e->imm.table.targets[i], t);
-  count_one(li, e->imm.table.def, t);
+  for (uint32_t i = 0; i < e->imm.table->n; i++) count_one(li, e->imm.table->targets[i], t);
+  count_one(li, e->imm.table->def, t);
 }
 
 enum { SMALL = 128 };
@@ -117,9 +117,9 @@ static void retarget_node(const uint32_t *map, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     e->imm.label = follow(map, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      e->imm.table.targets[i] = follow(map, e->imm.table.targets[i]);
-    e->imm.table.def = follow(map, e->imm.table.def);
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      e->imm.table->targets[i] = follow(map, e->imm.table->targets[i]);
+    e->imm.table->def = follow(map, e->imm.table->def);
   }
 }
 

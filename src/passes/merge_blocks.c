@@ -94,8 +94,8 @@ static void note_dropped(merge_ctx *c, tl_expr *drop) {
 
 static void note_branch(tl_walk *w, merge_ctx *c, tl_expr *e) {
   if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i <= e->imm.table.n; i++) {
-      uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
+    for (uint32_t i = 0; i <= e->imm.table->n; i++) {
+      uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
       c->bad[l] = true;
       c->nbr[l]++;
     }

@@ -69,9 +69,9 @@ static void ser_imm(ser_ctx *c, const tl_expr *e) {
     break;
   case TL_IMM_LABEL: put32(b, lab(c, e->imm.label)); break;
   case TL_IMM_BR_TABLE:
-    put32(b, e->imm.table.n);
-    for (uint32_t i = 0; i < e->imm.table.n; i++) put32(b, lab(c, e->imm.table.targets[i]));
-    put32(b, lab(c, e->imm.table.def));
+    put32(b, e->imm.table->n);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) put32(b, lab(c, e->imm.table->targets[i]));
+    put32(b, lab(c, e->imm.table->def));
     break;
   case TL_IMM_CALL_INDIRECT:
     put32(b, c->ctype[e->imm.idx2.a]);

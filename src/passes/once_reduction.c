@@ -127,8 +127,8 @@ static void target_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) o->targeted[e->imm.label] = 1;
   else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++) o->targeted[e->imm.table.targets[i]] = 1;
-    o->targeted[e->imm.table.def] = 1;
+    for (uint32_t i = 0; i < e->imm.table->n; i++) o->targeted[e->imm.table->targets[i]] = 1;
+    o->targeted[e->imm.table->def] = 1;
   } else if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT) {
     o->targeted[w->f->body->imm.block.label] = 1;
   }

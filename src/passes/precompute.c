@@ -160,8 +160,8 @@ static void leave(graph *g, frame *fr) {
     if (g->cur != NONE) g->cur = new_bb(g, g->cur);
     return;
   case TL_OP_BR_TABLE:
-    for (uint32_t i = 0; i < e->imm.table.n; i++) branch_to(g, e->imm.table.targets[i]);
-    branch_to(g, e->imm.table.def);
+    for (uint32_t i = 0; i < e->imm.table->n; i++) branch_to(g, e->imm.table->targets[i]);
+    branch_to(g, e->imm.table->def);
     break;
   default: break;
   }
@@ -342,8 +342,10 @@ static val entry_value(const tl_module *m, const tl_func *f, uint32_t l) {
   static const uint16_t zero_op[] = {[TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST,
                                      [TL_F32] = TL_OP_F32_CONST, [TL_F64] = TL_OP_F64_CONST,
                                      [TL_V128] = TL_OP_V128_CONST};
+  static uint8_t zero16[16]; /* never written: replace copies it */
   val v = {BOTTOM, 0, {0}};
   if (l >= tl_func_nparams(m, f)) v.kind = CONST, v.op = zero_op[f->local[l]];
+  if (v.op == TL_OP_V128_CONST) v.imm.v128 = zero16;
   return v;
 }
 
@@ -408,7 +410,8 @@ static val solve(solver *s, const val *entry, uint32_t stamp, uint32_t vstamp, u
 
 static void replace(tl_module *m, tl_expr **slot, const val *v) {
   tl_expr *k = tl_expr_new(m, (tl_op)v->op, 0);
-  k->imm = v->imm;
+  if (tl_ops[v->op].imm == TL_IMM_V128) memcpy(k->imm.v128, v->imm.v128, 16); /* its own bytes */
+  else k->imm = v->imm;
   k->type = (*slot)->type;
   *slot = k;
 }

@@ -45,8 +45,8 @@ static inline void count_merge(ctx *c, tl_expr *a) {
       c->count[a->imm.label]++;
       return;
     }
-    for (uint32_t i = 0; i < a->imm.table.n; i++) c->count[a->imm.table.targets[i]]++;
-    c->count[a->imm.table.def]++;
+    for (uint32_t i = 0; i < a->imm.table->n; i++) c->count[a->imm.table->targets[i]]++;
+    c->count[a->imm.table->def]++;
     return;
   }
   /* a's label is final once a is seen (only its parent takes it away) */
@@ -70,9 +70,9 @@ static void retarget_drop(ctx *c, tl_expr *e) {
   } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     e->imm.label = follow(c->map, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i < e->imm.table.n; i++)
-      e->imm.table.targets[i] = follow(c->map, e->imm.table.targets[i]);
-    e->imm.table.def = follow(c->map, e->imm.table.def);
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      e->imm.table->targets[i] = follow(c->map, e->imm.table->targets[i]);
+    e->imm.table->def = follow(c->map, e->imm.table->def);
   }
 }
 

@@ -118,7 +118,7 @@ static void do_br_table(builder *b, tl_expr *s) {
     return;
   }
   gblock(b, b->cur)->switch_on = s->kid[0];
-  uint32_t n = s->imm.table.n;
+  uint32_t n = s->imm.table->n;
   uint8_t *done = tl_scratch_calloc(n + 1, 1);
   uint32_t *cases = tl_scratch_calloc(n + 1, sizeof *cases);
   if (!done || !cases) {
@@ -129,15 +129,15 @@ static void do_br_table(builder *b, tl_expr *s) {
   }
   for (uint32_t i = 0; i < n; i++) {
     if (done[i]) continue;
-    uint32_t nc = 0, l = s->imm.table.targets[i];
+    uint32_t nc = 0, l = s->imm.table->targets[i];
     for (uint32_t j = i; j < n; j++)
-      if (s->imm.table.targets[j] == l) {
+      if (s->imm.table->targets[j] == l) {
         done[j] = 1;
         cases[nc++] = j;
       }
     tl_cfg_add_switch_branch(b->g, b->cur, label_target(b, l), cases, nc, NULL);
   }
-  tl_cfg_add_switch_branch(b->g, b->cur, label_target(b, s->imm.table.def), NULL, 0, NULL);
+  tl_cfg_add_switch_branch(b->g, b->cur, label_target(b, s->imm.table->def), NULL, 0, NULL);
   free(done);
   free(cases);
   dead_continue(b);

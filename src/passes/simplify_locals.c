@@ -123,9 +123,9 @@ static bool else_get(const tl_expr *e, uint32_t k, uint32_t x, uint32_t aflags) 
 /* A branch whose only target is l. */
 static bool only_to(const tl_expr *e, uint32_t l) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) return e->imm.label == l;
-  if (e->op != TL_OP_BR_TABLE || e->imm.table.def != l) return false;
-  for (uint32_t i = 0; i < e->imm.table.n; i++)
-    if (e->imm.table.targets[i] != l) return false;
+  if (e->op != TL_OP_BR_TABLE || e->imm.table->def != l) return false;
+  for (uint32_t i = 0; i < e->imm.table->n; i++)
+    if (e->imm.table->targets[i] != l) return false;
   return true;
 }
 
@@ -385,8 +385,8 @@ static void rec_node(br_ctx *b, tl_expr *e) {
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     b->nbr[e->imm.label]++;
   } else if (e->op == TL_OP_BR_TABLE) {
-    b->nbr[e->imm.table.def] = UINT32_MAX / 2; /* never all recorded */
-    for (uint32_t i = 0; i < e->imm.table.n; i++) b->nbr[e->imm.table.targets[i]] = UINT32_MAX / 2;
+    b->nbr[e->imm.table->def] = UINT32_MAX / 2; /* never all recorded */
+    for (uint32_t i = 0; i < e->imm.table->n; i++) b->nbr[e->imm.table->targets[i]] = UINT32_MAX / 2;
   } else if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
     for (uint32_t i = 1; i < e->nkid; i++) {
       tl_expr *br = e->kid[i];

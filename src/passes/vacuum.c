@@ -31,8 +31,8 @@ static void count_branch(vac_ctx *c, tl_expr *e) {
     if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[e->imm.label]++;
     c->bt[e->imm.label] = tl_type_lub(c->bt[e->imm.label], tl_branch_value_type(e));
   } else if (e->op == TL_OP_BR_TABLE) {
-    for (uint32_t i = 0; i <= e->imm.table.n; i++) {
-      uint32_t l = i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def;
+    for (uint32_t i = 0; i <= e->imm.table->n; i++) {
+      uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
       c->count[l]++;
       if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[l]++;
       c->bt[l] = tl_type_lub(c->bt[l], tl_branch_value_type(e));
@@ -69,8 +69,8 @@ static void uncount_visit(tl_walk *w, tl_expr **slot) {
     if (tl_branch_value_type(e) != TL_UNREACHABLE && c->live[e->imm.label]) c->live[e->imm.label]--;
   }
   else if (e->op == TL_OP_BR_TABLE)
-    for (uint32_t i = 0; i <= e->imm.table.n; i++)
-      c->count[i < e->imm.table.n ? e->imm.table.targets[i] : e->imm.table.def]--;
+    for (uint32_t i = 0; i <= e->imm.table->n; i++)
+      c->count[i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def]--;
 }
 
 /* An arm is thrown away: branches in it no longer count. */

@@ -510,9 +510,14 @@ static tl_status rd_imm(fctx *x, int op, tl_imm *im) {
   case TL_IMM_I64: return rd_s64(r, &im->i64, "i64 constant");
   case TL_IMM_F32: TRY(rd_bytes(r, 4, &b, "f32 constant")); memcpy(&im->f32, b, 4); return TL_OK;
   case TL_IMM_F64: TRY(rd_bytes(r, 8, &b, "f64 constant")); memcpy(&im->f64, b, 8); return TL_OK;
-  case TL_IMM_V128: TRY(rd_bytes(r, 16, &b, "v128 constant")); memcpy(im->v128, b, 16); return TL_OK;
+  case TL_IMM_V128:
+    TRY(rd_bytes(r, 16, &b, "v128 constant"));
+    im->v128 = tl_node_alloc(m, 16, 8);
+    memcpy(im->v128, b, 16);
+    return TL_OK;
   case TL_IMM_SHUFFLE:
     TRY(rd_bytes(r, 16, &b, "shuffle lanes"));
+    im->v128 = tl_node_alloc(m, 16, 8);
     memcpy(im->v128, b, 16);
     for (int i = 0; i < 16; i++)
       if (b[i] >= 32) return fail(x, TL_E_INVALID, "invalid lane index %u in %s", b[i], x->opname);
@@ -717,7 +722,8 @@ static tl_status do_br_table(fctx *x) {
   tl_module *m = x->m;
   uint32_t n, depth;
   TRY(rd_count(x->r, &n, 1, "br_table targets"));
-  uint32_t *targets = tl_node_alloc(m, ((size_t)n + 1) * sizeof *targets, _Alignof(uint32_t));
+  tl_brtable *bt = tl_brtable_new(m, n + 1); /* the default read into targets[n] */
+  uint32_t *targets = bt->targets;
   frame **fr = malloc((n + 1) * sizeof *fr);
   if (!fr) return fail(x, TL_E_NOMEM, "out of memory");
   tl_status s = TL_OK;
@@ -749,9 +755,9 @@ static tl_status do_br_table(fctx *x) {
   tl_expr *e = tl_expr_new(m, TL_OP_BR_TABLE, v ? 2 : 1);
   e->kid[0] = v ? v : cond;
   if (v) e->kid[1] = cond;
-  e->imm.table.targets = targets;
-  e->imm.table.n = n;
-  e->imm.table.def = targets[n];
+  bt->n = n;
+  bt->def = targets[n];
+  e->imm.table = bt;
   tl_expr_finalize(m, x->f, e);
   for (uint32_t i = 0; i <= n; i++)
     if (fr[i]->kind != K_LOOP || ar) note_branch(x, targets[i], e);

@@ -186,9 +186,9 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
   case TL_IMM_NONE: return TL_OK;
   case TL_IMM_LABEL: return put_depth(w, b, im->label);
   case TL_IMM_BR_TABLE:
-    wr_u32(b, im->table.n);
-    for (uint32_t i = 0; i < im->table.n; i++) TRY(put_depth(w, b, im->table.targets[i]));
-    return put_depth(w, b, im->table.def);
+    wr_u32(b, im->table->n);
+    for (uint32_t i = 0; i < im->table->n; i++) TRY(put_depth(w, b, im->table->targets[i]));
+    return put_depth(w, b, im->table->def);
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
   case TL_IMM_ELEM:
     wr_u32(b, im->index);
@@ -357,9 +357,9 @@ static void count_branches(const tl_expr *e, uint32_t *live, uint32_t nl) {
   if (tl_ops[e->op].imm == TL_IMM_LABEL) {
     if (im->label < nl) live[im->label]++;
   } else if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) {
-    for (uint32_t i = 0; i < im->table.n; i++)
-      if (im->table.targets[i] < nl) live[im->table.targets[i]]++;
-    if (im->table.def < nl) live[im->table.def]++;
+    for (uint32_t i = 0; i < im->table->n; i++)
+      if (im->table->targets[i] < nl) live[im->table->targets[i]]++;
+    if (im->table->def < nl) live[im->table->def]++;
   }
 }
 

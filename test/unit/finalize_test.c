@@ -203,10 +203,9 @@ static tl_expr *gen_table(gen *g, int depth) {
   if (first < 0) return tl_make_nop(M);
   uint32_t n = rnd(g, 3);
   tl_expr *e = tl_expr_new(M, TL_OP_BR_TABLE, t == TL_NONE ? 1 : 2);
-  e->imm.table.n = n;
-  e->imm.table.targets = TL_NEWN(&M->arena, uint32_t, n + 1);
-  for (uint32_t i = 0; i < n; i++) e->imm.table.targets[i] = g->sc[pick_label(g, t)].label;
-  e->imm.table.def = g->sc[first].label;
+  e->imm.table = tl_brtable_new(M, n);
+  for (uint32_t i = 0; i < n; i++) e->imm.table->targets[i] = g->sc[pick_label(g, t)].label;
+  e->imm.table->def = g->sc[first].label;
   uint32_t k = 0;
   if (t != TL_NONE) e->kid[k++] = gen_expr(g, t, depth - 1);
   e->kid[k] = gen_expr(g, TL_I32, depth - 1);

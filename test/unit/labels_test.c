@@ -35,11 +35,10 @@ START_TEST(counts_and_post_order_types) {
   tl_expr *outer = mk(TL_OP_BR, a, 1, val);
   tl_expr *bt = tl_expr_new(M, TL_OP_BR_TABLE, 1);
   bt->kid[0] = c32(0);
-  bt->imm.table.n = 2;
-  bt->imm.table.targets = tl_arena_alloc(&M->arena, 2 * sizeof(uint32_t), 4);
-  bt->imm.table.targets[0] = b;
-  bt->imm.table.targets[1] = a;
-  bt->imm.table.def = b;
+  bt->imm.table = tl_brtable_new(M, 2);
+  bt->imm.table->targets[0] = b;
+  bt->imm.table->targets[1] = a;
+  bt->imm.table->def = b;
   tl_expr_finalize(M, F, bt);
   tl_expr *blk_b = mk(TL_OP_BLOCK, b, 1, bt);
   tl_expr *blk_a = mk(TL_OP_BLOCK, a, 2, blk_b, outer);
@@ -73,10 +72,9 @@ START_TEST(retarget_chains_and_identity) {
   tl_expr *bi = mk(TL_OP_BR_IF, a, 1, c32(1));
   tl_expr *bt = tl_expr_new(M, TL_OP_BR_TABLE, 1);
   bt->kid[0] = c32(0);
-  bt->imm.table.n = 1;
-  bt->imm.table.targets = tl_arena_alloc(&M->arena, sizeof(uint32_t), 4);
-  bt->imm.table.targets[0] = b;
-  bt->imm.table.def = a;
+  bt->imm.table = tl_brtable_new(M, 1);
+  bt->imm.table->targets[0] = b;
+  bt->imm.table->def = a;
   tl_expr_finalize(M, F, bt);
   F->body = mk(TL_OP_BLOCK, fl, 1, mk(TL_OP_BLOCK, a, 1, mk(TL_OP_BLOCK, b, 3, bi, br, bt)));
   uint32_t map[4] = {0, 1, 2, 3};
@@ -88,8 +86,8 @@ START_TEST(retarget_chains_and_identity) {
   tl_labels_retarget(M, F, map);
   ck_assert_uint_eq(br->imm.label, fl);
   ck_assert_uint_eq(bi->imm.label, fl);
-  ck_assert_uint_eq(bt->imm.table.targets[0], fl);
-  ck_assert_uint_eq(bt->imm.table.def, fl);
+  ck_assert_uint_eq(bt->imm.table->targets[0], fl);
+  ck_assert_uint_eq(bt->imm.table->def, fl);
 }
 END_TEST
 

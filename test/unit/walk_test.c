@@ -243,11 +243,10 @@ START_TEST(copy_relabels) {
   bif->imm.label = lp;
   tl_expr *tab = tl_expr_new(m, TL_OP_BR_TABLE, 1);
   tab->kid[0] = tl_make_const_i32(m, 0);
-  tab->imm.table.n = 2;
-  tab->imm.table.targets = TL_NEWN(&m->arena, uint32_t, 2);
-  tab->imm.table.targets[0] = inner;
-  tab->imm.table.targets[1] = lp;
-  tab->imm.table.def = outer;
+  tab->imm.table = tl_brtable_new(m, 2);
+  tab->imm.table->targets[0] = inner;
+  tab->imm.table->targets[1] = lp;
+  tab->imm.table->def = outer;
   tl_expr *lk[2] = {bif, tab};
   tl_expr *loop = tl_make_block(m, TL_OP_LOOP, lp, lk, 2);
   tl_expr *bk[2] = {loop, br_to(m, outer)};
@@ -261,14 +260,14 @@ START_TEST(copy_relabels) {
   ck_assert(nl != inner && nl != lp && nl != outer && nl < f->nlabel && nl != ni);
   tl_expr *cl = c->kid[0];
   ck_assert_uint_eq(cl->kid[0]->imm.label, nl);           /* br_if to the copied loop */
-  ck_assert_uint_eq(cl->kid[1]->imm.table.targets[0], ni); /* br_table remapped */
-  ck_assert_uint_eq(cl->kid[1]->imm.table.targets[1], nl);
-  ck_assert_uint_eq(cl->kid[1]->imm.table.def, outer);     /* outside: unchanged */
+  ck_assert_uint_eq(cl->kid[1]->imm.table->targets[0], ni); /* br_table remapped */
+  ck_assert_uint_eq(cl->kid[1]->imm.table->targets[1], nl);
+  ck_assert_uint_eq(cl->kid[1]->imm.table->def, outer);     /* outside: unchanged */
   ck_assert_uint_eq(c->kid[1]->imm.label, outer);
-  ck_assert_ptr_ne(cl->kid[1]->imm.table.targets, tab->imm.table.targets);
+  ck_assert_ptr_ne(cl->kid[1]->imm.table, tab->imm.table);
   /* the original is untouched, nodes are not shared, types are copied */
   ck_assert_uint_eq(blk->imm.block.label, inner);
-  ck_assert_uint_eq(tab->imm.table.targets[0], inner);
+  ck_assert_uint_eq(tab->imm.table->targets[0], inner);
   ck_assert_ptr_ne(cl->kid[0]->kid[0], bif->kid[0]);
   ck_assert_uint_eq(c->type, blk->type);
   ck_assert_uint_eq(tl_expr_count(c), tl_expr_count(blk));
