@@ -55,14 +55,17 @@ tl_brtable *tl_brtable_new(tl_module *m, uint32_t n) {
   return t;
 }
 
-/* The out-of-line immediate of e, if any: its address and size. */
+/* The out-of-line immediate of e, if any: its address and size. Called on
+ * every node a sweep or move visits, so it tests the three opcodes whose
+ * immediate kinds (BR_TABLE, V128, SHUFFLE) have one opcode each rather
+ * than load the opcode's row. */
+_Static_assert(TL_OP_I8X16_SHUFFLE == TL_OP_V128_CONST + 1, "v128.const, i8x16.shuffle adjacent");
 static const void *imm_alloc(const tl_expr *e, size_t *n) {
-  uint8_t k = tl_ops[e->op].imm;
-  if (k == TL_IMM_BR_TABLE && e->imm.table) {
+  if (e->op == TL_OP_BR_TABLE && e->imm.table) {
     *n = tl_brtable_size(e->imm.table->n);
     return e->imm.table;
   }
-  if ((k == TL_IMM_V128 || k == TL_IMM_SHUFFLE) && e->imm.v128) {
+  if ((unsigned)(e->op - TL_OP_V128_CONST) <= 1 && e->imm.v128) { /* v128.const, i8x16.shuffle */
     *n = 16;
     return e->imm.v128;
   }
@@ -351,7 +354,7 @@ static tl_expr *move_tree(tl_vec *todo, uint8_t *block, const tl_expr *root) {
     if (ip) {
       void *q = bump(&block, in);
       memcpy(q, ip, in);
-      if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) n->imm.table = q;
+      if (e->op == TL_OP_BR_TABLE) n->imm.table = q;
       else n->imm.v128 = q;
     }
     *it.dst = n;
