@@ -167,10 +167,11 @@ typedef struct {
 } rse_walk;
 
 /* What a declared local holds at entry: only compared, never placed. */
+static const uint8_t zero16[16]; /* v128.const's bytes are out of line */
 static const tl_expr zeros[TL_NBASIC] = {
     [TL_I32] = {.op = TL_OP_I32_CONST, .type = TL_I32}, [TL_I64] = {.op = TL_OP_I64_CONST, .type = TL_I64},
     [TL_F32] = {.op = TL_OP_F32_CONST, .type = TL_F32}, [TL_F64] = {.op = TL_OP_F64_CONST, .type = TL_F64},
-    [TL_V128] = {.op = TL_OP_V128_CONST, .type = TL_V128}};
+    [TL_V128] = {.op = TL_OP_V128_CONST, .type = TL_V128, .imm = {.v128 = (uint8_t *)zero16}}};
 
 enum { FACT_CAP = 1 << 16 }; /* facts queued at once; past it lists start empty */
 

@@ -653,8 +653,8 @@ static bool count_uses(sl_ctx *c) {
     } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF)) {
       c->nbr[e->imm.label]++;
     } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
-      for (uint32_t i = 0; i < e->imm.table.n; i++) c->nbr[e->imm.table.targets[i]]++;
-      c->nbr[e->imm.table.def]++;
+      for (uint32_t i = 0; i < e->imm.table->n; i++) c->nbr[e->imm.table->targets[i]]++;
+      c->nbr[e->imm.table->def]++;
     }
     if (n + e->nkid > cap) {
       uint32_t ncap = 2 * (n + e->nkid);
