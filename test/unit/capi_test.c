@@ -324,6 +324,9 @@ START_TEST(memory_tables_simd) {
   expect_error(m, "alignment 8 over the natural 4");
   ck_assert_ptr_null(tl_build_load(m, "i32.load", 0, 3, I32(0)));
   expect_error(m, "not a power of two");
+  ck_assert_ptr_null(tl_build_load(m, "i32.load", 1ull << 32, 0, I32(0))); /* u32 offsets */
+  expect_error(m, "over 4 GiB");
+  ck_assert_uint_eq(TY(tl_build_load(m, "i32.load", UINT32_MAX, 0, I32(0))), TL_TYPE_I32);
   ck_assert_ptr_null(tl_build_load(m, "i32.store", 0, 0, I32(0)));
   ck_assert_ptr_null(tl_build_store(m, "i32.add", 0, 0, I32(0), I32(0)));
   ck_assert_uint_eq(TY(tl_build_memory_size(m, 0)), TL_TYPE_I32);
