@@ -380,7 +380,7 @@ typedef struct {           /* interned tuple */
 
 struct tl_module {
   tl_arena arena;
-  /* expr.c: node memory (nodes, kid arrays, br_table targets). Each body
+  /* expr.c: node memory (nodes, kid arrays, br_table tables and v128 bytes). Each body
    * lives in an exact-size block of its own once read or optimized; other
    * nodes (module passes, initializers) in `nodes`. tl_nodes_sweep frees
    * what no body or initializer uses. */

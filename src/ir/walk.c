@@ -162,12 +162,7 @@ tl_expr *tl_walk_parent(tl_walk *w, uint32_t up) {
 }
 
 void tl_walk_post(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx) {
-  tl_walk w = {0};
-  w.m = m;
-  w.f = f;
-  w.ctx = ctx;
-  w.post = post;
-  tl_walk_run(&w, root);
+  tl_walk_post_only(m, f, root, post, ctx, 0);
 }
 
 void tl_walk_post_only(tl_module *m, tl_func *f, tl_expr **root, tl_visit_fn post, void *ctx,
