@@ -310,6 +310,11 @@ static int cmp_entry(const void *a, const void *b) {
   return x->func < y->func ? -1 : x->func > y->func;
 }
 
+static void forget(ser_ctx *c) {
+  tl_buf_free(&c->out);
+  tl_vec_free(&c->consts);
+}
+
 static bool same_ser(const ser_ctx *a, const ser_ctx *b) {
   return a->out.n == b->out.n && !memcmp(a->out.p, b->out.p, a->out.n);
 }
@@ -341,11 +346,19 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
   ser_ctx *kser = tl_scratch_realloc(NULL, nd, sizeof(ser_ctx));
   uint32_t *ctype = canonical_types(m);
   bool ok = ser && ent && fn && taken && kser && ctype;
+  /* Only functions that share their hash with another are kept serialized
+   * (serialized again after the sort): holding every function's bytes at
+   * once was the peak of -Oz. */
   for (uint32_t i = ni; ok && i < nf; i++) {
     ok = serialize(m, TL_FUNC(m, i), ctype, &ser[i]);
     ent[i - ni] = (entry){XXH3_64bits(ser[i].out.p, ser[i].out.n), i};
+    forget(&ser[i]);
   }
   if (ok) qsort(ent, nd, sizeof(entry), cmp_entry);
+  for (uint32_t a = 0; ok && a < nd; a++) {
+    bool shared = (a > 0 && ent[a - 1].hash == ent[a].hash) || (a + 1 < nd && ent[a + 1].hash == ent[a].hash);
+    if (shared) ok = serialize(m, TL_FUNC(m, ent[a].func), ctype, &ser[ent[a].func]);
+  }
   /* classes: hash order; a class's primary is its lowest index */
   for (uint32_t a = 0; ok && a < nd; a++) {
     uint32_t p = ent[a].func;
@@ -360,10 +373,7 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
     }
     if (k.nfn >= 2) ok = merge_class(m, &k);
   }
-  for (uint32_t i = ni; ser && i < nf; i++) {
-    tl_buf_free(&ser[i].out);
-    tl_vec_free(&ser[i].consts);
-  }
+  for (uint32_t i = ni; ser && i < nf; i++) forget(&ser[i]);
   free(ser);
   free(ent);
   free(fn);
