@@ -316,7 +316,7 @@ static void forget(ser_ctx *c) {
 }
 
 static bool same_ser(const ser_ctx *a, const ser_ctx *b) {
-  return a->out.n == b->out.n && !memcmp(a->out.p, b->out.p, a->out.n);
+  return a->out.n == b->out.n && (!a->out.n || !memcmp(a->out.p, b->out.p, a->out.n));
 }
 
 /* Merges the class if it pays; the class is fn[0..nfn) of ser. false when
