@@ -133,7 +133,10 @@ static bool serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *
 }
 
 /* ---- parameters of a class -------------------------------------------- */
+/* Columns of different constant ops never share a parameter (an i32 and an
+ * f32 of the same bits are different values; a v128's bytes are out of line). */
 static bool same_value(const tl_expr *a, const tl_expr *b) {
+  if (a->op != b->op) return false;
   switch (a->op) {
   case TL_OP_I32_CONST: case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
   case TL_OP_I64_CONST: case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
