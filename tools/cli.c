@@ -7,6 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* The buffer's first size: a regular file's own size plus one byte (the
+ * read that finds the end); pipes, stdin and files that report no size
+ * start small and double. */
+static size_t first_cap(FILE *f) {
+  struct stat st;
+  if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+      (uint64_t)st.st_size >= SIZE_MAX / 2)
+    return 1 << 16;
+  return (size_t)st.st_size + 1;
+}
 
 int cli_read_file(const char *path, uint8_t **out, size_t *size) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
@@ -14,7 +26,7 @@ int cli_read_file(const char *path, uint8_t **out, size_t *size) {
     fprintf(stderr, "%s: error: %s\n", path, strerror(errno));
     return 1;
   }
-  size_t cap = 1 << 16, n = 0;
+  size_t cap = first_cap(f), n = 0;
   uint8_t *p = malloc(cap);
   for (;;) {
     if (!p) {
@@ -35,6 +47,10 @@ int cli_read_file(const char *path, uint8_t **out, size_t *size) {
     fprintf(stderr, "%s: error: read failed\n", path);
     free(p);
     return 1;
+  }
+  if (cap - n > 4096) { /* a pipe's doubling: give the unused tail back */
+    uint8_t *q = realloc(p, n ? n : 1);
+    if (q) p = q;
   }
   *out = p;
   *size = n;
