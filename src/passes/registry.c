@@ -112,37 +112,49 @@ void tl_run_parallel(tl_pass_ctx *ctx, uint32_t n, void (*fn)(void *user, uint32
 }
 
 /* ---- parallel function passes ------------------------------------------ */
+/* Only the failure with the lowest function index is kept (the one that
+ * reports, whatever the scheduling), not an error per function. */
 typedef struct {
   tl_pass_ctx *ctx;
   const tl_pass_info *const *pass;   /* the stack, run in order */
   uint32_t npass;
   bool own;           /* each body moves to a block of its own afterwards */
-  tl_status *status;  /* per function index */
-  tl_error *errs;     /* per function index */
+  pthread_mutex_t lock;  /* guards the three below */
+  uint32_t failed;    /* lowest failing function index; UINT32_MAX: none */
+  tl_status status;   /* its status */
+  tl_error err;       /* its error */
 } job;
+
+static void fail_at(job *j, uint32_t i, tl_status s, const tl_error *e) {
+  pthread_mutex_lock(&j->lock);
+  if (i < j->failed) {
+    j->failed = i;
+    j->status = s;
+    j->err = *e;
+  }
+  pthread_mutex_unlock(&j->lock);
+}
 
 static void run_stack(void *user, uint32_t i) {
   job *j = user;
   tl_func *f = TL_FUNC(j->ctx->m, i);
   tl_pass_ctx c = *j->ctx;
-  c.err = &j->errs[i];
+  tl_error e = {0};
+  tl_status s = TL_OK;
+  c.err = &e;
   if (j->own) tl_nodes_begin(j->ctx->m, i);
-  for (uint32_t p = 0; p < j->npass && j->status[i] == TL_OK; p++)
-    j->status[i] = j->pass[p]->func(&c, f);
+  for (uint32_t p = 0; p < j->npass && s == TL_OK; p++) s = j->pass[p]->func(&c, f);
   if (j->own) tl_nodes_end(j->ctx->m, i);
+  if (s != TL_OK) fail_at(j, i, s, &e);
 }
 
-/* The first failing function (by index) reports, whatever the scheduling. */
-static tl_status first_failure(job *j, uint32_t nfuncs, tl_error *err) {
-  for (uint32_t i = 0; i < nfuncs; i++) {
-    if (j->status[i] == TL_OK) continue;
-    if (err) {
-      *err = j->errs[i];
-      err->func_index = i;
-    }
-    return j->status[i];
+static tl_status first_failure(job *j, tl_error *err) {
+  if (j->failed == UINT32_MAX) return TL_OK;
+  if (err) {
+    *err = j->err;
+    err->func_index = j->failed;
   }
-  return TL_OK;
+  return j->status;
 }
 
 /* Biggest first, so that no big function starts last and leaves the other
@@ -178,24 +190,18 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   uint32_t *order = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof *order);
-  job j = {ctx, p, np, own, tl_scratch_calloc((size_t)nf + 1, sizeof(tl_status)),
-           tl_scratch_calloc((size_t)nf + 1, sizeof(tl_error))};
-  if (!order || !j.status || !j.errs) {
-    free(order);
-    free(j.status);
-    free(j.errs);
-    return tl_nomem(ctx->err, "function pass runner");
-  }
+  if (!order) return tl_nomem(ctx->err, "function pass runner");
+  job j = {.ctx = ctx, .pass = p, .npass = np, .own = own, .failed = UINT32_MAX};
+  pthread_mutex_init(&j.lock, NULL);
   loop l = {0, 0, order, run_stack, &j};
   for (uint32_t i = 0; i < nf; i++)
     if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
   uint32_t threads = m->arena.lock ? 1 : threads_for(ctx, l.n);
   if (threads > 1) order_by_size(m, order, l.n);
   run_loop(m, &l, threads);
-  tl_status s = first_failure(&j, nf, ctx->err);
+  tl_status s = first_failure(&j, ctx->err);
+  pthread_mutex_destroy(&j.lock);
   free(order);
-  free(j.status);
-  free(j.errs);
   return s;
 }
 
