@@ -1217,5 +1217,5 @@ static void splice_list(tl_walk *w, tl_expr *e) {
     for (uint32_t j = 0; j < x->nkid; j++) kids[k++] = x->kid[j];
   }
   e->kid = kids;
-  e->nkid = e->cap = n;
+  e->nkid = n, e->kcap = 0;
 }

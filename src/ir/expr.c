@@ -77,7 +77,6 @@ tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid) {
   e->op = (uint16_t)op;
   e->type = TL_NONE;
   e->nkid = nkid;
-  e->cap = nkid;
   e->kid = nkid ? NODE_NEWN(m, tl_expr *, nkid) : NULL;
   if (tl_ops[op].imm == TL_IMM_V128 || tl_ops[op].imm == TL_IMM_SHUFFLE) tl_expr_v128(m, e, NULL);
   if (tl_ops[op].flags & TL_F_CONTROL) {
@@ -88,12 +87,14 @@ tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid) {
 }
 
 void tl_expr_push_kid(tl_module *m, tl_expr *e, tl_expr *kid) {
-  if (e->nkid == e->cap) {
-    uint32_t cap = e->cap ? e->cap * 2 : 4;
-    tl_expr **k = NODE_NEWN(m, tl_expr *, cap);
+  if (e->nkid == tl_expr_kid_cap(e)) { /* full: double (at least 4) */
+    uint32_t log2 = e->kcap ? e->kcap + 1u : 2u;
+    while ((1u << log2) <= e->nkid) log2++;
+    if (log2 > 31) tl_arena_oom(&m->arena);
+    tl_expr **k = NODE_NEWN(m, tl_expr *, 1u << log2);
     if (e->nkid) memcpy(k, e->kid, e->nkid * sizeof *k);
     e->kid = k;
-    e->cap = cap;
+    e->kcap = log2 & 127u;
   }
   e->kid[e->nkid++] = kid;
 }
@@ -175,7 +176,7 @@ static uint32_t map_label(copy_ctx *c, uint32_t l) {
 static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
   tl_expr *n = NODE_NEWN(c->m, tl_expr, 1);
   *n = *e;
-  n->cap = e->nkid;
+  n->kcap = 0;
   n->kid = e->nkid ? NODE_NEWN(c->m, tl_expr *, e->nkid) : NULL;
   if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && c->f) {
     uint32_t fresh = tl_func_new_label(c->m, c->f);
@@ -268,7 +269,7 @@ static inline span *span_at(const struct tl_node_index *x, span **last, uintptr_
 /* Calls visit on every allocation of the tree at root: nodes, kid arrays,
  * out-of-line immediates (explicit stack). Inlined, so that each caller's
  * visit is inlined into its loop. */
-typedef void (*alloc_fn)(void *ctx, const void *p, size_t n);
+typedef void (*alloc_fn)(void *ctx, const void *p, size_t n, bool node);
 
 static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const tl_expr *root,
                                                              alloc_fn visit, void *ctx) {
@@ -276,9 +277,9 @@ static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const
   TL_VEC_PUSH(todo, const tl_expr *, root);
   while (todo->n) {
     const tl_expr *e = TL_VEC_AT(todo, const tl_expr *, --todo->n);
-    visit(ctx, e, sizeof *e);
+    visit(ctx, e, sizeof *e, true);
     if (e->nkid) {
-      visit(ctx, e->kid, e->nkid * sizeof *e->kid);
+      visit(ctx, e->kid, e->nkid * sizeof *e->kid, false);
       if (todo->n + e->nkid > todo->cap) tl_vec_grow(todo, sizeof(const tl_expr *), todo->n + e->nkid);
       const tl_expr **st = todo->p;
       size_t n = todo->n;
@@ -288,7 +289,7 @@ static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const
     }
     size_t in;
     const void *ip = imm_alloc(e, &in);
-    if (ip) visit(ctx, ip, in);
+    if (ip) visit(ctx, ip, in, false);
   }
 }
 
@@ -313,14 +314,17 @@ static bhdr *block_alloc(size_t bytes) {
 typedef struct {
   struct tl_node_index *x;
   uint32_t func;
-  size_t bytes;            /* the block's size */
+  size_t bytes;            /* the block's size but its nodes: kid arrays and
+                              immediates, 8-aligned each */
+  size_t nodes;            /* its nodes (after the rest, 4-aligned) */
   tl_vec mine;             /* size_t: index spans only func used, to free */
   span *last;              /* the span found last (span_at) */
 } measure_ctx;
 
-static inline void measure(void *ctx, const void *p, size_t n) {
+static inline void measure(void *ctx, const void *p, size_t n, bool node) {
   measure_ctx *c = ctx;
-  c->bytes += round8(n);
+  if (node) c->nodes++;
+  else c->bytes += round8(n);
   if (!c->x) return;
   span *prev = c->last, *s = span_at(c->x, &c->last, (uintptr_t)p);
   if (!s || s == prev || !s->block || s->owner != c->func) return; /* prev: seen */
@@ -337,17 +341,18 @@ static void *bump(uint8_t **p, size_t n) {
 }
 
 /* Copies the tree into block (exactly measured), keeping everything but
- * the memory. */
-static tl_expr *move_tree(tl_vec *todo, uint8_t *block, const tl_expr *root) {
+ * the memory: kid arrays and immediates from block on, the nodes (which
+ * need only 4-byte alignment) from `node` on. */
+static tl_expr *move_tree(tl_vec *todo, uint8_t *block, tl_expr *node, const tl_expr *root) {
   tl_expr *out = NULL;
   move_item first = {root, &out};
   TL_VEC_PUSH(todo, move_item, first);
   while (todo->n) {
     move_item it = TL_VEC_AT(todo, move_item, --todo->n);
     const tl_expr *e = it.src;
-    tl_expr *n = bump(&block, sizeof *n);
+    tl_expr *n = node++;
     *n = *e;
-    n->cap = e->nkid;
+    n->kcap = 0;
     n->kid = e->nkid ? bump(&block, e->nkid * sizeof *n->kid) : NULL;
     size_t in;
     const void *ip = imm_alloc(e, &in);
@@ -385,18 +390,19 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
   cur.m = NULL;
   tl_func *f = func == TL_NO_INDEX ? NULL : TL_FUNC(m, func);
   if (built && f && f->body) {
-    measure_ctx c = {m->node_index, func, 0, {0}, NULL};
+    measure_ctx c = {m->node_index, func, 0, 0, {0}, NULL};
     tl_vec todo = {0};
     each_alloc(&todo, f->body, measure, &c);
     tl_vec_free(&todo); /* move_tree stacks items of another size */
     pthread_mutex_t *lock = m->arena.lock;
-    bhdr *block = block_alloc(c.bytes);
+    bhdr *block = block_alloc(c.bytes + c.nodes * sizeof(tl_expr));
     if (!block) {
       tl_arena_free(&cur.scratch);
       if (m->arena.oom) longjmp(*m->arena.oom, 1);
       abort();
     }
-    f->body = move_tree(&todo, (uint8_t *)(block + 1), f->body);
+    uint8_t *start = (uint8_t *)(block + 1);
+    f->body = move_tree(&todo, start, (tl_expr *)(start + c.bytes), f->body);
     tl_vec_free(&todo);
     if (lock) pthread_mutex_lock(lock);
     for (size_t i = 0; i < c.mine.n; i++) {
@@ -418,8 +424,8 @@ typedef struct {
   span *last;              /* the span found last (span_at) */
 } mark_ctx;
 
-static inline void mark(void *ctx, const void *p, size_t n) {
-  (void)n;
+static inline void mark(void *ctx, const void *p, size_t n, bool node) {
+  (void)n, (void)node;
   mark_ctx *c = ctx;
   span *s = span_at(c->x, &c->last, (uintptr_t)p);
   if (!s) return; /* in m->arena (a pass allocated it there): lives on */

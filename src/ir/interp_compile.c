@@ -340,7 +340,7 @@ tl_status tl_interp_compile_expr(tl_instance *inst, tl_func *f, tl_expr *e, tl_c
   memset(&wrap, 0, sizeof wrap);
   wrap.op = TL_OP_BLOCK;
   wrap.type = e->type;
-  wrap.nkid = wrap.cap = 1;
+  wrap.nkid = 1;
   wrap.kid = &e;
   wrap.imm.block.label = TL_NO_LABEL;
   wrap.imm.block.bt = TL_NO_INDEX;

@@ -131,7 +131,7 @@ int tl_op_by_name(const char *text);          /* -1 if unknown; first row wins *
 uint8_t tl_op_natural_align(int op);          /* log2 bytes a memory op accesses */
 
 /* ------------------------------------------------------------------ nodes */
-/* tl_imm is 8 bytes and a node 32: what does not fit is out of line, in
+/* tl_imm is 8 bytes and a node 28: what does not fit is out of line, in
  * node memory (tl_node_alloc), and expr.c's measure/move/sweep follow it. */
 typedef struct {    /* 8 bytes */
   uint32_t offset;  /* memory64 is not supported: offsets are u32 (the
@@ -188,17 +188,24 @@ typedef union {
  *   tuple.make       values; tuple.extract: kid[0] = tuple
  * A value that is several values (multi-value) is one tuple-typed child. */
 typedef struct tl_expr tl_expr;
+/* 28 bytes, 4-aligned (packed: kid and imm may sit at 4 mod 8, which x86-64
+ * loads at no cost; take no pointer to a member wider than 4 bytes). */
 struct tl_expr {
-  uint16_t op;      /* tl_op */
-  uint16_t aux;     /* scratch bits a pass may use; meaningless between passes */
+  uint16_t op : 9;    /* tl_op */
+  uint16_t kcap : 7;  /* 0: kid[] holds exactly nkid; else 1 << kcap (it grew
+                         in tl_expr_push_kid). Whoever replaces kid[] with an
+                         exact array sets it to 0; see tl_expr_kid_cap. */
+  uint16_t aux;       /* scratch bits a pass may use; meaningless between passes */
   tl_type type;
   uint32_t nkid;
-  uint32_t cap;     /* capacity of kid[] (builders may grow it) */
   tl_expr **kid;
   tl_imm imm;
-};
+} __attribute__((packed, aligned(4)));
 _Static_assert(sizeof(tl_imm) == 8, "tl_imm is 8 bytes");
-_Static_assert(sizeof(tl_expr) == 32, "a node is 32 bytes");
+_Static_assert(sizeof(tl_expr) == 28, "a node is 28 bytes");
+_Static_assert(TL_NOPS <= 512, "an op fits tl_expr's 9 bits");
+/* The kids kid[] has room for. */
+static inline uint32_t tl_expr_kid_cap(const tl_expr *e) { return e->kcap ? 1u << e->kcap : e->nkid; }
 
 /* --------------------------------------------------------------- arena */
 /* Bump allocation. On out-of-memory it longjmps to *oom if set (the public

@@ -590,8 +590,8 @@ static void pre(tl_walk *w, tl_expr **slot) {
   vc *c = w->ctx;
   tl_expr *e = *slot;
   if (!c->st && e->op >= TL_NOPS) fail(c, TL_E_INVALID, "node with bad opcode %u", e->op);
-  if (!c->st && c->strict && e->nkid > e->cap && e->nkid)
-    fail(c, TL_E_INVALID, "%s: %u kids but capacity %u", opname(e), e->nkid, e->cap);
+  if (!c->st && c->strict && e->kcap && (e->kcap > 31 || e->nkid > 1u << e->kcap))
+    fail(c, TL_E_INVALID, "%s: %u kids but capacity class %u", opname(e), e->nkid, (unsigned)e->kcap);
   if (!c->st) {
     int r = ptrset_add(c->seen, e);
     if (r < 0) fail(c, TL_E_NOMEM, "out of memory");

@@ -56,7 +56,7 @@ typedef struct {
 
 /* ---- hashing and equality ---------------------------------------------- */
 static uint64_t imm_key(const tl_expr *e) {
-  const tl_imm *im = &e->imm;
+  const tl_imm imm = e->imm, *im = &imm; /* a copy: e is packed */
   switch (tl_ops[e->op].imm) {
   case TL_IMM_BLOCK: return im->block.bt;
   case TL_IMM_LABEL: case TL_IMM_BR_TABLE: case TL_IMM_NONE: case TL_IMM_FENCE: return 0;
@@ -475,7 +475,7 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
     moved[0] = in;
     b->kid = TL_NEWN(&c->m->arena, tl_expr *, k + 1);
     memcpy(b->kid, moved, (k + 1) * sizeof *moved);
-    b->nkid = b->cap = k + 1;
+    b->nkid = k + 1, b->kcap = 0;
     tl_expr_finalize(c->m, c->f, b);
   }
   free(moved);
@@ -567,7 +567,7 @@ static bool fold_terminating(cf *c) {
   moved[0] = in;
   body->kid = TL_NEWN(&c->m->arena, tl_expr *, k + 1);
   memcpy(body->kid, moved, (k + 1) * sizeof *moved);
-  body->nkid = body->cap = k + 1;
+  body->nkid = k + 1, body->kcap = 0;
   tl_expr_finalize(c->m, f, body);
   free(moved);
   free(p);

@@ -265,7 +265,7 @@ static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d, rw_scratch *rs) {
     for (uint32_t i = 0; i < b->nkid; i++) TL_VEC_PUSH(&pre, tl_expr *, b->kid[i]);
     b->kid = TL_NEWN(&m->arena, tl_expr *, pre.n);
     memcpy(b->kid, pre.p, pre.n * sizeof(tl_expr *));
-    b->nkid = b->cap = (uint32_t)pre.n;
+    b->nkid = (uint32_t)pre.n, b->kcap = 0;
   }
   tl_vec_free(&pre);
   f->type = tl_functype_intern(m, tl_type_tuple(m, kept, nk), results);

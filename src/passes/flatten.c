@@ -144,9 +144,9 @@ static void relist(fl *c, tl_expr *e, frame *F) {
   uint32_t n = 0;
   for (size_t i = F->start; i < c->pl.n; i++)
     if (!is_hold(p[i])) p[F->start + n++] = p[i];
-  if (n > e->cap) {
+  if (n > tl_expr_kid_cap(e)) {
     e->kid = TL_NEWN(&c->m->arena, tl_expr *, n);
-    e->cap = n;
+    e->kcap = 0;
   }
   if (n) memcpy(e->kid, p + F->start, n * sizeof *e->kid);
   e->nkid = n;

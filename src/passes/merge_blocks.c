@@ -36,7 +36,7 @@ static void splice_list(tl_walk *w, tl_expr *e) {
       kid[out++] = k;
   }
   e->kid = kid;
-  e->nkid = e->cap = out;
+  e->nkid = out, e->kcap = 0;
 }
 
 /* (op (block s... v) rest...) => (block s... (op v rest...)) */

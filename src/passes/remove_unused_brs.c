@@ -211,7 +211,7 @@ static void unnest_ifs(tl_walk *w, brs_ctx *c, tl_expr *e) {
       kid[n++] = b;
   }
   e->kid = kid;
-  e->nkid = e->cap = n;
+  e->nkid = n, e->kcap = 0;
   c->changed = c->retype = true;
 }
 

@@ -180,7 +180,12 @@ static tl_status const_imm(rctx *c, rd *r, tl_expr *e, const uint8_t *at) {
   const uint8_t *b;
   switch (tl_ops[e->op].imm) {
   case TL_IMM_I32: return rd_s32(r, &e->imm.i32, "i32 constant");
-  case TL_IMM_I64: return rd_s64(r, &e->imm.i64, "i64 constant");
+  case TL_IMM_I64: {
+    int64_t v = 0;
+    tl_status st = rd_s64(r, &v, "i64 constant");
+    e->imm.i64 = v;
+    return st;
+  }
   case TL_IMM_F32: TRY(rd_bytes(r, 4, &b, "f32 constant")); memcpy(&e->imm.f32, b, 4); return TL_OK;
   case TL_IMM_F64: TRY(rd_bytes(r, 8, &b, "f64 constant")); memcpy(&e->imm.f64, b, 8); return TL_OK;
   case TL_IMM_V128: TRY(rd_bytes(r, 16, &b, "v128 constant")); memcpy(e->imm.v128, b, 16); return TL_OK;
@@ -418,9 +423,22 @@ static tl_status rd_imports(rctx *c, rd *r) {
   return TL_OK;
 }
 
+/* Room for exactly `want` elements of v, for a count read up front (and
+ * already checked against the bytes left): doubling would leave up to half
+ * the vector unused for the module's lifetime. Out of memory longjmps
+ * through the module arena, as arena allocations do. */
+static void reserve_exact(tl_module *m, tl_vec *v, size_t elem, size_t want) {
+  if (want <= v->cap) return;
+  void *p = tl_scratch_realloc(v->p, want, elem);
+  if (!p) tl_arena_oom(&m->arena);
+  v->p = p;
+  v->cap = want;
+}
+
 static tl_status rd_functions(rctx *c, rd *r) {
   uint32_t n;
   TRY(rd_count(r, &n, 1, "function"));
+  reserve_exact(c->m, &c->m->funcs, sizeof(tl_func), c->m->funcs.n + n);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t t;
     TRY(rd_typeidx(c, r, &t));

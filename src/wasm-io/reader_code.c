@@ -333,7 +333,7 @@ static tl_status close_list(fctx *x, tl_expr ***kids, uint32_t *nk) {
 static tl_expr *make_list(fctx *x, tl_op op, uint32_t label, tl_expr **kids, uint32_t n) {
   tl_expr *e = tl_expr_new(x->m, op, 0);
   e->kid = kids;
-  e->nkid = e->cap = n;
+  e->nkid = n, e->kcap = 0;
   e->imm.block.label = label;
   return e;
 }

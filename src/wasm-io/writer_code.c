@@ -181,7 +181,7 @@ static void put_le(tl_buf *b, uint64_t v, int n) {
 }
 
 static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
-  const tl_imm *im = &e->imm;
+  const tl_imm imm = e->imm, *im = &imm; /* a copy: e is packed */
   switch (tl_ops[e->op].imm) {
   case TL_IMM_NONE: return TL_OK;
   case TL_IMM_LABEL: return put_depth(w, b, im->label);
@@ -353,7 +353,7 @@ typedef struct {
 } dfr;
 
 static void count_branches(const tl_expr *e, uint32_t *live, uint32_t nl) {
-  const tl_imm *im = &e->imm;
+  const tl_imm imm = e->imm, *im = &imm; /* a copy: e is packed */
   if (tl_ops[e->op].imm == TL_IMM_LABEL) {
     if (im->label < nl) live[im->label]++;
   } else if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) {
