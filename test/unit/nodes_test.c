@@ -2,8 +2,10 @@
  * a top-level function pass run moves each body it changed into a block of
  * its own and the sweeps free the rest (the builders' m->nodes chunks, the
  * old blocks), while initializers built in m->nodes stay; inlining moves a
- * single-caller callee's body instead of copying it. Use-after-free is the
- * risk: run under ASan. */
+ * single-caller callee's body instead of copying it; a kid array grown by
+ * tl_expr_push_kid keeps its capacity class through copies and moves
+ * (which make it exact) and grows again after them. Use-after-free and
+ * overflow are the risks: run under ASan. */
 #include "ir.h"
 #include "passes/passes.h"
 
@@ -98,11 +100,58 @@ START_TEST(inlining_moves_single_caller) {
 }
 END_TEST
 
+/* The function's body: a block of `n` drops of i32.const i, pushed one by
+ * one, then the sum of the constants the body drops. */
+static int64_t drops_sum(const tl_expr *b) {
+  int64_t s = 0;
+  for (uint32_t i = 0; i < b->nkid; i++) s += b->kid[i]->kid[0]->imm.i32;
+  return s;
+}
+
+static void push_drops(tl_module *m, tl_expr *b, uint32_t from, uint32_t to) {
+  for (uint32_t i = from; i < to; i++)
+    tl_expr_push_kid(m, b, tl_make_drop(m, tl_make_const_i32(m, (int32_t)i)));
+}
+
+START_TEST(kid_capacity_survives_moves) {
+  ck_assert_uint_eq(sizeof(tl_expr), 28);
+  tl_module *m = tl_module_alloc();
+  tl_func *f = tl_module_add_func(m);
+  f->type = tl_functype_intern(m, TL_NONE, TL_NONE);
+  tl_expr *b = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f), NULL, 0);
+  push_drops(m, b, 0, 1000);
+  ck_assert_uint_eq(b->nkid, 1000);
+  ck_assert_uint_eq(tl_expr_kid_cap(b), 1024); /* doubled from 4 */
+  tl_expr *copy = tl_expr_copy(m, f, b);
+  ck_assert_uint_eq(copy->kcap, 0);            /* copies are exact */
+  ck_assert_uint_eq(tl_expr_kid_cap(copy), 1000);
+  push_drops(m, copy, 1000, 1001);             /* an exact array grows */
+  ck_assert_uint_eq(tl_expr_kid_cap(copy), 1024);
+  tl_nodes_begin(m, 0);                        /* as a pass builds */
+  push_drops(m, b, 1000, 1001);                /* fits: no new array */
+  f->body = b;
+  tl_nodes_end(m, 0);                          /* moved: exact too */
+  b = f->body;
+  ck_assert_uint_eq(b->kcap, 0);
+  ck_assert_uint_eq(tl_expr_kid_cap(b), 1001);
+  push_drops(m, b, 1001, 1003);                /* grows out of the block */
+  ck_assert_uint_eq(b->nkid, 1003);
+  ck_assert_uint_eq(tl_expr_kid_cap(b), 1024);
+  tl_expr_finalize(m, f, b);
+  tl_error err = {0};
+  ck_assert_int_eq(tl_validate_module(m, &err), TL_OK);
+  ck_assert_int_eq(drops_sum(b), 1002 * 1003 / 2);
+  ck_assert_int_eq(drops_sum(copy), 1000 * 1001 / 2);
+  tl_module_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("nodes");
   TCase *tc = tcase_create("nodes");
   tcase_add_test(tc, run_moves_and_sweeps);
   tcase_add_test(tc, inlining_moves_single_caller);
+  tcase_add_test(tc, kid_capacity_survives_moves);
   suite_add_tcase(s, tc);
   return s;
 }
