@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -439,37 +437,6 @@ static void malloc_setup(void) {
 #endif
 }
 
-/* glibc's per-thread cache (tcache) keeps up to 7 freed chunks of each
- * small size (to 1 KB) per thread, where nothing else reuses or merges
- * them: 250-600 KB of the peak on a big module, for no measurable speed.
- * Only GLIBC_TUNABLES, read at startup, turns it off; so for a big input
- * file tilt-opt runs itself again once with the tunable added (the
- * variable then says so: never twice). Not under a preloaded tool
- * (LD_PRELOAD: valgrind, whose /proc/self/exe is valgrind itself, and
- * which would not follow the exec; heap profilers). If the exec fails,
- * it just goes on. */
-enum { NO_TCACHE_INPUT = 256 * 1024 };
-
-static void no_tcache(char **argv, const char *in) {
-#ifdef __GLIBC__
-  static const char tune[] = "glibc.malloc.tcache_count=0";
-  const char *old = getenv("GLIBC_TUNABLES"), *pre = getenv("LD_PRELOAD");
-  struct stat st;
-  if ((old && strstr(old, "glibc.malloc.tcache_count=")) || (pre && *pre) || !strcmp(in, "-") ||
-      stat(in, &st) || !S_ISREG(st.st_mode) || st.st_size < NO_TCACHE_INPUT)
-    return;
-  size_t n = (old ? strlen(old) + 1 : 0) + sizeof tune;
-  char *v = malloc(n);
-  if (!v) return;
-  snprintf(v, n, "%s%s%s", old ? old : "", old ? ":" : "", tune);
-  if (!setenv("GLIBC_TUNABLES", v, 1)) execv("/proc/self/exe", argv);
-  free(v);
-#else
-  (void)argv;
-  (void)in;
-#endif
-}
-
 static void malloc_give_back(void) {
 #ifdef __GLIBC__
   malloc_trim(0);
@@ -481,9 +448,7 @@ int main(int argc, char **argv) {
   opts o = {.validate = true, .features = tl_features_default_set(), .opt_level = 2,
             .shrink_level = 1};
   cli_init(argv[0]);
-  bool ok = parse(&o, argc, argv);
-  if (ok && o.in) no_tcache(argv, o.in);
-  tl_module *m = ok ? load(&o) : NULL;
+  tl_module *m = parse(&o, argc, argv) ? load(&o) : NULL;
   if (!m) return free_opts(&o), 1;
   char *before = o.fuzz_exec ? tl_module_fuzz_exec(m, FUZZ_FUEL) : NULL;
   int rc = run_passes(&o, m);
