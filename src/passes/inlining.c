@@ -8,6 +8,7 @@
  * Guarantees the same behaviour (stack depth aside). */
 #include "passes.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,9 +21,12 @@ enum {
 
 /* refs: references outside dead code (what wasm-opt, whose reader drops
  * code after an unreachable, would see); all_refs: every reference (a
- * function is removed only when all of them were inlined). */
+ * function is removed only when all of them were inlined). Bodies are
+ * scanned in parallel: the counts are atomic sums (order-free), the rest
+ * is written only by the function's own scan. */
 typedef struct {
-  uint32_t refs, all_refs, size;
+  atomic_uint refs, all_refs;
+  uint32_t size;
   bool calls, loops, global, worth;
 } finfo;
 
@@ -43,8 +47,8 @@ static void scan_expr(finfo *info, tl_expr *root, uint32_t self) {
     bool live = !it.dead;
     if (me && live) me->size++;
     if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_REF_FUNC) {
-      info[e->imm.index].all_refs++;
-      info[e->imm.index].refs += live;
+      atomic_fetch_add_explicit(&info[e->imm.index].all_refs, 1, memory_order_relaxed);
+      if (live) atomic_fetch_add_explicit(&info[e->imm.index].refs, 1, memory_order_relaxed);
       if (me && live && e->op != TL_OP_REF_FUNC) me->calls = true;
     } else if (e->op == TL_OP_LOOP && me && live) {
       me->loops = true;
@@ -100,17 +104,27 @@ static uint32_t live_kids(const tl_expr *b) {
   return n < b->nkid ? n + 1 : n;
 }
 
+typedef struct {
+  tl_module *m;
+  finfo *info;
+} scan_job;
+
+static void scan_one(void *user, uint32_t k) {
+  scan_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(j->m, i);
+  scan_expr(j->info, f->body, i);
+  if (live_kids(f->body) == 1) j->info[i].size--;
+}
+
 /* Sizes (nodes, the body block counted only when it holds several), refs,
  * exported/start, and the decision for each function. */
 static void compute_info(tl_pass_ctx *ctx, finfo *info) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, o, s;
   memset(info, 0, nf * sizeof *info);
-  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
-    tl_func *f = TL_FUNC(m, i);
-    scan_expr(info, f->body, i);
-    if (live_kids(f->body) == 1) info[i].size--;
-  }
+  scan_job j = {m, info};
+  tl_run_parallel(ctx, nf - m->nimported_funcs, scan_one, &j);
   for (size_t i = 0; i < m->globals.n; i++) scan_expr(info, TL_GLOBAL(m, i)->init, TL_NO_INDEX);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
@@ -266,25 +280,31 @@ static bool reachable_call(const tl_expr *e) {
   return true;
 }
 
-static bool candidate(round_ctx *r, const tl_expr *e) {
+/* A call the caller could inline this round, but for callees already
+ * inlined into (r->into changes as the round goes; nothing else does). */
+static bool may_inline(const round_ctx *r, uint32_t caller, const tl_expr *e) {
   if (e->op != TL_OP_CALL && e->op != TL_OP_RETURN_CALL) return false;
   uint32_t t = e->imm.index;
   const finfo *fi = &r->info[t];
-  if (!fi->worth || t == r->caller || r->into[t] || !reachable_call(e)) return false;
+  if (!fi->worth || t == caller || !reachable_call(e)) return false;
   if (e->nkid != tl_func_nparams(r->m, TL_FUNC(r->m, t))) return false; /* a tuple operand */
-  return (uint64_t)r->info[r->caller].size + fi->size < MAX_COMBINED;
+  return (uint64_t)r->info[caller].size + fi->size < MAX_COMBINED;
 }
 
-/* Inlines the live candidate calls of the caller: slots are collected in
+/* The live slots of f (caller) holding a call may_inline accepts, in
  * pre-order, right to left (skipping code after an unreachable child of a
- * block or loop), and replaced in reverse (post-order, left to right), so
- * operands are inlined before their call and no slot is visited twice. */
-static void inline_into(round_ctx *r, tl_func *f) {
-  tl_vec st = {0}, found = {0};
+ * block or loop); with found NULL, only whether there is one. */
+static bool find_calls(const round_ctx *r, tl_func *f, uint32_t caller, tl_vec *found) {
+  tl_vec st = {0};
+  bool any = false;
   TL_VEC_PUSH(&st, tl_expr **, &f->body);
   while (st.n) {
     tl_expr **slot = TL_VEC_AT(&st, tl_expr **, --st.n), *e = *slot;
-    if (candidate(r, e)) TL_VEC_PUSH(&found, tl_expr **, slot);
+    if (may_inline(r, caller, e)) {
+      any = true;
+      if (!found) break;
+      if (!r->into[e->imm.index]) TL_VEC_PUSH(found, tl_expr **, slot);
+    }
     uint32_t n = e->nkid;
     if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)
       for (uint32_t i = 0; i < e->nkid; i++)
@@ -295,6 +315,16 @@ static void inline_into(round_ctx *r, tl_func *f) {
     for (uint32_t i = 0; i < n; i++) /* popped right to left: reversed, left to right */
       if (e->kid[i]) TL_VEC_PUSH(&st, tl_expr **, &e->kid[i]);
   }
+  tl_vec_free(&st);
+  return any;
+}
+
+/* Inlines the live candidate calls of the caller (find_calls' slots),
+ * replaced in reverse (post-order, left to right), so operands are inlined
+ * before their call and no slot is visited twice. */
+static void inline_into(round_ctx *r, tl_func *f) {
+  tl_vec found = {0};
+  find_calls(r, f, r->caller, &found);
   for (size_t k = found.n; k-- > 0;) {
     tl_expr **slot = TL_VEC_AT(&found, tl_expr **, k);
     uint32_t t = (*slot)->imm.index;
@@ -304,8 +334,22 @@ static void inline_into(round_ctx *r, tl_func *f) {
     r->uses[t]++;
     r->into[r->caller] = 1;
   }
-  tl_vec_free(&st);
   tl_vec_free(&found);
+}
+
+/* Which callers have a call may_inline accepts (the rest have nothing to
+ * inline this round whatever the order), found in parallel over the bodies
+ * as they are at the round's start. */
+typedef struct {
+  const round_ctx *r;
+  uint8_t *has;
+} has_job;
+
+static void has_one(void *user, uint32_t k) {
+  has_job *j = user;
+  uint32_t i = j->r->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(j->r->m, i);
+  j->has[i] = f->body && j->r->info[i].calls && find_calls(j->r, f, i, NULL);
 }
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
@@ -318,13 +362,27 @@ static void remap_expr(tl_module *m, tl_func *f, tl_expr **e, uint32_t *remap) {
   if (*e) tl_walk_post(m, f, e, remap_visit, remap);
 }
 
+typedef struct {
+  tl_module *m;
+  const uint8_t *gone;
+  uint32_t *remap;
+} remap_job;
+
+static void remap_one(void *user, uint32_t k) {
+  remap_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  if (!j->gone[i]) remap_expr(j->m, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, j->remap);
+}
+
 /* Drops the functions with gone[i] set (nothing references them); remap
- * is scratch for m->funcs.n + 1 indices. */
-static void remove_funcs(tl_module *m, const uint8_t *gone, uint32_t *remap) {
+ * is scratch for m->funcs.n + 1 indices. Bodies are renumbered in
+ * parallel. */
+static void remove_funcs(tl_pass_ctx *ctx, const uint8_t *gone, uint32_t *remap) {
+  tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, n = 0;
   for (uint32_t i = 0; i < nf; i++) remap[i] = gone[i] ? TL_NO_INDEX : n++;
-  for (uint32_t i = m->nimported_funcs; i < nf; i++)
-    if (!gone[i]) remap_expr(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, remap);
+  remap_job j = {m, gone, remap};
+  tl_run_parallel(ctx, nf - m->nimported_funcs, remap_one, &j);
   for (size_t i = 0; i < m->globals.n; i++) remap_expr(m, NULL, &TL_GLOBAL(m, i)->init, remap);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
@@ -384,12 +442,15 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
     return tl_nomem(ctx->err, "inlining");
   }
   compute_info(ctx, r.info);
+  /* gone is the callers with a candidate until the round's end */
+  has_job hj = {&r, gone};
+  tl_run_parallel(ctx, nf - m->nimported_funcs, has_one, &hj);
   *progress = false;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     tl_func *f = TL_FUNC(m, i);
     /* no live call (scan_expr and inline_into skip the same dead code, and
      * a body changes this round only through its own inline_into) */
-    if (r.uses[i] || !f->body || !r.info[i].calls) continue;
+    if (r.uses[i] || !f->body || !gone[i]) continue;
     r.caller = i;
     inline_into(&r, f);
     if (r.into[i]) tl_func_refinalize(m, f);
@@ -409,7 +470,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
     any |= gone[i];
   }
   if (any) {
-    remove_funcs(m, gone, remap);
+    remove_funcs(ctx, gone, remap);
     uint32_t n = 0;
     for (uint32_t i = 0; i < nf; i++)
       if (!gone[i]) rounds_into[n++] = rounds_into[i];
