@@ -3,9 +3,10 @@
  * reachable uses. Roots:
  * exports, the start function, and everything active segments mention
  * (active segments run at instantiation and may trap, so they stay).
- * Bodies and segment/global expressions are walked once, collecting the
- * nodes that carry an index; renumbering then rewrites just those (and
- * nothing when all is used).
+ * Function bodies are walked once, in parallel (tl_run_parallel), each
+ * collecting its nodes that carry an index; segment/global expressions
+ * once as they become used. Reachability then follows just those lists,
+ * and renumbering rewrites the kept ones (nothing when all is used).
  * A defined function that only elem segments name (no call, ref.func,
  * export or start) is kept but its body becomes unreachable when nothing
  * can call it: no reachable call_indirect uses its signature, no table is
@@ -25,7 +26,8 @@ typedef struct {
   uint32_t *remap[NKINDS];
   size_t count[NKINDS];
   tl_vec work;     /* functions whose bodies are still to scan */
-  tl_vec refs;     /* tl_expr *: the scanned nodes that carry an index */
+  tl_vec refs;     /* tl_expr *: the scanned module-level nodes that carry an index */
+  tl_vec *frefs;   /* per function: tl_expr *, its body's nodes that carry one */
   uint8_t *scanned[NKINDS];  /* globals, elems, datas whose expressions were scanned */
   uint8_t *live;   /* functions whose bodies are scanned (used[K_FUNC]: kept) */
   uint8_t *called; /* types a reachable call_indirect uses */
@@ -58,11 +60,21 @@ static void use_elem_func(rume *r, uint32_t i) {
   TL_VEC_PUSH(&r->deferred, uint32_t, i);
 }
 
-static void scan_visit(tl_walk *w, tl_expr **slot) {
-  rume *r = w->ctx;
-  tl_expr *e = *slot;
-  const tl_opinfo *oi = &tl_ops[e->op];
-  switch (oi->imm) {
+/* Whether a node names an index (what note uses and rewrite renumbers). */
+static bool carries(const tl_expr *e) {
+  switch (tl_ops[e->op].imm) {
+  case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_CALL_INDIRECT:
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_MEM: case TL_IMM_MEM_COPY:
+  case TL_IMM_MEM_INIT: case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_TABLE_INIT:
+  case TL_IMM_TABLE_COPY: return true;
+  case TL_IMM_BLOCK: return e->imm.block.bt != TL_NO_INDEX;
+  default: return false;
+  }
+}
+
+/* What a node that carries an index uses. */
+static void note(rume *r, const tl_expr *e) {
+  switch (tl_ops[e->op].imm) {
   case TL_IMM_FUNC: use(r, K_FUNC, e->imm.index); break;
   case TL_IMM_GLOBAL: use(r, K_GLOBAL, e->imm.index); break;
   case TL_IMM_TABLE:
@@ -82,17 +94,34 @@ static void scan_visit(tl_walk *w, tl_expr **slot) {
   case TL_IMM_ELEM: use(r, K_ELEM, e->imm.index); break;
   case TL_IMM_TABLE_INIT: use(r, K_ELEM, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
   case TL_IMM_TABLE_COPY: use(r, K_TABLE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
-  case TL_IMM_BLOCK:
-    if (e->imm.block.bt == TL_NO_INDEX) return;
-    use(r, K_TYPE, e->imm.block.bt);
-    break;
-  default: return;
+  case TL_IMM_BLOCK: use(r, K_TYPE, e->imm.block.bt); break;
+  default: break;
   }
-  TL_VEC_PUSH(&r->refs, tl_expr *, e);
 }
 
-static void scan(rume *r, tl_func *f, tl_expr **e) {
-  if (*e) tl_walk_post(r->m, f, e, scan_visit, r);
+static void scan_visit(tl_walk *w, tl_expr **slot) {
+  rume *r = w->ctx;
+  if (!carries(*slot)) return;
+  note(r, *slot);
+  TL_VEC_PUSH(&r->refs, tl_expr *, *slot);
+}
+
+/* A module-level expression (global init, segment offset or item). */
+static void scan(rume *r, tl_expr **e) {
+  if (*e) tl_walk_post(r->m, NULL, e, scan_visit, r);
+}
+
+/* Collecting one body's nodes that carry an index (on the pool: touches
+ * only frefs[i]). */
+static void collect_visit(tl_walk *w, tl_expr **slot) {
+  if (carries(*slot)) TL_VEC_PUSH((tl_vec *)w->ctx, tl_expr *, *slot);
+}
+
+static void collect_one(void *user, uint32_t k) {
+  rume *r = user;
+  uint32_t i = r->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(r->m, i);
+  if (f->body) tl_walk_post(r->m, f, &f->body, collect_visit, &r->frefs[i]);
 }
 
 static void mark_roots(rume *r) {
@@ -129,25 +158,26 @@ static void propagate(rume *r) {
     again = false;
     while (r->work.n) {
       uint32_t fi = TL_VEC_AT(&r->work, uint32_t, --r->work.n);
-      scan(r, TL_FUNC(m, fi), &TL_FUNC(m, fi)->body);
+      const tl_vec *v = &r->frefs[fi];
+      for (size_t k = 0; k < v->n; k++) note(r, TL_VEC_AT(v, tl_expr *, k));
     }
     for (uint32_t i = 0; i < m->globals.n; i++)
       if (scan_once(r, K_GLOBAL, i)) {
-        scan(r, NULL, &TL_GLOBAL(m, i)->init);
+        scan(r, &TL_GLOBAL(m, i)->init);
         again = true;
       }
     for (uint32_t i = 0; i < m->elems.n; i++) {
       tl_elem *s = TL_ELEM(m, i);
       if (!scan_once(r, K_ELEM, i)) continue;
       if (s->mode == TL_SEG_ACTIVE) use(r, K_TABLE, s->table);
-      scan(r, NULL, &s->offset);
+      scan(r, &s->offset);
       for (uint32_t j = 0; j < s->n; j++) {
         tl_expr *it = s->item[j];
         if (it && it->op == TL_OP_REF_FUNC) {
           use_elem_func(r, it->imm.index);
           TL_VEC_PUSH(&r->refs, tl_expr *, it);
         } else {
-          scan(r, NULL, &s->item[j]);
+          scan(r, &s->item[j]);
         }
       }
       again = true;
@@ -156,7 +186,7 @@ static void propagate(rume *r) {
       tl_data *d = TL_DATA(m, i);
       if (!scan_once(r, K_DATA, i)) continue;
       if (d->mode == TL_SEG_ACTIVE) use(r, K_MEMORY, d->mem);
-      scan(r, NULL, &d->offset);
+      scan(r, &d->offset);
       again = true;
     }
   }
@@ -268,6 +298,11 @@ static void rewrite_all(rume *r, bool renumbered) {
   if (!renumbered) return;
   for (uint32_t i = 0; i < m->funcs.n; i++) TL_FUNC(m, i)->type = r->remap[K_TYPE][TL_FUNC(m, i)->type];
   for (size_t i = 0; i < r->refs.n; i++) rewrite(r, TL_VEC_AT(&r->refs, tl_expr *, i));
+  for (uint32_t i = 0; i < r->count[K_FUNC]; i++) {
+    if (!r->live[i]) continue; /* dropped, or its old body gone (empty_body) */
+    const tl_vec *v = &r->frefs[i];
+    for (size_t k = 0; k < v->n; k++) rewrite(r, TL_VEC_AT(v, tl_expr *, k));
+  }
   for (uint32_t i = 0; i < m->elems.n; i++) TL_ELEM(m, i)->table = r->remap[K_TABLE][TL_ELEM(m, i)->table];
   for (uint32_t i = 0; i < m->datas.n; i++) TL_DATA(m, i)->mem = r->remap[K_MEMORY][TL_DATA(m, i)->mem];
   static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
@@ -280,15 +315,16 @@ static void rewrite_all(rume *r, bool renumbered) {
 
 tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
-  rume r = {m, {0}, {0}, {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
-                         m->datas.n, m->types.n}, {0}, {0}, {0}, NULL, NULL, {0}, false};
+  rume r = {.m = m, .count = {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
+                              m->datas.n, m->types.n}};
   r.live = calloc(m->funcs.n + 1, 1);
   r.called = calloc(m->types.n + 1, 1);
+  r.frefs = calloc(m->funcs.n + 1, sizeof *r.frefs);
   for (int k = 0; k < NKINDS; k++) {
     r.used[k] = calloc(r.count[k] + 1, 1);
     r.scanned[k] = calloc(r.count[k] + 1, 1);
     r.remap[k] = calloc(r.count[k] + 1, sizeof(uint32_t));
-    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called) {
+    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called || !r.frefs) {
       for (int j = 0; j <= k; j++) {
         free(r.used[j]);
         free(r.scanned[j]);
@@ -296,9 +332,11 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
       }
       free(r.live);
       free(r.called);
+      free(r.frefs);
       return TL_E_NOMEM;
     }
   }
+  tl_run_parallel(ctx, (uint32_t)(m->funcs.n - m->nimported_funcs), collect_one, &r);
   mark_roots(&r);
   settle(&r);
   for (size_t k = 0; k < r.deferred.n; k++) {
@@ -326,6 +364,8 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   }
   tl_vec_free(&r.work);
   tl_vec_free(&r.refs);
+  for (size_t i = 0; i < r.count[K_FUNC]; i++) tl_vec_free(&r.frefs[i]);
+  free(r.frefs);
   tl_vec_free(&r.deferred);
   free(r.live);
   free(r.called);
