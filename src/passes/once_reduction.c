@@ -11,9 +11,12 @@
  * if arms start from the state after the condition and the if ends there;
  * a block a branch targets ends with the state it started with (return and
  * tail calls target the function's block); a loop ends with its body's.
+ * The candidates are found by scanning the bodies in parallel (read counts
+ * and disqualified globals are atomic, so order-free).
  * Guarantees the same behaviour. */
 #include "passes.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +41,10 @@ typedef struct {
 } orx;
 
 /* ---- finding once globals and functions ---------------------------- */
-typedef struct { orx *o; uint32_t *reads; } scan_ctx;
+typedef struct {
+  atomic_uint *reads;   /* global -> reads */
+  atomic_uchar *bad;    /* global -> written other than a positive constant */
+} scan_ctx;
 
 static bool positive_const(const tl_expr *v) {
   return (v->op == TL_OP_I32_CONST && v->imm.i32 > 0) || (v->op == TL_OP_I64_CONST && v->imm.i64 > 0);
@@ -47,8 +53,9 @@ static bool positive_const(const tl_expr *v) {
 static void scan_visit(tl_walk *w, tl_expr **slot) {
   scan_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_GLOBAL_GET) c->reads[e->imm.index]++;
-  else if (e->op == TL_OP_GLOBAL_SET && !positive_const(e->kid[0])) c->o->is_once[e->imm.index] = 0;
+  if (e->op == TL_OP_GLOBAL_GET) atomic_fetch_add_explicit(&c->reads[e->imm.index], 1, memory_order_relaxed);
+  else if (e->op == TL_OP_GLOBAL_SET && !positive_const(e->kid[0]))
+    atomic_store_explicit(&c->bad[e->imm.index], 1, memory_order_relaxed);
 }
 
 static bool is_return(const tl_func *f, const tl_expr *e) {
@@ -77,11 +84,24 @@ static void scan_expr(tl_module *m, tl_expr **e, scan_ctx *c) {
   if (*e) tl_walk_post_only(m, NULL, e, scan_visit, c, GLOBAL_OPS);
 }
 
-/* reads: ng + 1 zeroed counters, the caller's scratch. */
-static bool find_once(orx *o, uint32_t *reads) {
+typedef struct {
+  orx *o;
+  scan_ctx *c;
+} find_job;
+
+static void find_one(void *user, uint32_t k) {
+  find_job *j = user;
+  tl_module *m = j->o->m;
+  uint32_t i = m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(m, i);
+  tl_walk_post_only(m, f, &f->body, scan_visit, j->c, GLOBAL_OPS);
+  j->o->once_of[i] = once_pattern(m, f);
+}
+
+/* c: ng + 1 zeroed counters and flags, the caller's scratch. */
+static bool find_once(tl_pass_ctx *ctx, orx *o, scan_ctx *c) {
   tl_module *m = o->m;
   uint32_t ng = (uint32_t)m->globals.n;
-  scan_ctx c = {o, reads};
   for (uint32_t i = m->nimported_globals; i < ng; i++) {
     tl_global *g = TL_GLOBAL(m, i);
     o->is_once[i] = (g->type == TL_I32 || g->type == TL_I64) && g->init &&
@@ -89,20 +109,18 @@ static bool find_once(orx *o, uint32_t *reads) {
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL) o->is_once[TL_EXPORT(m, i)->index] = 0;
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
-    tl_func *f = TL_FUNC(m, i);
-    tl_walk_post_only(m, f, &f->body, scan_visit, &c, GLOBAL_OPS);
-    o->once_of[i] = once_pattern(m, f);
-    if (o->once_of[i] != NOT_ONCE) c.reads[o->once_of[i]]--;
-  }
-  for (uint32_t i = 0; i < ng; i++) scan_expr(m, &TL_GLOBAL(m, i)->init, &c);
+  find_job j = {o, c};
+  tl_run_parallel(ctx, (uint32_t)m->funcs.n - m->nimported_funcs, find_one, &j);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    if (o->once_of[i] != NOT_ONCE) atomic_fetch_sub_explicit(&c->reads[o->once_of[i]], 1, memory_order_relaxed);
+  for (uint32_t i = 0; i < ng; i++) scan_expr(m, &TL_GLOBAL(m, i)->init, c);
   for (size_t i = 0; i < m->elems.n; i++) {
-    scan_expr(m, &TL_ELEM(m, i)->offset, &c);
-    for (uint32_t j = 0; j < TL_ELEM(m, i)->n; j++) scan_expr(m, &TL_ELEM(m, i)->item[j], &c);
+    scan_expr(m, &TL_ELEM(m, i)->offset, c);
+    for (uint32_t j = 0; j < TL_ELEM(m, i)->n; j++) scan_expr(m, &TL_ELEM(m, i)->item[j], c);
   }
-  for (size_t i = 0; i < m->datas.n; i++) scan_expr(m, &TL_DATA(m, i)->offset, &c);
+  for (size_t i = 0; i < m->datas.n; i++) scan_expr(m, &TL_DATA(m, i)->offset, c);
   for (uint32_t i = 0; i < ng; i++)
-    if (c.reads[i]) o->is_once[i] = 0;
+    if (c->reads[i] || c->bad[i]) o->is_once[i] = 0;
   bool any = false;
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
     if (o->once_of[i] != NOT_ONCE && !o->is_once[o->once_of[i]]) o->once_of[i] = NOT_ONCE;
@@ -207,19 +225,22 @@ tl_status tl_pass_once_reduction(tl_pass_ctx *ctx) {
     if (TL_FUNC(m, i)->nlabel > maxlab) maxlab = TL_FUNC(m, i)->nlabel;
   orx o = {m, tl_scratch_calloc(nf, 4), tl_scratch_calloc(ng, 1), tl_scratch_calloc(nf, sizeof(tl_vec)),
            tl_scratch_calloc(ng, 1), {0}, {0}, tl_scratch_calloc((size_t)maxlab + 1, 1), false};
-  uint32_t *reads = tl_scratch_calloc((size_t)ng + 1, 4);
-  if (!o.once_of || !o.is_once || !o.summary || !o.inset || !o.targeted || !reads) {
+  scan_ctx c = {tl_scratch_calloc((size_t)ng + 1, sizeof(atomic_uint)),
+                tl_scratch_calloc((size_t)ng + 1, sizeof(atomic_uchar))};
+  if (!o.once_of || !o.is_once || !o.summary || !o.inset || !o.targeted || !c.reads || !c.bad) {
     free(o.once_of);
     free(o.is_once);
     free(o.summary);
     free(o.inset);
     free(o.targeted);
-    free(reads);
+    free(c.reads);
+    free(c.bad);
     return tl_nomem(ctx->err, "once-reduction");
   }
   for (uint32_t i = 0; i < nf; i++) o.once_of[i] = NOT_ONCE;
-  bool found = find_once(&o, reads);
-  free(reads);
+  bool found = find_once(ctx, &o, &c);
+  free(c.reads);
+  free(c.bad);
   if (found) {
     for (uint32_t i = 0; i < nf; i++)
       if (o.once_of[i] != NOT_ONCE) TL_VEC_PUSH(&o.summary[i], uint32_t, o.once_of[i]);
