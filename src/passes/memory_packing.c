@@ -37,7 +37,6 @@ typedef struct {
   uint8_t *nop_drop;       /* old data index -> its data.drops become nops */
   tl_vec *plan;            /* old passive index -> ranges when split */
   bool touched;            /* the function walked got a replacement */
-  bool has;                /* the function walked has a memory.init or data.drop */
 } mp_ctx;
 
 /* The walks see only these (memory.init and data.drop among them). */
@@ -53,12 +52,28 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_MEMORY_INIT) {
     uint32_t i = e->imm.idx2.a;
     c->inits[i]++;
-    c->has = true;
     if (e->imm.idx2.b || !is_i32(e->kid[1], 0) || !is_i32(e->kid[2], TL_DATA(c->m, i)->size)) c->odd_init[i] = 1;
   } else if (e->op == TL_OP_DATA_DROP) {
     c->drops[e->imm.index]++;
-    c->has = true;
   }
+}
+
+/* Which bodies have a memory.init or data.drop: found in parallel (each
+ * writes only its own flag); only those are counted, in order. */
+static void has_visit(tl_walk *w, tl_expr **slot) {
+  if ((*slot)->op == TL_OP_MEMORY_INIT || (*slot)->op == TL_OP_DATA_DROP) *(uint8_t *)w->ctx = 1;
+}
+
+typedef struct {
+  tl_module *m;
+  uint8_t *has;
+} has_job;
+
+static void has_one(void *user, uint32_t k) {
+  has_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(j->m, i);
+  tl_walk_post_only(j->m, f, &f->body, has_visit, &j->has[i], SEG_OPS);
 }
 
 static tl_expr *dest_at(tl_module *m, tl_func *f, const tl_expr *d, uint32_t loc, uint32_t k) {
@@ -268,9 +283,8 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   bool oom = false;
   if (!n || !can_optimize(m, ctx, &oom)) return oom ? tl_nomem(ctx->err, "memory-packing") : TL_OK;
   mp_ctx c = {m, tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1),
-              tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1), tl_scratch_calloc(n, sizeof(tl_vec)), false,
-              false};
-  uint8_t *has = tl_scratch_calloc(m->funcs.n + 1, 1); /* per function: c.has */
+              tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1), tl_scratch_calloc(n, sizeof(tl_vec)), false};
+  uint8_t *has = tl_scratch_calloc(m->funcs.n + 1, 1); /* per function: has a memory.init or data.drop */
   if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan || !has) {
     free(has);
     free(c.inits);
@@ -282,11 +296,10 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     return tl_nomem(ctx->err, "memory-packing");
   }
   bool split_passive = !TL_MEMORY(m, 0)->is64;
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
-    c.has = false;
-    tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c, SEG_OPS);
-    has[i] = c.has;
-  }
+  has_job hj = {m, has};
+  tl_run_parallel(ctx, (uint32_t)m->funcs.n - m->nimported_funcs, has_one, &hj);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    if (has[i]) tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c, SEG_OPS);
   tl_vec out = {0};
   for (size_t i = 0; i < n; i++) {
     tl_data *d = TL_DATA(m, i);
