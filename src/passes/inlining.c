@@ -35,9 +35,18 @@ typedef struct {
   bool dead;  /* after an unreachable child of a block or loop */
 } scan_item;
 
+static bool reachable_call(const tl_expr *e) {
+  if (e->op == TL_OP_CALL) return e->type != TL_UNREACHABLE;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (e->kid[i]->type == TL_UNREACHABLE) return false;
+  return true;
+}
+
 /* Size, calls and loops of self (TL_NO_INDEX: module code) outside dead
- * code; references of every function from e. */
-static void scan_expr(finfo *info, tl_expr *root, uint32_t self) {
+ * code; references of every function from e; into callees (self's own),
+ * the targets of its live direct calls that could be inlined whatever the
+ * target's size (reachable operands, no tuple operand). */
+static void scan_expr(tl_module *m, finfo *info, tl_expr *root, uint32_t self, tl_vec *callees) {
   finfo *me = self == TL_NO_INDEX ? NULL : &info[self];
   tl_vec st = {0};
   if (root) TL_VEC_PUSH(&st, scan_item, ((scan_item){root, false}));
@@ -49,7 +58,11 @@ static void scan_expr(finfo *info, tl_expr *root, uint32_t self) {
     if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_REF_FUNC) {
       atomic_fetch_add_explicit(&info[e->imm.index].all_refs, 1, memory_order_relaxed);
       if (live) atomic_fetch_add_explicit(&info[e->imm.index].refs, 1, memory_order_relaxed);
-      if (me && live && e->op != TL_OP_REF_FUNC) me->calls = true;
+      if (me && live && e->op != TL_OP_REF_FUNC) {
+        me->calls = true;
+        if (reachable_call(e) && e->nkid == tl_func_nparams(m, TL_FUNC(m, e->imm.index)))
+          TL_VEC_PUSH(callees, uint32_t, e->imm.index);
+      }
     } else if (e->op == TL_OP_LOOP && me && live) {
       me->loops = true;
     }
@@ -107,29 +120,31 @@ static uint32_t live_kids(const tl_expr *b) {
 typedef struct {
   tl_module *m;
   finfo *info;
+  tl_vec *callees;
 } scan_job;
 
 static void scan_one(void *user, uint32_t k) {
   scan_job *j = user;
   uint32_t i = j->m->nimported_funcs + k;
   tl_func *f = TL_FUNC(j->m, i);
-  scan_expr(j->info, f->body, i);
+  scan_expr(j->m, j->info, f->body, i, &j->callees[i]);
   if (live_kids(f->body) == 1) j->info[i].size--;
 }
 
 /* Sizes (nodes, the body block counted only when it holds several), refs,
- * exported/start, and the decision for each function. */
-static void compute_info(tl_pass_ctx *ctx, finfo *info) {
+ * exported/start, and the decision for each function; callees (empty
+ * vectors) get scan_expr's, per function. */
+static void compute_info(tl_pass_ctx *ctx, finfo *info, tl_vec *callees) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n, o, s;
   memset(info, 0, nf * sizeof *info);
-  scan_job j = {m, info};
+  scan_job j = {m, info, callees};
   tl_run_parallel(ctx, nf - m->nimported_funcs, scan_one, &j);
-  for (size_t i = 0; i < m->globals.n; i++) scan_expr(info, TL_GLOBAL(m, i)->init, TL_NO_INDEX);
+  for (size_t i = 0; i < m->globals.n; i++) scan_expr(m, info, TL_GLOBAL(m, i)->init, TL_NO_INDEX, NULL);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
-    scan_expr(info, el->offset, TL_NO_INDEX);
-    for (uint32_t j = 0; j < el->n; j++) scan_expr(info, el->item[j], TL_NO_INDEX);
+    scan_expr(m, info, el->offset, TL_NO_INDEX, NULL);
+    for (uint32_t j = 0; j < el->n; j++) scan_expr(m, info, el->item[j], TL_NO_INDEX, NULL);
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].global = true;
@@ -271,14 +286,9 @@ typedef struct {
    * function at the round's start (a callee is never changed in its round) */
   uint32_t *lmap;
   uint8_t *read;
+  tl_vec *callees;   /* per function: scan_expr's callees (uint32_t) */
+  uint32_t nf;       /* functions at the round's start */
 } round_ctx;
-
-static bool reachable_call(const tl_expr *e) {
-  if (e->op == TL_OP_CALL) return e->type != TL_UNREACHABLE;
-  for (uint32_t i = 0; i < e->nkid; i++)
-    if (e->kid[i]->type == TL_UNREACHABLE) return false;
-  return true;
-}
 
 /* A call the caller could inline this round, but for callees already
  * inlined into (r->into changes as the round goes; nothing else does). */
@@ -291,20 +301,15 @@ static bool may_inline(const round_ctx *r, uint32_t caller, const tl_expr *e) {
   return (uint64_t)r->info[caller].size + fi->size < MAX_COMBINED;
 }
 
-/* The live slots of f (caller) holding a call may_inline accepts, in
- * pre-order, right to left (skipping code after an unreachable child of a
- * block or loop); with found NULL, only whether there is one. */
-static bool find_calls(const round_ctx *r, tl_func *f, uint32_t caller, tl_vec *found) {
+/* The live slots of f (caller) holding a call may_inline accepts of a
+ * callee not inlined into this round, in pre-order, right to left (skipping
+ * code after an unreachable child of a block or loop). */
+static void find_calls(const round_ctx *r, tl_func *f, uint32_t caller, tl_vec *found) {
   tl_vec st = {0};
-  bool any = false;
   TL_VEC_PUSH(&st, tl_expr **, &f->body);
   while (st.n) {
     tl_expr **slot = TL_VEC_AT(&st, tl_expr **, --st.n), *e = *slot;
-    if (may_inline(r, caller, e)) {
-      any = true;
-      if (!found) break;
-      if (!r->into[e->imm.index]) TL_VEC_PUSH(found, tl_expr **, slot);
-    }
+    if (may_inline(r, caller, e) && !r->into[e->imm.index]) TL_VEC_PUSH(found, tl_expr **, slot);
     uint32_t n = e->nkid;
     if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)
       for (uint32_t i = 0; i < e->nkid; i++)
@@ -316,7 +321,6 @@ static bool find_calls(const round_ctx *r, tl_func *f, uint32_t caller, tl_vec *
       if (e->kid[i]) TL_VEC_PUSH(&st, tl_expr **, &e->kid[i]);
   }
   tl_vec_free(&st);
-  return any;
 }
 
 /* Inlines the live candidate calls of the caller (find_calls' slots),
@@ -337,19 +341,16 @@ static void inline_into(round_ctx *r, tl_func *f) {
   tl_vec_free(&found);
 }
 
-/* Which callers have a call may_inline accepts (the rest have nothing to
- * inline this round whatever the order), found in parallel over the bodies
- * as they are at the round's start. */
-typedef struct {
-  const round_ctx *r;
-  uint8_t *has;
-} has_job;
-
-static void has_one(void *user, uint32_t k) {
-  has_job *j = user;
-  uint32_t i = j->r->m->nimported_funcs + k;
-  tl_func *f = TL_FUNC(j->r->m, i);
-  j->has[i] = f->body && j->r->info[i].calls && find_calls(j->r, f, i, NULL);
+/* Whether the caller has a call may_inline accepts (from its callees as
+ * scanned: the rest have nothing to inline this round whatever the order). */
+static bool has_candidate(const round_ctx *r, uint32_t caller) {
+  const tl_vec *v = &r->callees[caller];
+  for (size_t k = 0; k < v->n; k++) {
+    uint32_t t = TL_VEC_AT(v, uint32_t, k);
+    if (r->info[t].worth && t != caller && (uint64_t)r->info[caller].size + r->info[t].size < MAX_COMBINED)
+      return true;
+  }
+  return false;
 }
 
 static void remap_visit(tl_walk *w, tl_expr **slot) {
@@ -412,7 +413,15 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
 
 /* One round; *progress says whether anything was inlined. rounds_into
  * counts, per function, the rounds that inlined into it. */
+static void free_callees(round_ctx *r) {
+  if (r->callees)
+    for (uint32_t i = 0; i < r->nf; i++) tl_vec_free(&r->callees[i]);
+  free(r->callees);
+  r->callees = NULL;
+}
+
 static void free_round(round_ctx *r, uint8_t *gone, uint32_t *remap) {
+  free_callees(r);
   free(r->info);
   free(r->uses);
   free(r->into);
@@ -434,27 +443,26 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   round_ctx r = {m, tl_scratch_calloc((size_t)nf + 1, sizeof(finfo)),
                  tl_scratch_calloc((size_t)nf + 1, sizeof(uint32_t)), tl_scratch_calloc((size_t)nf + 1, 1), 0,
                  tl_scratch_realloc(NULL, (size_t)maxlabel + 1, sizeof(uint32_t)),
-                 tl_scratch_realloc(NULL, (size_t)maxlocal + 1, 1)};
+                 tl_scratch_realloc(NULL, (size_t)maxlocal + 1, 1),
+                 tl_scratch_calloc((size_t)nf + 1, sizeof(tl_vec)), nf};
   uint8_t *gone = tl_scratch_calloc((size_t)nf + 1, 1);
   uint32_t *remap = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
-  if (!r.info || !r.uses || !r.into || !r.lmap || !r.read || !gone || !remap) {
+  if (!r.info || !r.uses || !r.into || !r.lmap || !r.read || !r.callees || !gone || !remap) {
     free_round(&r, gone, remap);
     return tl_nomem(ctx->err, "inlining");
   }
-  compute_info(ctx, r.info);
-  /* gone is the callers with a candidate until the round's end */
-  has_job hj = {&r, gone};
-  tl_run_parallel(ctx, nf - m->nimported_funcs, has_one, &hj);
+  compute_info(ctx, r.info, r.callees);
   *progress = false;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     tl_func *f = TL_FUNC(m, i);
-    /* no live call (scan_expr and inline_into skip the same dead code, and
-     * a body changes this round only through its own inline_into) */
-    if (r.uses[i] || !f->body || !gone[i]) continue;
+    /* no live call to inline (scan_expr and inline_into skip the same dead
+     * code, and a body changes this round only through its own inline_into) */
+    if (r.uses[i] || !f->body || !has_candidate(&r, i)) continue;
     r.caller = i;
     inline_into(&r, f);
     if (r.into[i]) tl_func_refinalize(m, f);
   }
+  free_callees(&r);
   tl_status st = TL_OK;
   bool stop = false;
   for (uint32_t i = 0; i < nf; i++) {
