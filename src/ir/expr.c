@@ -383,6 +383,10 @@ void tl_nodes_begin(tl_module *m, uint32_t func) {
   cur.func = func;
 }
 
+/* A worker thread's own out-of-memory jump for the nodes it builds (after
+ * tl_nodes_begin, which takes m->arena.oom): the reader's parallel decode. */
+void tl_nodes_set_oom(jmp_buf *oom) { cur.scratch.oom = oom; }
+
 /* func TL_NO_INDEX: only drop the scratch (the reader, out of memory). */
 void tl_nodes_end(tl_module *m, uint32_t func) {
   if (cur.m != m) return;
@@ -397,8 +401,9 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
     pthread_mutex_t *lock = m->arena.lock;
     bhdr *block = block_alloc(c.bytes + c.nodes * sizeof(tl_expr));
     if (!block) {
+      jmp_buf *oom = cur.scratch.oom; /* m->arena.oom, or tl_nodes_set_oom's */
       tl_arena_free(&cur.scratch);
-      if (m->arena.oom) longjmp(*m->arena.oom, 1);
+      if (oom) longjmp(*oom, 1);
       abort();
     }
     uint8_t *start = (uint8_t *)(block + 1);

@@ -488,6 +488,7 @@ void *tl_node_alloc(tl_module *m, size_t n, size_t align);
  * sweep found no other body using it. */
 void tl_nodes_begin(tl_module *m, uint32_t func);
 void tl_nodes_end(tl_module *m, uint32_t func);
+void tl_nodes_set_oom(jmp_buf *oom); /* this thread's, until tl_nodes_end */
 /* Single-threaded, while nobody holds node pointers other than bodies,
  * initializers, element items and segment offsets: frees the node memory
  * none of them uses and records which body uses which block. Does nothing

@@ -751,25 +751,48 @@ static tl_status rd_module(rctx *c, rd *r) {
   return check_end(c, r);
 }
 
+/* Whether the name section (its first, the one names.c reads) may name
+ * labels: unless it surely does not, the code reader keeps the label map.
+ * p, n: the section's contents after its name. */
+static bool may_name_labels(const uint8_t *p, size_t n) {
+  const uint8_t *end = p + n;
+  while (p < end) {
+    uint8_t id = *p++;
+    uint32_t size;
+    size_t k = tl_leb_read_u32(p, end, &size);
+    if (!k || size > (size_t)(end - p - k) || id == 3) return true;
+    p += k + size;
+  }
+  return false;
+}
+
 /* Finds target_features before reading, so that the features it names are
- * accepted wherever they are used. Tolerant: stops at anything malformed. */
-static tl_features scan_target_features(const uint8_t *p, size_t n) {
+ * accepted wherever they are used, and whether labels may have names.
+ * Tolerant: stops at anything malformed. */
+static tl_features scan_customs(const uint8_t *p, size_t n, bool *label_names) {
   tl_features f = 0;
   const uint8_t *end = p + n;
+  bool names = false;
+  *label_names = true;
   if (n < 8 || memcmp(p, "\0asm\1\0\0\0", 8)) return 0;
   p += 8;
   while (p < end) {
     uint8_t id = *p++;
     uint32_t size, len;
     size_t k = tl_leb_read_u32(p, end, &size);
-    if (!k || size > (size_t)(end - p - k)) break;
+    if (!k || size > (size_t)(end - p - k)) return f;
     p += k;
     const uint8_t *s = p, *se = p + size;
     p = se;
     if (id != 0 || !(k = tl_leb_read_u32(s, se, &len)) || len > (size_t)(se - s - k)) continue;
     s += k;
     if (len == 15 && !memcmp(s, "target_features", 15)) f |= rd_target_features(s + len, (size_t)(se - s - len));
+    if (len == 4 && !memcmp(s, "name", 4) && !names) {
+      names = true;
+      if (!may_name_labels(s + len, (size_t)(se - s - len))) *label_names = false;
+    }
   }
+  if (!names) *label_names = false;
   return f;
 }
 
@@ -806,7 +829,8 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   if (err) err->func_index = TL_NO_FUNC;
   tl_features base = opt && opt->features ? opt->features : tl_features_default();
   bool detect = opt && opt->detect_features;
-  tl_features tf = scan_target_features(bytes, size);
+  bool label_names;
+  tl_features tf = scan_customs(bytes, size, &label_names);
   tl_module *m = tl_module_alloc();
   rctx *c = calloc(1, sizeof *c);
   if (!m || !c) {
@@ -818,6 +842,8 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->err = err;
   c->feat = detect ? TL_FEAT_ALL : base | tf;
   c->no_body_bytes = opt && opt->no_body_bytes;
+  c->threads = opt ? opt->threads : 0;
+  c->label_map = label_names;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
   tl_status s = guarded_read(c, &r);
   if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;

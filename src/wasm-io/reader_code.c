@@ -8,10 +8,16 @@
  * first (br_table through trampoline blocks with fresh labels, so wasm label
  * i maps to an IR label through rctx.lmap). Every node is finalized when it
  * is made; labeled constructs with tl_block_finalize and the branch types
- * collected per label as the branches are read. */
+ * collected per label as the branches are read. A big code section's
+ * bodies are decoded on the pass pool, with the same result (see "the
+ * parallel decode" below). */
 #include "reader_int.h"
 
+#include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
+
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +58,10 @@ typedef struct {
 #define TOPF(x) (&TL_VEC_AT(&(x)->c->frames, frame, (x)->c->frames.n - 1))
 #define BRT(x, l) TL_VEC_AT(&(x)->c->labels, tl_type, (l))
 
+static void par_free(rctx *c);
+
 void code_scratch_free(rctx *c) {
+  par_free(c);
   tl_vec_free(&c->stack);
   tl_vec_free(&c->frames);
   tl_vec_free(&c->labels);
@@ -87,7 +96,23 @@ static entry *ent(fctx *x, size_t i) { return &TL_VEC_AT(STK(x), entry, i); }
 
 static uint32_t floor_of(frame *fr) { return fr->dead > fr->height ? fr->dead : fr->height; }
 
-static uint32_t scratch(fctx *x, tl_type t) { return tl_func_add_local(x->m, x->f, t); }
+/* A decode worker grows its body's locals with malloc (the arena's out of
+ * memory would jump to the main thread); they move to the arena after. */
+static void grow_own_locals(fctx *x) {
+  tl_func *f = x->f;
+  tl_type **own = x->c->own_locals;
+  uint32_t cap = f->local_cap ? f->local_cap * 2 : 8;
+  tl_type *nl = tl_scratch_realloc(*own, cap, sizeof *nl);
+  if (!nl) longjmp(*x->c->oom, 1);
+  if (!*own && f->nlocal) memcpy(nl, f->local, f->nlocal * sizeof *nl); /* from the arena */
+  f->local = *own = nl;
+  f->local_cap = cap;
+}
+
+static uint32_t scratch(fctx *x, tl_type t) {
+  if (x->c->own_locals && x->f->nlocal == x->f->local_cap) grow_own_locals(x);
+  return tl_func_add_local(x->m, x->f, t);
+}
 
 static tl_expr *get_local(fctx *x, uint32_t idx) { return tl_make_local_get(x->m, x->f, idx); }
 
@@ -302,7 +327,7 @@ static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results, u
               .results = results, .bt = bt, .pbase = pbase, .tramp = TL_NO_LABEL};
   if (kind != K_FUNC) {
     fr.label = new_label(x);
-    TL_VEC_PUSH(&x->c->lmap, uint32_t, fr.label);
+    if (x->c->label_map) TL_VEC_PUSH(&x->c->lmap, uint32_t, fr.label);
   }
   TL_VEC_PUSH(&x->c->frames, frame, fr);
   push_params(x, TOPF(x));
@@ -989,7 +1014,14 @@ static tl_status rd_locals(fctx *x) {
     TRY(rd_valtype(x->c, r, &t));
   }
   uint32_t cap = (uint32_t)total + 8;
-  f->local = TL_NEWN(&m->arena, tl_type, cap);
+  if (x->c->own_locals) { /* the scan made room in the arena, unless it saw something wrong */
+    if (!f->local || f->local_cap != cap) {
+      f->local = *x->c->own_locals = tl_scratch_realloc(NULL, cap, sizeof(tl_type));
+      if (!f->local) longjmp(*x->c->oom, 1);
+    }
+  } else {
+    f->local = TL_NEWN(&m->arena, tl_type, cap);
+  }
   f->local_cap = cap;
   f->nlocal = 0;
   tl_functype *ft = tl_func_type(m, f);
@@ -1015,7 +1047,7 @@ static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
   x.f->body_offset = (uint32_t)(r->p - r->base);
   TRY(rd_locals(&x));
   c->stack.n = c->frames.n = c->labels.n = 0;
-  TL_VEC_PUSH(&c->lmap_off, size_t, c->lmap.n);
+  if (c->label_map) TL_VEC_PUSH(&c->lmap_off, size_t, c->lmap.n);
   x.f->nlabel = 0;
   new_label(&x); /* label 0: the function's own */
   open_frame(&x, K_FUNC, TL_NONE, tl_func_type(m, x.f)->results, TL_NO_INDEX, NULL);
@@ -1028,6 +1060,248 @@ static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
   return TL_OK;
 }
 
+/* ------------------------------------------------ the parallel decode */
+/* A cheap sequential scan finds the bodies (size-prefixed) and makes room
+ * for their locals in the arena; workers decode them biggest first, each
+ * with its own rctx scratch, error and out-of-memory jump, and allocate
+ * nothing in the module arena (more locals than the room are malloc'd);
+ * then, in index order on this thread, such locals and the body bytes go
+ * to the arena and the label maps are joined. So the IR, the label and
+ * local numbering and the arena's contents do not depend on the thread
+ * count (bodies intern no tuples: their types come from the type section),
+ * and the error is the one of the lowest failing body, as read in order. */
+#ifndef TILT_READ_PAR_MIN_BYTES /* tests build with 0: every module in parallel */
+#define TILT_READ_PAR_MIN_BYTES (256 * 1024)
+#endif
+static const size_t par_min_bytes = TILT_READ_PAR_MIN_BYTES;
+
+typedef struct {
+  const uint8_t *b;
+  uint32_t size;
+  uint32_t w;              /* the worker context that read it */
+  uint32_t lo, hi;         /* its labels in that context's lmap */
+  tl_type *own;            /* its locals if they outgrew the room: malloc'd */
+} pbody;
+
+typedef struct { uint32_t size, index; } sized;
+
+typedef struct {
+  rctx c;                  /* the reading context's copy, with scratch of its own */
+  tl_error err;
+  bool busy;
+} wctx;
+
+typedef struct {
+  rctx *c;
+  const uint8_t *base;
+  pbody *body;
+  sized *order;            /* biggest first */
+  uint32_t n;
+  pthread_mutex_t lock;    /* guards w, nw and the failure */
+  wctx **w;
+  uint32_t nw;
+  _Atomic uint32_t failed; /* lowest failing body, UINT32_MAX: none */
+  tl_status status;
+  tl_error err;
+} par;
+
+static void par_free(rctx *c) {
+  par *p = c->par;
+  if (!p) return;
+  for (uint32_t i = 0; p->body && i < p->n; i++) free(p->body[i].own);
+  for (uint32_t k = 0; k < p->nw; k++) {
+    rctx *wc = &p->w[k]->c;
+    tl_vec_free(&wc->stack);
+    tl_vec_free(&wc->frames);
+    tl_vec_free(&wc->labels);
+    tl_vec_free(&wc->lmap);
+    tl_vec_free(&wc->lmap_off);
+    free(p->w[k]);
+  }
+  free(p->w);
+  free(p->body);
+  free(p->order);
+  pthread_mutex_destroy(&p->lock);
+  free(p);
+  c->par = NULL;
+}
+
+static void par_fail(par *p, uint32_t i, tl_status s, const tl_error *e) {
+  pthread_mutex_lock(&p->lock);
+  if (i < atomic_load(&p->failed)) {
+    atomic_store(&p->failed, i);
+    p->status = s;
+    p->err = *e;
+  }
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* A free worker context (at most one per thread is busy) and its index in
+ * p->w (*k), or NULL. p->w moves as it grows: read it under the lock. */
+static wctx *take_ctx(par *p, uint32_t *k_out) {
+  uint32_t k = UINT32_MAX;
+  pthread_mutex_lock(&p->lock);
+  for (uint32_t j = 0; j < p->nw && k == UINT32_MAX; j++)
+    if (!p->w[j]->busy) k = j;
+  if (k == UINT32_MAX) {
+    wctx **nw = tl_scratch_realloc(p->w, (size_t)p->nw + 1, sizeof *nw);
+    wctx *w = nw ? tl_scratch_calloc(1, sizeof *w) : NULL;
+    if (nw) p->w = nw;
+    if (w) {
+      w->c = *p->c; /* shares the read-only state: module, features, declared */
+      w->c.stack = w->c.frames = w->c.labels = w->c.lmap = w->c.lmap_off = (tl_vec){0};
+      w->c.err = &w->err;
+      w->c.par = NULL;
+      p->w[k = p->nw++] = w;
+    }
+  }
+  wctx *w = k != UINT32_MAX ? p->w[k] : NULL;
+  if (w) w->busy = true;
+  pthread_mutex_unlock(&p->lock);
+  *k_out = k;
+  return w;
+}
+
+static void decode(par *p, wctx *w, uint32_t k, uint32_t i) {
+  tl_module *m = p->c->m;
+  uint32_t fi = m->nimported_funcs + i;
+  pbody *pb = &p->body[i];
+  jmp_buf jb;
+  w->c.oom = &jb;
+  w->c.own_locals = &pb->own;
+  w->c.lmap_off.n = 0;
+  pb->w = k;
+  pb->lo = (uint32_t)w->c.lmap.n;
+  tl_nodes_begin(m, fi);
+  if (setjmp(jb)) {
+    tl_nodes_end(m, TL_NO_INDEX); /* the scratch, unless its own move failed */
+    tl_errorf(&w->err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+    par_fail(p, i, TL_E_NOMEM, &w->err);
+    return;
+  }
+  tl_nodes_set_oom(&jb);
+  rd br = {pb->b, pb->b + pb->size, p->base, &w->err, fi};
+  tl_status s = rd_body(&w->c, &br, fi);
+  tl_nodes_end(m, fi);
+  pb->hi = (uint32_t)w->c.lmap.n;
+  if (s) par_fail(p, i, s, &w->err);
+}
+
+static void par_one(void *user, uint32_t j) {
+  par *p = user;
+  uint32_t i = p->order[j].index;
+  if (i > atomic_load(&p->failed)) return; /* a body before it failed */
+  uint32_t k;
+  wctx *w = take_ctx(p, &k);
+  if (!w) {
+    tl_error e = {0};
+    tl_errorf(&e, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+    par_fail(p, i, TL_E_NOMEM, &e);
+    return;
+  }
+  decode(p, w, k, i);
+  pthread_mutex_lock(&p->lock);
+  w->busy = false;
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* Biggest first, so that no big body starts last (ties by index). */
+static int by_size_desc(const void *a, const void *b) {
+  const sized *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Room in the arena for the locals body b declares, as rd_locals makes it;
+ * none if anything looks wrong there (the decode then reports it). */
+static void locals_room(tl_module *m, uint32_t fi, const uint8_t *b, const uint8_t *end) {
+  tl_func *f = TL_FUNC(m, fi);
+  uint32_t n, k;
+  size_t len = tl_leb_read_u32(b, end, &n);
+  uint64_t total = tl_func_nparams(m, f);
+  if (!len || n > (size_t)(end - b - len) / 2) return;
+  b += len;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(len = tl_leb_read_u32(b, end, &k)) || (size_t)(end - b) <= len) return;
+    b += len + 1;
+    if ((total += k) > LOCALS_MAX) return;
+  }
+  f->local_cap = (uint32_t)total + 8;
+  f->local = TL_NEWN(&m->arena, tl_type, f->local_cap);
+}
+
+/* Bodies 0..n-1 decoded: their grown locals and bytes to the arena, labels joined. */
+static void par_keep(rctx *c, par *p, uint32_t n) {
+  tl_module *m = c->m;
+  for (uint32_t i = 0; i < n; i++) {
+    tl_func *f = TL_FUNC(m, m->nimported_funcs + i);
+    pbody *pb = &p->body[i];
+    if (pb->own) {
+      tl_type *l = TL_NEWN(&m->arena, tl_type, f->local_cap);
+      memcpy(l, pb->own, f->nlocal * sizeof *l);
+      free(pb->own);
+      pb->own = NULL;
+      f->local = l;
+    }
+    if (c->label_map) {
+      rctx *wc = &p->w[pb->w]->c;
+      TL_VEC_PUSH(&c->lmap_off, size_t, c->lmap.n);
+      for (size_t k = pb->lo; k < pb->hi; k++) TL_VEC_PUSH(&c->lmap, uint32_t, TL_VEC_AT(&wc->lmap, uint32_t, k));
+    }
+    f->code_size = pb->size;
+    if (c->no_body_bytes) continue;
+    uint8_t *keep = tl_arena_alloc(&m->arena, pb->size ? pb->size : 1, 1);
+    if (pb->size) memcpy(keep, pb->b, pb->size);
+    f->code = keep;
+  }
+}
+
+static tl_status code_parallel(rctx *c, rd *r, uint32_t n) {
+  tl_module *m = c->m;
+  par *p = tl_scratch_calloc(1, sizeof *p);
+  if (!p) return tl_errorf(c->err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  c->par = p;
+  pthread_mutex_init(&p->lock, NULL);
+  p->c = c;
+  p->base = r->base;
+  p->n = n;
+  atomic_init(&p->failed, UINT32_MAX);
+  p->body = tl_scratch_calloc(n, sizeof *p->body);
+  p->order = tl_scratch_calloc(n, sizeof *p->order);
+  if (!p->body || !p->order) return tl_errorf(c->err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  tl_status scan = TL_OK;
+  uint32_t k = 0;
+  for (; k < n; k++) { /* a failure here counts after the bodies before it */
+    pbody *pb = &p->body[k];
+    if ((scan = rd_u32(r, &pb->size, "function body size"))) break;
+    if ((scan = rd_bytes(r, pb->size, &pb->b, "function body"))) break;
+    locals_room(m, m->nimported_funcs + k, pb->b, pb->b + pb->size);
+    p->order[k] = (sized){pb->size, k};
+  }
+  qsort(p->order, k, sizeof *p->order, by_size_desc);
+  tl_pass_options po = {.threads = c->threads};
+  tl_pass_ctx ctx = {.m = m, .opt = &po};
+  /* a worker's stray arena out of memory (a failed malloc in finalize.c)
+   * must not jump to this thread's frame: it aborts meanwhile */
+  jmp_buf *oom = m->arena.oom;
+  m->arena.oom = NULL;
+  tl_run_parallel(&ctx, k, par_one, p); /* the workers leave c->err alone */
+  m->arena.oom = oom;
+  tl_status s = scan;
+  if (atomic_load(&p->failed) != UINT32_MAX) {
+    if (c->err) *c->err = p->err;
+    s = p->status;
+  } else {
+    par_keep(c, p, k);
+  }
+  par_free(c);
+  return s;
+}
+
+static bool worth_parallel(rctx *c, rd *r, uint32_t n) {
+  return c->threads != 1 && n >= 2 && (size_t)(r->end - r->p) >= par_min_bytes;
+}
+
 tl_status rd_code_section(rctx *c, rd *r) {
   tl_module *m = c->m;
   uint32_t n;
@@ -1036,6 +1310,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
   if (n != c->nfunc_decl)
     return rd_fail_at(r, at, TL_E_MALFORMED, "function and code section have inconsistent lengths (%u, %u)",
                       c->nfunc_decl, n);
+  if (worth_parallel(c, r, n)) return code_parallel(c, r, n);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t size;
     const uint8_t *b;

@@ -28,8 +28,13 @@ typedef struct {
   const uint8_t *names;    /* the "name" section, parsed at the end */
   size_t names_size;
   tl_vec stack, frames, labels; /* function reader scratch (reader_code.c) */
+  bool label_map;          /* keep lmap: the name section may name labels */
   tl_vec lmap;             /* uint32_t: IR label of each wasm label, all bodies */
   tl_vec lmap_off;         /* size_t: where each defined function's labels start */
+  uint32_t threads;        /* tl_read_options.threads: bodies decoded in parallel unless 1 */
+  void *par;               /* the parallel decode's state (reader_code.c), freed with the scratch */
+  jmp_buf *oom;            /* a decode worker's out-of-memory jump, else NULL (the arena's) */
+  tl_type **own_locals;    /* a decode worker's body: its locals once malloc'd (past the scan's room) */
 } rctx;
 
 tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

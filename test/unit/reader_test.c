@@ -505,6 +505,153 @@ START_TEST(rewrite_fixed_point) {
   }
 } END_TEST
 
+/* ----------------------------------------------- the parallel decode */
+/* n functions [] -> [] of about 22 * reps bytes each (sizes unlike their
+ * order), each a run of block/loop pairs with a spill (scratch locals past
+ * the declared ones); body bad_op starts with an illegal opcode, body
+ * bad_type with a select on an empty stack, body cut claims a million bytes
+ * more than it has (and the section ends there); the name section names
+ * labels in functions 5 and n - 1. */
+#define NONE UINT32_MAX
+static const uint8_t chunk[] = {0x02, 0x40, 0x03, 0x40, 0x20, 0x00, 0x41, 0x00, 0x21, 0x00, 0x41,
+                                0x01, 0x6a, 0x22, 0x00, 0x41, 0x0a, 0x48, 0x0d, 0x00, 0x0b, 0x0b};
+
+static void big_module(tl_buf *b, uint32_t n, uint32_t base, uint32_t span, uint32_t bad_op,
+                       uint32_t bad_type, uint32_t cut) {
+  tl_buf fs = {0}, c = {0}, body = {0}, names = {0}, sub = {0};
+  hdr(b);
+  sec(b, 1, VOID_T);
+  tl_leb_write_u32(&fs, n);
+  for (uint32_t i = 0; i < n; i++) tl_buf_byte(&fs, 0);
+  sec(b, 3, fs.p, fs.n);
+  tl_leb_write_u32(&c, n);
+  for (uint32_t i = 0; i < n && i <= cut; i++) {
+    body.n = 0;
+    tl_buf_put(&body, "\x01\x01\x7f", 3);
+    if (i == bad_op) tl_buf_byte(&body, 0xff);
+    if (i == bad_type) tl_buf_byte(&body, 0x1b);
+    for (uint32_t k = base + (i * 37) % span; k-- > 0;) tl_buf_put(&body, chunk, sizeof chunk);
+    tl_buf_byte(&body, 0x0b);
+    tl_leb_write_u32(&c, (uint32_t)body.n + (i == cut ? 1000000 : 0));
+    tl_buf_put(&c, body.p, body.n);
+  }
+  sec(b, 10, c.p, c.n);
+  if (cut == NONE) { /* labels: function 5 wasm label 1 "y", function n-1 label 0 "z" */
+    tl_buf_put(&sub, "\x02\x05\x01\x01\x01y", 6);
+    tl_leb_write_u32(&sub, n - 1);
+    tl_buf_put(&sub, "\x01\x00\x01z", 4);
+    tl_buf_put(&names, "\x04name\x03", 6);
+    tl_leb_write_u32(&names, (uint32_t)sub.n);
+    tl_buf_put(&names, sub.p, sub.n);
+    sec(b, 0, names.p, names.n);
+  }
+  tl_buf_free(&fs);
+  tl_buf_free(&c);
+  tl_buf_free(&body);
+  tl_buf_free(&names);
+  tl_buf_free(&sub);
+}
+
+static tl_status read_t(const tl_buf *b, uint32_t threads, tl_module **m, tl_error *e) {
+  tl_read_options o = {.threads = threads};
+  memset(e, 0, sizeof *e);
+  return tl_read(b->p, b->n, &o, m, e);
+}
+
+START_TEST(parallel_same_ir) {
+  tl_buf b = {0}, w1 = {0};
+  big_module(&b, 400, 10, 60, NONE, NONE, NONE);
+  ck_assert_uint_gt(b.n, 300 * 1024); /* above the reader's parallel threshold */
+  static const uint32_t threads[] = {1, 2, 4, 0};
+  tl_module *m1 = NULL;
+  for (uint32_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+    tl_module *m;
+    tl_error e;
+    ck_assert_int_eq(read_t(&b, threads[k], &m, &e), TL_OK);
+    tl_func *f5 = TL_FUNC(m, 5), *fl = TL_FUNC(m, 399);
+    ck_assert_ptr_nonnull(f5->label_name);
+    ck_assert_str_eq(f5->label_name[2], "y");
+    ck_assert_str_eq(fl->label_name[1], "z");
+    ck_assert_uint_gt(fl->nlocal, 1 + 8); /* grew past the first room */
+    ck_assert_ptr_nonnull(fl->code);
+    tl_write_options o = {.debug_names = true, .threads = 1};
+    tl_buf w = {0};
+    ck_assert_int_eq(tl_write(m, &o, &w, &e), TL_OK);
+    if (!m1) {
+      m1 = m;
+      w1 = w;
+      continue;
+    }
+    ck_assert_uint_eq(m->ntuples, m1->ntuples);
+    for (uint32_t i = 0; i < 400; i++) {
+      tl_func *f = TL_FUNC(m, i), *g = TL_FUNC(m1, i);
+      ck_assert_uint_eq(f->nlocal, g->nlocal);
+      ck_assert_uint_eq(f->nlabel, g->nlabel);
+      ck_assert_uint_eq(f->code_size, g->code_size);
+      ck_assert_uint_eq(f->body_offset, g->body_offset);
+      ck_assert(!memcmp(f->local, g->local, f->nlocal * sizeof *f->local));
+      ck_assert(!memcmp(f->code, g->code, f->code_size));
+    }
+    ck_assert_uint_eq(w.n, w1.n);
+    ck_assert(!memcmp(w.p, w1.p, w.n));
+    tl_buf_free(&w);
+    tl_module_destroy(m);
+  }
+  tl_module_destroy(m1);
+  tl_buf_free(&w1);
+  tl_buf_free(&b);
+} END_TEST
+
+START_TEST(parallel_errors) {
+  static const struct { uint32_t bad_op, bad_type, cut; } cases[] = {
+      {100, 300, NONE}, {300, 100, NONE}, {NONE, 300, NONE}, {399, NONE, NONE},
+      {100, NONE, 350}, {NONE, NONE, 350}, {NONE, 360, 350}, {NONE, NONE, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tl_buf b = {0};
+    big_module(&b, 400, 10, 60, cases[i].bad_op, cases[i].bad_type, cases[i].cut);
+    tl_error e1, e;
+    tl_module *m;
+    tl_status s1 = read_t(&b, 1, &m, &e1);
+    ck_assert_int_ne(s1, TL_OK);
+    for (uint32_t t = 2; t <= 4; t += 2) {
+      ck_assert_int_eq(read_t(&b, t, &m, &e), s1);
+      ck_assert_ptr_null(m);
+      ck_assert_uint_eq(e.code, e1.code);
+      ck_assert_uint_eq(e.offset, e1.offset);
+      ck_assert_uint_eq(e.func_index, e1.func_index);
+      ck_assert_str_eq(e.msg, e1.msg);
+    }
+    tl_buf_free(&b);
+  }
+} END_TEST
+
+/* Out of memory in the parallel decode (workers and the joins after): the
+ * read fails with TL_E_NOMEM or succeeds, and leaks nothing (ASan). */
+START_TEST(parallel_out_of_memory) {
+  tl_buf b = {0};
+  big_module(&b, 40, 300, 200, NONE, NONE, NONE);
+  ck_assert_uint_gt(b.n, 300 * 1024);
+  uint32_t failed = 0;
+  for (uint64_t n = 1; n < 100000; n += n < 64 ? 1 : 5) { /* every early one, then a sample */
+    tl_module *m;
+    tl_error e;
+    tl_scratch_fail_nth(n);
+    tl_status s = read_t(&b, 2, &m, &e);
+    bool reached = tl_scratch_fail_nth(0) == 0;
+    if (s == TL_OK) {
+      tl_module_destroy(m);
+    } else {
+      ck_assert_int_eq(s, TL_E_NOMEM);
+      ck_assert_uint_eq(e.code, TL_E_NOMEM);
+      ck_assert_str_eq(e.msg, "out of memory");
+    }
+    failed += s != TL_OK;
+    if (!reached) break;
+  }
+  ck_assert_uint_gt(failed, 50);
+  tl_buf_free(&b);
+} END_TEST
+
 int main(void) {
   Suite *s = suite_create("reader");
   TCase *tc = tcase_create("reader");
@@ -527,6 +674,9 @@ int main(void) {
   tcase_add_test(tc, label_names);
   tcase_add_test(tc, if_arms);
   tcase_add_test(tc, names_and_features);
+  tcase_add_test(tc, parallel_same_ir);
+  tcase_add_test(tc, parallel_errors);
+  tcase_add_test(tc, parallel_out_of_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
