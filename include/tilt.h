@@ -73,8 +73,9 @@ typedef struct {
   bool no_validate;     /* skip validation after reading */
   bool no_body_bytes;   /* keep no copy of each body's bytes (f->code, which only
                            the JIT compiles): for callers that never JIT */
-  uint32_t threads;     /* threads for validating large modules' bodies (also
-                           kept for tl_module_validate later); 0 = one per core */
+  uint32_t threads;     /* threads for decoding and validating large modules'
+                           bodies (also kept for tl_module_validate later); 0 =
+                           one per core; the module is the same for any count */
 } tl_read_options;
 
 typedef struct {
