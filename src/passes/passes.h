@@ -49,6 +49,10 @@ tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint
 /* Calls fn(user, i) for i in 0..n-1 on the pool, in any order and thread
  * (serially if already inside it); the arena is locked meanwhile. */
 void tl_run_parallel(tl_pass_ctx *ctx, uint32_t n, void (*fn)(void *user, uint32_t i), void *user);
+/* Sorts the function indices order[0..n) biggest body first (code_size, else
+ * node count; ties by index), for a pool's schedule; unsorted when out of
+ * memory (only the schedule depends on it). */
+void tl_order_by_size(tl_module *m, uint32_t *order, uint32_t n);
 /* pipeline.c: only the function passes of the -O pipeline of o's levels
  * (what -optimizing passes run on the functions they changed). */
 uint32_t tl_pipeline_function(const tl_pass_options *o, const char **names, uint32_t cap);

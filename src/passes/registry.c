@@ -172,9 +172,11 @@ static int by_size_desc(const void *a, const void *b) {
 
 /* The size a body was read with (bytes; cheap, and while passes run the
  * read is a good enough guide), else its node count. */
-static uint64_t size_of(tl_func *f) { return f->code_size ? f->code_size : tl_expr_count(f->body); }
+static uint64_t size_of(tl_func *f) {
+  return f->code_size ? f->code_size : f->body ? tl_expr_count(f->body) : 0;
+}
 
-static void order_by_size(tl_module *m, uint32_t *order, uint32_t n) {
+void tl_order_by_size(tl_module *m, uint32_t *order, uint32_t n) {
   sized *s = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof *s);
   if (!s) return; /* only the schedule depends on the order */
   for (uint32_t k = 0; k < n; k++) s[k] = (sized){size_of(TL_FUNC(m, order[k])), order[k]};
@@ -197,7 +199,7 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   for (uint32_t i = 0; i < nf; i++)
     if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
   uint32_t threads = m->arena.lock ? 1 : threads_for(ctx, l.n);
-  if (threads > 1) order_by_size(m, order, l.n);
+  if (threads > 1) tl_order_by_size(m, order, l.n);
   run_loop(m, &l, threads);
   tl_status s = first_failure(&j, ctx->err);
   pthread_mutex_destroy(&j.lock);

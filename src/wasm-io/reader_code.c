@@ -1083,8 +1083,6 @@ typedef struct {
   tl_type *own;            /* its locals if they outgrew the room: malloc'd */
 } pbody;
 
-typedef struct { uint32_t size, index; } sized;
-
 typedef struct {
   rctx c;                  /* the reading context's copy, with scratch of its own */
   tl_error err;
@@ -1095,7 +1093,7 @@ typedef struct {
   rctx *c;
   const uint8_t *base;
   pbody *body;
-  sized *order;            /* biggest first */
+  uint32_t *order;         /* function indices, biggest body first */
   uint32_t n;
   pthread_mutex_t lock;    /* guards w, nw and the failure */
   wctx **w;
@@ -1189,7 +1187,7 @@ static void decode(par *p, wctx *w, uint32_t k, uint32_t i) {
 
 static void par_one(void *user, uint32_t j) {
   par *p = user;
-  uint32_t i = p->order[j].index;
+  uint32_t i = p->order[j] - p->c->m->nimported_funcs;
   if (i > atomic_load(&p->failed)) return; /* a body before it failed */
   uint32_t k;
   wctx *w = take_ctx(p, &k);
@@ -1203,13 +1201,6 @@ static void par_one(void *user, uint32_t j) {
   pthread_mutex_lock(&p->lock);
   w->busy = false;
   pthread_mutex_unlock(&p->lock);
-}
-
-/* Biggest first, so that no big body starts last (ties by index). */
-static int by_size_desc(const void *a, const void *b) {
-  const sized *x = a, *y = b;
-  if (x->size != y->size) return x->size < y->size ? 1 : -1;
-  return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /* Room in the arena for the locals body b declares, as rd_locals makes it;
@@ -1276,9 +1267,10 @@ static tl_status code_parallel(rctx *c, rd *r, uint32_t n) {
     if ((scan = rd_u32(r, &pb->size, "function body size"))) break;
     if ((scan = rd_bytes(r, pb->size, &pb->b, "function body"))) break;
     locals_room(m, m->nimported_funcs + k, pb->b, pb->b + pb->size);
-    p->order[k] = (sized){pb->size, k};
+    TL_FUNC(m, m->nimported_funcs + k)->code_size = pb->size; /* what the order reads */
+    p->order[k] = m->nimported_funcs + k;
   }
-  qsort(p->order, k, sizeof *p->order, by_size_desc);
+  tl_order_by_size(m, p->order, k); /* biggest first: no big body starts last */
   tl_pass_options po = {.threads = c->threads};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
   /* a worker's stray arena out of memory (a failed malloc in finalize.c)
