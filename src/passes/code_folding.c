@@ -611,8 +611,9 @@ static void unanalyse(cf *c) {
   free(c->cnt);
 }
 
+/* One round over an analysed body; the analysis still describes the body
+ * when this returns false. */
 static bool round_once(cf *c) {
-  analyse(c);
   /* tails by label (the order within a label only picks which copy stays) */
   if (c->tails.n) qsort(c->tails.p, c->tails.n, sizeof(tail), tail_cmp);
   tail *t = c->tails.p;
@@ -636,7 +637,6 @@ static bool round_once(cf *c) {
     if (end > lo || (e->nkid && e->kid[e->nkid - 1]->type != TL_UNREACHABLE && c->cnt[lab]))
       fold_block(c, cd, t ? t + lo : NULL, (uint32_t)(end - lo));  /* no tails: NULL, not NULL + 0 */
   }
-  unanalyse(c);
   return c->changed;
 }
 
@@ -645,20 +645,27 @@ tl_status tl_pass_code_folding(tl_pass_ctx *ctx, tl_func *f) {
   c.m = ctx->m;
   c.f = f;
   uint64_t n = tl_expr_count(f->body);
-  for (int r = 0; r < MAX_ROUNDS; r++) {
+  bool fresh = false;   /* the last analysis still describes the body */
+  for (int r = 0; r < MAX_ROUNDS && !c.nomem; r++) {
     c.budget = 64 * n + 4096;
-    bool changed = round_once(&c);
-    if (changed) tl_func_refinalize(ctx->m, f); /* the next round reads types */
-    if (!changed || c.nomem) break;
+    analyse(&c);
+    if (!round_once(&c)) {
+      fresh = true;
+      break;
+    }
+    unanalyse(&c);
+    tl_func_refinalize(ctx->m, f); /* the next round reads types */
   }
   for (int r = 0; r < MAX_TERM && !c.nomem; r++) {
     c.budget = 64 * n + 4096;
-    analyse(&c);
+    if (!fresh) analyse(&c);
+    fresh = false;
     bool changed = fold_terminating(&c);
     unanalyse(&c);
     if (!changed) break;
     tl_func_refinalize(ctx->m, f);
   }
+  if (fresh) unanalyse(&c);
   free(c.map);
   free(c.stamp);
   tl_vec_free(&c.st);
