@@ -25,9 +25,27 @@
 
 enum { DEAD = 1 };
 #define NONE UINT32_MAX
-/* TL_VEC_PUSH that calls tl_vec_grow only when the vector is full */
-#define PUSH(v, T, x) do { if ((v)->n == (v)->cap) tl_vec_grow((v), sizeof(T), (v)->n + 1); \
-    ((T *)(v)->p)[(v)->n++] = (x); } while (0)
+/* Appends x to the vector c->v, whose first storage c->i_v is on the stack
+ * of tl_pass_coalesce_locals (see more()). */
+#define PUSH(c, v, T, x) do { if ((c)->v.n == (c)->v.cap) more(&(c)->v, sizeof(T), (c)->i_##v); \
+    ((T *)(c)->v.p)[(c)->v.n++] = (x); } while (0)
+
+/* Room for one more element in v: its first storage is the stack array inl
+ * (moved to the heap when full, never freed), then tl_vec_grow. */
+static void more(tl_vec *v, size_t elem, const void *inl) {
+  if (v->p != inl) {
+    tl_vec_grow(v, elem, v->n + 1);
+    return;
+  }
+  tl_vec h = {0};
+  tl_vec_grow(&h, elem, 2 * v->cap);
+  memcpy(h.p, v->p, v->n * elem);
+  v->p = h.p, v->cap = h.cap;
+}
+static void drop_vec(tl_vec *v, const void *inl) {
+  if (v->p != inl) free(v->p);
+  v->p = NULL, v->n = v->cap = 0;
+}
 
 typedef struct {
   uint32_t local, copy;  /* copy: source local of a copy set, NONE otherwise */
@@ -40,7 +58,12 @@ typedef struct {
   uint32_t *live_in, nin, cap;
 } bb;
 
-typedef struct { uint64_t *k; size_t n, cap; bool nomem; } pairset; /* nomem: an add failed */
+typedef struct {
+  uint64_t *k;
+  size_t n, cap;
+  bool nomem;           /* an add failed */
+  const uint64_t *inl;  /* the first table when it is the caller's (not freed) */
+} pairset;
 
 typedef struct {
   tl_module *m;
@@ -48,27 +71,30 @@ typedef struct {
   tl_vec bbs, acts, edges; /* bb, action, uint32 pairs (from, to) */
   tl_vec slots;            /* tl_expr **: every local.get/set/tee, post-order */
   tl_vec order;            /* uint32: the blocks in the order they were entered */
+  const void *i_bbs, *i_acts, *i_edges, *i_slots, *i_order; /* their first storage */
   uint32_t cur;
   uint32_t *label_bb;
   bool *skip;              /* per local: not analysed (tuple) */
   uint32_t *sstart, *succ, *pstart, *pred; /* CSR of the edges */
+  uint32_t *work;          /* liveness work list (nb + 1) */
+  bool *queued;            /* per block: on the work list (nb + 1, false) */
   bool nomem;              /* a scratch allocation failed: rewrite nothing */
 } cl_ctx;
 
 static uint32_t new_bb(cl_ctx *c) {
   bb b = {0};
-  PUSH(&c->bbs, bb, b);
+  PUSH(c, bbs, bb, b);
   return (uint32_t)c->bbs.n - 1;
 }
 static void edge(cl_ctx *c, uint32_t from, uint32_t to) {
-  PUSH(&c->edges, uint32_t, from);
-  PUSH(&c->edges, uint32_t, to);
+  PUSH(c, edges, uint32_t, from);
+  PUSH(c, edges, uint32_t, to);
 }
 static void enter(cl_ctx *c, uint32_t b) {
   TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
   c->cur = b;
   TL_VEC_AT(&c->bbs, bb, b).start = (uint32_t)c->acts.n;
-  PUSH(&c->order, uint32_t, b);
+  PUSH(c, order, uint32_t, b);
 }
 static void jump(cl_ctx *c, uint32_t label) { edge(c, c->cur, c->label_bb[label]); }
 
@@ -81,7 +107,7 @@ static void post_node(cl_ctx *c, frame *fr) {
   case TL_OP_LOCAL_SET:
   case TL_OP_LOCAL_TEE: {
     e->aux = 0;
-    PUSH(&c->slots, tl_expr **, fr->slot);
+    PUSH(c, slots, tl_expr **, fr->slot);
     if (c->skip[e->imm.index]) break;
     action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
     /* set x (get y) and set x (tee y V): x and y then hold the same value */
@@ -89,7 +115,7 @@ static void post_node(cl_ctx *c, frame *fr) {
     if ((vop == TL_OP_LOCAL_GET || vop == TL_OP_LOCAL_TEE) && !c->skip[e->kid[0]->imm.index])
       a.copy = e->kid[0]->imm.index;
     e->aux = 0;
-    PUSH(&c->acts, action, a);
+    PUSH(c, acts, action, a);
     break;
   }
   case TL_OP_BLOCK:
@@ -146,39 +172,49 @@ static void between(cl_ctx *c, frame *fr, uint32_t k) {
   enter(c, arm);
 }
 
+/* Ops post_node does something for: local ops, blocks, ifs, branches and
+ * what does not return (pre_node: blocks, loops and ifs only). */
+static const uint32_t POST_FLAGS = TL_F_READS_LOCAL | TL_F_WRITES_LOCAL | TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN;
+
 static void build(cl_ctx *c) {
-  tl_vec st = {0};
+  frame st0[64];
+  struct { tl_vec st; const void *i_st; } w = {{st0, 0, 64}, st0};
   c->cur = new_bb(c);
-  PUSH(&c->order, uint32_t, c->cur);
-  TL_VEC_PUSH(&st, frame, ((frame){&c->f->body, 0, 0, 0}));
-  pre_node(c, &TL_VEC_AT(&st, frame, 0));
-  while (st.n) {
-    frame *fr = &TL_VEC_AT(&st, frame, st.n - 1);
+  PUSH(c, order, uint32_t, c->cur);
+  PUSH(&w, st, frame, ((frame){&c->f->body, 0, 0, 0}));
+  pre_node(c, &TL_VEC_AT(&w.st, frame, 0));
+  while (w.st.n) {
+    frame *fr = &TL_VEC_AT(&w.st, frame, w.st.n - 1);
     tl_expr *e = *fr->slot;
     if (fr->next < e->nkid) {
       uint32_t k = fr->next++;
       tl_expr *kid = e->kid[k];
       if (!kid) continue;
       if (e->op == TL_OP_IF && k) between(c, fr, k);
-      if (!kid->nkid && kid->op != TL_OP_BLOCK && kid->op != TL_OP_LOOP && kid->op != TL_OP_IF) {
+      uint32_t fl = tl_ops[kid->op].flags;
+      if (!kid->nkid && !(fl & TL_F_CONTROL)) {
         /* a leaf gets no frame (pre_node does nothing for it); post_node
          * does nothing for one that is not a get and falls through */
-        if (kid->op == TL_OP_LOCAL_GET || (tl_ops[kid->op].flags & TL_F_NORETURN)) {
+        if (kid->op == TL_OP_LOCAL_GET) {
+          kid->aux = 0;
+          PUSH(c, slots, tl_expr **, &e->kid[k]);
+          if (!c->skip[kid->imm.index]) PUSH(c, acts, action, ((action){kid->imm.index, NONE, false, kid}));
+        } else if (fl & TL_F_NORETURN) {
           frame leaf = {&e->kid[k], 0, NONE, NONE};
           post_node(c, &leaf);
         }
         continue;
       }
-      PUSH(&st, frame, ((frame){&e->kid[k], 0, 0, 0}));
-      pre_node(c, &TL_VEC_AT(&st, frame, st.n - 1));
+      PUSH(&w, st, frame, ((frame){&e->kid[k], 0, 0, 0}));
+      if (fl & TL_F_CONTROL) pre_node(c, &TL_VEC_AT(&w.st, frame, w.st.n - 1));
       continue;
     }
     frame done = *fr;
-    st.n--;
-    post_node(c, &done);
+    w.st.n--;
+    if (tl_ops[e->op].flags & POST_FLAGS) post_node(c, &done);
   }
   TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
-  tl_vec_free(&st);
+  drop_vec(&w.st, st0);
 }
 
 /* ---- sparse sets ------------------------------------------------------- */
@@ -217,7 +253,7 @@ static bool pairset_add(pairset *p, uint64_t k) {
         while (nk[h]) h = (h + 1) & (ncap - 1);
         nk[h] = p->k[i];
       }
-    free(p->k);
+    if (p->k != p->inl) free(p->k);
     p->k = nk, p->cap = ncap;
   }
   size_t h = mix(k) & (p->cap - 1);
@@ -251,16 +287,21 @@ static void live_out(cl_ctx *c, uint32_t bi, sset *s) {
 
 /* Successor and predecessor lists (CSR) from the edge pairs. Out of
  * memory: c->nomem (the caller frees what is held). */
-static void edges_csr(cl_ctx *c) {
+static void edges_csr(cl_ctx *c, uint32_t *buf, size_t nbuf) {
   uint32_t nb = (uint32_t)c->bbs.n, ne = (uint32_t)c->edges.n / 2;
-  c->pstart = tl_scratch_calloc((size_t)nb + 2, sizeof(uint32_t));
-  c->pred = tl_scratch_realloc(NULL, (size_t)ne + 1, sizeof(uint32_t));
-  c->sstart = tl_scratch_calloc((size_t)nb + 2, sizeof(uint32_t));
-  c->succ = tl_scratch_realloc(NULL, (size_t)ne + 1, sizeof(uint32_t));
-  if (!c->pstart || !c->pred || !c->sstart || !c->succ) {
+  /* one allocation: pstart, sstart (nb + 2), pred, succ (ne + 1), work
+   * (nb + 1), then queued (nb + 1 bytes) */
+  size_t need = 3 * (size_t)nb + 2 * (size_t)ne + 7 + ((size_t)nb + 4) / 4;
+  c->pstart = need <= nbuf ? memset(buf, 0, need * sizeof(uint32_t)) : tl_scratch_calloc(need, sizeof(uint32_t));
+  if (!c->pstart) {
     c->nomem = true;
     return;
   }
+  c->sstart = c->pstart + nb + 2;
+  c->pred = c->sstart + nb + 2;
+  c->succ = c->pred + ne + 1;
+  c->work = c->succ + ne + 1;
+  c->queued = (bool *)(c->work + nb + 1);
   const uint32_t *E = c->edges.p;
   /* counts at [i + 2], prefix sums leave the start of i at [i + 1]; filling
    * advances it to the end of i, which is the start of i + 1 */
@@ -291,14 +332,8 @@ static uint32_t first_work(const cl_ctx *c, uint32_t *work, bool *queued) {
  * as first_work leaves it. Live sets are unsorted: a new live_in
  * equals the old one when the sizes match and s holds every old member. */
 static void liveness(cl_ctx *c, sset *s) {
-  uint32_t nb = (uint32_t)c->bbs.n;
-  uint32_t *work = tl_scratch_realloc(NULL, (size_t)nb + 1, sizeof(uint32_t));
-  bool *queued = tl_scratch_calloc((size_t)nb + 1, 1);
-  if (!work || !queued) {
-    free(work), free(queued);
-    c->nomem = true;
-    return;
-  }
+  uint32_t *work = c->work;
+  bool *queued = c->queued;
   uint32_t nw = first_work(c, work, queued);
   while (nw) {
     uint32_t bi = work[--nw];
@@ -325,7 +360,6 @@ static void liveness(cl_ctx *c, sset *s) {
       if (!queued[c->pred[k]]) queued[c->pred[k]] = true, work[nw++] = c->pred[k];
   }
   s->n = 0;
-  free(work), free(queued);
 }
 
 static uint64_t key(uint32_t a, uint32_t b) {
@@ -334,15 +368,15 @@ static uint64_t key(uint32_t a, uint32_t b) {
 
 typedef struct { uint32_t *start, *list; } adj;
 
-/* false when out of memory (the caller frees g). */
-static bool adj_build(adj *g, const pairset *p, uint32_t n) {
-  g->start = tl_scratch_calloc((size_t)n + 2, sizeof(uint32_t));
+/* start: the caller's n + 2 zeroed entries; fill: n scratch entries; no
+ * pairs, no list. false when out of memory (the caller frees g->list). */
+static bool adj_build(adj *g, const pairset *p, uint32_t n, uint32_t *start, uint32_t *fill) {
+  g->start = start;
+  g->list = NULL;
+  if (!p->n) return true;
   g->list = tl_scratch_realloc(NULL, 2 * p->n + 1, sizeof(uint32_t));
-  uint32_t *fill = tl_scratch_calloc((size_t)n + 1, sizeof(uint32_t));
-  if (!g->start || !g->list || !fill) {
-    free(fill);
-    return false;
-  }
+  if (!g->list) return false;
+  memset(fill, 0, (size_t)n * sizeof(uint32_t));
   for (size_t i = 0; i < p->cap; i++)
     if (p->k[i]) {
       uint64_t k = p->k[i] - 1;
@@ -356,7 +390,6 @@ static bool adj_build(adj *g, const pairset *p, uint32_t n) {
       g->list[g->start[a] + fill[a]++] = b;
       g->list[g->start[b] + fill[b]++] = a;
     }
-  free(fill);
   return true;
 }
 
@@ -367,6 +400,8 @@ static bool adj_build(adj *g, const pairset *p, uint32_t n) {
  * the same adjacency lists the sparse mode builds. Same sets, same result. */
 typedef uint64_t word;
 enum { DENSE_LOCALS = 2048, DENSE_WORDS = 1 << 17 }; /* matrix <= 512 KiB, live sets <= 1 MiB */
+enum { DENSE_STACK = 1024 };                         /* words of dense scratch kept on the stack */
+enum { LOCALS_STACK = 512, CSR_STACK = 1024 };       /* words of per-local and CSR blocks on the stack */
 #define BIT(x) ((word)1 << ((x) & 63))
 
 static bool dense_fits(uint32_t n, size_t nb) {
@@ -410,13 +445,8 @@ static void dense_liveness(cl_ctx *c, uint32_t W, word *in, word *gen, word *kil
       else g[a->local / 64] |= BIT(a->local);
     }
   }
-  uint32_t *work = zalloc(nb, sizeof(uint32_t)), nw = 0;
-  bool *queued = zalloc(nb, 1);
-  if (!work || !queued) {
-    free(work), free(queued);
-    c->nomem = true;
-    return;
-  }
+  uint32_t *work = c->work, nw;
+  bool *queued = c->queued;
   nw = first_work(c, work, queued);
   while (nw) {
     uint32_t bi = work[--nw];
@@ -441,15 +471,19 @@ static void dense_liveness(cl_ctx *c, uint32_t W, word *in, word *gen, word *kil
     for (uint32_t j = c->pstart[bi]; j < c->pstart[bi + 1]; j++)
       if (!queued[c->pred[j]]) queued[c->pred[j]] = true, work[nw++] = c->pred[j];
   }
-  free(work), free(queued);
 }
 
-static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig) {
+/* igstart: n + 2 zeroed entries, ig's start */
+static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig,
+                            uint32_t *igstart) {
   const tl_type *lt = c->f->local;
   size_t nb = c->bbs.n;
   uint32_t W = (n + 63) / 64;
-  /* one allocation: in, gen, kill (per block), live, mat (per local), tmask (per type) */
-  word *in = zalloc((3 * nb + 1 + n + TL_NBASIC) * W, sizeof(word));
+  /* one allocation (on the stack when small): in, gen, kill (per block),
+   * live, mat (per local), tmask (per type) */
+  word buf[DENSE_STACK];
+  size_t nw = (3 * nb + 1 + n + TL_NBASIC) * W + 1;
+  word *in = nw <= DENSE_STACK ? memset(buf, 0, nw * sizeof(word)) : zalloc(nw, sizeof(word));
   word *gen = in ? in + nb * W : NULL, *kill = in ? gen + nb * W : NULL, *live = in ? kill + nb * W : NULL;
   word *mat = in ? live + W : NULL, *tmask = in ? mat + (size_t)n * W : NULL;
   if (in) {
@@ -479,12 +513,11 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
       if (a->copy != NONE && a->copy != x && lt[a->copy] == lt[x]) pairset_add(copies, key(a->copy, x));
     }
   }
-  ig->start = c->nomem ? NULL : zalloc(n + 1, sizeof(uint32_t));
-  if (!ig->start) {
-    c->nomem = true;
-    free(in);
+  if (c->nomem) {
+    if (in != buf) free(in);
     return;
   }
+  ig->start = igstart;
   for (uint32_t p = 0; p < np && nb; p++)
     if (lt[p] < TL_NBASIC) row_or(mat + (size_t)p * W, in, tmask + (size_t)lt[p] * W, W, p);
   /* symmetric, then adjacency lists */
@@ -499,16 +532,17 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
     for (uint32_t w = 0; w < W; w++) d += (uint32_t)__builtin_popcountll(mat[(size_t)i * W + w]);
     ig->start[i + 1] = ig->start[i] + d;
   }
-  ig->list = zalloc(ig->start[n], sizeof(uint32_t));
+  ig->list = ig->start[n] ? zalloc(ig->start[n], sizeof(uint32_t)) : NULL;
   for (uint32_t i = 0, k = 0; i < n && ig->list; i++)
     for (uint32_t w = 0; w < W; w++)
       for (word v = mat[(size_t)i * W + w]; v; v &= v - 1) ig->list[k++] = w * 64 + (uint32_t)__builtin_ctzll(v);
-  if (!ig->list) c->nomem = true;
-  free(in);
+  if (ig->start[n] && !ig->list) c->nomem = true;
+  if (in != buf) free(in);
 }
 
 /* ---- sparse mode: liveness above, interference as a hash set of pairs --- */
-static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig) {
+static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig,
+                             uint32_t *igstart, uint32_t *fill) {
   const tl_type *lt = c->f->local;
   pairset inter = {0};
   liveness(c, s);
@@ -541,7 +575,7 @@ static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *
       uint32_t l = entry->live_in[j];
       if (l != p && lt[l] == lt[p]) pairset_add(&inter, key(l, p));
     }
-  if (c->nomem || inter.nomem || !adj_build(ig, &inter, n)) c->nomem = true;
+  if (c->nomem || inter.nomem || !adj_build(ig, &inter, n, igstart, fill)) c->nomem = true;
   free(inter.k);
 }
 
@@ -552,9 +586,10 @@ static bool trivially_pure(const tl_expr *e) {
 
 /* Renames the local ops to their colors and removes dead sets and self
  * copies, in post-order (so a removed set's value is final when it moves
- * into its slot). True if something was removed. */
+ * into its slot). True if a node was replaced by one of another type (a
+ * removed tee by an unreachable value, say): the types need refinalizing. */
 static bool rewrite(cl_ctx *c, const uint32_t *color) {
-  bool changed = false;
+  bool retype = false;
   for (size_t i = 0; i < c->slots.n; i++) {
     tl_expr **slot = TL_VEC_AT(&c->slots, tl_expr **, i), *e = *slot;
     e->imm.index = color[e->imm.index];
@@ -564,16 +599,16 @@ static bool rewrite(cl_ctx *c, const uint32_t *color) {
     if (!(e->aux & DEAD) && v->op == TL_OP_LOCAL_TEE && v->imm.index == e->imm.index) {
       /* set x (tee x V) -> set x V; tee x (tee x V) -> tee x V */
       e->kid[0] = v->kid[0];
-      changed = true;
+      retype |= v->kid[0]->type != v->type;
       continue;
     }
     if (!(e->aux & DEAD) && !self_copy) continue;
-    changed = true;
     if (e->op == TL_OP_LOCAL_TEE) *slot = v;
     else if (trivially_pure(v)) *slot = tl_make_nop(c->m);
     else *slot = tl_make_drop(c->m, v);
+    retype |= (*slot)->type != e->type;
   }
-  return changed;
+  return retype;
 }
 
 tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
@@ -581,40 +616,56 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   uint32_t n = f->nlocal, np = tl_func_nparams(m, f);
   cl_ctx c = {0};
   c.m = m, c.f = f;
+  /* the vectors and the copies' table start on the stack */
+  bb bbs0[64];
+  action acts0[256];
+  uint32_t edges0[256], order0[64];
+  tl_expr **slots0[256];
+  uint64_t copies0[64] = {0};
+  c.bbs = (tl_vec){bbs0, 0, 64}, c.acts = (tl_vec){acts0, 0, 256}, c.edges = (tl_vec){edges0, 0, 256};
+  c.slots = (tl_vec){slots0, 0, 256}, c.order = (tl_vec){order0, 0, 64};
+  c.i_bbs = bbs0, c.i_acts = acts0, c.i_edges = edges0, c.i_slots = slots0, c.i_order = order0;
+  pairset copies = {copies0, 0, 64, false, copies0};
   /* all scratch first: out of memory anywhere before rewrite() changes
    * nothing but the local ops' aux marks */
   /* the per-local arrays in one allocation: cname, then the 4-byte ones
-   * (s.mem, s.pos, color, stamp, ctype), then the flags (skip, used) */
-  size_t n1 = (size_t)n + 1;
-  const char **cname = tl_scratch_calloc(n1, sizeof(char *) + 4 * sizeof(uint32_t) + sizeof(tl_type) + 2);
+   * (s.mem, s.pos, color, stamp, ctype, next, the interference and copy
+   * graphs' starts, label_bb), then the flags (skip, used) */
+  size_t n1 = (size_t)n + 1, nl1 = (size_t)f->nlabel + 1;
+  size_t need = n1 * (sizeof(char *) + 5 * sizeof(uint32_t) + sizeof(tl_type) + 2) + (2 * (n1 + 1) + nl1) * sizeof(uint32_t);
+  uint64_t buf[LOCALS_STACK];     /* the per-local block when small */
+  uint32_t csrbuf[CSR_STACK];     /* the CSR block when small */
+  const char **cname = need <= sizeof buf ? memset(buf, 0, need) : tl_scratch_calloc(need, 1);
   uint32_t *u32 = cname ? (uint32_t *)(cname + n1) : NULL;
   sset s = {u32, u32 ? u32 + n1 : NULL, 0};
   uint32_t *color = u32 ? u32 + 2 * n1 : NULL, *stamp = u32 ? u32 + 3 * n1 : NULL;
   tl_type *ctype = u32 ? (tl_type *)(u32 + 4 * n1) : NULL;
-  c.skip = ctype ? (bool *)(ctype + n1) : NULL;
+  uint32_t *next = u32 ? u32 + 5 * n1 : NULL; /* per color: the next one of its type (by_type order) */
+  uint32_t *igstart = u32 ? u32 + 6 * n1 : NULL, *cgstart = u32 ? igstart + n1 + 1 : NULL;
+  c.label_bb = u32 ? cgstart + n1 + 1 : NULL;
+  c.skip = u32 ? (bool *)(c.label_bb + nl1) : NULL;
   bool *used = c.skip ? c.skip + n1 : NULL;
-  c.label_bb = tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(uint32_t));
-  pairset copies = {0};
   adj ig = {0}, cg = {0};
-  tl_vec by_type[TL_NBASIC] = {{0}};
-  if (!c.label_bb || !cname) {
+  uint32_t head[TL_NBASIC], tail[TL_NBASIC]; /* per type: its colors, oldest first, chained by next */
+  if (!cname) {
     c.nomem = true;
     goto out;
   }
   for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
   build(&c);
-  edges_csr(&c);
+  edges_csr(&c, csrbuf, CSR_STACK);
   if (c.nomem) goto out;
   /* interference: walk each block backwards from its live_out */
-  if (dense_fits(n, c.bbs.n)) dense_interfere(&c, n, np, used, &copies, &ig);
-  else sparse_interfere(&c, &s, n, np, used, &copies, &ig);
-  if (c.nomem || copies.nomem || !adj_build(&cg, &copies, n)) {
+  if (dense_fits(n, c.bbs.n)) dense_interfere(&c, n, np, used, &copies, &ig, igstart);
+  else sparse_interfere(&c, &s, n, np, used, &copies, &ig, igstart, stamp);
+  if (c.nomem || copies.nomem || !adj_build(&cg, &copies, n, cgstart, stamp)) {
     c.nomem = true;
     goto out;
   }
   /* greedy coloring in index order; params are their own colors */
   uint32_t ncolor = 0;
   for (uint32_t i = 0; i < n; i++) color[i] = NONE, stamp[i] = NONE;
+  for (int t = 0; t < TL_NBASIC; t++) head[t] = tail[t] = NONE;
   /* The reader's scratch locals (from scratch_base on; the writer elides a
    * set/get pair of one when the value can stay on the stack) keep a local
    * each, after the others: merged, they would become real sets and gets. */
@@ -632,38 +683,41 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
         uint32_t col = color[cg.list[k]];
         if (col != NONE && stamp[col] != i && ctype[col] == t) pick = col;
       }
-      for (size_t k = 0; k < by_type[t].n && pick == NONE; k++) {
-        uint32_t col = TL_VEC_AT(&by_type[t], uint32_t, k);
+      for (uint32_t col = head[t]; col != NONE && pick == NONE; col = next[col])
         if (stamp[col] != i) pick = col;
-      }
     }
     if (pick == NONE) {
       pick = ncolor++;
       ctype[pick] = t;
       cname[pick] = f->local_name ? f->local_name[i] : NULL;
-      if (!c.skip[i]) TL_VEC_PUSH(&by_type[t], uint32_t, pick);
+      if (!c.skip[i]) {
+        next[pick] = NONE;
+        if (tail[t] == NONE) head[t] = pick;
+        else next[tail[t]] = pick;
+        tail[t] = pick;
+      }
     }
     color[i] = pick;
   }
-  bool changed = rewrite(&c, color);
+  bool retype = rewrite(&c, color);
   for (uint32_t i = 0; i < ncolor; i++) {
     f->local[i] = ctype[i];
     if (f->local_name) f->local_name[i] = cname[i];
   }
   f->nlocal = ncolor;
   if (has_sb) f->scratch_base = new_sb == NONE ? ncolor : new_sb;
-  /* removed sets keep their types (a set and the drop or nop for it are
-   * none, or unreachable with the value; a tee and its value share it), so
-   * this is a safety net only when something was removed */
-  if (changed) tl_func_refinalize(m, f);
+  /* removed sets mostly keep their types (a set and the drop or nop for it
+   * are none, or unreachable with the value; a tee and its value share
+   * it); when one did not, its parents may change too */
+  if (retype) tl_func_refinalize(m, f);
 out:
   for (size_t bi = 0; bi < c.bbs.n; bi++) /* the sparse mode's (NULL in the dense one) */
     if (TL_VEC_AT(&c.bbs, bb, bi).live_in) free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
-  for (int t = 0; t < TL_NBASIC; t++) tl_vec_free(&by_type[t]);
-  tl_vec_free(&c.bbs), tl_vec_free(&c.acts), tl_vec_free(&c.edges), tl_vec_free(&c.slots), tl_vec_free(&c.order);
-  free(c.label_bb), free(copies.k);
-  free(c.sstart), free(c.succ), free(c.pstart), free(c.pred);
-  free(ig.start), free(ig.list), free(cg.start), free(cg.list);
-  free((void *)cname);
+  drop_vec(&c.bbs, bbs0), drop_vec(&c.acts, acts0), drop_vec(&c.edges, edges0);
+  drop_vec(&c.slots, slots0), drop_vec(&c.order, order0);
+  if (copies.k != copies0) free(copies.k);
+  if (c.pstart != csrbuf) free(c.pstart); /* with sstart, pred, succ, work and queued */
+  free(ig.list), free(cg.list);
+  if ((void *)cname != buf) free((void *)cname);
   return c.nomem ? tl_nomem(ctx->err, "coalesce-locals") : TL_OK;
 }

@@ -159,8 +159,10 @@ typedef struct {
   uint32_t min_size;
   tl_vec recs;   /* rec */
   tl_vec subs;   /* sub: summaries of the finished kids of open nodes */
-  tl_vec marks;  /* uint32_t: subs.n at each open node's entry */
+  tl_vec frames; /* wframe: the walk's open nodes */
   tl_vec table;  /* slotent, open addressing, valid when epoch matches */
+  const slotent *table0; /* the caller's first table (not freed) */
+  const void *inl_frames, *inl_subs, *inl_recs; /* their first storage, on the caller's stack */
   uint32_t epoch, live;
   tl_vec active; /* uint32_t: originals still valid (check phase) */
   tl_vec reads;  /* scratch */
@@ -171,14 +173,32 @@ static const uint32_t NOT_PURE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRIT
                                  TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_BRANCH | TL_F_NORETURN |
                                  TL_F_CONTROL | TL_F_ATOMIC;
 
+/* Room for one more element in v, whose first storage may be the caller's
+ * stack array inl (moved to the heap when it fills; never freed). */
+static void room(tl_vec *v, size_t elem, const void *inl) {
+  if (v->n < v->cap) return;
+  if (v->p != inl) {
+    tl_vec_grow(v, elem, v->n + 1);
+    return;
+  }
+  tl_vec h = {0};
+  tl_vec_grow(&h, elem, 2 * v->cap);
+  memcpy(h.p, v->p, v->n * elem);
+  v->p = h.p, v->cap = h.cap;
+}
+static void unroom(tl_vec *v, const void *inl) {
+  if (v->p != inl) free(v->p);
+  v->p = NULL, v->n = v->cap = 0;
+}
+
 static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
 
-/* Linear-execution boundaries before e (pre) and after it (post). Adjacent
- * blocks connect (Binaryen's connectAdjacentBlocks): an if's condition
- * runs right before its then arm, and the code after a br_if runs right
- * after it, so what they computed dominates there; the else arm is cut. */
-static bool nonlinear_pre(tl_walk *w, tl_expr **slot) {
-  tl_expr *e = *slot, *p = tl_walk_parent(w, 1);
+/* Linear-execution boundaries before e (pre; p: its parent, NULL at the
+ * top) and after it (post). Adjacent blocks connect (Binaryen's
+ * connectAdjacentBlocks): an if's condition runs right before its then
+ * arm, and the code after a br_if runs right after it, so what they
+ * computed dominates there; the else arm is cut. */
+static bool nonlinear_pre(const tl_expr *e, const tl_expr *p, tl_expr *const *slot) {
   if (e->op == TL_OP_LOOP) return true;
   if (p && p->op == TL_OP_IF && slot == &p->kid[2]) return true;
   return (tl_ops[e->op].flags & TL_F_CONTROL) && e->op != TL_OP_BLOCK && e->op != TL_OP_IF;
@@ -211,13 +231,6 @@ static uint64_t imm_hash(const tl_expr *e) {
   }
 }
 
-static void pre_walk(tl_walk *w, tl_expr **slot) {
-  lcse *c = w->ctx;
-  if (nonlinear_pre(w, slot)) clear_region(c);
-  uint32_t mark = (uint32_t)c->subs.n;
-  TL_VEC_PUSH(&c->marks, uint32_t, mark);
-}
-
 /* Finds or inserts (hash -> record r); returns the record already there, or -1. */
 static int32_t lookup(lcse *c, uint64_t hash, uint32_t r, tl_expr *e) {
   tl_vec *t = &c->table;
@@ -233,7 +246,7 @@ static int32_t lookup(lcse *c, uint64_t hash, uint32_t r, tl_expr *e) {
         while (neu[j].epoch == c->epoch) j = (j + 1) & (cap - 1);
         neu[j] = old[i];
       }
-    free(old);
+    if (old != c->table0) free(old);
     t->p = neu, t->n = t->cap = cap;
   }
   slotent *tab = t->p;
@@ -248,23 +261,27 @@ static int32_t lookup(lcse *c, uint64_t hash, uint32_t r, tl_expr *e) {
   return -1;
 }
 
-static void post_scan(tl_walk *w, tl_expr **slot) {
-  lcse *c = w->ctx;
+/* After node *slot, whose kids' summaries are subs[mark..]. A node that
+ * cannot be part of a candidate (bad) needs no hash: its parent is bad too. */
+static inline __attribute__((always_inline)) void post_scan(lcse *c, tl_expr **slot, uint32_t mark) {
   tl_expr *e = *slot;
-  uint32_t mark = TL_VEC_AT(&c->marks, uint32_t, --c->marks.n);
-  sub s = {mix(e->op, e->type), 1, tl_ops[e->op].flags, -1, false};
-  s.hash = mix(s.hash, imm_hash(e));
-  for (size_t i = mark; i < c->subs.n; i++) {
-    sub *k = &TL_VEC_AT(&c->subs, sub, i);
-    s.hash = mix(s.hash, k->hash), s.size += k->size, s.flags |= k->flags, s.bad |= k->bad;
+  uint32_t fl = tl_ops[e->op].flags;
+  sub s = {0, 1, fl, -1, false};
+  s.bad = (fl & NOT_PURE) || e->op == TL_OP_RETURN || e->op == TL_OP_TUPLE_MAKE ||
+          e->op == TL_OP_TUPLE_EXTRACT || e->op == TL_OP_DROP || !tl_type_is_concrete(e->type) ||
+          tl_type_is_tuple(e->type);
+  for (size_t i = mark; i < c->subs.n && !s.bad; i++) s.bad = TL_VEC_AT(&c->subs, sub, i).bad;
+  if (!s.bad) {
+    s.hash = mix(mix(e->op, e->type), imm_hash(e));
+    for (size_t i = mark; i < c->subs.n; i++) {
+      sub *k = &TL_VEC_AT(&c->subs, sub, i);
+      s.hash = mix(s.hash, k->hash), s.size += k->size, s.flags |= k->flags;
+    }
   }
-  if ((tl_ops[e->op].flags & NOT_PURE) || e->op == TL_OP_RETURN || e->op == TL_OP_TUPLE_MAKE ||
-      e->op == TL_OP_TUPLE_EXTRACT || e->op == TL_OP_DROP || !tl_type_is_concrete(e->type) ||
-      tl_type_is_tuple(e->type))
-    s.bad = true;
   if (!s.bad && s.size >= c->min_size && e->op != TL_OP_LOCAL_GET) {
     uint32_t r = (uint32_t)c->recs.n;
-    TL_VEC_PUSH(&c->recs, rec, ((rec){slot, -1, 0, s.flags}));
+    if (c->recs.n == c->recs.cap) room(&c->recs, sizeof(rec), c->inl_recs);
+    TL_VEC_AT(&c->recs, rec, c->recs.n++) = (rec){slot, -1, 0, s.flags};
     int32_t o = lookup(c, s.hash, r, e);
     if (o >= 0) {
       rec *rr = &TL_VEC_AT(&c->recs, rec, r);
@@ -281,7 +298,8 @@ static void post_scan(tl_walk *w, tl_expr **slot) {
     s.rec = (int32_t)r;
   }
   c->subs.n = mark;
-  TL_VEC_PUSH(&c->subs, sub, s);
+  if (c->subs.n == c->subs.cap) room(&c->subs, sizeof(sub), c->inl_subs);
+  TL_VEC_AT(&c->subs, sub, c->subs.n++) = s;
   if (nonlinear_post(e)) clear_region(c);
 }
 
@@ -315,12 +333,7 @@ static bool invalidates(lcse *c, const tl_expr *x, uint32_t o) {
   return false;
 }
 
-static void pre_check(tl_walk *w, tl_expr **slot) {
-  if (nonlinear_pre(w, slot)) clear_region(w->ctx);
-}
-
-static void post_check(tl_walk *w, tl_expr **slot) {
-  lcse *c = w->ctx;
+static void post_check(lcse *c, tl_expr **slot) {
   tl_expr *e = *slot;
   if (tl_ops[e->op].flags & NOT_PURE) {
     for (size_t i = 0; i < c->active.n;) {
@@ -344,16 +357,62 @@ static void post_check(tl_walk *w, tl_expr **slot) {
   if (nonlinear_post(e)) clear_region(c);
 }
 
+/* The scan (check: false) or check walk over the body: at each node the
+ * region cut before it, its kids (NULL ones skipped) in order, then its
+ * post. Neither changes the tree. A leaf gets no frame; a frame keeps
+ * subs.n at the node's entry (its kids' summaries start there). */
+typedef struct { tl_expr **slot; uint32_t next, mark; } wframe;
+
+static inline __attribute__((always_inline)) void walk(lcse *c, tl_expr **root, bool check) {
+  tl_vec *st = &c->frames;
+  tl_expr **slot = root, *p = NULL;
+  st->n = 0;
+  for (;;) {
+    tl_expr *e = *slot;
+    if (nonlinear_pre(e, p, slot)) clear_region(c);
+    if (e->nkid) {
+      if (st->n == st->cap) room(st, sizeof(wframe), c->inl_frames);
+      TL_VEC_AT(st, wframe, st->n++) = (wframe){slot, 0, (uint32_t)c->subs.n};
+    } else if (check) {
+      post_check(c, slot);
+    } else {
+      post_scan(c, slot, (uint32_t)c->subs.n);
+    }
+    /* the next kid of the innermost open node, closing finished ones */
+    for (slot = NULL; st->n && !slot;) {
+      wframe *fr = &TL_VEC_AT(st, wframe, st->n - 1);
+      p = *fr->slot;
+      while (fr->next < p->nkid && !p->kid[fr->next]) fr->next++;
+      if (fr->next < p->nkid) {
+        slot = &p->kid[fr->next++];
+        break;
+      }
+      st->n--;
+      if (check) post_check(c, fr->slot);
+      else post_scan(c, fr->slot, fr->mark);
+    }
+    if (!slot) return;
+  }
+}
+static void scan_walk(lcse *c, tl_expr **root) { walk(c, root, false); }
+static void check_walk(lcse *c, tl_expr **root) { walk(c, root, true); }
+
 static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
   lcse c = {.m = ctx->m, .f = f, .min_size = 2, .epoch = 1};
-  tl_walk w = {.m = ctx->m, .f = f, .ctx = &c, .pre = pre_walk, .post = post_scan};
-  tl_walk_run(&w, &f->body);
+  slotent tab0[64] = {{0}}; /* the first table: no allocation for small functions */
+  c.table.p = tab0, c.table.n = c.table.cap = 64, c.table0 = tab0;
+  /* the first vectors on the stack too */
+  wframe frames0[64];
+  sub subs0[64];
+  rec recs0[64];
+  c.frames = (tl_vec){frames0, 0, 64}, c.subs = (tl_vec){subs0, 0, 64}, c.recs = (tl_vec){recs0, 0, 64};
+  c.inl_frames = frames0, c.inl_subs = subs0, c.inl_recs = recs0;
+  scan_walk(&c, &f->body);
   bool any = false;
   for (size_t i = 0; i < c.recs.n && !any; i++) any = TL_VEC_AT(&c.recs, rec, i).requests > 0;
   if (any) {
     clear_region(&c);
-    w = (tl_walk){.m = ctx->m, .f = f, .ctx = &c, .pre = pre_check, .post = post_check};
-    tl_walk_run(&w, &f->body);
+    check_walk(&c, &f->body);
     /* Repeats first: they may sit inside an original, whose slot stays put. */
     uint32_t *local = tl_scratch_calloc(c.recs.n ? c.recs.n : 1, sizeof(uint32_t));
     if (local) {
@@ -379,15 +438,15 @@ static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
       any = false;
     }
   }
-  tl_vec_free(&c.recs), tl_vec_free(&c.subs), tl_vec_free(&c.marks);
-  free(c.table.p);
+  unroom(&c.recs, recs0), unroom(&c.subs, subs0), unroom(&c.frames, frames0);
+  if (c.table.p != c.table0) free(c.table.p);
   tl_vec_free(&c.active), tl_vec_free(&c.reads);
   return any;
 }
 
 tl_status tl_pass_local_cse(tl_pass_ctx *ctx, tl_func *f) {
   cse_ctx c = {ctx->m, f, {0}, {0}, {0}, false, 0, false};
-  tl_walk_post(ctx->m, f, &f->body, visit, &c);
+  tl_walk_post_only(ctx->m, f, &f->body, visit, &c, TL_F_CONTROL); /* blocks and loops */
   tl_vec_free(&c.st), tl_vec_free(&c.frames), tl_vec_free(&c.reads);
   if (c.changed) tl_func_refinalize(ctx->m, f);
   phase2(ctx, f); /* tee/get of the value's own type: no types change */
