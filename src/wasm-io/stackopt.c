@@ -8,13 +8,16 @@
  * get (or becomes a tee when some other get can read the set: per pair,
  * as Binaryen's local2Stack, by a bounded walk of the control flow); nops go. Branch
  * depths are re-encoded. With label names (-g) constructs stay as written. Linear in the body size; a body it cannot model is left as
- * written. Assumes the body is the writer's own valid output. */
+ * written. Assumes the body is the writer's own valid output. Decoding
+ * notes what the later steps will find (dead code, blocks nothing branches
+ * to, unreachables), so a step with nothing to do is skipped; the arrays
+ * live in a wr_so scratch reused from function to function. */
 #include "writer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { DEAD = 1, TEE = 2 };
+enum { DEAD = 1, TEE = 2, GONE = 4 };   /* GONE: the end of a removed block */
 #define NO_ID UINT32_MAX   /* the function's own label; also "none" */
 #define NUL UINT32_MAX     /* an ordinary value on the modelled stack */
 
@@ -24,25 +27,54 @@ typedef struct {
   uint8_t flags;        /* DEAD, TEE */
   uint32_t pop, push;   /* values taken and left (begin of a construct: 0, 0) */
   uint32_t a;           /* local index; construct begin: its end; end/else: its begin */
-  uint32_t t, nt;       /* branches: targets[t .. t+nt), construct ids (NO_ID: function) */
+  uint32_t t, nt;       /* branches: targets[t .. t+nt), construct ids (NO_ID: function);
+                           an if: its else (0: none) */
   uint32_t res;         /* construct begin: its result count */
-  uint32_t nbr;         /* construct begin: branches to it; when encoding, its depth slot */
+  uint32_t nbr;         /* construct begin: live branches to it; when encoding, its depth slot */
 } ins;
 
-typedef struct {
-  wr *w;
-  const uint8_t *p, *end, *start;
+/* Scratch kept from one function to the next (one per writer or worker). */
+struct wr_so {
   tl_vec ins;           /* ins */
   tl_vec targets;       /* uint32_t */
   tl_vec open;          /* uint32_t: construct begins */
+  tl_vec vals, nulls, bases, work, st, cut;   /* the steps' stacks */
+  uint32_t *loc;        /* 4 x nloc: per local gets, last, cand, lastget */
+  size_t nloc;
+  uint32_t *seen;       /* nseen: sole_reader's stamps */
+  size_t nseen;
+  uint32_t stamp;
+  tl_buf out;           /* the encoded body, swapped with the input */
+};
+
+typedef struct {
+  wr *w;
+  wr_so *x;
+  const uint8_t *p, *end, *start;
   uint32_t nres;        /* the function's result count */
-  uint32_t nlocal;      /* 1 + the highest local index used */
+  uint32_t nlocal;      /* the function's locals (params included) */
+  uint32_t *gets;       /* per local: live local.gets of it */
+  size_t npush;         /* values pushed by all instructions, set values included */
+  bool need_dce;        /* an instruction other than end/else follows one that does not fall through */
+  bool unbranched;      /* a block or loop nothing branches to */
+  bool unreach;         /* an unreachable */
 } so;
 
-#define I(s, k) (&TL_VEC_AT(&(s)->ins, ins, (k)))
+#define I(s, k) (&TL_VEC_AT(&(s)->x->ins, ins, (k)))
 
 /* ---- decoding ------------------------------------------------------------------- */
+/* One-byte opcodes: op + 1, 0 for none (as tl_op_decode, inline). */
+static const uint16_t byte_op[256 + TL_NOPS] = {
+#define OP(id, text, pfx, code, ...) [(pfx) == 0 ? (code) : 256 + TL_OP_##id] = TL_OP_##id + 1,
+#include "../ir/opcodes.def"
+#undef OP
+};
+
 static bool rd_u32(so *s, uint32_t *v) {
+  if (s->p < s->end && *s->p < 0x80) {
+    *v = *s->p++;
+    return true;
+  }
   size_t n = tl_leb_read_u32(s->p, s->end, v);
   s->p += n;
   return n;
@@ -90,10 +122,17 @@ static bool blocktype(so *s, uint32_t *res) {
 /* A branch depth as a construct id; its value count in *k. */
 static bool target(so *s, uint32_t *k) {
   uint32_t d, id;
-  if (!rd_u32(s, &d) || d > s->open.n) return false;
-  id = d == s->open.n ? NO_ID : TL_VEC_AT(&s->open, uint32_t, s->open.n - 1 - d);
-  TL_VEC_PUSH(&s->targets, uint32_t, id);
-  *k = id == NO_ID ? s->nres : I(s, id)->op == TL_OP_LOOP ? 0 : I(s, id)->res;
+  tl_vec *open = &s->x->open;
+  if (!rd_u32(s, &d) || d > open->n) return false;
+  id = d == open->n ? NO_ID : TL_VEC_AT(open, uint32_t, open->n - 1 - d);
+  TL_VEC_PUSH(&s->x->targets, uint32_t, id);
+  if (id == NO_ID) {
+    *k = s->nres;
+    return true;
+  }
+  ins *c = I(s, id);
+  c->nbr++;
+  *k = c->op == TL_OP_LOOP ? 0 : c->res;
   return true;
 }
 
@@ -137,44 +176,50 @@ static bool skip_imm(so *s, int op) {
 static bool decode_one(so *s, ins *x) {
   uint8_t b = *s->p++;
   uint32_t code = b, k = 0, n;
-  uint8_t pfx = 0;
+  int op;
   if (b == 0xFC || b == 0xFD || b == 0xFE) {
-    pfx = b;
     if (!rd_u32(s, &code)) return false;
+    op = tl_op_decode(b, code);
+  } else {
+    op = byte_op[b] - 1;
   }
-  int op = tl_op_decode(pfx, code);
   if (op < 0) return false;
   x->op = (uint16_t)op;
-  uint32_t here = (uint32_t)s->ins.n;
+  tl_vec *open = &s->x->open;
+  uint32_t here = (uint32_t)s->x->ins.n;
   const tl_opinfo *oi = &tl_ops[op];
   switch (op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF:
     if (!blocktype(s, &x->res)) return false;
     x->pop = op == TL_OP_IF;
-    TL_VEC_PUSH(&s->open, uint32_t, here);
+    TL_VEC_PUSH(open, uint32_t, here);
     return true;
   case TL_OP_ELSE:
-    if (!s->open.n) return false;
-    x->a = TL_VEC_AT(&s->open, uint32_t, s->open.n - 1);
+    if (!open->n) return false;
+    x->a = TL_VEC_AT(open, uint32_t, open->n - 1);
+    I(s, x->a)->t = here;
     return true;
-  case TL_OP_END:
-    if (!s->open.n) {
+  case TL_OP_END: {
+    if (!open->n) {
       x->a = NO_ID;
       return s->p == s->end;   /* the function's end is the last byte */
     }
-    x->a = TL_VEC_AT(&s->open, uint32_t, --s->open.n);
-    x->push = I(s, x->a)->res;
-    I(s, x->a)->a = here;
+    x->a = TL_VEC_AT(open, uint32_t, --open->n);
+    ins *c = I(s, x->a);
+    x->push = c->res;
+    c->a = here;
+    if ((c->op == TL_OP_BLOCK || c->op == TL_OP_LOOP) && !c->nbr) s->unbranched = true;
     return true;
+  }
   case TL_OP_BR: case TL_OP_BR_IF:
-    x->t = (uint32_t)s->targets.n, x->nt = 1;
+    x->t = (uint32_t)s->x->targets.n, x->nt = 1;
     if (!target(s, &k)) return false;
     x->pop = k + (op == TL_OP_BR_IF);
     x->push = op == TL_OP_BR_IF ? k : 0;
     return true;
   case TL_OP_BR_TABLE:
     if (!rd_u32(s, &n) || n > (size_t)(s->end - s->p)) return false;
-    x->t = (uint32_t)s->targets.n, x->nt = n + 1;
+    x->t = (uint32_t)s->x->targets.n, x->nt = n + 1;
     for (uint32_t i = 0; i <= n; i++)
       if (!target(s, &k)) return false;
     x->pop = k + 1;
@@ -183,8 +228,8 @@ static bool decode_one(so *s, ins *x) {
   case TL_OP_CALL: case TL_OP_RETURN_CALL: return calltype(s, x, false);
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: return calltype(s, x, true);
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
-    if (!rd_u32(s, &x->a)) return false;
-    if (x->a >= s->nlocal) s->nlocal = x->a + 1;
+    if (!rd_u32(s, &x->a) || x->a >= s->nlocal) return false;
+    if (op == TL_OP_LOCAL_GET) s->gets[x->a]++;
     x->pop = op != TL_OP_LOCAL_GET;
     x->push = op != TL_OP_LOCAL_SET;
     return true;
@@ -205,24 +250,45 @@ static bool decode_one(so *s, ins *x) {
 }
 
 static bool decode(so *s) {
+  tl_vec *v = &s->x->ins;
+  bool nr = false;   /* the last instruction (nops aside) does not fall through */
   while (s->p < s->end) {
-    ins x = {0};
-    x.off = (uint32_t)(s->p - s->start);
-    if (!decode_one(s, &x)) return false;
-    x.len = (uint32_t)(s->p - s->start) - x.off;
-    if (x.op == TL_OP_NOP) x.flags = DEAD;
-    TL_VEC_PUSH(&s->ins, ins, x);
+    if (v->n >= v->cap) tl_vec_grow(v, sizeof(ins), v->n + 1);
+    ins *x = &TL_VEC_AT(v, ins, v->n);
+    memset(x, 0, sizeof *x);
+    x->off = (uint32_t)(s->p - s->start);
+    if (!decode_one(s, x)) return false;
+    x->len = (uint32_t)(s->p - s->start) - x->off;
+    if (x->op == TL_OP_NOP) {
+      x->flags = DEAD;
+    } else {
+      if (nr && x->op != TL_OP_END && x->op != TL_OP_ELSE) s->need_dce = true;
+      nr = tl_ops[x->op].flags & TL_F_NORETURN;
+      s->unreach |= x->op == TL_OP_UNREACHABLE;
+      s->npush += x->push + (x->op == TL_OP_LOCAL_SET);
+    }
+    v->n++;
   }
-  return s->open.n == 0 && s->ins.n && I(s, s->ins.n - 1)->op == TL_OP_END;
+  return s->x->open.n == 0 && v->n && I(s, v->n - 1)->op == TL_OP_END;
 }
 
 /* ---- dead code -------------------------------------------------------------------- */
+/* x goes: the counts of live branches and gets forget it. */
+static void kill(so *s, ins *x) {
+  x->flags |= DEAD;
+  for (uint32_t j = 0; j < x->nt; j++) {
+    uint32_t t = TL_VEC_AT(&s->x->targets, uint32_t, x->t + j);
+    if (t != NO_ID) I(s, t)->nbr--;
+  }
+  if (x->op == TL_OP_LOCAL_GET) s->gets[x->a]--;
+}
+
 /* After an instruction that does not fall through, everything up to the
  * end or else of the same construct is unreachable. */
 static void dce(so *s) {
   uint32_t depth = 0;
   bool off = false;
-  for (size_t i = 0; i < s->ins.n; i++) {
+  for (size_t i = 0; i < s->x->ins.n; i++) {
     ins *x = I(s, i);
     if (x->flags & DEAD) continue;
     if (!off) {
@@ -235,29 +301,31 @@ static void dce(so *s) {
     }
     if (tl_ops[x->op].flags & TL_F_CONTROL) depth++;
     else if (x->op == TL_OP_END) depth--;
-    x->flags |= DEAD;
+    kill(s, x);
   }
 }
 
 /* ---- unneeded blocks ---------------------------------------------------------------- */
 /* A block or loop no branch targets is its contents: nothing can leave it
- * early, and its contents may use the enclosing stack as they like. */
-static void remove_blocks(so *s) {
-  for (size_t i = 0; i < s->ins.n; i++) {
+ * early, and its contents may use the enclosing stack as they like. True
+ * when dce() has work again: a removed end that followed an instruction
+ * which does not fall through (what comes after the end is dead now). */
+static bool remove_blocks(so *s) {
+  bool nr = false, again = false;
+  for (size_t i = 0; i < s->x->ins.n; i++) {
     ins *x = I(s, i);
-    if (x->flags & DEAD) continue;
-    for (uint32_t j = 0; j < x->nt; j++) {
-      uint32_t t = TL_VEC_AT(&s->targets, uint32_t, x->t + j);
-      if (t != NO_ID) I(s, t)->nbr++;
+    if (x->flags & DEAD) {
+      again |= (x->flags & GONE) && nr;
+      continue;
     }
-  }
-  for (size_t i = 0; i < s->ins.n; i++) {
-    ins *x = I(s, i);
-    if ((x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP) && !x->nbr && !(x->flags & DEAD)) {
+    if ((x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP) && !x->nbr) {
       x->flags |= DEAD;
-      I(s, x->a)->flags |= DEAD;
+      I(s, x->a)->flags |= DEAD | GONE;
+      continue;
     }
+    nr = tl_ops[x->op].flags & TL_F_NORETURN;
   }
+  return again;
 }
 
 /* ---- unneeded unreachables ------------------------------------------------------------ */
@@ -274,22 +342,13 @@ typedef struct {
 } uframe;
 
 static void drop_unreachables(so *s) {
-  uint32_t *nbr = calloc(s->ins.n, sizeof *nbr);
-  tl_vec st = {0}, cut = {0};   /* uframe; uint32_t: unreachables to drop */
-  if (!nbr) return;
-  for (size_t i = 0; i < s->ins.n; i++) {
-    ins *x = I(s, i);
-    if (x->flags & DEAD) continue;
-    for (uint32_t j = 0; j < x->nt; j++) {
-      uint32_t t = TL_VEC_AT(&s->targets, uint32_t, x->t + j);
-      if (t != NO_ID) nbr[t]++;
-    }
-  }
+  tl_vec *st = &s->x->st, *cut = &s->x->cut;   /* uframe; uint32_t: unreachables to drop */
+  st->n = cut->n = 0;
   uint32_t h = 0;
   bool live = true, ok = true;
-  for (uint32_t i = 0; ok && i < s->ins.n; i++) {
+  for (uint32_t i = 0; ok && i < s->x->ins.n; i++) {
     ins *x = I(s, i);
-    uframe *top = st.n ? &TL_VEC_AT(&st, uframe, st.n - 1) : NULL;
+    uframe *top = st->n ? &TL_VEC_AT(st, uframe, st->n - 1) : NULL;
     uint32_t base = top ? top->base : 0, res = top ? top->res : s->nres;
     if (x->flags & DEAD) continue;
     switch (x->op) {
@@ -297,7 +356,7 @@ static void drop_unreachables(so *s) {
       if (h - base < x->pop) ok = false;
       h -= x->pop;
       uframe fr = {i, h, x->res, live, false, false};
-      TL_VEC_PUSH(&st, uframe, fr);
+      TL_VEC_PUSH(st, uframe, fr);
       break;
     }
     case TL_OP_ELSE:
@@ -311,12 +370,12 @@ static void drop_unreachables(so *s) {
       if (x->a == NO_ID) break;
       if (!top) { ok = false; break; }
       top->fall |= live || (I(s, top->id)->op == TL_OP_IF && !top->has_else && top->live_in);
-      live = top->fall || (I(s, top->id)->op != TL_OP_LOOP && nbr[top->id]);
+      live = top->fall || (I(s, top->id)->op != TL_OP_LOOP && I(s, top->id)->nbr);
       h = base + x->push;
-      st.n--;
+      st->n--;
       break;
     case TL_OP_UNREACHABLE:
-      if (!live && h == base && res == 0) TL_VEC_PUSH(&cut, uint32_t, i);
+      if (!live && h == base && res == 0) TL_VEC_PUSH(cut, uint32_t, i);
       live = false;
       break;
     default:
@@ -326,10 +385,7 @@ static void drop_unreachables(so *s) {
       break;
     }
   }
-  for (size_t k = 0; ok && k < cut.n; k++) I(s, TL_VEC_AT(&cut, uint32_t, k))->flags |= DEAD;
-  free(nbr);
-  tl_vec_free(&st);
-  tl_vec_free(&cut);
+  for (size_t k = 0; ok && k < cut->n; k++) I(s, TL_VEC_AT(cut, uint32_t, k))->flags |= DEAD;
 }
 
 /* ---- local.set/local.get pairs -------------------------------------------------------- */
@@ -365,10 +421,14 @@ static bool consume(model *md, uint32_t k) {
   return true;
 }
 
+/* (local2stack reserves room for every value the body pushes) */
 static void push_values(model *md, uint32_t k) {
+  if (md->vals.n + k > md->vals.cap) tl_vec_grow(&md->vals, sizeof(uint32_t), md->vals.n + k);
+  if (md->nulls.n + k > md->nulls.cap) tl_vec_grow(&md->nulls, sizeof(uint32_t), md->nulls.n + k);
+  uint32_t *v = md->vals.p, *u = md->nulls.p;
   while (k--) {
-    TL_VEC_PUSH(&md->nulls, uint32_t, (uint32_t)md->vals.n);
-    TL_VEC_PUSH(&md->vals, uint32_t, NUL);
+    u[md->nulls.n++] = (uint32_t)md->vals.n;
+    v[md->vals.n++] = NUL;
   }
 }
 
@@ -386,7 +446,7 @@ static bool sole_reader(so *s, uint32_t from, uint32_t g, uint32_t *seen, uint32
   while (work->n) {
     uint32_t i = TL_VEC_AT(work, uint32_t, --work->n);
     for (;;) {
-      if (i >= s->ins.n || seen[i] == stamp) break;
+      if (i >= s->x->ins.n || seen[i] == stamp) break;
       if (!*budget) return false;
       --*budget;
       seen[i] = stamp;
@@ -403,12 +463,12 @@ static bool sole_reader(so *s, uint32_t from, uint32_t g, uint32_t *seen, uint32
         break;
       }
       for (uint32_t j = 0; j < y->nt; j++) {
-        uint32_t t = TL_VEC_AT(&s->targets, uint32_t, y->t + j);
+        uint32_t t = TL_VEC_AT(&s->x->targets, uint32_t, y->t + j);
         if (t == NO_ID) continue;
         TL_VEC_PUSH(work, uint32_t, I(s, t)->op == TL_OP_LOOP ? t + 1 : I(s, t)->a);
       }
       if (op == TL_OP_IF) {
-        uint32_t e = y->nbr;   /* its else (set by local2stack), or 0 */
+        uint32_t e = y->t;   /* its else, or 0 */
         TL_VEC_PUSH(work, uint32_t, e ? e + 1 : y->a);
       } else if (op == TL_OP_ELSE) {
         i = I(s, y->a)->a;
@@ -424,36 +484,41 @@ static bool sole_reader(so *s, uint32_t from, uint32_t g, uint32_t *seen, uint32
   return true;
 }
 
+/* Makes room for n locals' four arrays and for the stamps of n2
+ * instructions (zeroed when they move); false when out of memory. */
+static bool reserve(wr_so *x, size_t n, size_t n2) {
+  if (n > x->nloc) {
+    uint32_t *p = tl_scratch_realloc(x->loc, 4 * n, sizeof *p);
+    if (!p) return false;
+    x->loc = p, x->nloc = n;
+  }
+  if (n2 > x->nseen) {
+    uint32_t *p = tl_scratch_realloc(x->seen, n2, sizeof *p);
+    if (!p) return false;
+    memset(p, 0, n2 * sizeof *p);
+    x->seen = p, x->nseen = n2, x->stamp = 0;
+  }
+  return true;
+}
+
 /* False when the body cannot be modelled, or out of memory: the body is
- * then written as it is (valid, only less optimized). */
+ * then written as it is (valid, only less optimized). s->gets holds the
+ * live gets of each local (decode counts them, dce forgets dead ones); an
+ * if's else is in its t. */
 static bool local2stack(so *s) {
-  uint32_t n = s->nlocal;
-  uint32_t *gets = tl_scratch_calloc(n, sizeof *gets), *last = tl_scratch_realloc(NULL, n, sizeof *last),
-           *cand = tl_scratch_realloc(NULL, n, sizeof *cand),
-           *lastget = tl_scratch_realloc(NULL, n, sizeof *lastget);
-  if (!gets || !last || !cand || !lastget) {
-    free(gets);
-    free(last);
-    free(cand);
-    free(lastget);
-    return false;
-  }
-  for (uint32_t l = 0; l < n; l++) last[l] = cand[l] = NO_ID;
-  for (size_t i = 0; i < s->ins.n; i++)
-    if (I(s, i)->op == TL_OP_LOCAL_GET && !(I(s, i)->flags & DEAD)) gets[I(s, i)->a]++;
-  /* per pair: an if's else index in its nbr (remove_blocks counted only
-   * branches to blocks and loops there), the last get of each local so far */
-  uint32_t *seen = NULL, stamp = 0,
-           budget = (uint32_t)(s->ins.n < (1u << 20) ? 16 * s->ins.n + 4096 : 16u << 20);
-  tl_vec work = {0};
-  for (uint32_t l = 0; l < n; l++) lastget[l] = NO_ID;
-  for (size_t i = 0; i < s->ins.n; i++) {
-    if (I(s, i)->op == TL_OP_IF) I(s, i)->nbr = 0;
-    else if (I(s, i)->op == TL_OP_ELSE) I(s, I(s, i)->a)->nbr = (uint32_t)i;
-  }
-  model md = {{0}, {0}, {0}, 0};
+  uint32_t n = s->nlocal, *gets = s->gets, *last = gets + n, *cand = last + n, *lastget = cand + n;
+  size_t ni = s->x->ins.n;
+  for (uint32_t l = 0; l < n; l++) last[l] = cand[l] = lastget[l] = NO_ID;
+  /* per pair: the last get of each local so far */
+  uint32_t *seen = NULL, stamp = s->x->stamp,
+           budget = (uint32_t)(ni < (1u << 20) ? 16 * ni + 4096 : 16u << 20);
+  tl_vec work = s->x->work;
+  model md = {s->x->vals, s->x->nulls, s->x->bases, 0};
+  md.vals.n = md.nulls.n = md.bases.n = work.n = 0;
+  if (md.vals.cap < s->npush) tl_vec_grow(&md.vals, sizeof(uint32_t), s->npush);
+  if (md.nulls.cap < s->npush) tl_vec_grow(&md.nulls, sizeof(uint32_t), s->npush);
   bool ok = true;
-  for (uint32_t i = 0; ok && i < s->ins.n; i++) {
+  for (uint32_t i = 0; ok && i < ni; i++) {
     ins *x = I(s, i);
     if (x->flags & DEAD) continue;
     switch (x->op) {
@@ -488,9 +553,16 @@ static bool local2stack(so *s) {
         ins *set = I(s, si);
         bool only = gets[x->a] == 1;
         if (!only && (lastget[x->a] == NO_ID || lastget[x->a] < si)) {
-          if (!seen && !(seen = tl_scratch_calloc(s->ins.n, sizeof *seen))) {
-            ok = false;
-            break;
+          if (!seen) {
+            if (!reserve(s->x, 0, ni)) {
+              ok = false;
+              break;
+            }
+            seen = s->x->seen;
+          }
+          if (stamp == UINT32_MAX) {   /* stamps wrap: start afresh */
+            memset(seen, 0, s->x->nseen * sizeof *seen);
+            stamp = 0;
           }
           only = sole_reader(s, si, i, seen, ++stamp, &work, &budget);
         }
@@ -512,71 +584,92 @@ static bool local2stack(so *s) {
       break;
     }
   }
-  free(gets);
-  free(last);
-  free(cand);
-  free(lastget);
-  free(seen);
-  tl_vec_free(&work);
-  tl_vec_free(&md.vals);
-  tl_vec_free(&md.nulls);
-  tl_vec_free(&md.bases);
+  s->x->stamp = stamp;
+  s->x->work = work;
+  s->x->vals = md.vals;
+  s->x->nulls = md.nulls;
+  s->x->bases = md.bases;
   return ok;
 }
 
 /* ---- encoding ---------------------------------------------------------------------- */
-static void encode(so *s, tl_buf *out) {
-  tl_vec open = {0};       /* uint32_t: kept construct begins */
-  for (size_t i = 0; i < s->ins.n; i++) {
+/* Into s->x->out. Runs of instructions kept as they are (most of them) are
+ * copied at once. */
+static void encode(so *s) {
+  tl_buf *out = &s->x->out;
+  tl_vec *open = &s->x->open;   /* uint32_t: kept construct begins (empty after decode) */
+  uint32_t from = 0, to = 0;    /* a run of bytes to copy */
+  out->n = open->n = 0;
+  if (out->cap < (size_t)(s->end - s->start)) tl_buf_grow(out, (size_t)(s->end - s->start));
+  for (size_t i = 0; i < s->x->ins.n; i++) {
     ins *x = I(s, i);
     if (x->flags & DEAD) continue;
     const uint8_t *b = s->start + x->off;
+    if (!x->nt && !(x->flags & TEE)) {
+      if (x->off != to) {
+        tl_buf_put(out, s->start + from, to - from);
+        from = x->off;
+      }
+      to = x->off + x->len;
+      if (tl_ops[x->op].flags & TL_F_CONTROL) {
+        x->nbr = (uint32_t)open->n;   /* from here on: its position in open */
+        TL_VEC_PUSH(open, uint32_t, (uint32_t)i);
+      } else if (x->op == TL_OP_END && x->a != NO_ID) {
+        open->n--;
+      }
+      continue;
+    }
+    tl_buf_put(out, s->start + from, to - from);
+    from = to = x->off + x->len;
     if (x->nt) {
       tl_buf_byte(out, b[0]);
       if (x->op == TL_OP_BR_TABLE) wr_u32(out, x->nt - 1);
       for (uint32_t j = 0; j < x->nt; j++) {
-        uint32_t t = TL_VEC_AT(&s->targets, uint32_t, x->t + j), d = (uint32_t)open.n;
-        if (t != NO_ID) d = (uint32_t)open.n - 1 - I(s, t)->nbr;
+        uint32_t t = TL_VEC_AT(&s->x->targets, uint32_t, x->t + j), d = (uint32_t)open->n;
+        if (t != NO_ID) d = (uint32_t)open->n - 1 - I(s, t)->nbr;
         wr_u32(out, d);
       }
-      continue;
-    }
-    if (x->flags & TEE) {
+    } else {
       tl_buf_byte(out, 0x22);
       tl_buf_put(out, b + 1, x->len - 1);
-      continue;
-    }
-    tl_buf_put(out, b, x->len);
-    if (tl_ops[x->op].flags & TL_F_CONTROL) {
-      x->nbr = (uint32_t)open.n;   /* from here on: its position in open */
-      TL_VEC_PUSH(&open, uint32_t, (uint32_t)i);
-    } else if (x->op == TL_OP_END && x->a != NO_ID) {
-      open.n--;
     }
   }
-  tl_vec_free(&open);
+  tl_buf_put(out, s->start + from, to - from);
+}
+
+void wr_so_free(wr_so *x) {
+  if (!x) return;
+  tl_vec *v[] = {&x->ins, &x->targets, &x->open, &x->vals, &x->nulls, &x->bases, &x->work, &x->st, &x->cut};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
+  free(x->loc);
+  free(x->seen);
+  tl_buf_free(&x->out);
+  free(x);
 }
 
 tl_status wr_stack_opt(wr *w, tl_buf *body) {
-  so s = {w, body->p, body->p + body->n, body->p, {0}, {0}, {0}, 0, 0};
+  if (!w->so && !(w->so = tl_scratch_calloc(1, sizeof *w->so))) return TL_OK;   /* left as written */
+  wr_so *x = w->so;
+  so s = {.w = w, .x = x, .p = body->p, .end = body->p + body->n, .start = body->p};
   s.nres = tl_type_arity(w->m, tl_func_type(w->m, w->f)->results);
+  s.nlocal = w->base[w->f->nlocal] + (uint32_t)w->stypes.n;
+  x->ins.n = x->targets.n = x->open.n = 0;
+  if (x->ins.cap < body->n / 2) tl_vec_grow(&x->ins, sizeof(ins), body->n / 2);
+  if (!reserve(x, s.nlocal, 0)) return TL_OK;
+  s.gets = x->loc;
+  memset(s.gets, 0, s.nlocal * sizeof *s.gets);
   bool ok = decode(&s);
   if (ok && !w->opt->debug_names) {   /* label names count the constructs as written */
-    dce(&s);
-    remove_blocks(&s);
-    dce(&s);
-    drop_unreachables(&s);
+    if (s.need_dce) dce(&s);
+    if ((s.need_dce || s.unbranched) && remove_blocks(&s)) dce(&s);
+    if (s.unreach) drop_unreachables(&s);
   }
   if (ok) ok = local2stack(&s);
   if (ok) {
-    tl_buf out = {0};
-    encode(&s, &out);
+    encode(&s);
     tl_buf t = *body;
-    *body = out;
-    tl_buf_free(&t);
+    *body = x->out;
+    x->out = t;
   }
-  tl_vec_free(&s.ins);
-  tl_vec_free(&s.targets);
-  tl_vec_free(&s.open);
   return TL_OK;
 }

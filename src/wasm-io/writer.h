@@ -13,6 +13,7 @@
 #endif
 
 typedef struct { uint32_t func, index; const char *name; } wr_lname;
+typedef struct wr_so wr_so;   /* stackopt.c's scratch, kept across functions */
 
 typedef struct {
   tl_module *m;
@@ -48,6 +49,7 @@ typedef struct {
   /* a worker's copy while bodies are encoded in parallel (writer_code.c) */
   bool frozen;           /* no block types may be added: set need_serial instead */
   bool need_serial;      /* this function needs a new block type: redo serially */
+  wr_so *so;             /* stackopt.c's scratch, or NULL; wr_free frees it */
 } wr;
 
 /* Fails with a message; sets func_index to the function being written. */
@@ -75,5 +77,6 @@ uint32_t *wr_local_map(wr *w, uint32_t fi);  /* the map used for function fi; fr
 /* stackopt.c: optimizes the body of w->f as written (instructions through
  * the final end, no locals); leaves a body it cannot model as it is. */
 tl_status wr_stack_opt(wr *w, tl_buf *body);
+void wr_so_free(wr_so *x);
 
 #endif

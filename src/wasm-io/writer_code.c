@@ -7,6 +7,7 @@
 #include "writer.h"
 #include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
 
+#include <stdatomic.h>
 #include <string.h>
 
 enum { K_NODE, K_BLOCK, K_IF, K_LIST };
@@ -868,7 +869,7 @@ static void consume(wr *w, uint32_t fi) {
  * a body that fails is redone serially to report (the first failing
  * function by index). Output is byte-identical to the serial write. */
 
-enum { WIN_MIN = 256, WINDOWS = 16 };
+enum { WIN_MIN = 256, WINDOWS = 16, NSCRATCH = 64 };
 
 typedef struct {
   wr *w;               /* read-only while workers run */
@@ -877,7 +878,18 @@ typedef struct {
   tl_vec *lnames;      /* per function of the window: its wr_lname */
   uint8_t *state;      /* per function of the window: P_* */
   size_t *freed;       /* per function of the window: body bytes freed */
+  /* stackopt scratch, one per worker at a time: a worker takes a free slot */
+  atomic_bool busy[NSCRATCH];
+  wr_so *so[NSCRATCH];
 } par;
+
+/* A free scratch slot for this worker (NSCRATCH if all are busy: the
+ * worker then makes its own). */
+static uint32_t take_scratch(par *p) {
+  uint32_t k = 0;
+  while (k < NSCRATCH && atomic_exchange(&p->busy[k], true)) k++;
+  return k;
+}
 
 enum { P_OK, P_USES_DATA, P_SERIAL };
 
@@ -892,8 +904,14 @@ static void par_one(void *user, uint32_t k) {
   l.maps = p->w->maps;
   l.frozen = true;
   tl_buf body = {0};
-  uint32_t fi = p->base + k;
+  uint32_t fi = p->base + k, slot = take_scratch(p);
+  if (slot < NSCRATCH) l.so = p->so[slot];
   tl_status s = emit_func(&l, fi, &body, &p->out[k]);
+  if (slot < NSCRATCH) {
+    p->so[slot] = l.so;   /* made or grown by wr_stack_opt */
+    l.so = NULL;
+    atomic_store(&p->busy[slot], false);
+  }
   if (s || l.need_serial) {
     p->state[k] = P_SERIAL;
     tl_vec_free(&l.lnames);
@@ -950,7 +968,8 @@ static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
   if (win > n) win = n;
   par p = {w, 0, tl_scratch_calloc(win, sizeof(tl_buf)),
            tl_scratch_calloc(win, sizeof(tl_vec)), tl_scratch_calloc(win, 1),
-           tl_scratch_calloc(win, sizeof(size_t))};
+           tl_scratch_calloc(win, sizeof(size_t)), {0}, {0}};
+  for (uint32_t k = 0; k < NSCRATCH; k++) atomic_init(&p.busy[k], false);
   tl_status s = TL_OK;
   if (!p.out || !p.lnames || !p.state || !p.freed) s = tl_nomem(w->err, "writer");
   tl_pass_options po = {.threads = w->opt ? w->opt->threads : 0};
@@ -965,6 +984,7 @@ static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
   free(p.lnames);
   free(p.state);
   free(p.freed);
+  for (uint32_t k = 0; k < NSCRATCH; k++) wr_so_free(p.so[k]);
   return s;
 }
 
@@ -1011,4 +1031,6 @@ void wr_free(wr *w) {
   free(w->base);
   free(w->pos);
   w->base = w->pos = NULL;
+  wr_so_free(w->so);
+  w->so = NULL;
 }
