@@ -180,17 +180,38 @@ static bool fail_now(void) {
   return n == 1;
 }
 
+/* glibc serves small malloc and free from a per-thread cache without a
+ * lock, but realloc and calloc always lock the arena, which the pass
+ * threads share (tilt-opt keeps one arena): small blocks are moved and
+ * cleared here instead. */
+enum { SMALL_BLOCK = 1024 };
+
+static void *grow_block(void *p, size_t old, size_t n) {
+  if (n > SMALL_BLOCK) return realloc(p, n);
+  void *q = malloc(n);
+  if (q && p) {
+    memcpy(q, p, old < n ? old : n);
+    free(p);
+  }
+  return q;
+}
+
 void *tl_scratch_realloc(void *p, size_t n, size_t size) {
   if (n == 0) n = 1;
   if (size && n > SIZE_MAX / size) return NULL;
   if (fail_now()) return NULL;
+  if (!p) return malloc(n * size);
   return realloc(p, n * size);
 }
 
 void *tl_scratch_calloc(size_t n, size_t size) {
   if (n == 0) n = 1;
+  if (!size) size = 1;
   if (fail_now()) return NULL;
-  return calloc(n, size ? size : 1);
+  if (n > SMALL_BLOCK / size) return calloc(n, size);
+  void *p = malloc(n * size);
+  if (p) memset(p, 0, n * size);
+  return p;
 }
 
 /* tl_vec and tl_buf growth still abort() when out of memory: they have no
@@ -202,7 +223,7 @@ void tl_vec_grow(tl_vec *v, size_t elem, size_t want) {
   size_t cap = v->cap ? v->cap * 2 : 8;
   while (cap < want) cap *= 2;
   if (cap > SIZE_MAX / elem) abort();
-  void *p = realloc(v->p, cap * elem);
+  void *p = grow_block(v->p, v->cap * elem, cap * elem);
   if (!p) abort();
   v->p = p;
   v->cap = cap;
@@ -218,7 +239,7 @@ void tl_buf_grow(tl_buf *b, size_t want) {
   if (want <= b->cap) return;
   size_t cap = b->cap ? b->cap : 256;
   while (cap < want) cap *= 2;
-  uint8_t *q = realloc(b->p, cap);
+  uint8_t *q = grow_block(b->p, b->cap, cap);
   if (!q) abort();
   b->p = q;
   b->cap = cap;
