@@ -2,10 +2,12 @@
  * Each node is checked against its own children and immediates, each branch
  * against its target; nothing looks at a node's parent. A node with an
  * unreachable operand skips its operand type checks (seed 002 rule 3b) and
- * must be unreachable. One iterative walk per function (tl_walk_run) tracks
- * label scopes, the types branches carry and the set of nodes seen (one
- * parent each), and checks every type is what finalize.c computes. Reports
- * the first problem through tl_errorf; never recurses on nesting depth.
+ * must be unreachable. One iterative walk per function (its own explicit
+ * stack) tracks label scopes, the types branches carry and the nodes seen
+ * (one parent each), and checks every type is what finalize.c computes.
+ * Common nodes take a fast path (plain_ok) that only says "valid"; anything
+ * else gets the full checks, so messages come from one place. Reports the
+ * first problem through tl_errorf; never recurses on nesting depth.
  * Big modules' bodies are checked on the pass pool (the same first error). */
 #include "ir.h"
 #include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
@@ -76,7 +78,11 @@ typedef struct {
   bool const_mode;      /* constant expression: only constant ops */
   bool dead;            /* current node has an unreachable child */
   bool strict;          /* tl_validate_ir: extra consistency checks */
-  ptrset *seen;
+  ptrset *seen;         /* nodes seen outside the run below */
+  const tl_expr *base;  /* the body's first node: seen_add's run of nodes */
+  size_t nrun;          /* nodes base, base + 1, ... entered so far */
+  bool run;             /* every node entered so far is in that run */
+  uint32_t okty;        /* bit t: basic type t is valid with m's features */
   const uint8_t *declared; /* functions ref.func may name in a body (C.refs) */
   uint32_t nlabel;
   tl_expr **scope;      /* label -> defining construct while in scope */
@@ -124,6 +130,14 @@ static tl_features type_feat(const tl_module *m, tl_type t) {
     if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
   }
   return f;
+}
+
+/* The basic types valid with m's features, as a bit per type (plain_ok). */
+static uint32_t ok_types(const tl_module *m) {
+  uint32_t ok = 0;
+  for (tl_type t = 0; t < TL_NBASIC; t++)
+    if (!(type_feat(m, t) & ~m->features)) ok |= 1u << t;
+  return ok;
 }
 
 static bool need_feat(vc *c, tl_features need, const char *what) {
@@ -586,38 +600,47 @@ static void open_label(vc *c, tl_expr *e) {
   if (e->op != TL_OP_IF) c->scope[l] = e; /* an if's label covers its arms only */
 }
 
-static void pre(tl_walk *w, tl_expr **slot) {
-  vc *c = w->ctx;
-  tl_expr *e = *slot;
-  if (!c->st && e->op >= TL_NOPS) fail(c, TL_E_INVALID, "node with bad opcode %u", e->op);
-  if (!c->st && c->strict && e->kcap && (e->kcap > 31 || e->nkid > 1u << e->kcap))
-    fail(c, TL_E_INVALID, "%s: %u kids but capacity class %u", opname(e), e->nkid, (unsigned)e->kcap);
-  if (!c->st) {
-    int r = ptrset_add(c->seen, e);
-    if (r < 0) fail(c, TL_E_NOMEM, "out of memory");
-    if (r == 0) fail(c, TL_E_INVALID, "%s: node appears more than once (shared or cyclic)", opname(e));
+/* Nodes seen so far (each must have one parent). A body fresh from
+ * tl_nodes_end has its nodes in one array in walk (pre-)order, so while
+ * the i-th node entered is base + i the nodes seen are exactly
+ * [base, base + i): no set needed. The first node elsewhere freezes that
+ * range, and the rest go to the pointer set (as all nodes do in constant
+ * expressions and in the strict form, whose set spans the module). */
+static bool seen_add(vc *c, const tl_expr *e) {
+  uintptr_t a = (uintptr_t)e, lo = (uintptr_t)c->base;
+  if (c->run) {
+    if (a == lo + c->nrun * sizeof(tl_expr)) {
+      c->nrun++;
+      return true;
+    }
+    c->run = false;
   }
-  if (c->st) {
-    w->skip = true;
-    return;
-  }
-  if (tl_ops[e->op].flags & TL_F_MARKER) {
-    fail(c, TL_E_INVALID, "%s: a marker, not an IR node", opname(e));
-  } else if (c->const_mode) {
-    const_op(c, e);
-  } else {
-    tl_expr *p = tl_walk_parent(w, 1);
-    if (p && p->op == TL_OP_IF && slot != &p->kid[0] && p->imm.block.label != TL_NO_LABEL)
-      c->scope[p->imm.block.label] = p;
-    if (tl_ops[e->op].flags & TL_F_CONTROL) open_label(c, e);
-  }
-  if (c->st) w->skip = true;
+  int r = a >= lo && a - lo < c->nrun * sizeof(tl_expr) ? 0 : 1;
+  if (r && !c->seen->cap && c->f && !ptrset_reserve(c->seen, c->f->code_size / 2)) r = -1;
+  if (r) r = ptrset_add(c->seen, e);
+  if (r < 0) return fail(c, TL_E_NOMEM, "out of memory");
+  if (r == 0) return fail(c, TL_E_INVALID, "%s: node appears more than once (shared or cyclic)", opname(e));
+  return true;
 }
 
-static void post(tl_walk *w, tl_expr **slot) {
-  vc *c = w->ctx;
-  tl_expr *e = *slot;
-  if (c->st) return;
+/* Before e's kids; p is e's parent (NULL at the root) and e its kid k. */
+static inline bool enter(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
+  if (e->op >= TL_NOPS) return fail(c, TL_E_INVALID, "node with bad opcode %u", e->op);
+  if (c->strict && e->kcap && (e->kcap > 31 || e->nkid > 1u << e->kcap))
+    return fail(c, TL_E_INVALID, "%s: %u kids but capacity class %u", opname(e), e->nkid,
+                (unsigned)e->kcap);
+  if (!seen_add(c, e)) return false;
+  uint32_t fl = tl_ops[e->op].flags;
+  if (fl & TL_F_MARKER) return fail(c, TL_E_INVALID, "%s: a marker, not an IR node", opname(e));
+  if (c->const_mode) return const_op(c, e);
+  if (k && p->op == TL_OP_IF && p->imm.block.label != TL_NO_LABEL)
+    c->scope[p->imm.block.label] = (tl_expr *)p;
+  if (fl & TL_F_CONTROL) open_label(c, e);
+  return !c->st;
+}
+
+/* After e's kids, the full checks (the first failing one reports). */
+static void post(vc *c, tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
   /* MVP element segments hold function indices, kept as ref.func items */
   bool mvp_item = c->const_mode && e->op == TL_OP_REF_FUNC;
@@ -640,14 +663,132 @@ static void post(tl_walk *w, tl_expr **slot) {
   }
 }
 
+/* Whether post would find nothing wrong with e, for the common nodes of a
+ * body (fixed-signature operators without checked immediates or with a
+ * memarg, local and global access, call, drop) whose operands are all
+ * reachable; false means "ask post", never "invalid". */
+/* A branch that carries nothing may go to label l (check_target's verdict
+ * when it is true, and its effect: the first branch sets what l carries). */
+static inline bool target_ok(vc *c, uint32_t l, uint16_t op) {
+  if (l >= c->nlabel || !c->scope[l]) return false;
+  if (c->scope[l]->op == TL_OP_LOOP) return true;
+  if (c->bt[l] == TL_UNREACHABLE) {
+    c->bt[l] = TL_NONE;
+    c->bop[l] = op;
+    return true;
+  }
+  return c->bt[l] == TL_NONE;
+}
+
+/* call's operands against the callee's params (no tuple results). */
+static inline bool call_ok(const vc *c, const tl_expr *e) {
+  const tl_module *m = c->m;
+  uint32_t x = e->imm.index;
+  if (x >= m->funcs.n || TL_FUNC(m, x)->type >= m->types.n) return false;
+  const tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, x)->type);
+  tl_type pt = ft->params;
+  if (e->type != ft->results) return false;
+  if (pt == TL_NONE) return !e->nkid;
+  if (pt >= TL_I32 && pt < TL_NBASIC) return e->nkid == 1 && e->kid[0] && e->kid[0]->type == pt;
+  if (!tl_type_is_tuple(pt) || pt - TL_TUPLE_BASE >= m->ntuples || e->nkid != tl_type_arity(m, pt))
+    return false;
+  for (uint32_t i = 0; i < e->nkid; i++)
+    if (!e->kid[i] || e->kid[i]->type != tl_type_at(m, pt, i)) return false;
+  return true;
+}
+
+static inline bool plain_ok(vc *c, const tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  tl_type t = e->type;
+  if ((oi->feat & ~c->m->features) || t >= 32 || !(c->okty >> t & 1)) return false;
+  if (oi->nops != TL_SIG_SPECIAL) {
+    if (e->nkid != oi->nops) return false;
+    for (uint32_t i = 0; i < oi->nops; i++)
+      if (!e->kid[i] || e->kid[i]->type != oi->ops[i]) return false;
+    switch (oi->imm) {
+    case TL_IMM_NONE: case TL_IMM_I32: case TL_IMM_I64: case TL_IMM_F32: case TL_IMM_F64: break;
+    case TL_IMM_MEMARG:
+      if (e->imm.mem.mem >= c->m->memories.n || (oi->flags & TL_F_ATOMIC) ||
+          e->imm.mem.align > tl_op_natural_align(e->op))
+        return false;
+      break;
+    default: return false;
+    }
+    return t == (oi->flags & TL_F_NORETURN ? TL_UNREACHABLE : oi->result);
+  }
+  const tl_func *f = c->f;
+  uint32_t x = e->imm.index;
+  switch (e->op) {
+  case TL_OP_LOCAL_GET: return !e->nkid && x < f->nlocal && t == f->local[x];
+  case TL_OP_LOCAL_SET:
+  case TL_OP_LOCAL_TEE:
+    return e->nkid == 1 && e->kid[0] && x < f->nlocal && e->kid[0]->type == f->local[x] &&
+           t == (e->op == TL_OP_LOCAL_SET ? TL_NONE : f->local[x]);
+  case TL_OP_GLOBAL_GET: return !e->nkid && x < c->m->globals.n && t == TL_GLOBAL(c->m, x)->type;
+  case TL_OP_DROP:
+    return e->nkid == 1 && e->kid[0] && e->kid[0]->type >= TL_I32 &&
+           e->kid[0]->type < TL_NBASIC && t == TL_NONE;
+  case TL_OP_CALL: return call_ok(c, e);
+  case TL_OP_BR: return !e->nkid && t == TL_UNREACHABLE && target_ok(c, e->imm.label, TL_OP_BR);
+  case TL_OP_BR_IF:
+    return e->nkid == 1 && e->kid[0] && e->kid[0]->type == TL_I32 && t == TL_NONE &&
+           target_ok(c, e->imm.label, TL_OP_BR_IF);
+  default: return false;
+  }
+}
+
+static inline bool leave(vc *c, tl_expr *e) {
+  if (!c->const_mode && plain_ok(c, e)) return true;
+  post(c, e);
+  return !c->st;
+}
+
+/* Pre- and post-order checks of the tree at *root on an explicit stack
+ * (heap only when deeper than VFRAMES); stops at the first error. */
+typedef struct { tl_expr *e; uint32_t next; } vframe;
+enum { VFRAMES = 128 };
+
 static tl_status walk(vc *c, tl_expr **root) {
-  tl_walk w = {0};
-  w.m = c->m;
-  w.f = c->f;
-  w.ctx = c;
-  w.pre = pre;
-  w.post = post;
-  tl_walk_run(&w, root);
+  vframe inl[VFRAMES], *st = inl;
+  size_t n = 0, cap = VFRAMES;
+  tl_expr *e = *root, *p = NULL;
+  uint32_t k = 0;
+  if (!e) return c->st;
+  for (;;) {
+    if (!enter(c, e, p, k)) break;
+    if (!e->nkid) { /* a leaf needs no frame */
+      if (!leave(c, e)) break;
+    } else {
+      if (n == cap) {
+        vframe *q = st == inl ? malloc(2 * cap * sizeof *q) : realloc(st, 2 * cap * sizeof *q);
+        if (!q) {
+          fail(c, TL_E_NOMEM, "out of memory");
+          break;
+        }
+        if (st == inl) memcpy(q, inl, sizeof inl);
+        st = q;
+        cap *= 2;
+      }
+      st[n++] = (vframe){e, 0};
+    }
+    /* the next kid to enter, leaving the nodes whose kids are done */
+    e = NULL;
+    while (n) {
+      vframe *top = &st[n - 1];
+      p = top->e;
+      k = top->next;
+      while (k < p->nkid && !p->kid[k]) k++;
+      if (k < p->nkid) {
+        top->next = k + 1;
+        e = p->kid[k];
+        break;
+      }
+      n--;
+      if (!leave(c, p)) break;
+    }
+    if (!e) break;
+  }
+  if (st != inl) free(st);
   return c->st;
 }
 
@@ -693,24 +834,35 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
   }
   if (!f->body) return TL_OK; /* import */
   if (!check_locals(&c, f)) return c.st;
-  c.seen = seen;
-  /* a read body has about one node per 2 code bytes */
-  if (!ptrset_reserve(seen, f->code_size / 2)) {
-    fail(&c, TL_E_NOMEM, "out of memory");
-    return c.st;
-  }
+  c.seen = seen; /* the ptrset is sized when first used (seen_add) */
+  c.base = f->body;
+  c.run = !strict; /* the strict form's set spans the module */
+  c.okty = ok_types(m);
   c.nlabel = f->nlabel;
+  /* label scratch: on the stack for most functions, else one malloc */
+  enum { LABELS = 32 };
+  struct { tl_expr *scope[LABELS]; tl_type bt[LABELS]; uint16_t bop[LABELS]; uint8_t defined[LABELS]; } small;
   size_t n = (size_t)f->nlabel + 1;
-  c.scope = calloc(n, sizeof *c.scope);
-  c.bt = calloc(n, sizeof *c.bt);
-  c.bop = calloc(n, sizeof *c.bop);
-  c.defined = calloc(n, 1);
-  if (!c.scope || !c.bt || !c.bop || !c.defined) fail(&c, TL_E_NOMEM, "out of memory");
-  else if (walk(&c, &f->body) == TL_OK) check_body(&c, f);
-  free(c.scope);
-  free(c.bt);
-  free(c.bop);
-  free(c.defined);
+  void *heap = NULL;
+  if (n <= LABELS) {
+    c.scope = small.scope;
+    c.bt = small.bt;
+    c.bop = small.bop;
+    c.defined = small.defined;
+  } else if ((heap = malloc(n * (sizeof *c.scope + sizeof *c.bt + sizeof *c.bop + 1)))) {
+    c.scope = heap;
+    c.bt = (tl_type *)(c.scope + n);
+    c.bop = (uint16_t *)(c.bt + n);
+    c.defined = (uint8_t *)(c.bop + n);
+  }
+  if (n > LABELS && !heap) {
+    fail(&c, TL_E_NOMEM, "out of memory");
+  } else {
+    memset(c.scope, 0, n * sizeof *c.scope);
+    memset(c.defined, 0, n);
+    if (walk(&c, &f->body) == TL_OK) check_body(&c, f);
+  }
+  free(heap);
   return c.st;
 }
 

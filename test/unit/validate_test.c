@@ -587,6 +587,56 @@ START_TEST(shared_across_functions) {
 }
 END_TEST
 
+/* A body moved into a block of its own (tl_nodes_end) has its nodes in walk
+ * order, which the sharing check relies on until a node lies elsewhere:
+ * nodes shared inside the block, cycles, nodes outside it, and kids
+ * reordered (valid: no node seen twice) are all judged right. */
+static fx moved(tl_expr **d1, tl_expr **d2) {
+  fx x = start(TL_NONE, TL_NONE);
+  tl_nodes_begin(x.m, 0);
+  body(&x, 2, tl_make_drop(x.m, i32c(x.m, 1)), tl_make_drop(x.m, i32c(x.m, 2)));
+  tl_nodes_end(x.m, 0);
+  *d1 = x.f->body->kid[0];
+  *d2 = x.f->body->kid[1];
+  ck_assert_ptr_eq(*d1, x.f->body + 1); /* the order the check assumes */
+  ck_assert_ptr_eq(*d2, x.f->body + 3);
+  return x;
+}
+
+START_TEST(shared_in_moved_body) {
+  tl_expr *d1, *d2;
+  fx x = moved(&d1, &d2);
+  expect_ok(x.m);
+  d2->kid[0] = d1->kid[0]; /* an earlier node of the block */
+  expect_bad(x.m, TL_E_INVALID, "i32.const: node appears more than once");
+  tl_module_destroy(x.m);
+
+  x = moved(&d1, &d2);
+  tl_expr *blk = tl_make_block(x.m, TL_OP_BLOCK, TL_NO_LABEL, NULL, 0);
+  x.f->body->kid[1] = blk; /* a node elsewhere, then a cycle to the root */
+  expect_ok(x.m);
+  tl_expr_push_kid(x.m, blk, x.f->body);
+  expect_bad(x.m, TL_E_INVALID, "block: node appears more than once");
+  tl_module_destroy(x.m);
+
+  x = moved(&d1, &d2);
+  tl_expr *c = i32c(x.m, 3); /* outside the block, twice */
+  d1->kid[0] = c;
+  expect_ok(x.m);
+  d2->kid[0] = c;
+  expect_bad(x.m, TL_E_INVALID, "i32.const: node appears more than once");
+  tl_module_destroy(x.m);
+
+  x = moved(&d1, &d2);
+  x.f->body->kid[0] = d2; /* out of order: later nodes of the block first */
+  x.f->body->kid[1] = d1;
+  expect_ok(x.m);
+  x.f->body->kid[1] = d2;
+  expect_bad(x.m, TL_E_INVALID, "drop: node appears more than once");
+  tl_module_destroy(x.m);
+}
+END_TEST
+
 START_TEST(bad_labels) {
   /* a copy that kept its label: two constructs define label 1 */
   fx x = start(TL_NONE, TL_NONE);
@@ -834,6 +884,7 @@ static Suite *suite(void) {
   tcase_add_test(t, bad_stale_block_branch);
   tcase_add_test(t, bad_shared_node);
   tcase_add_test(t, shared_across_functions);
+  tcase_add_test(t, shared_in_moved_body);
   tcase_add_test(t, bad_labels);
   tcase_add_test(t, bad_tuple);
   tcase_add_test(t, bad_module);
