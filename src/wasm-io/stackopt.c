@@ -54,7 +54,11 @@ typedef struct {
   uint32_t nres;        /* the function's result count */
   uint32_t nlocal;      /* the function's locals (params included) */
   uint32_t *gets;       /* per local: live local.gets of it */
-  size_t npush;         /* values pushed by all instructions, set values included */
+  uint32_t nset;        /* local.sets */
+  bool nop;             /* a nop (encode drops it) */
+  bool changed;         /* an instruction goes (or becomes a tee) */
+  uint32_t after_nr;    /* 1 + the last instruction that does not fall through (nops after it
+                           included); UINT32_MAX: none */
   bool need_dce;        /* an instruction other than end/else follows one that does not fall through */
   bool unbranched;      /* a block or loop nothing branches to */
   bool unreach;         /* an unreachable */
@@ -172,6 +176,11 @@ static bool skip_imm(so *s, int op) {
   }
 }
 
+/* The instruction at here does not fall through if op does not. */
+static void noreturn(so *s, const tl_opinfo *oi, uint32_t here) {
+  if (oi->flags & TL_F_NORETURN) s->after_nr = here + 1;
+}
+
 /* Stack effect and immediates of one instruction at s->p. */
 static bool decode_one(so *s, ins *x) {
   uint8_t b = *s->p++;
@@ -216,6 +225,7 @@ static bool decode_one(so *s, ins *x) {
     if (!target(s, &k)) return false;
     x->pop = k + (op == TL_OP_BR_IF);
     x->push = op == TL_OP_BR_IF ? k : 0;
+    noreturn(s, oi, here);
     return true;
   case TL_OP_BR_TABLE:
     if (!rd_u32(s, &n) || n > (size_t)(s->end - s->p)) return false;
@@ -223,13 +233,19 @@ static bool decode_one(so *s, ins *x) {
     for (uint32_t i = 0; i <= n; i++)
       if (!target(s, &k)) return false;
     x->pop = k + 1;
+    noreturn(s, oi, here);
     return true;
-  case TL_OP_RETURN: x->pop = s->nres; return true;
-  case TL_OP_CALL: case TL_OP_RETURN_CALL: return calltype(s, x, false);
-  case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: return calltype(s, x, true);
+  case TL_OP_RETURN: x->pop = s->nres; noreturn(s, oi, here); return true;
+  case TL_OP_CALL: case TL_OP_RETURN_CALL:
+    noreturn(s, oi, here);
+    return calltype(s, x, false);
+  case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
+    noreturn(s, oi, here);
+    return calltype(s, x, true);
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
     if (!rd_u32(s, &x->a) || x->a >= s->nlocal) return false;
     if (op == TL_OP_LOCAL_GET) s->gets[x->a]++;
+    else s->nset += op == TL_OP_LOCAL_SET;
     x->pop = op != TL_OP_LOCAL_GET;
     x->push = op != TL_OP_LOCAL_SET;
     return true;
@@ -244,6 +260,10 @@ static bool decode_one(so *s, ins *x) {
     if (oi->nops == TL_SIG_SPECIAL || oi->pfx == 0xFF) return false;
     x->pop = oi->nops;
     x->push = oi->result != TL_NONE;
+    if (oi->flags & TL_F_NORETURN) {
+      s->after_nr = here + 1;
+      s->unreach |= op == TL_OP_UNREACHABLE;
+    }
     break;
   }
   return skip_imm(s, op);
@@ -251,7 +271,6 @@ static bool decode_one(so *s, ins *x) {
 
 static bool decode(so *s) {
   tl_vec *v = &s->x->ins;
-  bool nr = false;   /* the last instruction (nops aside) does not fall through */
   while (s->p < s->end) {
     if (v->n >= v->cap) tl_vec_grow(v, sizeof(ins), v->n + 1);
     ins *x = &TL_VEC_AT(v, ins, v->n);
@@ -259,13 +278,13 @@ static bool decode(so *s) {
     x->off = (uint32_t)(s->p - s->start);
     if (!decode_one(s, x)) return false;
     x->len = (uint32_t)(s->p - s->start) - x->off;
-    if (x->op == TL_OP_NOP) {
+    uint16_t op = x->op;
+    if (op == TL_OP_NOP) {
       x->flags = DEAD;
-    } else {
-      if (nr && x->op != TL_OP_END && x->op != TL_OP_ELSE) s->need_dce = true;
-      nr = tl_ops[x->op].flags & TL_F_NORETURN;
-      s->unreach |= x->op == TL_OP_UNREACHABLE;
-      s->npush += x->push + (x->op == TL_OP_LOCAL_SET);
+      s->nop = true;
+      if (s->after_nr == v->n) s->after_nr++;
+    } else if (s->after_nr == v->n && op != TL_OP_END && op != TL_OP_ELSE) {
+      s->need_dce = true;
     }
     v->n++;
   }
@@ -276,6 +295,7 @@ static bool decode(so *s) {
 /* x goes: the counts of live branches and gets forget it. */
 static void kill(so *s, ins *x) {
   x->flags |= DEAD;
+  s->changed = true;
   for (uint32_t j = 0; j < x->nt; j++) {
     uint32_t t = TL_VEC_AT(&s->x->targets, uint32_t, x->t + j);
     if (t != NO_ID) I(s, t)->nbr--;
@@ -319,6 +339,7 @@ static bool remove_blocks(so *s) {
       continue;
     }
     if ((x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP) && !x->nbr) {
+      s->changed = true;
       x->flags |= DEAD;
       I(s, x->a)->flags |= DEAD | GONE;
       continue;
@@ -344,12 +365,12 @@ typedef struct {
 static void drop_unreachables(so *s) {
   tl_vec *st = &s->x->st, *cut = &s->x->cut;   /* uframe; uint32_t: unreachables to drop */
   st->n = cut->n = 0;
-  uint32_t h = 0;
+  uint32_t h = 0, n = (uint32_t)s->x->ins.n;
+  uframe *top = NULL;   /* the innermost frame; base and res: its own, or the function's */
+  uint32_t base = 0, res = s->nres;
   bool live = true, ok = true;
-  for (uint32_t i = 0; ok && i < s->x->ins.n; i++) {
+  for (uint32_t i = 0; ok && i < n; i++) {
     ins *x = I(s, i);
-    uframe *top = st->n ? &TL_VEC_AT(st, uframe, st->n - 1) : NULL;
-    uint32_t base = top ? top->base : 0, res = top ? top->res : s->nres;
     if (x->flags & DEAD) continue;
     switch (x->op) {
     case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: {
@@ -357,6 +378,8 @@ static void drop_unreachables(so *s) {
       h -= x->pop;
       uframe fr = {i, h, x->res, live, false, false};
       TL_VEC_PUSH(st, uframe, fr);
+      top = &TL_VEC_AT(st, uframe, st->n - 1);
+      base = h, res = x->res;
       break;
     }
     case TL_OP_ELSE:
@@ -372,7 +395,8 @@ static void drop_unreachables(so *s) {
       top->fall |= live || (I(s, top->id)->op == TL_OP_IF && !top->has_else && top->live_in);
       live = top->fall || (I(s, top->id)->op != TL_OP_LOOP && I(s, top->id)->nbr);
       h = base + x->push;
-      st->n--;
+      top = --st->n ? &TL_VEC_AT(st, uframe, st->n - 1) : NULL;
+      base = top ? top->base : 0, res = top ? top->res : s->nres;
       break;
     case TL_OP_UNREACHABLE:
       if (!live && h == base && res == 0) TL_VEC_PUSH(cut, uint32_t, i);
@@ -386,6 +410,7 @@ static void drop_unreachables(so *s) {
     }
   }
   for (size_t k = 0; ok && k < cut->n; k++) I(s, TL_VEC_AT(cut, uint32_t, k))->flags |= DEAD;
+  s->changed |= ok && cut->n;
 }
 
 /* ---- local.set/local.get pairs -------------------------------------------------------- */
@@ -421,7 +446,6 @@ static bool consume(model *md, uint32_t k) {
   return true;
 }
 
-/* (local2stack reserves room for every value the body pushes) */
 static void push_values(model *md, uint32_t k) {
   if (md->vals.n + k > md->vals.cap) tl_vec_grow(&md->vals, sizeof(uint32_t), md->vals.n + k);
   if (md->nulls.n + k > md->nulls.cap) tl_vec_grow(&md->nulls, sizeof(uint32_t), md->nulls.n + k);
@@ -440,18 +464,25 @@ static void push_values(model *md, uint32_t k) {
  * over the whole function, and running out answers false. */
 static bool sole_reader(so *s, uint32_t from, uint32_t g, uint32_t *seen, uint32_t stamp,
                         tl_vec *work, uint32_t *budget) {
-  uint32_t x = I(s, from)->a;
+  const uint32_t plain = ~(uint32_t)(TL_F_CONTROL | TL_F_MARKER | TL_F_BRANCH | TL_F_NORETURN |
+                                     TL_F_READS_LOCAL | TL_F_WRITES_LOCAL);
+  uint32_t x = I(s, from)->a, n = (uint32_t)s->x->ins.n;
+  ins *all = s->x->ins.p;
   work->n = 0;
   TL_VEC_PUSH(work, uint32_t, from + 1);
   while (work->n) {
     uint32_t i = TL_VEC_AT(work, uint32_t, --work->n);
     for (;;) {
-      if (i >= s->x->ins.n || seen[i] == stamp) break;
+      if (i >= n || seen[i] == stamp) break;
       if (!*budget) return false;
       --*budget;
       seen[i] = stamp;
-      ins *y = I(s, i);
+      ins *y = &all[i];
       uint16_t op = y->op;
+      if (!(tl_ops[op].flags & ~plain)) {   /* none of the cases below */
+        i++;
+        continue;
+      }
       if ((y->flags & DEAD) && (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_END ||
                                 op == TL_OP_NOP)) {
         i++;   /* a removed construct's begin/end, or a nop */
@@ -515,8 +546,6 @@ static bool local2stack(so *s) {
   tl_vec work = s->x->work;
   model md = {s->x->vals, s->x->nulls, s->x->bases, 0};
   md.vals.n = md.nulls.n = md.bases.n = work.n = 0;
-  if (md.vals.cap < s->npush) tl_vec_grow(&md.vals, sizeof(uint32_t), s->npush);
-  if (md.nulls.cap < s->npush) tl_vec_grow(&md.nulls, sizeof(uint32_t), s->npush);
   bool ok = true;
   for (uint32_t i = 0; ok && i < ni; i++) {
     ins *x = I(s, i);
@@ -567,6 +596,7 @@ static bool local2stack(so *s) {
           only = sole_reader(s, si, i, seen, ++stamp, &work, &budget);
         }
         set->flags |= only ? DEAD : TEE;
+        s->changed = true;
         x->flags |= DEAD;
         V(&md, c) = NUL;
         TL_VEC_PUSH(&md.nulls, uint32_t, c);
@@ -650,7 +680,8 @@ void wr_so_free(wr_so *x) {
 tl_status wr_stack_opt(wr *w, tl_buf *body) {
   if (!w->so && !(w->so = tl_scratch_calloc(1, sizeof *w->so))) return TL_OK;   /* left as written */
   wr_so *x = w->so;
-  so s = {.w = w, .x = x, .p = body->p, .end = body->p + body->n, .start = body->p};
+  so s = {.w = w, .x = x, .p = body->p, .end = body->p + body->n, .start = body->p,
+          .after_nr = UINT32_MAX};
   s.nres = tl_type_arity(w->m, tl_func_type(w->m, w->f)->results);
   s.nlocal = w->base[w->f->nlocal] + (uint32_t)w->stypes.n;
   x->ins.n = x->targets.n = x->open.n = 0;
@@ -664,8 +695,9 @@ tl_status wr_stack_opt(wr *w, tl_buf *body) {
     if ((s.need_dce || s.unbranched) && remove_blocks(&s)) dce(&s);
     if (s.unreach) drop_unreachables(&s);
   }
+  if (ok && !s.nset && !s.changed && !s.nop) return TL_OK;   /* nothing to change */
   if (ok) ok = local2stack(&s);
-  if (ok) {
+  if (ok && (s.changed || s.nop)) {   /* else encode would give the body back */
     encode(&s);
     tl_buf t = *body;
     *body = x->out;

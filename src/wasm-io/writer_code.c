@@ -582,9 +582,18 @@ static bool find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
 
 /* Plans the elisions of function fi; unused tuple locals get no wasm local.
  * False when out of memory. */
+/* Whether f has locals plan_elision could elide: tuple ones, or the
+ * reader's scratch locals. */
+static bool may_elide(const tl_func *f) {
+  if (f->has_scratch_base && f->scratch_base < f->nlocal) return true;
+  for (uint32_t l = 0; l < f->nlocal; l++)
+    if (tl_type_is_tuple(f->local[l])) return true;
+  return false;
+}
+
 static bool plan_elision(wr *w, tl_func *f, uint32_t fi) {
   w->elide_sets.n = w->elide_gets.n = 0;
-  if (!f->body || f->nlocal <= tl_func_nparams(w->m, f)) return true;
+  if (!f->body || f->nlocal <= tl_func_nparams(w->m, f) || !may_elide(f)) return true;
   scan_ctx c = {tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), {0}};
   bool *unused = tl_scratch_calloc(f->nlocal, sizeof *unused), ok = c.gets && c.sets && unused;
   if (!ok) goto done;
