@@ -34,11 +34,20 @@ typedef struct {
   bool drop_result, change;
 } dinfo;
 
+/* A call, return_call or ref.func a body holds (walk order). The walks
+ * that find them run in parallel; what they say about the functions they
+ * name is merged afterwards, in module order. */
+typedef struct {
+  tl_expr *e;
+  bool dropped;     /* a call whose parent is a drop */
+} use;
+
 typedef struct {
   tl_module *m;
   dinfo *info;
   uint32_t self;
   uint32_t self_np; /* params of self (0 outside functions) */
+  tl_vec *uses;     /* use: where the walk lists them */
 } an_ctx;
 
 static bool is_const(const tl_expr *e) {
@@ -58,14 +67,18 @@ static bool same_const(const tl_expr *a, const tl_expr *b) {
   }
 }
 
-static void note_call(an_ctx *c, tl_walk *w, tl_expr *e) {
-  dinfo *d = &c->info[e->imm.index];
+static void note_use(tl_module *m, dinfo *info, const use *u) {
+  tl_expr *e = u->e;
+  dinfo *d = &info[e->imm.index];
+  if (e->op == TL_OP_REF_FUNC) {
+    d->direct = false;
+    return;
+  }
   d->ncalls++;
   if (e->op == TL_OP_RETURN_CALL) d->tail_called = true;
-  tl_expr *parent = tl_walk_parent(w, 1);
-  if (!parent || parent->op != TL_OP_DROP) d->undropped = true;
+  if (!u->dropped) d->undropped = true;
   if (!d->konst) return; /* import */
-  if (e->nkid != tl_func_nparams(c->m, TL_FUNC(c->m, e->imm.index))) {
+  if (e->nkid != tl_func_nparams(m, TL_FUNC(m, e->imm.index))) {
     d->direct = false; /* operands as one tuple: leave this function alone */
     return;
   }
@@ -82,11 +95,15 @@ static void an_visit(tl_walk *w, tl_expr **slot) {
   an_ctx *c = w->ctx;
   tl_expr *e = *slot;
   switch (e->op) {
-  case TL_OP_CALL: case TL_OP_RETURN_CALL: note_call(c, w, e); break;
+  case TL_OP_CALL: case TL_OP_RETURN_CALL: {
+    tl_expr *parent = tl_walk_parent(w, 1);
+    TL_VEC_PUSH(c->uses, use, ((use){e, parent && parent->op == TL_OP_DROP}));
+    break;
+  }
   case TL_OP_RETURN_CALL_INDIRECT:
     if (c->self != TL_NO_INDEX) c->info[c->self].tails = true;
     break;
-  case TL_OP_REF_FUNC: c->info[e->imm.index].direct = false; break;
+  case TL_OP_REF_FUNC: TL_VEC_PUSH(c->uses, use, ((use){e, false})); break;
   case TL_OP_LOCAL_GET:
     if (e->imm.index < c->self_np)
       c->info[c->self].read[e->imm.index] = 1;
@@ -96,6 +113,7 @@ static void an_visit(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_RETURN_CALL && c->self != TL_NO_INDEX) c->info[c->self].tails = true;
 }
 
+/* Walks *e: flags of self, its uses listed in *c->uses. */
 static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
   c->self = self;
   c->self_np = self != TL_NO_INDEX ? tl_func_nparams(c->m, TL_FUNC(c->m, self)) : 0;
@@ -108,8 +126,22 @@ static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
   tl_walk_run(&w, e);
 }
 
+typedef struct {
+  tl_module *m;
+  dinfo *info;
+  tl_vec *uses;     /* per function */
+} scan_job;
+
+static void scan_one(void *user, uint32_t k) {
+  scan_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  an_ctx c = {j->m, j->info, TL_NO_INDEX, 0, &j->uses[i]};
+  an_expr(&c, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, i);
+}
+
 /* false when out of memory (what was allocated is left for free_info). */
-static bool analyze(tl_module *m, dinfo *info) {
+static bool analyze(tl_pass_ctx *ctx, dinfo *info) {
+  tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     size_t np = tl_func_nparams(m, TL_FUNC(m, i));
@@ -120,14 +152,22 @@ static bool analyze(tl_module *m, dinfo *info) {
     info[i].remove = tl_scratch_calloc(np + 1, 1);
     if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) return false;
   }
-  an_ctx c = {m, info, TL_NO_INDEX, 0};
-  for (uint32_t i = m->nimported_funcs; i < nf; i++) an_expr(&c, TL_FUNC(m, i), &TL_FUNC(m, i)->body, i);
+  tl_vec *uses = tl_scratch_calloc((size_t)nf + 1, sizeof *uses);
+  if (!uses) return false;
+  scan_job j = {m, info, uses};
+  tl_run_parallel(ctx, nf - m->nimported_funcs, scan_one, &j);
+  an_ctx c = {m, info, TL_NO_INDEX, 0, &uses[nf]}; /* initializers: the spare vector */
   for (size_t i = 0; i < m->globals.n; i++) an_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     an_expr(&c, NULL, &el->offset, TL_NO_INDEX);
-    for (uint32_t j = 0; j < el->n; j++) an_expr(&c, NULL, &el->item[j], TL_NO_INDEX);
+    for (uint32_t k = 0; k < el->n; k++) an_expr(&c, NULL, &el->item[k], TL_NO_INDEX);
   }
+  for (uint32_t i = m->nimported_funcs; i <= nf; i++) {
+    for (size_t k = 0; k < uses[i].n; k++) note_use(m, info, &TL_VEC_AT(&uses[i], use, k));
+    tl_vec_free(&uses[i]);
+  }
+  free(uses);
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].direct = false;
   if (m->has_start) info[m->start].direct = false;
@@ -352,12 +392,30 @@ static void free_info(dinfo *info, uint32_t nf) {
 
 /* One round; returns whether anything changed (-1: out of memory, nothing
  * changed); marks touched functions. */
-static int one_round(tl_module *m, uint8_t *touched) {
+typedef struct {
+  tl_module *m;
+  dinfo *info;
+  const uint32_t *oldtype;
+  uint8_t *touched;
+} fix_job;
+
+static void fix_calls_in(void *user, uint32_t k) {
+  fix_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(j->m, i);
+  call_ctx c = {j->m, f, j->info, j->oldtype, false};
+  tl_walk_post(j->m, f, &f->body, call_visit, &c);
+  if (c.changed) j->touched[i] = 1;
+  if (j->touched[i]) tl_func_refinalize(j->m, f);
+}
+
+static int one_round(tl_pass_ctx *ctx, uint8_t *touched) {
+  tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   dinfo *info = tl_scratch_calloc((size_t)nf + 1, sizeof(dinfo));
   uint32_t *oldtype = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
   rw_scratch rs = {0};
-  if (!info || !oldtype || !analyze(m, info) || !rw_alloc(m, &rs)) {
+  if (!info || !oldtype || !analyze(ctx, info) || !rw_alloc(m, &rs)) {
     if (info) free_info(info, nf);
     free(oldtype);
     rw_free(&rs);
@@ -372,13 +430,8 @@ static int one_round(tl_module *m, uint8_t *touched) {
     any = true;
   }
   if (any) {
-    for (uint32_t i = m->nimported_funcs; i < nf; i++) {
-      tl_func *f = TL_FUNC(m, i);
-      call_ctx c = {m, f, info, oldtype, false};
-      tl_walk_post(m, f, &f->body, call_visit, &c);
-      if (c.changed) touched[i] = 1;
-      if (touched[i]) tl_func_refinalize(m, f);
-    }
+    fix_job j = {m, info, oldtype, touched};
+    tl_run_parallel(ctx, nf - m->nimported_funcs, fix_calls_in, &j);
   }
   free_info(info, nf);
   free(oldtype);
@@ -401,7 +454,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_status st = TL_OK;
   for (int r = 0; r < MAX_ROUNDS && st == TL_OK; r++) {
     memset(touched, 0, nf + 1);
-    int changed = one_round(m, touched);
+    int changed = one_round(ctx, touched);
     if (changed < 0) st = tl_nomem(ctx->err, "dae");
     if (changed <= 0) break;
     if (optimize) st = tl_run_func_passes_on(ctx, names, n, touched);
