@@ -27,6 +27,21 @@ tl_status wr_fail(wr *w, tl_status code) {
   return code;
 }
 
+/* An opcode byte (0: none) and a u32 LEB, written in place when there is
+ * room (the common case: no call per byte). */
+static void put_op_u32(tl_buf *b, int code, uint32_t v) {
+  if (b->cap - b->n < 6) {
+    if (code) tl_buf_byte(b, (uint8_t)code);
+    wr_u32(b, v);
+    return;
+  }
+  uint8_t *p = b->p + b->n;
+  if (code) *p++ = (uint8_t)code;
+  for (; v >= 0x80; v >>= 7) *p++ = (uint8_t)(v | 0x80);
+  *p++ = (uint8_t)v;
+  b->n = (size_t)(p - b->p);
+}
+
 /* ---- labels ------------------------------------------------------------------ */
 static tl_status push_label(wr *w, uint32_t l) {
   lab e = {l, TL_NO_INDEX};
@@ -47,7 +62,7 @@ static void pop_label(wr *w) {
 static tl_status put_depth(wr *w, tl_buf *b, uint32_t l) {
   if (l >= w->npos || w->pos[l] == TL_NO_INDEX)
     return WR_FAIL(w, TL_E_INVALID, "branch to label %u, which is not in scope", l);
-  wr_u32(b, (uint32_t)w->labels.n - 1 - w->pos[l]);
+  put_op_u32(b, 0, (uint32_t)w->labels.n - 1 - w->pos[l]);
   return TL_OK;
 }
 
@@ -113,8 +128,7 @@ static void drops(tl_buf *b, uint32_t n) {
 }
 
 static void local_op(tl_buf *b, uint8_t code, uint32_t idx) {
-  tl_buf_byte(b, code);
-  wr_u32(b, idx);
+  put_op_u32(b, code, idx);
 }
 
 static uint32_t scratch_local(wr *w, tl_type t) {
@@ -172,8 +186,9 @@ static tl_status emit_extract(wr *w, tl_buf *b, const tl_expr *e) {
 static tl_status put_memarg(wr *w, tl_buf *b, const tl_memarg *ma) {
   if (ma->mem != 0)
     return WR_FAIL(w, TL_E_UNSUPPORTED, "memory access to memory %u (multi-memory)", ma->mem);
-  wr_u32(b, ma->align);
-  wr_u64(b, ma->offset);
+  put_op_u32(b, 0, ma->align);
+  if (ma->offset <= UINT32_MAX) put_op_u32(b, 0, (uint32_t)ma->offset);
+  else wr_u64(b, ma->offset);
   return TL_OK;
 }
 
@@ -192,7 +207,7 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
     return put_depth(w, b, im->table->def);
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
   case TL_IMM_ELEM:
-    wr_u32(b, im->index);
+    put_op_u32(b, 0, im->index);
     return TL_OK;
   case TL_IMM_DATA:
     w->uses_data = true;
@@ -209,7 +224,10 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
   case TL_IMM_MEMARG: return put_memarg(w, b, &im->mem);
   case TL_IMM_MEMARG_LANE: TRY(put_memarg(w, b, &im->mem)); /* fall through */
   case TL_IMM_LANE: tl_buf_byte(b, im->mem.lane); return TL_OK;
-  case TL_IMM_I32: wr_s64(b, im->i32); return TL_OK;
+  case TL_IMM_I32:   /* one byte for -64..63 */
+    if (im->i32 >= -64 && im->i32 < 64) tl_buf_byte(b, (uint8_t)(im->i32 & 0x7f));
+    else wr_s64(b, im->i32);
+    return TL_OK;
   case TL_IMM_I64: wr_s64(b, im->i64); return TL_OK;
   case TL_IMM_F32: put_le(b, im->f32, 4); return TL_OK;
   case TL_IMM_F64: put_le(b, im->f64, 8); return TL_OK;
@@ -431,9 +449,17 @@ static bool mark_cut(wr *w, tl_func *f) {
     bool done = false;
     if (d->kind != D_IF) {
       d->dead |= have && res;
-      while (!d->dead && d->i < d->n && !d->items[d->i]) d->i++;
-      if (d->dead || d->i == d->n) done = true;
-      else next = d->items[d->i++];
+      while (!d->dead && d->i < d->n) {   /* leaves are done here, as dstart does them */
+        tl_expr *x = d->items[d->i++];
+        if (!x) continue;
+        if (x->nkid || x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP || x->op == TL_OP_IF) {
+          next = x;
+          break;
+        }
+        count_branches(x, live, nl);
+        d->dead = x->type == TL_UNREACHABLE;
+      }
+      done = !next;
     } else {   /* D_IF; d->i: the condition, then arm, else arm started */
       tl_expr *e = d->e;
       if (have && d->i == 1) d->dead = res;
@@ -688,18 +714,25 @@ static bool has_else(const tl_expr *e) {
 }
 
 
+/* Steps through children written at once (leaves) without going back to
+ * run; returns when one gets a frame of its own. */
 static tl_status step_node(wr *w, tl_buf *b, frame *fr) {
   tl_expr *e = fr->e;
-  if (fr->i > 0 && dead(w, e->kid[fr->i - 1])) {   /* the rest and e are dead */
-    w->frames.n--;
-    return TL_OK;
+  size_t depth = w->frames.n;
+  for (;;) {
+    if (fr->i > 0 && dead(w, e->kid[fr->i - 1])) {   /* the rest and e are dead */
+      w->frames.n--;
+      return TL_OK;
+    }
+    /* Children before a dead one are dropped at once, as a reader of the
+     * output keeps them (drop x), so that a rewrite gives the same bytes. */
+    if (fr->i > 0 && fr->n < e->nkid && e->kid[fr->i - 1] && tl_type_is_concrete(e->kid[fr->i - 1]->type))
+      drops(b, tl_type_arity(w->m, e->kid[fr->i - 1]->type));
+    while (fr->i < e->nkid && !e->kid[fr->i]) fr->i++;
+    if (fr->i >= e->nkid) break;
+    TRY(enter(w, b, e->kid[fr->i++]));
+    if (w->frames.n != depth) return TL_OK;   /* fr is still the top: no push moved it */
   }
-  /* Children before a dead one are dropped at once, as a reader of the
-   * output keeps them (drop x), so that a rewrite gives the same bytes. */
-  if (fr->i > 0 && fr->n < e->nkid && e->kid[fr->i - 1] && tl_type_is_concrete(e->kid[fr->i - 1]->type))
-    drops(b, tl_type_arity(w->m, e->kid[fr->i - 1]->type));
-  while (fr->i < e->nkid && !e->kid[fr->i]) fr->i++;
-  if (fr->i < e->nkid) return enter(w, b, e->kid[fr->i++]);
   w->frames.n--;
   return emit_op(w, b, e);
 }
