@@ -100,24 +100,28 @@ static void jump(cl_ctx *c, uint32_t label) { edge(c, c->cur, c->label_bb[label]
 
 typedef struct { tl_expr **slot; uint32_t next, cond, end; } frame;
 
+/* A local.get, set or tee at *slot: its slot and action. */
+static inline void local_op(cl_ctx *c, tl_expr **slot) {
+  tl_expr *e = *slot;
+  e->aux = 0;
+  PUSH(c, slots, tl_expr **, slot);
+  if (c->skip[e->imm.index]) return;
+  action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
+  /* set x (get y) and set x (tee y V): x and y then hold the same value */
+  tl_op vop = a.set ? e->kid[0]->op : TL_OP_NOP;
+  if ((vop == TL_OP_LOCAL_GET || vop == TL_OP_LOCAL_TEE) && !c->skip[e->kid[0]->imm.index])
+    a.copy = e->kid[0]->imm.index;
+  PUSH(c, acts, action, a);
+}
+
 static void post_node(cl_ctx *c, frame *fr) {
   tl_expr *e = *fr->slot;
   switch (e->op) {
   case TL_OP_LOCAL_GET:
   case TL_OP_LOCAL_SET:
-  case TL_OP_LOCAL_TEE: {
-    e->aux = 0;
-    PUSH(c, slots, tl_expr **, fr->slot);
-    if (c->skip[e->imm.index]) break;
-    action a = {e->imm.index, NONE, e->op != TL_OP_LOCAL_GET, e};
-    /* set x (get y) and set x (tee y V): x and y then hold the same value */
-    tl_op vop = a.set ? e->kid[0]->op : TL_OP_NOP;
-    if ((vop == TL_OP_LOCAL_GET || vop == TL_OP_LOCAL_TEE) && !c->skip[e->kid[0]->imm.index])
-      a.copy = e->kid[0]->imm.index;
-    e->aux = 0;
-    PUSH(c, acts, action, a);
+  case TL_OP_LOCAL_TEE:
+    local_op(c, fr->slot);
     break;
-  }
   case TL_OP_BLOCK:
     if (fr->end != NONE) {
       edge(c, c->cur, fr->end);
@@ -183,35 +187,40 @@ static void build(cl_ctx *c) {
   PUSH(c, order, uint32_t, c->cur);
   PUSH(&w, st, frame, ((frame){&c->f->body, 0, 0, 0}));
   pre_node(c, &TL_VEC_AT(&w.st, frame, 0));
-  while (w.st.n) {
-    frame *fr = &TL_VEC_AT(&w.st, frame, w.st.n - 1);
-    tl_expr *e = *fr->slot;
-    if (fr->next < e->nkid) {
-      uint32_t k = fr->next++;
-      tl_expr *kid = e->kid[k];
+  /* e: the node of the top frame, k: its next kid */
+  tl_expr *e = c->f->body;
+  uint32_t k = 0;
+  for (;;) {
+    while (k < e->nkid) {
+      tl_expr **ks = &e->kid[k++], *kid = *ks;
       if (!kid) continue;
-      if (e->op == TL_OP_IF && k) between(c, fr, k);
+      if (e->op == TL_OP_IF && k > 1) between(c, &TL_VEC_AT(&w.st, frame, w.st.n - 1), k - 1);
       uint32_t fl = tl_ops[kid->op].flags;
       if (!kid->nkid && !(fl & TL_F_CONTROL)) {
         /* a leaf gets no frame (pre_node does nothing for it); post_node
          * does nothing for one that is not a get and falls through */
         if (kid->op == TL_OP_LOCAL_GET) {
           kid->aux = 0;
-          PUSH(c, slots, tl_expr **, &e->kid[k]);
+          PUSH(c, slots, tl_expr **, ks);
           if (!c->skip[kid->imm.index]) PUSH(c, acts, action, ((action){kid->imm.index, NONE, false, kid}));
         } else if (fl & TL_F_NORETURN) {
-          frame leaf = {&e->kid[k], 0, NONE, NONE};
+          frame leaf = {ks, 0, NONE, NONE};
           post_node(c, &leaf);
         }
         continue;
       }
-      PUSH(&w, st, frame, ((frame){&e->kid[k], 0, 0, 0}));
+      TL_VEC_AT(&w.st, frame, w.st.n - 1).next = k;
+      PUSH(&w, st, frame, ((frame){ks, 0, 0, 0}));
       if (fl & TL_F_CONTROL) pre_node(c, &TL_VEC_AT(&w.st, frame, w.st.n - 1));
-      continue;
+      e = kid, k = 0;
     }
-    frame done = *fr;
-    w.st.n--;
-    if (tl_ops[e->op].flags & POST_FLAGS) post_node(c, &done);
+    frame done = TL_VEC_AT(&w.st, frame, --w.st.n);
+    uint32_t fl = tl_ops[e->op].flags;
+    if (fl & TL_F_WRITES_LOCAL) local_op(c, done.slot);
+    else if (fl & POST_FLAGS) post_node(c, &done);
+    if (!w.st.n) break;
+    frame *top = &TL_VEC_AT(&w.st, frame, w.st.n - 1);
+    e = *top->slot, k = top->next;
   }
   TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
   drop_vec(&w.st, st0);

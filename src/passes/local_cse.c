@@ -199,15 +199,14 @@ static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
  * arm, and the code after a br_if runs right after it, so what they
  * computed dominates there; the else arm is cut. */
 static bool nonlinear_pre(const tl_expr *e, const tl_expr *p, tl_expr *const *slot) {
-  if (e->op == TL_OP_LOOP) return true;
-  if (p && p->op == TL_OP_IF && slot == &p->kid[2]) return true;
-  return (tl_ops[e->op].flags & TL_F_CONTROL) && e->op != TL_OP_BLOCK && e->op != TL_OP_IF;
+  /* (of the control ops, a loop is the one that starts a region) */
+  return e->op == TL_OP_LOOP || (p && p->op == TL_OP_IF && slot == &p->kid[2]);
 }
 
-static bool nonlinear_post(const tl_expr *e) {
+static bool nonlinear_post(const tl_expr *e, uint32_t flags) {
+  if (!(flags & (TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN))) return false;
   if (e->op == TL_OP_BLOCK) return e->imm.block.label != TL_NO_LABEL;
-  if (e->op == TL_OP_LOOP || e->op == TL_OP_BR_IF) return false;
-  return (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN)) != 0;
+  return e->op != TL_OP_LOOP && e->op != TL_OP_BR_IF;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -272,7 +271,7 @@ static inline __attribute__((always_inline)) void post_scan(lcse *c, tl_expr **s
           tl_type_is_tuple(e->type);
   for (size_t i = mark; i < c->subs.n && !s.bad; i++) s.bad = TL_VEC_AT(&c->subs, sub, i).bad;
   if (!s.bad) {
-    s.hash = mix(mix(e->op, e->type), imm_hash(e));
+    s.hash = mix((uint64_t)e->op << 32 | e->type, imm_hash(e)); /* any structural hash */
     for (size_t i = mark; i < c->subs.n; i++) {
       sub *k = &TL_VEC_AT(&c->subs, sub, i);
       s.hash = mix(s.hash, k->hash), s.size += k->size, s.flags |= k->flags;
@@ -300,7 +299,7 @@ static inline __attribute__((always_inline)) void post_scan(lcse *c, tl_expr **s
   c->subs.n = mark;
   if (c->subs.n == c->subs.cap) room(&c->subs, sizeof(sub), c->inl_subs);
   TL_VEC_AT(&c->subs, sub, c->subs.n++) = s;
-  if (nonlinear_post(e)) clear_region(c);
+  if (nonlinear_post(e, fl)) clear_region(c);
 }
 
 /* Does evaluating node x (its own effect) change what original o reads? */
@@ -333,9 +332,10 @@ static bool invalidates(lcse *c, const tl_expr *x, uint32_t o) {
   return false;
 }
 
-static void post_check(lcse *c, tl_expr **slot) {
+static inline __attribute__((always_inline)) void post_check(lcse *c, tl_expr **slot) {
   tl_expr *e = *slot;
-  if (tl_ops[e->op].flags & NOT_PURE) {
+  uint32_t fl = tl_ops[e->op].flags;
+  if ((fl & NOT_PURE) && c->active.n) {
     for (size_t i = 0; i < c->active.n;) {
       if (invalidates(c, e, TL_VEC_AT(&c->active, uint32_t, i)))
         TL_VEC_AT(&c->active, uint32_t, i) = TL_VEC_AT(&c->active, uint32_t, c->active.n - 1), c->active.n--;
@@ -354,7 +354,7 @@ static void post_check(lcse *c, tl_expr **slot) {
       TL_VEC_PUSH(&c->active, uint32_t, ri);
     }
   }
-  if (nonlinear_post(e)) clear_region(c);
+  if (nonlinear_post(e, fl)) clear_region(c);
 }
 
 /* The scan (check: false) or check walk over the body: at each node the
@@ -365,33 +365,39 @@ typedef struct { tl_expr **slot; uint32_t next, mark; } wframe;
 
 static inline __attribute__((always_inline)) void walk(lcse *c, tl_expr **root, bool check) {
   tl_vec *st = &c->frames;
-  tl_expr **slot = root, *p = NULL;
   st->n = 0;
+  if (nonlinear_pre(*root, NULL, root)) clear_region(c);
+  if (!(*root)->nkid) {
+    if (check) post_check(c, root);
+    else post_scan(c, root, (uint32_t)c->subs.n);
+    return;
+  }
+  /* e: the innermost open node (its frame is the top), k: its next kid */
+  TL_VEC_AT(st, wframe, st->n++) = (wframe){root, 0, (uint32_t)c->subs.n};
+  tl_expr *e = *root;
+  uint32_t k = 0;
   for (;;) {
-    tl_expr *e = *slot;
-    if (nonlinear_pre(e, p, slot)) clear_region(c);
-    if (e->nkid) {
-      if (st->n == st->cap) room(st, sizeof(wframe), c->inl_frames);
-      TL_VEC_AT(st, wframe, st->n++) = (wframe){slot, 0, (uint32_t)c->subs.n};
-    } else if (check) {
-      post_check(c, slot);
-    } else {
-      post_scan(c, slot, (uint32_t)c->subs.n);
-    }
-    /* the next kid of the innermost open node, closing finished ones */
-    for (slot = NULL; st->n && !slot;) {
-      wframe *fr = &TL_VEC_AT(st, wframe, st->n - 1);
-      p = *fr->slot;
-      while (fr->next < p->nkid && !p->kid[fr->next]) fr->next++;
-      if (fr->next < p->nkid) {
-        slot = &p->kid[fr->next++];
-        break;
+    while (k < e->nkid) {
+      tl_expr **ks = &e->kid[k++], *x = *ks;
+      if (!x) continue;
+      if (x->op == TL_OP_LOOP || (k == 3 && e->op == TL_OP_IF)) clear_region(c); /* nonlinear_pre */
+      if (x->nkid) { /* descend */
+        TL_VEC_AT(st, wframe, st->n - 1).next = k;
+        if (st->n == st->cap) room(st, sizeof(wframe), c->inl_frames);
+        TL_VEC_AT(st, wframe, st->n++) = (wframe){ks, 0, (uint32_t)c->subs.n};
+        e = x, k = 0;
+        continue;
       }
-      st->n--;
-      if (check) post_check(c, fr->slot);
-      else post_scan(c, fr->slot, fr->mark);
+      if (check) post_check(c, ks);
+      else post_scan(c, ks, (uint32_t)c->subs.n);
     }
-    if (!slot) return;
+    /* e's kids are done: close it, resume its parent */
+    wframe *fr = &TL_VEC_AT(st, wframe, --st->n);
+    if (check) post_check(c, fr->slot);
+    else post_scan(c, fr->slot, fr->mark);
+    if (!st->n) return;
+    fr = &TL_VEC_AT(st, wframe, st->n - 1);
+    e = *fr->slot, k = fr->next;
   }
 }
 static void scan_walk(lcse *c, tl_expr **root) { walk(c, root, false); }
