@@ -429,13 +429,19 @@ typedef struct {
   span *last;              /* the span found last (span_at) */
 } mark_ctx;
 
+/* Bodies are marked in parallel (tl_nodes_sweep_mark): a span's owner goes
+ * from NONE to the first body that marks it, and to SHARED when a second
+ * one does, whatever the order. */
 static inline void mark(void *ctx, const void *p, size_t n, bool node) {
   (void)n, (void)node;
   mark_ctx *c = ctx;
-  span *s = span_at(c->x, &c->last, (uintptr_t)p);
-  if (!s) return; /* in m->arena (a pass allocated it there): lives on */
-  if (s->owner == OWNER_NONE) s->owner = c->owner;
-  else if (s->owner != c->owner) s->owner = OWNER_SHARED;
+  span *prev = c->last, *s = span_at(c->x, &c->last, (uintptr_t)p);
+  if (!s || s == prev) return; /* m->arena (a pass allocated it there): lives on; prev: marked */
+  uint32_t was = OWNER_NONE;
+  if (!__atomic_compare_exchange_n(&s->owner, &was, c->owner, false, __ATOMIC_RELAXED,
+                                   __ATOMIC_RELAXED) &&
+      was != c->owner && was != OWNER_SHARED)
+    __atomic_store_n(&s->owner, OWNER_SHARED, __ATOMIC_RELAXED);
 }
 
 /* Freed blocks are holes in malloc's heap, which glibc keeps resident
@@ -458,11 +464,15 @@ static void free_index(tl_module *m) {
   m->node_index = NULL;
 }
 
-void tl_nodes_sweep(tl_module *m) {
-  if (m->arena.lock) return; /* other threads are at work */
+/* The sweep in three steps, so that bodies can be marked in parallel:
+ * begin indexes the live blocks and m->nodes chunks (false: no sweep now),
+ * mark records which spans func's body uses (any thread, each function
+ * once), end marks the initializers, frees what nothing uses and keeps
+ * the index. */
+bool tl_nodes_sweep_begin(tl_module *m) {
+  if (m->arena.lock) return false; /* other threads are at work */
   free_index(m);
-  if (m->capi) return;
-  /* the live blocks, then the chunks of m->nodes */
+  if (m->capi) return false;
   size_t nb = 0;
   for (size_t i = 0; i < m->blocks.n; i++)
     if (TL_VEC_AT(&m->blocks, void *, i)) TL_VEC_AT(&m->blocks, void *, nb++) = TL_VEC_AT(&m->blocks, void *, i);
@@ -472,14 +482,12 @@ void tl_nodes_sweep(tl_module *m) {
   size_t *csz = malloc((nc + 1) * sizeof *csz);
   struct tl_node_index *x = malloc(sizeof *x);
   span *sp = malloc((nb + nc + 1) * sizeof *sp);
-  uint8_t *drop = calloc(nc + 1, 1);
-  if (!clo || !csz || !x || !sp || !drop) { /* out of memory: sweep another time */
+  if (!clo || !csz || !x || !sp) { /* out of memory: sweep another time */
     free(clo);
     free(csz);
     free(x);
     free(sp);
-    free(drop);
-    return;
+    return false;
   }
   tl_arena_chunks(&m->nodes, clo, csz, nc);
   size_t n = 0;
@@ -489,14 +497,26 @@ void tl_nodes_sweep(tl_module *m) {
   }
   for (size_t i = 0; i < nc; i++)
     sp[n++] = (span){(uintptr_t)clo[i], (uintptr_t)clo[i] + csz[i], OWNER_NONE, false, i};
+  free(clo);
+  free(csz);
   qsort(sp, n, sizeof *sp, by_lo);
   x->s = sp;
   x->n = n;
+  m->sweeping = x;
+  return true;
+}
+
+void tl_nodes_sweep_mark(tl_module *m, uint32_t func) {
   tl_vec todo = {0};
-  for (size_t i = 0; i < m->funcs.n; i++) {
-    mark_ctx c = {x, (uint32_t)i, NULL};
-    each_alloc(&todo, TL_FUNC(m, i)->body, mark, &c);
-  }
+  mark_ctx c = {m->sweeping, func, NULL};
+  each_alloc(&todo, TL_FUNC(m, func)->body, mark, &c);
+  tl_vec_free(&todo);
+}
+
+void tl_nodes_sweep_end(tl_module *m) {
+  struct tl_node_index *x = m->sweeping;
+  m->sweeping = NULL;
+  tl_vec todo = {0};
   mark_ctx mc = {x, OWNER_SHARED, NULL};
   for (size_t i = 0; i < m->globals.n; i++) each_alloc(&todo, TL_GLOBAL(m, i)->init, mark, &mc);
   for (size_t i = 0; i < m->elems.n; i++) {
@@ -507,25 +527,34 @@ void tl_nodes_sweep(tl_module *m) {
   for (size_t i = 0; i < m->datas.n; i++) each_alloc(&todo, TL_DATA(m, i)->offset, mark, &mc);
   tl_vec_free(&todo);
   /* free what nothing uses; keep the index of the rest */
+  size_t nc = tl_arena_chunks(&m->nodes, NULL, NULL, 0);
+  uint8_t *drop = calloc(nc + 1, 1);
+  span *sp = x->s;
   size_t kept = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < x->n; i++) {
     if (sp[i].owner != OWNER_NONE) {
       sp[kept++] = sp[i];
     } else if (sp[i].block) {
       free(TL_VEC_AT(&m->blocks, bhdr *, sp[i].slot));
       TL_VEC_AT(&m->blocks, void *, sp[i].slot) = NULL;
-    } else {
+    } else if (drop) {
       drop[sp[i].slot] = 1;
+    } else {
+      sp[kept++] = sp[i]; /* out of memory: the chunk stays, as if used */
     }
   }
-  tl_arena_drop_chunks(&m->nodes, drop);
+  if (drop) tl_arena_drop_chunks(&m->nodes, drop);
   /* dropped chunks shift the slots of the rest; only blocks use slots */
   x->n = kept;
   free(drop);
-  free(clo);
-  free(csz);
   m->node_index = x;
   give_back();
+}
+
+void tl_nodes_sweep(tl_module *m) {
+  if (!tl_nodes_sweep_begin(m)) return;
+  for (uint32_t i = 0; i < m->funcs.n; i++) tl_nodes_sweep_mark(m, i);
+  tl_nodes_sweep_end(m);
 }
 
 void tl_nodes_destroy(tl_module *m) {

@@ -395,6 +395,7 @@ struct tl_module {
   tl_vec blocks;           /* void *: the body blocks (NULL once freed) */
   struct tl_node_index *node_index; /* which body uses which memory, as of the
                               last sweep; NULL if none */
+  struct tl_node_index *sweeping; /* between tl_nodes_sweep_begin and _end */
   tl_vec types;            /* tl_functype */
   tl_vec funcs;            /* tl_func; imports first */
   tl_vec globals;          /* tl_global; imports first */
@@ -494,6 +495,11 @@ void tl_nodes_set_oom(jmp_buf *oom); /* this thread's, until tl_nodes_end */
  * none of them uses and records which body uses which block. Does nothing
  * on a module the C API builds (it may hold nodes not yet placed). */
 void tl_nodes_sweep(tl_module *m);
+/* The same in steps, for a caller that marks bodies in parallel: begin
+ * (false: no sweep now), mark each function once (any thread), end. */
+bool tl_nodes_sweep_begin(tl_module *m);
+void tl_nodes_sweep_mark(tl_module *m, uint32_t func);
+void tl_nodes_sweep_end(tl_module *m);
 void tl_nodes_destroy(tl_module *m); /* module.c's destroy: all node memory */
 /* For a writer that consumes the module: drops func's body (NULL) and frees
  * the block holding its root when the index of the last sweep (which no body

@@ -244,6 +244,15 @@ static void forget_body_bytes(tl_module *m, uint32_t npasses) {
   }
 }
 
+static void mark_one(void *user, uint32_t i) { tl_nodes_sweep_mark(user, i); }
+
+/* tl_nodes_sweep, its bodies marked on the pool */
+static void sweep(tl_pass_ctx *ctx) {
+  if (!tl_nodes_sweep_begin(ctx->m)) return;
+  tl_run_parallel(ctx, (uint32_t)ctx->m->funcs.n, mark_one, ctx->m);
+  tl_nodes_sweep_end(ctx->m);
+}
+
 tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err) {
   tl_pass_options none = {0};
@@ -275,7 +284,7 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     if (s != TL_OK) break;
     const tl_pass_info *p = stack[0];
     double t0 = now_seconds();
-    if (p->kind == TL_PASS_FUNC) tl_nodes_sweep(m);
+    if (p->kind == TL_PASS_FUNC) sweep(&ctx);
     /* C API users may hold nodes: bodies stay where they are */
     s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
     i += np;
@@ -291,6 +300,6 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
   free(stack);
   free(args);
   forget_body_bytes(m, n);
-  tl_nodes_sweep(m);
+  sweep(&ctx);
   return s;
 }
