@@ -686,7 +686,7 @@ tl_status wr_stack_opt(wr *w, tl_buf *body) {
   s.nlocal = w->base[w->f->nlocal] + (uint32_t)w->stypes.n;
   x->ins.n = x->targets.n = x->open.n = 0;
   if (x->ins.cap < body->n / 2) tl_vec_grow(&x->ins, sizeof(ins), body->n / 2);
-  if (!reserve(x, s.nlocal, 0)) return TL_OK;
+  if (!reserve(x, s.nlocal + 1, 0)) return TL_OK;   /* (+ 1: never NULL) */
   s.gets = x->loc;
   memset(s.gets, 0, s.nlocal * sizeof *s.gets);
   bool ok = decode(&s);
