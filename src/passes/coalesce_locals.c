@@ -504,7 +504,12 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
   }
   for (uint32_t bi = 0; bi < nb && !c->nomem; bi++) {
     bb *b = &TL_VEC_AT(&c->bbs, bb, bi);
-    dense_out(c, bi, in, W, live);
+    if (W == 1) { /* dense_out for up to 64 locals */
+      live[0] = 0;
+      for (uint32_t j = c->sstart[bi]; j < c->sstart[bi + 1]; j++) live[0] |= in[c->succ[j]];
+    } else {
+      dense_out(c, bi, in, W, live);
+    }
     for (uint32_t i = b->end; i-- > b->start;) {
       action *a = &TL_VEC_AT(&c->acts, action, i);
       uint32_t x = a->local;
@@ -662,6 +667,11 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   }
   for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
   build(&c);
+  if (n == np) { /* no vars to merge or drop: without sets nothing can change */
+    bool sets = false;
+    for (size_t i = 0; i < c.slots.n && !sets; i++) sets = (*TL_VEC_AT(&c.slots, tl_expr **, i))->op != TL_OP_LOCAL_GET;
+    if (!sets) goto out;
+  }
   edges_csr(&c, csrbuf, CSR_STACK);
   if (c.nomem) goto out;
   /* interference: walk each block backwards from its live_out */
