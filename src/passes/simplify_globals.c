@@ -11,19 +11,25 @@
 #include "passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
-  uint32_t *sets, *gets;
+  uint32_t *sets, *gets; /* counted by the bodies' walks in parallel (atomic adds) */
   uint8_t *exported;
-  bool changed;
-  bool has; /* the walk met a global.get or global.set */
 } sg_ctx;
 
+typedef struct {
+  sg_ctx *c;
+  bool has; /* the walk met a global.get or global.set */
+} count_ctx;
+
 static void count_visit(tl_walk *w, tl_expr **slot) {
-  sg_ctx *c = w->ctx;
+  count_ctx *k = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_GLOBAL_SET) c->sets[e->imm.index]++, c->has = true;
-  else if (e->op == TL_OP_GLOBAL_GET) c->gets[e->imm.index]++, c->has = true;
+  uint32_t *n = e->op == TL_OP_GLOBAL_SET ? k->c->sets : e->op == TL_OP_GLOBAL_GET ? k->c->gets : NULL;
+  if (!n) return;
+  __atomic_fetch_add(&n[e->imm.index], 1, __ATOMIC_RELAXED);
+  k->has = true;
 }
 
 /* The walks see only the nodes that read or write a global. */
@@ -35,10 +41,10 @@ static bool is_const(const tl_expr *e) {
 }
 
 typedef struct {
-  sg_ctx *c;
   tl_module *m;
   const uint8_t *fold;   /* global index -> replace its reads */
   const uint8_t *unread; /* global index -> drop its writes */
+  bool changed;
 } rw_ctx;
 
 static void rewrite_visit(tl_walk *w, tl_expr **slot) {
@@ -50,10 +56,41 @@ static void rewrite_visit(tl_walk *w, tl_expr **slot) {
     k->imm = init->imm;
     k->type = init->type;
     *slot = k;
-    r->c->changed = true;
+    r->changed = true;
   } else if (e->op == TL_OP_GLOBAL_SET && r->unread[e->imm.index]) {
     *slot = tl_make_drop(r->m, e->kid[0]);
-    r->c->changed = true;
+    r->changed = true;
+  }
+}
+
+/* The bodies are walked on the pass pool: touched[i] says what body i
+ * holds or what became of it (one byte each). */
+typedef struct {
+  tl_module *m;
+  sg_ctx *c;
+  const uint8_t *fold, *unread;
+  uint8_t *touched;      /* count: 2 if the body has global ops; rewrite: 1 if changed */
+} sg_job;
+
+static void count_in(void *user, uint32_t k) {
+  sg_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  count_ctx cc = {j->c, false};
+  tl_walk_post_only(j->m, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, count_visit, &cc, GLOBAL_OPS);
+  if (cc.has) j->touched[i] = 2;
+}
+
+static void rewrite_in(void *user, uint32_t k) {
+  sg_job *j = user;
+  uint32_t i = j->m->nimported_funcs + k;
+  bool has = j->touched[i] == 2;
+  j->touched[i] = 0;
+  if (!has) return; /* nothing to rewrite there */
+  rw_ctx r = {j->m, j->fold, j->unread, false};
+  tl_walk_post_only(j->m, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, rewrite_visit, &r, GLOBAL_OPS);
+  if (r.changed) {
+    j->touched[i] = 1;
+    tl_func_refinalize(j->m, TL_FUNC(j->m, i));
   }
 }
 
@@ -61,7 +98,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   tl_module *m = ctx->m;
   uint32_t ng = (uint32_t)m->globals.n, nf = (uint32_t)m->funcs.n;
   if (!ng) return TL_OK;
-  sg_ctx c = {tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 1), false, false};
+  sg_ctx c = {tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 4), tl_scratch_calloc(ng, 1)};
   uint8_t *fold = tl_scratch_calloc(ng, 1), *unread = tl_scratch_calloc(ng, 1);
   uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1); /* 2: has global ops, 1: changed */
   if (!c.sets || !c.gets || !c.exported || !fold || !unread || !touched) {
@@ -70,20 +107,18 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL) c.exported[TL_EXPORT(m, i)->index] = 1;
-  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
-    c.has = false;
-    tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c, GLOBAL_OPS);
-    if (c.has) touched[i] = 2;
-  }
+  sg_job j = {m, &c, fold, unread, touched};
+  tl_run_parallel(ctx, nf - m->nimported_funcs, count_in, &j);
+  count_ctx cc = {&c, false};
   for (uint32_t i = 0; i < ng; i++)
-    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, count_visit, &c);
+    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, count_visit, &cc);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
-    if (el->offset) tl_walk_post(m, NULL, &el->offset, count_visit, &c);
-    for (uint32_t j = 0; j < el->n; j++) tl_walk_post(m, NULL, &el->item[j], count_visit, &c);
+    if (el->offset) tl_walk_post(m, NULL, &el->offset, count_visit, &cc);
+    for (uint32_t k = 0; k < el->n; k++) tl_walk_post(m, NULL, &el->item[k], count_visit, &cc);
   }
   for (size_t i = 0; i < m->datas.n; i++)
-    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, count_visit, &c);
+    if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, count_visit, &cc);
   bool any = false;
   for (uint32_t i = m->nimported_globals; i < ng; i++) {
     tl_global *g = TL_GLOBAL(m, i);
@@ -94,18 +129,9 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
     if (g->mut && !c.exported[i] && !c.gets[i] && c.sets[i]) unread[i] = 1;
     any |= fold[i] || unread[i];
   }
-  rw_ctx r = {&c, m, fold, unread};
-  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
-    bool has = touched[i] == 2;
-    touched[i] = 0;
-    if (!has || !any) continue; /* nothing to rewrite there */
-    c.changed = false;
-    tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, rewrite_visit, &r, GLOBAL_OPS);
-    if (c.changed) {
-      touched[i] = 1;
-      tl_func_refinalize(m, TL_FUNC(m, i));
-    }
-  }
+  if (any) tl_run_parallel(ctx, nf - m->nimported_funcs, rewrite_in, &j);
+  else memset(touched, 0, (size_t)nf + 1);
+  rw_ctx r = {m, fold, unread, false};
   /* Constant expressions: only reads of immutable globals appear there. */
   for (uint32_t i = 0; i < ng; i++)
     if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, rewrite_visit, &r);
@@ -120,13 +146,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   if (optimizing) {
     const char *names[64];
     uint32_t n = tl_pipeline(2, 0, names, 64);
-    for (uint32_t i = m->nimported_funcs; i < nf && st == TL_OK; i++) {
-      if (!touched[i]) continue;
-      for (uint32_t k = 0; k < n && st == TL_OK; k++) {
-        const tl_pass_info *pi = tl_pass_find(names[k]);
-        if (pi && pi->kind == TL_PASS_FUNC) st = pi->func(ctx, TL_FUNC(m, i));
-      }
-    }
+    st = tl_run_func_passes_on(ctx, names, n, touched);
   }
   free(c.sets);
   free(c.gets);
