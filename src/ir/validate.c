@@ -79,10 +79,11 @@ typedef struct {
   bool dead;            /* current node has an unreachable child */
   bool strict;          /* tl_validate_ir: extra consistency checks */
   ptrset *seen;         /* nodes seen outside the run below */
-  const tl_expr *base;  /* the body's first node: seen_add's run of nodes */
-  size_t nrun;          /* nodes base, base + 1, ... entered so far */
-  bool run;             /* every node entered so far is in that run */
+  uintptr_t base, end;  /* seen_add: the body's run of nodes [base, end) */
+  uintptr_t next;       /* while the run lasts, where the next node would be; else 0 */
   uint32_t okty;        /* bit t: basic type t is valid with m's features */
+  const uint8_t *cls;   /* classify's table for m */
+  bool full;            /* const_mode or strict: enter_full for every node */
   const uint8_t *declared; /* functions ref.func may name in a body (C.refs) */
   uint32_t nlabel;
   tl_expr **scope;      /* label -> defining construct while in scope */
@@ -130,6 +131,44 @@ static tl_features type_feat(const tl_module *m, tl_type t) {
     if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
   }
   return f;
+}
+
+/* Opcode classes (a byte per 9-bit opcode, for m's features): which
+ * shortcut of plain_ok applies (K_SLOW: none, or a feature is missing),
+ * whether it opens a label, and K_ODD for markers and numbers past the
+ * table (enter_full reports them). */
+enum {
+  K_SLOW, K_FIXED, K_MEMARG, K_LOCAL_GET, K_LOCAL_SET, K_LOCAL_TEE, K_GLOBAL_GET, K_DROP, K_CALL,
+  K_BR, K_BR_IF, K_CLASS = 15, K_CONTROL = 16, K_ODD = 32
+};
+enum { NOPCODES = 512 };
+_Static_assert((int)TL_NOPS <= (int)NOPCODES, "tl_expr's op indexes the class table");
+
+static void classify(const tl_module *m, uint8_t *cls) {
+  for (uint32_t op = 0; op < NOPCODES; op++) {
+    if (op >= TL_NOPS) {
+      cls[op] = K_ODD;
+      continue;
+    }
+    const tl_opinfo *oi = &tl_ops[op];
+    uint8_t k = K_SLOW;
+    bool fixed = oi->nops != TL_SIG_SPECIAL;
+    if (oi->feat & ~m->features) k = K_SLOW;
+    else if (fixed && (oi->imm == TL_IMM_NONE || (oi->imm >= TL_IMM_I32 && oi->imm <= TL_IMM_F64)))
+      k = K_FIXED;
+    else if (fixed && oi->imm == TL_IMM_MEMARG && !(oi->flags & TL_F_ATOMIC)) k = K_MEMARG;
+    else if (op == TL_OP_LOCAL_GET) k = K_LOCAL_GET;
+    else if (op == TL_OP_LOCAL_SET) k = K_LOCAL_SET;
+    else if (op == TL_OP_LOCAL_TEE) k = K_LOCAL_TEE;
+    else if (op == TL_OP_GLOBAL_GET) k = K_GLOBAL_GET;
+    else if (op == TL_OP_DROP) k = K_DROP;
+    else if (op == TL_OP_CALL) k = K_CALL;
+    else if (op == TL_OP_BR) k = K_BR;
+    else if (op == TL_OP_BR_IF) k = K_BR_IF;
+    if (oi->flags & TL_F_CONTROL) k |= K_CONTROL;
+    if (oi->flags & TL_F_MARKER) k |= K_ODD;
+    cls[op] = k;
+  }
 }
 
 /* The basic types valid with m's features, as a bit per type (plain_ok). */
@@ -602,20 +641,17 @@ static void open_label(vc *c, tl_expr *e) {
 
 /* Nodes seen so far (each must have one parent). A body fresh from
  * tl_nodes_end has its nodes in one array in walk (pre-)order, so while
- * the i-th node entered is base + i the nodes seen are exactly
- * [base, base + i): no set needed. The first node elsewhere freezes that
- * range, and the rest go to the pointer set (as all nodes do in constant
+ * each node entered is the one after the last, the nodes seen are exactly
+ * [base, next): no set needed. The first node elsewhere freezes that range
+ * (end) and the rest go to the pointer set (as all nodes do in constant
  * expressions and in the strict form, whose set spans the module). */
-static bool seen_add(vc *c, const tl_expr *e) {
-  uintptr_t a = (uintptr_t)e, lo = (uintptr_t)c->base;
-  if (c->run) {
-    if (a == lo + c->nrun * sizeof(tl_expr)) {
-      c->nrun++;
-      return true;
-    }
-    c->run = false;
+__attribute__((noinline)) static bool seen_slow(vc *c, const tl_expr *e) {
+  uintptr_t a = (uintptr_t)e;
+  if (c->next) {
+    c->end = c->next;
+    c->next = 0;
   }
-  int r = a >= lo && a - lo < c->nrun * sizeof(tl_expr) ? 0 : 1;
+  int r = a >= c->base && a < c->end ? 0 : 1;
   if (r && !c->seen->cap && c->f && !ptrset_reserve(c->seen, c->f->code_size / 2)) r = -1;
   if (r) r = ptrset_add(c->seen, e);
   if (r < 0) return fail(c, TL_E_NOMEM, "out of memory");
@@ -623,8 +659,15 @@ static bool seen_add(vc *c, const tl_expr *e) {
   return true;
 }
 
-/* Before e's kids; p is e's parent (NULL at the root) and e its kid k. */
-static inline bool enter(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
+static inline bool seen_add(vc *c, const tl_expr *e) {
+  if ((uintptr_t)e != c->next) return seen_slow(c, e);
+  c->next += sizeof(tl_expr);
+  return true;
+}
+
+/* Before e's kids, the full checks; p is e's parent (NULL at the root)
+ * and e its kid k. */
+static bool enter_full(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
   if (e->op >= TL_NOPS) return fail(c, TL_E_INVALID, "node with bad opcode %u", e->op);
   if (c->strict && e->kcap && (e->kcap > 31 || e->nkid > 1u << e->kcap))
     return fail(c, TL_E_INVALID, "%s: %u kids but capacity class %u", opname(e), e->nkid,
@@ -636,6 +679,18 @@ static inline bool enter(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
   if (k && p->op == TL_OP_IF && p->imm.block.label != TL_NO_LABEL)
     c->scope[p->imm.block.label] = (tl_expr *)p;
   if (fl & TL_F_CONTROL) open_label(c, e);
+  return !c->st;
+}
+
+/* enter_full, shortened for a body's ordinary nodes in the common form. */
+static inline bool enter(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
+  if (c->full) return enter_full(c, e, p, k);
+  uint8_t cl = c->cls[e->op];
+  if (cl & K_ODD) return enter_full(c, e, p, k);
+  if (!seen_add(c, e)) return false;
+  if (k && p->op == TL_OP_IF && p->imm.block.label != TL_NO_LABEL)
+    c->scope[p->imm.block.label] = (tl_expr *)p;
+  if (cl & K_CONTROL) open_label(c, e);
   return !c->st;
 }
 
@@ -698,39 +753,34 @@ static inline bool call_ok(const vc *c, const tl_expr *e) {
 }
 
 static inline bool plain_ok(vc *c, const tl_expr *e) {
-  const tl_opinfo *oi = &tl_ops[e->op];
+  unsigned cl = c->cls[e->op] & K_CLASS;
   tl_type t = e->type;
-  if ((oi->feat & ~c->m->features) || t >= 32 || !(c->okty >> t & 1)) return false;
-  if (oi->nops != TL_SIG_SPECIAL) {
+  if (cl == K_SLOW || t >= 32 || !(c->okty >> t & 1)) return false;
+  const tl_opinfo *oi = &tl_ops[e->op];
+  const tl_func *f = c->f;
+  uint32_t x = e->imm.index;
+  switch (cl) {
+  case K_MEMARG:
+    if (e->imm.mem.mem >= c->m->memories.n || e->imm.mem.align > tl_op_natural_align(e->op))
+      return false;
+    /* fall through */
+  case K_FIXED:
     if (e->nkid != oi->nops) return false;
     for (uint32_t i = 0; i < oi->nops; i++)
       if (!e->kid[i] || e->kid[i]->type != oi->ops[i]) return false;
-    switch (oi->imm) {
-    case TL_IMM_NONE: case TL_IMM_I32: case TL_IMM_I64: case TL_IMM_F32: case TL_IMM_F64: break;
-    case TL_IMM_MEMARG:
-      if (e->imm.mem.mem >= c->m->memories.n || (oi->flags & TL_F_ATOMIC) ||
-          e->imm.mem.align > tl_op_natural_align(e->op))
-        return false;
-      break;
-    default: return false;
-    }
     return t == (oi->flags & TL_F_NORETURN ? TL_UNREACHABLE : oi->result);
-  }
-  const tl_func *f = c->f;
-  uint32_t x = e->imm.index;
-  switch (e->op) {
-  case TL_OP_LOCAL_GET: return !e->nkid && x < f->nlocal && t == f->local[x];
-  case TL_OP_LOCAL_SET:
-  case TL_OP_LOCAL_TEE:
+  case K_LOCAL_GET: return !e->nkid && x < f->nlocal && t == f->local[x];
+  case K_LOCAL_SET:
+  case K_LOCAL_TEE:
     return e->nkid == 1 && e->kid[0] && x < f->nlocal && e->kid[0]->type == f->local[x] &&
-           t == (e->op == TL_OP_LOCAL_SET ? TL_NONE : f->local[x]);
-  case TL_OP_GLOBAL_GET: return !e->nkid && x < c->m->globals.n && t == TL_GLOBAL(c->m, x)->type;
-  case TL_OP_DROP:
+           t == (cl == K_LOCAL_SET ? TL_NONE : f->local[x]);
+  case K_GLOBAL_GET: return !e->nkid && x < c->m->globals.n && t == TL_GLOBAL(c->m, x)->type;
+  case K_DROP:
     return e->nkid == 1 && e->kid[0] && e->kid[0]->type >= TL_I32 &&
            e->kid[0]->type < TL_NBASIC && t == TL_NONE;
-  case TL_OP_CALL: return call_ok(c, e);
-  case TL_OP_BR: return !e->nkid && t == TL_UNREACHABLE && target_ok(c, e->imm.label, TL_OP_BR);
-  case TL_OP_BR_IF:
+  case K_CALL: return call_ok(c, e);
+  case K_BR: return !e->nkid && t == TL_UNREACHABLE && target_ok(c, e->imm.label, TL_OP_BR);
+  case K_BR_IF:
     return e->nkid == 1 && e->kid[0] && e->kid[0]->type == TL_I32 && t == TL_NONE &&
            target_ok(c, e->imm.label, TL_OP_BR_IF);
   default: return false;
@@ -743,51 +793,48 @@ static inline bool leave(vc *c, tl_expr *e) {
   return !c->st;
 }
 
-/* Pre- and post-order checks of the tree at *root on an explicit stack
- * (heap only when deeper than VFRAMES); stops at the first error. */
+/* Pre- and post-order checks of the tree at *root on an explicit stack of
+ * (parent, next kid) frames, on the C stack up to VFRAMES deep and on the
+ * heap beyond; a leaf is entered and left without a frame. Stops at the
+ * first error. */
 typedef struct { tl_expr *e; uint32_t next; } vframe;
 enum { VFRAMES = 128 };
 
 static tl_status walk(vc *c, tl_expr **root) {
+  tl_expr *e = *root;
+  if (!e || !enter(c, e, NULL, 0)) return c->st;
   vframe inl[VFRAMES], *st = inl;
   size_t n = 0, cap = VFRAMES;
-  tl_expr *e = *root, *p = NULL;
-  uint32_t k = 0;
-  if (!e) return c->st;
+  uint32_t k = 0; /* e's next kid */
   for (;;) {
-    if (!enter(c, e, p, k)) break;
-    if (!e->nkid) { /* a leaf needs no frame */
-      if (!leave(c, e)) break;
-    } else {
-      if (n == cap) {
+    while (k < e->nkid) {
+      tl_expr *x = e->kid[k++];
+      if (!x) continue;
+      if (!enter(c, x, e, k - 1)) goto out;
+      if (!x->nkid) {
+        if (!leave(c, x)) goto out;
+        continue;
+      }
+      if (n == cap) { /* descend: e and k wait in a frame */
         vframe *q = st == inl ? malloc(2 * cap * sizeof *q) : realloc(st, 2 * cap * sizeof *q);
         if (!q) {
           fail(c, TL_E_NOMEM, "out of memory");
-          break;
+          goto out;
         }
         if (st == inl) memcpy(q, inl, sizeof inl);
         st = q;
         cap *= 2;
       }
-      st[n++] = (vframe){e, 0};
+      st[n++] = (vframe){e, k};
+      e = x;
+      k = 0;
     }
-    /* the next kid to enter, leaving the nodes whose kids are done */
-    e = NULL;
-    while (n) {
-      vframe *top = &st[n - 1];
-      p = top->e;
-      k = top->next;
-      while (k < p->nkid && !p->kid[k]) k++;
-      if (k < p->nkid) {
-        top->next = k + 1;
-        e = p->kid[k];
-        break;
-      }
-      n--;
-      if (!leave(c, p)) break;
-    }
-    if (!e) break;
+    if (!leave(c, e) || !n) break;
+    n--;
+    e = st[n].e;
+    k = st[n].next;
   }
+out:
   if (st != inl) free(st);
   return c->st;
 }
@@ -820,8 +867,9 @@ static bool check_body(vc *c, tl_func *f) {
 }
 
 static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool strict,
-                               const uint8_t *declared, tl_error *err) {
-  vc c = {.m = m, .fidx = fi, .err = err, .strict = strict, .declared = declared};
+                               const uint8_t *declared, const uint8_t *cls, tl_error *err) {
+  vc c = {.m = m, .fidx = fi, .err = err, .strict = strict, .declared = declared, .cls = cls,
+          .full = strict};
   if (fi >= m->funcs.n) {
     fail(&c, TL_E_INVALID, "function index %u out of range", fi);
     return c.st;
@@ -835,8 +883,7 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
   if (!f->body) return TL_OK; /* import */
   if (!check_locals(&c, f)) return c.st;
   c.seen = seen; /* the ptrset is sized when first used (seen_add) */
-  c.base = f->body;
-  c.run = !strict; /* the strict form's set spans the module */
+  if (!strict) c.base = c.next = (uintptr_t)f->body; /* the strict form's set spans the module */
   c.okty = ok_types(m);
   c.nlabel = f->nlabel;
   /* label scratch: on the stack for most functions, else one malloc */
@@ -897,8 +944,9 @@ static uint8_t *declared_funcs(tl_module *m) {
 
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
   ptrset seen = {0};
-  uint8_t *declared = declared_funcs(m);
-  tl_status s = validate_func(m, func_index, &seen, false, declared, err);
+  uint8_t *declared = declared_funcs(m), cls[NOPCODES];
+  classify(m, cls);
+  tl_status s = validate_func(m, func_index, &seen, false, declared, cls, err);
   free(declared);
   free(seen.slot);
   return s;
@@ -907,7 +955,7 @@ tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
 /* ---- module ------------------------------------------------------------- */
 static bool check_const(vc *c, tl_expr *e, tl_type t, const char *what) {
   if (!e) return fail(c, TL_E_INVALID, "%s: missing constant expression", what);
-  c->const_mode = true;
+  c->const_mode = c->full = true;
   c->f = NULL;
   if (walk(c, &e)) return false;
   if (e->type == t) return true;
@@ -1129,6 +1177,7 @@ bool tl_module_has_nodes(const tl_module *m, uint64_t want) {
 typedef struct {
   tl_module *m;
   const uint8_t *declared;
+  const uint8_t *cls;   /* classify's table */
   uint8_t *bad;         /* per defined function: validation failed */
 } par_job;
 
@@ -1136,15 +1185,16 @@ static void par_one(void *user, uint32_t k) {
   par_job *j = user;
   ptrset seen = {0};
   uint32_t i = j->m->nimported_funcs + k;
-  j->bad[k] = validate_func(j->m, i, &seen, false, j->declared, NULL) != TL_OK;
+  j->bad[k] = validate_func(j->m, i, &seen, false, j->declared, j->cls, NULL) != TL_OK;
   free(seen.slot);
 }
 
 /* -1: not worth it (run serially); else the status of the bodies. */
-static int validate_parallel(tl_module *m, const uint8_t *declared, tl_error *err) {
+static int validate_parallel(tl_module *m, const uint8_t *declared, const uint8_t *cls,
+                             tl_error *err) {
   uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
   if (n < 2 || m->arena.lock || !tl_module_has_nodes(m, TL_PAR_MIN_NODES)) return -1;
-  par_job j = {m, declared, calloc(n, 1)};
+  par_job j = {m, declared, cls, calloc(n, 1)};
   if (!j.bad) return -1;
   tl_pass_options po = {.threads = m->threads};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
@@ -1153,7 +1203,7 @@ static int validate_parallel(tl_module *m, const uint8_t *declared, tl_error *er
   for (uint32_t k = 0; k < n && !st; k++) {
     if (!j.bad[k]) continue;
     ptrset seen = {0};
-    st = validate_func(m, m->nimported_funcs + k, &seen, false, declared, err);
+    st = validate_func(m, m->nimported_funcs + k, &seen, false, declared, cls, err);
     free(seen.slot);
   }
   free(j.bad);
@@ -1162,12 +1212,15 @@ static int validate_parallel(tl_module *m, const uint8_t *declared, tl_error *er
 
 static tl_status validate(tl_module *m, tl_error *err, bool strict) {
   ptrset seen = {0};
-  vc c = {.m = m, .fidx = TL_NO_FUNC, .err = err, .seen = &seen, .strict = strict};
+  uint8_t cls[NOPCODES];
+  classify(m, cls);
+  vc c = {.m = m, .fidx = TL_NO_FUNC, .err = err, .seen = &seen, .strict = strict, .cls = cls,
+          .full = true};
   bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) &&
             check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
             check_datas(&c);
   uint8_t *declared = ok ? declared_funcs(m) : NULL;
-  int par = ok && !strict ? validate_parallel(m, declared, err) : -1;
+  int par = ok && !strict ? validate_parallel(m, declared, cls, err) : -1;
   if (par >= 0) {
     c.st = (tl_status)par;
     ok = false;
@@ -1177,7 +1230,7 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
       free(seen.slot);
       seen = (ptrset){0};
     }
-    c.st = validate_func(m, i, &seen, strict, declared, err);
+    c.st = validate_func(m, i, &seen, strict, declared, cls, err);
     ok = c.st == TL_OK;
   }
   free(declared);
