@@ -170,20 +170,23 @@ static int by_size_desc(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The size a body was read with (bytes; cheap, and while passes run the
- * read is a good enough guide), else its node count. */
-static uint64_t size_of(tl_func *f) {
-  return f->code_size ? f->code_size : f->body ? tl_expr_count(f->body) : 0;
+/* The size a body was read with (bytes; cheap, and while the passes run
+ * over every body the read is a good enough guide), else, or when exact,
+ * its node count. */
+static uint64_t size_of(tl_func *f, bool exact) {
+  return f->code_size && !exact ? f->code_size : f->body ? tl_expr_count(f->body) : 0;
 }
 
-void tl_order_by_size(tl_module *m, uint32_t *order, uint32_t n) {
+static void order_by_size(tl_module *m, uint32_t *order, uint32_t n, bool exact) {
   sized *s = tl_scratch_realloc(NULL, (size_t)n + 1, sizeof *s);
   if (!s) return; /* only the schedule depends on the order */
-  for (uint32_t k = 0; k < n; k++) s[k] = (sized){size_of(TL_FUNC(m, order[k])), order[k]};
+  for (uint32_t k = 0; k < n; k++) s[k] = (sized){size_of(TL_FUNC(m, order[k]), exact), order[k]};
   qsort(s, n, sizeof *s, by_size_desc);
   for (uint32_t k = 0; k < n; k++) order[k] = s[k].index;
   free(s);
 }
+
+void tl_order_by_size(tl_module *m, uint32_t *order, uint32_t n) { order_by_size(m, order, n, false); }
 
 /* Runs the stack p[0..np) on each function with a body and which[i] set
  * (every function if which is NULL). */
@@ -199,7 +202,9 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   for (uint32_t i = 0; i < nf; i++)
     if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
   uint32_t threads = m->arena.lock ? 1 : threads_for(ctx, l.n);
-  if (threads > 1) tl_order_by_size(m, order, l.n);
+  /* a chosen few (the -optimizing module passes' changed functions) may
+   * have grown far beyond their read size: counted */
+  if (threads > 1) order_by_size(m, order, l.n, which != NULL);
   run_loop(m, &l, threads);
   tl_status s = first_failure(&j, ctx->err);
   pthread_mutex_destroy(&j.lock);
