@@ -187,8 +187,7 @@ static tl_status put_memarg(wr *w, tl_buf *b, const tl_memarg *ma) {
   if (ma->mem != 0)
     return WR_FAIL(w, TL_E_UNSUPPORTED, "memory access to memory %u (multi-memory)", ma->mem);
   put_op_u32(b, 0, ma->align);
-  if (ma->offset <= UINT32_MAX) put_op_u32(b, 0, (uint32_t)ma->offset);
-  else wr_u64(b, ma->offset);
+  put_op_u32(b, 0, ma->offset);   /* (a u32: no memory64) */
   return TL_OK;
 }
 
