@@ -611,6 +611,8 @@ static void uncount_visit(tl_walk *w, tl_expr **slot) {
   if ((*slot)->op == TL_OP_LOCAL_GET) c->nget[(*slot)->imm.index]--;
 }
 
+/* Called only on blocks, loops, ifs and local sets / tees (the walk
+ * skips every other node: nothing here acts on them). */
 static void sl_visit(tl_walk *w, tl_expr **slot) {
   sl_ctx *c = w->ctx;
   tl_expr *e = *slot;
@@ -687,7 +689,7 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
   for (int round = 0; round < ROUNDS; round++) {
     c.changed = c.cand = c.retype = false;
     c.first = round == 0, c.deferred = false;
-    tl_walk_post(ctx->m, f, &f->body, sl_visit, &c);
+    tl_walk_post_only(ctx->m, f, &f->body, sl_visit, &c, TL_F_CONTROL | TL_F_WRITES_LOCAL);
     if (c.retype) tl_func_refinalize(ctx->m, f);
     if (structure && c.cand && round + 1 < ROUNDS && !block_returns(&c)) {
       oom = true; /* the function is valid as this round left it */
@@ -697,7 +699,7 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
   }
   if (c.nif1) {
     c.retype = false;
-    tl_walk_post(ctx->m, f, &f->body, unif1_visit, &c);
+    tl_walk_post_only(ctx->m, f, &f->body, unif1_visit, &c, TL_F_WRITES_LOCAL);
     if (c.retype) tl_func_refinalize(ctx->m, f);
   }
   free(c.nget), free(c.nbr);
