@@ -26,22 +26,36 @@ static _Thread_local struct {
   tl_arena scratch;
 } cur;
 
-void *tl_node_alloc(tl_module *m, size_t n, size_t align) {
+static __attribute__((noinline)) void *node_alloc_slow(tl_module *m, size_t n, size_t align) {
+  if (cur.m == m) return tl_arena_alloc(&cur.scratch, n, align);
+  pthread_mutex_t *lock = m->arena.lock;
+  if (lock) pthread_mutex_lock(lock);
+  m->nodes.oom = m->arena.oom;
+  void *p = tl_arena_alloc(&m->nodes, n, align);
+  if (lock) pthread_mutex_unlock(lock);
+  return p;
+}
+
+/* Inlined into the builders below, so that a node's size is a constant
+ * there: the common case (this thread's scratch has room) is a bump and a
+ * few stores. */
+static inline __attribute__((always_inline)) void *node_alloc(tl_module *m, size_t n, size_t align) {
   void *p;
-  if (cur.m == m) {
-    p = tl_arena_alloc(&cur.scratch, n, align);
+  uintptr_t a = ((uintptr_t)cur.scratch.p + (align - 1)) & ~(uintptr_t)(align - 1);
+  if (cur.m == m && cur.scratch.p && n && a <= (uintptr_t)cur.scratch.end &&
+      n <= (uintptr_t)cur.scratch.end - a) {
+    cur.scratch.p = (uint8_t *)(a + n);
+    p = (void *)a;
   } else {
-    pthread_mutex_t *lock = m->arena.lock;
-    if (lock) pthread_mutex_lock(lock);
-    m->nodes.oom = m->arena.oom;
-    p = tl_arena_alloc(&m->nodes, n, align);
-    if (lock) pthread_mutex_unlock(lock);
+    p = node_alloc_slow(m, n, align);
   }
   memset(p, 0, n);
   return p;
 }
 
-#define NODE_NEWN(m, T, n) ((T *)tl_node_alloc((m), sizeof(T) * (size_t)(n), _Alignof(T)))
+void *tl_node_alloc(tl_module *m, size_t n, size_t align) { return node_alloc(m, n, align); }
+
+#define NODE_NEWN(m, T, n) ((T *)node_alloc((m), sizeof(T) * (size_t)(n), _Alignof(T)))
 
 uint8_t *tl_expr_v128(tl_module *m, tl_expr *e, const uint8_t *v) {
   e->imm.v128 = tl_node_alloc(m, 16, 8);
