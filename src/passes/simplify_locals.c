@@ -93,6 +93,12 @@ static bool in_vec(const tl_vec *v, uint32_t x) {
 
 static bool is_set(const tl_expr *e) { return e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE; }
 
+static inline void sum_node(sl_ctx *c, const tl_expr *e, uint32_t *flags) {
+  *flags |= own_flags(e);
+  if (e->op == TL_OP_LOCAL_GET) PUSH(&c->reads, uint32_t, e->imm.index);
+  if (is_set(e)) PUSH(&c->writes, uint32_t, e->imm.index);
+}
+
 /* Flags and locals of the value; false if it is too big to bother. */
 static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
   c->reads.n = c->writes.n = c->stack.n = 0;
@@ -104,11 +110,19 @@ static bool summarize(sl_ctx *c, tl_expr *v, uint32_t *flags) {
   while (st->n) {
     tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
     if (!budget--) return false;
-    *flags |= own_flags(e);
-    if (e->op == TL_OP_LOCAL_GET) PUSH(&c->reads, uint32_t, e->imm.index);
-    if (is_set(e)) PUSH(&c->writes, uint32_t, e->imm.index);
-    for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
+    sum_node(c, e, flags);
+    /* leaves are taken here, not pushed: the result is the same in any
+     * order (flags and the two sets; false when more than the budget) */
+    for (uint32_t i = 0; i < e->nkid; i++) {
+      tl_expr *k = e->kid[i];
+      if (!k) continue;
+      if (k->nkid) {
+        PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
+      } else {
+        if (!budget--) return false;
+        sum_node(c, k, flags);
+      }
+    }
   }
   return true;
 }
@@ -154,7 +168,7 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
     st->n = 0;
     PUSH(st, frame, ((frame){&list->kid[j], 0, false, 0}));
     while (st->n) {
-      frame *fr = &TL_VEC_AT(st, frame, st->n - 1);
+      frame *fr = &TL_VEC_AT(st, frame, st->n - 1), done;
       tl_expr *e = *fr->slot;
       if (fr->next < e->nkid) {
         uint32_t k = fr->next++;
@@ -164,11 +178,16 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
         if (fr->then) then = fr->then == 2 || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1) ? 2 : 1;
         else if (e->op == TL_OP_IF && k == 1 && e->nkid == 3 && else_get(e, 2, x, aflags))
           then = 1, then_label = e->imm.block.label;
-        PUSH(st, frame, ((frame){&e->kid[k], 0, op, then}));
-        continue;
+        done = (frame){&e->kid[k], 0, op, then};
+        if (e->kid[k]->nkid) {
+          PUSH(st, frame, done);
+          continue;
+        }
+        e = e->kid[k]; /* a leaf: done now, as if pushed and popped (e's frame is the top) */
+      } else {
+        done = *fr;
+        st->n--;
       }
-      frame done = *fr;
-      st->n--;
       if (!budget--) return NULL;
       if (done.then) {
         if (e->op == TL_OP_LOCAL_GET && e->imm.index == x && !covered) return NULL;
@@ -193,7 +212,10 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
       if (is_set(e) && (e->imm.index == x || in_vec(&c->reads, e->imm.index) ||
                         in_vec(&c->writes, e->imm.index)))
         return NULL;
-      bflags |= own_flags(e);
+      /* both tests depend on bflags only (and are false for 0) */
+      uint32_t nb = bflags | own_flags(e);
+      if (nb == bflags) continue;
+      bflags = nb;
       if (c->nget[x] > 1 && (bflags & (TL_F_BRANCH | TL_F_NORETURN))) return NULL;
       if (conflict(aflags, bflags)) return NULL;
     }
@@ -554,8 +576,14 @@ static bool rec_all(br_ctx *b, tl_func *f) {
       }
       st = p, cap = ncap;
     }
-    for (uint32_t i = e->nkid; i-- > 0;)
-      if (e->kid[i]) st[n++] = &e->kid[i];
+    /* a leaf is only counted (a br without a value; rec_node does nothing
+     * else with leaves, and an empty block is no candidate: nothing ends it
+     * in a set), so its place in the order does not matter */
+    for (uint32_t i = e->nkid; i-- > 0;) {
+      tl_expr *k = e->kid[i];
+      if (k && k->nkid) st[n++] = &e->kid[i];
+      else if (k && k->op == TL_OP_BR) b->nbr[k->imm.label]++;
+    }
   }
   free(st);
   return true;
@@ -640,24 +668,28 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
   c->retype |= (*slot)->type != before;
 }
 
+static inline void count_node(sl_ctx *c, const tl_expr *e) {
+  if (e->op == TL_OP_LOCAL_GET) {
+    c->nget[e->imm.index]++;
+  } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF)) {
+    c->nbr[e->imm.label]++;
+  } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
+    for (uint32_t i = 0; i < e->imm.table->n; i++) c->nbr[e->imm.table->targets[i]]++;
+    c->nbr[e->imm.table->def]++;
+  }
+}
+
 /* Gets per local and, with structure, branches per label (as the labels
- * of every target of a br_table), in one pass over the nodes. False when
- * out of memory. */
+ * of every target of a br_table), in one pass over the nodes (counted as
+ * they are pushed; leaves are not pushed). False when out of memory. */
 static bool count_uses(sl_ctx *c) {
   uint32_t cap = 64, n = 0;
   tl_expr **st = tl_scratch_realloc(NULL, cap, sizeof *st);
   if (!st) return false;
   st[n++] = c->f->body;
+  count_node(c, c->f->body);
   while (n) {
     tl_expr *e = st[--n];
-    if (e->op == TL_OP_LOCAL_GET) {
-      c->nget[e->imm.index]++;
-    } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF)) {
-      c->nbr[e->imm.label]++;
-    } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
-      for (uint32_t i = 0; i < e->imm.table->n; i++) c->nbr[e->imm.table->targets[i]]++;
-      c->nbr[e->imm.table->def]++;
-    }
     if (n + e->nkid > cap) {
       uint32_t ncap = 2 * (n + e->nkid);
       tl_expr **p = tl_scratch_realloc(st, ncap, sizeof *st);
@@ -667,8 +699,12 @@ static bool count_uses(sl_ctx *c) {
       }
       st = p, cap = ncap;
     }
-    for (uint32_t i = e->nkid; i-- > 0;)
-      if (e->kid[i]) st[n++] = e->kid[i];
+    for (uint32_t i = e->nkid; i-- > 0;) {
+      tl_expr *k = e->kid[i];
+      if (!k) continue;
+      count_node(c, k);
+      if (k->nkid) st[n++] = k;
+    }
   }
   free(st);
   return true;
