@@ -10,8 +10,9 @@
  * (when a branch targets the body's label, the old body becomes a dropped
  * inner block that returns branch to instead), and the drops at call
  * sites go. Rounds repeat while something changes.
- * dae-optimizing runs the function pipeline on the changed functions after
- * each round.
+ * dae-optimizing runs the function pipeline after each round on the
+ * functions whose params or result changed (as wasm-opt does: not on the
+ * callers, whose call sites only lost operands or drops).
  * Guarantees the same behaviour. */
 #include "passes.h"
 
@@ -390,13 +391,13 @@ static void free_info(dinfo *info, uint32_t nf) {
   free(info);
 }
 
-/* One round; returns whether anything changed (-1: out of memory, nothing
- * changed); marks touched functions. */
+/* The call sites of each body are fixed on the pass pool (refinalized
+ * where they changed or the function's own signature did). */
 typedef struct {
   tl_module *m;
   dinfo *info;
   const uint32_t *oldtype;
-  uint8_t *touched;
+  const uint8_t *touched;  /* the functions whose params or result changed */
 } fix_job;
 
 static void fix_calls_in(void *user, uint32_t k) {
@@ -405,10 +406,11 @@ static void fix_calls_in(void *user, uint32_t k) {
   tl_func *f = TL_FUNC(j->m, i);
   call_ctx c = {j->m, f, j->info, j->oldtype, false};
   tl_walk_post(j->m, f, &f->body, call_visit, &c);
-  if (c.changed) j->touched[i] = 1;
-  if (j->touched[i]) tl_func_refinalize(j->m, f);
+  if (c.changed || j->touched[i]) tl_func_refinalize(j->m, f);
 }
 
+/* One round; returns whether anything changed (-1: out of memory, nothing
+ * changed); marks the functions whose params or result changed. */
 static int one_round(tl_pass_ctx *ctx, uint8_t *touched) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
