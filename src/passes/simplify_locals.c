@@ -224,9 +224,13 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
 }
 
 static void sink_list(sl_ctx *c, tl_expr *list) {
+  bool nop = false; /* the list holds a nop (made here or before): compact it */
   for (uint32_t i = 0; i + 1 < list->nkid; i++) {
     tl_expr *set = list->kid[i];
-    if (set->op != TL_OP_LOCAL_SET) continue;
+    if (set->op != TL_OP_LOCAL_SET) {
+      nop |= set->op == TL_OP_NOP;
+      continue;
+    }
     uint32_t x = set->imm.index;
     tl_expr *v = set->kid[0];
     if (!tl_type_is_concrete(v->type) || tl_type_is_tuple(c->f->local[x]) || !c->nget[x]) continue;
@@ -245,8 +249,9 @@ static void sink_list(sl_ctx *c, tl_expr *list) {
     }
     c->nget[x]--;
     list->kid[i] = tl_make_nop(c->m);
-    c->changed = true;
+    c->changed = nop = true;
   }
+  if (!nop && (!list->nkid || list->kid[list->nkid - 1]->op != TL_OP_NOP)) return;
   uint32_t out = 0;
   for (uint32_t i = 0; i < list->nkid; i++)
     if (list->kid[i]->op != TL_OP_NOP) list->kid[out++] = list->kid[i];
