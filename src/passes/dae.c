@@ -33,6 +33,7 @@ typedef struct {
   /* decisions */
   uint8_t *remove;  /* per param */
   bool drop_result, change;
+  tl_vec uses;      /* use (below): the calls and ref.funcs in its body */
 } dinfo;
 
 /* A call, return_call or ref.func a body holds (walk order). The walks
@@ -130,13 +131,12 @@ static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
 typedef struct {
   tl_module *m;
   dinfo *info;
-  tl_vec *uses;     /* per function */
 } scan_job;
 
 static void scan_one(void *user, uint32_t k) {
   scan_job *j = user;
   uint32_t i = j->m->nimported_funcs + k;
-  an_ctx c = {j->m, j->info, TL_NO_INDEX, 0, &j->uses[i]};
+  an_ctx c = {j->m, j->info, TL_NO_INDEX, 0, &j->info[i].uses};
   an_expr(&c, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, i);
 }
 
@@ -153,11 +153,10 @@ static bool analyze(tl_pass_ctx *ctx, dinfo *info) {
     info[i].remove = tl_scratch_calloc(np + 1, 1);
     if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) return false;
   }
-  tl_vec *uses = tl_scratch_calloc((size_t)nf + 1, sizeof *uses);
-  if (!uses) return false;
-  scan_job j = {m, info, uses};
+  scan_job j = {m, info};
   tl_run_parallel(ctx, nf - m->nimported_funcs, scan_one, &j);
-  an_ctx c = {m, info, TL_NO_INDEX, 0, &uses[nf]}; /* initializers: the spare vector */
+  tl_vec inits = {0}; /* the initializers' uses */
+  an_ctx c = {m, info, TL_NO_INDEX, 0, &inits};
   for (size_t i = 0; i < m->globals.n; i++) an_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
@@ -165,10 +164,10 @@ static bool analyze(tl_pass_ctx *ctx, dinfo *info) {
     for (uint32_t k = 0; k < el->n; k++) an_expr(&c, NULL, &el->item[k], TL_NO_INDEX);
   }
   for (uint32_t i = m->nimported_funcs; i <= nf; i++) {
-    for (size_t k = 0; k < uses[i].n; k++) note_use(m, info, &TL_VEC_AT(&uses[i], use, k));
-    tl_vec_free(&uses[i]);
+    const tl_vec *u = i < nf ? &info[i].uses : &inits;
+    for (size_t k = 0; k < u->n; k++) note_use(m, info, &TL_VEC_AT(u, use, k));
   }
-  free(uses);
+  tl_vec_free(&inits);
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].direct = false;
   if (m->has_start) info[m->start].direct = false;
@@ -387,6 +386,7 @@ static void free_info(dinfo *info, uint32_t nf) {
     free(info[i].varies);
     free(info[i].read);
     free(info[i].remove);
+    tl_vec_free(&info[i].uses);
   }
   free(info);
 }
@@ -400,9 +400,19 @@ typedef struct {
   const uint8_t *touched;  /* the functions whose params or result changed */
 } fix_job;
 
+/* Whether the body the uses were listed from calls a changed function. */
+static bool calls_changed(const dinfo *info, const tl_vec *uses) {
+  for (size_t k = 0; k < uses->n; k++) {
+    const tl_expr *e = TL_VEC_AT(uses, use, k).e;
+    if (e->op != TL_OP_REF_FUNC && info[e->imm.index].change) return true;
+  }
+  return false;
+}
+
 static void fix_calls_in(void *user, uint32_t k) {
   fix_job *j = user;
   uint32_t i = j->m->nimported_funcs + k;
+  if (!j->touched[i] && !calls_changed(j->info, &j->info[i].uses)) return; /* nothing to fix */
   tl_func *f = TL_FUNC(j->m, i);
   call_ctx c = {j->m, f, j->info, j->oldtype, false};
   tl_walk_post(j->m, f, &f->body, call_visit, &c);
