@@ -29,11 +29,10 @@ typedef struct {
   uint32_t ncalls;
   tl_expr **konst;  /* per param: the constant every call passes so far */
   uint8_t *varies;  /* per param: calls disagree (or pass non-constants) */
-  uint8_t *read;    /* per param: a local.get reads it */
+  const uint8_t *read; /* per param: a local.get reads it (the body's scan) */
   /* decisions */
   uint8_t *remove;  /* per param */
   bool drop_result, change;
-  tl_vec uses;      /* use (below): the calls and ref.funcs in its body */
 } dinfo;
 
 /* A call, return_call or ref.func a body holds (walk order). The walks
@@ -44,10 +43,18 @@ typedef struct {
   bool dropped;     /* a call whose parent is a drop */
 } use;
 
+/* What the analysis walk found in a body. Kept from round to round while
+ * the body stays as it was (fresh): a round rescans only the bodies it or
+ * the re-optimization changed. */
 typedef struct {
-  tl_module *m;
-  dinfo *info;
-  uint32_t self;
+  tl_vec uses;      /* use */
+  uint8_t *read;    /* per param: a local.get reads it */
+  bool tails;       /* the body has return_call(_indirect) */
+  bool fresh;
+} scan;
+
+typedef struct {
+  scan *self;       /* NULL outside functions */
   uint32_t self_np; /* params of self (0 outside functions) */
   tl_vec *uses;     /* use: where the walk lists them */
 } an_ctx;
@@ -103,25 +110,22 @@ static void an_visit(tl_walk *w, tl_expr **slot) {
     break;
   }
   case TL_OP_RETURN_CALL_INDIRECT:
-    if (c->self != TL_NO_INDEX) c->info[c->self].tails = true;
+    if (c->self) c->self->tails = true;
     break;
   case TL_OP_REF_FUNC: TL_VEC_PUSH(c->uses, use, ((use){e, false})); break;
   case TL_OP_LOCAL_GET:
-    if (e->imm.index < c->self_np)
-      c->info[c->self].read[e->imm.index] = 1;
+    if (e->imm.index < c->self_np) c->self->read[e->imm.index] = 1;
     break;
   default: break;
   }
-  if (e->op == TL_OP_RETURN_CALL && c->self != TL_NO_INDEX) c->info[c->self].tails = true;
+  if (e->op == TL_OP_RETURN_CALL && c->self) c->self->tails = true;
 }
 
-/* Walks *e: flags of self, its uses listed in *c->uses. */
-static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
-  c->self = self;
-  c->self_np = self != TL_NO_INDEX ? tl_func_nparams(c->m, TL_FUNC(c->m, self)) : 0;
+/* Walks *e: flags of c->self, its uses listed in *c->uses. */
+static void an_expr(tl_module *m, an_ctx *c, tl_func *f, tl_expr **e) {
   if (!*e) return;
   tl_walk w = {0};
-  w.m = c->m;
+  w.m = m;
   w.f = f;
   w.ctx = c;
   w.post = an_visit;
@@ -130,41 +134,58 @@ static void an_expr(an_ctx *c, tl_func *f, tl_expr **e, uint32_t self) {
 
 typedef struct {
   tl_module *m;
-  dinfo *info;
+  scan *scans;
+  const uint32_t *stale;  /* the functions to rescan */
+  bool nomem;
 } scan_job;
 
 static void scan_one(void *user, uint32_t k) {
   scan_job *j = user;
-  uint32_t i = j->m->nimported_funcs + k;
-  an_ctx c = {j->m, j->info, TL_NO_INDEX, 0, &j->info[i].uses};
-  an_expr(&c, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, i);
+  uint32_t i = j->stale[k], np = tl_func_nparams(j->m, TL_FUNC(j->m, i));
+  scan *s = &j->scans[i];
+  s->uses.n = 0;
+  s->tails = false;
+  free(s->read);
+  if (!(s->read = tl_scratch_calloc((size_t)np + 1, 1))) {
+    j->nomem = true;
+    return;
+  }
+  an_ctx c = {s, np, &s->uses};
+  an_expr(j->m, &c, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body);
+  s->fresh = true;
 }
 
 /* false when out of memory (what was allocated is left for free_info). */
-static bool analyze(tl_pass_ctx *ctx, dinfo *info) {
+static bool analyze(tl_pass_ctx *ctx, dinfo *info, scan *scans) {
   tl_module *m = ctx->m;
-  uint32_t nf = (uint32_t)m->funcs.n;
+  uint32_t nf = (uint32_t)m->funcs.n, nstale = 0;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     size_t np = tl_func_nparams(m, TL_FUNC(m, i));
     info[i].direct = true;
     info[i].konst = tl_scratch_calloc(np + 1, sizeof(tl_expr *));
     info[i].varies = tl_scratch_calloc(np + 1, 1);
-    info[i].read = tl_scratch_calloc(np + 1, 1);
     info[i].remove = tl_scratch_calloc(np + 1, 1);
-    if (!info[i].konst || !info[i].varies || !info[i].read || !info[i].remove) return false;
+    if (!info[i].konst || !info[i].varies || !info[i].remove) return false;
   }
-  scan_job j = {m, info};
-  tl_run_parallel(ctx, nf - m->nimported_funcs, scan_one, &j);
+  uint32_t *stale = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof *stale);
+  if (!stale) return false;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (!scans[i].fresh) stale[nstale++] = i;
+  scan_job j = {m, scans, stale, false};
+  tl_run_parallel(ctx, nstale, scan_one, &j);
+  free(stale);
+  if (j.nomem) return false;
   tl_vec inits = {0}; /* the initializers' uses */
-  an_ctx c = {m, info, TL_NO_INDEX, 0, &inits};
-  for (size_t i = 0; i < m->globals.n; i++) an_expr(&c, NULL, &TL_GLOBAL(m, i)->init, TL_NO_INDEX);
+  an_ctx c = {NULL, 0, &inits};
+  for (size_t i = 0; i < m->globals.n; i++) an_expr(m, &c, NULL, &TL_GLOBAL(m, i)->init);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
-    an_expr(&c, NULL, &el->offset, TL_NO_INDEX);
-    for (uint32_t k = 0; k < el->n; k++) an_expr(&c, NULL, &el->item[k], TL_NO_INDEX);
+    an_expr(m, &c, NULL, &el->offset);
+    for (uint32_t k = 0; k < el->n; k++) an_expr(m, &c, NULL, &el->item[k]);
   }
   for (uint32_t i = m->nimported_funcs; i <= nf; i++) {
-    const tl_vec *u = i < nf ? &info[i].uses : &inits;
+    const tl_vec *u = i < nf ? &scans[i].uses : &inits;
+    if (i < nf) info[i].read = scans[i].read, info[i].tails = scans[i].tails;
     for (size_t k = 0; k < u->n; k++) note_use(m, info, &TL_VEC_AT(u, use, k));
   }
   tl_vec_free(&inits);
@@ -384,9 +405,7 @@ static void free_info(dinfo *info, uint32_t nf) {
   for (uint32_t i = 0; i < nf; i++) {
     free(info[i].konst);
     free(info[i].varies);
-    free(info[i].read);
     free(info[i].remove);
-    tl_vec_free(&info[i].uses);
   }
   free(info);
 }
@@ -396,6 +415,7 @@ static void free_info(dinfo *info, uint32_t nf) {
 typedef struct {
   tl_module *m;
   dinfo *info;
+  scan *scans;
   const uint32_t *oldtype;
   const uint8_t *touched;  /* the functions whose params or result changed */
 } fix_job;
@@ -412,22 +432,25 @@ static bool calls_changed(const dinfo *info, const tl_vec *uses) {
 static void fix_calls_in(void *user, uint32_t k) {
   fix_job *j = user;
   uint32_t i = j->m->nimported_funcs + k;
-  if (!j->touched[i] && !calls_changed(j->info, &j->info[i].uses)) return; /* nothing to fix */
+  if (!j->touched[i] && !calls_changed(j->info, &j->scans[i].uses)) return; /* nothing to fix */
   tl_func *f = TL_FUNC(j->m, i);
   call_ctx c = {j->m, f, j->info, j->oldtype, false};
   tl_walk_post(j->m, f, &f->body, call_visit, &c);
-  if (c.changed || j->touched[i]) tl_func_refinalize(j->m, f);
+  if (c.changed || j->touched[i]) {
+    tl_func_refinalize(j->m, f);
+    j->scans[i].fresh = false;
+  }
 }
 
 /* One round; returns whether anything changed (-1: out of memory, nothing
  * changed); marks the functions whose params or result changed. */
-static int one_round(tl_pass_ctx *ctx, uint8_t *touched) {
+static int one_round(tl_pass_ctx *ctx, uint8_t *touched, scan *scans) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   dinfo *info = tl_scratch_calloc((size_t)nf + 1, sizeof(dinfo));
   uint32_t *oldtype = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
   rw_scratch rs = {0};
-  if (!info || !oldtype || !analyze(ctx, info) || !rw_alloc(m, &rs)) {
+  if (!info || !oldtype || !analyze(ctx, info, scans) || !rw_alloc(m, &rs)) {
     if (info) free_info(info, nf);
     free(oldtype);
     rw_free(&rs);
@@ -442,7 +465,7 @@ static int one_round(tl_pass_ctx *ctx, uint8_t *touched) {
     any = true;
   }
   if (any) {
-    fix_job j = {m, info, oldtype, touched};
+    fix_job j = {m, info, scans, oldtype, touched};
     tl_run_parallel(ctx, nf - m->nimported_funcs, fix_calls_in, &j);
   }
   free_info(info, nf);
@@ -458,7 +481,12 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1);
-  if (!touched) return tl_nomem(ctx->err, "dae");
+  scan *scans = tl_scratch_calloc((size_t)nf + 1, sizeof *scans);
+  if (!touched || !scans) {
+    free(touched);
+    free(scans);
+    return tl_nomem(ctx->err, "dae");
+  }
   tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
   if (!po.optimize_level && !po.shrink_level) po.optimize_level = 1; /* lone pass: see inlining.c */
   const char *names[129] = {"precompute-propagate"}; /* as inlining.c */
@@ -466,11 +494,16 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   tl_status st = TL_OK;
   for (int r = 0; r < MAX_ROUNDS && st == TL_OK; r++) {
     memset(touched, 0, nf + 1);
-    int changed = one_round(ctx, touched);
+    int changed = one_round(ctx, touched, scans);
     if (changed < 0) st = tl_nomem(ctx->err, "dae");
     if (changed <= 0) break;
     if (optimize) st = tl_run_func_passes_on(ctx, names, n, touched);
   }
+  for (uint32_t i = 0; i < nf; i++) {
+    tl_vec_free(&scans[i].uses);
+    free(scans[i].read);
+  }
+  free(scans);
   free(touched);
   return st;
 }
