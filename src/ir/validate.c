@@ -139,7 +139,7 @@ static tl_features type_feat(const tl_module *m, tl_type t) {
  * table (enter_full reports them). */
 enum {
   K_SLOW, K_FIXED, K_MEMARG, K_LOCAL_GET, K_LOCAL_SET, K_LOCAL_TEE, K_GLOBAL_GET, K_DROP, K_CALL,
-  K_BR, K_BR_IF, K_CLASS = 15, K_CONTROL = 16, K_ODD = 32
+  K_BR, K_BR_IF, K_BLOCK, K_IF, K_CLASS = 15, K_CONTROL = 16, K_ODD = 32
 };
 enum { NOPCODES = 512 };
 _Static_assert((int)TL_NOPS <= (int)NOPCODES, "tl_expr's op indexes the class table");
@@ -165,6 +165,8 @@ static void classify(const tl_module *m, uint8_t *cls) {
     else if (op == TL_OP_CALL) k = K_CALL;
     else if (op == TL_OP_BR) k = K_BR;
     else if (op == TL_OP_BR_IF) k = K_BR_IF;
+    else if (op == TL_OP_BLOCK || op == TL_OP_LOOP) k = K_BLOCK;
+    else if (op == TL_OP_IF) k = K_IF;
     if (oi->flags & TL_F_CONTROL) k |= K_CONTROL;
     if (oi->flags & TL_F_MARKER) k |= K_ODD;
     cls[op] = k;
@@ -752,6 +754,45 @@ static inline bool call_ok(const vc *c, const tl_expr *e) {
   return true;
 }
 
+/* check_control's verdict on a block, loop or if when it is true (and then
+ * its effect: the label goes out of scope). */
+static bool control_ok(vc *c, const tl_expr *e) {
+  uint32_t n = e->nkid, l = e->imm.block.label;
+  if (e->imm.block.bt != TL_NO_INDEX && e->imm.block.bt >= c->m->types.n) return false;
+  tl_type bt = l != TL_NO_LABEL ? c->bt[l] : TL_UNREACHABLE, want;
+  if (e->op == TL_OP_IF) {
+    if (n < 2 || n > 3 || !e->kid[0] || !e->kid[1]) return false;
+    tl_type ct = e->kid[0]->type, t1 = e->kid[1]->type, lt = TL_NONE;
+    bool has_else = n == 3 && e->kid[2];
+    tl_type t2 = has_else ? e->kid[2]->type : TL_NONE;
+    if (ct != TL_I32 && ct != TL_UNREACHABLE) return false;
+    if (has_else) {
+      lt = t1 != TL_UNREACHABLE ? t1 : t2;
+      if (lt == TL_UNREACHABLE) lt = bt;
+    }
+    if ((bt != TL_UNREACHABLE && bt != lt) || (t1 != lt && t1 != TL_UNREACHABLE) ||
+        (has_else && t2 != lt && t2 != TL_UNREACHABLE))
+      return false;
+    want = ct == TL_UNREACHABLE ? TL_UNREACHABLE : lt;
+  } else {
+    bool dead = false; /* only the last may leave a value, up to an unreachable one */
+    for (uint32_t i = 0; i < n; i++) {
+      const tl_expr *k = e->kid[i];
+      if (!k) return false;
+      if (k->type == TL_UNREACHABLE) dead = true;
+      else if (!dead && i + 1 < n && k->type != TL_NONE) return false;
+    }
+    want = dead ? TL_UNREACHABLE : n ? e->kid[n - 1]->type : TL_NONE;
+    if (e->op == TL_OP_BLOCK) {
+      if (want == TL_UNREACHABLE) want = bt;
+      else if (bt != TL_UNREACHABLE && bt != want) return false;
+    }
+  }
+  if (e->type != want) return false;
+  if (l != TL_NO_LABEL) c->scope[l] = NULL;
+  return true;
+}
+
 static inline bool plain_ok(vc *c, const tl_expr *e) {
   unsigned cl = c->cls[e->op] & K_CLASS;
   tl_type t = e->type;
@@ -783,6 +824,8 @@ static inline bool plain_ok(vc *c, const tl_expr *e) {
   case K_BR_IF:
     return e->nkid == 1 && e->kid[0] && e->kid[0]->type == TL_I32 && t == TL_NONE &&
            target_ok(c, e->imm.label, TL_OP_BR_IF);
+  case K_BLOCK:
+  case K_IF: return control_ok(c, e);
   default: return false;
   }
 }
