@@ -35,6 +35,16 @@ typedef struct {
   bool dead;  /* after an unreachable child of a block or loop */
 } scan_item;
 
+/* What scan_expr found in a body, kept from round to round while the body
+ * stays as it was (fresh): a round rescans only the bodies it inlined into
+ * (and re-optimized); remove_funcs renumbers the lists. */
+typedef struct {
+  uint32_t size;
+  bool calls, loops, fresh;
+  tl_vec callees;   /* uint32_t: see scan_expr */
+  tl_vec refs;      /* uint32_t: target << 1 | live, each reference the body makes */
+} fscan;
+
 static bool reachable_call(const tl_expr *e) {
   if (e->op == TL_OP_CALL) return e->type != TL_UNREACHABLE;
   for (uint32_t i = 0; i < e->nkid; i++)
@@ -42,12 +52,11 @@ static bool reachable_call(const tl_expr *e) {
   return true;
 }
 
-/* Size, calls and loops of self (TL_NO_INDEX: module code) outside dead
- * code; references of every function from e; into callees (self's own),
- * the targets of its live direct calls that could be inlined whatever the
- * target's size (reachable operands, no tuple operand). */
-static void scan_expr(tl_module *m, finfo *info, tl_expr *root, uint32_t self, tl_vec *callees) {
-  finfo *me = self == TL_NO_INDEX ? NULL : &info[self];
+/* A body's size, calls and loops outside dead code, its references and
+ * callees (the targets of its live direct calls that could be inlined
+ * whatever the target's size: reachable operands, no tuple operand), into
+ * *me; module code (me NULL) adds its references to info's counts. */
+static void scan_expr(tl_module *m, finfo *info, tl_expr *root, fscan *me) {
   tl_vec st = {0};
   if (root) TL_VEC_PUSH(&st, scan_item, ((scan_item){root, false}));
   while (st.n) {
@@ -56,12 +65,13 @@ static void scan_expr(tl_module *m, finfo *info, tl_expr *root, uint32_t self, t
     bool live = !it.dead;
     if (me && live) me->size++;
     if (e->op == TL_OP_CALL || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_REF_FUNC) {
-      atomic_fetch_add_explicit(&info[e->imm.index].all_refs, 1, memory_order_relaxed);
-      if (live) atomic_fetch_add_explicit(&info[e->imm.index].refs, 1, memory_order_relaxed);
+      if (me) TL_VEC_PUSH(&me->refs, uint32_t, e->imm.index << 1 | live);
+      else atomic_fetch_add_explicit(&info[e->imm.index].all_refs, 1, memory_order_relaxed);
+      if (!me && live) atomic_fetch_add_explicit(&info[e->imm.index].refs, 1, memory_order_relaxed);
       if (me && live && e->op != TL_OP_REF_FUNC) {
         me->calls = true;
         if (reachable_call(e) && e->nkid == tl_func_nparams(m, TL_FUNC(m, e->imm.index)))
-          TL_VEC_PUSH(callees, uint32_t, e->imm.index);
+          TL_VEC_PUSH(&me->callees, uint32_t, e->imm.index);
       }
     } else if (e->op == TL_OP_LOOP && me && live) {
       me->loops = true;
@@ -119,32 +129,52 @@ static uint32_t live_kids(const tl_expr *b) {
 
 typedef struct {
   tl_module *m;
-  finfo *info;
-  tl_vec *callees;
+  fscan *sc;
+  const uint32_t *stale;   /* the bodies to scan */
 } scan_job;
 
 static void scan_one(void *user, uint32_t k) {
   scan_job *j = user;
-  uint32_t i = j->m->nimported_funcs + k;
+  uint32_t i = j->stale[k];
   tl_func *f = TL_FUNC(j->m, i);
-  scan_expr(j->m, j->info, f->body, i, &j->callees[i]);
-  if (live_kids(f->body) == 1) j->info[i].size--;
+  fscan *s = &j->sc[i];
+  s->size = 0;
+  s->calls = s->loops = false;
+  s->callees.n = s->refs.n = 0;
+  scan_expr(j->m, NULL, f->body, s);
+  if (live_kids(f->body) == 1) s->size--;
+  s->fresh = true;
 }
 
 /* Sizes (nodes, the body block counted only when it holds several), refs,
- * exported/start, and the decision for each function; callees (empty
- * vectors) get scan_expr's, per function. */
-static void compute_info(tl_pass_ctx *ctx, finfo *info, tl_vec *callees) {
+ * exported/start, and the decision for each function, from sc (the bodies
+ * no longer fresh scanned again first). false: out of memory. */
+static bool compute_info(tl_pass_ctx *ctx, finfo *info, fscan *sc) {
   tl_module *m = ctx->m;
-  uint32_t nf = (uint32_t)m->funcs.n, o, s;
+  uint32_t nf = (uint32_t)m->funcs.n, o, s, nstale = 0;
   memset(info, 0, nf * sizeof *info);
-  scan_job j = {m, info, callees};
-  tl_run_parallel(ctx, nf - m->nimported_funcs, scan_one, &j);
-  for (size_t i = 0; i < m->globals.n; i++) scan_expr(m, info, TL_GLOBAL(m, i)->init, TL_NO_INDEX, NULL);
+  uint32_t *stale = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof *stale);
+  if (!stale) return false;
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (!sc[i].fresh) stale[nstale++] = i;
+  scan_job j = {m, sc, stale};
+  tl_run_parallel(ctx, nstale, scan_one, &j);
+  free(stale);
+  for (uint32_t i = m->nimported_funcs; i < nf; i++) {
+    info[i].size = sc[i].size;
+    info[i].calls = sc[i].calls;
+    info[i].loops = sc[i].loops;
+    for (size_t k = 0; k < sc[i].refs.n; k++) {
+      uint32_t r = TL_VEC_AT(&sc[i].refs, uint32_t, k);
+      atomic_fetch_add_explicit(&info[r >> 1].all_refs, 1, memory_order_relaxed);
+      if (r & 1) atomic_fetch_add_explicit(&info[r >> 1].refs, 1, memory_order_relaxed);
+    }
+  }
+  for (size_t i = 0; i < m->globals.n; i++) scan_expr(m, info, TL_GLOBAL(m, i)->init, NULL);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
-    scan_expr(m, info, el->offset, TL_NO_INDEX, NULL);
-    for (uint32_t j = 0; j < el->n; j++) scan_expr(m, info, el->item[j], TL_NO_INDEX, NULL);
+    scan_expr(m, info, el->offset, NULL);
+    for (uint32_t k = 0; k < el->n; k++) scan_expr(m, info, el->item[k], NULL);
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) info[TL_EXPORT(m, i)->index].global = true;
@@ -152,6 +182,7 @@ static void compute_info(tl_pass_ctx *ctx, finfo *info, tl_vec *callees) {
   levels(ctx, &o, &s);
   limits l = get_limits(ctx);
   for (uint32_t i = m->nimported_funcs; i < nf; i++) info[i].worth = worth(&info[i], &l, o, s);
+  return true;
 }
 
 /* ---- copying a callee into a caller ------------------------------------- */
@@ -286,8 +317,7 @@ typedef struct {
    * function at the round's start (a callee is never changed in its round) */
   uint32_t *lmap;
   uint8_t *read;
-  tl_vec *callees;   /* per function: scan_expr's callees (uint32_t) */
-  uint32_t nf;       /* functions at the round's start */
+  const fscan *sc;   /* per function: its scan (callees) */
 } round_ctx;
 
 /* A call the caller could inline this round, but for callees already
@@ -344,7 +374,7 @@ static void inline_into(round_ctx *r, tl_func *f) {
 /* Whether the caller has a call may_inline accepts (from its callees as
  * scanned: the rest have nothing to inline this round whatever the order). */
 static bool has_candidate(const round_ctx *r, uint32_t caller) {
-  const tl_vec *v = &r->callees[caller];
+  const tl_vec *v = &r->sc[caller].callees;
   for (size_t k = 0; k < v->n; k++) {
     uint32_t t = TL_VEC_AT(v, uint32_t, k);
     if (r->info[t].worth && t != caller && (uint64_t)r->info[caller].size + r->info[t].size < MAX_COMBINED)
@@ -411,17 +441,7 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
   return tl_run_func_passes_on(ctx, names, n, which);
 }
 
-/* One round; *progress says whether anything was inlined. rounds_into
- * counts, per function, the rounds that inlined into it. */
-static void free_callees(round_ctx *r) {
-  if (r->callees)
-    for (uint32_t i = 0; i < r->nf; i++) tl_vec_free(&r->callees[i]);
-  free(r->callees);
-  r->callees = NULL;
-}
-
 static void free_round(round_ctx *r, uint8_t *gone, uint32_t *remap) {
-  free_callees(r);
   free(r->info);
   free(r->uses);
   free(r->into);
@@ -431,7 +451,39 @@ static void free_round(round_ctx *r, uint8_t *gone, uint32_t *remap) {
   free(remap);
 }
 
-static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_into, bool *progress) {
+/* The scans follow remove_funcs' renumbering (those of removed bodies go). */
+static void remap_scans(fscan *sc, uint32_t nf, const uint8_t *gone, const uint32_t *remap) {
+  for (uint32_t i = 0; i < nf; i++) {
+    fscan *s = &sc[i];
+    if (gone[i]) {
+      tl_vec_free(&s->callees);
+      tl_vec_free(&s->refs);
+      *s = (fscan){0};
+      continue;
+    }
+    /* a fresh body references no removed function (every reference to one
+     * was inlined, into bodies no longer fresh); if it did, it is rescanned */
+    for (size_t k = 0; s->fresh && k < s->callees.n; k++) {
+      uint32_t *t = &TL_VEC_AT(&s->callees, uint32_t, k);
+      s->fresh = remap[*t] != TL_NO_INDEX;
+      *t = remap[*t];
+    }
+    for (size_t k = 0; s->fresh && k < s->refs.n; k++) {
+      uint32_t *r = &TL_VEC_AT(&s->refs, uint32_t, k);
+      s->fresh = remap[*r >> 1] != TL_NO_INDEX;
+      *r = remap[*r >> 1] << 1 | (*r & 1);
+    }
+    if (remap[i] != i) {
+      sc[remap[i]] = *s;
+      *s = (fscan){0};
+    }
+  }
+}
+
+/* One round; *progress says whether anything was inlined. rounds_into
+ * counts, per function, the rounds that inlined into it; sc holds the
+ * bodies' scans. */
+static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_into, fscan *sc, bool *progress) {
   tl_module *m = ctx->m;
   uint32_t nf = (uint32_t)m->funcs.n;
   uint32_t maxlabel = 0, maxlocal = 0;
@@ -443,15 +495,14 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   round_ctx r = {m, tl_scratch_calloc((size_t)nf + 1, sizeof(finfo)),
                  tl_scratch_calloc((size_t)nf + 1, sizeof(uint32_t)), tl_scratch_calloc((size_t)nf + 1, 1), 0,
                  tl_scratch_realloc(NULL, (size_t)maxlabel + 1, sizeof(uint32_t)),
-                 tl_scratch_realloc(NULL, (size_t)maxlocal + 1, 1),
-                 tl_scratch_calloc((size_t)nf + 1, sizeof(tl_vec)), nf};
+                 tl_scratch_realloc(NULL, (size_t)maxlocal + 1, 1), sc};
   uint8_t *gone = tl_scratch_calloc((size_t)nf + 1, 1);
   uint32_t *remap = tl_scratch_realloc(NULL, (size_t)nf + 1, sizeof(uint32_t));
-  if (!r.info || !r.uses || !r.into || !r.lmap || !r.read || !r.callees || !gone || !remap) {
+  if (!r.info || !r.uses || !r.into || !r.lmap || !r.read || !gone || !remap ||
+      !compute_info(ctx, r.info, sc)) {
     free_round(&r, gone, remap);
     return tl_nomem(ctx->err, "inlining");
   }
-  compute_info(ctx, r.info, r.callees);
   *progress = false;
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     tl_func *f = TL_FUNC(m, i);
@@ -460,9 +511,11 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
     if (r.uses[i] || !f->body || !has_candidate(&r, i)) continue;
     r.caller = i;
     inline_into(&r, f);
-    if (r.into[i]) tl_func_refinalize(m, f);
+    if (r.into[i]) {
+      tl_func_refinalize(m, f);
+      sc[i].fresh = false;
+    }
   }
-  free_callees(&r);
   tl_status st = TL_OK;
   bool stop = false;
   for (uint32_t i = 0; i < nf; i++) {
@@ -479,6 +532,7 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
   }
   if (any) {
     remove_funcs(ctx, gone, remap);
+    remap_scans(sc, nf, gone, remap);
     uint32_t n = 0;
     for (uint32_t i = 0; i < nf; i++)
       if (!gone[i]) rounds_into[n++] = rounds_into[i];
@@ -490,11 +544,16 @@ static tl_status one_round(tl_pass_ctx *ctx, bool optimize, uint32_t *rounds_int
 static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   uint32_t nf = (uint32_t)ctx->m->funcs.n;
   uint32_t *rounds_into = tl_scratch_calloc((size_t)nf + 1, sizeof(uint32_t));
-  if (!rounds_into) return tl_nomem(ctx->err, "inlining");
-  tl_status st = TL_OK;
+  fscan *sc = tl_scratch_calloc((size_t)nf + 1, sizeof *sc);
+  tl_status st = rounds_into && sc ? TL_OK : tl_nomem(ctx->err, "inlining");
   bool progress = true;
   for (uint32_t it = 0; it <= nf && progress && st == TL_OK; it++)
-    st = one_round(ctx, optimize, rounds_into, &progress);
+    st = one_round(ctx, optimize, rounds_into, sc, &progress);
+  for (uint32_t i = 0; sc && i < nf; i++) {
+    tl_vec_free(&sc[i].callees);
+    tl_vec_free(&sc[i].refs);
+  }
+  free(sc);
   free(rounds_into);
   return st;
 }
