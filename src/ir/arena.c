@@ -235,6 +235,23 @@ void tl_vec_free(tl_vec *v) {
   v->n = v->cap = 0;
 }
 
+void tl_vec_grow_inl(tl_vec *v, size_t elem, size_t want, const void *inl) {
+  if (want <= v->cap) return;
+  if (v->p != inl) {
+    tl_vec_grow(v, elem, want);
+    return;
+  }
+  tl_vec h = {0};
+  tl_vec_grow(&h, elem, want > 2 * v->cap ? want : 2 * v->cap);
+  memcpy(h.p, v->p, v->n * elem);
+  v->p = h.p, v->cap = h.cap;
+}
+
+void tl_vec_free_inl(tl_vec *v, const void *inl) {
+  if (v->p != inl) free(v->p);
+  v->p = NULL, v->n = v->cap = 0;
+}
+
 void tl_buf_grow(tl_buf *b, size_t want) {
   if (want <= b->cap) return;
   size_t cap = b->cap ? b->cap : 256;

@@ -254,6 +254,11 @@ void tl_vec_grow(tl_vec *v, size_t elem, size_t want);
     ((T *)(v)->p)[(v)->n++] = (x); } while (0)
 #define TL_VEC_AT(v, T, i) (((T *)(v)->p)[i])
 void tl_vec_free(tl_vec *v);
+/* A tl_vec whose first storage is the caller's array inl ({inl, 0, its
+ * length}, say on the stack): growing moves it to the heap (inl is left
+ * as it was); free it with tl_vec_free_inl. */
+void tl_vec_grow_inl(tl_vec *v, size_t elem, size_t want, const void *inl);
+void tl_vec_free_inl(tl_vec *v, const void *inl);
 
 /* A growable byte buffer in malloc'd memory (writer and printer output). */
 typedef struct { uint8_t *p; size_t n, cap; } tl_buf;

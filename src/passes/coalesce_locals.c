@@ -26,26 +26,10 @@
 enum { DEAD = 1 };
 #define NONE UINT32_MAX
 /* Appends x to the vector c->v, whose first storage c->i_v is on the stack
- * of tl_pass_coalesce_locals (see more()). */
-#define PUSH(c, v, T, x) do { if ((c)->v.n == (c)->v.cap) more(&(c)->v, sizeof(T), (c)->i_##v); \
+ * of tl_pass_coalesce_locals (tl_vec_grow_inl). */
+#define PUSH(c, v, T, x) do { \
+    if ((c)->v.n == (c)->v.cap) tl_vec_grow_inl(&(c)->v, sizeof(T), (c)->v.n + 1, (c)->i_##v); \
     ((T *)(c)->v.p)[(c)->v.n++] = (x); } while (0)
-
-/* Room for one more element in v: its first storage is the stack array inl
- * (moved to the heap when full, never freed), then tl_vec_grow. */
-static void more(tl_vec *v, size_t elem, const void *inl) {
-  if (v->p != inl) {
-    tl_vec_grow(v, elem, v->n + 1);
-    return;
-  }
-  tl_vec h = {0};
-  tl_vec_grow(&h, elem, 2 * v->cap);
-  memcpy(h.p, v->p, v->n * elem);
-  v->p = h.p, v->cap = h.cap;
-}
-static void drop_vec(tl_vec *v, const void *inl) {
-  if (v->p != inl) free(v->p);
-  v->p = NULL, v->n = v->cap = 0;
-}
 
 typedef struct {
   uint32_t local, copy;  /* copy: source local of a copy set, NONE otherwise */
@@ -223,7 +207,7 @@ static void build(cl_ctx *c) {
     e = *top->slot, k = top->next;
   }
   TL_VEC_AT(&c->bbs, bb, c->cur).end = (uint32_t)c->acts.n;
-  drop_vec(&w.st, st0);
+  tl_vec_free_inl(&w.st, st0);
 }
 
 /* ---- sparse sets ------------------------------------------------------- */
@@ -732,8 +716,8 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
 out:
   for (size_t bi = 0; bi < c.bbs.n; bi++) /* the sparse mode's (NULL in the dense one) */
     if (TL_VEC_AT(&c.bbs, bb, bi).live_in) free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
-  drop_vec(&c.bbs, bbs0), drop_vec(&c.acts, acts0), drop_vec(&c.edges, edges0);
-  drop_vec(&c.slots, slots0), drop_vec(&c.order, order0);
+  tl_vec_free_inl(&c.bbs, bbs0), tl_vec_free_inl(&c.acts, acts0), tl_vec_free_inl(&c.edges, edges0);
+  tl_vec_free_inl(&c.slots, slots0), tl_vec_free_inl(&c.order, order0);
   if (copies.k != copies0) free(copies.k);
   if (c.pstart != csrbuf) free(c.pstart); /* with sstart, pred, succ, work and queued */
   free(ig.list), free(cg.list);

@@ -173,24 +173,6 @@ static const uint32_t NOT_PURE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRIT
                                  TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_BRANCH | TL_F_NORETURN |
                                  TL_F_CONTROL | TL_F_ATOMIC;
 
-/* Room for one more element in v, whose first storage may be the caller's
- * stack array inl (moved to the heap when it fills; never freed). */
-static void room(tl_vec *v, size_t elem, const void *inl) {
-  if (v->n < v->cap) return;
-  if (v->p != inl) {
-    tl_vec_grow(v, elem, v->n + 1);
-    return;
-  }
-  tl_vec h = {0};
-  tl_vec_grow(&h, elem, 2 * v->cap);
-  memcpy(h.p, v->p, v->n * elem);
-  v->p = h.p, v->cap = h.cap;
-}
-static void unroom(tl_vec *v, const void *inl) {
-  if (v->p != inl) free(v->p);
-  v->p = NULL, v->n = v->cap = 0;
-}
-
 static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
 
 /* Linear-execution boundaries before e (pre; p: its parent, NULL at the
@@ -279,7 +261,7 @@ static inline __attribute__((always_inline)) void post_scan(lcse *c, tl_expr **s
   }
   if (!s.bad && s.size >= c->min_size && e->op != TL_OP_LOCAL_GET) {
     uint32_t r = (uint32_t)c->recs.n;
-    if (c->recs.n == c->recs.cap) room(&c->recs, sizeof(rec), c->inl_recs);
+    if (c->recs.n == c->recs.cap) tl_vec_grow_inl(&c->recs, sizeof(rec), c->recs.n + 1, c->inl_recs);
     TL_VEC_AT(&c->recs, rec, c->recs.n++) = (rec){slot, -1, 0, s.flags};
     int32_t o = lookup(c, s.hash, r, e);
     if (o >= 0) {
@@ -297,7 +279,7 @@ static inline __attribute__((always_inline)) void post_scan(lcse *c, tl_expr **s
     s.rec = (int32_t)r;
   }
   c->subs.n = mark;
-  if (c->subs.n == c->subs.cap) room(&c->subs, sizeof(sub), c->inl_subs);
+  if (c->subs.n == c->subs.cap) tl_vec_grow_inl(&c->subs, sizeof(sub), c->subs.n + 1, c->inl_subs);
   TL_VEC_AT(&c->subs, sub, c->subs.n++) = s;
   if (nonlinear_post(e, fl)) clear_region(c);
 }
@@ -383,7 +365,7 @@ static inline __attribute__((always_inline)) void walk(lcse *c, tl_expr **root, 
       if (x->op == TL_OP_LOOP || (k == 3 && e->op == TL_OP_IF)) clear_region(c); /* nonlinear_pre */
       if (x->nkid) { /* descend */
         TL_VEC_AT(st, wframe, st->n - 1).next = k;
-        if (st->n == st->cap) room(st, sizeof(wframe), c->inl_frames);
+        if (st->n == st->cap) tl_vec_grow_inl(st, sizeof(wframe), st->n + 1, c->inl_frames);
         TL_VEC_AT(st, wframe, st->n++) = (wframe){ks, 0, (uint32_t)c->subs.n};
         e = x, k = 0;
         continue;
@@ -444,7 +426,7 @@ static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
       any = false;
     }
   }
-  unroom(&c.recs, recs0), unroom(&c.subs, subs0), unroom(&c.frames, frames0);
+  tl_vec_free_inl(&c.recs, recs0), tl_vec_free_inl(&c.subs, subs0), tl_vec_free_inl(&c.frames, frames0);
   if (c.table.p != c.table0) free(c.table.p);
   tl_vec_free(&c.active), tl_vec_free(&c.reads);
   return any;
