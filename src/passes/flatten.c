@@ -5,7 +5,10 @@
  * set the target's local first); local.tee is split into set + get.
  * Assumes valid IR with up-to-date types. One iterative pre/post walk keeps
  * per-depth lists of "preludes" (code an operand needs run before its
- * parent); types are recomputed once at the end (tl_func_refinalize). */
+ * parent); types are recomputed once at the end (tl_func_refinalize).
+ * An if whose condition is unreachable is replaced by the condition: its
+ * type is unreachable, so it gets no temp, yet its arms and the branches
+ * to it may carry values (its dead arms are dropped, not flattened). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -116,6 +119,8 @@ static void pre(tl_walk *w, tl_expr **slot) {
   uint32_t d = w->depth;
   e->aux = 0;
   retarget(c, e);
+  if (e->op == TL_OP_IF && e->kid[0]->type == TL_UNREACHABLE)
+    e->nkid = 1; /* its arms never run: post puts the condition in its place */
   frame *F = fr(c, d);
   *F = (frame){(uint32_t)c->pl.n, (uint32_t)c->held.n, TL_NO_INDEX, 0, false};
   if (!is_control(e))
@@ -265,7 +270,9 @@ static void post(tl_walk *w, tl_expr **slot) {
   tl_expr *p = tl_walk_parent(w, 1);
   if ((e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) && e->imm.index < c->nold)
     c->wrote[e->imm.index] = ++c->clock;
-  if (is_control(e)) {
+  if (e->op == TL_OP_IF && e->nkid == 1) {
+    rep = e->kid[0]; /* an if whose condition is unreachable (see pre) */
+  } else if (is_control(e)) {
     rep = control(c, e, F);
   } else if (e->op == TL_OP_LOCAL_TEE) {
     if (e->kid[0]->type == TL_UNREACHABLE) {
