@@ -572,7 +572,7 @@ static bool fold_return_with(tl_module *m, tl_func *f, const uint32_t *count) {
 /* One round: the walk (counting labels as it goes), then retargeting and
  * types when it changed something, the tail strip over the blocks it
  * listed, and the final return. Returns whether another round may help. */
-static bool round_once(tl_pass_ctx *ctx, tl_func *f, brs_ctx *c, bool *dirty) {
+static bool round_once(tl_pass_ctx *ctx, tl_func *f, brs_ctx *c) {
   for (uint32_t i = 0; i <= f->nlabel; i++) c->map[i] = i;
   c->changed = c->retype = c->lost = false;
   c->nblock = 0;
@@ -588,13 +588,11 @@ static bool round_once(tl_pass_ctx *ctx, tl_func *f, brs_ctx *c, bool *dirty) {
   bool stripped = c->lost ? tl_strip_tail_branches(ctx->m, f, &f->body)
                           : tl_strip_tail_branches_of(ctx->m, f, &f->body, c->blocks, c->nblock);
   if (stripped) c->stale = false; /* it refinalized */
-  *dirty |= stripped;
   if (fold_final_return(ctx->m, f)) {
     c->changed = true;
     tl_func_refinalize(ctx->m, f);
     c->stale = false;
   }
-  *dirty |= c->changed;
   return c->changed && !c->oom;
 }
 
@@ -606,12 +604,13 @@ tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
     free(c.map);
     return TL_E_NOMEM;
   }
-  bool dirty = false; /* some round changed the function */
-  for (uint32_t round = 0; round < 16 && round_once(ctx, f, &c, &dirty); round++) {}
-  /* a rewrite's type change can reach parents its round did not retype
-   * (fuzz: a loop made unreachable inside value blocks); rounds refinalize
-   * after their changes, so only dead code cut since then is left */
-  if (dirty && c.stale) tl_func_refinalize(ctx->m, f);
+  for (uint32_t round = 0; round < 16 && round_once(ctx, f, &c); round++) {}
+  /* rounds refinalize after their changes, so only dead code cut since
+   * then is left. A cut alone is no change (the round loop stops), yet the
+   * branches it removed may have typed their targets (fuzz seed 574204568:
+   * the body's (br 0 (v128.const 0)) after an unreachable drop, left the
+   * body typed v128), so it refinalizes whatever the rounds did */
+  if (c.stale) tl_func_refinalize(ctx->m, f);
   tl_labels_free(&c.li);
   free(c.blocks);
   free(c.map);
