@@ -212,7 +212,12 @@ static uint64_t mix(uint64_t x) {
   return v;
 }
 
+/* The pass and level come from the seed, not the iteration's index, so
+ * `--seed S --iterations 1` repeats exactly what seed S ran in any run
+ * (seed - 1: what runs from seed 1 always did). */
 static void iter_opt(run *r, uint64_t seed, uint64_t i) {
+  (void)i;
+  uint64_t k0 = seed - 1;
   tl_module *m0 = gen_seed(seed, 0);
   uint8_t *w = NULL;
   size_t n = 0;
@@ -225,11 +230,11 @@ static void iter_opt(run *r, uint64_t seed, uint64_t i) {
   tl_module_free(m);
   uint32_t np = npasses();
   /* each pass on its own: one per iteration, in turn */
-  const char *one = tl_pass_name((uint32_t)(i % np));
+  const char *one = tl_pass_name((uint32_t)(k0 % np));
   check_opt(r, seed, w, n, base, &one, 1, 0, 0);
   /* a pipeline */
   static const uint32_t lv[6][2] = {{1, 0}, {2, 0}, {3, 0}, {4, 0}, {2, 1}, {2, 2}};
-  check_opt(r, seed, w, n, base, NULL, 0, lv[i % 6][0], lv[i % 6][1]);
+  check_opt(r, seed, w, n, base, NULL, 0, lv[k0 % 6][0], lv[k0 % 6][1]);
   /* a random list */
   const char *list[6];
   uint64_t x = mix(seed ^ 0x5eed);
