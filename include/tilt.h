@@ -483,9 +483,13 @@ uint32_t tl_pipeline_for(const tl_pass_options *o, const char **names, uint32_t 
 /* The observable behaviour of m as text, for differential testing
  * (wasm-opt --fuzz-exec): every exported function is called in export
  * order with fixed arguments, against stub imports that log their calls;
- * results, traps and import calls are logged. fuel bounds each call (0 =
- * none); a call that runs out of fuel or stack ends the log with a line
- * starting "[stop". malloc'd, NUL-terminated. */
+ * results, traps and import calls are logged. WASI imports get a sandboxed
+ * WASI (no files, no host clock or entropy) whose stdout and stderr writes
+ * are logged; proc_exit ends the log with "[exit N]". fuel bounds each
+ * call (0 = none); a WASI command's _start gets at least 10^9 instructions.
+ * A call that runs out of fuel or stack ends the log with a line starting
+ * "[stop": what it would have done from there on is unknown, so two logs
+ * can only be compared up to it. malloc'd, NUL-terminated. */
 char *tl_module_fuzz_exec(tl_module *m, uint64_t fuel);
 
 /* -------------------------------------------------------------- relooper */

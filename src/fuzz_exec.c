@@ -4,15 +4,18 @@
  * and globals are fresh ones matching the import), call every exported
  * function in export order with fixed arguments, and record each result,
  * trap and import call. NaNs print as "nan" (their payload may change
- * under optimization). A call that runs out of fuel or stack ends the log
- * with a "stop" line: what follows would depend on how far it got. */
+ * under optimization). WASI imports get a sandboxed WASI (src/host): what
+ * the program writes to stdout and stderr is logged, proc_exit ends the
+ * log with "[exit N]". A call that runs out of fuel or stack ends the log
+ * with a "[stop" line: what follows would depend on how far it got, so a
+ * comparison (tl_fuzz_exec_compare) stops there and says so. */
 #include "ir/ir.h"
+#include "fuzz/fuzz.h"
+#include "host/host.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine);
 
 typedef struct {
   tl_buf *log;
@@ -109,7 +112,22 @@ static tl_extern import_extern(tl_module *m, tl_store *s, uint32_t kind, uint32_
   return tl_host_global_new(s, v, g->mut);
 }
 
-static void define_imports(tl_module *m, tl_store *s, tl_linker *l, stub *stubs, tl_buf *log) {
+static const char wasi_module[] = "wasi_snapshot_preview1";
+
+static bool is_wasi(const tl_importname *imp) {
+  return tl_name_len(imp->module, imp->module_len) == sizeof wasi_module - 1 &&
+         !memcmp(imp->module, wasi_module, sizeof wasi_module - 1);
+}
+
+/* Does m import anything from WASI? Then it gets the sandboxed WASI. */
+static bool uses_wasi(const tl_module *m) {
+  for (uint32_t i = 0; i < m->nimported_funcs; i++)
+    if (is_wasi(&TL_FUNC(m, i)->imp)) return true;
+  return false;
+}
+
+/* Stubs for every import; with WASI, its functions are left to tl_wasi. */
+static void define_imports(tl_module *m, tl_store *s, tl_linker *l, stub *stubs, tl_buf *log, bool wasi) {
   struct { uint32_t kind, n; } spaces[] = {
     {TL_EXTERN_FUNC, m->nimported_funcs}, {TL_EXTERN_TABLE, m->nimported_tables},
     {TL_EXTERN_MEMORY, m->nimported_memories}, {TL_EXTERN_GLOBAL, m->nimported_globals}};
@@ -119,6 +137,7 @@ static void define_imports(tl_module *m, tl_store *s, tl_linker *l, stub *stubs,
                                  : spaces[k].kind == TL_EXTERN_TABLE  ? &TL_TABLE(m, i)->imp
                                  : spaces[k].kind == TL_EXTERN_MEMORY ? &TL_MEMORY(m, i)->imp
                                                                       : &TL_GLOBAL(m, i)->imp;
+      if (wasi && spaces[k].kind == TL_EXTERN_FUNC && is_wasi(imp)) continue;
       tl_extern x = import_extern(m, s, spaces[k].kind, i, stubs, log);
       if (x.ptr)
         tl_linker_define_n(l, imp->module, tl_name_len(imp->module, imp->module_len), imp->name,
@@ -127,7 +146,38 @@ static void define_imports(tl_module *m, tl_store *s, tl_linker *l, stub *stubs,
   }
 }
 
-/* Calls one export; false when the log must stop here. */
+/* A quoted string, escaped like wat (no raw newline: the log is lines). */
+static void put_string(tl_buf *log, const uint8_t *p, size_t n) {
+  tl_buf_byte(log, '"');
+  for (size_t i = 0; i < n; i++) {
+    uint8_t c = p[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tl_buf_byte(log, c);
+    else if (c == '"' || c == '\\') tl_buf_printf(log, "\\%c", c);
+    else if (c == '\n') tl_buf_printf(log, "\\n");
+    else if (c == '\t') tl_buf_printf(log, "\\t");
+    else tl_buf_printf(log, "\\%02x", c);
+  }
+  tl_buf_byte(log, '"');
+}
+
+/* The sandboxed WASI's stdout and stderr: one log line per write. */
+static void capture(void *ctx, int fd, const uint8_t *p, size_t n) {
+  tl_buf *log = ctx;
+  tl_buf_printf(log, "[%s ", fd == 1 ? "stdout" : "stderr");
+  put_string(log, p, n);
+  tl_buf_printf(log, "]\n");
+}
+
+/* A WASI command's entry point: `_start`, taking and returning nothing. */
+static bool is_command_start(tl_module *m, const tl_export *x) {
+  if (x->kind != TL_EXTERN_FUNC || tl_name_len(x->name, x->name_len) != 6 || memcmp(x->name, "_start", 6))
+    return false;
+  tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, x->index)->type);
+  return !tl_type_arity(m, ft->params) && !tl_type_arity(m, ft->results);
+}
+
+/* Calls one export; false when the log must end here (a stop, or the
+ * program exited). */
 static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_export *x,
                         uint64_t fuel, tl_buf *log) {
   tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, x->index)->type);
@@ -162,6 +212,9 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
     tl_buf_printf(log, "\n");
   } else if (rc == TL_E_TRAP) {
     tl_buf_printf(log, "  -> trap: %s\n", err.msg);
+  } else if (rc == TL_E_EXIT) { /* proc_exit: the program is over */
+    tl_buf_printf(log, "[%s]\n", err.msg);
+    go_on = false;
   } else {
     tl_buf_printf(log, "[stop: %s]\n", err.msg);
     go_on = false;
@@ -171,15 +224,31 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
   return go_on;
 }
 
+static void run_exports(tl_module *m, tl_store *s, tl_instance *inst, const tl_fuzz_exec_options *o,
+                        bool wasi, tl_buf *log) {
+  for (uint32_t i = 0; i < m->exports.n; i++) {
+    tl_export *x = TL_EXPORT(m, i);
+    if (x->kind != TL_EXTERN_FUNC) continue;
+    bool command = wasi && o->command_fuel && is_command_start(m, x);
+    if (!call_export(m, s, inst, x, command ? o->command_fuel : o->fuel, log)) break;
+  }
+}
+
 char *tl_module_fuzz_exec(tl_module *m, uint64_t fuel) {
   return tl_module_fuzz_exec_engine(m, fuel, TL_ENGINE_INTERP);
 }
 
-/* The same, on a given engine (TL_ENGINE_*; tilt-fuzz jit mode). */
+/* fuel for each call; a WASI command's _start gets TL_FUZZ_COMMAND_FUEL
+ * when that is more. */
 char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine) {
+  tl_fuzz_exec_options o = {fuel, fuel && fuel < TL_FUZZ_COMMAND_FUEL ? TL_FUZZ_COMMAND_FUEL : fuel, engine};
+  return tl_fuzz_exec(m, &o);
+}
+
+char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o) {
   tl_buf log = {0};
   tl_store *s = tl_store_new();
-  if (s) tl_store_set_engine(s, engine);
+  if (s) tl_store_set_engine(s, o->engine);
   tl_linker *l = tl_linker_new();
   stub *stubs = tl_scratch_calloc(m->nimported_funcs + 1, sizeof *stubs);
   if (!s || !l || !stubs) {
@@ -190,22 +259,52 @@ char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine) {
     tl_buf_byte(&log, 0);
     return (char *)log.p;
   }
-  define_imports(m, s, l, stubs, &log);
+  char name[] = "program", *argv[] = {name, NULL};
+  tl_wasi w = {1, argv, NULL, 0, 1, 2, 0, false, capture, &log};
+  bool wasi = uses_wasi(m);
+  define_imports(m, s, l, stubs, &log, wasi);
+  if (wasi) tl_wasi_define(l, s, &w);
   tl_error err;
-  tl_store_set_fuel(s, fuel);
+  tl_store_set_fuel(s, o->fuel);
   tl_instance *inst = tl_instantiate(s, m, l, &err);
-  if (!inst) {
-    tl_buf_printf(&log, "[instantiate: %s]\n", err.code == TL_E_EXHAUSTED ? "stop" : err.msg);
-  } else {
-    for (uint32_t i = 0; i < m->exports.n; i++) {
-      tl_export *x = TL_EXPORT(m, i);
-      if (x->kind != TL_EXTERN_FUNC) continue;
-      if (!call_export(m, s, inst, x, fuel, &log)) break;
-    }
-  }
+  if (!inst && err.code == TL_E_EXHAUSTED) tl_buf_printf(&log, "[stop: %s (instantiating)]\n", err.msg);
+  else if (!inst) tl_buf_printf(&log, "[instantiate: %s]\n", err.msg);
+  else run_exports(m, s, inst, o, wasi, &log);
   tl_linker_free(l);
   tl_store_free(s);
   free(stubs);
   tl_buf_byte(&log, 0);
   return (char *)log.p;
+}
+
+/* ---------------------------------------------------------- comparing */
+/* The first line of s starting with prefix, or NULL. Lines are the log's
+ * unit: strings in it are escaped, so no payload starts a line. */
+static const char *line_starting(const char *s, const char *prefix) {
+  size_t n = strlen(prefix);
+  for (const char *p = s; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if (!strncmp(p, prefix, n)) return p;
+  return NULL;
+}
+
+void tl_fuzz_exec_compare(const char *a, const char *b, tl_fuzz_verdict *out) {
+  memset(out, 0, sizeof *out);
+  out->stop[0] = line_starting(a, "[stop");
+  out->stop[1] = line_starting(b, "[stop");
+  size_t la = out->stop[0] ? (size_t)(out->stop[0] - a) : strlen(a);
+  size_t lb = out->stop[1] ? (size_t)(out->stop[1] - b) : strlen(b);
+  size_t n = la < lb ? la : lb;
+  if (!out->stop[0] && !out->stop[1]) out->differ = strcmp(a, b) != 0;
+  else out->differ = memcmp(a, b, n) != 0;
+  if (out->differ) return;
+  /* exports whose header lies in the agreed part; with a stop, the last
+   * of them is the one cut short */
+  for (const char *p = line_starting(a, "[export "); p && (size_t)(p - a) < n;) {
+    out->compared++;
+    out->cut = p;
+    p = strchr(p, '\n');
+    p = p ? line_starting(p + 1, "[export ") : NULL;
+  }
+  if (!out->stop[0] && !out->stop[1]) out->cut = NULL;
+  else if (out->cut) out->compared--;
 }

@@ -1,10 +1,13 @@
 # cli.cmake — the command-line tests: each test/cli/*.sh is one ctest
-# (cli.<name>), run with TILT_OPT, TILT_DIS, TILT_RUN (if built) and TILT_SRC
-# set; exit 77 means skipped (a tool such as wabt is missing).
+# (cli.<name>), run with TILT_OPT, TILT_DIS, TILT_RUN and TILT_FUZZ (if built)
+# and TILT_SRC set; exit 77 means skipped (a tool such as wabt is missing).
 file(GLOB TILT_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cli/*.sh)
 set(TILT_CLI_ENV "TILT_OPT=$<TARGET_FILE:tilt-opt>;TILT_DIS=$<TARGET_FILE:tilt-dis>;TILT_SRC=${CMAKE_SOURCE_DIR}")
 if(TARGET tilt-run)
   list(APPEND TILT_CLI_ENV "TILT_RUN=$<TARGET_FILE:tilt-run>")
+endif()
+if(TARGET tilt-fuzz)
+  list(APPEND TILT_CLI_ENV "TILT_FUZZ=$<TARGET_FILE:tilt-fuzz>")
 endif()
 foreach(script ${TILT_CLI_TESTS})
   get_filename_component(name ${script} NAME_WE)

@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #define GEN_BYTES 4096
-#define FUEL (1u << 22)
+/* Instructions each export call may run (--fuel N). */
+static uint64_t g_fuel = 1u << 22;
 
 typedef struct {
   const char *mode, *out, *out_dir, *input, *command, *pass;
@@ -79,7 +80,24 @@ static bool ext_validate(const char *path) {
 typedef struct {
   const opts *o;
   uint64_t failures;
+  uint64_t inconclusive;   /* iterations (v8: modules) that compared nothing somewhere */
+  bool cut;                /* this iteration's comparison compared nothing */
 } run;
+
+/* Two fuzz-exec logs: false when they differ. When a log stopped (fuel or
+ * call stack ran out) before any export was compared, the iteration is
+ * inconclusive: counted apart, never as a pass. */
+static bool same_logs(run *r, const char *a, const char *b) {
+  tl_fuzz_verdict v;
+  tl_fuzz_exec_compare(a, b, &v);
+  if (tl_fuzz_inconclusive(&v)) r->cut = true;
+  return !v.differ;
+}
+
+static void end_iteration(run *r) {
+  r->inconclusive += r->cut;
+  r->cut = false;
+}
 
 static void fail(run *r, uint64_t seed, const uint8_t *wasm, size_t n, const char *why,
                  const char *detail) {
@@ -187,8 +205,8 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
     fail(r, seed, w, n, why, NULL);
     ok = false;
   } else {
-    char *log = tl_module_fuzz_exec(m, FUEL);
-    if (!tl_fuzz_same_behaviour(base, log)) {
+    char *log = tl_module_fuzz_exec(m, g_fuel);
+    if (!same_logs(r, base, log)) {
       snprintf(why, sizeof why, "behaviour differs after %s (compare tilt-fuzz exec IN with tilt-opt %sIN -o OUT; "
                "tilt-fuzz exec OUT; shrink it: tilt-fuzz reduce IN --pass %s -o SMALL.wasm)", what, what, spec);
       size_t dl = strlen(base) + strlen(log) + 64;
@@ -226,7 +244,7 @@ static void iter_opt(run *r, uint64_t seed, uint64_t i) {
   tl_error err;
   tl_module *m = read_mod(w, n, &err);
   if (!m) { fail(r, seed, w, n, "re-read failed", err.msg); free(w); return; }
-  char *base = tl_module_fuzz_exec(m, FUEL);
+  char *base = tl_module_fuzz_exec(m, g_fuel);
   tl_module_free(m);
   uint32_t np = npasses();
   /* each pass on its own: one per iteration, in turn */
@@ -272,9 +290,9 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
       tl_module_free(m);
       m = o;
     }
-    char *a = tl_module_fuzz_exec_engine(m, FUEL, TL_ENGINE_INTERP);   /* both count fuel */
-    char *b = tl_module_fuzz_exec_engine(m, FUEL, TL_ENGINE_JIT);
-    if (!tl_fuzz_same_behaviour(a, b)) {
+    char *a = tl_module_fuzz_exec_engine(m, g_fuel, TL_ENGINE_INTERP);   /* both count fuel */
+    char *b = tl_module_fuzz_exec_engine(m, g_fuel, TL_ENGINE_JIT);
+    if (!same_logs(r, a, b)) {
       size_t dl = strlen(a) + strlen(b) + 64;
       char *d = malloc(dl);
       snprintf(d, dl, "--- interpreter\n%s--- jit\n%s", a, b);
@@ -357,7 +375,7 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
     write_mod(m, &ws[k], &ns[k]);
     snprintf(path, sizeof path, "%s/m%u.wasm", dir, k);
     cli_write_file(path, ws[k], ns[k]);
-    logs[k] = tl_module_fuzz_exec(m, FUEL);
+    logs[k] = tl_module_fuzz_exec(m, g_fuel);
     fprintf(mf, "%s{\"file\":\"%s\",\"exports\":[", k ? "," : "", path);
     for (uint32_t e = 0, c = 0; e < m->exports.n; e++) {
       tl_export *x = TL_EXPORT(m, e);
@@ -400,13 +418,14 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
     }
     normalize_v8(v8);
     normalize_v8(logs[k]);
-    if (!tl_fuzz_same_behaviour(logs[k], v8)) {
+    if (!same_logs(r, logs[k], v8)) {
       size_t dl = strlen(logs[k]) + strlen(v8) + 64;
       char *d = malloc(dl);
       snprintf(d, dl, "--- tilt\n%s--- v8\n%s", logs[k], v8);
       fail(r, seed0 + k, ws[k], ns[k], "tilt's interpreter and V8 differ", d);
       free(d);
     }
+    end_iteration(r);
     free(v8);
     free(logs[k]);
     free(ws[k]);
@@ -501,10 +520,10 @@ static void iter_cfg(run *r, uint64_t seed, uint64_t i) {
       cur = next;
     }
     tl_buf_byte(&want, 0);
-    char *got = tl_module_fuzz_exec(m, FUEL);
+    char *got = tl_module_fuzz_exec(m, g_fuel);
     char *trap = strstr(got, "  -> trap:");
     if (trap) { trap[0] = 0; strcat(got, "  -> trap: unreachable\n"); }
-    if (strcmp(got, (char *)want.p)) {
+    if (!same_logs(r, (char *)want.p, got)) {
       size_t dl = strlen(got) + want.n + 64;
       char *d = malloc(dl);
       snprintf(d, dl, "--- walk\n%s--- relooped\n%s", (char *)want.p, got);
@@ -529,7 +548,7 @@ static void on_alarm(int sig) {
 }
 
 static int run_mode(const opts *o) {
-  run r = {o, 0};
+  run r = {o, 0, 0, false};
   void (*it)(run *, uint64_t, uint64_t) = NULL;
   bool v8 = !strcmp(o->mode, "v8") || !strcmp(o->mode, "v8-check");
   if (!strcmp(o->mode, "roundtrip")) it = iter_roundtrip;
@@ -561,20 +580,25 @@ static int run_mode(const opts *o) {
       i += nb;
     } else {
       it(&r, o->seed + i, i);
+      end_iteration(&r);
       i++;
     }
     double t = now();
     if (!o->quiet && t - last > 1.0) {
-      fprintf(stderr, "\r[%s] %" PRIu64 " iterations, %.1f/s, %" PRIu64 " failures", o->mode, i,
-              (double)i / (t - t0), r.failures);
+      fprintf(stderr, "\r[%s] %" PRIu64 " iterations, %.1f/s, %" PRIu64 " failures, %" PRIu64 " inconclusive",
+              o->mode, i, (double)i / (t - t0), r.failures, r.inconclusive);
       last = t;
     }
   }
   alarm(0);
   double t = now() - t0;
-  fprintf(stderr, "%s[%s] %" PRIu64 " iterations in %.1fs, %.1f/s, %" PRIu64 " failures (seeds %" PRIu64
-          "..%" PRIu64 ")\n", o->quiet ? "" : "\r", o->mode, i, t, t > 0 ? (double)i / t : 0.0, r.failures,
-          o->seed, o->seed + (i ? i - 1 : 0));
+  fprintf(stderr, "%s[%s] %" PRIu64 " iterations in %.1fs, %.1f/s, %" PRIu64 " failures, %" PRIu64
+          " inconclusive (seeds %" PRIu64 "..%" PRIu64 ")\n", o->quiet ? "" : "\r", o->mode, i, t,
+          t > 0 ? (double)i / t : 0.0, r.failures, r.inconclusive, o->seed, o->seed + (i ? i - 1 : 0));
+  if (r.inconclusive)
+    fprintf(stderr, "[%s] %" PRIu64 " inconclusive: an execution ran out of fuel or call stack before any export "
+            "was compared (--fuel N gives each call N instructions; now %" PRIu64 ")\n", o->mode, r.inconclusive,
+            g_fuel);
   if (v8) {
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -662,7 +686,7 @@ static int do_inspect(const char *what, const char *path) {
   if (!m) { free(p); return 2; }
   int rc = 0;
   if (!strncmp(what, "exec", 4)) {
-    char *log = tl_module_fuzz_exec_engine(m, FUEL, what[4] ? TL_ENGINE_JIT : TL_ENGINE_INTERP);
+    char *log = tl_module_fuzz_exec_engine(m, g_fuel, what[4] ? TL_ENGINE_JIT : TL_ENGINE_INTERP);
     fputs(log, stdout);
     free(log);
   } else if (!strcmp(what, "count")) {
@@ -670,7 +694,7 @@ static int do_inspect(const char *what, const char *path) {
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) nodes += tl_expr_count(TL_FUNC(m, i)->body);
     printf("%" PRIu64 "\n", nodes);
   } else {
-    rc = tl_reduce_diverges(p, n, planted_pass, NULL, FUEL) ? 1 : 0;
+    rc = tl_reduce_diverges(p, n, planted_pass, NULL, g_fuel) ? 1 : 0;
   }
   tl_module_free(m);
   free(p);
@@ -700,7 +724,7 @@ static bool command_fails(const uint8_t *w, size_t n, void *vctx) {
 /* --pass: in process, no command at all. */
 static bool pass_diverges(const uint8_t *w, size_t n, void *vctx) {
   reduce_ctx *c = vctx;
-  return tl_reduce_diverges(w, n, named_pass, (void *)c->o->pass, FUEL);
+  return tl_reduce_diverges(w, n, named_pass, (void *)c->o->pass, g_fuel);
 }
 
 static void reduce_progress(const tl_reduce_stats *st, void *vctx) {
@@ -747,6 +771,8 @@ static int usage(FILE *f, int rc) {
           "  modes: roundtrip | opt | jit | v8 | cfg (differential; exit 1 on divergence)\n"
           "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
           "         [--validate-every N] roundtrip: run wasm-validate every N iterations (0 never)\n"
+          "         [--fuel N] instructions each export call may run (default 4194304); an iteration\n"
+          "         where an execution ran out before any export was compared is inconclusive\n"
           "       tilt-fuzz gen [--seed S | --input BYTES] [--count N] -o OUT (a directory when N > 1)\n"
           "       tilt-fuzz reduce IN.wasm (--command 'CMD [{}]' | --pass NAME) [--seconds T] -o OUT.wasm\n"
           "         keeps the module failing: CMD exits non-zero on it ({} = the file), or (in process)\n"
@@ -778,6 +804,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--out-dir") && more) o.out_dir = argv[++i];
     else if (!strcmp(a, "--validate-every") && more) o.validate_every = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(a, "--timeout") && more) o.timeout = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--fuel") && more) {
+      g_fuel = strtoull(argv[++i], NULL, 0);
+      size_t l = strlen(g_extra);
+      snprintf(g_extra + l, sizeof g_extra - l, " --fuel %s", argv[i]);
+    }
     else if (!strcmp(a, "--count") && more) o.count = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(a, "--input") && more) o.input = argv[++i];
     else if (!strcmp(a, "--command") && more) o.command = argv[++i];

@@ -33,6 +33,7 @@ typedef struct {
   const char **arg_keys, **arg_values; /* --pass-arg KEY@VALUE */
   uint32_t nargs;
   bool converge, debug, fuzz_exec, translate_to_fuzz;
+  uint64_t fuzz_fuel;      /* --fuzz-exec-fuel: 0 = the defaults below */
   uint32_t threads;
   /* The last -O flag's levels (wasm-opt: they hold for every pass; -Os
    * when none is given) and the memory assumptions passes may make. */
@@ -50,7 +51,7 @@ typedef enum {
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
   O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY,
-  O_STACK_IR, O_NO_STACK_IR
+  O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL
 } opt_id;
 
 /* Flag table — long name, short name (or NULL), takes an argument, help. */
@@ -82,6 +83,8 @@ static const struct {
   {O_THREADS, "--threads", NULL, true, "N threads for passes, validation and writing (default: one per core)"},
   {O_FUZZ_EXEC, "--fuzz-exec", NULL, false,
    "run the exports before and after the passes and compare what they do"},
+  {O_FUZZ_FUEL, "--fuzz-exec-fuel", NULL, true,
+   "instructions each export call may run under --fuzz-exec (default 10000000; 1000000000 for a WASI _start)"},
   {O_SKIP_PASS, "--skip-pass", "-sp", true, "skip this pass when it comes up in a pipeline"},
   {O_TRANSLATE_TO_FUZZ, "--translate-to-fuzz", "-ttf", false,
    "use the input's bytes as entropy for a random valid module (tilt-fuzz)"},
@@ -161,6 +164,7 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_DEBUG_PASSES: o->debug = true; break;
   case O_THREADS: o->threads = (uint32_t)strtoul(arg, NULL, 10); break;
   case O_FUZZ_EXEC: o->fuzz_exec = true; break;
+  case O_FUZZ_FUEL: o->fuzz_fuel = strtoull(arg, NULL, 10); break;
   case O_TRANSLATE_TO_FUZZ: o->translate_to_fuzz = true; break;
   case O_SKIP_PASS: push_str(&o->skip, &o->nskip, arg); break;
   case O_OUTPUT: o->out = arg; break;
@@ -406,16 +410,72 @@ static int run_passes(opts *o, tl_module *m) {
   return rc;
 }
 
-/* Logs agree up to the first "[stop" (running out of fuel or stack) in either. */
-static bool same_behaviour(const char *a, const char *b) {
-  const char *sa = strstr(a, "[stop"), *sb = strstr(b, "[stop");
-  size_t na = sa ? (size_t)(sa - a) : strlen(a), nb = sb ? (size_t)(sb - b) : strlen(b);
-  if (!sa && !sb) return !strcmp(a, b);
-  size_t n = na < nb ? na : nb;
-  return !strncmp(a, b, n);
+/* --fuzz-exec: each export call may run FUZZ_FUEL instructions, a WASI
+ * command's _start TL_FUZZ_COMMAND_FUEL (a program runs to its output);
+ * --fuzz-exec-fuel N sets both. */
+enum { FUZZ_FUEL = 10000000 };
+
+static char *fuzz_log(const opts *o, tl_module *m) {
+  tl_fuzz_exec_options fo = {o->fuzz_fuel ? o->fuzz_fuel : FUZZ_FUEL,
+                             o->fuzz_fuel ? o->fuzz_fuel : TL_FUZZ_COMMAND_FUEL, TL_ENGINE_INTERP};
+  return tl_fuzz_exec(m, &fo);
 }
 
-enum { FUZZ_FUEL = 10000000 };
+/* The reason in a "[stop: REASON]" line, as a length and a pointer. */
+static int stop_reason(const char *stop, const char **text) {
+  const char *end = stop ? strchr(stop, ']') : NULL;
+  *text = stop ? stop + 7 : "";
+  return end && end > stop + 7 ? (int)(end - stop - 7) : 0;
+}
+
+/* The inconclusive part of a comparison, for the user: which export, what
+ * stopped it before and after the passes, how to give it more fuel. */
+static void report_inconclusive(const opts *o, const tl_fuzz_verdict *v) {
+  const char *rb, *ra;
+  int nb = stop_reason(v->stop[0], &rb), na = stop_reason(v->stop[1], &ra);
+  const char *what = v->cut ? v->cut + 1 : "instantiation";
+  int nw = v->cut ? (int)(strchr(v->cut, ']') - v->cut - 1) : (int)strlen(what);
+  printf("[fuzz-exec] %.*s: inconclusive, not compared: ", nw, what);
+  if (v->stop[0] && v->stop[1] && na == nb && !strncmp(ra, rb, (size_t)na))
+    printf("%.*s before the passes and after them", nb, rb);
+  else if (v->stop[0] && v->stop[1])
+    printf("%.*s before the passes, %.*s after them", nb, rb, na, ra);
+  else if (v->stop[0])
+    printf("%.*s before the passes (after them it went on)", nb, rb);
+  else
+    printf("%.*s after the passes (before them it went on)", na, ra);
+  if ((v->stop[0] && strstr(v->stop[0], "fuel")) || (v->stop[1] && strstr(v->stop[1], "fuel")))
+  {
+    if (o->fuzz_fuel) printf("; each call may run %llu instructions", (unsigned long long)o->fuzz_fuel);
+    else printf("; each call may run %d instructions (a WASI command's _start %llu)", FUZZ_FUEL, TL_FUZZ_COMMAND_FUEL);
+    printf(": --fuzz-exec-fuel N gives more");
+  }
+  printf("\n");
+  if (v->compared)
+    printf("[fuzz-exec] the same after the passes for the %u export%s before it; none after it ran\n",
+           v->compared, v->compared == 1 ? "" : "s");
+  else
+    printf("[fuzz-exec] inconclusive: nothing was compared\n");
+  fprintf(stderr, "%s: warning: fuzz-exec: %s%.*s was cut short (%.*s)\n", o->in_name,
+          v->compared ? "" : "nothing compared: ", nw, what, v->stop[0] ? nb : na, v->stop[0] ? rb : ra);
+}
+
+/* Before/after logs: different is an error; a stop (fuel or call stack
+ * ran out) leaves the rest not compared, which is said, never "the same". */
+static int compare_logs(const opts *o, const char *before, const char *after) {
+  tl_fuzz_verdict v;
+  tl_fuzz_exec_compare(before, after, &v);
+  printf("[fuzz-exec] before the passes:\n%s", before);
+  if (v.differ || v.stop[0] || v.stop[1]) printf("[fuzz-exec] after the passes:\n%s", after);
+  if (v.differ) {
+    fprintf(stderr, "%s: error: fuzz-exec: the passes changed what the module does\n", o->in_name);
+    return 1;
+  }
+  if (v.stop[0] || v.stop[1]) report_inconclusive(o, &v);
+  else if (!v.compared) printf("[fuzz-exec] the same after the passes (no export was called)\n");
+  else printf("[fuzz-exec] the same after the passes (%u export%s compared)\n", v.compared, v.compared == 1 ? "" : "s");
+  return 0;
+}
 
 static void free_opts(opts *o) {
   for (uint32_t i = 0; i < o->nargs; i++) free((void *)o->arg_keys[i]);
@@ -450,18 +510,11 @@ int main(int argc, char **argv) {
   cli_init(argv[0]);
   tl_module *m = parse(&o, argc, argv) ? load(&o) : NULL;
   if (!m) return free_opts(&o), 1;
-  char *before = o.fuzz_exec ? tl_module_fuzz_exec(m, FUZZ_FUEL) : NULL;
+  char *before = o.fuzz_exec ? fuzz_log(&o, m) : NULL;
   int rc = run_passes(&o, m);
   if (!rc && before) {
-    char *after = tl_module_fuzz_exec(m, FUZZ_FUEL);
-    printf("[fuzz-exec] before the passes:\n%s", before);
-    if (!same_behaviour(before, after)) {
-      printf("[fuzz-exec] after the passes:\n%s", after);
-      fprintf(stderr, "%s: error: fuzz-exec: the passes changed what the module does\n", o.in_name);
-      rc = 1;
-    } else {
-      printf("[fuzz-exec] the same after the passes\n");
-    }
+    char *after = fuzz_log(&o, m);
+    rc = compare_logs(&o, before, after);
     free(after);
   }
   free(before);

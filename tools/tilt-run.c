@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
     cli_print_error(path, &err);
     return 1;
   }
-  tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false};
+  tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false, NULL, NULL};
   tl_store *s = tl_store_new();
   tl_store_set_engine(s, engine);
   if (fuel) tl_store_set_fuel(s, fuel);

@@ -8,6 +8,7 @@
 #ifndef TILT_FUZZ_H
 #define TILT_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,9 +25,36 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
 /* n pseudo-random bytes from seed (splitmix64): `tilt-fuzz --seed S`. */
 void tl_fuzz_seed_bytes(uint64_t seed, uint8_t *out, size_t n);
 
-/* tl_module_fuzz_exec on engine TL_ENGINE_INTERP or TL_ENGINE_JIT
- * (src/fuzz_exec.c). */
+/* src/fuzz_exec.c: tl_module_fuzz_exec with a choice of fuel and engine. */
+typedef struct {
+  uint64_t fuel;          /* instructions each export call may run (0 = no limit) */
+  uint64_t command_fuel;  /* the same for a WASI command's _start (0 = fuel) */
+  int engine;             /* TL_ENGINE_INTERP or TL_ENGINE_JIT */
+} tl_fuzz_exec_options;
+char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o);
+/* tl_module_fuzz_exec on engine TL_ENGINE_INTERP or TL_ENGINE_JIT. */
 char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine);
+/* What those give a WASI command's _start at least (about 1.5 s of the
+ * interpreter), so that a small program gets to its output. */
+#define TL_FUZZ_COMMAND_FUEL 1000000000ull
+
+/* Two fuzz-exec logs compared. A log ends at its first "[stop" line (fuel
+ * or call stack ran out, at a point that depends on the code), so they are
+ * compared up to the first stop in either; the export running there, and
+ * those after it, are not compared: inconclusive. */
+typedef struct {
+  bool differ;           /* they differ where both ran */
+  uint32_t compared;     /* exports both logs ran to their end, alike */
+  const char *stop[2];   /* the "[stop" line of a and of b, or NULL */
+  const char *cut;       /* with a stop, the "[export" line in a of the
+                            export cut short (NULL: it stopped while
+                            instantiating, or there was no stop) */
+} tl_fuzz_verdict;
+void tl_fuzz_exec_compare(const char *a, const char *b, tl_fuzz_verdict *out);
+/* Nothing was compared because a log stopped first. */
+static inline bool tl_fuzz_inconclusive(const tl_fuzz_verdict *v) {
+  return !v->differ && !v->compared && (v->stop[0] || v->stop[1]);
+}
 
 /* Every float operator's NaN result becomes +0 (src/fuzz/denan.c), so
  * engines that pick NaN bits differently (both correct) agree. */

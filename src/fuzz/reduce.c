@@ -5,6 +5,7 @@
  * child, a drop of a child, or loses chunks of its list; a kept edit stays
  * at the node); functions lose params and results. A candidate is a fresh
  * read of the best bytes plus one edit, validated, deduplicated by XXH3. */
+#include "fuzz/fuzz.h"
 #include "fuzz/reduce.h"
 #include "ir/ir.h"
 
@@ -540,17 +541,10 @@ tl_status tl_reduce(const uint8_t *in, size_t n, const tl_reduce_options *o, uin
 }
 
 /* ------------------------------------------------------ the predicates */
-static size_t comparable(const char *a, const char *b) {
-  const char *sa = strstr(a, "[stop"), *sb = strstr(b, "[stop");
-  size_t la = sa ? (size_t)(sa - a) : strlen(a), lb = sb ? (size_t)(sb - b) : strlen(b);
-  return la < lb ? la : lb;
-}
-
 bool tl_fuzz_same_behaviour(const char *a, const char *b) {
-  size_t n = comparable(a, b);
-  bool stopped = strstr(a, "[stop") || strstr(b, "[stop");
-  if (!stopped && strlen(a) != strlen(b)) return false;
-  return memcmp(a, b, n) == 0;
+  tl_fuzz_verdict v;
+  tl_fuzz_exec_compare(a, b, &v);
+  return !v.differ;
 }
 
 bool tl_reduce_diverges(const uint8_t *wasm, size_t n, tl_reduce_apply apply, void *ctx, uint64_t fuel) {

@@ -45,9 +45,10 @@ tl_status tl_reduce(const uint8_t *in, size_t n, const tl_reduce_options *o, uin
 typedef tl_status (*tl_reduce_apply)(tl_module *m, void *ctx, tl_error *err);
 bool tl_reduce_diverges(const uint8_t *wasm, size_t n, tl_reduce_apply apply, void *ctx, uint64_t fuel);
 
-/* Two fuzz-exec logs agree: equal up to the first "[stop" line of either
- * (running out of fuel may happen at different points), and equal in full
- * when neither stopped. */
+/* Two fuzz-exec logs do not differ: equal up to the first "[stop" line of
+ * either (running out of fuel may happen at different points), and equal
+ * in full when neither stopped (tl_fuzz_exec_compare says what was
+ * compared). */
 bool tl_fuzz_same_behaviour(const char *a, const char *b);
 
 #endif

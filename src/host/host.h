@@ -34,6 +34,12 @@ typedef struct {
   int fd_in, fd_out, fd_err;  /* host descriptors for 0, 1, 2 */
   int exit_code;        /* set by proc_exit */
   bool exited;
+  /* Sandboxed when set (fuzz-exec): writes to descriptors 1 and 2 go to
+   * capture(capture_ctx, fd, bytes, n) instead of fd_out/fd_err, descriptor
+   * 0 reads as empty, 0-2 are terminals, clocks read 0 and random_get
+   * fills zeros, so a program does the same on every run. */
+  void (*capture)(void *ctx, int fd, const uint8_t *p, size_t n);
+  void *capture_ctx;
 } tl_wasi;
 void tl_wasi_define(tl_linker *l, tl_store *s, tl_wasi *w);
 

@@ -1,7 +1,8 @@
 /* wasi.c — a WASI preview1 subset for command-line programs: fd_write,
  * fd_read, fd_close, fd_seek, fd_fdstat_get, fd_prestat_get (no preopens),
  * fd_prestat_dir_name, args_*, environ_*, clock_time_get, random_get and
- * proc_exit. Descriptors 0-2 map to the host descriptors in tl_wasi; there
+ * proc_exit. Descriptors 0-2 map to the host descriptors in tl_wasi (or,
+ * sandboxed, to a capture callback and fixed clocks and entropy); there
  * is no file system. Every guest pointer is bounds-checked (EFAULT). Any
  * other wasi_snapshot_preview1 import is a stub returning ENOSYS. */
 #include "host.h"
@@ -42,6 +43,12 @@ static int host_fd(const tl_wasi *w, int32_t fd) {
 #define HOST(name) static tl_status name(tl_host_call *call, void *user, const tl_value *a, \
                                          tl_value *r, tl_error *err)
 
+/* A sandboxed transfer: output to the capture callback, input empty. */
+static ssize_t sandbox_io(wctx *c, int32_t fd, uint32_t p, uint32_t len, bool wr) {
+  if (wr) c->w->capture(c->w->capture_ctx, fd, c->mem + p, len);
+  return wr ? (ssize_t)len : 0;
+}
+
 /* fd_write / fd_read share the iovec walk. */
 static int32_t iov_io(wctx *c, int32_t fd, uint32_t iovs, uint32_t n, uint32_t out, bool wr) {
   int h = host_fd(c->w, fd);
@@ -51,6 +58,10 @@ static int32_t iov_io(wctx *c, int32_t fd, uint32_t iovs, uint32_t n, uint32_t o
   for (uint32_t i = 0; i < n; i++) {
     uint32_t p = get32(c, iovs + 8 * i), len = get32(c, iovs + 8 * i + 4);
     if (!in_mem(c, p, len)) return E_FAULT;
+    if (c->w->capture) {
+      total += (uint64_t)sandbox_io(c, fd, p, len, wr);
+      continue;
+    }
     while (len) {
       ssize_t k = wr ? write(h, c->mem + p, len) : read(h, c->mem + p, len);
       if (k < 0 && errno == EINTR) continue;
@@ -96,7 +107,7 @@ HOST(fd_fdstat_get) {
   if (h < 0) RET(E_BADF);
   if (!in_mem(&c, p, 24)) RET(E_FAULT);
   memset(c.mem + p, 0, 24);
-  c.mem[p] = isatty(h) ? 2 : 4;        /* character device or regular file */
+  c.mem[p] = c.w->capture || isatty(h) ? 2 : 4;  /* character device or regular file */
   put64(&c, p + 8, ~(uint64_t)0x4 & ~(uint64_t)0x20);  /* no seek/tell */
   put64(&c, p + 16, 0);
   RET(E_OK);
@@ -172,8 +183,8 @@ HOST(clock_time_get) {
   uint32_t id = (uint32_t)a[0].of.i32, p = (uint32_t)a[2].of.i32;
   if (id > 3) RET(E_INVAL);
   if (!in_mem(&c, p, 8)) RET(E_FAULT);
-  struct timespec ts;
-  if (clock_gettime(ids[id], &ts)) RET(E_INVAL);
+  struct timespec ts = {0, 0};
+  if (!c.w->capture && clock_gettime(ids[id], &ts)) RET(E_INVAL);
   put64(&c, p, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
   RET(E_OK);
 }
@@ -183,7 +194,8 @@ HOST(random_get) {
   wctx c = ctx(call, user);
   uint32_t p = (uint32_t)a[0].of.i32, n = (uint32_t)a[1].of.i32;
   if (!in_mem(&c, p, n)) RET(E_FAULT);
-  while (n) {
+  if (c.w->capture) memset(c.mem + p, 0, n);
+  while (n && !c.w->capture) {
     ssize_t k = getrandom(c.mem + p, n, 0);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) RET(E_IO);

@@ -5,8 +5,9 @@
  *    that local) goes straight to the target case K picks;
  *  - the value of such a local at each block's entry is found by optimistic
  *    constant propagation over the graph (a loop that only ever resets the
- *    local to 0 keeps it at 0), and a dispatch block whose entry value is
- *    known becomes a plain jump;
+ *    local to 0 keeps it at 0; a block's conditions and switch value are
+ *    code too, and a local.tee there writes it), and a dispatch block
+ *    whose entry value is known becomes a plain jump;
  *  - sets of those locals that nothing reads afterwards are removed;
  *  - empty blocks that only jump on are skipped.
  * Then the graph is structured again (cfg.c); a final `return v` falls off
@@ -373,6 +374,27 @@ typedef struct {
 
 static tl_cfg_block *tblock(threader *t, uint32_t i) { return &TL_VEC_AT(&t->g->blocks, tl_cfg_block, i); }
 
+static bool writes_local(threader *t, tl_expr *e, uint32_t local) {
+  bool w, r;
+  rw_of(t->m, t->f, e, local, &w, &r);
+  return w;
+}
+
+/* The local's value when a block's edges start: after its code and its
+ * decision, whose switch value and conditions may write it too (a
+ * local.tee, as C compiled at -O0 has: `br_if (i32.eqz (local.tee L ...))`).
+ * Whichever edge is taken, the conditions before it ran. */
+static lval block_out(threader *t, tl_cfg_block *bb, uint32_t local, lval in) {
+  lval out = transfer(t->m, t->f, bb->code, local, in);
+  if (out.kind == V_TOP || out.kind == V_BOTTOM) return out;
+  if (bb->switch_on && writes_local(t, bb->switch_on, local)) return (lval){V_BOTTOM, 0};
+  for (uint32_t i = 0; i < bb->edges.n; i++) {
+    tl_cfg_edge *e = &TL_VEC_AT(&bb->edges, tl_cfg_edge, i);
+    if (e->cond && writes_local(t, e->cond, local)) return (lval){V_BOTTOM, 0};
+  }
+  return out;
+}
+
 /* Optimistic propagation of one local's value to every block's entry;
  * NULL (t->oom) when out of memory. */
 static lval *entry_values(threader *t, uint32_t local, uint32_t entry) {
@@ -394,7 +416,7 @@ static lval *entry_values(threader *t, uint32_t local, uint32_t entry) {
     uint32_t b = work[--nw];
     queued[b] = 0;
     tl_cfg_block *bb = tblock(t, b);
-    lval out = transfer(t->m, t->f, bb->code, local, in[b]);
+    lval out = block_out(t, bb, local, in[b]);
     for (uint32_t i = 0; i < bb->edges.n; i++) {
       tl_cfg_edge *e = &TL_VEC_AT(&bb->edges, tl_cfg_edge, i);
       lval v = transfer(t->m, t->f, e->code, local, out);
@@ -431,7 +453,7 @@ static bool thread_local(threader *t, uint32_t local, uint32_t entry) {
   if (!in) return false;
   for (uint32_t b = 0; b < t->n; b++) {
     tl_cfg_block *bb = tblock(t, b);
-    lval out = transfer(t->m, t->f, bb->code, local, in[b]);
+    lval out = block_out(t, bb, local, in[b]);
     for (uint32_t i = 0; i < bb->edges.n; i++) {
       tl_cfg_edge *e = &TL_VEC_AT(&bb->edges, tl_cfg_edge, i);
       if (t->disp[e->to] != local) continue;
