@@ -183,28 +183,35 @@ static void entry_facts(rse_walk *r, rse_ctx *c) {
   }
 }
 
+/* Queues a block's or loop's list to start from c; a loop's starts without
+ * what the loop writes (its back edge), wherever the loop is: a list's
+ * element, an if's arm, the body. */
 static void push_list(rse_walk *r, tl_expr *list, const rse_ctx *c) {
   if ((list->op != TL_OP_BLOCK && list->op != TL_OP_LOOP) || !list->nkid) return;
+  rse_ctx in;
+  if (list->op == TL_OP_LOOP) {
+    copy(&in, c);
+    if (!forget_writes(&in, list, &r->st, true)) return;
+    c = &in;
+  }
   uint32_t n = r->facts.n + c->n <= FACT_CAP ? c->n : 0u;
   for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&r->facts, fact, c->f[i]);
   TL_VEC_PUSH(&r->items, item, ((item){list, n}));
 }
 
 /* Top-down pass: the lists of a structured kid start from what is known
- * before it; an if's arms after its condition, a loop's body without what
- * the loop writes (its back edge). */
+ * before it; an if's arms after its condition (push_list takes a loop's
+ * back edge into account). */
 static void push_nested(rse_walk *r, tl_expr *k, const rse_ctx *c) {
   if (!r->topdown || !c->n) return;
+  if (k->op != TL_OP_IF) {
+    push_list(r, k, c);
+    return;
+  }
   rse_ctx in;
   copy(&in, c);
-  if (k->op == TL_OP_BLOCK) {
-    push_list(r, k, &in);
-  } else if (k->op == TL_OP_IF) {
-    if (!forget_writes(&in, k->kid[0], &r->st, true)) return;
-    for (uint32_t a = 1; a < k->nkid; a++) push_list(r, k->kid[a], &in);
-  } else if (k->op == TL_OP_LOOP) {
-    if (forget_writes(&in, k, &r->st, true)) push_list(r, k, &in);
-  }
+  if (!forget_writes(&in, k->kid[0], &r->st, true)) return;
+  for (uint32_t a = 1; a < k->nkid; a++) push_list(r, k->kid[a], &in);
 }
 
 static void do_list(rse_walk *r, tl_expr *list, const rse_ctx *start) {
