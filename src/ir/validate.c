@@ -1205,6 +1205,20 @@ static bool check_memories(vc *c) {
   return true;
 }
 
+/* Tags: a function type with no results; the feature when there are any. */
+static bool check_tags(vc *c) {
+  tl_module *m = c->m;
+  if (m->tags.n && !need_feat(c, TL_FEAT_EXCEPTION_HANDLING, "tag")) return false;
+  for (uint32_t i = 0; i < m->tags.n; i++) {
+    tl_tag *t = TL_TAG(m, i);
+    if (!check_import(c, &t->imp, i < m->nimported_tags, "tag", i)) return false;
+    if (t->type >= m->types.n) return fail(c, TL_E_INVALID, "tag %u: type index %u out of range", i, t->type);
+    if (TL_FTYPE(m, t->type)->results != TL_NONE)
+      return fail(c, TL_E_INVALID, "tag %u: type %u has results", i, t->type);
+  }
+  return true;
+}
+
 static bool check_globals(vc *c) {
   tl_module *m = c->m;
   for (uint32_t i = 0; i < m->globals.n; i++) {
@@ -1234,14 +1248,14 @@ static int cmp_name(const void *a, const void *b) {
 
 static bool check_exports(vc *c) {
   tl_module *m = c->m;
-  size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
+  size_t lim[5] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n, m->tags.n};
   const tl_export **names = malloc((m->exports.n + 1) * sizeof *names);
   if (!names) return fail(c, TL_E_NOMEM, "out of memory");
   for (uint32_t i = 0; i < m->exports.n && !c->st; i++) {
     tl_export *x = TL_EXPORT(m, i);
     names[i] = x;
     if (!x->name) fail(c, TL_E_INVALID, "export %u: no name", i);
-    else if (x->kind > TL_EXTERN_GLOBAL) fail(c, TL_E_INVALID, "export %u: bad kind %u", i, x->kind);
+    else if (x->kind > TL_EXTERN_TAG) fail(c, TL_E_INVALID, "export %u: bad kind %u", i, x->kind);
     else if (x->index >= lim[x->kind])
       fail(c, TL_E_INVALID, "export \"%s\": index %u out of range", x->name, x->index);
     else if (x->kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, x->index)->mut)
@@ -1379,7 +1393,7 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
   classify(m, cls);
   vc c = {.m = m, .fidx = TL_NO_FUNC, .err = err, .seen = &seen, .strict = strict, .cls = cls,
           .full = true};
-  bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) &&
+  bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) && check_tags(&c) &&
             check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
             check_datas(&c);
   uint8_t *declared = ok ? declared_funcs(m) : NULL;
