@@ -53,7 +53,8 @@ typedef struct {
 #define TL_FEATURE_TAIL_CALL           (1u << 7)
 #define TL_FEATURE_EXTENDED_CONST      (1u << 8)
 #define TL_FEATURE_THREADS             (1u << 9)
-#define TL_FEATURES_ALL                ((1u << 10) - 1)
+#define TL_FEATURE_EXCEPTION_HANDLING  (1u << 10) /* legacy try/catch and exnref's try_table */
+#define TL_FEATURES_ALL                ((1u << 11) - 1)
 /* For tl_read_options.features, where 0 means the default set: no features
  * at all (plain MVP, --mvp-features). A bit outside TL_FEATURES_ALL. */
 #define TL_FEATURES_MVP                (1u << 31)
@@ -149,6 +150,7 @@ typedef uint32_t tl_type_t;
 #define TL_TYPE_V128        6u
 #define TL_TYPE_FUNCREF     7u
 #define TL_TYPE_EXTERNREF   8u
+#define TL_TYPE_EXNREF      9u  /* (ref null exn), exception-handling */
 #define TL_TYPE_AUTO        0xfffffffeu  /* block result: whatever its contents give */
 #define TL_TYPE_INVALID     0xffffffffu  /* returned on error */
 

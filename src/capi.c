@@ -16,7 +16,7 @@ _Static_assert(TL_TYPE_NONE == TL_NONE && TL_TYPE_UNREACHABLE == TL_UNREACHABLE 
                    TL_TYPE_I32 == TL_I32 && TL_TYPE_I64 == TL_I64 && TL_TYPE_F32 == TL_F32 &&
                    TL_TYPE_F64 == TL_F64 && TL_TYPE_V128 == TL_V128 &&
                    TL_TYPE_FUNCREF == TL_FUNCREF && TL_TYPE_EXTERNREF == TL_EXTERNREF &&
-                   TL_TYPE_EXTERNREF + 1 == TL_NBASIC,
+                   TL_TYPE_EXNREF == TL_EXNREF && TL_TYPE_EXNREF + 1 == TL_NBASIC,
                "tilt.h type numbers must match ir.h");
 _Static_assert(TL_EXPORT_FUNC == TL_EXTERN_FUNC && TL_EXPORT_TABLE == TL_EXTERN_TABLE &&
                    TL_EXPORT_MEMORY == TL_EXTERN_MEMORY && TL_EXPORT_GLOBAL == TL_EXTERN_GLOBAL,
@@ -653,6 +653,8 @@ static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) 
   case TL_IMM_LANE: return set_lane(m, e, a);
   case TL_IMM_REFTYPE: case TL_IMM_SELECT_T: return set_type_imm(m, e, a);
   case TL_IMM_TUPLE_INDEX: return set_tuple_index(m, e, a);
+  case TL_IMM_TAG: case TL_IMM_CATCH: case TL_IMM_CLAUSE: case TL_IMM_TRY_TABLE:
+    return bad(m, "%s: exception-handling nodes cannot be built through the C API yet", who), false;
   }
   return bad(m, "%s: unknown immediate kind", who), false;
 }

@@ -108,7 +108,7 @@ void tl_expr_push_kid(tl_module *m, tl_expr *e, tl_expr *kid) {
     tl_expr **k = NODE_NEWN(m, tl_expr *, 1u << log2);
     if (e->nkid) memcpy(k, e->kid, e->nkid * sizeof *k);
     e->kid = k;
-    e->kcap = log2 & 127u;
+    e->kcap = log2 & 63u; /* log2 <= 31 */
   }
   e->kid[e->nkid++] = kid;
 }
@@ -196,7 +196,8 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
     uint32_t fresh = tl_func_new_label(c->m, c->f);
     if (e->imm.block.label < c->nmap) c->map[e->imm.block.label] = fresh;
     n->imm.block.label = fresh;
-  } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE ||
+             (tl_ops[e->op].flags & TL_F_LABEL_USE)) {
     n->imm.label = map_label(c, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE && e->imm.table) {
     n->imm.table = tl_brtable_new(c->m, e->imm.table->n);

@@ -15,6 +15,7 @@ static const struct { tl_features bit; const char *name; } names[] = {
   {TL_FEAT_TAIL_CALL, "tail-call"},
   {TL_FEAT_EXTENDED_CONST, "extended-const"},
   {TL_FEAT_THREADS, "threads"},
+  {TL_FEAT_EXCEPTION_HANDLING, "exception-handling"},
 };
 
 const char *tl_feature_name(tl_features single) {
@@ -47,6 +48,7 @@ static tl_features type_features(const tl_module *m, tl_type t) {
     tl_type c = tl_type_at(m, t, i);
     if (c == TL_V128) f |= TL_FEAT_SIMD;
     if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
+    if (c == TL_EXNREF) f |= TL_FEAT_EXCEPTION_HANDLING;
   }
   return f; /* several params are MVP; several results are checked by callers */
 }
@@ -88,6 +90,7 @@ tl_features tl_module_detect_features(tl_module *m) {
   for (uint32_t i = 0; i < m->memories.n; i++)
     if (TL_MEMORY(m, i)->shared) f |= TL_FEAT_THREADS;
   if (m->tables.n > 1) f |= TL_FEAT_REFERENCE_TYPES;
+  if (m->tags.n) f |= TL_FEAT_EXCEPTION_HANDLING;
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *e = TL_ELEM(m, i);
     if (e->mode != TL_SEG_ACTIVE || e->table != 0 || e->type != TL_FUNCREF)

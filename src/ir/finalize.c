@@ -27,17 +27,38 @@ tl_type tl_branch_value_type(const tl_expr *br) {
   case TL_OP_BR_TABLE:
     if (br->nkid == 2) return any_kid_unreachable(br) ? TL_UNREACHABLE : br->kid[0]->type;
     return br->nkid && br->kid[0]->type == TL_UNREACHABLE ? TL_UNREACHABLE : TL_NONE;
+  case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
+    return br->type; /* what the clause sends its label */
   default: return TL_UNREACHABLE;
   }
 }
 
+static bool is_clause(const tl_expr *e) { return (unsigned)(e->op - TL_OP_TT_CATCH) <= 3; }
+_Static_assert(TL_OP_TT_CATCH_ALL_REF == TL_OP_TT_CATCH + 3, "try_table clause rows adjacent");
+
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) return e->imm.label == label;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e)) return e->imm.label == label;
   if (e->op != TL_OP_BR_TABLE) return false;
   if (e->imm.table->def == label) return true;
   for (uint32_t i = 0; i < e->imm.table->n; i++)
     if (e->imm.table->targets[i] == label) return true;
   return false;
+}
+
+bool tl_expr_uses_label(const tl_expr *e, uint32_t label) {
+  if (tl_ops[e->op].flags & TL_F_LABEL_USE) return e->imm.label == label;
+  return tl_expr_breaks_to(e, label);
+}
+
+/* A try: the lub of its body and arms (a delegate leaf is none of them). */
+static tl_type try_type(const tl_expr *e, tl_type branch_type) {
+  tl_type t = e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE;
+  for (uint32_t i = 1; i < e->nkid; i++) {
+    const tl_expr *a = e->kid[i];
+    if (!a || a->op == TL_OP_DELEGATE) continue;
+    t = tl_type_lub(t, a->type);
+  }
+  return tl_type_lub(t, branch_type);
 }
 
 /* The body of a block or loop: unreachable if any child is, else the last. */
@@ -59,8 +80,31 @@ void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type) {
   case TL_OP_BLOCK: e->type = tl_type_lub(list_type(e), branch_type); break;
   case TL_OP_LOOP: e->type = list_type(e); break;
   case TL_OP_IF: e->type = if_type(e, branch_type); break;
+  case TL_OP_TRY: e->type = try_type(e, branch_type); break;
+  case TL_OP_TRY_TABLE: /* the body; its clauses branch elsewhere */
+    e->type = tl_type_lub(e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE, branch_type);
+    break;
   default: break;
   }
+}
+
+/* What a try_table clause sends its label: the tag's params, then an
+ * exnref for the _ref forms. A tag out of range gives none (the validator
+ * reports it). */
+static tl_type clause_type(const tl_module *m, const tl_expr *e) {
+  bool all = e->op == TL_OP_TT_CATCH_ALL || e->op == TL_OP_TT_CATCH_ALL_REF;
+  bool ref = e->op == TL_OP_TT_CATCH_REF || e->op == TL_OP_TT_CATCH_ALL_REF;
+  tl_type p = all || e->imm.idx2.b >= m->tags.n ? TL_NONE : tl_tag_params(m, e->imm.idx2.b);
+  if (!ref) return p;
+  uint32_t n = tl_type_arity(m, p);
+  if (!n) return TL_EXNREF;
+  tl_type small[16], *t = n < 16 ? small : malloc((n + 1) * sizeof *t);
+  if (!t) tl_arena_oom((tl_arena *)&m->arena);
+  for (uint32_t i = 0; i < n; i++) t[i] = tl_type_at(m, p, i);
+  t[n] = TL_EXNREF;
+  tl_type r = tl_type_tuple((tl_module *)m, t, n + 1);
+  if (t != small) free(t);
+  return r;
 }
 
 tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e) {
@@ -83,6 +127,10 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   case TL_OP_TABLE_GET: return TL_TABLE(m, e->imm.index)->elem;
   case TL_OP_TABLE_GROW: case TL_OP_REF_IS_NULL: return TL_I32;
   case TL_OP_TUPLE_EXTRACT: return tl_type_at(m, e->kid[0]->type, e->imm.index);
+  case TL_OP_CATCH: case TL_OP_CATCH_ALL: return e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE;
+  case TL_OP_DELEGATE: return TL_NONE;
+  case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
+    return clause_type(m, e);
   default: return e->type;
   }
 }

@@ -331,6 +331,9 @@ static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_fu
 tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err) {
   tl_func *f = TL_FUNC(inst->m, fidx);
   if (!f->body) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "function has no body");
+  if (tl_expr_has_eh(f->body))
+    return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                     "exception handling is not supported by the interpreter yet (function %u)", fidx);
   *out = compile(inst, f, f->body, true, tl_func_type(inst->m, f)->results);
   return *out ? TL_OK : tl_nomem(err, "interpreter");
 }

@@ -22,12 +22,14 @@ enum {
   TL_NONE = 0,        /* no value */
   TL_UNREACHABLE = 1, /* control never leaves this node normally */
   TL_I32, TL_I64, TL_F32, TL_F64, TL_V128, TL_FUNCREF, TL_EXTERNREF,
+  TL_EXNREF,          /* (ref null exn), exception-handling; the reader reads
+                         (ref null noexn) as this too: there is no subtyping */
   TL_NBASIC,
   TL_TUPLE_BASE = 16
 };
 
 static inline bool tl_type_is_tuple(tl_type t) { return t >= TL_TUPLE_BASE; }
-static inline bool tl_type_is_ref(tl_type t) { return t == TL_FUNCREF || t == TL_EXTERNREF; }
+static inline bool tl_type_is_ref(tl_type t) { return t == TL_FUNCREF || t == TL_EXTERNREF || t == TL_EXNREF; }
 static inline bool tl_type_is_concrete(tl_type t) { return t >= TL_I32; }
 
 /* ---------------------------------------------------------------- opcodes */
@@ -69,7 +71,13 @@ typedef enum {
   TL_IMM_REFTYPE,       /* ref.null: imm.index holds the tl_type */
   TL_IMM_SELECT_T,      /* typed select: imm.index holds the tl_type */
   TL_IMM_FENCE,         /* atomic.fence: one reserved zero byte */
-  TL_IMM_TUPLE_INDEX    /* tuple.extract: imm.index */
+  TL_IMM_TUPLE_INDEX,   /* tuple.extract: imm.index */
+  TL_IMM_TAG,           /* throw: imm.index (tag) */
+  TL_IMM_CATCH,         /* legacy catch arm: imm.idx2 = {payload local or
+                           TL_NO_INDEX, tag} (catch_all: no immediate) */
+  TL_IMM_CLAUSE,        /* try_table clause: imm.idx2 = {label, tag}; a is
+                           imm.label, so it reads as a branch's label */
+  TL_IMM_TRY_TABLE      /* try_table: imm.block; clauses are kids (ir.h EH) */
 } tl_imm_kind;
 
 /* Flags of an opcode (OR-ed in opcodes.def). */
@@ -90,6 +98,10 @@ enum {
   TL_F_MARKER = 1 << 13,      /* else/end: binary markers, never nodes */
   TL_F_COMMUTES = 1 << 14,    /* binary op with swappable operands */
   TL_F_ATOMIC = 1 << 15,      /* atomic memory access (needs shared memory ok) */
+  TL_F_THROWS = 1 << 16,      /* throws an exception (throw, throw_ref, rethrow) */
+  TL_F_LABEL_USE = 1 << 17,   /* names a label without branching to it: rethrow
+                                 and delegate (imm.label); tl_expr_uses_label */
+  TL_F_EH = 1 << 18,          /* an exception-handling node (every EH row) */
 };
 
 /* Features, as bits of a tl_features set. The names are wasm-opt's flag
@@ -106,7 +118,8 @@ enum {
   TL_FEAT_TAIL_CALL = 1 << 7,
   TL_FEAT_EXTENDED_CONST = 1 << 8,
   TL_FEAT_THREADS = 1 << 9,
-  TL_FEAT_ALL = (1 << 10) - 1,
+  TL_FEAT_EXCEPTION_HANDLING = 1 << 10,
+  TL_FEAT_ALL = (1 << 11) - 1,
 };
 typedef uint32_t tl_features;
 
@@ -186,13 +199,51 @@ typedef union {
  *   call             args...; call_indirect: args..., table index
  *   every other op   operands in stack order, as in its opcodes.def sig
  *   tuple.make       values; tuple.extract: kid[0] = tuple
- * A value that is several values (multi-value) is one tuple-typed child. */
+ *   try              kid[0] = body, then one CATCH / CATCH_ALL per arm, or
+ *                    one DELEGATE leaf (see "exception handling" below)
+ *   catch            kid[0] = handler; catch_all: kid[0] = handler
+ *   try_table        kid[0] = body, then its clauses (TT_CATCH... leaves)
+ *   throw            the tag's params; throw_ref: kid[0] = exnref
+ * A value that is several values (multi-value) is one tuple-typed child.
+ *
+ * Exception handling. There is no `pop`: a caught exception's values never
+ * appear as an expression that a pass could move.
+ * - Legacy `try`: a TRY node (label = the try's label, which branches, the
+ *   rethrows of its catches and delegates may name) holds the body, then
+ *   its arms in order. A CATCH arm's imm.idx2 is {payload local, tag}: on
+ *   entry the arm stores the tag's params in that one local (a tuple local
+ *   for several values; TL_NO_INDEX when the tag has none or they are
+ *   dropped), as the reader stores block params in scratch locals. So the
+ *   payload is an ordinary local.get wherever the handler reads it. The
+ *   writer emits the `local.set` (or drops) right after `catch`, and elides
+ *   it when the handler's first instructions take the values in order. A
+ *   CATCH is not a local.set node (no TL_F_WRITES_LOCAL): a pass that
+ *   reasons about locals must treat a catch arm as a write of its local
+ *   (or leave functions with EH alone; tl_expr_has_eh).
+ * - `delegate L`: the TRY's last kid is a DELEGATE leaf whose imm.label is
+ *   L (an enclosing label; the function's label 0 means the caller).
+ *   `rethrow L`: imm.label is the label of a TRY whose catch arm encloses it.
+ *   Both name labels without branching (TL_F_LABEL_USE): they never type a
+ *   label, but label renumbering and "is this label used" must see them.
+ * - `try_table`: a TRY_TABLE node (its own label, like a block) holds the
+ *   body, then its clauses as leaves TT_CATCH, TT_CATCH_REF, TT_CATCH_ALL,
+ *   TT_CATCH_ALL_REF with imm.idx2 = {target label, tag}. A clause is a
+ *   branch (TL_F_BRANCH) that sends its label the tag's params (+ exnref):
+ *   its node type is that carried type (it is never evaluated as a value),
+ *   so caught values reach a block like any branch's values do.
+ * Invariants (tl_validate_func checks them): CATCH, CATCH_ALL and DELEGATE
+ * appear only as arms of a TRY, clauses only after a TRY_TABLE's body;
+ * CATCH_ALL only last; a payload local has exactly the tag's param type.
+ * Types: TRY is the lub of its body, its arms and the branches to its
+ * label (unreachable iff all are); with DELEGATE, of body and branches;
+ * TRY_TABLE is typed as a block (body + branches to its label); throw,
+ * throw_ref and rethrow are unreachable. */
 typedef struct tl_expr tl_expr;
 /* 28 bytes, 4-aligned (packed: kid and imm may sit at 4 mod 8, which x86-64
  * loads at no cost; take no pointer to a member wider than 4 bytes). */
 struct tl_expr {
-  uint16_t op : 9;    /* tl_op */
-  uint16_t kcap : 7;  /* 0: kid[] holds exactly nkid; else 1 << kcap (it grew
+  uint16_t op : 10;   /* tl_op */
+  uint16_t kcap : 6;  /* 0: kid[] holds exactly nkid; else 1 << kcap (it grew
                          in tl_expr_push_kid). Whoever replaces kid[] with an
                          exact array sets it to 0; see tl_expr_kid_cap. */
   uint16_t aux;       /* scratch bits a pass may use; meaningless between passes */
@@ -203,7 +254,7 @@ struct tl_expr {
 } __attribute__((packed, aligned(4)));
 _Static_assert(sizeof(tl_imm) == 8, "tl_imm is 8 bytes");
 _Static_assert(sizeof(tl_expr) == 28, "a node is 28 bytes");
-_Static_assert(TL_NOPS <= 512, "an op fits tl_expr's 9 bits");
+_Static_assert(TL_NOPS <= 1024, "an op fits tl_expr's 10 bits");
 /* The kids kid[] has room for. */
 static inline uint32_t tl_expr_kid_cap(const tl_expr *e) { return e->kcap ? 1u << e->kcap : e->nkid; }
 
@@ -351,7 +402,15 @@ typedef struct {
   const char *name;
 } tl_table;
 
-enum { TL_EXTERN_FUNC = 0, TL_EXTERN_TABLE = 1, TL_EXTERN_MEMORY = 2, TL_EXTERN_GLOBAL = 3 };
+enum { TL_EXTERN_FUNC = 0, TL_EXTERN_TABLE = 1, TL_EXTERN_MEMORY = 2, TL_EXTERN_GLOBAL = 3, TL_EXTERN_TAG = 4 };
+
+/* A tag (exception-handling): its type is a function type with no results;
+ * the params are the values a throw carries. */
+typedef struct {
+  uint32_t type;           /* index into module types */
+  tl_importname imp;
+  const char *name;
+} tl_tag;
 typedef struct { const char *name; uint8_t kind; uint32_t index; uint32_t name_len; } tl_export; /* name_len: see tl_name_len */
 
 enum { TL_SEG_ACTIVE, TL_SEG_PASSIVE, TL_SEG_DECLARATIVE };
@@ -406,11 +465,12 @@ struct tl_module {
   tl_vec globals;          /* tl_global; imports first */
   tl_vec memories;         /* tl_memory; imports first */
   tl_vec tables;           /* tl_table; imports first */
+  tl_vec tags;             /* tl_tag; imports first */
   tl_vec exports;          /* tl_export */
   tl_vec elems;            /* tl_elem */
   tl_vec datas;            /* tl_data */
   tl_vec customs;          /* tl_custom */
-  uint32_t nimported_funcs, nimported_globals, nimported_memories, nimported_tables;
+  uint32_t nimported_funcs, nimported_globals, nimported_memories, nimported_tables, nimported_tags;
   bool has_start;
   uint32_t start;
   bool has_datacount;      /* the input had a data count section */
@@ -434,6 +494,9 @@ struct tl_module {
 #define TL_ELEM(m, i) (&TL_VEC_AT(&(m)->elems, tl_elem, (i)))
 #define TL_DATA(m, i) (&TL_VEC_AT(&(m)->datas, tl_data, (i)))
 #define TL_EXPORT(m, i) (&TL_VEC_AT(&(m)->exports, tl_export, (i)))
+#define TL_TAG(m, i) (&TL_VEC_AT(&(m)->tags, tl_tag, (i)))
+/* The params of tag i: the values its exceptions carry (none, one or a tuple). */
+static inline tl_type tl_tag_params(const tl_module *m, uint32_t i) { return TL_FTYPE(m, TL_TAG(m, i)->type)->params; }
 
 /* -------------------------------------------------------------- errors */
 /* tl_error and tl_status are public (tilt.h). */
@@ -524,6 +587,13 @@ void tl_func_refinalize(tl_module *m, tl_func *f);
 void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root); /* a subtree of f */
 tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e); /* ignoring unreachable kids */
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that targets label? */
+/* tl_expr_breaks_to, or a rethrow/delegate naming label. */
+bool tl_expr_uses_label(const tl_expr *e, uint32_t label);
+/* Whether a subtree holds a try or try_table (catches something): the
+ * functions passes that do not model exceptional control flow leave alone. */
+bool tl_expr_has_try(tl_expr *root);
+/* Whether a subtree holds any exception-handling node. */
+bool tl_expr_has_eh(tl_expr *root);
 
 /* walk.c — iterative walks. visit(w, slot) may replace *slot. */
 typedef struct tl_walk tl_walk;

@@ -16,7 +16,7 @@ tl_module *tl_module_alloc(void) {
 void tl_module_destroy(tl_module *m) {
   if (!m) return;
   tl_vec *vecs[] = {&m->types, &m->funcs, &m->globals, &m->memories, &m->tables,
-                    &m->exports, &m->elems, &m->datas, &m->customs};
+                    &m->tags, &m->exports, &m->elems, &m->datas, &m->customs};
   tl_nodes_destroy(m);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
   free(m->tuple_hash);

@@ -27,6 +27,9 @@
 #define F_MARKER TL_F_MARKER
 #define F_COMMUTES TL_F_COMMUTES
 #define F_ATOMIC TL_F_ATOMIC
+#define F_THROWS TL_F_THROWS
+#define F_LABEL_USE TL_F_LABEL_USE
+#define F_EH TL_F_EH
 
 const tl_opinfo tl_ops[TL_NOPS] = {
 #define OP(id, text, pfx, code, imm, sig, flags, feat) \

@@ -104,7 +104,8 @@ enum { NS_FUNC, NS_GLOBAL, NS_MEMORY, NS_TABLE, NS_ELEM, NS_DATA, NS_LOCAL, NNS 
 /* ----------------------------------------------------------- printer */
 enum {
   K_NODE,   /* ( head kids... ) */
-  K_ARM,    /* (then ...) / (else ...) of an if */
+  K_ARM,    /* (then ...) / (else ...) of an if; (do ...), (catch ...) and
+               (catch_all ...) of a try (head says which) */
   K_LIST,   /* kids inline, no parens: function body, tuple.make, and an
                unlabeled block (nothing branches to it, so its kids can
                stand in its place in the flat instruction sequence) */
@@ -118,8 +119,12 @@ typedef struct {
   tl_type want;    /* what the context expects of this node's value */
   tl_type ptype;   /* printed result type of this node (control nodes) */
   uint8_t kind;
-  bool is_else;    /* K_ARM */
+  uint8_t head;    /* K_ARM: H_* */
+  const tl_expr *arm; /* K_ARM of a try: the CATCH / CATCH_ALL node */
 } frame;
+
+enum { H_THEN, H_ELSE, H_DO, H_CATCH, H_CATCH_ALL };
+static const char *const arm_head[] = {"(then", "(else", "(do", "(catch", "(catch_all"};
 
 typedef struct {
   tl_module *m;
@@ -274,7 +279,11 @@ static void put_head(pr *p, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
   put(p, oi->text);
   switch (oi->imm) {
-  case TL_IMM_LABEL: put_label(p, e->imm.label); break;
+  case TL_IMM_LABEL:
+    if (e->op == TL_OP_DELEGATE) p->ctl--; /* its depth counts from outside its try */
+    put_label(p, e->imm.label);
+    if (e->op == TL_OP_DELEGATE) p->ctl++;
+    break;
   case TL_IMM_BR_TABLE:
     for (uint32_t i = 0; i < e->imm.table->n; i++) put_label(p, e->imm.table->targets[i]);
     put_label(p, e->imm.table->def);
@@ -314,7 +323,10 @@ static void put_head(pr *p, const tl_expr *e) {
     put_memarg(p, e);
     tl_buf_printf(p->out, " %u", e->imm.mem.lane);
     break;
-  case TL_IMM_REFTYPE: put(p, e->imm.index == TL_EXTERNREF ? " extern" : " func"); break;
+  case TL_IMM_REFTYPE:
+    put(p, e->imm.index == TL_EXTERNREF ? " extern" : e->imm.index == TL_EXNREF ? " exn" : " func");
+    break;
+  case TL_IMM_TAG: tl_buf_printf(p->out, " %u", e->imm.index); break;
   case TL_IMM_SELECT_T: put_result(p, e->imm.index); break;
   case TL_IMM_TUPLE_INDEX: tl_buf_printf(p->out, " %u", e->imm.index); break;
   default: break;
@@ -383,6 +395,7 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   bool last = i + 1 == e->nkid;
   switch (e->op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: return last ? ptype : TL_NONE;
+  case TL_OP_TRY: case TL_OP_TRY_TABLE: return ptype;
   case TL_OP_IF: return i == 0 ? TL_I32 : ptype;
   case TL_OP_BR: return label_type(p, e->imm.label);
   case TL_OP_BR_IF: return last ? TL_I32 : label_type(p, e->imm.label);
@@ -413,7 +426,7 @@ static void names_begin(pr *p);
 
 /* ------------------------------------------------------- expressions */
 static void push(pr *p, tl_expr *e, uint8_t kind, uint32_t depth, tl_type want) {
-  frame fr = {e, 0, depth, want, TL_NONE, kind, false};
+  frame fr = {e, 0, depth, want, TL_NONE, kind, H_THEN, NULL};
   TL_VEC_PUSH(&p->stack, frame, fr);
 }
 
@@ -526,6 +539,37 @@ static void put_blocktype(pr *p, const tl_expr *e, tl_type t) {
   put_result(p, t);
 }
 
+/* A catch arm's payload: into its local (a tuple local's components, the
+ * last first), or dropped. */
+static void put_payload(pr *p, const tl_expr *a) {
+  uint32_t l = a->imm.idx2.a, tag = a->imm.idx2.b;
+  tl_buf_printf(p->out, " %u", tag);
+  if (l == TL_NO_INDEX || !p->f || l >= p->f->nlocal) {
+    uint32_t n = tag < p->m->tags.n ? tl_type_arity(p->m, tl_tag_params(p->m, tag)) : 0;
+    while (n--) put(p, " (drop)");
+    return;
+  }
+  if (!is_tuple_local(p, l)) {
+    put(p, " (local.set ");
+    put_local(p, l);
+    put(p, ")");
+    return;
+  }
+  uint32_t b = local_index(p, l);
+  for (uint32_t k = tl_type_arity(p->m, p->f->local[l]); k-- > 0;) tl_buf_printf(p->out, " (local.set %u)", b + k);
+}
+
+/* A try_table's clauses, on its head line (their labels are outside it). */
+static void put_clauses(pr *p, const tl_expr *e) {
+  for (uint32_t i = 1; i < e->nkid; i++) {
+    const tl_expr *c = e->kid[i];
+    tl_buf_printf(p->out, " (%s", tl_ops[c->op].text);
+    if (c->op == TL_OP_TT_CATCH || c->op == TL_OP_TT_CATCH_REF) tl_buf_printf(p->out, " %u", c->imm.idx2.b);
+    put_label(p, c->imm.idx2.a);
+    put(p, ")");
+  }
+}
+
 /* Opens frame fr (first visit): prints its head. */
 static void open_frame(pr *p, frame *fr) {
   tl_expr *e = fr->e;
@@ -533,7 +577,8 @@ static void open_frame(pr *p, frame *fr) {
   case K_LIST: case K_SPLIT: return;
   case K_ARM:
     newline(p, fr->depth);
-    put(p, fr->is_else ? "(else" : "(then");
+    put(p, arm_head[fr->head]);
+    if (fr->head == H_CATCH) put_payload(p, fr->arm);
     seq_push(p);
     return;
   default: break;
@@ -544,6 +589,7 @@ static void open_frame(pr *p, frame *fr) {
     tl_buf_printf(p->out, "(%s", tl_ops[e->op].text);
     open_label(p, e, e->op == TL_OP_LOOP ? TL_NONE : fr->ptype);
     put_blocktype(p, e, fr->ptype);
+    if (e->op == TL_OP_TRY_TABLE) put_clauses(p, e);
     if (e->op != TL_OP_IF) {
       p->ctl++;
       seq_push(p);
@@ -601,7 +647,7 @@ static void close_frame(pr *p, frame *fr) {
   }
   if (fr->next == UNSET) return; /* printed on one line already */
   if (tl_ops[e->op].flags & TL_F_CONTROL) p->ctl--;
-  if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) seq_pop(p);
+  if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->op != TL_OP_IF) seq_pop(p);
   if (tl_ops[e->op].flags & TL_F_NORETURN) seq_kill(p);
   put(p, ")");
 }
@@ -647,7 +693,21 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       if (i == 1) p->ctl++;
       if (i == 2 && is_inline_arm(k) && !k->nkid) return; /* empty else */
       push(p, k, K_ARM, d, want);
-      top(p)->is_else = i == 2;
+      top(p)->head = i == 2 ? H_ELSE : H_THEN;
+      top(p)->ptype = fr->ptype;
+      return;
+    }
+    if (e->op == TL_OP_TRY && (i == 0 || k->op != TL_OP_DELEGATE)) {
+      const tl_expr *arm = i ? k : NULL;
+      if (i) k = k->kid[0];
+      push(p, k, K_ARM, d, want);
+      top(p)->head = !arm ? H_DO : arm->op == TL_OP_CATCH ? H_CATCH : H_CATCH_ALL;
+      top(p)->arm = arm;
+      top(p)->ptype = fr->ptype;
+      return;
+    }
+    if (e->op == TL_OP_TRY_TABLE && is_inline_arm(k)) { /* its body's instructions */
+      push(p, k, K_LIST, d, want);
       top(p)->ptype = fr->ptype;
       return;
     }
@@ -658,6 +718,7 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
 
 static uint32_t nkids(const frame *fr) {
   if (fr->kind == K_ARM) return is_inline_arm(fr->e) ? fr->e->nkid : 1;
+  if (fr->kind == K_NODE && fr->e->op == TL_OP_TRY_TABLE) return fr->e->nkid ? 1 : 0; /* clauses: its head */
   return fr->e->nkid;
 }
 
@@ -813,6 +874,17 @@ static void put_signature(pr *p, tl_func *f) {
   put_result(p, ft->results);
 }
 
+static void put_tag(pr *p, uint32_t i) {
+  uint32_t t = TL_TAG(p->m, i)->type;
+  tl_buf_printf(p->out, "(tag (;%u;) (type %u)", i, t);
+  if (t < p->m->types.n && tl_type_arity(p->m, TL_FTYPE(p->m, t)->params)) {
+    put(p, " (param ");
+    put_types(p, TL_FTYPE(p->m, t)->params);
+    put(p, ")");
+  }
+  put(p, ")");
+}
+
 static void print_imports(pr *p) {
   tl_module *m = p->m;
   for (uint32_t i = 0; i < m->nimported_funcs; i++) {
@@ -845,6 +917,12 @@ static void print_imports(pr *p) {
     put_name(p, NS_GLOBAL, i);
     put_globaltype(p, TL_GLOBAL(m, i));
     put(p, "))");
+  }
+  for (uint32_t i = 0; i < m->nimported_tags; i++) {
+    newline(p, 1);
+    put_import(p, &TL_TAG(m, i)->imp);
+    put_tag(p, i);
+    put(p, ")");
   }
 }
 
@@ -915,6 +993,10 @@ static void print_defs(pr *p) {
     newline(p, 1);
     put_memory(p, i);
   }
+  for (uint32_t i = m->nimported_tags; i < m->tags.n; i++) {
+    newline(p, 1);
+    put_tag(p, i);
+  }
   for (uint32_t i = m->nimported_globals; i < m->globals.n; i++) {
     tl_global *g = TL_GLOBAL(m, i);
     newline(p, 1);
@@ -927,8 +1009,8 @@ static void print_defs(pr *p) {
   }
 }
 
-static const int export_ns[4] = {NS_FUNC, NS_TABLE, NS_MEMORY, NS_GLOBAL};
-static const char *const export_kw[4] = {"func", "table", "memory", "global"};
+static const int export_ns[5] = {NS_FUNC, NS_TABLE, NS_MEMORY, NS_GLOBAL, -1};
+static const char *const export_kw[5] = {"func", "table", "memory", "global", "tag"};
 
 static void print_exports(pr *p) {
   for (uint32_t i = 0; i < p->m->exports.n; i++) {
@@ -936,8 +1018,10 @@ static void print_exports(pr *p) {
     newline(p, 1);
     put(p, "(export ");
     put_str(p, (const uint8_t *)x->name, tl_name_len(x->name, x->name_len));
-    tl_buf_printf(p->out, " (%s ", export_kw[x->kind & 3]);
-    put_ref(p, export_ns[x->kind & 3], x->index);
+    uint32_t k = x->kind <= TL_EXTERN_TAG ? x->kind : 0;
+    tl_buf_printf(p->out, " (%s ", export_kw[k]);
+    if (export_ns[k] < 0) tl_buf_printf(p->out, "%u", x->index);
+    else put_ref(p, export_ns[k], x->index);
     put(p, "))");
   }
   if (p->m->has_start) {

@@ -9,7 +9,7 @@
 #include <xxhash.h>
 
 static const char *const basic_names[TL_NBASIC] = {
-  "none", "unreachable", "i32", "i64", "f32", "f64", "v128", "funcref", "externref",
+  "none", "unreachable", "i32", "i64", "f32", "f64", "v128", "funcref", "externref", "exnref",
 };
 
 const char *tl_type_name(tl_type t) { return t < TL_NBASIC ? basic_names[t] : "tuple"; }

@@ -90,6 +90,8 @@ typedef struct {
   tl_type *bt;          /* label -> type branches carry (unreachable: none yet) */
   uint16_t *bop;        /* label -> op of the first branch that carried bt */
   uint8_t *defined;     /* label -> already defined by a construct */
+  uint8_t *catching;    /* label -> a try whose catch arms are being walked
+                           (rethrow may name it); NULL: no EH in this body */
 } vc;
 
 static bool fail(vc *c, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -123,17 +125,19 @@ static bool is_value(const tl_module *m, tl_type t) { /* one basic value type */
 /* Features a value (or tuple) type needs. */
 static tl_features type_feat(const tl_module *m, tl_type t) {
   if (!tl_type_is_tuple(t)) /* one basic type (or none): no table look-up */
-    return t == TL_V128 ? TL_FEAT_SIMD : tl_type_is_ref(t) ? TL_FEAT_REFERENCE_TYPES : 0;
+    return t == TL_V128 ? TL_FEAT_SIMD : t == TL_EXNREF ? TL_FEAT_EXCEPTION_HANDLING
+           : tl_type_is_ref(t) ? TL_FEAT_REFERENCE_TYPES : 0;
   tl_features f = tl_type_is_tuple(t) ? TL_FEAT_MULTIVALUE : 0;
   for (uint32_t i = 0, n = tl_type_arity(m, t); i < n; i++) {
     tl_type c = tl_type_at(m, t, i);
     if (c == TL_V128) f |= TL_FEAT_SIMD;
-    if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
+    if (c == TL_EXNREF) f |= TL_FEAT_EXCEPTION_HANDLING;
+    else if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
   }
   return f;
 }
 
-/* Opcode classes (a byte per 9-bit opcode, for m's features): which
+/* Opcode classes (a byte per 10-bit opcode, for m's features): which
  * shortcut of plain_ok applies (K_SLOW: none, or a feature is missing),
  * whether it opens a label, and K_ODD for markers and numbers past the
  * table (enter_full reports them). */
@@ -141,7 +145,7 @@ enum {
   K_SLOW, K_FIXED, K_MEMARG, K_LOCAL_GET, K_LOCAL_SET, K_LOCAL_TEE, K_GLOBAL_GET, K_DROP, K_CALL,
   K_BR, K_BR_IF, K_BLOCK, K_IF, K_CLASS = 15, K_CONTROL = 16, K_ODD = 32
 };
-enum { NOPCODES = 512 };
+enum { NOPCODES = 1024 };
 _Static_assert((int)TL_NOPS <= (int)NOPCODES, "tl_expr's op indexes the class table");
 
 static void classify(const tl_module *m, uint8_t *cls) {
@@ -168,7 +172,7 @@ static void classify(const tl_module *m, uint8_t *cls) {
     else if (op == TL_OP_BLOCK || op == TL_OP_LOOP) k = K_BLOCK;
     else if (op == TL_OP_IF) k = K_IF;
     if (oi->flags & TL_F_CONTROL) k |= K_CONTROL;
-    if (oi->flags & TL_F_MARKER) k |= K_ODD;
+    if (oi->flags & (TL_F_MARKER | TL_F_EH)) k |= K_ODD; /* EH: enter_full checks their place */
     cls[op] = k;
   }
 }
@@ -312,6 +316,29 @@ static bool check_target(vc *c, const tl_expr *e, uint32_t l) {
   return true;
 }
 
+/* rethrow L: L is a try whose catch arm encloses it. */
+static bool check_rethrow(vc *c, const tl_expr *e) {
+  uint32_t l = e->imm.label;
+  if (l >= c->nlabel)
+    return fail(c, TL_E_INVALID, "rethrow: label %u out of range (%u labels)", l, c->nlabel);
+  if (!c->scope[l] || c->scope[l]->op != TL_OP_TRY || !c->catching || !c->catching[l])
+    return fail(c, TL_E_INVALID, "rethrow: label %u is not an enclosing catch", l);
+  return true;
+}
+
+/* A catch arm's payload local: none, or one of exactly the tag's params. */
+static bool check_payload(vc *c, const tl_expr *e) {
+  tl_type p = tl_tag_params(c->m, e->imm.idx2.b);
+  uint32_t l = e->imm.idx2.a;
+  if (l == TL_NO_INDEX) return true;
+  if (!c->f || l >= c->f->nlocal)
+    return fail(c, TL_E_INVALID, "catch: payload local %u out of range", l);
+  if (p == TL_NONE || c->f->local[l] != p)
+    return fail(c, TL_E_INVALID, "catch: payload local %u has type %s, but tag %u carries %s", l,
+                tn(c->f->local[l]), e->imm.idx2.b, tn(p));
+  return true;
+}
+
 static bool check_imm(vc *c, const tl_expr *e) {
   tl_module *m = c->m;
   switch (tl_ops[e->op].imm) {
@@ -355,13 +382,26 @@ static bool check_imm(vc *c, const tl_expr *e) {
   case TL_IMM_SELECT_T:
     if (is_value(m, e->imm.index)) return true;
     return fail(c, TL_E_INVALID, "%s: bad type immediate %u", opname(e), e->imm.index);
-  case TL_IMM_LABEL: return check_target(c, e, e->imm.label);
+  case TL_IMM_LABEL:
+    if (e->op == TL_OP_RETHROW) return check_rethrow(c, e);
+    if (e->op == TL_OP_DELEGATE) return true; /* enter_full checked it: it needs its try */
+    return check_target(c, e, e->imm.label);
+  case TL_IMM_TAG: return in_range(c, e, e->imm.index, m->tags.n, "tag");
+  case TL_IMM_CATCH:
+    if (!in_range(c, e, e->imm.idx2.b, m->tags.n, "tag")) return false;
+    return check_payload(c, e);
+  case TL_IMM_CLAUSE:
+    if (e->op != TL_OP_TT_CATCH_ALL && e->op != TL_OP_TT_CATCH_ALL_REF &&
+        !in_range(c, e, e->imm.idx2.b, m->tags.n, "tag"))
+      return false;
+    return check_target(c, e, e->imm.label);
   case TL_IMM_BR_TABLE:
     if (!e->imm.table) return fail(c, TL_E_INVALID, "%s: no targets", opname(e));
     for (uint32_t i = 0; i < e->imm.table->n; i++)
       if (!check_target(c, e, e->imm.table->targets[i])) return false;
     return check_target(c, e, e->imm.table->def);
   case TL_IMM_BLOCK:
+  case TL_IMM_TRY_TABLE:
     if (e->imm.block.bt == TL_NO_INDEX || e->imm.block.bt < m->types.n) return true;
     return fail(c, TL_E_INVALID, "%s: block type index %u out of range", opname(e),
                 e->imm.block.bt);
@@ -497,6 +537,14 @@ static bool check_special(vc *c, const tl_expr *e) {
     return fail(c, TL_E_INVALID, "ref.is_null: operand has type %s, expected a reference",
                 tn(e->kid[0]->type));
   case TL_OP_TUPLE_MAKE: case TL_OP_TUPLE_EXTRACT: return check_tuple(c, e);
+  case TL_OP_THROW: return want_list(c, e, 0, tl_tag_params(c->m, e->imm.index));
+  case TL_OP_THROW_REF: return arity(c, e, 1, 1) && want(c, e, 0, TL_EXNREF);
+  case TL_OP_RETHROW: case TL_OP_DELEGATE: case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF:
+  case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF: return arity(c, e, 0, 0);
+  case TL_OP_CATCH: case TL_OP_CATCH_ALL:
+    if (!arity(c, e, 1, 1)) return false;
+    c->dead = false; /* an arm is typed by its handler, unreachable or not */
+    return true;
   default: return fail(c, TL_E_INVALID, "%s: not an IR node", opname(e));
   }
 }
@@ -589,11 +637,36 @@ static bool check_if(vc *c, const tl_expr *e, tl_type bt) {
   return stale(c, e, ct == TL_UNREACHABLE ? TL_UNREACHABLE : lt);
 }
 
+/* try and try_table: kid 0 is the body, then arms or clauses (enter_full
+ * checked their kinds and places); the type is the lub of the body, the
+ * arms of a try and the branches to its label. */
+static bool check_try(vc *c, const tl_expr *e, tl_type bt) {
+  if (!arity(c, e, 1, UINT32_MAX)) return false;
+  uint32_t l = e->imm.block.label;
+  if (l != TL_NO_LABEL && c->catching) c->catching[l] = 0;
+  tl_type lt = e->kid[0]->type;
+  bool arms = e->op == TL_OP_TRY;
+  for (uint32_t i = 1; arms && i < e->nkid; i++)
+    if (e->kid[i]->op != TL_OP_DELEGATE) lt = tl_type_lub(lt, e->kid[i]->type);
+  lt = tl_type_lub(lt, bt);
+  if (!branches_agree(c, e, bt, lt)) return false;
+  for (uint32_t i = 0; i < (arms ? e->nkid : 1); i++) {
+    tl_type t = e->kid[i]->type;
+    if (e->kid[i]->op == TL_OP_DELEGATE || t == lt || t == TL_UNREACHABLE) continue;
+    return fail(c, TL_E_INVALID, "%s: %s %u has type %s, expected %s", opname(e), i ? "arm" : "body",
+                i, tn(t), tn(lt));
+  }
+  if (!stale(c, e, lt)) return false;
+  if (lt == TL_NONE || lt == TL_UNREACHABLE || type_valid(c->m, lt)) return true;
+  return fail(c, TL_E_INVALID, "%s: bad type %u", opname(e), lt);
+}
+
 static bool check_control(vc *c, tl_expr *e) {
   uint32_t l = e->imm.block.label;
   tl_type bt = l != TL_NO_LABEL ? c->bt[l] : TL_UNREACHABLE;
   if (!check_imm(c, e)) return false;
   if (e->op == TL_OP_IF) return check_if(c, e, bt);
+  if (e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE) return check_try(c, e, bt);
   if (!check_list(c, e)) return false;
   tl_type lt = list_type(e);
   if (e->op == TL_OP_LOOP) return stale(c, e, lt);
@@ -667,6 +740,48 @@ static inline bool seen_add(vc *c, const tl_expr *e) {
   return true;
 }
 
+static bool is_arm(const tl_expr *e) {
+  return e->op == TL_OP_CATCH || e->op == TL_OP_CATCH_ALL || e->op == TL_OP_DELEGATE;
+}
+
+static bool is_clause(const tl_expr *e) {
+  return tl_ops[e->op].imm == TL_IMM_CLAUSE;
+}
+
+/* Where exception-handling nodes may stand (ir.h): arms after a try's
+ * body (catch_all last; a delegate alone), clauses after a try_table's,
+ * whose labels are outside it; a delegate names an enclosing label other
+ * than its try's. Entering a catch arm lets rethrows name its try. */
+static bool eh_place(vc *c, const tl_expr *e, const tl_expr *p, uint32_t k) {
+  bool arm = is_arm(e), clause = is_clause(e);
+  if (!c->f && (tl_ops[e->op].flags & TL_F_EH))
+    return fail(c, TL_E_INVALID, "%s: outside a function", opname(e));
+  if (p && k > 0 && p->op == TL_OP_TRY && !arm)
+    return fail(c, TL_E_INVALID, "try: kid %u is %s, expected catch, catch_all or delegate", k, opname(e));
+  if (p && k > 0 && p->op == TL_OP_TRY_TABLE && !clause)
+    return fail(c, TL_E_INVALID, "try_table: kid %u is %s, expected a catch clause", k, opname(e));
+  if (arm && (!p || p->op != TL_OP_TRY || k == 0))
+    return fail(c, TL_E_INVALID, "%s: not an arm of a try", opname(e));
+  if (clause && (!p || p->op != TL_OP_TRY_TABLE || k == 0))
+    return fail(c, TL_E_INVALID, "%s: not a clause of a try_table", opname(e));
+  if (e->op == TL_OP_CATCH_ALL && k + 1 != p->nkid)
+    return fail(c, TL_E_INVALID, "catch_all: not the last arm of its try");
+  uint32_t own = p ? p->imm.block.label : TL_NO_LABEL;
+  if (e->op == TL_OP_DELEGATE) {
+    uint32_t l = e->imm.label;
+    if (p->nkid != 2) return fail(c, TL_E_INVALID, "delegate: its try has other arms");
+    if (l >= c->nlabel || !c->scope[l] || l == own)
+      return fail(c, TL_E_INVALID, "delegate: label %u is not a label enclosing its try", l);
+  }
+  if (clause && e->imm.label == own && own != TL_NO_LABEL)
+    return fail(c, TL_E_INVALID, "%s: names its own try_table's label %u", opname(e), own);
+  if (arm && e->op != TL_OP_DELEGATE && own != TL_NO_LABEL && own < c->nlabel) {
+    if (!c->catching) return fail(c, TL_E_NOMEM, "out of memory");
+    c->catching[own] = 1;
+  }
+  return true;
+}
+
 /* Before e's kids, the full checks; p is e's parent (NULL at the root)
  * and e its kid k. */
 static bool enter_full(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
@@ -680,6 +795,8 @@ static bool enter_full(vc *c, tl_expr *e, const tl_expr *p, uint32_t k) {
   if (c->const_mode) return const_op(c, e);
   if (k && p->op == TL_OP_IF && p->imm.block.label != TL_NO_LABEL)
     c->scope[p->imm.block.label] = (tl_expr *)p;
+  if ((fl & TL_F_EH) || (p && (p->op == TL_OP_TRY || p->op == TL_OP_TRY_TABLE)))
+    if (!eh_place(c, e, p, k)) return false;
   if (fl & TL_F_CONTROL) open_label(c, e);
   return !c->st;
 }
@@ -950,7 +1067,10 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
   } else {
     memset(c.scope, 0, n * sizeof *c.scope);
     memset(c.defined, 0, n);
+    uint8_t *catching = tl_expr_has_try(f->body) ? calloc(n, 1) : NULL;
+    c.catching = catching;
     if (walk(&c, &f->body) == TL_OK) check_body(&c, f);
+    free(catching);
   }
   free(heap);
   return c.st;
@@ -1085,6 +1205,20 @@ static bool check_memories(vc *c) {
   return true;
 }
 
+/* Tags: a function type with no results; the feature when there are any. */
+static bool check_tags(vc *c) {
+  tl_module *m = c->m;
+  if (m->tags.n && !need_feat(c, TL_FEAT_EXCEPTION_HANDLING, "tag")) return false;
+  for (uint32_t i = 0; i < m->tags.n; i++) {
+    tl_tag *t = TL_TAG(m, i);
+    if (!check_import(c, &t->imp, i < m->nimported_tags, "tag", i)) return false;
+    if (t->type >= m->types.n) return fail(c, TL_E_INVALID, "tag %u: type index %u out of range", i, t->type);
+    if (TL_FTYPE(m, t->type)->results != TL_NONE)
+      return fail(c, TL_E_INVALID, "tag %u: type %u has results", i, t->type);
+  }
+  return true;
+}
+
 static bool check_globals(vc *c) {
   tl_module *m = c->m;
   for (uint32_t i = 0; i < m->globals.n; i++) {
@@ -1114,14 +1248,14 @@ static int cmp_name(const void *a, const void *b) {
 
 static bool check_exports(vc *c) {
   tl_module *m = c->m;
-  size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
+  size_t lim[5] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n, m->tags.n};
   const tl_export **names = malloc((m->exports.n + 1) * sizeof *names);
   if (!names) return fail(c, TL_E_NOMEM, "out of memory");
   for (uint32_t i = 0; i < m->exports.n && !c->st; i++) {
     tl_export *x = TL_EXPORT(m, i);
     names[i] = x;
     if (!x->name) fail(c, TL_E_INVALID, "export %u: no name", i);
-    else if (x->kind > TL_EXTERN_GLOBAL) fail(c, TL_E_INVALID, "export %u: bad kind %u", i, x->kind);
+    else if (x->kind > TL_EXTERN_TAG) fail(c, TL_E_INVALID, "export %u: bad kind %u", i, x->kind);
     else if (x->index >= lim[x->kind])
       fail(c, TL_E_INVALID, "export \"%s\": index %u out of range", x->name, x->index);
     else if (x->kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, x->index)->mut)
@@ -1259,7 +1393,7 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
   classify(m, cls);
   vc c = {.m = m, .fidx = TL_NO_FUNC, .err = err, .seen = &seen, .strict = strict, .cls = cls,
           .full = true};
-  bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) &&
+  bool ok = check_types(&c) && check_funcs(&c) && check_tables(&c) && check_memories(&c) && check_tags(&c) &&
             check_globals(&c) && check_exports(&c) && check_start(&c) && check_elems(&c) &&
             check_datas(&c);
   uint8_t *declared = ok ? declared_funcs(m) : NULL;

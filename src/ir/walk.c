@@ -200,3 +200,36 @@ uint64_t tl_expr_count(tl_expr *root) {
   tl_walk_post(NULL, NULL, &root, count_visit, &n);
   return n;
 }
+
+/* Whether root's subtree holds a node with one of the flags fl (an
+ * explicit stack; stops at the first). */
+static bool has_flag(tl_expr *root, uint32_t fl, tl_op op1, tl_op op2) {
+  if (!root) return false;
+  tl_expr *small[64], **st = small;
+  size_t n = 0, cap = 64;
+  bool found = false;
+  st[n++] = root;
+  while (n && !found) {
+    tl_expr *e = st[--n];
+    if ((tl_ops[e->op].flags & fl) && (op1 == TL_NOPS || e->op == op1 || e->op == op2)) found = true;
+    for (uint32_t i = 0; i < e->nkid && !found; i++) {
+      if (!e->kid[i]) continue;
+      if (n == cap) {
+        tl_expr **p = st == small ? malloc(cap * 2 * sizeof *p) : realloc(st, cap * 2 * sizeof *p);
+        if (!p) {
+          if (st != small) free(st);
+          return true; /* out of memory: the cautious answer */
+        }
+        if (st == small) memcpy(p, small, sizeof small);
+        st = p;
+        cap *= 2;
+      }
+      st[n++] = e->kid[i];
+    }
+  }
+  if (st != small) free(st);
+  return found;
+}
+
+bool tl_expr_has_try(tl_expr *root) { return has_flag(root, TL_F_EH, TL_OP_TRY, TL_OP_TRY_TABLE); }
+bool tl_expr_has_eh(tl_expr *root) { return has_flag(root, TL_F_EH, TL_NOPS, TL_NOPS); }

@@ -1451,6 +1451,9 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
       op = tl_op_decode(0, byte);
     }
     if (op < 0) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: unknown opcode 0x%02x", byte);
+    if (tl_ops[op].flags & TL_F_EH)
+      return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                       "exception handling (%s) is not supported by the JIT yet (function %u)", tl_ops[op].text, fi);
     if (c->dead) {
       if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF) { skip_imm(c, op); c->dead_depth++; continue; }
       if (op == TL_OP_END && c->dead_depth) { c->dead_depth--; continue; }

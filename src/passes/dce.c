@@ -9,7 +9,10 @@
  * One post-order walk: a branch is counted when the walk reaches it, before
  * the construct it targets (it is inside it), and uncounted when dead code
  * around it is dropped, so a construct knows its remaining branches when
- * visited. */
+ * visited. Exception handling: a try is typed by its body, its arms and
+ * its branches (an unreachable body leaves the catches live); an arm stays
+ * an arm (never replaced by its handler); a try_table's clauses count as
+ * branches to their labels. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -20,7 +23,7 @@ typedef struct {
 } dce_ctx;
 
 static void each_target(tl_expr *e, void (*fn)(dce_ctx *, uint32_t, tl_expr *), dce_ctx *c) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE) {
     fn(c, e->imm.label, e);
   } else if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++) fn(c, e->imm.table->targets[i], e);
@@ -87,6 +90,14 @@ __attribute__((noinline)) static void dce_node(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
     trim_list(w, e);
     finalize_control(w, e);
+    return;
+  }
+  if (e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE) {
+    finalize_control(w, e);
+    return;
+  }
+  if (e->op == TL_OP_CATCH || e->op == TL_OP_CATCH_ALL) {
+    tl_expr_finalize(w->m, w->f, e);
     return;
   }
   if (e->op == TL_OP_IF) {

@@ -45,7 +45,18 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
   put32(b, e->nkid);
   switch (tl_ops[e->op].imm) {
   case TL_IMM_NONE: case TL_IMM_FENCE: break;
-  case TL_IMM_BLOCK: put32(b, lab(c, e->imm.block.label)); put32(b, e->imm.block.bt); break;
+  case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE:
+    put32(b, lab(c, e->imm.block.label));
+    put32(b, e->imm.block.bt);
+    break;
+  case TL_IMM_CATCH: /* payload local, tag */
+    put32(b, e->imm.idx2.a);
+    put32(b, e->imm.idx2.b);
+    break;
+  case TL_IMM_CLAUSE:
+    put32(b, lab(c, e->imm.idx2.a));
+    put32(b, e->imm.idx2.b);
+    break;
   case TL_IMM_LABEL: put32(b, lab(c, e->imm.label)); break;
   case TL_IMM_BR_TABLE:
     put32(b, e->imm.table->n);

@@ -1,7 +1,10 @@
 /* effects.c — what evaluating a subtree may do: the OR of its opcodes'
  * effect flags, whether a branch leaves it, and whether it may loop
  * forever (a labeled loop inside). Linear in the subtree; callers use it on
- * the subtrees they are about to move or remove. */
+ * the subtrees they are about to move or remove. Exceptions: throw, rethrow
+ * and throw_ref add TL_F_THROWS (and NORETURN); calls may throw as well
+ * (TL_F_CALL covers it); a catch arm writes its payload local; a try_table
+ * clause whose label is outside branches out. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -37,7 +40,8 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
   }
   if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT)
     c->fx->branches_out = true;
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) c->fx->flags |= TL_F_WRITES_LOCAL;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE) {
     if (!defined_inside(c, e->imm.label)) c->fx->branches_out = true;
   } else if (e->op == TL_OP_BR_TABLE) {
     if (!defined_inside(c, e->imm.table->def)) c->fx->branches_out = true;
@@ -63,6 +67,6 @@ void tl_effects_of(tl_module *m, tl_func *f, tl_expr *e, tl_effects *out) {
 bool tl_effects_removable(const tl_effects *fx) {
   const uint32_t bad = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL |
                        TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_TRAPS | TL_F_NORETURN |
-                       TL_F_ATOMIC;
+                       TL_F_ATOMIC | TL_F_THROWS | TL_F_EH;
   return !(fx->flags & bad) && !fx->branches_out;
 }

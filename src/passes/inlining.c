@@ -238,7 +238,17 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
     break;
   }
   case TL_OP_RETURN: e->op = TL_OP_BR; e->imm.label = c->ret; break;
+  /* tail calls become calls: in a caller's try body a return_call would
+   * leave the try's handlers (wasm-opt's inlining does the same) */
   case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT: *slot = untail(c, e); break;
+  /* exception handling: payload locals move with the callee's locals; a
+   * delegate to the callee's own label (its caller) names the inlined
+   * block, whose position is the call site's */
+  case TL_OP_CATCH: if (e->imm.idx2.a != TL_NO_INDEX) e->imm.idx2.a += c->base; break;
+  case TL_OP_RETHROW: case TL_OP_DELEGATE: e->imm.label = c->lmap[e->imm.label]; break;
+  case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
+    e->imm.idx2.a = c->lmap[e->imm.idx2.a];
+    break;
   default: break;
   }
 }
@@ -253,7 +263,7 @@ static tl_expr *zero_of(tl_module *m, tl_type t) {
     static const uint16_t op[TL_NBASIC] = {
       [TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST, [TL_F32] = TL_OP_F32_CONST,
       [TL_F64] = TL_OP_F64_CONST, [TL_V128] = TL_OP_V128_CONST, [TL_FUNCREF] = TL_OP_REF_NULL,
-      [TL_EXTERNREF] = TL_OP_REF_NULL};
+      [TL_EXTERNREF] = TL_OP_REF_NULL, [TL_EXNREF] = TL_OP_REF_NULL};
     e = tl_expr_new(m, (tl_op)op[t], 0);
     if (t != TL_V128) memset(&e->imm, 0, sizeof e->imm); /* v128: zeroed bytes */
     if (tl_type_is_ref(t)) e->imm.index = t;

@@ -63,7 +63,7 @@ static void ser_imm(ser_ctx *c, const tl_expr *e) {
   tl_buf *b = &c->out;
   switch (tl_ops[e->op].imm) {
   case TL_IMM_NONE: case TL_IMM_FENCE: break;
-  case TL_IMM_BLOCK:
+  case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE:
     put32(b, lab(c, e->imm.block.label));
     put32(b, e->imm.block.bt == TL_NO_INDEX ? TL_NO_INDEX : c->ctype[e->imm.block.bt]);
     break;
@@ -91,7 +91,15 @@ static void ser_imm(ser_ctx *c, const tl_expr *e) {
   case TL_IMM_I32: case TL_IMM_F32: case TL_IMM_I64: case TL_IMM_F64: case TL_IMM_V128: break;
   case TL_IMM_SHUFFLE: tl_buf_put(b, e->imm.v128, 16); break;
   case TL_IMM_LOCAL: put32(b, loc(c, e->imm.index)); break;
-  default: put32(b, e->imm.index); break;
+  case TL_IMM_CATCH: /* payload local (numbered as locals are), tag */
+    put32(b, e->imm.idx2.a == TL_NO_INDEX ? TL_NO_INDEX : loc(c, e->imm.idx2.a));
+    put32(b, e->imm.idx2.b);
+    break;
+  case TL_IMM_CLAUSE:
+    put32(b, lab(c, e->imm.idx2.a));
+    put32(b, e->imm.idx2.b);
+    break;
+  default: put32(b, e->imm.index); break; /* TL_IMM_TAG too */
   }
 }
 
@@ -196,6 +204,8 @@ static void shift_visit(tl_walk *w, tl_expr **slot) {
   shift_ctx *s = w->ctx;
   tl_expr *e = *slot;
   if (tl_ops[e->op].imm == TL_IMM_LOCAL && e->imm.index >= s->nparams) e->imm.index += s->nextra;
+  if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX && e->imm.idx2.a >= s->nparams)
+    e->imm.idx2.a += s->nextra; /* a catch arm's payload local */
 }
 
 static tl_expr *copy_const(tl_module *m, const tl_expr *c) {

@@ -16,7 +16,7 @@
 enum { FX = 1 };
 static const uint32_t own_effects = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL |
                                     TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_TRAPS | TL_F_NORETURN |
-                                    TL_F_ATOMIC | TL_F_BRANCH | TL_F_CONTROL;
+                                    TL_F_ATOMIC | TL_F_BRANCH | TL_F_CONTROL | TL_F_THROWS | TL_F_EH;
 
 static tl_expr *mark(tl_expr *e) {
   bool fx = (tl_ops[e->op].flags & own_effects) || e->op == TL_OP_RETURN ||

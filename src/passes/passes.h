@@ -30,9 +30,13 @@ typedef struct {
   tl_pass_kind kind;
   tl_func_pass_fn func;
   tl_module_pass_fn module;
+  bool eh;              /* FUNC: models exception handling; the runner runs a
+                           pass without it only on functions free of EH nodes
+                           (passes.def kind FUNC vs FUNC_EH) */
 } tl_pass_info;
 
 #define PASS_DECL_FUNC(id) tl_status tl_pass_##id(tl_pass_ctx *, tl_func *);
+#define PASS_DECL_FUNC_EH(id) PASS_DECL_FUNC(id)
 #define PASS_DECL_MODULE(id) tl_status tl_pass_##id(tl_pass_ctx *);
 #define PASS(id, name, help, kind) PASS_DECL_##kind(id)
 #include "passes.def"

@@ -20,10 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASS_FN_FUNC(id) tl_pass_##id, NULL
-#define PASS_FN_MODULE(id) NULL, tl_pass_##id
+#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false
+#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true
+#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true
 static const tl_pass_info registry[] = {
-#define PASS(id, name, help, kind) {name, help, TL_PASS_##kind, PASS_FN_##kind(id)},
+#define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
 #undef PASS
 };
@@ -143,7 +144,12 @@ static void run_stack(void *user, uint32_t i) {
   tl_status s = TL_OK;
   c.err = &e;
   if (j->own) tl_nodes_begin(j->ctx->m, i);
-  for (uint32_t p = 0; p < j->npass && s == TL_OK; p++) s = j->pass[p]->func(&c, f);
+  int eh = -1; /* whether f holds EH nodes: found out when a pass needs it */
+  for (uint32_t p = 0; p < j->npass && s == TL_OK; p++) {
+    if (!j->pass[p]->eh && eh < 0) eh = tl_expr_has_eh(f->body);
+    if (!j->pass[p]->eh && eh) continue; /* it does not model exceptions */
+    s = j->pass[p]->func(&c, f);
+  }
   if (j->own) tl_nodes_end(j->ctx->m, i);
   if (s != TL_OK) fail_at(j, i, s, &e);
 }

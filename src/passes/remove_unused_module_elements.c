@@ -12,6 +12,7 @@
  * can call it: no reachable call_indirect uses its signature, no table is
  * imported or exported, and no table.get reads a table (as Binaryen's
  * "referenced but not used" functions). What only its old body used goes.
+ * Tags are all kept (their types too): a throw may reach any catch.
  * Guarantees: same behaviour; indices renumbered consistently everywhere. */
 #include "passes.h"
 
@@ -67,7 +68,7 @@ static bool carries(const tl_expr *e) {
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_MEM: case TL_IMM_MEM_COPY:
   case TL_IMM_MEM_INIT: case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_TABLE_INIT:
   case TL_IMM_TABLE_COPY: return true;
-  case TL_IMM_BLOCK: return e->imm.block.bt != TL_NO_INDEX;
+  case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: return e->imm.block.bt != TL_NO_INDEX;
   default: return false;
   }
 }
@@ -94,7 +95,7 @@ static void note(rume *r, const tl_expr *e) {
   case TL_IMM_ELEM: use(r, K_ELEM, e->imm.index); break;
   case TL_IMM_TABLE_INIT: use(r, K_ELEM, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
   case TL_IMM_TABLE_COPY: use(r, K_TABLE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
-  case TL_IMM_BLOCK: use(r, K_TYPE, e->imm.block.bt); break;
+  case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: use(r, K_TYPE, e->imm.block.bt); break;
   default: break;
   }
 }
@@ -129,8 +130,9 @@ static void mark_roots(rume *r) {
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
     static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
-    use(r, kinds[x->kind & 3], x->index);
+    if (x->kind <= TL_EXTERN_GLOBAL) use(r, kinds[x->kind], x->index);
   }
+  for (uint32_t i = 0; i < m->tags.n; i++) use(r, K_TYPE, TL_TAG(m, i)->type);
   if (m->has_start) use(r, K_FUNC, m->start);
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *s = TL_ELEM(m, i);
@@ -268,7 +270,7 @@ static void rewrite(rume *r, tl_expr *e) {
     e->imm.idx2.a = mp[K_TABLE][e->imm.idx2.a];
     e->imm.idx2.b = mp[K_TABLE][e->imm.idx2.b];
     break;
-  case TL_IMM_BLOCK:
+  case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE:
     if (e->imm.block.bt != TL_NO_INDEX) e->imm.block.bt = mp[K_TYPE][e->imm.block.bt];
     break;
   default: break;
@@ -308,8 +310,9 @@ static void rewrite_all(rume *r, bool renumbered) {
   static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
-    x->index = r->remap[kinds[x->kind & 3]][x->index];
+    if (x->kind <= TL_EXTERN_GLOBAL) x->index = r->remap[kinds[x->kind]][x->index]; /* tags stay */
   }
+  for (uint32_t i = 0; i < m->tags.n; i++) TL_TAG(m, i)->type = r->remap[K_TYPE][TL_TAG(m, i)->type];
   if (m->has_start) m->start = r->remap[K_FUNC][m->start];
 }
 

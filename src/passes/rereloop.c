@@ -15,7 +15,9 @@
  * carries values (blocks or branches with results) or hides inside
  * operands are left as they are.
  * Assumes valid IR. Guarantees the same behaviour; the output is reducible
- * code with no helper variable added. */
+ * code with no helper variable added. Functions with exception handling
+ * are left alone (a FUNC pass: the runner skips them; the CFG has no
+ * exceptional edges). */
 #include "passes.h"
 
 #include <stdlib.h>

@@ -143,7 +143,35 @@ tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
   case 0x7b: *out = TL_V128; return need_feature(c, r, at, TL_FEAT_SIMD, "v128");
   case 0x70: *out = TL_FUNCREF; return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "funcref value");
   case 0x6f: *out = TL_EXTERNREF; return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "externref");
+  case 0x69: *out = TL_EXNREF; return need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, "exnref");
+  case 0x63: /* (ref null ht): the nullable abstract types tilt has */
+    TRY(rd_byte(r, &b, "heap type"));
+    if (b == 0x70 || b == 0x6f || b == 0x69) {
+      r->p--;
+      return rd_valtype(c, r, out); /* the short form's byte */
+    }
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "reference type (ref null 0x%02x) is not supported", b);
+  case 0x64: case 0x74: case 0x71: case 0x72: case 0x73: case 0x6e: case 0x6d: case 0x6c: case 0x6b:
+  case 0x6a: case 0x68:
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "reference type 0x%02x (typed references or GC) is not "
+                      "supported", b);
   default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed value type 0x%02x", b);
+  }
+}
+
+/* ref.null's heap type: func, extern, exn, or noexn (read as exn: tilt has
+ * no bottom types, and a null of either is the same value). */
+tl_status rd_null_heaptype(rctx *c, rd *r, tl_type *out) {
+  const uint8_t *at = r->p;
+  uint8_t b;
+  TRY(rd_byte(r, &b, "heap type"));
+  switch (b) {
+  case 0x70: *out = TL_FUNCREF; return TL_OK;
+  case 0x6f: *out = TL_EXTERNREF; return TL_OK;
+  case 0x69: case 0x74:
+    *out = TL_EXNREF;
+    return need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, b == 0x69 ? "ref.null exn" : "ref.null noexn");
+  default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
   }
 }
 
@@ -153,8 +181,10 @@ static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
   TRY(rd_byte(r, &b, "reference type"));
   if (b == 0x70) *out = TL_FUNCREF;
   else if (b == 0x6f) *out = TL_EXTERNREF;
+  else if (b == 0x69) *out = TL_EXNREF;
   else return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
   if (b == 0x6f) return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "externref");
+  if (b == 0x69) return need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, "exnref");
   return TL_OK;
 }
 
@@ -191,7 +221,7 @@ static tl_status const_imm(rctx *c, rd *r, tl_expr *e, const uint8_t *at) {
   case TL_IMM_V128: TRY(rd_bytes(r, 16, &b, "v128 constant")); memcpy(e->imm.v128, b, 16); return TL_OK;
   case TL_IMM_REFTYPE: {
     tl_type t;
-    TRY(rd_reftype(c, r, &t));
+    TRY(rd_null_heaptype(c, r, &t));
     e->imm.index = t;
     return TL_OK;
   }
@@ -383,6 +413,23 @@ static tl_status rd_types(rctx *c, rd *r) {
   return TL_OK;
 }
 
+/* A tag type: attribute 0 (exception), then a function type index whose
+ * results are empty. */
+static tl_status add_tag(rctx *c, rd *r, tl_importname imp) {
+  const uint8_t *at = r->p;
+  uint8_t attr;
+  tl_tag t = {0};
+  TRY(rd_byte(r, &attr, "tag attribute"));
+  if (attr) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed tag attribute %u", attr);
+  at = r->p;
+  TRY(rd_typeidx(c, r, &t.type));
+  if (TL_FTYPE(c->m, t.type)->results != TL_NONE)
+    return rd_fail_at(r, at, TL_E_INVALID, "non-empty tag result type (type %u)", t.type);
+  t.imp = imp;
+  TL_VEC_PUSH(&c->m->tags, tl_tag, t);
+  return TL_OK;
+}
+
 static tl_status rd_imports(rctx *c, rd *r) {
   tl_module *m = c->m;
   uint32_t n;
@@ -416,7 +463,11 @@ static tl_status rd_imports(rctx *c, rd *r) {
       m->nimported_globals++;
       break;
     }
-    case 4: return rd_fail_at(r, at, TL_E_FEATURE, "tag import (exception-handling) is not supported");
+    case TL_EXTERN_TAG:
+      TRY(need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, "tag import"));
+      TRY(add_tag(c, r, imp));
+      m->nimported_tags++;
+      break;
     default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed import kind %u", kind);
     }
   }
@@ -433,6 +484,15 @@ static void reserve_exact(tl_module *m, tl_vec *v, size_t elem, size_t want) {
   if (!p) tl_arena_oom(&m->arena);
   v->p = p;
   v->cap = want;
+}
+
+static tl_status rd_tags(rctx *c, rd *r) {
+  uint32_t n;
+  tl_importname none = {0};
+  TRY(need_feature(c, r, r->p, TL_FEAT_EXCEPTION_HANDLING, "tag section"));
+  TRY(rd_count(r, &n, 2, "tag"));
+  for (uint32_t i = 0; i < n; i++) TRY(add_tag(c, r, none));
+  return TL_OK;
 }
 
 static tl_status rd_functions(rctx *c, rd *r) {
@@ -504,9 +564,9 @@ static tl_status rd_export(rctx *c, rd *r, rawname *raw) {
   const uint8_t *at = r->p;
   TRY(rd_byte(r, &e.kind, "export kind"));
   TRY(rd_u32(r, &e.index, "export index"));
-  size_t lim[4] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n};
-  static const char *const kn[4] = {"function", "table", "memory", "global"};
-  if (e.kind > 3) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed export kind %u", e.kind);
+  size_t lim[5] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n, m->tags.n};
+  static const char *const kn[5] = {"function", "table", "memory", "global", "tag"};
+  if (e.kind > TL_EXTERN_TAG) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed export kind %u", e.kind);
   if (e.index >= lim[e.kind]) return rd_fail_at(r, at, TL_E_INVALID, "unknown %s %u", kn[e.kind], e.index);
   if (e.kind == TL_EXTERN_FUNC) mark_declared(c, e.index);
   if (e.kind == TL_EXTERN_GLOBAL && TL_GLOBAL(m, e.index)->mut)
@@ -665,10 +725,11 @@ static tl_status rd_custom(rctx *c, rd *r, uint8_t after) {
   return TL_OK;
 }
 
-/* Known section ids in the order they must appear (datacount before code). */
+/* Known section ids in the order they must appear (tag after memory,
+ * datacount before code). */
 static int section_rank(uint8_t id) {
-  static const int8_t rank[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10};
-  return id <= 12 ? rank[id] : -1;
+  static const int8_t rank[14] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 11, 6};
+  return id <= 13 ? rank[id] : -1;
 }
 
 static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
@@ -685,6 +746,7 @@ static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
   case 9: return rd_elems(c, s);
   case 10: c->has_code = true; return rd_code_section(c, s);
   case 11: c->has_data = true; return rd_datas(c, s);
+  case 13: return rd_tags(c, s);
   default: return rd_datacount(c, s);
   }
 }
@@ -728,7 +790,6 @@ static tl_status rd_module(rctx *c, rd *r) {
     uint32_t size;
     TRY(rd_byte(r, &id, "section id"));
     int rank = section_rank(id);
-    if (id == 13) return rd_fail_at(r, at, TL_E_FEATURE, "tag section (exception-handling) is not supported");
     if (rank < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed section id %u", id);
     TRY(rd_u32(r, &size, "section size"));
     if (size > (size_t)(r->end - r->p))

@@ -29,7 +29,9 @@ enum { LOCALS_MAX = 50000 };
  * value type or a tuple. e may be NULL for a hole left by a moved value. */
 typedef struct { tl_expr *e; tl_type t; } entry;
 
-enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE };
+/* K_TRY: a try's body; K_CATCH / K_CATCH_ALL: in its arm (node: the TRY,
+ * whose last kid is the arm); K_TRY_TABLE: node is the TRY_TABLE. */
+enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE, K_TRY, K_CATCH, K_CATCH_ALL, K_TRY_TABLE };
 typedef struct {
   uint8_t kind;
   bool unreachable;        /* stack is polymorphic */
@@ -41,7 +43,8 @@ typedef struct {
   uint32_t bt;             /* type index of the block type, or TL_NO_INDEX */
   uint32_t pbase;          /* first param scratch local */
   uint32_t tramp;          /* br_table being read: trampoline label, or TL_NO_LABEL */
-  tl_expr *node;           /* IF: the node (cond set; then arm after else) */
+  tl_expr *node;           /* IF: the node (cond set; then arm after else);
+                              TRY, TRY_TABLE: the node (kids pushed as read) */
 } frame;
 
 typedef struct {
@@ -396,6 +399,19 @@ static tl_expr *param_value(fctx *x, frame *fr) {
   return tm;
 }
 
+/* The arm just closed: a try's (or try_table's) body, or its last arm's
+ * handler. */
+static void put_arm(fctx *x, frame *fr, tl_expr *arm) {
+  tl_expr *e = fr->node;
+  if (fr->kind == K_TRY || fr->kind == K_TRY_TABLE) {
+    e->kid[0] = arm;
+    return;
+  }
+  tl_expr *a = e->kid[e->nkid - 1];
+  a->kid[0] = arm;
+  tl_expr_finalize(x->m, x->f, a);
+}
+
 /* `end`: closes the innermost frame; returns true in *done for the
  * function's own. */
 static tl_status do_end(fctx *x, bool *done) {
@@ -414,6 +430,10 @@ static tl_status do_end(fctx *x, bool *done) {
   case K_BLOCK:
   case K_LOOP:
     e = make_list(x, fr.kind == K_LOOP ? TL_OP_LOOP : TL_OP_BLOCK, fr.label, kids, n);
+    break;
+  case K_TRY: case K_CATCH: case K_CATCH_ALL: case K_TRY_TABLE:
+    e = fr.node;
+    put_arm(x, &fr, make_arm(x, kids, n));
     break;
   case K_IF:
     if (fr.params != fr.results)
@@ -447,7 +467,7 @@ static tl_status rd_blocktype(fctx *x, tl_type *params, tl_type *results, uint32
     r->p++;
     return TL_OK;
   }
-  if (r->p < r->end && (*r->p >= 0x7b || *r->p == 0x70 || *r->p == 0x6f))
+  if (r->p < r->end && (*r->p >= 0x7b || *r->p == 0x70 || *r->p == 0x6f || *r->p == 0x69 || *r->p == 0x63))
     return rd_valtype(x->c, r, results);
   int64_t idx;
   const uint8_t *at = r->p;
@@ -611,8 +631,14 @@ static tl_status do_block(fctx *x, int op) {
   tl_expr *cond = NULL, *v;
   if (op == TL_OP_IF) TRY(pop_want(x, TL_I32, &cond));
   TRY(pop_vals(x, params, &v, NULL));
-  uint8_t kind = op == TL_OP_BLOCK ? K_BLOCK : op == TL_OP_LOOP ? K_LOOP : K_IF;
+  uint8_t kind = op == TL_OP_BLOCK ? K_BLOCK : op == TL_OP_LOOP ? K_LOOP : op == TL_OP_IF ? K_IF : K_TRY;
   open_frame(x, kind, params, results, bt, v);
+  if (op == TL_OP_TRY) {
+    tl_expr *e = tl_expr_new(x->m, TL_OP_TRY, 0);
+    e->imm.block.label = TOPF(x)->label;
+    tl_expr_push_kid(x->m, e, NULL); /* the body, at its end */
+    TOPF(x)->node = e;
+  }
   if (op == TL_OP_IF) {
     tl_expr *e = tl_expr_new(x->m, TL_OP_IF, 3);
     e->nkid = 2;
@@ -928,12 +954,171 @@ static tl_status do_table(fctx *x, int op) {
   return TL_OK;
 }
 
+/* ---------------------------------------------------- exception handling */
+static tl_status need_tag(fctx *x, uint32_t *tag) {
+  TRY(rd_u32(x->r, tag, "tag index"));
+  if (*tag >= x->m->tags.n) return fail(x, TL_E_INVALID, "unknown tag %u", *tag);
+  return TL_OK;
+}
+
+/* Pushes the payload of a catch arm: its local, or its components. */
+static void push_payload(fctx *x, uint32_t p, tl_type t) {
+  uint32_t n = tl_type_arity(x->m, t);
+  if (n == 1) {
+    push(x, get_local(x, p), t);
+    return;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    tl_expr *v = tl_expr_new(x->m, TL_OP_TUPLE_EXTRACT, 1);
+    v->kid[0] = get_local(x, p);
+    v->imm.index = k;
+    tl_expr_finalize(x->m, x->f, v);
+    push(x, v, tl_type_at(x->m, t, k));
+  }
+}
+
+/* catch / catch_all: closes the body or the arm before, opens an arm whose
+ * stack starts with the tag's params (from the arm's payload local). */
+static tl_status do_catch(fctx *x, int op) {
+  frame *fr = TOPF(x);
+  uint32_t tag = 0;
+  if (fr->kind != K_TRY && fr->kind != K_CATCH)
+    return fail(x, TL_E_MALFORMED, fr->kind == K_CATCH_ALL ? "%s after catch_all" : "%s without a matching try",
+                x->opname);
+  if (op == TL_OP_CATCH) TRY(need_tag(x, &tag));
+  tl_expr **kids;
+  uint32_t n;
+  TRY(close_list(x, &kids, &n));
+  fr = TOPF(x);
+  put_arm(x, fr, make_arm(x, kids, n));
+  tl_expr *arm = tl_expr_new(x->m, (tl_op)op, 1);
+  tl_type pt = op == TL_OP_CATCH ? tl_tag_params(x->m, tag) : TL_NONE;
+  uint32_t p = pt != TL_NONE ? scratch(x, pt) : TL_NO_INDEX;
+  if (op == TL_OP_CATCH) arm->imm.idx2.a = p, arm->imm.idx2.b = tag;
+  fr = TOPF(x); /* scratch may not move frames, but stay safe */
+  tl_expr_push_kid(x->m, fr->node, arm);
+  fr->kind = op == TL_OP_CATCH ? K_CATCH : K_CATCH_ALL;
+  fr->unreachable = false;
+  fr->dead = 0;
+  fr->nval = 0;
+  if (p != TL_NO_INDEX) push_payload(x, p, pt);
+  return TL_OK;
+}
+
+/* delegate L ends a try without arms; L counts from outside the try. */
+static tl_status do_delegate(fctx *x) {
+  frame *fr = TOPF(x);
+  if (fr->kind != K_TRY) return fail(x, TL_E_MALFORMED, "delegate without a matching try");
+  uint32_t depth;
+  TRY(rd_u32(x->r, &depth, "label"));
+  tl_expr **kids;
+  uint32_t n;
+  TRY(close_list(x, &kids, &n));
+  frame tf = *TOPF(x);
+  x->c->frames.n--;
+  frame *t = NULL;
+  TRY(get_label(x, depth, &t));
+  tl_expr *d = tl_expr_new(x->m, TL_OP_DELEGATE, 0);
+  d->imm.label = t->kind == K_FUNC ? 0 : t->label;
+  tl_expr *e = tf.node;
+  e->kid[0] = make_arm(x, kids, n);
+  tl_expr_push_kid(x->m, e, d);
+  e->imm.block.bt = tf.bt;
+  tl_block_finalize(x->m, e, BRT(x, tf.label));
+  push(x, e, tf.results);
+  return TL_OK;
+}
+
+static tl_status do_throw(fctx *x) {
+  uint32_t tag;
+  TRY(need_tag(x, &tag));
+  tl_type pt = tl_tag_params(x->m, tag);
+  uint32_t n = tl_type_arity(x->m, pt);
+  tl_expr *e = tl_expr_new(x->m, TL_OP_THROW, n);
+  e->imm.index = tag;
+  for (uint32_t k = n; k-- > 0;) TRY(pop_want(x, tl_type_at(x->m, pt, k), &e->kid[k]));
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, TL_NONE);
+  set_unreachable(x);
+  return TL_OK;
+}
+
+static tl_status do_rethrow(fctx *x) {
+  uint32_t depth;
+  frame *t = NULL;
+  TRY(rd_u32(x->r, &depth, "label"));
+  TRY(get_label(x, depth, &t));
+  if (t->kind != K_CATCH && t->kind != K_CATCH_ALL)
+    return fail(x, TL_E_INVALID, "invalid rethrow label %u: not a catch", depth);
+  tl_expr *e = tl_expr_new(x->m, TL_OP_RETHROW, 0);
+  e->imm.label = t->label;
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, TL_NONE);
+  set_unreachable(x);
+  return TL_OK;
+}
+
+/* One try_table clause: kind, tag, label (outside the try_table), and what
+ * it sends there against the label's type. */
+static tl_status rd_clause(fctx *x, tl_expr **out) {
+  const uint8_t *at = x->r->p;
+  uint8_t kind;
+  uint32_t tag = 0, depth;
+  TRY(rd_byte(x->r, &kind, "catch kind"));
+  if (kind > 3) return rd_fail_at(x->r, at, TL_E_MALFORMED, "malformed catch clause kind %u", kind);
+  if (kind < 2) TRY(need_tag(x, &tag));
+  TRY(rd_u32(x->r, &depth, "label"));
+  frame *t = NULL;
+  TRY(get_label(x, depth, &t));
+  tl_expr *e = tl_expr_new(x->m, (tl_op)(TL_OP_TT_CATCH + kind), 0);
+  e->imm.idx2.a = t->kind == K_FUNC ? 0 : t->label;
+  e->imm.idx2.b = tag;
+  tl_expr_finalize(x->m, x->f, e);
+  tl_type lt = label_type(t);
+  if (e->type != lt) {
+    if (t->kind == K_LOOP && lt != TL_NONE)
+      return fail(x, TL_E_UNSUPPORTED, "try_table catch to a loop with parameters is not supported");
+    return fail(x, TL_E_INVALID, "type mismatch in catch clause: sends %s to a label of %s", tname(x, e->type),
+                tname(x, lt));
+  }
+  if (t->kind != K_LOOP) note_branch(x, e->imm.label, e);
+  *out = e;
+  return TL_OK;
+}
+
+static tl_status do_try_table(fctx *x) {
+  tl_type params, results;
+  uint32_t bt, n;
+  TRY(rd_blocktype(x, &params, &results, &bt));
+  TRY(rd_count(x->r, &n, 2, "catch clauses"));
+  tl_expr *e = tl_expr_new(x->m, TL_OP_TRY_TABLE, n + 1);
+  for (uint32_t i = 0; i < n; i++) TRY(rd_clause(x, &e->kid[i + 1]));
+  tl_expr *v;
+  TRY(pop_vals(x, params, &v, NULL));
+  open_frame(x, K_TRY_TABLE, params, results, bt, v);
+  e->imm.block.label = TOPF(x)->label;
+  TOPF(x)->node = e;
+  return TL_OK;
+}
+
 static tl_status do_special(fctx *x, int op, bool *done) {
   tl_module *m = x->m;
   tl_expr *e;
   tl_type t;
   switch (op) {
-  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: return do_block(x, op);
+  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: case TL_OP_TRY: return do_block(x, op);
+  case TL_OP_CATCH: case TL_OP_CATCH_ALL: return do_catch(x, op);
+  case TL_OP_DELEGATE: return do_delegate(x);
+  case TL_OP_THROW: return do_throw(x);
+  case TL_OP_RETHROW: return do_rethrow(x);
+  case TL_OP_THROW_REF:
+    e = tl_expr_new(m, TL_OP_THROW_REF, 1);
+    TRY(pop_want(x, TL_EXNREF, &e->kid[0]));
+    tl_expr_finalize(m, x->f, e);
+    push(x, e, TL_NONE);
+    set_unreachable(x);
+    return TL_OK;
+  case TL_OP_TRY_TABLE: return do_try_table(x);
   case TL_OP_ELSE: return do_else(x);
   case TL_OP_END: return do_end(x, done);
   case TL_OP_BR: return do_br(x);
@@ -952,11 +1137,13 @@ static tl_status do_special(fctx *x, int op, bool *done) {
   case TL_OP_TABLE_GET: case TL_OP_TABLE_SET: case TL_OP_TABLE_GROW: case TL_OP_TABLE_FILL:
     return do_table(x, op);
   case TL_OP_REF_NULL: {
-    uint8_t b;
-    TRY(rd_byte(x->r, &b, "reference type"));
-    if (b != 0x70 && b != 0x6f) return fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
+    tl_type rt;
+    uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
+    if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
+      return fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
+    TRY(rd_null_heaptype(x->c, x->r, &rt));
     e = tl_expr_new(m, TL_OP_REF_NULL, 0);
-    e->imm.index = b == 0x70 ? TL_FUNCREF : TL_EXTERNREF;
+    e->imm.index = rt;
     tl_expr_finalize(m, x->f, e);
     push(x, e, e->imm.index);
     return TL_OK;

@@ -52,6 +52,7 @@ tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what);
 tl_status rd_name_n(rd *r, tl_arena *a, const char **out, uint32_t *len, const char *what);
 bool utf8_valid(const uint8_t *s, size_t n);
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out);
+tl_status rd_null_heaptype(rctx *c, rd *r, tl_type *out);
 tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what);
 void mark_declared(rctx *c, uint32_t func);
 bool is_declared(const rctx *c, uint32_t func);

@@ -11,7 +11,9 @@
  * written. Assumes the body is the writer's own valid output. Decoding
  * notes what the later steps will find (dead code, blocks nothing branches
  * to, unreachables), so a step with nothing to do is skipped; the arrays
- * live in a wr_so scratch reused from function to function. */
+ * live in a wr_so scratch reused from function to function. A body with
+ * exception handling is not modelled (its opcodes are special-signature
+ * rows decode_one refuses), so it is left as written. */
 #include "writer.h"
 
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #endif
 
 /* Known sections in the order they must appear; the index is a "slot". */
-static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
+static const uint8_t order[] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
 enum { NORDER = sizeof order };
 
 /* ---- small encoders (LEB128 from leb128.c) ------------------------------ */
@@ -35,7 +35,7 @@ void wr_name_n(tl_buf *b, const char *s, uint32_t len) {
 uint8_t wr_valtype_byte(tl_type t) {
   static const uint8_t bytes[TL_NBASIC] = {
       [TL_I32] = 0x7f, [TL_I64] = 0x7e, [TL_F32] = 0x7d, [TL_F64] = 0x7c,
-      [TL_V128] = 0x7b, [TL_FUNCREF] = 0x70, [TL_EXTERNREF] = 0x6f};
+      [TL_V128] = 0x7b, [TL_FUNCREF] = 0x70, [TL_EXTERNREF] = 0x6f, [TL_EXNREF] = 0x69};
   return t < TL_NBASIC ? bytes[t] : 0;
 }
 
@@ -96,7 +96,7 @@ static tl_status import_name(wr *w, tl_buf *b, const tl_importname *imp, const c
 static tl_status sec_import(wr *w, tl_buf *b) {
   tl_module *m = w->m;
   wr_u32(b, m->nimported_funcs + m->nimported_tables + m->nimported_memories +
-                m->nimported_globals);
+                m->nimported_globals + m->nimported_tags);
   for (uint32_t i = 0; i < m->nimported_funcs; i++) {
     TRY(import_name(w, b, &TL_FUNC(m, i)->imp, "function", i));
     tl_buf_byte(b, TL_EXTERN_FUNC);
@@ -121,6 +121,22 @@ static tl_status sec_import(wr *w, tl_buf *b) {
     tl_buf_byte(b, TL_EXTERN_GLOBAL);
     TRY(wr_valtype(w, b, g->type));
     tl_buf_byte(b, g->mut);
+  }
+  for (uint32_t i = 0; i < m->nimported_tags; i++) {
+    TRY(import_name(w, b, &TL_TAG(m, i)->imp, "tag", i));
+    tl_buf_byte(b, TL_EXTERN_TAG);
+    tl_buf_byte(b, 0x00); /* attribute: exception */
+    wr_u32(b, TL_TAG(m, i)->type);
+  }
+  return TL_OK;
+}
+
+static tl_status sec_tag(wr *w, tl_buf *b) {
+  tl_module *m = w->m;
+  wr_u32(b, (uint32_t)m->tags.n - m->nimported_tags);
+  for (size_t i = m->nimported_tags; i < m->tags.n; i++) {
+    tl_buf_byte(b, 0x00);
+    wr_u32(b, TL_TAG(m, i)->type);
   }
   return TL_OK;
 }
@@ -367,7 +383,8 @@ static bool written(wr *w, int slot) {
   switch (order[slot]) {
   case 1: return m->types.n + w->extra.n > 0;
   case 2: return m->nimported_funcs + m->nimported_tables + m->nimported_memories +
-                 m->nimported_globals > 0;
+                 m->nimported_globals + m->nimported_tags > 0;
+  case 13: return m->tags.n > m->nimported_tags;
   case 3: case 10: return m->funcs.n > m->nimported_funcs;
   case 4: return m->tables.n > m->nimported_tables;
   case 5: return m->memories.n > m->nimported_memories;
@@ -425,7 +442,7 @@ static void splice_code(tl_buf *out, size_t start, tl_buf *pre) {
  * before the code section go to a buffer of their own and in front. */
 static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
   static const sec_fn fns[NORDER] = {sec_type,   sec_import, sec_function, sec_table,
-                                     sec_memory, sec_global, sec_export,   sec_start,
+                                     sec_memory, sec_tag,    sec_global,   sec_export, sec_start,
                                      sec_elem,   sec_datacount, sec_code,  sec_data};
   size_t start = out->n;
   TRY(wr_code_section(w, out));

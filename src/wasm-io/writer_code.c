@@ -10,13 +10,14 @@
 #include <stdatomic.h>
 #include <string.h>
 
-enum { K_NODE, K_BLOCK, K_IF, K_LIST };
+enum { K_NODE, K_BLOCK, K_IF, K_LIST, K_TRY, K_TRY_TABLE };
 
 typedef struct {
   tl_expr *e;          /* the node (K_NODE, K_BLOCK, K_IF) */
   tl_expr **items;     /* K_LIST: the instructions */
   uint32_t n, i;       /* K_LIST: count; every kind: next child / item */
-  uint8_t kind, state;
+  uint8_t kind;
+  uint32_t state;      /* K_BLOCK, K_IF: step; K_TRY: the next arm */
   tl_type want;        /* K_LIST: the result type of the enclosing construct */
 } frame;
 
@@ -104,9 +105,12 @@ static tl_status put_blocktype(wr *w, tl_buf *b, const tl_expr *e) {
 
 /* The opcode of a block, loop or if and its block type; counts it for the
  * label names subsection. */
+static tl_status put_clauses(wr *w, tl_buf *b, const tl_expr *e);
+
 static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
   tl_buf_byte(b, (uint8_t)tl_ops[e->op].code);
   TRY(put_blocktype(w, b, e));
+  if (e->op == TL_OP_TRY_TABLE) TRY(put_clauses(w, b, e));
   uint32_t l = e->imm.block.label, idx = w->nblk++;
   tl_func *f = w->f;
   if (w->opt->debug_names && f && f->label_name && l < f->nlabel && f->label_name[l]) {
@@ -114,6 +118,21 @@ static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
     TL_VEC_PUSH(&w->lnames, wr_lname, ln);
   }
   return push_label(w, l);
+}
+
+/* A try_table's clauses: kind, tag, depth (outside the try_table). */
+static tl_status put_clauses(wr *w, tl_buf *b, const tl_expr *e) {
+  wr_u32(b, e->nkid ? e->nkid - 1 : 0);
+  for (uint32_t i = 1; i < e->nkid; i++) {
+    const tl_expr *c = e->kid[i];
+    if (!c || tl_ops[c->op].imm != TL_IMM_CLAUSE)
+      return WR_FAIL(w, TL_E_INVALID, "try_table: kid %u is not a catch clause", i);
+    uint32_t kind = (uint32_t)(c->op - TL_OP_TT_CATCH);
+    tl_buf_byte(b, (uint8_t)kind);
+    if (kind < 2) wr_u32(b, c->imm.idx2.b);
+    TRY(put_depth(w, b, c->imm.idx2.a));
+  }
+  return TL_OK;
 }
 
 static void close_construct(wr *w, tl_buf *b, const tl_expr *e) {
@@ -205,7 +224,7 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
     for (uint32_t i = 0; i < im->table->n; i++) TRY(put_depth(w, b, im->table->targets[i]));
     return put_depth(w, b, im->table->def);
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
-  case TL_IMM_ELEM:
+  case TL_IMM_ELEM: case TL_IMM_TAG:
     put_op_u32(b, 0, im->index);
     return TL_OK;
   case TL_IMM_DATA:
@@ -284,7 +303,7 @@ static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
  * alone and the statement takes its values from the stack. T is then not
  * declared at all (when that set was its only one), so read-write round
  * trips of multi-value code reach a fixed point. */
-typedef struct { uint32_t *gets, *sets; tl_vec lists; } scan_ctx;
+typedef struct { uint32_t *gets, *sets; tl_vec lists, catches; } scan_ctx;
 
 static void scan_visit(tl_walk *w, tl_expr **slot) {
   scan_ctx *c = w->ctx;
@@ -294,6 +313,8 @@ static void scan_visit(tl_walk *w, tl_expr **slot) {
   else if ((e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) && in) c->sets[e->imm.index]++;
   else if ((e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) && e->nkid > 1)
     TL_VEC_PUSH(&c->lists, tl_expr *, e);
+  else if (e->op == TL_OP_CATCH && e->imm.idx2.a < w->f->nlocal)
+    TL_VEC_PUSH(&c->catches, tl_expr *, e);
 }
 
 static bool is_extract_of_local(const tl_expr *e) {
@@ -360,19 +381,20 @@ static bool in_set(const tl_vec *v, const tl_expr *e) {
  * mark_cut walks as the writer will (children up to and including the first
  * dead one; an if's arms only when its condition is live) and lists in
  * w->cut the nodes dead as written whose type is not unreachable. */
-enum { D_NODE, D_LIST, D_IF };
+enum { D_NODE, D_LIST, D_IF, D_TRY };
 typedef struct {
   tl_expr *e;        /* the node; NULL for an if arm or the function body */
   tl_expr **items;   /* its children, or the list's items */
   uint32_t n, i;
   uint8_t kind;
   bool dead;         /* a dead child or item (D_IF: its condition) */
-  bool arms;         /* D_IF: the arms so far are all dead */
+  bool arms;         /* D_IF, D_TRY: the arms so far are all dead */
 } dfr;
 
 static void count_branches(const tl_expr *e, uint32_t *live, uint32_t nl) {
   const tl_imm imm = e->imm, *im = &imm; /* a copy: e is packed */
-  if (tl_ops[e->op].imm == TL_IMM_LABEL) {
+  if (!(tl_ops[e->op].flags & TL_F_BRANCH)) return; /* rethrow, delegate: no branch */
+  if (tl_ops[e->op].imm == TL_IMM_LABEL || tl_ops[e->op].imm == TL_IMM_CLAUSE) {
     if (im->label < nl) live[im->label]++;
   } else if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) {
     for (uint32_t i = 0; i < im->table->n; i++)
@@ -387,9 +409,17 @@ static void dpush(tl_vec *st, tl_expr *e, uint8_t kind, tl_expr **items, uint32_
 }
 
 /* Starts x: a leaf is done at once (true, *dead set), the rest get a frame. */
+static void dpush_arm_of(tl_vec *st, tl_expr *e, tl_expr **slot);
+
 static bool dstart(tl_vec *st, tl_expr *x, uint32_t *live, uint32_t nl, bool *dead) {
   if (x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP) dpush(st, x, D_LIST, x->kid, x->nkid);
   else if (x->op == TL_OP_IF) dpush(st, x, D_IF, x->kid, x->nkid);
+  else if (x->op == TL_OP_TRY) dpush(st, x, D_TRY, x->kid, x->nkid);
+  else if (x->op == TL_OP_TRY_TABLE && x->nkid && x->kid[0]) {
+    for (uint32_t i = 1; i < x->nkid; i++) /* written with the try_table: live */
+      if (x->kid[i]) count_branches(x->kid[i], live, nl);
+    dpush_arm_of(st, x, &x->kid[0]);
+  }
   else if (x->nkid) dpush(st, x, D_NODE, x->kid, x->nkid);
   else {
     count_branches(x, live, nl);
@@ -415,6 +445,8 @@ static bool dfinish(wr *w, const dfr *d, uint32_t *live, uint32_t nl) {
     dead = d->dead;
   } else if (d->kind == D_LIST) {
     dead = d->dead && (e->op == TL_OP_LOOP || no_live_branch(e, live, nl));
+  } else if (d->kind == D_TRY) {
+    dead = d->arms && no_live_branch(e, live, nl);
   } else {
     dead = d->dead || (d->i == 3 && d->arms && no_live_branch(e, live, nl));
   }
@@ -423,13 +455,28 @@ static bool dfinish(wr *w, const dfr *d, uint32_t *live, uint32_t nl) {
   return dead;
 }
 
-/* An if arm as the writer writes it: an unlabeled block's items, or itself. */
-static void dpush_arm(tl_vec *st, tl_expr *e, uint32_t k) {
-  tl_expr *arm = e->kid[k];
+/* An arm as the writer writes it: an unlabeled block's items, or itself;
+ * e is the frame's node (a try_table's body: its own), or NULL. */
+static void dpush_arm_of(tl_vec *st, tl_expr *e, tl_expr **slot) {
+  tl_expr *arm = *slot;
   if (arm->op == TL_OP_BLOCK && arm->imm.block.label == TL_NO_LABEL)
-    dpush(st, NULL, D_LIST, arm->kid, arm->nkid);
+    dpush(st, e, D_LIST, arm->kid, arm->nkid);
   else
-    dpush(st, NULL, D_LIST, &e->kid[k], 1);
+    dpush(st, e, D_LIST, slot, 1);
+}
+
+static void dpush_arm(tl_vec *st, tl_expr *e, uint32_t k) { dpush_arm_of(st, NULL, &e->kid[k]); }
+
+/* The next arm of a try to look at (body, then handlers), or NULL. */
+static tl_expr **next_try_arm(dfr *d) {
+  tl_expr *e = d->e;
+  while (d->i < e->nkid) {
+    tl_expr *a = e->kid[d->i++];
+    if (!a || a->op == TL_OP_DELEGATE) continue;
+    if (d->i == 1) return &e->kid[0];
+    if (a->nkid == 1 && a->kid[0]) return &a->kid[0];
+  }
+  return NULL;
 }
 
 static bool has_else(const tl_expr *e);
@@ -446,12 +493,17 @@ static bool mark_cut(wr *w, tl_func *f) {
     dfr *d = &TL_VEC_AT(&st, dfr, st.n - 1);
     tl_expr *next = NULL;
     bool done = false;
-    if (d->kind != D_IF) {
+    if (d->kind == D_TRY) {
+      if (have) d->arms &= res;
+      tl_expr **arm = next_try_arm(d);
+      if (arm) dpush_arm_of(&st, NULL, arm);
+      else done = true;
+    } else if (d->kind != D_IF) {
       d->dead |= have && res;
       while (!d->dead && d->i < d->n) {   /* leaves are done here, as dstart does them */
         tl_expr *x = d->items[d->i++];
         if (!x) continue;
-        if (x->nkid || x->op == TL_OP_BLOCK || x->op == TL_OP_LOOP || x->op == TL_OP_IF) {
+        if (x->nkid || (tl_ops[x->op].flags & TL_F_CONTROL)) {
           next = x;
           break;
         }
@@ -486,6 +538,20 @@ static bool mark_cut(wr *w, tl_func *f) {
   return true;
 }
 
+/* Whether the statements it[0..cnt) take the n components of tuple local
+ * l in order as they would from the stack: the first ones from the top
+ * (top_taker), then one statement whose first instructions read the rest
+ * (leading_extracts). Fills out[] with the reads. */
+static bool takers(tl_expr **it, uint32_t cnt, uint32_t l, uint32_t n, tl_expr **out) {
+  uint32_t top = 0;
+  while (top < n && top < cnt && top_taker(it[top], l, n - 1 - top)) {
+    out[n - 1 - top] = it[top]->kid[0];
+    top++;
+  }
+  uint32_t rest = n - top;
+  return !rest || (top < cnt && it[top] && leading_extracts(it[top], l, rest, out));
+}
+
 /* Checks the statement pairs of every list; marks the tuple locals left
  * with no reference (unused[l]); true if it marked any. */
 static bool find_pairs(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
@@ -502,15 +568,7 @@ static bool find_pairs(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
       if (c->gets[l] != n) continue;
       tl_vec_grow(&out, sizeof(tl_expr *), n);
       tl_expr **o = out.p;
-      uint32_t top = 0;   /* components taken from the top by the next statements */
-      while (top < n && k + 1 + top < L->nkid && top_taker(L->kid[k + 1 + top], l, n - 1 - top)) {
-        o[n - 1 - top] = L->kid[k + 1 + top]->kid[0];
-        top++;
-      }
-      uint32_t rest = n - top;
-      if (rest && (k + 1 + top >= L->nkid || !L->kid[k + 1 + top] ||
-                   !leading_extracts(L->kid[k + 1 + top], l, rest, o)))
-        continue;
+      if (!takers(&L->kid[k + 1], L->nkid - k - 1, l, n, o)) continue;
       TL_VEC_PUSH(&w->elide_sets, tl_expr *, s);
       for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&w->elide_gets, tl_expr *, o[i]);
       if (c->sets[l] == 1) unused[l] = any = true;
@@ -529,7 +587,8 @@ static void sort_elisions(wr *w) {
  * first. */
 static const tl_expr *first_leaf(const tl_expr *e) {
   for (;;) {
-    if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) return NULL;
+    if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP || e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE)
+      return NULL;
     uint32_t i = 0;
     while (i < e->nkid && !e->kid[i]) i++;
     if (i == e->nkid) return e;
@@ -605,6 +664,41 @@ static bool find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
   return any;
 }
 
+/* A catch arm whose payload local p is one of the reader's scratch locals,
+ * set nowhere else and read only by the first instructions of its handler
+ * in order: the arm's values stay on the stack for them (the arm joins
+ * elide_sets, the reads elide_gets) and p gets no wasm local. So reading
+ * `catch $t` + `local.set $x` and writing it back gives the same bytes. */
+static bool find_catches(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
+  bool any = false;
+  tl_expr *one[1];
+  tl_vec out = {0};
+  for (size_t j = 0; j < c->catches.n; j++) {
+    tl_expr *a = TL_VEC_AT(&c->catches, tl_expr *, j), *h = a->kid[0];
+    uint32_t p = a->imm.idx2.a, n = tl_type_arity(w->m, f->local[p]);
+    if (!f->has_scratch_base || p < f->scratch_base || c->sets[p] || c->gets[p] != n || !h) continue;
+    tl_expr **it = &a->kid[0];
+    uint32_t cnt = 1;
+    if (h->op == TL_OP_BLOCK && h->imm.block.label == TL_NO_LABEL) it = h->kid, cnt = h->nkid;
+    if (!cnt || !it[0]) continue;
+    tl_expr **o = one;
+    if (n == 1) {
+      const tl_expr *x = first_leaf(it[0]);
+      if (!x || x->op != TL_OP_LOCAL_GET || x->imm.index != p) continue;
+      one[0] = (tl_expr *)x;
+    } else {
+      tl_vec_grow(&out, sizeof(tl_expr *), n);
+      o = out.p;
+      if (!takers(it, cnt, p, n, o)) continue;
+    }
+    TL_VEC_PUSH(&w->elide_sets, tl_expr *, a);
+    for (uint32_t i = 0; i < n; i++) TL_VEC_PUSH(&w->elide_gets, tl_expr *, o[i]);
+    unused[p] = any = true;
+  }
+  tl_vec_free(&out);
+  return any;
+}
+
 /* Plans the elisions of function fi; unused tuple locals get no wasm local.
  * False when out of memory. */
 /* Whether f has locals plan_elision could elide: tuple ones, or the
@@ -619,11 +713,12 @@ static bool may_elide(const tl_func *f) {
 static bool plan_elision(wr *w, tl_func *f, uint32_t fi) {
   w->elide_sets.n = w->elide_gets.n = 0;
   if (!f->body || f->nlocal <= tl_func_nparams(w->m, f) || !may_elide(f)) return true;
-  scan_ctx c = {tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), {0}};
+  scan_ctx c = {tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), tl_scratch_calloc(f->nlocal, sizeof(uint32_t)), {0}, {0}};
   bool *unused = tl_scratch_calloc(f->nlocal, sizeof *unused), ok = c.gets && c.sets && unused;
   if (!ok) goto done;
   tl_walk_post(w->m, f, &f->body, scan_visit, &c);
   bool any = find_pairs(w, f, &c, unused);
+  any |= find_catches(w, f, &c, unused);
   sort_elisions(w);
   any |= find_spills(w, f, &c, unused);
   sort_elisions(w);
@@ -648,6 +743,7 @@ done:
   free(c.gets);
   free(c.sets);
   tl_vec_free(&c.lists);
+  tl_vec_free(&c.catches);
   return ok;
 }
 
@@ -675,6 +771,11 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
   switch (x->op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: push_frame(w, K_BLOCK, x, NULL, 0, 0); return TL_OK;
   case TL_OP_IF: push_frame(w, K_IF, x, NULL, 0, 0); return TL_OK;
+  case TL_OP_TRY: push_frame(w, K_TRY, x, NULL, 0, 0); return TL_OK;
+  case TL_OP_TRY_TABLE: push_frame(w, K_TRY_TABLE, x, NULL, 0, 0); return TL_OK;
+  case TL_OP_CATCH: case TL_OP_CATCH_ALL: case TL_OP_DELEGATE:
+  case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
+    return WR_FAIL(w, TL_E_INVALID, "%s outside its try or try_table", tl_ops[x->op].text);
   case TL_OP_LOCAL_GET:
     if (in_set(&w->elide_gets, x)) return TL_OK;   /* a spilled value, on the stack */
     break;
@@ -697,14 +798,17 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
   return TL_OK;
 }
 
-/* An if arm: an unlabeled block is written inline, anything else as itself. */
-static void push_arm(wr *w, tl_expr *e, uint32_t k) {
-  tl_expr *arm = e->kid[k];
+/* An arm (of an if, a try or a try_table) of a construct of type want: an
+ * unlabeled block is written inline, anything else as itself. */
+static void push_arm_of(wr *w, tl_expr **slot, tl_type want) {
+  tl_expr *arm = *slot;
   if (arm->op == TL_OP_BLOCK && arm->imm.block.label == TL_NO_LABEL)
-    push_frame(w, K_LIST, NULL, arm->kid, arm->nkid, e->type);
+    push_frame(w, K_LIST, NULL, arm->kid, arm->nkid, want);
   else
-    push_frame(w, K_LIST, NULL, &e->kid[k], 1, e->type);
+    push_frame(w, K_LIST, NULL, slot, 1, want);
 }
+
+static void push_arm(wr *w, tl_expr *e, uint32_t k) { push_arm_of(w, &e->kid[k], e->type); }
 
 static bool has_else(const tl_expr *e) {
   if (e->nkid < 3 || !e->kid[2]) return false;
@@ -777,6 +881,77 @@ static tl_status step_if(wr *w, tl_buf *b, frame *fr) {
   }
 }
 
+/* The values a catch arm finds on the stack: into its payload local, or
+ * dropped, or left for the handler (an elided arm, see find_catches). */
+static tl_status put_payload(wr *w, tl_buf *b, const tl_expr *a) {
+  uint32_t p = a->imm.idx2.a, tag = a->imm.idx2.b;
+  if (tag >= w->m->tags.n) return WR_FAIL(w, TL_E_INVALID, "catch: tag %u out of range", tag);
+  if (in_set(&w->elide_sets, a)) return TL_OK;
+  if (p == TL_NO_INDEX) {
+    drops(b, tl_type_arity(w->m, tl_tag_params(w->m, tag)));
+    return TL_OK;
+  }
+  tl_expr set;
+  memset(&set, 0, sizeof set);
+  set.op = TL_OP_LOCAL_SET;
+  set.imm.index = p;
+  return emit_local(w, b, &set);
+}
+
+/* A try: `try` and the body, then each arm (`catch` and its payload, or
+ * `catch_all`) and `end`, or `delegate` with the depth outside the try. */
+static tl_status step_try(wr *w, tl_buf *b, frame *fr) {
+  tl_expr *e = fr->e;
+  uint32_t i = fr->state++;
+  if (i == 0) {
+    if (!e->nkid || !e->kid[0]) return WR_FAIL(w, TL_E_INVALID, "try without a body");
+    TRY(open_construct(w, b, e));
+    push_arm(w, e, 0);
+    return TL_OK;
+  }
+  if (i >= e->nkid) {
+    w->frames.n--;
+    close_construct(w, b, e);
+    return TL_OK;
+  }
+  tl_expr *a = e->kid[i];
+  if (!a) return WR_FAIL(w, TL_E_INVALID, "try: arm %u is missing", i);
+  tl_type want = e->type;
+  switch (a->op) {
+  case TL_OP_DELEGATE:
+    w->frames.n--;
+    pop_label(w);
+    tl_buf_byte(b, 0x18);
+    TRY(put_depth(w, b, a->imm.label));
+    if (e->type == TL_UNREACHABLE || in_set(&w->cut, e)) tl_buf_byte(b, 0x00);
+    return TL_OK;
+  case TL_OP_CATCH:
+    tl_buf_byte(b, 0x07);
+    wr_u32(b, a->imm.idx2.b);
+    TRY(put_payload(w, b, a));
+    break;
+  case TL_OP_CATCH_ALL: tl_buf_byte(b, 0x19); break;
+  default: return WR_FAIL(w, TL_E_INVALID, "try: arm %u is %s", i, tl_ops[a->op].text);
+  }
+  if (a->nkid != 1 || !a->kid[0]) return WR_FAIL(w, TL_E_INVALID, "%s without a handler", tl_ops[a->op].text);
+  push_arm_of(w, &a->kid[0], want);
+  return TL_OK;
+}
+
+/* A try_table: its opcode, block type and clauses, the body, `end`. */
+static tl_status step_try_table(wr *w, tl_buf *b, frame *fr) {
+  tl_expr *e = fr->e;
+  if (fr->state++ == 0) {
+    if (!e->nkid || !e->kid[0]) return WR_FAIL(w, TL_E_INVALID, "try_table without a body");
+    TRY(open_construct(w, b, e));
+    push_arm(w, e, 0);
+    return TL_OK;
+  }
+  w->frames.n--;
+  close_construct(w, b, e);
+  return TL_OK;
+}
+
 /* A list of instructions: stops after the first unreachable one; a value
  * nobody takes (not last, or the construct has no result) is dropped. */
 static tl_status step_list(wr *w, tl_buf *b, frame *fr) {
@@ -808,6 +983,8 @@ static tl_status run(wr *w, tl_buf *b) {
     case K_NODE: s = step_node(w, b, fr); break;
     case K_BLOCK: s = step_block(w, b, fr); break;
     case K_IF: s = step_if(w, b, fr); break;
+    case K_TRY: s = step_try(w, b, fr); break;
+    case K_TRY_TABLE: s = step_try_table(w, b, fr); break;
     default: s = step_list(w, b, fr); break;
     }
     if (s) return s;

@@ -5,7 +5,8 @@ assert_malformed module.
 
 Sets (suite from $TILT_TESTSUITE, default <repo>/../shared/testsuite):
   baseline-2022-11/core                 WebAssembly 2.0; every file must convert
-  baseline-2022-11/proposals/tail-call, extended-const, threads
+  baseline-2022-11/proposals/tail-call, extended-const, threads,
+                                        exception-handling; legacy/ (EH)
   core                                  the current suite (3.0); files wast2json
                                         1.0.32 cannot convert are skipped, and
                                         valid modules that need a feature tilt
@@ -38,6 +39,11 @@ SETS = [
      W2 + ",extended-const", True),
     # The threads proposal of 2022 predates reference types (one table only).
     ("baseline-2022-11/proposals/threads", ["--enable-threads"], "mutable-globals,threads", True),
+    # Exception handling: the 2022 proposal files and the legacy ones of the
+    # current suite (try/catch/delegate/rethrow; some use return_call).
+    ("baseline-2022-11/proposals/exception-handling", ["--enable-exceptions"],
+     W2 + ",exception-handling", True),
+    ("legacy", ["--enable-exceptions", "--enable-tail-call"], W2 + ",exception-handling,tail-call", True),
     ("core", ["--enable-all"], "all", False),
 ]
 
