@@ -163,7 +163,12 @@ def choose(args, configs, progs, rng):
     for p in progs:
         if p not in seen:
             jobs.append((rng.choice(configs), p, rng.choice(args.levels), [rng.choice(args.engines)]))
-    return jobs
+    # one job per (configuration, program, level): they share the output file
+    merged = {}
+    for c, p, l, engines in jobs:
+        e = merged.setdefault((c, p, l), [])
+        e += [x for x in engines if x not in e]
+    return [(c, p, l, [x for x in args.engines if x in e]) for (c, p, l), e in merged.items()]
 
 
 def main():
