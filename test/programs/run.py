@@ -51,6 +51,12 @@ def opt_args(cfg):
     return args
 
 
+def rel(path):
+    """path relative to the current directory when it is below it."""
+    r = os.path.relpath(path)
+    return path if r.startswith('..') else r
+
+
 def slug(cfg):
     return re.sub(r'[^A-Za-z0-9]+', '_', cfg).strip('_') or 'none'
 
@@ -86,15 +92,17 @@ def run(cmd, timeout, stdin=subprocess.DEVNULL):
         return r.returncode, r.stdout, r.stderr.decode(errors='replace')
     except subprocess.TimeoutExpired:
         return None, b'', 'timeout after %ss' % timeout
+    except OSError as e:  # e.g. a tool being rebuilt under the run
+        return -1, b'', 'cannot run %s: %s' % (cmd[0], e)
 
 
 def fresh(out, srcs):
     return os.path.exists(out) and all(os.path.getmtime(out) >= os.path.getmtime(s) for s in srcs)
 
 
-def build(args, progs, work):
-    """Native binaries and their expected output; wasm at every level.
-    Returns {prog: (rc, stdout)} or a skip/failure message."""
+def build(args, progs, pairs, work):
+    """Native binaries and their expected output; wasm for the (program,
+    level) pairs given. Returns {prog: (rc, stdout)} or a list of errors."""
     os.makedirs(os.path.join(work, 'native'), exist_ok=True)
     os.makedirs(os.path.join(work, 'wasm'), exist_ok=True)
     common = os.path.join(HERE, 'common.h')
@@ -113,7 +121,7 @@ def build(args, progs, work):
         rc, _, err = run(cmd, 300)
         return None if rc == 0 else '%s: %s' % (' '.join(cmd), err.strip()[-2000:])
 
-    jobs = [(p, l) for p in progs for l in [None] + args.levels]
+    jobs = [(p, None) for p in progs] + sorted(pairs)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         errs = [e for e in ex.map(one, jobs) if e]
     if errs:
@@ -155,7 +163,12 @@ def choose(args, configs, progs, rng):
     for p in progs:
         if p not in seen:
             jobs.append((rng.choice(configs), p, rng.choice(args.levels), [rng.choice(args.engines)]))
-    return jobs
+    # one job per (configuration, program, level): they share the output file
+    merged = {}
+    for c, p, l, engines in jobs:
+        e = merged.setdefault((c, p, l), [])
+        e += [x for x in engines if x not in e]
+    return [(c, p, l, [x for x in args.engines if x in e]) for (c, p, l), e in merged.items()]
 
 
 def main():
@@ -165,8 +178,8 @@ def main():
     ap.add_argument('--jobs', type=int, default=int(os.environ.get('JOBS', '2')))
     ap.add_argument('--seed', type=lambda s: int(s, 0))
     ap.add_argument('--full', action='store_true', help='the whole cross product')
-    ap.add_argument('--per-config', type=int, default=2, help='sampled (program, level) pairs per configuration')
-    ap.add_argument('--both-every', type=int, default=4, help='every Nth sampled pair runs under both engines')
+    ap.add_argument('--per-config', type=int, default=3, help='sampled (program, level) pairs per configuration')
+    ap.add_argument('--both-every', type=int, default=3, help='every Nth sampled pair runs under both engines')
     ap.add_argument('--programs', help='comma-separated program names (default: every .c here)')
     ap.add_argument('--levels', default=','.join(LEVELS))
     ap.add_argument('--engines', default=','.join(ENGINES))
@@ -197,6 +210,9 @@ def main():
     configs = args.configs.split(';') if args.configs else \
         ['none'] + ['--' + p for p in passes(tiltopt)] + PIPELINES + EXTRA
     configs = ['' if c == 'none' else c for c in configs]
+    if not args.configs and len(configs) == 1 + len(PIPELINES) + len(EXTRA):
+        print('FAIL: no passes in %s --help' % tiltopt)
+        return 1
     known = Known(args.known)
 
     seed = args.seed
@@ -205,26 +221,28 @@ def main():
         seed = int(head[:8], 16) if head else int(time.time())
     rng = random.Random(seed)
 
+    jobs = choose(args, configs, progs, rng)
     t0 = time.time()
-    expected = build(args, progs, work)
+    os.makedirs(work, exist_ok=True)
+    probe = os.path.join(work, 'probe.c')
+    open(probe, 'w').write('#include <stdio.h>\nint main(void) { puts("ok"); return 0; }\n')
+    rc, _, err = run(WASI_CC + [probe, '-o', probe + '.wasm'], 300)
+    if rc != 0:
+        print('SKIP: cannot build for wasm32-wasi (need clang, lld, wasi-libc, libclang-rt-*-dev-wasm32):\n' + err)
+        return 77
+    expected = build(args, progs, {(j[1], j[2]) for j in jobs}, work)
     if isinstance(expected, list):
-        text = '\n'.join(expected)
-        if 'wasm32-wasi' in text and ('sysroot' in text or 'not found' in text or 'cannot find' in text):
-            print('SKIP: cannot build for wasm32-wasi (need clang, lld, wasi-libc, libclang-rt-*-dev-wasm32)')
-            print(text)
-            return 77
-        print('FAIL: building the corpus:\n' + text)
+        print('FAIL: building the corpus:\n' + '\n'.join(expected))
         return 1
     t_build = time.time() - t0
 
-    jobs = choose(args, configs, progs, rng)
     ncases = sum(len(j[3]) for j in jobs)
     print('programs: %d, levels: %s, configurations: %d, engines: %s' %
           (len(progs), ' '.join(args.levels), len(configs), ' '.join(args.engines)))
     print('seed %d (%s): %d tilt-opt runs, %d cases' % (seed, 'full cross product' if args.full else
                                                         '%d per configuration' % args.per_config, len(jobs), ncases))
-    me = os.path.relpath(__file__)
-    base_cmd = 'python3 %s --build %s --work %s' % (me, os.path.relpath(build_dir), os.path.relpath(work))
+    me = rel(__file__)
+    base_cmd = 'python3 %s --build %s --work %s' % (me, rel(build_dir), rel(work))
 
     lock = threading.Lock()
     results = []  # (status, cfg, prog, level, engine, detail)
@@ -234,15 +252,15 @@ def main():
         src = os.path.join(HERE, prog + '.c')
         wasm = os.path.join(work, 'wasm', '%s.%s.wasm' % (prog, level))
         out = os.path.join(work, 'fail', slug(cfg), '%s.%s.wasm' % (prog, level))
-        lines = ['  %s -%s %s -o %s' % (' '.join(WASI_CC), level, os.path.relpath(src), os.path.relpath(wasm))]
+        lines = ['  %s -%s %s -o %s' % (' '.join(WASI_CC), level, rel(src), rel(wasm))]
         runs = wasm
         if cfg:
-            lines.append('  %s %s %s -o %s' % (os.path.relpath(tiltopt), ' '.join(opt_args(cfg)),
-                                                os.path.relpath(wasm), os.path.relpath(out)))
+            lines.append('  %s %s %s -o %s' % (rel(tiltopt), ' '.join(opt_args(cfg)),
+                                                rel(wasm), rel(out)))
             runs = out
-        lines.append('  %s%s %s' % (os.path.relpath(tiltrun), ' --interp' if engine == 'interp' else '',
-                                    os.path.relpath(runs)))
-        lines.append("  or: %s --configs '%s' --programs %s --levels %s --engines %s" %
+        lines.append('  %s%s %s' % (rel(tiltrun), ' --interp' if engine == 'interp' else '',
+                                    rel(runs)))
+        lines.append("  or: %s --configs='%s' --programs %s --levels %s --engines %s" %
                      (base_cmd, cfg or 'none', prog, level, engine))
         return '\n'.join(lines)
 
