@@ -428,6 +428,12 @@ static int stop_reason(const char *stop, const char **text) {
   return end && end > stop + 7 ? (int)(end - stop - 7) : 0;
 }
 
+static void fuel_hint(const opts *o) {
+  if (o->fuzz_fuel) printf("; each call may run %llu instructions", (unsigned long long)o->fuzz_fuel);
+  else printf("; each call may run %d instructions (a WASI command's _start %llu)", FUZZ_FUEL, TL_FUZZ_COMMAND_FUEL);
+  printf(": --fuzz-exec-fuel N gives more");
+}
+
 /* The inconclusive part of a comparison, for the user: which export, what
  * stopped it before and after the passes, how to give it more fuel. */
 static void report_inconclusive(const opts *o, const tl_fuzz_verdict *v) {
@@ -445,11 +451,7 @@ static void report_inconclusive(const opts *o, const tl_fuzz_verdict *v) {
   else
     printf("%.*s after the passes (before them it went on)", na, ra);
   if ((v->stop[0] && strstr(v->stop[0], "fuel")) || (v->stop[1] && strstr(v->stop[1], "fuel")))
-  {
-    if (o->fuzz_fuel) printf("; each call may run %llu instructions", (unsigned long long)o->fuzz_fuel);
-    else printf("; each call may run %d instructions (a WASI command's _start %llu)", FUZZ_FUEL, TL_FUZZ_COMMAND_FUEL);
-    printf(": --fuzz-exec-fuel N gives more");
-  }
+    fuel_hint(o);
   printf("\n");
   if (v->compared)
     printf("[fuzz-exec] the same after the passes for the %u export%s before it; none after it ran\n",
