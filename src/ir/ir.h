@@ -589,9 +589,6 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that targets label? */
 /* tl_expr_breaks_to, or a rethrow/delegate naming label. */
 bool tl_expr_uses_label(const tl_expr *e, uint32_t label);
-/* Whether a subtree holds a try or try_table (catches something): the
- * functions passes that do not model exceptional control flow leave alone. */
-bool tl_expr_has_try(tl_expr *root);
 /* Whether a subtree holds any exception-handling node. */
 bool tl_expr_has_eh(tl_expr *root);
 

@@ -91,7 +91,9 @@ typedef struct {
   uint16_t *bop;        /* label -> op of the first branch that carried bt */
   uint8_t *defined;     /* label -> already defined by a construct */
   uint8_t *catching;    /* label -> a try whose catch arms are being walked
-                           (rethrow may name it); NULL: no EH in this body */
+                           (rethrow may name it). Part of the label scratch, not
+                           sized by a pre-walk: a body with a cycle (invalid IR)
+                           must reach the walk's own sharing check */
 } vc;
 
 static bool fail(vc *c, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -321,7 +323,7 @@ static bool check_rethrow(vc *c, const tl_expr *e) {
   uint32_t l = e->imm.label;
   if (l >= c->nlabel)
     return fail(c, TL_E_INVALID, "rethrow: label %u out of range (%u labels)", l, c->nlabel);
-  if (!c->scope[l] || c->scope[l]->op != TL_OP_TRY || !c->catching || !c->catching[l])
+  if (!c->scope[l] || c->scope[l]->op != TL_OP_TRY || !c->catching[l])
     return fail(c, TL_E_INVALID, "rethrow: label %u is not an enclosing catch", l);
   return true;
 }
@@ -643,7 +645,7 @@ static bool check_if(vc *c, const tl_expr *e, tl_type bt) {
 static bool check_try(vc *c, const tl_expr *e, tl_type bt) {
   if (!arity(c, e, 1, UINT32_MAX)) return false;
   uint32_t l = e->imm.block.label;
-  if (l != TL_NO_LABEL && c->catching) c->catching[l] = 0;
+  if (l != TL_NO_LABEL) c->catching[l] = 0;
   tl_type lt = e->kid[0]->type;
   bool arms = e->op == TL_OP_TRY;
   for (uint32_t i = 1; arms && i < e->nkid; i++)
@@ -775,10 +777,7 @@ static bool eh_place(vc *c, const tl_expr *e, const tl_expr *p, uint32_t k) {
   }
   if (clause && e->imm.label == own && own != TL_NO_LABEL)
     return fail(c, TL_E_INVALID, "%s: names its own try_table's label %u", opname(e), own);
-  if (arm && e->op != TL_OP_DELEGATE && own != TL_NO_LABEL && own < c->nlabel) {
-    if (!c->catching) return fail(c, TL_E_NOMEM, "out of memory");
-    c->catching[own] = 1;
-  }
+  if (arm && e->op != TL_OP_DELEGATE && own != TL_NO_LABEL && own < c->nlabel) c->catching[own] = 1;
   return true;
 }
 
@@ -1048,7 +1047,7 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
   c.nlabel = f->nlabel;
   /* label scratch: on the stack for most functions, else one malloc */
   enum { LABELS = 32 };
-  struct { tl_expr *scope[LABELS]; tl_type bt[LABELS]; uint16_t bop[LABELS]; uint8_t defined[LABELS]; } small;
+  struct { tl_expr *scope[LABELS]; tl_type bt[LABELS]; uint16_t bop[LABELS]; uint8_t defined[LABELS], catching[LABELS]; } small;
   size_t n = (size_t)f->nlabel + 1;
   void *heap = NULL;
   if (n <= LABELS) {
@@ -1056,21 +1055,21 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
     c.bt = small.bt;
     c.bop = small.bop;
     c.defined = small.defined;
-  } else if ((heap = malloc(n * (sizeof *c.scope + sizeof *c.bt + sizeof *c.bop + 1)))) {
+    c.catching = small.catching;
+  } else if ((heap = malloc(n * (sizeof *c.scope + sizeof *c.bt + sizeof *c.bop + 2)))) {
     c.scope = heap;
     c.bt = (tl_type *)(c.scope + n);
     c.bop = (uint16_t *)(c.bt + n);
     c.defined = (uint8_t *)(c.bop + n);
+    c.catching = c.defined + n;
   }
   if (n > LABELS && !heap) {
     fail(&c, TL_E_NOMEM, "out of memory");
   } else {
     memset(c.scope, 0, n * sizeof *c.scope);
     memset(c.defined, 0, n);
-    uint8_t *catching = tl_expr_has_try(f->body) ? calloc(n, 1) : NULL;
-    c.catching = catching;
+    memset(c.catching, 0, n);
     if (walk(&c, &f->body) == TL_OK) check_body(&c, f);
-    free(catching);
   }
   free(heap);
   return c.st;

@@ -203,7 +203,7 @@ uint64_t tl_expr_count(tl_expr *root) {
 
 /* Whether root's subtree holds a node with one of the flags fl (an
  * explicit stack; stops at the first). */
-static bool has_flag(tl_expr *root, uint32_t fl, tl_op op1, tl_op op2) {
+static bool has_flag(tl_expr *root, uint32_t fl) {
   if (!root) return false;
   tl_expr *small[64], **st = small;
   size_t n = 0, cap = 64;
@@ -211,7 +211,7 @@ static bool has_flag(tl_expr *root, uint32_t fl, tl_op op1, tl_op op2) {
   st[n++] = root;
   while (n && !found) {
     tl_expr *e = st[--n];
-    if ((tl_ops[e->op].flags & fl) && (op1 == TL_NOPS || e->op == op1 || e->op == op2)) found = true;
+    if (tl_ops[e->op].flags & fl) found = true;
     for (uint32_t i = 0; i < e->nkid && !found; i++) {
       if (!e->kid[i]) continue;
       if (n == cap) {
@@ -231,5 +231,4 @@ static bool has_flag(tl_expr *root, uint32_t fl, tl_op op1, tl_op op2) {
   return found;
 }
 
-bool tl_expr_has_try(tl_expr *root) { return has_flag(root, TL_F_EH, TL_OP_TRY, TL_OP_TRY_TABLE); }
-bool tl_expr_has_eh(tl_expr *root) { return has_flag(root, TL_F_EH, TL_NOPS, TL_NOPS); }
+bool tl_expr_has_eh(tl_expr *root) { return has_flag(root, TL_F_EH); }
