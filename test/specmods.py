@@ -2,7 +2,7 @@
 (test/passes/fuzzexec.py, test/passes/rereloop_size.py,
 test/stackopt/stackopt.py): where the suite is, and its binary modules
 written out by wast2json. Import it after putting test/ on sys.path."""
-import glob, json, os, subprocess
+import glob, json, os, subprocess, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
@@ -33,3 +33,19 @@ def modules(suite, tmp):
             if cmd['type'] == 'module' and cmd.get('module_type', 'binary') == 'binary':
                 mods.append(os.path.join(d, cmd['filename']))
     return mods
+
+
+def commit_seed():
+    """The per-commit sampling seed: $TILT_SAMPLE_SEED if set (to repeat a
+    run), else the first 8 hex digits of git HEAD, else the time. CI runs a
+    different sample per commit; every item comes up over a few commits."""
+    env = os.environ.get('TILT_SAMPLE_SEED')
+    if env:
+        return int(env, 0)
+    head = subprocess.run(['git', '-C', ROOT, 'rev-parse', 'HEAD'], capture_output=True, text=True).stdout.strip()
+    return int(head[:8], 16) if head else int(time.time())
+
+
+def stride_from_env(name, default):
+    """A sampling stride k >= 1 from $name (1 runs everything)."""
+    return max(1, int(os.environ.get(name, str(default))))

@@ -12,7 +12,7 @@ import concurrent.futures, os, re, subprocess, sys, tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import specmods
-from specmods import VALIDATE, modules
+from specmods import VALIDATE, commit_seed, modules, stride_from_env
 
 def passes(tiltopt):
     out = subprocess.run([tiltopt, '--help'], capture_output=True, text=True).stdout
@@ -58,19 +58,23 @@ def main():
               and subprocess.run(VALIDATE + [w], capture_output=True).returncode == 0]
         fails = []
         with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
-            # TILT_FUZZEXEC_STRIDE=k: pass i sees every k-th module (offset i
-            # mod k), so every module is still run under some passes; CI
-            # uses 3 to stay in its time budget, 1 runs everything.
-            k = max(1, int(os.environ.get('TILT_FUZZEXEC_STRIDE', '3')))
+            # TILT_FUZZEXEC_STRIDE=k: pass i sees every k-th module, from
+            # offset (i + seed) mod k, the seed changing per commit
+            # (specmods.commit_seed), so every (pass, module) pair comes up
+            # within k commits; 1 runs everything.
+            k = stride_from_env('TILT_FUZZEXEC_STRIDE', 3)
+            seed = commit_seed()
+            print('stride %d, seed %d (TILT_SAMPLE_SEED=%d repeats this sample)' % (k, seed, seed), flush=True)
             jobs = [ex.submit(run_one, tiltopt, p, w, tmp)
-                    for i, p in enumerate(names) for w in ok[i % k::k]]
+                    for i, p in enumerate(names) for w in ok[(i + seed) % k::k]]
             for j in jobs:
                 r = j.result()
                 if r:
                     fails.append(r)
         for f in fails:
             print('FAIL', f)
-        print('%d passes x %d modules, %d failures' % (len(names), len(ok), len(fails)))
+        print('%d passes x %d modules, %d runs (stride %d, seed %d), %d failures'
+              % (len(names), len(ok), len(jobs), k, seed, len(fails)))
         return 1 if fails else 0
 
 if __name__ == '__main__':

@@ -103,9 +103,26 @@ static const char *op_name(op_fn op, const void *arg) {
 /* Fails the n-th scratch allocation of op for n = 1, 2, ... until op runs
  * through with the failure not reached; returns how many runs reported
  * TL_E_NOMEM. */
+/* TILT_OOM_STRIDE=k (default 1: all): after the first 4 allocations, only
+ * every k-th is failed, from an offset taken from TILT_SAMPLE_SEED (CI sets
+ * it per commit), so every allocation comes up within k commits. */
+static uint64_t env_u64(const char *name, uint64_t dflt) {
+  const char *s = getenv(name);
+  return s && *s ? strtoull(s, NULL, 0) : dflt;
+}
+
+static uint64_t next_n(uint64_t n) {
+  uint64_t k = env_u64("TILT_OOM_STRIDE", 1);
+  if (k <= 1 || n < 4) return n + 1;
+  uint64_t off = env_u64("TILT_SAMPLE_SEED", 0) % k;
+  uint64_t next = n + 1;
+  while (next % k != off) next++;
+  return next;
+}
+
 static uint32_t fail_each(const input *in, op_fn op, const void *arg) {
   uint32_t nomem = 0;
-  for (uint64_t n = 1; n <= MAX_N; n++) {
+  for (uint64_t n = 1; n <= MAX_N; n = next_n(n)) {
     tl_module *m = read_in(in);
     tl_error err;
     memset(&err, 0, sizeof err);
