@@ -51,30 +51,9 @@ static uint64_t ld_n(const uint8_t *p, unsigned n) {
 
 static void st_n(uint8_t *p, uint64_t v, unsigned n) { memcpy(p, &v, n); }
 
-/* Copies n bytes (a multiple of 4 KiB) skipping the 4 KiB blocks that are
- * all zero: d is fresh calloc'd memory, and reading a never-written page
- * maps the shared zero page, so memory that doubles up to 4 GiB stays small. */
-static void copy_nonzero(uint8_t *d, const uint8_t *s, size_t n) {
-  static const uint8_t zero[4096];
-  for (size_t o = 0; o < n; o += sizeof zero)
-    if (memcmp(s + o, zero, sizeof zero)) memcpy(d + o, s + o, sizeof zero);
-}
-
 static bool grow_mem(tl_meminst *mem, uint32_t delta, uint32_t *old) {
   *old = (uint32_t)mem->pages;
-  uint64_t np = mem->pages + delta;
-  if (np > mem->max) return false;
-  if (delta) {
-    /* calloc, not realloc + memset: large zeroed blocks come from the
-     * kernel untouched, so a grow of 65535 pages costs no 4 GiB of RSS */
-    uint8_t *d = calloc(np * TL_PAGE, 1);
-    if (!d) return false;
-    copy_nonzero(d, mem->data, (size_t)mem->pages * TL_PAGE);
-    free(mem->data);
-    mem->data = d;
-    mem->pages = np;
-  }
-  return true;
+  return tl_mem_grow(mem, delta);
 }
 
 static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {

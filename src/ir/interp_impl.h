@@ -41,10 +41,11 @@ struct tl_funcinst {
 };
 
 typedef struct {
-  uint8_t *data;
+  uint8_t *data;            /* a reservation of `reserved` bytes (interp_mem.c) */
   uint64_t pages, max;      /* max: limit in pages (65536 if none) */
   bool shared;
   bool has_max;
+  size_t reserved;          /* bytes of address space at data; pages*64 KiB are read-write */
 } tl_meminst;
 
 typedef struct {
@@ -138,6 +139,16 @@ struct tl_host_call {
 };
 
 #define TL_PAGE 65536u
+/* A full reservation: any u32 address plus a u32 offset plus an access of
+ * up to 16 bytes stays inside it, which the JIT's unchecked accesses need. */
+#define TL_MEM_RESERVE (((size_t)8 << 30) + ((size_t)1 << 16))
+
+/* interp_mem.c: a memory's storage. init reserves and commits `pages`
+ * (mm->max set first); grow commits delta more pages in place (false when
+ * over max, past the reservation or refused by the kernel); free unmaps. */
+bool tl_mem_init(tl_meminst *mm, uint64_t pages);
+bool tl_mem_grow(tl_meminst *mm, uint64_t delta);
+void tl_mem_free(tl_meminst *mm);
 
 /* src/jit/runtime.c: runs f on the JIT (the store's engine is the JIT) */
 tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err);
