@@ -97,7 +97,8 @@ static tl_tableinst *new_table(tl_store *s, tl_type elem, uint64_t min, uint64_t
   t->max = has_max && max < UINT32_MAX ? (uint32_t)max : UINT32_MAX;
   if (min > 10000000) return NULL;
   t->n = (uint32_t)min;
-  t->e = calloc(min ? min : 1, sizeof *t->e);
+  t->cap = min ? (uint32_t)min : 1;
+  t->e = calloc(t->cap, sizeof *t->e);
   if (!t->e) return NULL;
   TL_VEC_PUSH(&s->tables, tl_tableinst *, t);
   return t;

@@ -1,4 +1,4 @@
-/* interp_mem.c — linear memory instances' storage, shared by the
+/* interp_mem.c — the storage of linear memories and tables, shared by the
  * interpreter and the JIT. A memory's bytes live in an address-space
  * reservation made once, at creation (PROT_NONE, MAP_NORESERVE); the first
  * pages*64 KiB are read-write and memory.grow makes the next pages
@@ -10,6 +10,7 @@
  * fails (memory.grow returns -1), it never aborts. */
 #include "interp_impl.h"
 
+#include <stdlib.h>
 #include <sys/mman.h>
 
 static uint8_t *reserve(size_t len) {
@@ -48,4 +49,21 @@ void tl_mem_free(tl_meminst *mm) {
   if (mm->data) munmap(mm->data, mm->reserved);
   mm->data = NULL;
   mm->reserved = 0;
+}
+
+uint32_t tl_table_grow(tl_tableinst *t, void *init, uint32_t delta) {
+  uint32_t old = t->n;
+  uint64_t nn = (uint64_t)old + delta;
+  if (nn > t->max || nn > 10000000) return UINT32_MAX;
+  if (nn > t->cap) {
+    uint64_t cap = (uint64_t)t->cap * 2 > nn ? (uint64_t)t->cap * 2 : nn;
+    if (cap > 10000000) cap = nn;
+    void **e = realloc(t->e, cap * sizeof *e);
+    if (!e) return UINT32_MAX;
+    t->e = e;
+    t->cap = (uint32_t)cap;
+  }
+  for (uint64_t i = old; i < nn; i++) t->e[i] = init;
+  t->n = (uint32_t)nn;
+  return old;
 }

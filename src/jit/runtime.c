@@ -547,20 +547,6 @@ static uint32_t grow_mem(tl_meminst *mem, uint32_t delta) {
   return tl_mem_grow(mem, delta) ? old : UINT32_MAX;
 }
 
-static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
-  uint32_t old = t->n;
-  uint64_t nn = (uint64_t)old + delta;
-  if (nn > t->max || nn > 10000000) return UINT32_MAX;
-  if (delta) {
-    void **e = realloc(t->e, nn * sizeof *e);
-    if (!e) return UINT32_MAX;
-    for (uint64_t i = old; i < nn; i++) e[i] = init;
-    t->e = e;
-    t->n = (uint32_t)nn;
-  }
-  return old;
-}
-
 /* Atomics on one thread, as the interpreter runs them: sp[0] is the address,
  * operands follow; off is the memarg offset. */
 static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off) {
@@ -608,6 +594,19 @@ static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off) {
   if (grp >= 2) sp[0] = old;
 }
 
+/* Bulk instructions pay fuel for their length (tl_bulk_fuel), from the
+ * counter fuel code decrements, and stop the run as fuel code does. */
+static void charge(jctx *c, uint64_t bytes) {
+  jstore *js = c->js;
+  int64_t k = (int64_t)tl_bulk_fuel(bytes);
+  if (!js->fuel_on || !k) return;
+  if (js->fuel <= k) {
+    js->fuel = 0;
+    jtrap(js, TL_E_EXHAUSTED, "fuel exhausted");
+  }
+  js->fuel -= k;
+}
+
 void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
 void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth) {
   (void)depth;
@@ -630,6 +629,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_meminst *mm = inst->mems[a];
     uint64_t n = (uint32_t)sp[2];
     if (oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    charge(c, n);
     memset(mm->data + x32, (int)(y32 & 0xff), n);
     return;
   }
@@ -637,6 +637,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_meminst *dm = inst->mems[a], *sm = inst->mems[b];
     uint64_t n = (uint32_t)sp[2];
     if (oob(y32, n, sm->pages * TL_PAGE) || oob(x32, n, dm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    charge(c, n);
     if (n) memmove(dm->data + x32, sm->data + y32, n);
     return;
   }
@@ -644,6 +645,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_meminst *mm = inst->mems[b];
     uint64_t n = (uint32_t)sp[2];
     if (oob(y32, n, inst->data_n[a]) || oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    charge(c, n);
     if (n) memcpy(mm->data + x32, TL_DATA(inst->m, a)->bytes + y32, n);
     return;
   }
@@ -662,11 +664,15 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     return;
   }
   case TL_OP_TABLE_SIZE: sp[0] = inst->tables[a]->n; return;
-  case TL_OP_TABLE_GROW: sp[0] = grow_table(inst->tables[a], (void *)(uintptr_t)x, y32); return;
+  case TL_OP_TABLE_GROW:
+    sp[0] = tl_table_grow(inst->tables[a], (void *)(uintptr_t)x, y32);
+    if (sp[0] != UINT32_MAX) charge(c, (uint64_t)y32 * 8);
+    return;
   case TL_OP_TABLE_FILL: {
     tl_tableinst *t = inst->tables[a];
     uint32_t n = (uint32_t)sp[2];
     if (oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, (uint64_t)n * 8);
     for (uint32_t k = 0; k < n; k++) t->e[x32 + k] = (void *)(uintptr_t)y;
     return;
   }
@@ -674,6 +680,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_tableinst *dt = inst->tables[a], *st = inst->tables[b];
     uint32_t n = (uint32_t)sp[2];
     if (oob(y32, n, st->n) || oob(x32, n, dt->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, (uint64_t)n * 8);
     if (n) memmove(dt->e + x32, st->e + y32, n * sizeof(void *));
     return;
   }
@@ -681,6 +688,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_tableinst *t = inst->tables[b];
     uint32_t n = (uint32_t)sp[2];
     if (oob(y32, n, inst->elem_n[a]) || oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, (uint64_t)n * 8);
     if (n) memcpy(t->e + x32, inst->elem[a] + y32, n * sizeof(void *));
     return;
   }
