@@ -30,7 +30,7 @@ tl_store *tl_store_new(void) {
 void tl_store_free(tl_store *s) {
   if (!s) return;
   tl_jit_store_free(s);
-  for (size_t i = 0; i < s->mems.n; i++) free(TL_VEC_AT(&s->mems, tl_meminst *, i)->data);
+  for (size_t i = 0; i < s->mems.n; i++) tl_mem_free(TL_VEC_AT(&s->mems, tl_meminst *, i));
   for (size_t i = 0; i < s->tables.n; i++) free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
   tl_vec_free(&s->mems);
   tl_vec_free(&s->tables);
@@ -97,7 +97,8 @@ static tl_tableinst *new_table(tl_store *s, tl_type elem, uint64_t min, uint64_t
   t->max = has_max && max < UINT32_MAX ? (uint32_t)max : UINT32_MAX;
   if (min > 10000000) return NULL;
   t->n = (uint32_t)min;
-  t->e = calloc(min ? min : 1, sizeof *t->e);
+  t->cap = min ? (uint32_t)min : 1;
+  t->e = calloc(t->cap, sizeof *t->e);
   if (!t->e) return NULL;
   TL_VEC_PUSH(&s->tables, tl_tableinst *, t);
   return t;
@@ -109,9 +110,7 @@ static tl_meminst *new_mem(tl_store *s, uint64_t min, uint64_t max, bool has_max
   mm->max = has_max && max < 65536 ? max : 65536;
   mm->shared = shared;
   if (min > 65536) return NULL;
-  mm->pages = min;
-  mm->data = calloc(min ? min * TL_PAGE : 1, 1);
-  if (!mm->data) return NULL;
+  if (!tl_mem_init(mm, min)) return NULL;
   TL_VEC_PUSH(&s->mems, tl_meminst *, mm);
   return mm;
 }

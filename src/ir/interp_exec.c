@@ -51,44 +51,9 @@ static uint64_t ld_n(const uint8_t *p, unsigned n) {
 
 static void st_n(uint8_t *p, uint64_t v, unsigned n) { memcpy(p, &v, n); }
 
-/* Copies n bytes (a multiple of 4 KiB) skipping the 4 KiB blocks that are
- * all zero: d is fresh calloc'd memory, and reading a never-written page
- * maps the shared zero page, so memory that doubles up to 4 GiB stays small. */
-static void copy_nonzero(uint8_t *d, const uint8_t *s, size_t n) {
-  static const uint8_t zero[4096];
-  for (size_t o = 0; o < n; o += sizeof zero)
-    if (memcmp(s + o, zero, sizeof zero)) memcpy(d + o, s + o, sizeof zero);
-}
-
 static bool grow_mem(tl_meminst *mem, uint32_t delta, uint32_t *old) {
   *old = (uint32_t)mem->pages;
-  uint64_t np = mem->pages + delta;
-  if (np > mem->max) return false;
-  if (delta) {
-    /* calloc, not realloc + memset: large zeroed blocks come from the
-     * kernel untouched, so a grow of 65535 pages costs no 4 GiB of RSS */
-    uint8_t *d = calloc(np * TL_PAGE, 1);
-    if (!d) return false;
-    copy_nonzero(d, mem->data, (size_t)mem->pages * TL_PAGE);
-    free(mem->data);
-    mem->data = d;
-    mem->pages = np;
-  }
-  return true;
-}
-
-static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
-  uint32_t old = t->n;
-  uint64_t nn = (uint64_t)old + delta;
-  if (nn > t->max || nn > 10000000) return UINT32_MAX;
-  if (delta) {
-    void **e = realloc(t->e, nn * sizeof *e);
-    if (!e) return UINT32_MAX;
-    for (uint64_t i = old; i < nn; i++) e[i] = init;
-    t->e = e;
-    t->n = (uint32_t)nn;
-  }
-  return old;
+  return tl_mem_grow(mem, delta);
 }
 
 #define F32(x) tl_f32(x)
@@ -101,6 +66,7 @@ static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
 #define FCMP32(OP, expr) case TL_OP_##OP: { float b = F32((--sp)->i32), a = F32(sp[-1].i32); PUT32(sp[-1], (expr)); break; }
 #define FCMP64(OP, expr) case TL_OP_##OP: { double b = F64((--sp)->i64), a = F64(sp[-1].i64); PUT32(sp[-1], (expr)); break; }
 #define TRAP(why) do { st = trap(err, why); goto out; } while (0)
+#define CHARGE(bytes) do { uint64_t c_ = tl_bulk_fuel(bytes); if (c_ >= fuel) goto no_fuel; fuel -= c_; } while (0)
 #define MEMEA(N) uint64_t ea = (uint64_t)sp[-1].i32 + ins->u.b; if (oob(ea, (N), ms)) TRAP("out of bounds memory access")
 #define LOAD(OP, F, N, conv) case TL_OP_##OP: { MEMEA(N); uint64_t v = ld_n(mb + ea, N); PUT_##F(sp[-1], conv); break; }
 #define STORE(OP, F, N) case TL_OP_##OP: { uint64_t v = (--sp)->F; MEMEA(N); st_n(mb + ea, v, N); sp--; break; }
@@ -161,6 +127,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
   for (;;) {
     const tl_ins *ins = pc++;
     if (--fuel == 0) {
+    no_fuel:
       st = tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "fuel exhausted");
       goto out;
     }
@@ -324,7 +291,8 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     case TL_OP_TABLE_SIZE: PUT32(*sp++, inst->tables[ins->a]->n); break;
     case TL_OP_TABLE_GROW: {
       uint32_t n = (--sp)->i32;
-      PUT32(sp[-1], grow_table(inst->tables[ins->a], sp[-1].ref, n));
+      PUT32(sp[-1], tl_table_grow(inst->tables[ins->a], sp[-1].ref, n));
+      if (sp[-1].i32 != UINT32_MAX) CHARGE((uint64_t)n * 8);
       break;
     }
     case TL_OP_TABLE_FILL: {
@@ -332,6 +300,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       sp -= 3;
       uint32_t i = sp[0].i32, n = sp[2].i32;
       if (oob(i, n, t->n)) TRAP("out of bounds table access");
+      CHARGE((uint64_t)n * 8);
       for (uint32_t k = 0; k < n; k++) t->e[i + k] = sp[1].ref;
       break;
     }
@@ -340,6 +309,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       sp -= 3;
       uint32_t di = sp[0].i32, si = sp[1].i32, n = sp[2].i32;
       if (oob(si, n, stb->n) || oob(di, n, dt->n)) TRAP("out of bounds table access");
+      CHARGE((uint64_t)n * 8);
       if (n) memmove(dt->e + di, stb->e + si, n * sizeof(void *));
       break;
     }
@@ -348,6 +318,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       sp -= 3;
       uint32_t di = sp[0].i32, si = sp[1].i32, n = sp[2].i32;
       if (oob(si, n, inst->elem_n[ins->a]) || oob(di, n, t->n)) TRAP("out of bounds table access");
+      CHARGE((uint64_t)n * 8);
       if (n) memcpy(t->e + di, inst->elem[ins->a] + si, n * sizeof(void *));
       break;
     }
@@ -392,6 +363,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       sp -= 3;
       uint64_t dd = sp[0].i32, n = sp[2].i32;
       if (oob(dd, n, mm->pages * TL_PAGE)) TRAP("out of bounds memory access");
+      CHARGE(n);
       memset(mm->data + dd, (int)(sp[1].i32 & 0xff), n);
       break;
     }
@@ -401,6 +373,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       uint64_t dd = sp[0].i32, ss = sp[1].i32, n = sp[2].i32;
       if (oob(ss, n, sm->pages * TL_PAGE) || oob(dd, n, dm->pages * TL_PAGE))
         TRAP("out of bounds memory access");
+      CHARGE(n);
       if (n) memmove(dm->data + dd, sm->data + ss, n);
       break;
     }
@@ -410,6 +383,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       uint64_t dd = sp[0].i32, ss = sp[1].i32, n = sp[2].i32;
       if (oob(ss, n, inst->data_n[ins->a]) || oob(dd, n, mm->pages * TL_PAGE))
         TRAP("out of bounds memory access");
+      CHARGE(n);
       if (n) memcpy(mm->data + dd, TL_DATA(inst->m, ins->a)->bytes + ss, n);
       break;
     }

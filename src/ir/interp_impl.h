@@ -41,17 +41,19 @@ struct tl_funcinst {
 };
 
 typedef struct {
-  uint8_t *data;
+  uint8_t *data;            /* a reservation of `reserved` bytes (interp_mem.c) */
   uint64_t pages, max;      /* max: limit in pages (65536 if none) */
   bool shared;
   bool has_max;
+  size_t reserved;          /* bytes of address space at data; pages*64 KiB are read-write */
 } tl_meminst;
 
 typedef struct {
   tl_type elem;
-  void **e;
+  void **e;                 /* cap entries allocated, n in use */
   uint32_t n, max;          /* max: limit (UINT32_MAX if none) */
   bool has_max;
+  uint32_t cap;
 } tl_tableinst;
 
 typedef struct {
@@ -138,6 +140,25 @@ struct tl_host_call {
 };
 
 #define TL_PAGE 65536u
+/* A full reservation: any u32 address plus a u32 offset plus an access of
+ * up to 16 bytes stays inside it, which the JIT's unchecked accesses need. */
+#define TL_MEM_RESERVE (((size_t)8 << 30) + ((size_t)1 << 16))
+
+/* interp_mem.c: a memory's storage. init reserves and commits `pages`
+ * (mm->max set first); grow commits delta more pages in place (false when
+ * over max, past the reservation or refused by the kernel); free unmaps. */
+bool tl_mem_init(tl_meminst *mm, uint64_t pages);
+bool tl_mem_grow(tl_meminst *mm, uint64_t delta);
+void tl_mem_free(tl_meminst *mm);
+/* table.grow: the old size, or UINT32_MAX (over max or 10,000,000 entries,
+ * or out of memory). Capacity at least doubles, so growing by 1 is O(1)
+ * amortized (ASan's realloc always copies). */
+uint32_t tl_table_grow(tl_tableinst *t, void *init, uint32_t delta);
+
+/* Fuel a bulk instruction (memory.fill/copy/init, table.fill/copy/init/grow)
+ * pays on top of its own 1 for moving `bytes` bytes (a table entry counts 8),
+ * in both engines, so a fuel budget bounds the time a run takes. */
+static inline uint64_t tl_bulk_fuel(uint64_t bytes) { return bytes >> 6; }
 
 /* src/jit/runtime.c: runs f on the JIT (the store's engine is the JIT) */
 tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err);

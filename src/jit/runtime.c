@@ -15,12 +15,12 @@
  * jstore.fuel, fuel code counts it down, the run writes it back; code is
  * compiled with fuel checks only while the store has a budget (fn[] is reset
  * to the lazy thunk when that changes). Traps longjmp to the innermost run.
- * Linear memories a JIT instance uses are moved into an 8 GiB reservation
- * (accessible pages read-write, the rest PROT_NONE; memory.grow is an
- * mprotect), so generated code does no bounds checks: a SIGSEGV/SIGBUS at an
- * address inside a reservation while JIT code runs becomes the trap "out of
- * bounds memory access". A store on the JIT must not be switched back to the
- * interpreter (its grow would realloc a reservation). */
+ * Linear memories live in TL_MEM_RESERVE (8 GiB + 64 KiB) reservations
+ * (src/ir/interp_mem.c: accessible pages read-write, the rest PROT_NONE;
+ * memory.grow is an mprotect), so generated code does no bounds checks: a
+ * SIGSEGV/SIGBUS at an address inside the reservation of a memory a JIT
+ * instance uses, while JIT code runs, becomes the trap "out of bounds memory
+ * access". */
 #include "jit.h"
 
 #include <math.h>
@@ -36,8 +36,6 @@
 
 typedef struct { void *p; size_t n; } jmap;
 typedef struct { tl_meminst *mm; uint8_t *base; size_t len; } jmem;
-#define RESERVE ((size_t)8 << 30)
-#define GUARD ((size_t)1 << 16)
 
 static _Thread_local jstore *cur_js;   /* the store whose code runs on this thread */
 
@@ -186,12 +184,7 @@ void tl_jit_store_free(tl_store *s) {
     munmap(e->p, e->n);
   }
   tl_vec_free(&js->maps);
-  for (size_t i = 0; i < js->mems.n; i++) {
-    jmem *e = &TL_VEC_AT(&js->mems, jmem, i);
-    munmap(e->base, e->len);
-    e->mm->data = NULL;                    /* tl_store_free frees NULL */
-  }
-  tl_vec_free(&js->mems);
+  tl_vec_free(&js->mems);                  /* the store unmaps memories */
   for (tl_instance *i = s->insts; i; i = i->next) {
     jctx *c = i->jit;
     if (!c) continue;
@@ -213,20 +206,23 @@ static bool adopted(jstore *js, tl_meminst *mm) {
   return false;
 }
 
-/* Moves mm's bytes into a fresh reservation. */
+/* Registers mm's reservation for the fault handler. A memory whose
+ * reservation is short of TL_MEM_RESERVE (the address space was tight when
+ * it was made) moves into a full one first. */
 static bool adopt(jstore *js, tl_meminst *mm) {
   if (adopted(js, mm)) return true;
-  size_t len = RESERVE + GUARD, cur = (size_t)mm->pages * TL_PAGE;
-  uint8_t *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return false;
-  if (cur && mprotect(p, cur, PROT_READ | PROT_WRITE)) {
-    munmap(p, len);
-    return false;
+  if (mm->reserved < TL_MEM_RESERVE) {
+    tl_meminst big = *mm;
+    if (!tl_mem_init(&big, mm->pages)) return false;
+    if (big.reserved < TL_MEM_RESERVE) {
+      tl_mem_free(&big);
+      return false;
+    }
+    if (mm->pages) memcpy(big.data, mm->data, (size_t)mm->pages * TL_PAGE);
+    tl_mem_free(mm);
+    *mm = big;
   }
-  if (cur) memcpy(p, mm->data, cur);
-  free(mm->data);
-  mm->data = p;
-  jmem e = {mm, p, len};
+  jmem e = {mm, mm->data, mm->reserved};
   TL_VEC_PUSH(&js->mems, jmem, e);
   return true;
 }
@@ -546,36 +542,9 @@ static uint64_t trunc_op(jctx *c, int op, uint64_t a) {
   return mask(is64 ? TL_I64 : TL_I32, out);
 }
 
-static uint32_t grow_mem(jstore *js, tl_meminst *mem, uint32_t delta) {
+static uint32_t grow_mem(tl_meminst *mem, uint32_t delta) {
   uint32_t old = (uint32_t)mem->pages;
-  uint64_t np = mem->pages + delta;
-  if (np > mem->max) return UINT32_MAX;
-  if (delta && adopted(js, mem)) {
-    if (mprotect(mem->data + mem->pages * TL_PAGE, (size_t)delta * TL_PAGE, PROT_READ | PROT_WRITE))
-      return UINT32_MAX;
-    mem->pages = np;
-  } else if (delta) {
-    uint8_t *d = realloc(mem->data, np * TL_PAGE);
-    if (!d) return UINT32_MAX;
-    memset(d + mem->pages * TL_PAGE, 0, (size_t)delta * TL_PAGE);
-    mem->data = d;
-    mem->pages = np;
-  }
-  return old;
-}
-
-static uint32_t grow_table(tl_tableinst *t, void *init, uint32_t delta) {
-  uint32_t old = t->n;
-  uint64_t nn = (uint64_t)old + delta;
-  if (nn > t->max || nn > 10000000) return UINT32_MAX;
-  if (delta) {
-    void **e = realloc(t->e, nn * sizeof *e);
-    if (!e) return UINT32_MAX;
-    for (uint64_t i = old; i < nn; i++) e[i] = init;
-    t->e = e;
-    t->n = (uint32_t)nn;
-  }
-  return old;
+  return tl_mem_grow(mem, delta) ? old : UINT32_MAX;
 }
 
 /* Atomics on one thread, as the interpreter runs them: sp[0] is the address,
@@ -625,6 +594,19 @@ static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off) {
   if (grp >= 2) sp[0] = old;
 }
 
+/* Bulk instructions pay fuel for their length (tl_bulk_fuel), from the
+ * counter fuel code decrements, and stop the run as fuel code does. */
+static void charge(jctx *c, uint64_t bytes) {
+  jstore *js = c->js;
+  int64_t k = (int64_t)tl_bulk_fuel(bytes);
+  if (!js->fuel_on || !k) return;
+  if (js->fuel <= k) {
+    js->fuel = 0;
+    jtrap(js, TL_E_EXHAUSTED, "fuel exhausted");
+  }
+  js->fuel -= k;
+}
+
 void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
 void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth) {
   (void)depth;
@@ -642,11 +624,12 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
   case TL_OP_F32_CONVERT_I64_U: sp[0] = tl_f32b((float)x); return;
   case TL_OP_F64_CONVERT_I64_U: sp[0] = tl_f64b((double)x); return;
   case TL_OP_MEMORY_SIZE: sp[0] = (uint32_t)inst->mems[a]->pages; return;
-  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(c->js, inst->mems[a], x32); return;
+  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(inst->mems[a], x32); return;
   case TL_OP_MEMORY_FILL: {
     tl_meminst *mm = inst->mems[a];
     uint64_t n = (uint32_t)sp[2];
     if (oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    charge(c, n);
     memset(mm->data + x32, (int)(y32 & 0xff), n);
     return;
   }
@@ -654,6 +637,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_meminst *dm = inst->mems[a], *sm = inst->mems[b];
     uint64_t n = (uint32_t)sp[2];
     if (oob(y32, n, sm->pages * TL_PAGE) || oob(x32, n, dm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    charge(c, n);
     if (n) memmove(dm->data + x32, sm->data + y32, n);
     return;
   }
@@ -661,6 +645,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_meminst *mm = inst->mems[b];
     uint64_t n = (uint32_t)sp[2];
     if (oob(y32, n, inst->data_n[a]) || oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    charge(c, n);
     if (n) memcpy(mm->data + x32, TL_DATA(inst->m, a)->bytes + y32, n);
     return;
   }
@@ -679,11 +664,15 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     return;
   }
   case TL_OP_TABLE_SIZE: sp[0] = inst->tables[a]->n; return;
-  case TL_OP_TABLE_GROW: sp[0] = grow_table(inst->tables[a], (void *)(uintptr_t)x, y32); return;
+  case TL_OP_TABLE_GROW:
+    sp[0] = tl_table_grow(inst->tables[a], (void *)(uintptr_t)x, y32);
+    if (sp[0] != UINT32_MAX) charge(c, (uint64_t)y32 * 8);
+    return;
   case TL_OP_TABLE_FILL: {
     tl_tableinst *t = inst->tables[a];
     uint32_t n = (uint32_t)sp[2];
     if (oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, (uint64_t)n * 8);
     for (uint32_t k = 0; k < n; k++) t->e[x32 + k] = (void *)(uintptr_t)y;
     return;
   }
@@ -691,6 +680,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_tableinst *dt = inst->tables[a], *st = inst->tables[b];
     uint32_t n = (uint32_t)sp[2];
     if (oob(y32, n, st->n) || oob(x32, n, dt->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, (uint64_t)n * 8);
     if (n) memmove(dt->e + x32, st->e + y32, n * sizeof(void *));
     return;
   }
@@ -698,6 +688,7 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
     tl_tableinst *t = inst->tables[b];
     uint32_t n = (uint32_t)sp[2];
     if (oob(y32, n, inst->elem_n[a]) || oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, (uint64_t)n * 8);
     if (n) memcpy(t->e + x32, inst->elem[a] + y32, n * sizeof(void *));
     return;
   }
