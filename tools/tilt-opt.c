@@ -32,7 +32,7 @@ typedef struct {
   uint32_t nskip;
   const char **arg_keys, **arg_values; /* --pass-arg KEY@VALUE */
   uint32_t nargs;
-  bool converge, debug, fuzz_exec, translate_to_fuzz;
+  bool converge, debug, debug_ir, fuzz_exec, translate_to_fuzz;
   uint64_t fuzz_fuel;      /* --fuzz-exec-fuel: 0 = the defaults below */
   uint32_t threads;
   /* The last -O flag's levels (wasm-opt: they hold for every pass; -Os
@@ -51,7 +51,7 @@ typedef enum {
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
   O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY,
-  O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL
+  O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL, O_DEBUG_IR
 } opt_id;
 
 /* Flag table — long name, short name (or NULL), takes an argument, help. */
@@ -79,7 +79,9 @@ static const struct {
   {O_PASS_ARG, "--pass-arg", "-pa", true, "KEY@VALUE argument for passes"},
   {O_CONVERGE, "--converge", "-c", false, "run the passes again while the binary shrinks"},
   {O_DEBUG_PASSES, "--debug", "-d", false,
-   "print each pass's time and IR size, validate after every pass"},
+   "print each pass's time and IR size, validate after every pass (and after each pass an -optimizing pass runs)"},
+  {O_DEBUG_IR, "--debug-ir", NULL, false,
+   "print the module's IR as text to stderr after every pass (and after each pass an -optimizing pass runs)"},
   {O_THREADS, "--threads", NULL, true, "N threads for passes, validation and writing (default: one per core)"},
   {O_FUZZ_EXEC, "--fuzz-exec", NULL, false,
    "run the exports before and after the passes and compare what they do"},
@@ -162,6 +164,7 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_PASS_ARG: pass_arg(o, arg); break;
   case O_CONVERGE: o->converge = true; break;
   case O_DEBUG_PASSES: o->debug = true; break;
+  case O_DEBUG_IR: o->debug_ir = true; break;
   case O_THREADS: o->threads = (uint32_t)strtoul(arg, NULL, 10); break;
   case O_FUZZ_EXEC: o->fuzz_exec = true; break;
   case O_FUZZ_FUEL: o->fuzz_fuel = strtoull(arg, NULL, 10); break;
@@ -341,10 +344,22 @@ static tl_module *load(opts *o) {
   return m;
 }
 
+/* on_pass_done's user: what --debug and --debug-ir report. */
+typedef struct {
+  const opts *o;
+  tl_module *m;
+} reporter;
+
+/* --debug: the pass's time and node count; --debug-ir: the IR after it. */
 static void report_pass(void *user, const char *pass, double seconds, uint64_t nodes) {
-  (void)user;
-  fprintf(stderr, "[pass] %-32s %9.3f ms  %10llu nodes\n", pass, seconds * 1e3,
-          (unsigned long long)nodes);
+  const reporter *r = user;
+  if (r->o->debug)
+    fprintf(stderr, "[pass] %-32s %9.3f ms  %10llu nodes\n", pass, seconds * 1e3,
+            (unsigned long long)nodes);
+  if (!r->o->debug_ir) return;
+  char *text = tl_module_print(r->m);
+  fprintf(stderr, ";; IR after pass %s\n%s", pass, text ? text : ";; (out of memory printing)\n");
+  free(text);
 }
 
 static size_t binary_size(tl_module *m) {
@@ -383,9 +398,11 @@ static const char **kept_passes(const opts *o, const tl_pass_options *po, uint32
 
 static int run_passes(opts *o, tl_module *m) {
   if (!o->npasses) return 0;
+  reporter rep = {o, m};
   tl_pass_options po = {.threads = o->threads, .validate_each = o->debug, .nargs = o->nargs,
                         .arg_keys = o->arg_keys, .arg_values = o->arg_values,
-                        .on_pass_done = o->debug ? report_pass : NULL,
+                        .on_pass_done = o->debug || o->debug_ir ? report_pass : NULL,
+                        .user = &rep,
                         .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
                         .low_memory_unused = o->low_memory_unused,
                         .zero_filled_memory = o->zero_filled_memory};

@@ -1050,10 +1050,11 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
 
 /* ------------------------------------------------- tail branch removal */
 /* Follows the tail positions of a block labeled `label` (the last element
- * of lists, both arms of ifs, unlabeled blocks) and removes a value-less
- * br to label found there (a br_if there leaves a drop of its condition,
- * which vacuum takes if it has no effects). Each node is a tail of at most one labeled
- * block (the innermost), so the whole walk is linear. */
+ * of lists, both arms of ifs whose condition can finish, unlabeled
+ * blocks) and removes a value-less br to label found there (a br_if there
+ * leaves a drop of its condition, which vacuum takes if it has no
+ * effects). Each node is a tail of at most one labeled block (the
+ * innermost), so the whole walk is linear. */
 static bool strip_in(tl_module *m, tl_expr *list, uint32_t label, tl_vec *work) {
   bool changed = false;
   work->n = 0;
@@ -1061,6 +1062,10 @@ static bool strip_in(tl_module *m, tl_expr *list, uint32_t label, tl_vec *work) 
   while (work->n) {
     tl_expr *e = TL_VEC_AT(work, tl_expr *, --work->n);
     if (e->op == TL_OP_IF) {
+      /* an if whose condition never finishes runs neither arm, and its
+       * arms may disagree (one f64, one a block ending in the br): taking
+       * the br out would leave the if invalid (fuzz opt seed 1796395395, -O3) */
+      if (e->kid[0]->type == TL_UNREACHABLE) continue;
       for (uint32_t i = 1; i < e->nkid; i++)
         if (e->kid[i]->op == TL_OP_BLOCK && e->kid[i]->imm.block.label == TL_NO_LABEL)
           TL_VEC_PUSH(work, tl_expr *, e->kid[i]);

@@ -19,6 +19,7 @@ typedef struct tl_pass_ctx {
    * (low_memory_unused, zero_filled_memory) of this run; -optimizing
    * passes run tl_pipeline_for(opt) on what they changed. */
   const tl_pass_options *opt;
+  const char *pass;     /* the top-level pass running (for debug reports) */
 } tl_pass_ctx;
 
 typedef tl_status (*tl_func_pass_fn)(tl_pass_ctx *, tl_func *);
@@ -48,7 +49,9 @@ const tl_pass_info *tl_pass_at(uint32_t i);  /* NULL past the end */
 const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key);
 /* Runs the function passes among names[0..n) (others are skipped), stacked,
  * on the pool (ctx->opt->threads) over the functions with which[i] set
- * (all if NULL); the first failing function by index reports. */
+ * (all if NULL); the first failing function by index reports. Under
+ * ctx->opt->validate_each or on_pass_done they run one at a time, each
+ * validated and reported as "OUTER/PASS". */
 tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint32_t n, const uint8_t *which);
 /* Calls fn(user, i) for i in 0..n-1 on the pool, in any order and thread
  * (serially if already inside it); the arena is locked meanwhile. */

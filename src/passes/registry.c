@@ -14,6 +14,7 @@
 #include "passes.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,19 +219,6 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   return s;
 }
 
-tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint32_t n, const uint8_t *which) {
-  const tl_pass_info **stack = tl_scratch_calloc((size_t)n + 1, sizeof *stack);
-  if (!stack) return tl_nomem(ctx->err, "function pass runner");
-  uint32_t np = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    const tl_pass_info *pi = tl_pass_find(names[k]);
-    if (pi && pi->kind == TL_PASS_FUNC) stack[np++] = pi;
-  }
-  tl_status s = np ? run_func_passes(ctx, stack, np, which, false) : TL_OK;
-  free(stack);
-  return s;
-}
-
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -242,6 +230,51 @@ static uint64_t module_size(tl_module *m) {
   for (uint32_t i = 0; i < m->funcs.n; i++)
     if (TL_FUNC(m, i)->body) n += tl_expr_count(TL_FUNC(m, i)->body);
   return n;
+}
+
+/* The error after pass `name` left the module invalid: the validator's,
+ * prefixed, keeping its function index. */
+static tl_status after_pass(tl_error *err, const char *name) {
+  char msg[sizeof err->msg];
+  uint32_t fi = err->func_index;
+  memcpy(msg, err->msg, sizeof msg);
+  tl_status s = tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "after pass %s: %.100s", name, msg);
+  err->func_index = fi;
+  return s;
+}
+
+/* The debugging run of tl_run_func_passes_on: pass by pass over `which`,
+ * each validated and reported as OUTER/PASS. */
+static tl_status run_debugged(tl_pass_ctx *ctx, const tl_pass_info *const *p, uint32_t np,
+                              const uint8_t *which) {
+  const tl_pass_options *opt = ctx->opt;
+  tl_status s = TL_OK;
+  for (uint32_t k = 0; k < np && s == TL_OK; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "%s/%s", ctx->pass ? ctx->pass : "?", p[k]->name);
+    double t0 = now_seconds();
+    s = run_func_passes(ctx, &p[k], 1, which, false);
+    if (s == TL_OK && opt->validate_each && tl_validate_module(ctx->m, ctx->err) != TL_OK)
+      s = after_pass(ctx->err, name);
+    if (opt->on_pass_done) opt->on_pass_done(opt->user, name, now_seconds() - t0, module_size(ctx->m));
+  }
+  return s;
+}
+
+tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint32_t n, const uint8_t *which) {
+  const tl_pass_info **stack = tl_scratch_calloc((size_t)n + 1, sizeof *stack);
+  if (!stack) return tl_nomem(ctx->err, "function pass runner");
+  uint32_t np = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const tl_pass_info *pi = tl_pass_find(names[k]);
+    if (pi && pi->kind == TL_PASS_FUNC) stack[np++] = pi;
+  }
+  bool debugged = ctx->opt->validate_each || ctx->opt->on_pass_done;
+  tl_status s = !np ? TL_OK
+              : debugged ? run_debugged(ctx, stack, np, which)
+                         : run_func_passes(ctx, stack, np, which, false);
+  free(stack);
+  return s;
 }
 
 /* The bytes a body was read from no longer describe it once passes ran;
@@ -271,7 +304,7 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
   tl_pass_arg *args = calloc(opt->nargs + 1, sizeof *args);
   if (!args) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   for (uint32_t i = 0; i < opt->nargs; i++) args[i] = (tl_pass_arg){opt->arg_keys[i], opt->arg_values[i]};
-  tl_pass_ctx ctx = {m, args, opt->nargs, err, opt};
+  tl_pass_ctx ctx = {m, args, opt->nargs, err, opt, NULL};
   const tl_pass_info **stack = calloc(n + 1, sizeof *stack);
   if (!stack) {
     free(args);
@@ -294,18 +327,14 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
     }
     if (s != TL_OK) break;
     const tl_pass_info *p = stack[0];
+    ctx.pass = p->name;
     double t0 = now_seconds();
     if (p->kind == TL_PASS_FUNC) sweep(&ctx);
     /* C API users may hold nodes: bodies stay where they are */
     s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
     i += np;
-    if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK) {
-      char msg[sizeof err->msg];
-      uint32_t fi = err->func_index;
-      memcpy(msg, err->msg, sizeof msg);
-      s = tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "after pass %s: %.100s", p->name, msg);
-      err->func_index = fi;
-    }
+    if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK)
+      s = after_pass(err, p->name);
     if (opt->on_pass_done) opt->on_pass_done(opt->user, p->name, now_seconds() - t0, module_size(m));
   }
   free(stack);

@@ -61,16 +61,22 @@ static bool removable(tl_walk *w, tl_expr *e) {
   return !(e->aux & HAS_EFFECTS);
 }
 
+/* Undoes count_branch for one target: the count and, if the branch's
+ * value is reachable, the live count (a br_table once lowered only the
+ * count, so its target kept a type from code that was gone: fuzz opt seed
+ * 1005300894, test/lit/vacuum/dead-br-table-live-count.wat). */
+static void uncount(vac_ctx *c, uint32_t l, const tl_expr *e) {
+  c->count[l]--;
+  if (tl_branch_value_type(e) != TL_UNREACHABLE && c->live[l]) c->live[l]--;
+}
+
 static void uncount_visit(tl_walk *w, tl_expr **slot) {
   vac_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
-    c->count[e->imm.label]--;
-    if (tl_branch_value_type(e) != TL_UNREACHABLE && c->live[e->imm.label]) c->live[e->imm.label]--;
-  }
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) uncount(c, e->imm.label, e);
   else if (e->op == TL_OP_BR_TABLE)
     for (uint32_t i = 0; i <= e->imm.table->n; i++)
-      c->count[i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def]--;
+      uncount(c, i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def, e);
 }
 
 /* An arm is thrown away: branches in it no longer count. */

@@ -47,5 +47,7 @@ check "-lmu -ufm spellings" "$TILT_OPT" "$HELLO" -lmu -ufm -Oz -o /dev/null
 # a flag still sees the flag.
 check_sh "-O2 runs vacuum" '"$TILT_OPT" "$HELLO" -O2 -d -o /dev/null 2>&1 | grep -q "pass. vacuum"'
 check_sh "--skip-pass vacuum" '! "$TILT_OPT" "$HELLO" -O2 --skip-pass vacuum -d -o /dev/null 2>&1 | grep -q "pass. vacuum"'
+# --debug-ir prints the IR after each pass, the passes -optimizing passes run included.
+check_sh "--debug-ir" '"$TILT_OPT" "$HELLO" --vacuum --simplify-globals-optimizing --debug-ir -o /dev/null 2>ir.txt && grep -q "^;; IR after pass vacuum" ir.txt && grep -q "^;; IR after pass simplify-globals-optimizing" ir.txt && grep -q "^(module" ir.txt'
 expect_error "an unknown flag is an error" "unknown option '--no-such-flag'" "$TILT_OPT" "$HELLO" --no-such-flag
 finish

@@ -20,7 +20,7 @@ START_TEST(parallel_each_once) {
   for (uint32_t threads = 1; threads <= 3; threads++) {
     tl_pass_options opt = {0};
     opt.threads = threads;
-    tl_pass_ctx ctx = {m, NULL, 0, NULL, &opt};
+    tl_pass_ctx ctx = {m, NULL, 0, NULL, &opt, NULL};
     for (uint32_t i = 0; i < N; i++) atomic_store(&seen[i], 0);
     tl_run_parallel(&ctx, N, count_one, seen);
     for (uint32_t i = 0; i < N; i++) ck_assert_uint_eq(atomic_load(&seen[i]), 1);
@@ -52,7 +52,7 @@ START_TEST(subset_only) {
     tl_pass_options opt = {0};
     opt.threads = threads;
     tl_error err = {0};
-    tl_pass_ctx ctx = {m, NULL, 0, &err, &opt};
+    tl_pass_ctx ctx = {m, NULL, 0, &err, &opt, NULL};
     const char *names[] = {"precompute", "no-such-pass"};
     ck_assert_int_eq(tl_run_func_passes_on(&ctx, names, 2, which), TL_OK);
     ck_assert_int_eq(tl_validate_module(m, &err), TL_OK);
