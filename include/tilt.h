@@ -463,6 +463,10 @@ typedef struct {
   uint32_t optimize_level, shrink_level;
   bool low_memory_unused;    /* addresses below 1024 are never accessed */
   bool zero_filled_memory;   /* imported memories start zero-filled too */
+  /* Where passes that report write their text (minify-imports* the
+   * old => new name mapping, print-function-map the index:name lines), in
+   * order, with `user`; NULL: the text is dropped. */
+  void (*on_output)(void *user, const char *text, size_t len);
 } tl_pass_options;
 
 /* After passes ran, the JIT engine cannot instantiate m directly (it
