@@ -473,6 +473,18 @@ typedef struct {
  * compiles the bytes a module was read from): write it and read it back. */
 tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err);
+/* Meta-DCE, as Binaryen's wasm-metadce (emcc runs it at -O3/-Os/-Oz): DCE
+ * over a graph the module is part of. graph_json (len bytes) is a JSON
+ * array of nodes {"name": N, "reaches": [N...], "root": true,
+ * "export": E, "import": [MODULE, BASE]}; the module's functions, globals,
+ * tags and exports join it (as func$NAME$K, global$NAME$K, tag$NAME$K,
+ * export$E$K). Exports nothing reaches from the roots are removed, then
+ * remove-unused-module-elements and reorder-functions run (with opt).
+ * *unused: malloc'd, the names of the nodes nothing reaches, one a line,
+ * sorted bytewise (NULL on error). Graph errors carry the byte offset in
+ * graph_json. */
+tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
+                            const tl_pass_options *opt, char **unused, tl_error *err);
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);

@@ -38,3 +38,4 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/merge_similar_functions.
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/code_folding.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/flatten.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/minify_imports_and_exports.c ${CMAKE_SOURCE_DIR}/src/passes/print_function_map.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/metadce.c)
