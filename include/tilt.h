@@ -463,12 +463,28 @@ typedef struct {
   uint32_t optimize_level, shrink_level;
   bool low_memory_unused;    /* addresses below 1024 are never accessed */
   bool zero_filled_memory;   /* imported memories start zero-filled too */
+  /* Where passes that report write their text (minify-imports* the
+   * old => new name mapping, print-function-map the index:name lines), in
+   * order, with `user`; NULL: the text is dropped. */
+  void (*on_output)(void *user, const char *text, size_t len);
 } tl_pass_options;
 
 /* After passes ran, the JIT engine cannot instantiate m directly (it
  * compiles the bytes a module was read from): write it and read it back. */
 tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err);
+/* Meta-DCE, as Binaryen's wasm-metadce (emcc runs it at -O3/-Os/-Oz): DCE
+ * over a graph the module is part of. graph_json (len bytes) is a JSON
+ * array of nodes {"name": N, "reaches": [N...], "root": true,
+ * "export": E, "import": [MODULE, BASE]}; the module's functions, globals,
+ * tags and exports join it (as func$NAME$K, global$NAME$K, tag$NAME$K,
+ * export$E$K). Exports nothing reaches from the roots are removed, then
+ * remove-unused-module-elements and reorder-functions run (with opt).
+ * *unused: malloc'd, the names of the nodes nothing reaches, one a line,
+ * sorted bytewise (NULL on error). Graph errors carry the byte offset in
+ * graph_json. */
+tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
+                            const tl_pass_options *opt, char **unused, tl_error *err);
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);

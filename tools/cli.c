@@ -84,6 +84,11 @@ void cli_init(const char *argv0) {
   prog = s ? s + 1 : argv0;
 }
 
+void cli_print_version(const char *version, int binaryen) {
+  if (!strncmp(prog, "wasm-", 5)) printf("%s version %d (tilt %s)\n", prog, binaryen, version);
+  else printf("%s version %s\n", prog, version);
+}
+
 void cli_fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -17,6 +17,10 @@ int cli_write_file(const char *path, const void *p, size_t n);
 void cli_print_error(const char *path, const tl_error *e);
 /* Remembers the program name (basename of argv0) for cli_fail. */
 void cli_init(const char *argv0);
+/* --version: "PROG version VERSION"; under a Binaryen tool's name (the
+ * program is called wasm-*) "PROG version BINARYEN (tilt VERSION)", the
+ * form emcc's version check parses (third word: an integer). */
+void cli_print_version(const char *version, int binaryen);
 /* Prints "PROG: error: MESSAGE" to stderr. */
 void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Removes, in place, the custom sections of the well-formed binary p[0..n)

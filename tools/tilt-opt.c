@@ -19,6 +19,9 @@
 #ifndef TILT_VERSION
 #define TILT_VERSION "unknown"
 #endif
+#ifndef TILT_BINARYEN_VERSION
+#define TILT_BINARYEN_VERSION 106
+#endif
 
 typedef struct {
   const char *in, *out;
@@ -189,7 +192,7 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_STACK_IR: o->stack_ir = 1; break;
   case O_NO_STACK_IR: o->stack_ir = -1; break;
   case O_HELP: help(); exit(0);
-  case O_VERSION: printf("tilt-opt version %s\n", TILT_VERSION); exit(0);
+  case O_VERSION: cli_print_version(TILT_VERSION, TILT_BINARYEN_VERSION); exit(0);
   }
 }
 
@@ -344,6 +347,14 @@ static tl_module *load(opts *o) {
   return m;
 }
 
+/* Pass reports (minify-imports' mapping, print-function-map) go to stdout,
+ * before any text output, as wasm-opt's do. */
+static void pass_output(void *user, const char *text, size_t len) {
+  (void)user;
+  fwrite(text, 1, len, stdout);
+  fflush(stdout);
+}
+
 /* on_pass_done's user: what --debug and --debug-ir report. */
 typedef struct {
   const opts *o;
@@ -405,7 +416,8 @@ static int run_passes(opts *o, tl_module *m) {
                         .user = &rep,
                         .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
                         .low_memory_unused = o->low_memory_unused,
-                        .zero_filled_memory = o->zero_filled_memory};
+                        .zero_filled_memory = o->zero_filled_memory,
+                        .on_output = pass_output};
   uint32_t n;
   const char **names = kept_passes(o, &po, &n);
   if (!names) return cli_fail("out of memory"), 1;

@@ -47,6 +47,8 @@ typedef struct {
 const tl_pass_info *tl_pass_find(const char *name);
 const tl_pass_info *tl_pass_at(uint32_t i);  /* NULL past the end */
 const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key);
+/* Hands a pass's report text to opt->on_output (dropped when there is none). */
+void tl_pass_output(const tl_pass_ctx *c, const char *text, size_t len);
 /* Runs the function passes among names[0..n) (others are skipped), stacked,
  * on the pool (ctx->opt->threads) over the functions with which[i] set
  * (all if NULL); the first failing function by index reports. Under

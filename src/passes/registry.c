@@ -45,6 +45,10 @@ const char *tl_pass_arg_get(const tl_pass_ctx *c, const char *key) {
   return NULL;
 }
 
+void tl_pass_output(const tl_pass_ctx *c, const char *text, size_t len) {
+  if (c->opt && c->opt->on_output && len) c->opt->on_output(c->opt->user, text, len);
+}
+
 const char *tl_pass_name(uint32_t i) { return i < NPASSES ? registry[i].name : NULL; }
 const char *tl_pass_help(uint32_t i) { return i < NPASSES ? registry[i].help : NULL; }
 

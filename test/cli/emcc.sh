@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# emcc.sh — Emscripten with tilt's tools in Binaryen's place (issue 22).
+# Debian's emcc 3.1.6 runs wasm-opt and wasm-metadce by their bare names,
+# so build/binaryen/bin (links named wasm-opt and wasm-metadce) goes first
+# on PATH; wrappers there log each call, so the test knows tilt's tools ran.
+# wasm-emscripten-finalize still comes from Binaryen (tilt has none yet).
+# A program of test/emcc is linked at one of -O2/-O3/-Os/-Oz, run under
+# node, and its output compared with NAME.out. CI builds one pair per
+# commit, chosen from the commit hash; TILT_EMCC_ALL=1 builds all of them,
+# with Binaryen's tools too, and prints the sizes and link times.
+. "$(dirname "$0")/common.inc"
+need emcc
+need node
+: "${TILT_BINARYEN_BIN:?set by test/cli.cmake}"
+[ -d /usr/share/nodejs ] && export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+SRC=$TILT_SRC/test/emcc
+
+# program: compile flags | link flags
+progs=(fnptr.c containers.cpp text.c)
+cflags() { case $1 in containers.cpp) echo -fexceptions ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; esac; }
+levels=(-O2 -O3 -Os -Oz)
+
+mkdir -p bin
+for tool in wasm-opt wasm-metadce; do
+  printf '#!/bin/sh\necho "%s $*" >> "%s/tools.log"\nexec "%s/%s" "$@"\n' \
+    "$tool" "$T" "$TILT_BINARYEN_BIN" "$tool" > bin/$tool
+  chmod +x bin/$tool
+done
+
+pairs=()
+if [ -n "${TILT_EMCC_ALL:-}" ]; then
+  for p in "${progs[@]}"; do for l in "${levels[@]}"; do pairs+=("$p $l"); done; done
+else
+  head=$(git -C "$TILT_SRC" rev-parse HEAD 2>/dev/null || echo 0)
+  k=$(( 0x${head:0:6} % (${#progs[@]} * ${#levels[@]}) ))
+  pairs=("${progs[k / ${#levels[@]}]} ${levels[k % ${#levels[@]}]}")
+fi
+
+now() { date +%s.%N; }
+compiled=""
+# link NAME LEVEL TAG PATHPREFIX: out/TAG/NAME-LEVEL.js; prints the seconds.
+link() {
+  local p=$1 l=$2 tag=$3 pre=$4 cc=emcc t0 t1
+  case $p in *.cpp) cc=em++ ;; esac
+  mkdir -p out/$tag
+  t0=$(now)
+  PATH=$pre$PATH $cc $l $(lflags $p) ${p%.*}.o -o out/$tag/${p%.*}$l.js 2>"$T/link.err" || return 1
+  t1=$(now)
+  echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}'
+}
+
+for pair in "${pairs[@]}"; do
+  set -- $pair
+  p=$1 l=$2 n=${1%.*} cc=emcc
+  case $p in *.cpp) cc=em++ ;; esac
+  case " $compiled " in *" $p "*) ;; *)
+    check "$p: $cc -O2 -c" $cc -O2 $(cflags $p) -c "$SRC/$p" -o $n.o
+    compiled="$compiled $p" ;;
+  esac
+  : > tools.log
+  if secs=$(link $p $l tilt "$T/bin:"); then pass "$p $l: emcc links with tilt's tools (${secs}s)"
+  else fail "$p $l: emcc with tilt's tools: $(head -c 2000 link.err)"; continue; fi
+  check_sh "$p $l: tilt-opt ran" 'grep -q "^wasm-opt .*'"$l"'" tools.log'
+  if [ $l != -O2 ]; then
+    check_sh "$p $l: tilt-metadce and the import/export minifier ran" \
+      'grep -q "^wasm-metadce --graph-file=" tools.log && grep -q "^wasm-opt .*--minify-imports-and-exports-and-modules" tools.log'
+  fi
+  check_sh "$p $l: runs under node as built natively" \
+    'node --no-experimental-fetch out/tilt/'"$n$l"'.js > got.txt && diff "$SRC/'"$n"'.out" got.txt'
+  if [ -n "${TILT_EMCC_ALL:-}" ]; then
+    if bsecs=$(link $p $l binaryen ""); then
+      check_sh "$p $l: Binaryen build prints the same" \
+        'node --no-experimental-fetch out/binaryen/'"$n$l"'.js > want.txt && diff want.txt got.txt'
+      printf '%-16s %-4s wasm tilt %7d binaryen %7d  js tilt %7d binaryen %7d  link s tilt %6s binaryen %6s\n' \
+        $p $l $(stat -c%s out/tilt/$n$l.wasm) $(stat -c%s out/binaryen/$n$l.wasm) \
+        $(stat -c%s out/tilt/$n$l.js) $(stat -c%s out/binaryen/$n$l.js) $secs $bsecs >> sizes.txt
+    else
+      fail "$p $l: emcc with Binaryen: $(head -c 2000 link.err)"
+    fi
+  fi
+done
+[ -f sizes.txt ] && cat sizes.txt
+finish
