@@ -676,6 +676,7 @@ static bool omit_ok(pr *p, const frame *fr, uint32_t i) {
 static void push_kid(pr *p, frame *fr, uint32_t i) {
   tl_expr *e = fr->e, *k;
   uint32_t d = fr->depth + 1;
+  tl_type ptype = fr->ptype; /* fr dies when push grows the stack */
   tl_type want;
   if (fr->kind == K_ARM) {
     bool inl = is_inline_arm(e);
@@ -694,7 +695,7 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       if (i == 2 && is_inline_arm(k) && !k->nkid) return; /* empty else */
       push(p, k, K_ARM, d, want);
       top(p)->head = i == 2 ? H_ELSE : H_THEN;
-      top(p)->ptype = fr->ptype;
+      top(p)->ptype = ptype;
       return;
     }
     if (e->op == TL_OP_TRY && (i == 0 || k->op != TL_OP_DELEGATE)) {
@@ -703,12 +704,12 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       push(p, k, K_ARM, d, want);
       top(p)->head = !arm ? H_DO : arm->op == TL_OP_CATCH ? H_CATCH : H_CATCH_ALL;
       top(p)->arm = arm;
-      top(p)->ptype = fr->ptype;
+      top(p)->ptype = ptype;
       return;
     }
     if (e->op == TL_OP_TRY_TABLE && is_inline_arm(k)) { /* its body's instructions */
       push(p, k, K_LIST, d, want);
-      top(p)->ptype = fr->ptype;
+      top(p)->ptype = ptype;
       return;
     }
   }
