@@ -488,6 +488,10 @@ tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);
+/* Whether pass i renames imports or exports (minify-imports*): the module
+ * then only behaves the same under a host that applies the printed map, so
+ * fuzzers and differential tests leave such passes out. */
+bool tl_pass_changes_interface(uint32_t i);
 /* Runs the default pipeline of -O<opt_level> (0-4); shrink_level 1 is -Os,
  * 2 is -Oz (with opt_level 2), as wasm-opt defines them. */
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,

@@ -105,6 +105,16 @@ static const struct {
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
+/* The registry's passes, those renaming imports/exports (iface) or the rest. */
+static void print_passes(bool iface) {
+  for (uint32_t i = 0; tl_pass_name(i); i++) {
+    if (tl_pass_changes_interface(i) != iface) continue;
+    char name[64];
+    snprintf(name, sizeof name, "--%s", tl_pass_name(i));
+    printf("  %-34s %s\n", name, tl_pass_help(i));
+  }
+}
+
 static void help(void) {
   printf("usage: tilt-opt [options] IN.wasm [-o OUT]\n\n"
          "Reads a WebAssembly binary ('-' for stdin), validates it and writes it\n"
@@ -123,11 +133,9 @@ static void help(void) {
     printf("  --enable-%s, --disable-%s\n", tl_feature_to_name(b), tl_feature_to_name(b));
   printf("\noptimization levels:\n  -O0 .. -O4, -Os, -Oz, -O (= -Os)\n"
          "\noptimization passes (run in the order given):\n");
-  for (uint32_t i = 0; tl_pass_name(i); i++) {
-    char name[64];
-    snprintf(name, sizeof name, "--%s", tl_pass_name(i));
-    printf("  %-34s %s\n", name, tl_pass_help(i));
-  }
+  print_passes(false);
+  printf("\ninterface passes (rename imports or exports; the host applies the map they print):\n");
+  print_passes(true);
 }
 
 /* --enable-NAME / --disable-NAME; returns false if a is no feature flag. */

@@ -676,6 +676,9 @@ void tl_cfg_free(tl_cfg *g);
 /* validate.c — context-free validation of a module (IR level). */
 tl_status tl_validate_module(tl_module *m, tl_error *err);
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err);
+/* The bodies of the defined functions with which[i] set (all if NULL);
+ * bodiless ones are skipped, as a module pass may hold one mid-way. */
+tl_status tl_validate_funcs(tl_module *m, const uint8_t *which, tl_error *err);
 tl_status tl_validate_ir(tl_module *m, tl_error *err); /* + one parent across the module */
 /* Whether the defined functions' bodies hold at least `want` nodes (the
  * count stops there; false when out of memory). The validator and the

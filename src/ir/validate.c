@@ -1105,10 +1105,22 @@ static uint8_t *declared_funcs(tl_module *m) {
 }
 
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
+  uint8_t *one = calloc(m->funcs.n, 1);
+  if (!one) return tl_nomem(err, "validate");
+  one[func_index] = 1;
+  tl_status s = tl_validate_funcs(m, one, err);
+  free(one);
+  return s;
+}
+
+tl_status tl_validate_funcs(tl_module *m, const uint8_t *which, tl_error *err) {
   ptrset seen = {0};
   uint8_t *declared = declared_funcs(m), cls[NOPCODES];
   classify(m, cls);
-  tl_status s = validate_func(m, func_index, &seen, false, declared, cls, err);
+  tl_status s = TL_OK;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n && s == TL_OK; i++)
+    if ((!which || which[i]) && TL_FUNC(m, i)->body)
+      s = validate_func(m, i, &seen, false, declared, cls, err);
   free(declared);
   free(seen.slot);
   return s;

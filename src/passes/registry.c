@@ -21,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false
-#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true
-#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true
+#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false
+#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false
+#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false
+#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true
 static const tl_pass_info registry[] = {
 #define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
@@ -51,6 +52,7 @@ void tl_pass_output(const tl_pass_ctx *c, const char *text, size_t len) {
 
 const char *tl_pass_name(uint32_t i) { return i < NPASSES ? registry[i].name : NULL; }
 const char *tl_pass_help(uint32_t i) { return i < NPASSES ? registry[i].help : NULL; }
+bool tl_pass_changes_interface(uint32_t i) { return i < NPASSES && registry[i].iface; }
 
 /* ---- the pool ----------------------------------------------------------- */
 /* A parallel loop: workers take the next k and call fn(user, item(k)). */
@@ -258,7 +260,9 @@ static tl_status run_debugged(tl_pass_ctx *ctx, const tl_pass_info *const *p, ui
     snprintf(name, sizeof name, "%s/%s", ctx->pass ? ctx->pass : "?", p[k]->name);
     double t0 = now_seconds();
     s = run_func_passes(ctx, &p[k], 1, which, false);
-    if (s == TL_OK && opt->validate_each && tl_validate_module(ctx->m, ctx->err) != TL_OK)
+    /* only the bodies the pass ran on: the module pass around it (inlining
+     * moves bodies out) may be mid-way; it is validated whole after */
+    if (s == TL_OK && opt->validate_each && tl_validate_funcs(ctx->m, which, ctx->err) != TL_OK)
       s = after_pass(ctx->err, name);
     if (opt->on_pass_done) opt->on_pass_done(opt->user, name, now_seconds() - t0, module_size(ctx->m));
   }

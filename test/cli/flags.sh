@@ -49,5 +49,20 @@ check_sh "-O2 runs vacuum" '"$TILT_OPT" "$HELLO" -O2 -d -o /dev/null 2>&1 | grep
 check_sh "--skip-pass vacuum" '! "$TILT_OPT" "$HELLO" -O2 --skip-pass vacuum -d -o /dev/null 2>&1 | grep -q "pass. vacuum"'
 # --debug-ir prints the IR after each pass, the passes -optimizing passes run included.
 check_sh "--debug-ir" '"$TILT_OPT" "$HELLO" --vacuum --simplify-globals-optimizing --debug-ir -o /dev/null 2>ir.txt && grep -q "^;; IR after pass vacuum" ir.txt && grep -q "^;; IR after pass simplify-globals-optimizing" ir.txt && grep -q "^(module" ir.txt'
+# --debug validates after each pass an -optimizing pass runs inside, on the
+# functions it ran on: the callee inlining moved its body out of is not
+# "invalid" mid-way, and is gone from the output.
+cat > inl.wat <<'WAT'
+(module
+  (func $helper (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
+  (func (export "f") (param i32) (result i32) (call $helper (local.get 0))))
+WAT
+wat2wasm inl.wat -o inl.wasm
+check_sh "--debug -O2 through inlining-optimizing" \
+  '"$TILT_OPT" inl.wasm --debug -O2 -o inl.o.wasm 2>dbg.txt && grep -q "pass. inlining-optimizing/precompute-propagate" dbg.txt && wasm-objdump -x inl.o.wasm | grep -q "Function\[1\]"'
+# The passes that rename imports/exports are listed apart from the
+# optimization passes (fuzzers and differential tests take only those).
+check_sh "--help lists minify-imports as an interface pass" \
+  '"$TILT_OPT" --help > h && sed -n "/^optimization passes/,/^\$/p" h > opt.txt && grep -q -- "--vacuum " opt.txt && ! grep -q minify opt.txt && sed -n "/^interface passes/,\$p" h | grep -q -- "--minify-imports-and-exports "'
 expect_error "an unknown flag is an error" "unknown option '--no-such-flag'" "$TILT_OPT" "$HELLO" --no-such-flag
 finish

@@ -16,7 +16,7 @@ from specmods import VALIDATE, commit_seed, modules, stride_from_env
 
 def passes(tiltopt):
     out = subprocess.run([tiltopt, '--help'], capture_output=True, text=True).stdout
-    sec = out.split('optimization passes', 1)[1] if 'optimization passes' in out else ''
+    sec = out.split('optimization passes', 1)[1].split('\n\n', 1)[0] if 'optimization passes' in out else ''
     return re.findall(r'^  --([a-z0-9-]+)', sec, re.M)
 
 def run_one(tiltopt, pas, wasm, tmp):

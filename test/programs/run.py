@@ -37,9 +37,10 @@ VALIDATE = ['wasm-validate']
 
 
 def passes(tiltopt):
-    """The passes tilt-opt --help lists (the registry, src/passes/passes.def)."""
+    """The optimization passes tilt-opt --help lists (the registry, src/passes/passes.def),
+    not the interface passes after them (they rename imports/exports)."""
     out = subprocess.run([tiltopt, '--help'], capture_output=True, text=True).stdout
-    sec = out.split('optimization passes', 1)[1] if 'optimization passes' in out else ''
+    sec = out.split('optimization passes', 1)[1].split('\n\n', 1)[0] if 'optimization passes' in out else ''
     return re.findall(r'^  --([a-z0-9-]+)', sec, re.M)
 
 

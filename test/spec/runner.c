@@ -232,9 +232,11 @@ static uint32_t pass_list(const char *spec, const char **names, uint32_t cap, ch
   uint32_t n = 0;
   if (!strcmp(spec, "all")) {
     /* but optimize-added-constants*: they assume --low-memory-unused,
-     * which the spec's modules break (they use address 0) */
+     * which the spec's modules break (they use address 0); and the passes
+     * renaming exports, which the script calls by name */
     for (uint32_t i = 0; tl_pass_name(i) && n < cap; i++)
-      if (strncmp(tl_pass_name(i), "optimize-added-constants", 24)) names[n++] = tl_pass_name(i);
+      if (strncmp(tl_pass_name(i), "optimize-added-constants", 24) && !tl_pass_changes_interface(i))
+        names[n++] = tl_pass_name(i);
     return n;
   }
   if (spec[0] == 'O') {
