@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
   tl_error err = {0};
   tl_read_options ro = {0};
   ro.features = TL_FEATURES_ALL;
-  tl_module *m = tl_module_read(bytes, n, &ro, &err);
+  tl_module *m = tl_module_read_any(bytes, n, &ro, &err);
   free(bytes);
   if (!m) {
     cli_print_error(path, &err);
