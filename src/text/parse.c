@@ -546,8 +546,6 @@ static tl_status memarg(P *p, buf *o, int op, bool lane) {
       return FAIL("alignment must be a power of two");
     p->i++;
   }
-  if (off > UINT32_MAX && !(mem < p->mem64->n && TL_VEC_AT(p->mem64, uint8_t, mem)))
-    return FAIL("offset out of range: i32 constant");
   uint32_t lg = 0;
   while ((1ull << lg) < align) lg++;
   put_u(o, lg | (mem ? 0x40 : 0));

@@ -179,6 +179,12 @@ static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
   uint8_t b;
   TRY(rd_byte(r, &b, "reference type"));
+  if (b == 0x63 || b == 0x64) { /* (ref null? ht): as a value type (short forms, else unsupported) */
+    r->p = at;
+    TRY(rd_valtype(c, r, out));
+    if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type");
+    return TL_OK;
+  }
   if (b == 0x70) *out = TL_FUNCREF;
   else if (b == 0x6f) *out = TL_EXTERNREF;
   else if (b == 0x69) *out = TL_EXNREF;
