@@ -51,6 +51,9 @@ typedef struct {
   tl_vec *toks;
   tl_vec *owned;     /* char *: decoded quoted ids */
   tl_vec open;       /* uint32_t: indices of unmatched TK_LPARs */
+  size_t ann;        /* inside an annotation (@...): its open parentheses; its
+                        tokens are checked but not kept */
+  size_t ann_at;     /* where the outermost annotation began */
 } lx;
 
 static tl_status lfail(lx *l, size_t off, const char *msg) {
@@ -163,31 +166,13 @@ static bool utf8_ok(const uint8_t *p, size_t n) {
 }
 
 static tl_status push(lx *l, uint8_t kind, size_t off, size_t len) {
+  if (l->ann) return TL_OK;
   tl_tok t = {.kind = kind, .len = (uint32_t)len, .off = off, .s = l->s + off};
   if (len > UINT32_MAX) return lfail(l, off, "token too long");
   size_t n0 = l->toks->n;
   TL_VEC_PUSH(l->toks, tl_tok, t);
   if (l->toks->n == n0) return tl_nomem(l->err, "tokens");
   return TL_OK;
-}
-
-/* Skips an annotation "(@id ...)" at l->i: balanced parentheses, strings
- * and comments inside are skipped too. */
-static tl_status annotation(lx *l) {
-  size_t start = l->i, depth = 0;
-  while (l->i < l->n) {
-    char c = l->s[l->i];
-    if (c == '(' && l->i + 1 < l->n && l->s[l->i + 1] == ';') { TRY(block_comment(l)); continue; }
-    if (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';') {
-      while (l->i < l->n && l->s[l->i] != '\n') l->i++;
-      continue;
-    }
-    if (c == '"') { TRY(string(l)); continue; }
-    l->i++;
-    if (c == '(') depth++;
-    else if (c == ')' && --depth == 0) return TL_OK;
-  }
-  return lfail(l, start, "unclosed annotation");
 }
 
 /* After an atom, id or string the next character must end the token. */
@@ -229,6 +214,11 @@ static tl_status id_token(lx *l) {
 
 static tl_status paren(lx *l, char c) {
   size_t at = l->i++;
+  if (l->ann) {
+    if (c == '(') l->ann++;
+    else l->ann--;
+    return TL_OK;
+  }
   if (c == '(') {
     uint32_t idx = (uint32_t)l->toks->n;
     size_t n0 = l->open.n;
@@ -246,11 +236,20 @@ static tl_status token(lx *l) {
   char c = l->s[l->i];
   if (c == ' ' || c == '\t' || c == '\n' || c == '\r') { l->i++; return TL_OK; }
   if (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';') {
-    while (l->i < l->n && l->s[l->i] != '\n') l->i++;
+    while (l->i < l->n && l->s[l->i] != '\n' && l->s[l->i] != '\r') l->i++;
     return TL_OK;
   }
   if (c == '(' && l->i + 1 < l->n && l->s[l->i + 1] == ';') return block_comment(l);
-  if (c == '(' && l->i + 1 < l->n && l->s[l->i + 1] == '@') return annotation(l);
+  if (c == '(' && !l->ann && l->i + 1 < l->n && l->s[l->i + 1] == '@') {
+    if (l->i + 2 >= l->n || (!is_idchar((unsigned char)l->s[l->i + 2]) && l->s[l->i + 2] != '"'))
+      return lfail(l, l->i, "malformed annotation id");
+    l->ann = 1;
+    l->ann_at = l->i;
+    l->i += 2;
+    if (l->s[l->i] == '"') return string(l);
+    while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
+    return TL_OK;
+  }
   if (c == '(' || c == ')') return paren(l, c);
   if (c == '"') {
     size_t start = l->i;
@@ -276,6 +275,7 @@ tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err) {
   lx l = {.s = src, .n = n, .err = err, .toks = &toks, .owned = &out->owned};
   tl_status st = TL_OK;
   while (st == TL_OK && l.i < n) st = token(&l);
+  if (st == TL_OK && l.ann) st = lfail(&l, l.ann_at, "unclosed annotation");
   if (st == TL_OK && l.open.n)
     st = lfail(&l, TL_VEC_AT(&toks, tl_tok, TL_VEC_AT(&l.open, uint32_t, l.open.n - 1)).off,
                "unclosed \"(\"");

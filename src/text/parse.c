@@ -1108,7 +1108,6 @@ static tl_status limits(P *p, buf *o, bool mem) {
     if (!tl_text_u64(cur(p)->s, cur(p)->len, &max)) return FAIL("constant out of range");
     p->i++;
   }
-  if (!is64 && (min > UINT32_MAX || max > UINT32_MAX)) return failat(p, t, "constant out of range: i32 limit");
   bool shared = mem && take_kw(p, "shared");
   if (mem && take_kw(p, "unshared")) shared = false;
   put(o, (uint8_t)(has_max | (shared ? 2 : 0) | (is64 ? 4 : 0)));
@@ -1148,7 +1147,7 @@ static tl_status locals(P *p) {
   while (take_lpar_kw(p, "local")) {
     const tl_tok *id = cur(p)->kind == TK_ID ? cur(p) : NULL;
     if (id) p->i++;
-    do {
+    while (cur(p)->kind != TK_RPAR) {
       buf b = {0};
       TRY(valtype(p, &b));
       lty l = {{0}, 0};
@@ -1161,7 +1160,8 @@ static tl_status locals(P *p) {
       bfree(&b);
       TL_VEC_PUSH(&p->ltypes, lty, l);
       TRY(local_name(p, id ? id->s : NULL, id ? id->len : 0));
-    } while (!id && cur(p)->kind != TK_RPAR);
+      if (id) break;
+    }
     TRY(rpar(p));
   }
   return TL_OK;
@@ -1402,12 +1402,16 @@ static tl_status table_field(P *p) {
   tl_status st = limits(p, &lim, false);
   if (!st) st = reftype(p, &rt);
   if (!st && !imp && cur(p)->kind == TK_LPAR) {
-    /* table with an initializer expression */
-    put(o, 0x40), put(o, 0);
+    /* table with an initializer expression; a null one is the plain form */
+    buf e = {0};
+    p->labels.n = 0;
+    st = expr(p, &e);
+    bool null = !st && e.n >= 2 && e.p[0] == 0xd0 && e.p[e.n - 1] == 0x0b && e.n <= 3;
+    if (!null) put(o, 0x40), put(o, 0);
     put_buf(o, &rt);
     put_buf(o, &lim);
-    p->labels.n = 0;
-    st = expr(p, o);
+    if (!null) put_buf(o, &e);
+    bfree(&e);
   } else if (!st) {
     put_buf(o, &rt);
     put_buf(o, &lim);

@@ -348,6 +348,8 @@ static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
   const uint8_t *at = r->p;
   tl_table t = {0};
   limits l = {0};
+  if (r->p < r->end && *r->p == 0x40 && !imp.module)
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table initializer expressions are not supported");
   TRY(rd_reftype(c, r, &t.elem));
   TRY(rd_limits(c, r, false, &l));
   t.min = l.min;
