@@ -94,6 +94,7 @@ static uint8_t *strings(ws *w, size_t *n) {
     *n += tl_text_unescape(cur(w)->s, cur(w)->len, b + *n);
     w->i++;
   }
+  b[*n] = 0;
   return b;
 }
 

@@ -176,13 +176,25 @@ static tl_status push(lx *l, uint8_t kind, size_t off, size_t len) {
 }
 
 /* After an atom, id or string the next character must end the token. */
-static tl_status separated(lx *l, size_t start) {
-  if (l->i >= l->n) return TL_OK;
+static bool ends_token(lx *l) {
+  if (l->i >= l->n) return true;
   char c = l->s[l->i];
-  if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ')' ||
-      (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';'))
-    return TL_OK;
-  return lfail(l, start, "unknown operator: tokens not separated");
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ')' ||
+         (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';');
+}
+
+/* After an atom, id or string the next character must end the token: else
+ * the run is one reserved token (idchars, strings, ",;[]{}"), an error
+ * outside annotations. */
+static tl_status separated(lx *l, size_t start) {
+  while (!ends_token(l)) {
+    if (!l->ann) return lfail(l, start, "unknown operator: tokens not separated");
+    char c = l->s[l->i];
+    if (c == '"') TRY(string(l));
+    else if (is_idchar((unsigned char)c) || strchr(",;[]{}", c)) l->i++;
+    else return lfail(l, l->i, "unexpected character");
+  }
+  return TL_OK;
 }
 
 static tl_status id_token(lx *l) {
@@ -263,6 +275,10 @@ static tl_status token(lx *l) {
     while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
     TRY(push(l, TK_ATOM, start, l->i - start));
     return separated(l, start);
+  }
+  if (l->ann && strchr(",[]{}", c)) {
+    l->i++;
+    return separated(l, l->i - 1);
   }
   return lfail(l, l->i, "unexpected character");
 }

@@ -409,7 +409,8 @@ static tl_status typeuse_ex(P *p, bool names, uint32_t *idx, uint32_t *np_out, b
     bool known = *idx < p->types.n;
     if (np || nr) {
       encode_sig(p, np, nr);
-      if (known && !type_eq(p, *idx, &p->scratch)) return failat(p, at, "inconsistent type");
+      if (!known) return failat(p, at, "unknown type");
+      if (!type_eq(p, *idx, &p->scratch)) return failat(p, at, "inconsistent type");
       *np_out = np;
     } else {
       p->pnames.n = 0;
@@ -461,6 +462,26 @@ static int op_lookup(P *p, const tl_tok *t) {
     const char *n = tl_ops[p->ops[i] - 1].text;
     if (!strncmp(n, t->s, t->len) && !n[t->len]) return p->ops[i] - 1;
   }
+}
+
+/* Instructions of WebAssembly 3.0 that tilt does not have (GC, typed
+ * function references, relaxed SIMD): unsupported, not malformed. */
+static bool known_unsupported(const tl_tok *t) {
+  static const char *const pre[] = {"struct.", "array.", "i31.", "ref.", "br_on_", "call_ref",
+                                    "return_call_ref", "any.", "extern."};
+  for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
+    if (t->len >= strlen(pre[k]) && !memcmp(t->s, pre[k], strlen(pre[k]))) return true;
+  for (uint32_t k = 0; k + 7 <= t->len; k++)
+    if (!memcmp(t->s + k, "relaxed", 7)) return true;
+  return false;
+}
+
+static tl_status unknown_op(P *p, const tl_tok *t) {
+  if (t->kind != TK_ATOM) return unexpected(p);
+  if (known_unsupported(t))
+    return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, t->off, "instruction %.*s is not supported",
+                        (int)(t->len > 40 ? 40 : t->len), t->s);
+  return FAIL("unknown operator %.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
 }
 
 static void put_op(buf *o, int op) {
@@ -857,9 +878,7 @@ static tl_status folded(P *p, buf *o) {
   const tl_tok *t = cur(p);
   const tl_tok *lab;
   int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
-  if (op < 0 || op == TL_OP_CATCH || op == TL_OP_CATCH_ALL || op == TL_OP_DELEGATE)
-    return t->kind == TK_ATOM ? FAIL("unknown operator %.*s", (int)(t->len > 40 ? 40 : t->len), t->s)
-                              : unexpected(p);
+  if (op < 0 || op == TL_OP_CATCH || op == TL_OP_CATCH_ALL || op == TL_OP_DELEGATE) return unknown_op(p, t);
   p->i++;
   switch (op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_TRY_TABLE:
@@ -907,8 +926,7 @@ static tl_status flat(P *p, buf *o, frame *f) {
     return TL_OK;
   }
   int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
-  if (op < 0) return t->kind == TK_ATOM ? FAIL("unknown operator %.*s", (int)(t->len > 40 ? 40 : t->len), t->s)
-                                        : unexpected(p);
+  if (op < 0) return unknown_op(p, t);
   p->i++;
   switch (op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: case TL_OP_TRY: case TL_OP_TRY_TABLE:
@@ -1011,10 +1029,10 @@ static tl_status note_def(P *p, int sp, bool import, const tl_tok *at) {
   return TL_OK;
 }
 
-/* (type $id? (func $id? sig)) */
+/* (type $id? (func $id? sig)), its id bound already */
 static tl_status type_def(P *p) {
-  uint32_t idx = (uint32_t)p->types.n, np, nr;
-  TRY(bind(p, SP_TYPE, idx));
+  uint32_t np, nr;
+  if (cur(p)->kind == TK_ID) p->i++;
   if (is_lpar_kw(p, "sub") || is_lpar_kw(p, "struct") || is_lpar_kw(p, "array"))
     return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, cur(p)->off, "GC types are not supported");
   if (!take_lpar_kw(p, "func")) return FAIL("expected (func");
@@ -1025,6 +1043,19 @@ static tl_status type_def(P *p) {
   encode_sig(p, np, nr);
   uint32_t got;
   return type_add(p, np, nr, &got);
+}
+
+/* Pass 1b: the explicit type definitions, in order (their ids are bound). */
+static tl_status scan_types(P *p, size_t end) {
+  while (p->i < end) {
+    size_t next = cur(p)->match + 1;
+    if (atom_is(peek(p, 1), "type")) {
+      p->i += 2;
+      TRY(type_def(p));
+    }
+    p->i = next;
+  }
+  return TL_OK;
 }
 
 /* Pass 1: ids of every index space, the explicit types, memory64 flags. */
@@ -1038,7 +1069,7 @@ static tl_status scan(P *p, size_t end, tl_vec *mem64) {
     int sp = field_space(kw);
     p->i++;
     if (atom_is(kw, "type")) {
-      TRY(type_def(p));
+      TRY(bind(p, SP_TYPE, p->count[SP_TYPE]++));
     } else if (atom_is(kw, "rec")) {
       return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, kw->off, "GC types (rec) are not supported");
     } else if (sp >= 0) {
@@ -1348,8 +1379,9 @@ static tl_status table_field(P *p) {
   buf *o = imp ? &p->sec[S_IMPORT] : &p->sec[S_TABLE];
   if (imp) put(o, 1);
   else p->secn[S_TABLE]++;
-  bool is64 = false;
-  if (!imp && (is_kw(p, "i64") || is_kw(p, "i32")) && !is_nat(peek(p, 1))) is64 = is_kw(p, "i64"), p->i++;
+  size_t at = p->i;
+  bool is64 = is_kw(p, "i64");
+  if (is64 || is_kw(p, "i32")) p->i++;
   if (!imp && is_valtype_start(p)) {
     /* table with inline elements: reftype (elem ...) */
     buf rt = {0};
@@ -1397,7 +1429,7 @@ static tl_status table_field(P *p) {
     TRY(st);
     return rpar(p);
   }
-  if (is64) p->i--; /* limits reads the address type */
+  p->i = at; /* limits reads the address type */
   buf lim = {0}, rt = {0};
   tl_status st = limits(p, &lim, false);
   if (!st) st = reftype(p, &rt);
@@ -1632,6 +1664,10 @@ tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **ou
   }
   size_t start = p.i;
   if (!st) st = scan(&p, end, &mem64);
+  if (!st) {
+    p.i = start;
+    st = scan_types(&p, end);
+  }
   if (!st) {
     p.i = start;
     st = emit(&p, end);
