@@ -276,7 +276,7 @@ static tl_status token(lx *l) {
     TRY(push(l, TK_ATOM, start, l->i - start));
     return separated(l, start);
   }
-  if (l->ann && strchr(",[]{}", c)) {
+  if (l->ann && strchr(",;[]{}", c)) {
     l->i++;
     return separated(l, l->i - 1);
   }

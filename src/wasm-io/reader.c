@@ -320,6 +320,8 @@ static tl_status rd_limits(rctx *c, rd *r, bool mem, limits *l) {
   const uint8_t *at = r->p;
   uint8_t flags;
   TRY(rd_byte(r, &flags, "limits flags"));
+  if (!mem && (flags == 4 || flags == 5))
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table64 is not supported");
   if (flags > (mem ? 3 : 1) && !(mem && flags <= 7))
     return rd_fail_at(r, at, TL_E_MALFORMED, "integer too large: limits flags 0x%02x", flags);
   l->has_max = flags & 1;
