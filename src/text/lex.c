@@ -191,7 +191,7 @@ static tl_status separated(lx *l, size_t start) {
     if (!l->ann) return lfail(l, start, "unknown operator: tokens not separated");
     char c = l->s[l->i];
     if (c == '"') TRY(string(l));
-    else if (is_idchar((unsigned char)c) || strchr(",;[]{}", c)) l->i++;
+    else if (is_idchar((unsigned char)c) || (c && strchr(",;[]{}", c))) l->i++;
     else return lfail(l, l->i, "unexpected character");
   }
   return TL_OK;
@@ -254,11 +254,22 @@ static tl_status token(lx *l) {
   if (c == '(' && l->i + 1 < l->n && l->s[l->i + 1] == ';') return block_comment(l);
   if (c == '(' && !l->ann && l->i + 1 < l->n && l->s[l->i + 1] == '@') {
     if (l->i + 2 >= l->n || (!is_idchar((unsigned char)l->s[l->i + 2]) && l->s[l->i + 2] != '"'))
-      return lfail(l, l->i, "malformed annotation id");
+      return lfail(l, l->i, "empty annotation id");
     l->ann = 1;
     l->ann_at = l->i;
     l->i += 2;
-    if (l->s[l->i] == '"') return string(l);
+    if (l->s[l->i] == '"') { /* a name: not empty, valid UTF-8 */
+      size_t q = l->i;
+      TRY(string(l));
+      uint8_t *d = malloc(l->i - q);
+      if (!d) return tl_nomem(l->err, "annotation");
+      size_t dn = tl_text_unescape(l->s + q, l->i - q, d);
+      bool ok = utf8_ok(d, dn);
+      free(d);
+      if (!dn) return lfail(l, q - 2, "empty annotation id");
+      if (!ok) return lfail(l, q, "malformed UTF-8 encoding in annotation id");
+      return TL_OK;
+    }
     while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
     return TL_OK;
   }
@@ -276,7 +287,7 @@ static tl_status token(lx *l) {
     TRY(push(l, TK_ATOM, start, l->i - start));
     return separated(l, start);
   }
-  if (l->ann && strchr(",;[]{}", c)) {
+  if (l->ann && c && strchr(",;[]{}", c)) {
     l->i++;
     return separated(l, l->i - 1);
   }

@@ -285,6 +285,12 @@ static tl_status valtype(P *p, buf *o) {
     }
   if (take_lpar_kw(p, "ref")) {
     bool null = take_kw(p, "null");
+    int hb = heaptype_byte(cur(p));
+    if (null && (hb == 0x70 || hb == 0x6f || hb == 0x69)) { /* the short forms */
+      put(o, (uint8_t)hb);
+      p->i++;
+      return rpar(p);
+    }
     put(o, null ? 0x63 : 0x64);
     TRY(heaptype(p, o));
     return rpar(p);
@@ -1023,8 +1029,11 @@ static bool skip_exports(P *p) {
   return is_lpar_kw(p, "import");
 }
 
+/* Imports come before every function, table, memory, global and tag
+ * definition. */
 static tl_status note_def(P *p, int sp, bool import, const tl_tok *at) {
-  if (import && p->defined[sp]) return failat(p, at, "import after %s", space_name[sp]);
+  for (int k = SP_FUNC; import && k <= SP_TAG; k++)
+    if (p->defined[k]) return failat(p, at, "import after %s", space_name[k]);
   if (!import) p->defined[sp] = true;
   return TL_OK;
 }
