@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh — the spec.wast test: tilt-run --wast (tilt's own text reader and
-# script runner) over the spec suite, compared with test/wast/expected.txt
-# (per file, the number of commands that passed). Fails when a file passes
+# script runner) over the spec suite on the JIT and on the interpreter (which
+# runs the SIMD modules the JIT leaves unsupported), compared with
+# test/wast/expected.txt (per file and engine, the commands that passed). Fails when a file passes
 # fewer commands than expected, or the runner crashes, hangs or reports a
 # sanitizer error on it; prints per-file counts and totals.
 #   usage: run.sh TILT_RUN SRC_DIR [--update]
@@ -35,51 +36,61 @@ else
   cp "$T/all" "$T/files"
 fi
 
-# One process over all files; if it dies (signal, sanitizer, timeout), run
-# the files one by one to name the culprits.
+# Each engine: one process over all files; if it dies (signal, sanitizer,
+# timeout), the files one by one to name the culprits. Counts per file:
+# "FILE: N passed, ..." lines of the runner, in $T/got.ENGINE.
 : > "$T/crashed"
-timeout 120 "$RUN" --wast $(cat "$T/files") > "$T/out" 2>&1
-rc=$?
-if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
-  echo "runner exited with status $rc on the whole set; rerunning file by file"
-  : > "$T/out"
-  while read -r f; do
-    timeout 30 "$RUN" --wast "$f" > "$T/one" 2>&1
-    r=$?
-    if [ $r -ne 0 ] && [ $r -ne 1 ]; then
-      echo "$f $r" >> "$T/crashed"
-      tail -5 "$T/one" | sed 's/^/    /'
-    else
-      cat "$T/one" >> "$T/out"
-    fi
-  done < "$T/files"
-fi
+for eng in jit interp; do
+  timeout 120 "$RUN" --wast --$eng $(cat "$T/files") > "$T/out" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+    echo "runner --$eng exited with status $rc on the whole set; rerunning file by file"
+    : > "$T/out"
+    while read -r f; do
+      timeout 30 "$RUN" --wast --$eng "$f" > "$T/one" 2>&1
+      r=$?
+      if [ $r -ne 0 ] && [ $r -ne 1 ]; then
+        echo "$eng:$f $r" >> "$T/crashed"
+        tail -5 "$T/one" | sed 's/^/    /'
+      else
+        cat "$T/one" >> "$T/out"
+      fi
+    done < "$T/files"
+  fi
+  sed -n 's/^\(.*\.wast\): \([0-9]*\) passed.*/\1 \2/p' "$T/out" | sed "s/^/$eng:/" >> "$T/got"
+done
 
-# Per-file counts: "FILE: N passed, ..." lines of the runner.
-sed -n 's/^\(.*\.wast\): \([0-9]*\) passed.*/\1 \2/p' "$T/out" > "$T/got"
 if [ "$UPDATE" = --update ]; then
   { echo "# test/wast/expected.txt: per spec-suite file, the commands tilt-run --wast"
     echo "# passes; spec.wast fails below these. Regenerate: test/wast/run.sh RUN SRC --update"
-    cat "$T/got"; } > "$EXP"
-  echo "wrote $EXP ($(wc -l < "$T/got") files)"
+    echo "# columns: file, commands passed on the JIT (--jit), on the interpreter (--interp)"
+    awk '{ split($1, a, ":"); n[a[2]] = 1; c[a[1] ":" a[2]] = $2 }
+         END { for (f in n) printf "%s %d %d\n", f, c["jit:" f], c["interp:" f] }' "$T/got" | LC_ALL=C sort
+  } > "$EXP"
+  echo "wrote $EXP"
   exit 0
 fi
 
 awk -v crashed="$T/crashed" -v got="$T/got" -v files="$T/files" '
-  FILENAME == ARGV[1] { if ($0 !~ /^#/ && NF == 2) want[$1] = $2; next }
+  FILENAME == ARGV[1] { if ($0 !~ /^#/ && NF == 3) { want["jit:" $1] = $2; want["interp:" $1] = $3 }; next }
   END {
     while ((getline l < got) > 0) { split(l, a, " "); have[a[1]] = a[2] }
     while ((getline l < crashed) > 0) { split(l, a, " "); dead[a[1]] = a[2] }
     bad = 0
     while ((getline f < files) > 0) {
-      e = (f in want) ? want[f] : 0; n++; te += e
-      if (f in dead) { printf "CRASH %s (status %s), expected %d passed\n", f, dead[f], e; bad++; continue }
-      if (!(f in have)) { printf "FAIL  %s: no count from the runner\n", f; bad++; continue }
-      g = have[f]; tg += g
-      if (g < e) { printf "FAIL  %s: %d passed, expected %d\n", f, g, e; bad++ }
-      else if (g > e) { printf "up    %s: %d passed, expected %d (raise expected.txt)\n", f, g, e; up++ }
-      else printf "ok    %s: %d passed\n", f, g
+      n++; line = ""; st = "ok   "
+      for (k = 0; k < 2; k++) {
+        eng = k ? "interp" : "jit"; key = eng ":" f
+        e = (key in want) ? want[key] : 0; te[eng] += e
+        if (key in dead) { line = line sprintf(" %s CRASH (status %s, expected %d)", eng, dead[key], e); st = "FAIL "; bad++; continue }
+        if (!(key in have)) { line = line sprintf(" %s: no count from the runner", eng); st = "FAIL "; bad++; continue }
+        g = have[key]; tg[eng] += g
+        line = line sprintf(" %s %d", eng, g)
+        if (g < e) { line = line sprintf(" (expected %d)", e); st = "FAIL "; bad++ }
+        else if (g > e) { line = line sprintf(" (expected %d: raise expected.txt)", e); if (st == "ok   ") st = "up   "; up++ }
+      }
+      printf "%s %s:%s\n", st, f, line
     }
-    printf "total: %d files, %d passed, %d expected; %d below expectation or crashed, %d above\n", n, tg, te, bad, up
+    printf "total: %d files; passed: jit %d (expected %d), interp %d (expected %d); %d below expectation or crashed, %d above\n", n, tg["jit"], te["jit"], tg["interp"], te["interp"], bad, up
     exit bad ? 1 : 0
   }' "$EXP"
