@@ -38,6 +38,7 @@ typedef struct {
   tl_status code;
   uint64_t offset;      /* byte offset in the input, or TL_NO_OFFSET */
   uint32_t func_index;  /* function, or TL_NO_FUNC */
+  uint32_t line, col;   /* text input: 1-based line and column of offset; 0 if none */
   char msg[160];
 } tl_error;
 
@@ -92,6 +93,17 @@ typedef struct {
 /* Reads a binary module. On failure returns NULL and fills *err. */
 tl_module *tl_module_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                           tl_error *err);
+/* Reads a module in the text format (a .wat file: "(module ...)" or its
+ * fields alone). On failure returns NULL and fills *err: text errors have
+ * line and col (1-based) and the byte offset in text; errors found after
+ * the text was read (validation) have no offset. */
+tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_options *opt,
+                                tl_error *err);
+/* True if bytes start with the binary magic "\0asm". */
+bool tl_is_binary(const uint8_t *bytes, size_t size);
+/* Reads a binary module, or a text one when the bytes are not binary. */
+tl_module *tl_module_read_any(const uint8_t *bytes, size_t size, const tl_read_options *opt,
+                              tl_error *err);
 /* Writes a binary module into a malloc'd buffer the caller frees. */
 tl_status tl_module_write(tl_module *m, const tl_write_options *opt, uint8_t **out,
                           size_t *out_size, tl_error *err);

@@ -113,7 +113,7 @@ static tl_status bad(tl_module *m, const char *fmt, ...) {
 }
 
 const tl_error *tl_module_last_error(const tl_module *m) {
-  static const tl_error none = {TL_OK, TL_NO_OFFSET, TL_NO_FUNC, ""};
+  static const tl_error none = {.code = TL_OK, .offset = TL_NO_OFFSET, .func_index = TL_NO_FUNC};
   if (!m) return NULL;
   return m->capi ? &m->capi->err : &none;
 }

@@ -69,7 +69,9 @@ int cli_write_file(const char *path, const void *p, size_t n) {
 }
 
 void cli_print_error(const char *path, const tl_error *e) {
-  if (e->offset != TL_NO_OFFSET)
+  if (e->line)
+    fprintf(stderr, "%s:%u:%u: error: %s\n", path, e->line, e->col, e->msg);
+  else if (e->offset != TL_NO_OFFSET)
     fprintf(stderr, "%s:0x%" PRIx64 ": error: %s\n", path, e->offset, e->msg);
   else if (e->func_index != TL_NO_FUNC)
     fprintf(stderr, "%s: error: in function %u: %s\n", path, e->func_index, e->msg);

@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
   uint8_t *bytes;
   size_t size;
   if (cli_read_file(in, &bytes, &size)) return 1;
-  tl_error err;
-  tl_module *m = tl_module_read(bytes, size, &ro, &err);
+  tl_error err = {0};
+  tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
   free(bytes);
   if (!m) {
     cli_print_error(in, &err);

@@ -300,7 +300,7 @@ static int write_binary(opts *o, tl_module *m) {
                          .optimize_stack = optimize_stack(o), .threads = o->threads};
   uint8_t *bytes;
   size_t size;
-  tl_error err;
+  tl_error err = {0};
   if (tl_module_write_and_free(m, &wo, &bytes, &size, &err) != TL_OK) {
     cli_print_error(o->out, &err);
     return 1;
@@ -338,8 +338,8 @@ static tl_module *load(opts *o) {
                         .detect_features = o->detect, .no_validate = true,
                         .no_body_bytes = true, /* nothing here JITs */
                         .threads = o->threads};
-  tl_error err;
-  tl_module *m = tl_module_read(bytes, size, &ro, &err);
+  tl_error err = {0};
+  tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
   free(bytes);
   /* validated here, as tl_module_read would, once the input bytes are gone
    * (they and the validator's scratch would add up at the peak) */
@@ -384,7 +384,7 @@ static void report_pass(void *user, const char *pass, double seconds, uint64_t n
 static size_t binary_size(tl_module *m) {
   uint8_t *bytes;
   size_t size = 0;
-  tl_error err;
+  tl_error err = {0};
   if (tl_module_write(m, NULL, &bytes, &size, &err) != TL_OK) return 0;
   free(bytes);
   return size;
@@ -429,7 +429,7 @@ static int run_passes(opts *o, tl_module *m) {
   uint32_t n;
   const char **names = kept_passes(o, &po, &n);
   if (!names) return cli_fail("out of memory"), 1;
-  tl_error err;
+  tl_error err = {0};
   size_t size = o->converge ? binary_size(m) : 0;
   int rc = 0;
   for (;;) {
@@ -557,7 +557,7 @@ int main(int argc, char **argv) {
     free(after);
   }
   free(before);
-  tl_error err;
+  tl_error err = {0};
   if (!rc && o.validate && tl_module_validate(m, &err) != TL_OK) {
     cli_print_error(o.in_name, &err);
     rc = 1;

@@ -5,6 +5,8 @@
  *                                              the program's status
  *   tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]
  *                                              calls an export, prints results
+ *   tilt-run --wast [--interp|--jit] [-v] [--skip-list F] FILE.wast...
+ *                                              runs spec scripts (wast.c)
  * A trap prints "error: trap: REASON" and exits 134.
  * Options: --fuel N (instruction budget: the interpreter counts
  * instructions, the JIT charges function entries and loop iterations by
@@ -18,6 +20,7 @@
  * TILT_ENGINE=interp in the environment makes the interpreter the default. */
 #include "cli.h"
 #include "host/host.h"
+#include "wast.h"
 #include "ir.h"
 
 #include <inttypes.h>
@@ -30,7 +33,8 @@ extern char **environ;
 static void usage(void) {
   fprintf(stderr, "usage: tilt-run [--interp|--jit] [-O2] [--eager] [--compile-only] [--fuel N]\n"
                   "                [--max-depth N] [--threads N] [--stats] prog.wasm [ARGS...]\n"
-                  "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n");
+                  "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n"
+                  "       tilt-run --wast [--interp|--jit] [-v] [--skip-list F] FILE.wast...\n");
   exit(2);
 }
 
@@ -156,6 +160,8 @@ static int invoke(tl_instance *inst, const char *name, int argc, char **argv, tl
 
 int main(int argc, char **argv) {
   cli_init(argv[0]);
+  for (int k = 1; k < argc; k++)
+    if (!strcmp(argv[k], "--wast")) return tl_wast_main(argc, argv);
   const char *inv = NULL;
   uint64_t fuel = 0;
   uint32_t depth = 0;
@@ -190,7 +196,7 @@ int main(int argc, char **argv) {
   tl_error err = {0};
   tl_read_options ro = {0};
   ro.features = TL_FEATURES_ALL;
-  tl_module *m = tl_module_read(bytes, n, &ro, &err);
+  tl_module *m = tl_module_read_any(bytes, n, &ro, &err);
   free(bytes);
   if (!m) {
     cli_print_error(path, &err);

@@ -10,6 +10,7 @@ tl_status tl_errorf(tl_error *e, tl_status code, uint64_t offset, const char *fm
   e->code = code;
   e->offset = offset;
   e->func_index = TL_NO_FUNC;
+  e->line = e->col = 0;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);

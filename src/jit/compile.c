@@ -108,6 +108,18 @@ static uint8_t valtype(uint8_t b) {
   }
 }
 
+/* One value type of a typed select, long reference forms "(ref null ht)"
+ * (0x63 ht) included: the validated reader accepted only the short ones'
+ * heap types there. */
+static uint8_t select_type(jc *c) {
+  uint8_t b = c->p < c->end ? *c->p++ : 0x7f;
+  if ((b == 0x63 || b == 0x64) && c->p < c->end) {
+    b = *c->p;
+    sleb(c);
+  }
+  return valtype(b);
+}
+
 /* ----------------------------------------------------------- registers */
 static x64_op lop(jc *c, uint32_t i) { return c->lreg[i] >= 0 ? x64_r(c->lreg[i]) : loc(i); }
 static void ld(jc *c, int r, uint8_t t, x64_op src);
@@ -501,7 +513,7 @@ static void skip_imm(jc *c, int op) {
   case TL_IMM_F32: c->p += 4; break;
   case TL_IMM_F64: c->p += 8; break;
   case TL_IMM_REFTYPE: c->p++; break;
-  case TL_IMM_SELECT_T: { uint64_t n = leb(c); c->p += n; break; }
+  case TL_IMM_SELECT_T: { uint64_t n = leb(c); while (n--) select_type(c); break; }
   case TL_IMM_NONE: break;
   default: leb(c); break;
   }
@@ -1191,7 +1203,13 @@ static void op_one(jc *c, int op) {
   }
   case TL_OP_DROP: drop_entry(c, pop(c)); return;
   case TL_OP_SELECT: select_op(c, c->st[c->n - 2].type); return;
-  case TL_OP_SELECT_T: { uint64_t n = leb(c); uint8_t t = valtype(*c->p); c->p += n; select_op(c, t); return; }
+  case TL_OP_SELECT_T: {
+    uint64_t n = leb(c);
+    uint8_t t = TL_I32;
+    while (n--) t = select_type(c);
+    select_op(c, t);
+    return;
+  }
   case TL_OP_LOCAL_GET: { uint32_t i = (uint32_t)leb(c); push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0}); return; }
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: {
     uint32_t i = (uint32_t)leb(c);

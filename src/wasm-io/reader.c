@@ -179,6 +179,12 @@ static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
   uint8_t b;
   TRY(rd_byte(r, &b, "reference type"));
+  if (b == 0x63 || b == 0x64) { /* (ref null? ht): as a value type (short forms, else unsupported) */
+    r->p = at;
+    TRY(rd_valtype(c, r, out));
+    if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type");
+    return TL_OK;
+  }
   if (b == 0x70) *out = TL_FUNCREF;
   else if (b == 0x6f) *out = TL_EXTERNREF;
   else if (b == 0x69) *out = TL_EXNREF;
@@ -314,6 +320,8 @@ static tl_status rd_limits(rctx *c, rd *r, bool mem, limits *l) {
   const uint8_t *at = r->p;
   uint8_t flags;
   TRY(rd_byte(r, &flags, "limits flags"));
+  if (!mem && (flags == 4 || flags == 5))
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table64 is not supported");
   if (flags > (mem ? 3 : 1) && !(mem && flags <= 7))
     return rd_fail_at(r, at, TL_E_MALFORMED, "integer too large: limits flags 0x%02x", flags);
   l->has_max = flags & 1;
@@ -342,6 +350,8 @@ static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
   const uint8_t *at = r->p;
   tl_table t = {0};
   limits l = {0};
+  if (r->p < r->end && *r->p == 0x40 && !imp.module)
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table initializer expressions are not supported");
   TRY(rd_reftype(c, r, &t.elem));
   TRY(rd_limits(c, r, false, &l));
   t.min = l.min;

@@ -1,0 +1,1705 @@
+/* parse.c — text modules to binary module bytes. Two passes over the
+ * module's fields: the first gives every $id its index (imports before
+ * definitions, as the text format requires) and reads the explicit type
+ * definitions; the second emits each section's entries. Type uses without
+ * a matching type append one, as the spec says. Instructions (flat and
+ * folded) go through one loop with an explicit frame stack, so nesting
+ * depth costs heap, not C stack. Instruction names and immediate shapes come
+ * from the opcode table (opcodes.def). Validation is left to the binary
+ * reader: numeric indices and types pass through unchecked. */
+#include "text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- buffers */
+typedef struct { uint8_t *p; size_t n, cap; bool bad; } buf;
+
+static bool grow(buf *b, size_t need) {
+  if (b->bad) return false;
+  if (b->n + need <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->n + need) cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (!p) { b->bad = true; return false; }
+  b->p = p;
+  b->cap = cap;
+  return true;
+}
+static void put(buf *b, uint8_t c) { if (grow(b, 1)) b->p[b->n++] = c; }
+static void putn(buf *b, const void *p, size_t n) {
+  if (n && grow(b, n)) memcpy(b->p + b->n, p, n), b->n += n;
+}
+static void put_u(buf *b, uint64_t v) {
+  do {
+    uint8_t c = v & 0x7f;
+    v >>= 7;
+    put(b, c | (v ? 0x80 : 0));
+  } while (v);
+}
+static void put_s(buf *b, int64_t v) {
+  for (;;) {
+    uint8_t c = v & 0x7f;
+    v >>= 7;
+    bool done = (v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40));
+    put(b, c | (done ? 0 : 0x80));
+    if (done) return;
+  }
+}
+static void put_buf(buf *b, buf *src) {
+  if (src->bad) b->bad = true;
+  putn(b, src->p, src->n);
+}
+static void bfree(buf *b) { free(b->p); memset(b, 0, sizeof *b); }
+
+/* ------------------------------------------------------------ name maps */
+typedef struct { const char *s; uint32_t len, val; } hent;
+typedef struct { hent *e; uint32_t cap, n; } hmap;
+
+static uint32_t hash(const char *s, uint32_t len) {
+  uint32_t h = 2166136261u;
+  for (uint32_t i = 0; i < len; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+  return h;
+}
+static hent *hslot(const hmap *m, const char *s, uint32_t len) {
+  for (uint32_t i = hash(s, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    hent *e = &m->e[i];
+    if (!e->s || (e->len == len && !memcmp(e->s, s, len))) return e;
+  }
+}
+static bool hget(const hmap *m, const char *s, uint32_t len, uint32_t *out) {
+  if (!m->n) return false;
+  hent *e = hslot(m, s, len);
+  if (!e->s) return false;
+  *out = e->val;
+  return true;
+}
+/* Adds s -> val; false when out of memory. Caller checks duplicates. */
+static bool hput(hmap *m, const char *s, uint32_t len, uint32_t val) {
+  if ((m->n + 1) * 2 > m->cap) {
+    hmap b = {calloc(m->cap ? m->cap * 2 : 16, sizeof(hent)), m->cap ? m->cap * 2 : 16, 0};
+    if (!b.e) return false;
+    for (uint32_t i = 0; i < m->cap; i++)
+      if (m->e[i].s) *hslot(&b, m->e[i].s, m->e[i].len) = m->e[i], b.n++;
+    free(m->e);
+    *m = b;
+  }
+  hent *e = hslot(m, s, len);
+  *e = (hent){s, len, val};
+  m->n++;
+  return true;
+}
+static void hclear(hmap *m) {
+  if (m->n) memset(m->e, 0, m->cap * sizeof(hent));
+  m->n = 0;
+}
+
+/* -------------------------------------------------------------- parser */
+enum { SP_TYPE, SP_FUNC, SP_TABLE, SP_MEM, SP_GLOBAL, SP_TAG, SP_ELEM, SP_DATA, NSP };
+static const char *const space_name[NSP] = {"type", "func", "table", "memory", "global", "tag", "elem", "data"};
+
+/* Sections in the order they are written. */
+enum { S_TYPE, S_IMPORT, S_FUNC, S_TABLE, S_MEM, S_TAG, S_GLOBAL, S_EXPORT, S_START, S_ELEM,
+       S_DATACOUNT, S_CODE, S_DATA, NSEC };
+static const uint8_t sec_id[NSEC] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
+
+typedef struct { uint32_t off, len, np, nr; } ftype;     /* bytes in p->tb */
+typedef struct { const char *s; uint32_t len; } label;
+typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
+
+typedef struct {
+  const tl_toks *tk;
+  const tl_tok *t;
+  size_t i;
+  tl_error *err;
+  hmap names[NSP];
+  uint32_t count[NSP], next[NSP];
+  bool defined[NSP];
+  buf tb;                /* encoded function types, back to back */
+  tl_vec types;          /* ftype */
+  uint32_t *tslot;       /* type hash: index + 1, 0 empty */
+  uint32_t tcap;
+  buf sec[NSEC];
+  uint32_t secn[NSEC];
+  bool has_start, need_datacount;
+  buf body, pend, sp, sr, scratch;
+  tl_vec labels;         /* label */
+  tl_vec frames;
+  tl_vec pnames;         /* label: param names of the type use just read */
+  tl_vec ltypes;         /* lty */
+  tl_vec *mem64;         /* uint8_t per memory: 64-bit addresses */
+  hmap locals;
+  uint32_t nlocals;
+  uint16_t *ops;         /* instruction names: op + 1 by hash, 0 empty */
+  uint32_t opcap;
+} P;
+
+static const tl_tok *cur(P *p) { return &p->t[p->i]; }
+static const tl_tok *peek(P *p, size_t k) {
+  size_t j = p->i + k;
+  return j < p->tk->ntok ? &p->t[j] : &p->t[p->tk->ntok - 1];
+}
+static bool atom_is(const tl_tok *t, const char *kw) {
+  return t->kind == TK_ATOM && t->len == strlen(kw) && !memcmp(t->s, kw, t->len);
+}
+static bool is_kw(P *p, const char *kw) { return atom_is(cur(p), kw); }
+static bool is_lpar_kw(P *p, const char *kw) { return cur(p)->kind == TK_LPAR && atom_is(peek(p, 1), kw); }
+static bool is_lpar_kw_at(P *p, size_t k, const char *kw) {
+  return peek(p, k)->kind == TK_LPAR && atom_is(peek(p, k + 1), kw);
+}
+
+static tl_status failat(P *p, const tl_tok *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tl_status failat(P *p, const tl_tok *t, const char *fmt, ...) {
+  char msg[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tl_text_fail(p->err, TL_E_MALFORMED, p->tk->src, t->off, "%s", msg);
+}
+#define FAIL(...) failat(p, cur(p), __VA_ARGS__)
+
+static tl_status unexpected(P *p) {
+  const tl_tok *t = cur(p);
+  if (t->kind == TK_EOF) return FAIL("unexpected end of input");
+  if (t->kind == TK_ATOM) return FAIL("unexpected token \"%.*s\"", (int)(t->len > 40 ? 40 : t->len), t->s);
+  return FAIL("unexpected token");
+}
+static tl_status lpar(P *p) {
+  if (cur(p)->kind != TK_LPAR) return unexpected(p);
+  p->i++;
+  return TL_OK;
+}
+static tl_status rpar(P *p) {
+  if (cur(p)->kind != TK_RPAR) return unexpected(p);
+  p->i++;
+  return TL_OK;
+}
+/* Consumes "(kw"; false (nothing consumed) if not there. */
+static bool take_lpar_kw(P *p, const char *kw) {
+  if (!is_lpar_kw(p, kw)) return false;
+  p->i += 2;
+  return true;
+}
+static bool take_kw(P *p, const char *kw) {
+  if (!is_kw(p, kw)) return false;
+  p->i++;
+  return true;
+}
+
+/* A string token decoded into p->scratch. */
+static tl_status str(P *p, const char *what) {
+  const tl_tok *t = cur(p);
+  if (t->kind != TK_STR) return FAIL("expected %s string", what);
+  p->scratch.n = 0;
+  if (grow(&p->scratch, t->len)) p->scratch.n = tl_text_unescape(t->s, t->len, p->scratch.p);
+  p->i++;
+  return p->scratch.bad ? tl_nomem(p->err, "string") : TL_OK;
+}
+static tl_status name(P *p, buf *o, const char *what) {
+  TRY(str(p, what));
+  put_u(o, p->scratch.n);
+  put_buf(o, &p->scratch);
+  return TL_OK;
+}
+
+static bool is_nat(const tl_tok *t) { return t->kind == TK_ATOM && t->s[0] >= '0' && t->s[0] <= '9'; }
+static bool at_index(P *p) { return cur(p)->kind == TK_ID || is_nat(cur(p)); }
+
+static tl_status u32_lit(P *p, uint32_t *out) {
+  uint64_t v;
+  if (!is_nat(cur(p))) return unexpected(p);
+  if (!tl_text_u64(cur(p)->s, cur(p)->len, &v) || v > UINT32_MAX) return FAIL("constant out of range");
+  *out = (uint32_t)v;
+  p->i++;
+  return TL_OK;
+}
+
+static tl_status idx_of(P *p, int sp, uint32_t *out) {
+  const tl_tok *t = cur(p);
+  if (t->kind == TK_ID) {
+    if (!hget(&p->names[sp], t->s, t->len, out))
+      return FAIL("unknown %s $%.*s", space_name[sp], (int)(t->len > 40 ? 40 : t->len), t->s);
+    p->i++;
+    return TL_OK;
+  }
+  return u32_lit(p, out);
+}
+
+/* Registers an optional $id of space sp for index idx. */
+static tl_status bind(P *p, int sp, uint32_t idx) {
+  const tl_tok *t = cur(p);
+  if (t->kind != TK_ID) return TL_OK;
+  uint32_t old;
+  if (hget(&p->names[sp], t->s, t->len, &old)) return FAIL("duplicate %s $%.*s", space_name[sp], (int)t->len, t->s);
+  if (!hput(&p->names[sp], t->s, t->len, idx)) return tl_nomem(p->err, "names");
+  p->i++;
+  return TL_OK;
+}
+
+/* ---------------------------------------------------------------- types */
+static int heaptype_byte(const tl_tok *t) {
+  static const struct { const char *n; uint8_t b; } h[] = {
+    {"func", 0x70}, {"extern", 0x6f}, {"any", 0x6e}, {"eq", 0x6d}, {"i31", 0x6c}, {"struct", 0x6b},
+    {"array", 0x6a}, {"exn", 0x69}, {"none", 0x71}, {"noextern", 0x72}, {"nofunc", 0x73}, {"noexn", 0x74}};
+  for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+    if (atom_is(t, h[i].n)) return h[i].b;
+  return -1;
+}
+
+static tl_status heaptype(P *p, buf *o) {
+  int b = heaptype_byte(cur(p));
+  if (b >= 0) {
+    put(o, (uint8_t)b);
+    p->i++;
+    return TL_OK;
+  }
+  uint32_t idx;
+  TRY(idx_of(p, SP_TYPE, &idx));
+  put_s(o, idx);
+  return TL_OK;
+}
+
+static bool is_valtype_start(P *p) {
+  static const char *const v[] = {"i32", "i64", "f32", "f64", "v128", "funcref", "externref", "exnref",
+                                  "anyref", "eqref", "i31ref", "structref", "arrayref", "nullref",
+                                  "nullfuncref", "nullexternref", "nullexnref"};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (is_kw(p, v[i])) return true;
+  return is_lpar_kw(p, "ref");
+}
+
+static tl_status valtype(P *p, buf *o) {
+  static const struct { const char *n; uint8_t b; } v[] = {
+    {"i32", 0x7f}, {"i64", 0x7e}, {"f32", 0x7d}, {"f64", 0x7c}, {"v128", 0x7b}, {"funcref", 0x70},
+    {"externref", 0x6f}, {"exnref", 0x69}, {"anyref", 0x6e}, {"eqref", 0x6d}, {"i31ref", 0x6c},
+    {"structref", 0x6b}, {"arrayref", 0x6a}, {"nullref", 0x71}, {"nullfuncref", 0x73},
+    {"nullexternref", 0x72}, {"nullexnref", 0x74}};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (is_kw(p, v[i].n)) {
+      put(o, v[i].b);
+      p->i++;
+      return TL_OK;
+    }
+  if (take_lpar_kw(p, "ref")) {
+    bool null = take_kw(p, "null");
+    int hb = heaptype_byte(cur(p));
+    if (null && (hb == 0x70 || hb == 0x6f || hb == 0x69)) { /* the short forms */
+      put(o, (uint8_t)hb);
+      p->i++;
+      return rpar(p);
+    }
+    put(o, null ? 0x63 : 0x64);
+    TRY(heaptype(p, o));
+    return rpar(p);
+  }
+  return FAIL("expected a value type");
+}
+
+static tl_status reftype(P *p, buf *o) {
+  if (!is_valtype_start(p) || is_kw(p, "i32") || is_kw(p, "i64") || is_kw(p, "f32") || is_kw(p, "f64") ||
+      is_kw(p, "v128"))
+    return FAIL("expected a reference type");
+  return valtype(p, o);
+}
+
+/* (param ...)* (result ...)* into p->sp / p->sr (counts in *np, *nr);
+ * param ids go to p->pnames when names is set. */
+static tl_status sig(P *p, bool names, uint32_t *np, uint32_t *nr) {
+  p->sp.n = p->sr.n = 0;
+  p->pnames.n = 0;
+  *np = *nr = 0;
+  while (is_lpar_kw(p, "param")) {
+    p->i += 2;
+    if (cur(p)->kind == TK_ID) {
+      if (!names) return FAIL("unexpected token: parameter name");
+      label l = {cur(p)->s, cur(p)->len};
+      p->i++;
+      TL_VEC_PUSH(&p->pnames, label, l);
+      TRY(valtype(p, &p->sp));
+      ++*np;
+      TRY(rpar(p));
+      continue;
+    }
+    while (cur(p)->kind != TK_RPAR) {
+      label l = {NULL, 0};
+      TL_VEC_PUSH(&p->pnames, label, l);
+      TRY(valtype(p, &p->sp));
+      ++*np;
+    }
+    p->i++;
+  }
+  while (is_lpar_kw(p, "result")) {
+    p->i += 2;
+    while (cur(p)->kind != TK_RPAR) {
+      TRY(valtype(p, &p->sr));
+      ++*nr;
+    }
+    p->i++;
+  }
+  if (is_lpar_kw(p, "param")) return FAIL("unexpected token: param after result");
+  return TL_OK;
+}
+
+/* The encoded form of the signature in p->sp/p->sr into p->scratch. */
+static void encode_sig(P *p, uint32_t np, uint32_t nr) {
+  p->scratch.n = 0;
+  put(&p->scratch, 0x60);
+  put_u(&p->scratch, np);
+  put_buf(&p->scratch, &p->sp);
+  put_u(&p->scratch, nr);
+  put_buf(&p->scratch, &p->sr);
+}
+
+static bool type_eq(P *p, uint32_t idx, const buf *b) {
+  const ftype *f = &TL_VEC_AT(&p->types, ftype, idx);
+  return f->len == b->n && !memcmp(p->tb.p + f->off, b->p, b->n);
+}
+
+/* Finds the first type equal to p->scratch, or -1. */
+static int64_t type_find(P *p) {
+  if (!p->tcap) return -1;
+  for (uint32_t i = hash((const char *)p->scratch.p, (uint32_t)p->scratch.n) & (p->tcap - 1);;
+       i = (i + 1) & (p->tcap - 1)) {
+    if (!p->tslot[i]) return -1;
+    if (type_eq(p, p->tslot[i] - 1, &p->scratch)) return p->tslot[i] - 1;
+  }
+}
+
+static void type_hash_add(P *p, uint32_t idx) {
+  const ftype *f = &TL_VEC_AT(&p->types, ftype, idx);
+  uint32_t i = hash((const char *)p->tb.p + f->off, f->len) & (p->tcap - 1);
+  while (p->tslot[i]) i = (i + 1) & (p->tcap - 1);
+  p->tslot[i] = idx + 1;
+}
+
+/* Appends p->scratch as a new type (in the type section too). */
+static tl_status type_add(P *p, uint32_t np, uint32_t nr, uint32_t *out) {
+  ftype f = {(uint32_t)p->tb.n, (uint32_t)p->scratch.n, np, nr};
+  size_t n0 = p->types.n;
+  put_buf(&p->tb, &p->scratch);
+  TL_VEC_PUSH(&p->types, ftype, f);
+  if (p->types.n == n0 || p->tb.bad) return tl_nomem(p->err, "types");
+  *out = (uint32_t)n0;
+  if (p->types.n * 2 > p->tcap) {
+    free(p->tslot);
+    p->tcap = p->tcap ? p->tcap * 2 : 64;
+    p->tslot = calloc(p->tcap, sizeof *p->tslot);
+    if (!p->tslot) return p->tcap = 0, tl_nomem(p->err, "types");
+    for (uint32_t i = 0; i < p->types.n; i++) type_hash_add(p, i);
+  } else type_hash_add(p, *out);
+  put_buf(&p->sec[S_TYPE], &p->scratch);
+  p->secn[S_TYPE]++;
+  return TL_OK;
+}
+
+/* typeuse: (type x)? (param ...)* (result ...)*. *idx is the type; *np its
+ * parameter count (param ids in p->pnames when names is set and the
+ * params are written out). simple is set for block types that need no
+ * type index: no (type), no params, at most one result (in p->sr). */
+static tl_status typeuse_ex(P *p, bool names, uint32_t *idx, uint32_t *np_out, bool *simple) {
+  bool has_type = false;
+  const tl_tok *at = cur(p);
+  if (take_lpar_kw(p, "type")) {
+    TRY(idx_of(p, SP_TYPE, idx));
+    TRY(rpar(p));
+    has_type = true;
+  }
+  uint32_t np, nr;
+  TRY(sig(p, names, &np, &nr));
+  if (simple) *simple = !has_type && !np && nr <= 1;
+  if (simple && *simple) return TL_OK;
+  if (has_type) {
+    bool known = *idx < p->types.n;
+    if (np || nr) {
+      encode_sig(p, np, nr);
+      if (!known) return failat(p, at, "unknown type");
+      if (!type_eq(p, *idx, &p->scratch)) return failat(p, at, "inconsistent type");
+      *np_out = np;
+    } else {
+      p->pnames.n = 0;
+      *np_out = known ? TL_VEC_AT(&p->types, ftype, *idx).np : 0;
+    }
+    return TL_OK;
+  }
+  encode_sig(p, np, nr);
+  int64_t f = type_find(p);
+  *np_out = np;
+  if (f >= 0) {
+    *idx = (uint32_t)f;
+    return TL_OK;
+  }
+  return type_add(p, np, nr, idx);
+}
+
+static tl_status typeuse(P *p, bool names, uint32_t *idx, uint32_t *np) {
+  return typeuse_ex(p, names, idx, np, NULL);
+}
+
+static tl_status blocktype(P *p, buf *o) {
+  uint32_t idx = 0, np;
+  bool simple;
+  TRY(typeuse_ex(p, false, &idx, &np, &simple));
+  if (!simple) put_s(o, idx);
+  else if (p->sr.n) put_buf(o, &p->sr);
+  else put(o, 0x40);
+  return TL_OK;
+}
+
+/* --------------------------------------------------------- instructions */
+static void ops_init(P *p) {
+  p->opcap = 2048;
+  p->ops = calloc(p->opcap, sizeof *p->ops);
+  if (!p->ops) return;
+  for (int op = 0; op < TL_NOPS; op++) {
+    const tl_opinfo *o = &tl_ops[op];
+    if (o->pfx == 0xFF || op == TL_OP_SELECT_T || op == TL_OP_ELSE || op == TL_OP_END) continue;
+    uint32_t len = (uint32_t)strlen(o->text), i = hash(o->text, len) & (p->opcap - 1);
+    while (p->ops[i]) i = (i + 1) & (p->opcap - 1);
+    p->ops[i] = (uint16_t)(op + 1);
+  }
+}
+
+static int op_lookup(P *p, const tl_tok *t) {
+  for (uint32_t i = hash(t->s, t->len) & (p->opcap - 1);; i = (i + 1) & (p->opcap - 1)) {
+    if (!p->ops[i]) return -1;
+    const char *n = tl_ops[p->ops[i] - 1].text;
+    if (!strncmp(n, t->s, t->len) && !n[t->len]) return p->ops[i] - 1;
+  }
+}
+
+/* Instructions of WebAssembly 3.0 that tilt does not have (GC, typed
+ * function references, relaxed SIMD): unsupported, not malformed. */
+static bool known_unsupported(const tl_tok *t) {
+  static const char *const pre[] = {"struct.", "array.", "i31.", "ref.", "br_on_", "call_ref",
+                                    "return_call_ref", "any.", "extern."};
+  for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
+    if (t->len >= strlen(pre[k]) && !memcmp(t->s, pre[k], strlen(pre[k]))) return true;
+  for (uint32_t k = 0; k + 7 <= t->len; k++)
+    if (!memcmp(t->s + k, "relaxed", 7)) return true;
+  return false;
+}
+
+static tl_status unknown_op(P *p, const tl_tok *t) {
+  if (t->kind != TK_ATOM) return unexpected(p);
+  if (known_unsupported(t))
+    return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, t->off, "instruction %.*s is not supported",
+                        (int)(t->len > 40 ? 40 : t->len), t->s);
+  return FAIL("unknown operator %.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+}
+
+static void put_op(buf *o, int op) {
+  const tl_opinfo *i = &tl_ops[op];
+  if (i->pfx) {
+    put(o, i->pfx);
+    put_u(o, i->code);
+  } else put(o, (uint8_t)i->code);
+}
+
+static tl_status label_push(P *p, const tl_tok *id) {
+  label l = {id ? id->s : NULL, id ? id->len : 0};
+  size_t n0 = p->labels.n;
+  TL_VEC_PUSH(&p->labels, label, l);
+  return p->labels.n == n0 ? tl_nomem(p->err, "labels") : TL_OK;
+}
+
+/* An optional label id at the cursor (consumed). */
+static const tl_tok *opt_label(P *p) {
+  if (cur(p)->kind != TK_ID) return NULL;
+  return &p->t[p->i++];
+}
+
+static tl_status label_idx(P *p, uint32_t *out) {
+  const tl_tok *t = cur(p);
+  if (t->kind == TK_ID) {
+    for (size_t k = p->labels.n; k-- > 0;) {
+      label *l = &TL_VEC_AT(&p->labels, label, k);
+      if (l->s && l->len == t->len && !memcmp(l->s, t->s, t->len)) {
+        *out = (uint32_t)(p->labels.n - 1 - k);
+        p->i++;
+        return TL_OK;
+      }
+    }
+    return FAIL("unknown label $%.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+  }
+  return u32_lit(p, out);
+}
+
+static tl_status local_idx(P *p, uint32_t *out) {
+  const tl_tok *t = cur(p);
+  if (t->kind == TK_ID) {
+    if (!hget(&p->locals, t->s, t->len, out))
+      return FAIL("unknown local $%.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+    p->i++;
+    return TL_OK;
+  }
+  return u32_lit(p, out);
+}
+
+/* "end $l" / "else $l": the id must name the construct being closed. */
+static tl_status check_end_label(P *p) {
+  if (cur(p)->kind != TK_ID) return TL_OK;
+  const tl_tok *t = cur(p);
+  label *l = p->labels.n ? &TL_VEC_AT(&p->labels, label, p->labels.n - 1) : NULL;
+  if (!l || !l->s || l->len != t->len || memcmp(l->s, t->s, t->len)) return FAIL("mismatching label");
+  p->i++;
+  return TL_OK;
+}
+
+static tl_status opt_index(P *p, int sp, uint32_t *out) {
+  *out = 0;
+  return at_index(p) ? idx_of(p, sp, out) : TL_OK;
+}
+
+static bool at_memarg_kw(const tl_tok *t) {
+  return t->kind == TK_ATOM && ((t->len > 7 && !memcmp(t->s, "offset=", 7)) || (t->len > 6 && !memcmp(t->s, "align=", 6)));
+}
+
+/* memidx? offset=N? align=N? */
+static tl_status memarg(P *p, buf *o, int op, bool lane) {
+  uint32_t mem = 0;
+  if (cur(p)->kind == TK_ID ||
+      (is_nat(cur(p)) && (!lane || is_nat(peek(p, 1)) || at_memarg_kw(peek(p, 1)))))
+    TRY(idx_of(p, SP_MEM, &mem));
+  uint64_t off = 0, align = 1ull << tl_op_natural_align(op);
+  if (is_kw(p, "offset=") || (cur(p)->kind == TK_ATOM && cur(p)->len > 7 && !memcmp(cur(p)->s, "offset=", 7))) {
+    if (!tl_text_u64(cur(p)->s + 7, cur(p)->len - 7, &off)) return FAIL("malformed offset: constant out of range");
+    p->i++;
+  }
+  if (cur(p)->kind == TK_ATOM && cur(p)->len > 6 && !memcmp(cur(p)->s, "align=", 6)) {
+    if (!tl_text_u64(cur(p)->s + 6, cur(p)->len - 6, &align) || !align || (align & (align - 1)))
+      return FAIL("alignment must be a power of two");
+    p->i++;
+  }
+  uint32_t lg = 0;
+  while ((1ull << lg) < align) lg++;
+  put_u(o, lg | (mem ? 0x40 : 0));
+  if (mem) put_u(o, mem);
+  put_u(o, off);
+  return TL_OK;
+}
+
+static tl_status num_i(P *p, int bits, uint64_t *v) {
+  const tl_tok *t = cur(p);
+  if (t->kind != TK_ATOM || !tl_text_int(t->s, t->len, bits, v))
+    return t->kind == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
+  p->i++;
+  return TL_OK;
+}
+
+static tl_status num_f32(P *p, buf *o) {
+  uint32_t v;
+  if (cur(p)->kind != TK_ATOM || !tl_text_f32(cur(p)->s, cur(p)->len, &v))
+    return cur(p)->kind == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
+  p->i++;
+  putn(o, &v, 4); /* little-endian host */
+  return TL_OK;
+}
+
+static tl_status num_f64(P *p, buf *o) {
+  uint64_t v;
+  if (cur(p)->kind != TK_ATOM || !tl_text_f64(cur(p)->s, cur(p)->len, &v))
+    return cur(p)->kind == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
+  p->i++;
+  putn(o, &v, 8);
+  return TL_OK;
+}
+
+/* shape lane* as 16 bytes */
+static tl_status v128_lit(P *p, buf *o) {
+  static const struct { const char *n; int lanes, w; } sh[] = {
+    {"i8x16", 16, 1}, {"i16x8", 8, 2}, {"i32x4", 4, 4}, {"i64x2", 2, 8}, {"f32x4", 4, -4}, {"f64x2", 2, -8}};
+  for (size_t k = 0; k < sizeof sh / sizeof sh[0]; k++) {
+    if (!is_kw(p, sh[k].n)) continue;
+    p->i++;
+    for (int l = 0; l < sh[k].lanes; l++) {
+      if (sh[k].w == -4) { TRY(num_f32(p, o)); continue; }
+      if (sh[k].w == -8) { TRY(num_f64(p, o)); continue; }
+      uint64_t v;
+      const tl_tok *t = cur(p);
+      int w = sh[k].w;
+      if (t->kind != TK_ATOM) return unexpected(p);
+      if (w == 8) TRY(num_i(p, 64, &v));
+      else {
+        bool neg = t->s[0] == '-', sign = neg || t->s[0] == '+';
+        if (!tl_text_u64(t->s + sign, t->len - sign, &v)) return FAIL("constant out of range");
+        uint64_t lim = 1ull << (8 * w);
+        if (neg ? v > lim / 2 : v >= lim) return FAIL("constant out of range");
+        if (neg) v = (uint64_t)0 - v;
+        p->i++;
+      }
+      putn(o, &v, (size_t)w);
+    }
+    return TL_OK;
+  }
+  return FAIL("unexpected token: expected a v128 shape");
+}
+
+/* try_table clauses: (catch x l) (catch_ref x l) (catch_all l) (catch_all_ref l) */
+static tl_status clauses(P *p, buf *o) {
+  buf tmp = {0};
+  uint32_t n = 0;
+  tl_status st = TL_OK;
+  static const char *const kind[] = {"catch", "catch_ref", "catch_all", "catch_all_ref"};
+  for (;;) {
+    int k = -1;
+    for (int j = 0; j < 4 && k < 0; j++)
+      if (is_lpar_kw(p, kind[j])) k = j;
+    if (k < 0) break;
+    p->i += 2;
+    uint32_t x;
+    put(&tmp, (uint8_t)k);
+    if (k < 2) {
+      if ((st = idx_of(p, SP_TAG, &x))) break;
+      put_u(&tmp, x);
+    }
+    if ((st = label_idx(p, &x)) || (st = rpar(p))) break;
+    put_u(&tmp, x);
+    n++;
+  }
+  if (!st) {
+    put_u(o, n);
+    put_buf(o, &tmp);
+  }
+  bfree(&tmp);
+  return st;
+}
+
+/* The immediates of op (not block-like ones) into o. */
+static tl_status immediates(P *p, int op, buf *o) {
+  uint32_t x, y;
+  uint64_t v;
+  switch (tl_ops[op].imm) {
+  case TL_IMM_NONE:
+    if (op == TL_OP_SELECT && is_lpar_kw(p, "result")) {
+      o->n--; /* 0x1b becomes 0x1c with a type vector */
+      put(o, 0x1c);
+      buf tmp = {0};
+      uint32_t n = 0;
+      tl_status st = TL_OK;
+      while (!st && take_lpar_kw(p, "result")) {
+        while (!st && cur(p)->kind != TK_RPAR) st = valtype(p, &tmp), n++;
+        if (!st) p->i++;
+      }
+      if (!st) put_u(o, n), put_buf(o, &tmp);
+      bfree(&tmp);
+      return st;
+    }
+    return TL_OK;
+  case TL_IMM_LABEL: TRY(label_idx(p, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_BR_TABLE: {
+    buf tmp = {0};
+    uint32_t n = 0;
+    tl_status st = TL_OK;
+    while (!st && at_index(p)) {
+      st = label_idx(p, &x);
+      put_u(&tmp, x);
+      n++;
+    }
+    if (!st && !n) st = FAIL("br_table needs a label");
+    if (!st) put_u(o, n - 1), put_buf(o, &tmp);
+    bfree(&tmp);
+    return st;
+  }
+  case TL_IMM_FUNC: TRY(idx_of(p, SP_FUNC, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_CALL_INDIRECT: {
+    uint32_t np;
+    TRY(opt_index(p, SP_TABLE, &y));
+    TRY(typeuse(p, false, &x, &np));
+    put_u(o, x);
+    put_u(o, y);
+    return TL_OK;
+  }
+  case TL_IMM_LOCAL: TRY(local_idx(p, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_GLOBAL: TRY(idx_of(p, SP_GLOBAL, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_TABLE: TRY(opt_index(p, SP_TABLE, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_MEMARG: return memarg(p, o, op, false);
+  case TL_IMM_MEMARG_LANE:
+    TRY(memarg(p, o, op, true));
+    TRY(u32_lit(p, &x));
+    if (x > 255) return FAIL("lane index out of range");
+    put(o, (uint8_t)x);
+    return TL_OK;
+  case TL_IMM_MEM: TRY(opt_index(p, SP_MEM, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_MEM_COPY:
+    TRY(opt_index(p, SP_MEM, &x));
+    y = x;
+    if (at_index(p)) TRY(idx_of(p, SP_MEM, &y));
+    put_u(o, x), put_u(o, y);
+    return TL_OK;
+  case TL_IMM_MEM_INIT:
+    p->need_datacount = true;
+    x = 0;
+    if (at_index(p) && (peek(p, 1)->kind == TK_ID || is_nat(peek(p, 1)))) TRY(idx_of(p, SP_MEM, &x));
+    TRY(idx_of(p, SP_DATA, &y));
+    put_u(o, y), put_u(o, x);
+    return TL_OK;
+  case TL_IMM_DATA: p->need_datacount = true; TRY(idx_of(p, SP_DATA, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_ELEM: TRY(idx_of(p, SP_ELEM, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_TABLE_INIT:
+    x = 0;
+    if (at_index(p) && (peek(p, 1)->kind == TK_ID || is_nat(peek(p, 1)))) TRY(idx_of(p, SP_TABLE, &x));
+    TRY(idx_of(p, SP_ELEM, &y));
+    put_u(o, y), put_u(o, x);
+    return TL_OK;
+  case TL_IMM_TABLE_COPY:
+    TRY(opt_index(p, SP_TABLE, &x));
+    y = x;
+    if (at_index(p)) TRY(idx_of(p, SP_TABLE, &y));
+    put_u(o, x), put_u(o, y);
+    return TL_OK;
+  case TL_IMM_I32: TRY(num_i(p, 32, &v)); put_s(o, (int32_t)(uint32_t)v); return TL_OK;
+  case TL_IMM_I64: TRY(num_i(p, 64, &v)); put_s(o, (int64_t)v); return TL_OK;
+  case TL_IMM_F32: return num_f32(p, o);
+  case TL_IMM_F64: return num_f64(p, o);
+  case TL_IMM_V128: return v128_lit(p, o);
+  case TL_IMM_LANE:
+    TRY(u32_lit(p, &x));
+    if (x > 255) return FAIL("lane index out of range");
+    put(o, (uint8_t)x);
+    return TL_OK;
+  case TL_IMM_SHUFFLE:
+    for (int k = 0; k < 16; k++) {
+      TRY(u32_lit(p, &x));
+      if (x > 255) return FAIL("lane index out of range");
+      put(o, (uint8_t)x);
+    }
+    return TL_OK;
+  case TL_IMM_REFTYPE: return heaptype(p, o);
+  case TL_IMM_FENCE: put(o, 0); return TL_OK;
+  case TL_IMM_TAG: TRY(idx_of(p, SP_TAG, &x)); put_u(o, x); return TL_OK;
+  default: return FAIL("unexpected instruction");
+  }
+}
+
+/* Frames of the instruction loop. */
+enum {
+  FR_SEQ,      /* the whole sequence: ends before the enclosing ')' */
+  FR_FLAT,     /* block/loop/if/try/try_table ... end */
+  FR_PLAIN,    /* (op imm* folded*): op's bytes wait in p->pend from .pend */
+  FR_BLOCK,    /* (block ...), (loop ...), (try_table ...): instrs until ')' */
+  FR_IF_COND,  /* (if label bt folded* ...: conditions until (then */
+  FR_IF_THEN,  /* (then instr*) */
+  FR_IF_ELSE,  /* (else instr*) */
+  FR_TRY_ARM   /* (try ... (do instr*) / (catch x instr*) / (catch_all instr*) */
+};
+typedef struct {
+  uint8_t kind;
+  uint8_t op;        /* FR_FLAT: TL_OP_BLOCK/LOOP/IF/TRY/TRY_TABLE */
+  uint8_t seen_else; /* FR_FLAT if: else seen; try: catch_all seen */
+  size_t pend;       /* FR_PLAIN, FR_IF_COND: start of its bytes in p->pend */
+  const tl_tok *label; /* FR_IF_COND: the if's label, pushed at (then */
+} frame;
+
+static tl_status frame_push(P *p, uint8_t kind, uint8_t op, size_t pend, const tl_tok *label) {
+  frame f = {kind, op, 0, pend, label};
+  size_t n0 = p->frames.n;
+  TL_VEC_PUSH(&p->frames, frame, f);
+  return p->frames.n == n0 ? tl_nomem(p->err, "frames") : TL_OK;
+}
+
+/* Moves p->pend[from..] to o. */
+static void flush_pend(P *p, buf *o, size_t from) {
+  putn(o, p->pend.p + from, p->pend.n - from);
+  p->pend.n = from;
+}
+
+/* A block-like instruction's start (op, label, block type, clauses) into o;
+ * pushes its label unless it is a folded if (label comes at (then). */
+static tl_status block_start(P *p, int op, buf *o, const tl_tok **lab) {
+  *lab = opt_label(p);
+  put_op(o, op);
+  TRY(blocktype(p, o));
+  if (op == TL_OP_TRY_TABLE) TRY(clauses(p, o));
+  return TL_OK;
+}
+
+/* A ')' closing the top frame f. */
+static tl_status close_paren(P *p, buf *o, frame *f) {
+  switch (f->kind) {
+  case FR_PLAIN:
+    p->i++;
+    flush_pend(p, o, f->pend);
+    p->frames.n--;
+    return TL_OK;
+  case FR_BLOCK:
+    p->i++;
+    put(o, 0x0b);
+    p->labels.n--;
+    p->frames.n--;
+    return TL_OK;
+  case FR_IF_THEN:
+    p->i++;
+    if (take_lpar_kw(p, "else")) {
+      put(o, 0x05);
+      f->kind = FR_IF_ELSE;
+      return TL_OK;
+    }
+    /* fallthrough */
+  case FR_IF_ELSE:
+    if (f->kind == FR_IF_ELSE) p->i++;
+    TRY(rpar(p));
+    put(o, 0x0b);
+    p->labels.n--;
+    p->frames.n--;
+    return TL_OK;
+  case FR_TRY_ARM:
+    p->i++;
+    if (take_lpar_kw(p, "catch")) {
+      uint32_t x;
+      TRY(idx_of(p, SP_TAG, &x));
+      put(o, 0x07);
+      put_u(o, x);
+      return TL_OK;
+    }
+    if (take_lpar_kw(p, "catch_all")) {
+      put(o, 0x19);
+      return TL_OK;
+    }
+    if (take_lpar_kw(p, "delegate")) {
+      uint32_t x;
+      p->labels.n--;
+      TRY(label_idx(p, &x));
+      put(o, 0x18);
+      put_u(o, x);
+      TRY(rpar(p));
+      TRY(rpar(p));
+      p->frames.n--;
+      return TL_OK;
+    }
+    TRY(rpar(p));
+    put(o, 0x0b);
+    p->labels.n--;
+    p->frames.n--;
+    return TL_OK;
+  case FR_IF_COND: return FAIL("expected (then");
+  default: return unexpected(p); /* FR_FLAT: missing end */
+  }
+}
+
+/* A folded instruction after its '(' (cursor on the name). */
+static tl_status folded(P *p, buf *o) {
+  const tl_tok *t = cur(p);
+  const tl_tok *lab;
+  int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
+  if (op < 0 || op == TL_OP_CATCH || op == TL_OP_CATCH_ALL || op == TL_OP_DELEGATE) return unknown_op(p, t);
+  p->i++;
+  switch (op) {
+  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_TRY_TABLE:
+    TRY(block_start(p, op, o, &lab));
+    TRY(label_push(p, lab));
+    return frame_push(p, FR_BLOCK, 0, 0, NULL);
+  case TL_OP_IF: {
+    size_t at = p->pend.n;
+    TRY(block_start(p, op, &p->pend, &lab));
+    return frame_push(p, FR_IF_COND, 0, at, lab);
+  }
+  case TL_OP_TRY:
+    TRY(block_start(p, op, o, &lab));
+    TRY(label_push(p, lab));
+    if (!take_lpar_kw(p, "do")) return FAIL("expected (do");
+    return frame_push(p, FR_TRY_ARM, 0, 0, NULL);
+  default: {
+    size_t at = p->pend.n;
+    put_op(&p->pend, op);
+    TRY(immediates(p, op, &p->pend));
+    return frame_push(p, FR_PLAIN, 0, at, NULL);
+  }
+  }
+}
+
+/* A flat instruction (cursor on its name) in frame f. */
+static tl_status flat(P *p, buf *o, frame *f) {
+  const tl_tok *t = cur(p), *lab;
+  bool in_flat = f->kind == FR_FLAT;
+  if (atom_is(t, "end")) {
+    if (!in_flat) return FAIL("unexpected end");
+    p->i++;
+    TRY(check_end_label(p));
+    put(o, 0x0b);
+    p->labels.n--;
+    p->frames.n--;
+    return TL_OK;
+  }
+  if (atom_is(t, "else")) {
+    if (!in_flat || f->op != TL_OP_IF || f->seen_else) return FAIL("unexpected else");
+    p->i++;
+    TRY(check_end_label(p));
+    f->seen_else = 1;
+    put(o, 0x05);
+    return TL_OK;
+  }
+  int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
+  if (op < 0) return unknown_op(p, t);
+  p->i++;
+  switch (op) {
+  case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_IF: case TL_OP_TRY: case TL_OP_TRY_TABLE:
+    TRY(block_start(p, op, o, &lab));
+    TRY(label_push(p, lab));
+    return frame_push(p, FR_FLAT, (uint8_t)op, 0, NULL);
+  case TL_OP_CATCH: case TL_OP_CATCH_ALL: {
+    if (!in_flat || f->op != TL_OP_TRY || f->seen_else) return failat(p, t, "unexpected %s", tl_ops[op].text);
+    uint32_t x;
+    put_op(o, op);
+    if (op == TL_OP_CATCH) {
+      TRY(idx_of(p, SP_TAG, &x));
+      put_u(o, x);
+    } else f->seen_else = 1;
+    return TL_OK;
+  }
+  case TL_OP_DELEGATE: {
+    if (!in_flat || f->op != TL_OP_TRY) return failat(p, t, "unexpected delegate");
+    uint32_t x;
+    p->labels.n--;
+    TRY(label_idx(p, &x));
+    put(o, 0x18);
+    put_u(o, x);
+    p->frames.n--;
+    return TL_OK;
+  }
+  default:
+    put_op(o, op);
+    return immediates(p, op, o);
+  }
+}
+
+/* instr* up to (not including) the enclosing ')', into o; only one folded
+ * instruction when one is set. */
+static tl_status instrs_n(P *p, buf *o, bool one) {
+  size_t base = p->frames.n, lbase = p->labels.n;
+  bool started = false;
+  TRY(frame_push(p, FR_SEQ, 0, 0, NULL));
+  while (p->frames.n > base) {
+    frame *f = &TL_VEC_AT(&p->frames, frame, p->frames.n - 1);
+    const tl_tok *t = cur(p);
+    if (o->bad || p->pend.bad) return tl_nomem(p->err, "code");
+    if (one && started && f->kind == FR_SEQ) {
+      p->frames.n--;
+      break;
+    }
+    started = true;
+    if (t->kind == TK_RPAR) {
+      if (f->kind == FR_SEQ) {
+        p->frames.n--;
+        break;
+      }
+      TRY(close_paren(p, o, f));
+      continue;
+    }
+    if (f->kind == FR_IF_COND && take_lpar_kw(p, "then")) {
+      flush_pend(p, o, f->pend);
+      TRY(label_push(p, f->label));
+      f->kind = FR_IF_THEN;
+      continue;
+    }
+    if (t->kind == TK_LPAR) {
+      p->i++;
+      TRY(folded(p, o));
+      continue;
+    }
+    if (f->kind == FR_PLAIN || f->kind == FR_IF_COND) return unexpected(p);
+    if (t->kind == TK_EOF) return FAIL("unexpected end of input");
+    TRY(flat(p, o, f));
+  }
+  if (p->labels.n != lbase) return FAIL("unexpected end of instructions");
+  return TL_OK;
+}
+
+static tl_status instrs(P *p, buf *o) { return instrs_n(p, o, false); }
+
+/* A constant expression: instr* then end, into o. */
+static tl_status expr(P *p, buf *o) {
+  TRY(instrs(p, o));
+  put(o, 0x0b);
+  return TL_OK;
+}
+
+/* ---------------------------------------------------------- module fields */
+static int field_space(const tl_tok *t) {
+  for (int sp = SP_FUNC; sp <= SP_TAG; sp++)
+    if (atom_is(t, space_name[sp])) return sp;
+  return -1;
+}
+
+/* Skips (export ...) groups; true if an (import ...) follows. */
+static bool skip_exports(P *p) {
+  while (is_lpar_kw(p, "export")) p->i = cur(p)->match + 1;
+  return is_lpar_kw(p, "import");
+}
+
+/* Imports come before every function, table, memory, global and tag
+ * definition. */
+static tl_status note_def(P *p, int sp, bool import, const tl_tok *at) {
+  for (int k = SP_FUNC; import && k <= SP_TAG; k++)
+    if (p->defined[k]) return failat(p, at, "import after %s", space_name[k]);
+  if (!import) p->defined[sp] = true;
+  return TL_OK;
+}
+
+/* (type $id? (func $id? sig)), its id bound already */
+static tl_status type_def(P *p) {
+  uint32_t np, nr;
+  if (cur(p)->kind == TK_ID) p->i++;
+  if (is_lpar_kw(p, "sub") || is_lpar_kw(p, "struct") || is_lpar_kw(p, "array"))
+    return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, cur(p)->off, "GC types are not supported");
+  if (!take_lpar_kw(p, "func")) return FAIL("expected (func");
+  if (cur(p)->kind == TK_ID) p->i++;
+  TRY(sig(p, true, &np, &nr));
+  TRY(rpar(p));
+  TRY(rpar(p));
+  encode_sig(p, np, nr);
+  uint32_t got;
+  return type_add(p, np, nr, &got);
+}
+
+/* Pass 1b: the explicit type definitions, in order (their ids are bound). */
+static tl_status scan_types(P *p, size_t end) {
+  while (p->i < end) {
+    size_t next = cur(p)->match + 1;
+    if (atom_is(peek(p, 1), "type")) {
+      p->i += 2;
+      TRY(type_def(p));
+    }
+    p->i = next;
+  }
+  return TL_OK;
+}
+
+/* Pass 1: ids of every index space, the explicit types, memory64 flags. */
+static tl_status scan(P *p, size_t end, tl_vec *mem64) {
+  while (p->i < end) {
+    if (cur(p)->kind != TK_LPAR) return unexpected(p);
+    const tl_tok *open = cur(p);
+    size_t next = open->match + 1;
+    p->i++;
+    const tl_tok *kw = cur(p);
+    int sp = field_space(kw);
+    p->i++;
+    if (atom_is(kw, "type")) {
+      TRY(bind(p, SP_TYPE, p->count[SP_TYPE]++));
+    } else if (atom_is(kw, "rec")) {
+      return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, kw->off, "GC types (rec) are not supported");
+    } else if (sp >= 0) {
+      TRY(bind(p, sp, p->count[sp]++));
+      bool imp = skip_exports(p);
+      TRY(note_def(p, sp, imp, kw));
+      if (sp == SP_MEM) {
+        if (imp) p->i = cur(p)->match + 1;
+        uint8_t is64 = is_kw(p, "i64");
+        TL_VEC_PUSH(mem64, uint8_t, is64);
+      }
+    } else if (atom_is(kw, "import")) {
+      if (cur(p)->kind != TK_STR || peek(p, 1)->kind != TK_STR || peek(p, 2)->kind != TK_LPAR)
+        return FAIL("malformed import");
+      p->i += 3;
+      sp = field_space(cur(p));
+      if (sp < 0) return unexpected(p);
+      p->i++;
+      TRY(bind(p, sp, p->count[sp]++));
+      TRY(note_def(p, sp, true, kw));
+      if (sp == SP_MEM) {
+        uint8_t is64 = is_kw(p, "i64");
+        TL_VEC_PUSH(mem64, uint8_t, is64);
+      }
+    } else if (atom_is(kw, "elem") || atom_is(kw, "data")) {
+      sp = atom_is(kw, "elem") ? SP_ELEM : SP_DATA;
+      TRY(bind(p, sp, p->count[sp]++));
+    } else if (!atom_is(kw, "export") && !atom_is(kw, "start")) {
+      return failat(p, kw, "unknown module field");
+    }
+    p->i = next;
+  }
+  return TL_OK;
+}
+
+static tl_status inline_exports(P *p, uint8_t kind, uint32_t idx) {
+  while (take_lpar_kw(p, "export")) {
+    TRY(name(p, &p->sec[S_EXPORT], "export name"));
+    put(&p->sec[S_EXPORT], kind);
+    put_u(&p->sec[S_EXPORT], idx);
+    p->secn[S_EXPORT]++;
+    TRY(rpar(p));
+  }
+  return TL_OK;
+}
+
+/* (import "m" "n") inside a definition: writes the names; false if none. */
+static tl_status inline_import(P *p, bool *has) {
+  *has = take_lpar_kw(p, "import");
+  if (!*has) return TL_OK;
+  TRY(name(p, &p->sec[S_IMPORT], "module name"));
+  TRY(name(p, &p->sec[S_IMPORT], "import name"));
+  p->secn[S_IMPORT]++;
+  return rpar(p);
+}
+
+/* addrtype? min max? [shared] into o with its flags byte. */
+static tl_status limits(P *p, buf *o, bool mem) {
+  bool is64 = take_kw(p, "i64");
+  if (!is64) take_kw(p, "i32");
+  uint64_t min, max = 0;
+  const tl_tok *t = cur(p);
+  if (!is_nat(t) || !tl_text_u64(t->s, t->len, &min)) return is_nat(t) ? FAIL("constant out of range") : unexpected(p);
+  p->i++;
+  bool has_max = is_nat(cur(p));
+  if (has_max) {
+    if (!tl_text_u64(cur(p)->s, cur(p)->len, &max)) return FAIL("constant out of range");
+    p->i++;
+  }
+  bool shared = mem && take_kw(p, "shared");
+  if (mem && take_kw(p, "unshared")) shared = false;
+  put(o, (uint8_t)(has_max | (shared ? 2 : 0) | (is64 ? 4 : 0)));
+  put_u(o, min);
+  if (has_max) put_u(o, max);
+  return TL_OK;
+}
+
+static tl_status globaltype(P *p, buf *o) {
+  if (take_lpar_kw(p, "mut")) {
+    TRY(valtype(p, o));
+    put(o, 1);
+    return rpar(p);
+  }
+  TRY(valtype(p, o));
+  put(o, 0);
+  return TL_OK;
+}
+
+/* Resets the per-function local names. */
+static void locals_reset(P *p) {
+  hclear(&p->locals);
+  p->nlocals = 0;
+}
+
+static tl_status local_name(P *p, const char *s, uint32_t len) {
+  uint32_t old;
+  if (s && hget(&p->locals, s, len, &old)) return FAIL("duplicate local $%.*s", (int)len, s);
+  if (s && !hput(&p->locals, s, len, p->nlocals)) return tl_nomem(p->err, "locals");
+  p->nlocals++;
+  return TL_OK;
+}
+
+/* (local $x t) / (local t*) into p->ltypes. */
+static tl_status locals(P *p) {
+  p->ltypes.n = 0;
+  while (take_lpar_kw(p, "local")) {
+    const tl_tok *id = cur(p)->kind == TK_ID ? cur(p) : NULL;
+    if (id) p->i++;
+    while (cur(p)->kind != TK_RPAR) {
+      buf b = {0};
+      TRY(valtype(p, &b));
+      lty l = {{0}, 0};
+      if (b.bad || b.n > sizeof l.b) {
+        bfree(&b);
+        return FAIL("bad local type");
+      }
+      memcpy(l.b, b.p, b.n);
+      l.n = (uint8_t)b.n;
+      bfree(&b);
+      TL_VEC_PUSH(&p->ltypes, lty, l);
+      TRY(local_name(p, id ? id->s : NULL, id ? id->len : 0));
+      if (id) break;
+    }
+    TRY(rpar(p));
+  }
+  return TL_OK;
+}
+
+static void put_locals(P *p, buf *o) {
+  uint32_t runs = 0;
+  lty *l = p->ltypes.p;
+  for (size_t i = 0; i < p->ltypes.n; i++)
+    if (!i || l[i].n != l[i - 1].n || memcmp(l[i].b, l[i - 1].b, l[i].n)) runs++;
+  put_u(o, runs);
+  for (size_t i = 0; i < p->ltypes.n;) {
+    size_t j = i;
+    while (j < p->ltypes.n && l[j].n == l[i].n && !memcmp(l[j].b, l[i].b, l[i].n)) j++;
+    put_u(o, j - i);
+    putn(o, l[i].b, l[i].n);
+    i = j;
+  }
+}
+
+static tl_status func_field(P *p) {
+  uint32_t idx = p->next[SP_FUNC]++, ty, np;
+  if (cur(p)->kind == TK_ID) p->i++;
+  TRY(inline_exports(p, 0, idx));
+  bool imp;
+  TRY(inline_import(p, &imp));
+  TRY(typeuse(p, !imp, &ty, &np));
+  if (imp) {
+    put(&p->sec[S_IMPORT], 0);
+    put_u(&p->sec[S_IMPORT], ty);
+    return rpar(p);
+  }
+  put_u(&p->sec[S_FUNC], ty);
+  p->secn[S_FUNC]++;
+  locals_reset(p);
+  for (uint32_t k = 0; k < np; k++) {
+    label *pn = k < p->pnames.n ? &TL_VEC_AT(&p->pnames, label, k) : NULL;
+    TRY(local_name(p, pn ? pn->s : NULL, pn ? pn->len : 0));
+  }
+  TRY(locals(p));
+  p->body.n = 0;
+  put_locals(p, &p->body);
+  p->labels.n = 0;
+  TRY(expr(p, &p->body));
+  if (p->body.bad) return tl_nomem(p->err, "code");
+  put_u(&p->sec[S_CODE], p->body.n);
+  put_buf(&p->sec[S_CODE], &p->body);
+  p->secn[S_CODE]++;
+  return rpar(p);
+}
+
+/* An offset or element item: (kw instr*) or one folded instruction. */
+static tl_status offset(P *p, buf *o, const char *kw) {
+  if (take_lpar_kw(p, kw)) {
+    p->labels.n = 0;
+    TRY(expr(p, o));
+    return rpar(p);
+  }
+  if (cur(p)->kind != TK_LPAR) return unexpected(p);
+  p->labels.n = 0;
+  TRY(instrs_n(p, o, true));
+  put(o, 0x0b);
+  return TL_OK;
+}
+
+/* elemlist: reftype (item ...)* | func x* | x* ; flags bit 2 set when the
+ * items are expressions. Writes [elemkind/reftype] vec(items) into o. */
+static tl_status elemlist(P *p, buf *o, uint32_t *flags, bool need_kind) {
+  buf items = {0};
+  uint32_t n = 0;
+  tl_status st = TL_OK;
+  bool exprs = false;
+  buf rt = {0};
+  if (take_kw(p, "func")) {
+  } else if (is_valtype_start(p)) {
+    exprs = true;
+    st = reftype(p, &rt);
+  }
+  while (!st && cur(p)->kind != TK_RPAR) {
+    if (exprs) {
+      st = offset(p, &items, "item");
+    } else {
+      uint32_t x;
+      if (cur(p)->kind == TK_LPAR) { st = unexpected(p); break; }
+      st = idx_of(p, SP_FUNC, &x);
+      put_u(&items, x);
+    }
+    n++;
+  }
+  if (!st) {
+    if (exprs) *flags |= 4, put_buf(o, &rt);
+    else if (need_kind) put(o, 0);
+    put_u(o, n);
+    put_buf(o, &items);
+    if (o->bad) st = tl_nomem(p->err, "elem");
+  }
+  bfree(&items);
+  bfree(&rt);
+  return st;
+}
+
+/* Writes an element segment: flags, table, offset, then the list. */
+static tl_status elem_seg(P *p, int mode, uint32_t table, buf *off) {
+  buf *e = &p->sec[S_ELEM];
+  buf tmp = {0};
+  uint32_t flags = mode == 0 ? (table ? 2 : 0) : mode == 1 ? 1 : 3;
+  tl_status st = elemlist(p, &tmp, &flags, flags & 3);
+  if (st == TL_OK) {
+    if (mode == 0 && !table && (flags & 4)) {
+      /* flags 4 means funcref only; other types need 6 with table 0 */
+      if (tmp.n && tmp.p[0] != 0x70) flags = 6;
+      else {
+        memmove(tmp.p, tmp.p + 1, tmp.n - 1); /* drop the reftype byte */
+        tmp.n--;
+      }
+    }
+    put_u(e, flags);
+    if (mode == 0 && (flags & 2)) put_u(e, table);
+    if (mode == 0) put_buf(e, off);
+    put_buf(e, &tmp);
+    p->secn[S_ELEM]++;
+  }
+  bfree(&tmp);
+  return st;
+}
+
+static tl_status elem_field(P *p) {
+  if (cur(p)->kind == TK_ID) p->i++;
+  if (take_kw(p, "declare")) return elem_seg(p, 2, 0, NULL);
+  uint32_t table = 0;
+  bool active = false;
+  if (take_lpar_kw(p, "table")) {
+    TRY(idx_of(p, SP_TABLE, &table));
+    TRY(rpar(p));
+    active = true;
+  }
+  if (!active && (cur(p)->kind != TK_LPAR || is_lpar_kw(p, "item") || is_lpar_kw(p, "ref")))
+    return elem_seg(p, 1, 0, NULL);
+  buf off = {0};
+  tl_status st = offset(p, &off, "offset");
+  if (!st) st = elem_seg(p, 0, table, &off);
+  bfree(&off);
+  return st;
+}
+
+/* Data strings concatenated into p->body. */
+static tl_status data_strings(P *p) {
+  p->body.n = 0;
+  while (cur(p)->kind == TK_STR) {
+    TRY(str(p, "data"));
+    put_buf(&p->body, &p->scratch);
+  }
+  return p->body.bad ? tl_nomem(p->err, "data") : TL_OK;
+}
+
+static tl_status data_field(P *p) {
+  buf *d = &p->sec[S_DATA];
+  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur(p)->kind != TK_LPAR) {
+    put(d, 1);
+  } else {
+    uint32_t mem = 0;
+    if (take_lpar_kw(p, "memory")) {
+      TRY(idx_of(p, SP_MEM, &mem));
+      TRY(rpar(p));
+    }
+    if (mem) put(d, 2), put_u(d, mem);
+    else put(d, 0);
+    TRY(offset(p, d, "offset"));
+  }
+  TRY(data_strings(p));
+  put_u(d, p->body.n);
+  put_buf(d, &p->body);
+  p->secn[S_DATA]++;
+  return TL_OK;
+}
+
+static tl_status table_field(P *p) {
+  uint32_t idx = p->next[SP_TABLE]++;
+  if (cur(p)->kind == TK_ID) p->i++;
+  TRY(inline_exports(p, 1, idx));
+  bool imp;
+  TRY(inline_import(p, &imp));
+  buf *o = imp ? &p->sec[S_IMPORT] : &p->sec[S_TABLE];
+  if (imp) put(o, 1);
+  else p->secn[S_TABLE]++;
+  size_t at = p->i;
+  bool is64 = is_kw(p, "i64");
+  if (is64 || is_kw(p, "i32")) p->i++;
+  if (!imp && is_valtype_start(p)) {
+    /* table with inline elements: reftype (elem ...) */
+    buf rt = {0};
+    tl_status st = reftype(p, &rt);
+    if (!st && !take_lpar_kw(p, "elem")) st = FAIL("expected (elem");
+    size_t save = p->i;
+    uint32_t n = 0;
+    if (!st) {
+      bool exprs = cur(p)->kind == TK_LPAR;
+      for (; cur(p)->kind != TK_RPAR && cur(p)->kind != TK_EOF; n++)
+        p->i = exprs ? cur(p)->match + 1 : p->i + 1;
+      p->i = save;
+      put_buf(o, &rt);
+      put(o, is64 ? 5 : 1), put_u(o, n), put_u(o, n);
+      buf off = {0};
+      put(&off, is64 ? 0x42 : 0x41), put(&off, 0), put(&off, 0x0b);
+      /* the list: a reftype then items, or function indices */
+      p->i = save;
+      buf *e = &p->sec[S_ELEM];
+      if (cur(p)->kind == TK_LPAR) {
+        bool six = idx || rt.n != 1 || rt.p[0] != 0x70;
+        put_u(e, six ? 6 : 4);
+        if (six) put_u(e, idx);
+        put_buf(e, &off);
+        if (six) put_buf(e, &rt);
+        put_u(e, n);
+        for (uint32_t k = 0; k < n && !st; k++) st = offset(p, e, "item");
+      } else {
+        put_u(e, idx ? 2 : 0);
+        if (idx) put_u(e, idx);
+        put_buf(e, &off);
+        if (idx) put(e, 0);
+        put_u(e, n);
+        for (uint32_t k = 0; k < n && !st; k++) {
+          uint32_t x;
+          st = idx_of(p, SP_FUNC, &x);
+          put_u(e, x);
+        }
+      }
+      p->secn[S_ELEM]++;
+      bfree(&off);
+      if (!st) st = rpar(p);
+    }
+    bfree(&rt);
+    TRY(st);
+    return rpar(p);
+  }
+  p->i = at; /* limits reads the address type */
+  buf lim = {0}, rt = {0};
+  tl_status st = limits(p, &lim, false);
+  if (!st) st = reftype(p, &rt);
+  if (!st && !imp && cur(p)->kind == TK_LPAR) {
+    /* table with an initializer expression; a null one is the plain form */
+    buf e = {0};
+    p->labels.n = 0;
+    st = expr(p, &e);
+    bool null = !st && e.n >= 2 && e.p[0] == 0xd0 && e.p[e.n - 1] == 0x0b && e.n <= 3;
+    if (!null) put(o, 0x40), put(o, 0);
+    put_buf(o, &rt);
+    put_buf(o, &lim);
+    if (!null) put_buf(o, &e);
+    bfree(&e);
+  } else if (!st) {
+    put_buf(o, &rt);
+    put_buf(o, &lim);
+  }
+  bfree(&lim);
+  bfree(&rt);
+  TRY(st);
+  return rpar(p);
+}
+
+static tl_status memory_field(P *p) {
+  uint32_t idx = p->next[SP_MEM]++;
+  if (cur(p)->kind == TK_ID) p->i++;
+  TRY(inline_exports(p, 2, idx));
+  bool imp;
+  TRY(inline_import(p, &imp));
+  buf *o = imp ? &p->sec[S_IMPORT] : &p->sec[S_MEM];
+  if (imp) put(o, 2);
+  else p->secn[S_MEM]++;
+  bool is64 = is_kw(p, "i64");
+  if (!imp && (is_lpar_kw(p, "data") || ((is_kw(p, "i64") || is_kw(p, "i32")) && is_lpar_kw_at(p, 1, "data")))) {
+    if (!is_lpar_kw(p, "data")) p->i++;
+    p->i += 2;
+    TRY(data_strings(p));
+    uint64_t pages = (p->body.n + 65535) / 65536;
+    put(o, is64 ? 5 : 1), put_u(o, pages), put_u(o, pages);
+    buf *d = &p->sec[S_DATA];
+    if (idx) put(d, 2), put_u(d, idx);
+    else put(d, 0);
+    put(d, is64 ? 0x42 : 0x41), put(d, 0), put(d, 0x0b);
+    put_u(d, p->body.n);
+    put_buf(d, &p->body);
+    p->secn[S_DATA]++;
+    TRY(rpar(p));
+    return rpar(p);
+  }
+  TRY(limits(p, o, true));
+  return rpar(p);
+}
+
+static tl_status global_field(P *p) {
+  uint32_t idx = p->next[SP_GLOBAL]++;
+  if (cur(p)->kind == TK_ID) p->i++;
+  TRY(inline_exports(p, 3, idx));
+  bool imp;
+  TRY(inline_import(p, &imp));
+  buf *o = imp ? &p->sec[S_IMPORT] : &p->sec[S_GLOBAL];
+  if (imp) put(o, 3);
+  else p->secn[S_GLOBAL]++;
+  TRY(globaltype(p, o));
+  if (!imp) {
+    p->labels.n = 0;
+    TRY(expr(p, o));
+  }
+  return rpar(p);
+}
+
+static tl_status tag_field(P *p) {
+  uint32_t idx = p->next[SP_TAG]++, ty, np;
+  if (cur(p)->kind == TK_ID) p->i++;
+  TRY(inline_exports(p, 4, idx));
+  bool imp;
+  TRY(inline_import(p, &imp));
+  buf *o = imp ? &p->sec[S_IMPORT] : &p->sec[S_TAG];
+  if (imp) put(o, 4);
+  else p->secn[S_TAG]++;
+  TRY(typeuse(p, false, &ty, &np));
+  put(o, 0);
+  put_u(o, ty);
+  return rpar(p);
+}
+
+/* (import "m" "n" (kind $id? desc)) */
+static tl_status import_field(P *p) {
+  buf *o = &p->sec[S_IMPORT];
+  TRY(name(p, o, "module name"));
+  TRY(name(p, o, "import name"));
+  p->secn[S_IMPORT]++;
+  TRY(lpar(p));
+  int sp = field_space(cur(p));
+  p->i++;
+  uint32_t idx = p->next[sp]++, ty, np;
+  (void)idx;
+  if (cur(p)->kind == TK_ID) p->i++;
+  buf lim = {0}, rt = {0};
+  tl_status st = TL_OK;
+  switch (sp) {
+  case SP_FUNC:
+    TRY(typeuse(p, true, &ty, &np));
+    put(o, 0), put_u(o, ty);
+    break;
+  case SP_TABLE:
+    st = limits(p, &lim, false);
+    if (!st) st = reftype(p, &rt);
+    put(o, 1), put_buf(o, &rt), put_buf(o, &lim);
+    break;
+  case SP_MEM: put(o, 2); st = limits(p, o, true); break;
+  case SP_GLOBAL: put(o, 3); st = globaltype(p, o); break;
+  default:
+    TRY(typeuse(p, false, &ty, &np));
+    put(o, 4), put(o, 0), put_u(o, ty);
+  }
+  bfree(&lim);
+  bfree(&rt);
+  TRY(st);
+  TRY(rpar(p));
+  return rpar(p);
+}
+
+static tl_status export_field(P *p) {
+  static const char *const kinds[] = {"func", "table", "memory", "global", "tag"};
+  buf *o = &p->sec[S_EXPORT];
+  TRY(name(p, o, "export name"));
+  TRY(lpar(p));
+  for (int k = 0; k < 5; k++)
+    if (is_kw(p, kinds[k])) {
+      uint32_t x;
+      p->i++;
+      TRY(idx_of(p, SP_FUNC + k, &x));
+      put(o, (uint8_t)k), put_u(o, x);
+      p->secn[S_EXPORT]++;
+      TRY(rpar(p));
+      return rpar(p);
+    }
+  return unexpected(p);
+}
+
+static tl_status start_field(P *p) {
+  uint32_t x;
+  if (p->has_start) return FAIL("multiple start sections");
+  TRY(idx_of(p, SP_FUNC, &x));
+  p->has_start = true;
+  put_u(&p->sec[S_START], x);
+  return rpar(p);
+}
+
+/* Pass 2: every field's entries. */
+static tl_status emit(P *p, size_t end) {
+  while (p->i < end) {
+    size_t next = cur(p)->match + 1;
+    p->i++;
+    const tl_tok *kw = cur(p);
+    p->i++;
+    tl_status st = TL_OK;
+    if (atom_is(kw, "func")) st = func_field(p);
+    else if (atom_is(kw, "table")) st = table_field(p);
+    else if (atom_is(kw, "memory")) st = memory_field(p);
+    else if (atom_is(kw, "global")) st = global_field(p);
+    else if (atom_is(kw, "tag")) st = tag_field(p);
+    else if (atom_is(kw, "import")) st = import_field(p);
+    else if (atom_is(kw, "export")) st = export_field(p);
+    else if (atom_is(kw, "start")) st = start_field(p);
+    else if (atom_is(kw, "elem")) st = elem_field(p), st = st ? st : rpar(p);
+    else if (atom_is(kw, "data")) st = data_field(p), st = st ? st : rpar(p);
+    else p->i = next; /* type: done in pass 1 */
+    TRY(st);
+    if (p->i != next) return unexpected(p);
+  }
+  return TL_OK;
+}
+
+static void assemble(P *p, buf *out) {
+  static const uint8_t head[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
+  putn(out, head, 8);
+  if (p->need_datacount) {
+    p->sec[S_DATACOUNT].n = 0;
+    p->secn[S_DATACOUNT] = p->secn[S_DATA];
+  }
+  for (int s = 0; s < NSEC; s++) {
+    bool present = s == S_START ? p->has_start : s == S_DATACOUNT ? p->need_datacount : p->secn[s] > 0;
+    if (!present) continue;
+    buf tmp = {0};
+    if (s != S_START) put_u(&tmp, p->secn[s]);
+    put_buf(&tmp, &p->sec[s]);
+    put(out, sec_id[s]);
+    put_u(out, tmp.n);
+    put_buf(out, &tmp);
+    bfree(&tmp);
+  }
+}
+
+static void p_free(P *p) {
+  for (int s = 0; s < NSP; s++) free(p->names[s].e);
+  for (int s = 0; s < NSEC; s++) bfree(&p->sec[s]);
+  bfree(&p->tb), bfree(&p->body), bfree(&p->pend), bfree(&p->sp), bfree(&p->sr), bfree(&p->scratch);
+  tl_vec_free(&p->types);
+  tl_vec_free(&p->labels);
+  tl_vec_free(&p->frames);
+  tl_vec_free(&p->pnames);
+  tl_vec_free(&p->ltypes);
+  free(p->locals.e);
+  free(p->tslot);
+  free(p->ops);
+}
+
+tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
+                         tl_error *err) {
+  tl_vec mem64 = {0};
+  P p = {.tk = t, .t = t->t, .i = *pos, .err = err, .mem64 = &mem64};
+  tl_status st = TL_OK;
+  *out = NULL;
+  *size = 0;
+  size_t end;
+  ops_init(&p);
+  if (!p.ops) return tl_nomem(err, "text");
+  if (is_lpar_kw(&p, "module")) {
+    end = cur(&p)->match;
+    p.i += 2;
+    take_kw(&p, "definition");
+    if (cur(&p)->kind == TK_ID) p.i++;
+    if (is_kw(&p, "binary") || is_kw(&p, "quote"))
+      st = failat(&p, cur(&p), "binary and quoted modules are read by the script runner");
+  } else if (whole) {
+    end = t->ntok - 1;
+  } else {
+    st = unexpected(&p);
+    end = p.i;
+  }
+  size_t start = p.i;
+  if (!st) st = scan(&p, end, &mem64);
+  if (!st) {
+    p.i = start;
+    st = scan_types(&p, end);
+  }
+  if (!st) {
+    p.i = start;
+    st = emit(&p, end);
+  }
+  if (!st) {
+    buf o = {0};
+    assemble(&p, &o);
+    if (o.bad) {
+      bfree(&o);
+      st = tl_nomem(err, "module");
+    } else {
+      *out = o.p;
+      *size = o.n;
+      p.i = end + (end < t->ntok - 1);
+      if (whole && cur(&p)->kind != TK_EOF) {
+        free(o.p);
+        *out = NULL;
+        st = unexpected(&p);
+      }
+    }
+  }
+  *pos = p.i;
+  tl_vec_free(&mem64);
+  p_free(&p);
+  return st;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# wat.sh — the tools read .wat text (issue 18): tilt-opt turns text into a
+# module wasm-validate accepts and that matches wat2wasm's reading (compared
+# through tilt-dis); a syntax error is FILE:LINE:COL: error: and status 1;
+# 100,000-deep folded nesting reads without a crash; tilt-dis reads text.
+. "$(dirname "$0")/common.inc"
+need wat2wasm
+need wasm-validate
+need python3
+
+cat > in.wat <<'WAT'
+(module
+  (type $bin (func (param i32 i32) (result i32)))
+  (import "env" "log" (func $log (param i32)))
+  (memory (export "mem") 1 2)
+  (data (i32.const 16) "hi\00\ff")
+  (table 2 funcref)
+  (elem (i32.const 0) $add $fac)
+  (global $g (mut i64) (i64.const -7))
+  (func $add (type $bin) (i32.add (local.get 0) (local.get 1)))
+  (func $fac (export "fac") (param $n i32) (result i32)
+    (local $acc i32)
+    (local.set $acc (i32.const 1))
+    (block $done
+      (loop $top
+        (br_if $done (i32.le_s (local.get $n) (i32.const 1)))
+        (local.set $acc (i32.mul (local.get $acc) (local.get $n)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $top)))
+    (local.get $acc))
+  (func (export "mix") (param f64) (result f64)
+    (if (result f64) (f64.lt (local.get 0) (f64.const 0x1.8p1))
+      (then (f64.mul (local.get 0) (f64.const -nan:0x8)))
+      (else (f64.sqrt (local.get 0)))))
+  (func (export "ind") (param i32 i32) (result i32)
+    local.get 0
+    local.get 1
+    i32.const 0
+    call_indirect (type $bin)
+    i32.load8_u offset=16
+    call $log
+    global.get $g
+    i32.wrap_i64))
+WAT
+
+check "tilt-opt in.wat -o a.wasm" "$TILT_OPT" in.wat -o a.wasm
+check "wasm-validate accepts a.wasm" wasm-validate a.wasm
+check "wat2wasm in.wat" wat2wasm in.wat -o w.wasm
+check "tilt-opt w.wasm -o b.wasm" "$TILT_OPT" w.wasm -o b.wasm
+check_sh "tilt-dis prints the same for both" '"$TILT_DIS" a.wasm > a.txt && "$TILT_DIS" b.wasm > b.txt && diff a.txt b.txt'
+check_sh "-O2 too" '"$TILT_OPT" -O2 in.wat -o a2.wasm && "$TILT_OPT" -O2 w.wasm -o b2.wasm && "$TILT_DIS" a2.wasm > a2.txt && "$TILT_DIS" b2.wasm > b2.txt && diff a2.txt b2.txt'
+check_sh "tilt-dis reads text" '"$TILT_DIS" in.wat > t.txt && "$TILT_DIS" w.wasm > wd.txt && diff t.txt wd.txt'
+
+printf '(module\n  (func\n    (i32.add (i32.const 1) (i32.const 2) )))\n  (func $x (result i32) i32.const 0x)\n' > bad.wat
+expect_error "a syntax error is FILE:LINE:COL: error:" '^bad\.wat:4:[0-9]+: error: ' "$TILT_OPT" bad.wat -o x.wasm
+printf '(module (func (result i32) (i32.const 1)\n  (i32.bogus)))\n' > op.wat
+expect_error "an unknown operator is located" '^op\.wat:2:4: error: unknown operator' "$TILT_OPT" op.wat -o x.wasm
+printf '(module (func (block' > trunc.wat
+expect_error "truncated text is an error, not a crash" '^trunc\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" trunc.wat -o x.wasm
+
+# 100,000 folded blocks inside one function: read without recursion.
+python3 -c 'n = 100000; print("(module (func (export \"f\") (result i32) " + "(block (result i32) " * n + "(i32.const 7)" + ")" * n + "))")' > deep.wat
+check_sh "100,000-deep folded nesting reads" '"$TILT_OPT" deep.wat -o deep.wasm && wasm-validate deep.wasm'
+if [ -n "${TILT_RUN:-}" ]; then
+  check_sh "and runs" '"$TILT_RUN" --interp --invoke f deep.wasm | grep -qx i32:7'
+fi
+python3 -c 'n = 100000; print("(module (func " + "(nop " * n + ")" * n + "))")' > deepnop.wat
+check "100,000-deep folded plain instructions read" "$TILT_OPT" deepnop.wat -o x.wasm
+python3 -c 'n = 100000; print("(module (func " + "(block " * n)' > open.wat
+expect_error "100,000 unclosed blocks are an error, not a crash" '^open\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" open.wat -o x.wasm
+finish

@@ -1,0 +1,8 @@
+/* wast.h — the .wast script runner behind tilt-run --wast (wast.c). */
+#ifndef TILT_WAST_H
+#define TILT_WAST_H
+/* Runs the scripts named in argv (options: --interp, --jit, -v,
+ * --skip-list FILE, --max-failures N, --no-feature NAME); returns the exit
+ * status. */
+int tl_wast_main(int argc, char **argv);
+#endif
