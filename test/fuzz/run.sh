@@ -2,9 +2,11 @@
 # run.sh — builds the libFuzzer targets (clang, -DTILT_FUZZ=ON, ASan+UBSan) in
 # their own build dir and runs each for a bounded time: fuzz_read (tilt's
 # reader/validator/writer/printer, seeded with every module of the spec suite,
-# wast2json output) for half of FUZZ_SECONDS, then gen_modes (bytes -> the
-# tilt-fuzz generator -> round trip, a pass, a pipeline, interpreter vs JIT)
-# for the other half. Fails (exit 1) on any crash, leak, sanitizer report,
+# wast2json output) for a third of FUZZ_SECONDS, fuzz_text (the text reader,
+# and print -> parse agreement, seeded with the modules of the spec suite's
+# .wast scripts) for a third, then gen_modes (bytes -> the tilt-fuzz
+# generator -> round trip, a pass, a pipeline, interpreter vs JIT) for the
+# rest. Fails (exit 1) on any crash, leak, sanitizer report,
 # divergence, OOM or timeout finding; reproducers are left in
 # $FUZZ_BUILD/artifacts/ and artifacts-gen/. Exit 77: skipped (no clang with
 # libFuzzer); without wast2json fuzz_read runs unseeded. Environment:
@@ -26,10 +28,11 @@ fi
 
 cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTILT_FUZZ=ON -DTILT_SANITIZE=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-  cmake --build "$build" -j "${JOBS:-2}" --target fuzz_read gen_modes >/dev/null || {
-  echo "FAILED: building the fuzz targets"; cmake --build "$build" --target fuzz_read gen_modes 2>&1 | tail -20; exit 1; }
-read_seconds=$((seconds / 2))
-gen_seconds=$((seconds - read_seconds))
+  cmake --build "$build" -j "${JOBS:-2}" --target fuzz_read fuzz_text gen_modes >/dev/null || {
+  echo "FAILED: building the fuzz targets"; cmake --build "$build" --target fuzz_read fuzz_text gen_modes 2>&1 | tail -20; exit 1; }
+read_seconds=$((seconds / 3))
+text_seconds=$((seconds / 3))
+gen_seconds=$((seconds - read_seconds - text_seconds))
 
 # Seeds: every binary module wast2json makes of the 2022 core suite (valid and
 # invalid ones alike), made once and kept in the build dir.
@@ -72,6 +75,55 @@ fuzz() {
 }
 
 fuzz fuzz_read "$read_seconds" 65536 "$build/corpus" "$build/artifacts/" "$build/fuzz.log" "$seeds"
+
+# fuzz_text seeds: every text module of the current core suite's scripts
+# (each "(module ...)" command that is not binary or quote), made once.
+tseeds=$build/seeds-text
+if [ ! -f "$tseeds/.done" ]; then
+  rm -rf "$tseeds"; mkdir -p "$tseeds"
+  if [ -d "$suite/core" ]; then
+    python3 - "$suite/core" "$tseeds" <<'PY'
+import glob, hashlib, os, sys
+def commands(s):
+    """The top-level parenthesized forms of a script (strings, ;; and (; ;) skipped)."""
+    i, n, depth, start = 0, len(s), 0, 0
+    while i < n:
+        c = s[i]
+        if c == '"':
+            i += 1
+            while i < n and s[i] != '"':
+                i += 2 if s[i] == '\\' else 1
+        elif s.startswith(';;', i):
+            i = s.find('\n', i)
+            if i < 0: return
+        elif s.startswith('(;', i):
+            d = 1; i += 2
+            while i < n and d:
+                if s.startswith('(;', i): d += 1; i += 2
+                elif s.startswith(';)', i): d -= 1; i += 2
+                else: i += 1
+            continue
+        elif c == '(':
+            if depth == 0: start = i
+            depth += 1
+        elif c == ')':
+            depth -= 1
+            if depth == 0: yield s[start:i + 1]
+        i += 1
+for w in sorted(glob.glob(os.path.join(sys.argv[1], '*.wast'))):
+    for cmd in commands(open(w, encoding='utf-8', errors='replace').read()):
+        head = cmd[:80].split()
+        if head[0] != '(module' or any(k in ('binary', 'quote', 'definition', 'instance') for k in head[1:3]):
+            continue
+        if len(cmd) < 65536:
+            b = cmd.encode()
+            open(os.path.join(sys.argv[2], hashlib.sha1(b).hexdigest()[:16] + '.wat'), 'wb').write(b)
+PY
+  fi
+  touch "$tseeds/.done"
+fi
+echo "fuzz_text: $(ls "$tseeds" | wc -l) seeds, ${text_seconds}s"
+fuzz fuzz_text "$text_seconds" 65536 "$build/corpus-text" "$build/artifacts-text/" "$build/fuzz-text.log" "$tseeds"
 
 # gen_modes: the first byte picks the mode, so seed a few inputs per mode
 # (fixed pseudo-random bytes) and let coverage take it from there.
