@@ -101,7 +101,9 @@ tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_opt
                                 tl_error *err);
 /* True if bytes start with the binary magic "\0asm". */
 bool tl_is_binary(const uint8_t *bytes, size_t size);
-/* Reads a binary module, or a text one when the bytes are not binary. */
+/* Reads a binary module, or a text one when the bytes are not binary
+ * (non-empty, no "\0asm" magic and no NUL byte; else the binary reader's
+ * error, with its offset). */
 tl_module *tl_module_read_any(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                               tl_error *err);
 /* Writes a binary module into a malloc'd buffer the caller frees. */

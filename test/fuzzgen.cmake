@@ -23,6 +23,19 @@ add_test(NAME fuzzgen.opt-memory-grow COMMAND ${FZ} opt --seed 56228 --iteration
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt-memory-grow-doubling COMMAND ${FZ} opt --seed 204964 --iterations 1 --timeout 60
          --disable multivalue --disable simd -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# Fresh ground every commit: each differential mode from TILT_SAMPLE_SEED
+# (the first 8 hex digits of HEAD; test/CMakeLists.txt), so CI fuzzes new
+# seeds per commit and a failure is reproducible from the seed in the log.
+add_test(NAME fuzzgen.fresh-roundtrip COMMAND ${FZ} roundtrip --seed ${TILT_SAMPLE_SEED} --iterations 1000
+         -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+add_test(NAME fuzzgen.fresh-opt COMMAND ${FZ} opt --seed ${TILT_SAMPLE_SEED} --iterations 60
+         -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+add_test(NAME fuzzgen.fresh-jit COMMAND ${FZ} jit --seed ${TILT_SAMPLE_SEED} --iterations 60
+         -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+add_test(NAME fuzzgen.fresh-cfg COMMAND ${FZ} cfg --seed ${TILT_SAMPLE_SEED} --iterations 200 --timeout 10
+         -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+set_tests_properties(fuzzgen.fresh-roundtrip fuzzgen.fresh-opt fuzzgen.fresh-jit fuzzgen.fresh-cfg
+                     PROPERTIES TIMEOUT 600)
 find_program(FZ_NODE node)
 if(FZ_NODE)
   add_test(NAME fuzzgen.v8 COMMAND ${FZ} v8 --seed 1 --iterations 128 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)

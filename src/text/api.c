@@ -5,6 +5,7 @@
 #include "text.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_options *opt,
                                 tl_error *err) {
@@ -28,8 +29,15 @@ bool tl_is_binary(const uint8_t *bytes, size_t size) {
   return size >= 4 && bytes[0] == 0 && bytes[1] == 'a' && bytes[2] == 's' && bytes[3] == 'm';
 }
 
+/* Text never holds a NUL byte (not even in strings, which escape it), so
+ * empty input and bytes with a NUL are binary, and get the binary reader's
+ * error with its offset (as wasm-opt and wat2wasm reject them too). */
+static bool looks_like_text(const uint8_t *bytes, size_t size) {
+  return size > 0 && !memchr(bytes, 0, size);
+}
+
 tl_module *tl_module_read_any(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                               tl_error *err) {
-  if (tl_is_binary(bytes, size)) return tl_module_read(bytes, size, opt, err);
+  if (tl_is_binary(bytes, size) || !looks_like_text(bytes, size)) return tl_module_read(bytes, size, opt, err);
   return tl_module_parse_text((const char *)bytes, size, opt, err);
 }
