@@ -22,6 +22,10 @@ typedef struct {
 
 /* A valid module from bytes (NULL only when out of memory). */
 tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_options *opt);
+/* src/fuzz/textcheck.c: false when m has IR forms the printer cannot give
+ * a faithful text yet (tuple locals, unreachable-typed constructs), so the
+ * print -> parse oracle does not apply. */
+bool tl_fuzz_text_comparable(tl_module *m);
 /* n pseudo-random bytes from seed (splitmix64): `tilt-fuzz --seed S`. */
 void tl_fuzz_seed_bytes(uint64_t seed, uint8_t *out, size_t n);
 

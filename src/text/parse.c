@@ -1189,11 +1189,11 @@ static tl_status locals(P *p) {
     if (id) p->i++;
     while (cur(p)->kind != TK_RPAR) {
       buf b = {0};
-      TRY(valtype(p, &b));
+      tl_status st = valtype(p, &b);
       lty l = {{0}, 0};
-      if (b.bad || b.n > sizeof l.b) {
+      if (st || b.bad || b.n > sizeof l.b) {
         bfree(&b);
-        return FAIL("bad local type");
+        return st ? st : FAIL("bad local type");
       }
       memcpy(l.b, b.p, b.n);
       l.n = (uint8_t)b.n;
