@@ -175,6 +175,14 @@ static tl_status push(lx *l, uint8_t kind, size_t off, size_t len) {
   return TL_OK;
 }
 
+/* An id token whose name (without '$', decoded if quoted) is s. Inside an
+ * annotation nothing is pushed, so there is no token to name. */
+static tl_status push_id(lx *l, size_t off, size_t len, const char *s) {
+  TRY(push(l, TK_ID, off, len));
+  if (!l->ann) TL_VEC_AT(l->toks, tl_tok, l->toks->n - 1).s = s;
+  return TL_OK;
+}
+
 /* After an atom, id or string the next character must end the token. */
 static bool ends_token(lx *l) {
   if (l->i >= l->n) return true;
@@ -213,14 +221,12 @@ static tl_status id_token(lx *l) {
     }
     if (!n) return lfail(l, start, "empty identifier");
     if (!utf8_ok((const uint8_t *)d, n)) return lfail(l, start, "malformed UTF-8 encoding in identifier");
-    TRY(push(l, TK_ID, start, n));
-    TL_VEC_AT(l->toks, tl_tok, l->toks->n - 1).s = d;
+    TRY(push_id(l, start, n, d));
     return separated(l, start);
   }
   while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
   if (l->i == start + 1) return lfail(l, start, "empty identifier");
-  TRY(push(l, TK_ID, start, l->i - start - 1));
-  TL_VEC_AT(l->toks, tl_tok, l->toks->n - 1).s = l->s + start + 1;
+  TRY(push_id(l, start, l->i - start - 1, l->s + start + 1));
   return separated(l, start);
 }
 

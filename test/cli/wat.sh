@@ -60,6 +60,13 @@ printf '(module (func (block' > trunc.wat
 # leaked on this error; ASan's leak check fails the test).
 printf '(module\n  (func (local $x i32) (local $y (ref t $p))))\n' > badlocal.wat
 expect_error "a bad local type is located, nothing leaks" '^badlocal\.wat:2:[0-9]+: error: ' "$TILT_OPT" badlocal.wat -o x.wasm
+# An id inside an annotation names no token (fuzz_text: it renamed the
+# token before the annotation, and at the start of a file wrote through a
+# null pointer, which UBSan reports).
+printf '(module (func $f (@x $g) (result i32) (i32.const 1)) (export "f" (func $f)))\n' > annid.wat
+check "an id inside an annotation leaves the one before it alone" "$TILT_OPT" annid.wat -o x.wasm
+printf '(@x $g)\n(module (func $f))\n' > annfirst.wat
+check "an id inside a leading annotation" "$TILT_OPT" annfirst.wat -o x.wasm
 expect_error "truncated text is an error, not a crash" '^trunc\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" trunc.wat -o x.wasm
 
 # 100,000 folded blocks inside one function: read without recursion.
