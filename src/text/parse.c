@@ -1399,9 +1399,10 @@ static tl_status table_field(P *p) {
     size_t save = p->i;
     uint32_t n = 0;
     if (!st) {
-      bool exprs = cur(p)->kind == TK_LPAR;
+      /* count the items (only a '(' has a match: a stray atom among
+       * expressions steps by one, and offset() rejects it below) */
       for (; cur(p)->kind != TK_RPAR && cur(p)->kind != TK_EOF; n++)
-        p->i = exprs ? cur(p)->match + 1 : p->i + 1;
+        p->i = cur(p)->kind == TK_LPAR ? cur(p)->match + 1 : p->i + 1;
       p->i = save;
       put_buf(o, &rt);
       put(o, is64 ? 5 : 1), put_u(o, n), put_u(o, n);

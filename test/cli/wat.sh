@@ -67,6 +67,11 @@ printf '(module (func $f (@x $g) (result i32) (i32.const 1)) (export "f" (func $
 check "an id inside an annotation leaves the one before it alone" "$TILT_OPT" annid.wat -o x.wasm
 printf '(@x $g)\n(module (func $f))\n' > annfirst.wat
 check "an id inside a leading annotation" "$TILT_OPT" annfirst.wat -o x.wasm
+# An atom among a table's inline element expressions (fuzz_text: the item
+# count jumped back to token 1 and looped forever).
+printf '(module (func $f) (table $t funcref (elem (ref.func $f) f)))\n' > elematom.wat
+expect_error "an atom among inline element expressions is an error, not a hang" \
+  '^elematom\.wat:1:[0-9]+: error: ' timeout 20 "$TILT_OPT" elematom.wat -o x.wasm
 expect_error "truncated text is an error, not a crash" '^trunc\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" trunc.wat -o x.wasm
 
 # 100,000 folded blocks inside one function: read without recursion.
