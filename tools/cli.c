@@ -1,4 +1,4 @@
-/* cli.c — file and error helpers for the tools (see cli.h). */
+/* cli.c — file, error and flag-table helpers for the tools (see cli.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -137,4 +137,57 @@ size_t cli_strip_custom(uint8_t *p, size_t n,
   }
   memmove(p + wr, p + rd, n - rd);  /* an unparsable tail is kept as it is */
   return wr + (n - rd);
+}
+
+void cli_print_flags(const cli_flag *flags, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s%s", flags[i].lng, flags[i].shrt ? "," : "",
+             flags[i].shrt ? flags[i].shrt : "", flags[i].arg ? " FILE" : "");
+    printf("  %-28s %s\n", name, flags[i].help);
+  }
+}
+
+const cli_flag *cli_match_flag(const cli_flag *flags, size_t n, int argc, char **argv, int *i,
+                               const char **arg, bool *bad) {
+  const char *a = argv[*i];
+  *arg = NULL, *bad = false;
+  for (size_t k = 0; k < n; k++) {
+    size_t len = strlen(flags[k].lng);
+    bool eq = flags[k].arg && !strncmp(a, flags[k].lng, len) && a[len] == '=';
+    if (strcmp(a, flags[k].lng) && (!flags[k].shrt || strcmp(a, flags[k].shrt)) && !eq) continue;
+    if (eq) *arg = a + len + 1;
+    else if (flags[k].arg && *i + 1 < argc) *arg = argv[++*i];
+    else if (flags[k].arg) return cli_fail("option '%s' needs an argument", a), *bad = true, NULL;
+    return &flags[k];
+  }
+  return NULL;
+}
+
+bool cli_feature_flag(uint32_t *features, const char *a, bool *ok) {
+  bool on = !strncmp(a, "--enable-", 9);
+  if (!on && strncmp(a, "--disable-", 10)) return false;
+  uint32_t f = tl_feature_from_name(a + (on ? 9 : 10));
+  *ok = f != 0;
+  if (!f) cli_fail("unknown or unsupported feature in option '%s'", a);
+  else if (on) *features |= f;
+  else *features &= ~f;
+  return true;
+}
+
+bool cli_parse_args(int argc, char **argv, int (*flag)(void *ctx, int argc, char **argv, int i),
+                    void *ctx, const char **in) {
+  *in = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] == '-' && a[1]) {
+      if ((i = flag(ctx, argc, argv, i)) < 0) return false;
+    } else if (*in) {
+      return cli_fail("more than one input file ('%s' and '%s')", *in, a), false;
+    } else {
+      *in = a;
+    }
+  }
+  if (!*in) return cli_fail("no input file (try --help)"), false;
+  return true;
 }

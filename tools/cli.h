@@ -1,7 +1,8 @@
 /* cli.h — helpers shared by the command-line tools: reading whole files
  * (or stdin for "-"), writing files, printing library errors as
  * FILE:0xOFFSET: error: MESSAGE and usage errors as PROG: error: MESSAGE,
- * and dropping custom sections from a written binary. */
+ * the flag tables that drive both parsing and --help, and dropping custom
+ * sections from a written binary. */
 #ifndef TILT_CLI_H
 #define TILT_CLI_H
 
@@ -23,6 +24,33 @@ void cli_init(const char *argv0);
 void cli_print_version(const char *version, int binaryen);
 /* Prints "PROG: error: MESSAGE" to stderr. */
 void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One row of a tool's flag table: its id (the tool's enum), long name,
+ * short name (or NULL), whether it takes an argument, and its help line. */
+typedef struct {
+  int id;
+  const char *lng, *shrt;
+  bool arg;
+  const char *help;
+} cli_flag;
+
+/* Prints one "  --long,-s FILE   help" line a row. */
+void cli_print_flags(const cli_flag *flags, size_t n);
+/* Matches argv[*i] against the table ("--output=FILE" style too). Returns
+ * the row, with its argument in *arg (NULL for none), *i past a separate
+ * argument; NULL when no row matches, or (with *bad set and the error
+ * printed) when the argument is missing. */
+const cli_flag *cli_match_flag(const cli_flag *flags, size_t n, int argc, char **argv, int *i,
+                               const char **arg, bool *bad);
+/* --enable-NAME / --disable-NAME applied to *features; false if a is no
+ * feature flag. *ok is false (error printed) for an unknown feature. */
+bool cli_feature_flag(uint32_t *features, const char *a, bool *ok);
+/* The argument loop: flag(ctx, argc, argv, i) takes each argument that
+ * starts with '-' (not "-" alone) and returns the index of the last one it
+ * used, or -1 on an error; the one other argument is the input file. False
+ * on an error (printed), on a second input file or on none. */
+bool cli_parse_args(int argc, char **argv, int (*flag)(void *ctx, int argc, char **argv, int i),
+                    void *ctx, const char **in);
+
 /* Removes, in place, the custom sections of the well-formed binary p[0..n)
  * for which drop(name, name_len, ctx) is true; returns the new size. Stops
  * (keeping the rest) at anything it cannot parse. */

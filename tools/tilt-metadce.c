@@ -28,13 +28,8 @@ typedef struct {
 typedef enum { O_OUTPUT, O_TEXT, O_DEBUG, O_GRAPH, O_DUMP, O_VALIDATE, O_NO_VALIDATE, O_ALL,
                O_MVP, O_DETECT, O_QUIET, O_HELP, O_VERSION } opt_id;
 
-/* Flag table — long name, short name (or NULL), takes an argument, help. */
-static const struct {
-  opt_id id;
-  const char *lng, *shrt;
-  bool arg;
-  const char *help;
-} flags[] = {
+/* Flag table — id, long name, short name (or NULL), takes an argument, help. */
+static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file"},
   {O_TEXT, "--emit-text", "-S", false, "emit text instead of binary"},
   {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
@@ -58,12 +53,7 @@ static void help(void) {
          "every node of the graph nothing reaches. The graph is a JSON array of\n"
          "{\"name\": N, \"reaches\": [N...], \"root\": true, \"export\": E,\n"
          " \"import\": [MODULE, BASE]}.\n\noptions:\n");
-  for (size_t i = 0; i < NFLAGS; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "%s%s%s%s", flags[i].lng, flags[i].shrt ? "," : "",
-             flags[i].shrt ? flags[i].shrt : "", flags[i].arg ? " FILE" : "");
-    printf("  %-28s %s\n", name, flags[i].help);
-  }
+  cli_print_flags(flags, NFLAGS);
   printf("  --enable-FEATURE, --disable-FEATURE (as tilt-opt)\n");
 }
 
@@ -87,47 +77,21 @@ static bool apply(opts *o, opt_id id, const char *arg) {
   return true;
 }
 
-static bool feature_flag(opts *o, const char *a, bool *ok) {
-  bool on = !strncmp(a, "--enable-", 9);
-  if (!on && strncmp(a, "--disable-", 10)) return false;
-  uint32_t f = tl_feature_from_name(a + (on ? 9 : 10));
-  *ok = f != 0;
-  if (!f) cli_fail("unknown or unsupported feature in option '%s'", a);
-  else if (on) o->features |= f;
-  else o->features &= ~f;
-  return true;
-}
-
-/* Returns the index of the last argument used, or -1 on an error. */
-static int parse_flag(opts *o, int argc, char **argv, int i) {
-  const char *a = argv[i];
-  for (size_t k = 0; k < NFLAGS; k++) {
-    size_t n = strlen(flags[k].lng);
-    bool eq = flags[k].arg && !strncmp(a, flags[k].lng, n) && a[n] == '=';
-    if (strcmp(a, flags[k].lng) && (!flags[k].shrt || strcmp(a, flags[k].shrt)) && !eq) continue;
-    if (eq) return apply(o, flags[k].id, a + n + 1) ? i : -1;
-    if (!flags[k].arg) return apply(o, flags[k].id, NULL) ? i : -1;
-    if (i + 1 >= argc) return cli_fail("option '%s' needs an argument", a), -1;
-    return apply(o, flags[k].id, argv[i + 1]) ? i + 1 : -1;
-  }
-  bool ok;
-  if (feature_flag(o, a, &ok)) return ok ? i : -1;
-  cli_fail("unknown option '%s'", a);
-  return -1;
+/* One flag of the table or a feature; returns the index of the last
+ * argument used, or -1 on an error. */
+static int parse_flag(void *ctx, int argc, char **argv, int i) {
+  opts *o = ctx;
+  const char *arg;
+  bool bad, ok;
+  const cli_flag *f = cli_match_flag(flags, NFLAGS, argc, argv, &i, &arg, &bad);
+  if (f) return apply(o, (opt_id)f->id, arg) ? i : -1;
+  if (bad) return -1;
+  if (cli_feature_flag(&o->features, argv[i], &ok)) return ok ? i : -1;
+  return cli_fail("unknown option '%s'", argv[i]), -1;
 }
 
 static bool parse(opts *o, int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (a[0] == '-' && a[1]) {
-      if ((i = parse_flag(o, argc, argv, i)) < 0) return false;
-    } else if (o->in) {
-      return cli_fail("more than one input file ('%s' and '%s')", o->in, a), false;
-    } else {
-      o->in = a;
-    }
-  }
-  if (!o->in) return cli_fail("no input file (try --help)"), false;
+  if (!cli_parse_args(argc, argv, parse_flag, o, &o->in)) return false;
   if (!o->graph) return cli_fail("no graph file provided (--graph-file)"), false;
   return true;
 }

@@ -57,13 +57,8 @@ typedef enum {
   O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL, O_DEBUG_IR
 } opt_id;
 
-/* Flag table — long name, short name (or NULL), takes an argument, help. */
-static const struct {
-  opt_id id;
-  const char *lng, *shrt;
-  bool arg;
-  const char *help;
-} flags[] = {
+/* Flag table — id, long name, short name (or NULL), takes an argument, help. */
+static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file ('-' for stdout)"},
   {O_TEXT, "--emit-text", "-S", false, "emit text instead of binary (to stdout without -o)"},
   {O_PRINT, "--print", NULL, false, "print the module as text to stdout"},
@@ -119,12 +114,7 @@ static void help(void) {
   printf("usage: tilt-opt [options] IN.wasm [-o OUT]\n\n"
          "Reads a WebAssembly binary ('-' for stdin), validates it and writes it\n"
          "back. Without -o, -S or --print nothing is written.\n\noptions:\n");
-  for (size_t i = 0; i < NFLAGS; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "%s%s%s%s", flags[i].lng, flags[i].shrt ? "," : "",
-             flags[i].shrt ? flags[i].shrt : "", flags[i].arg ? " FILE" : "");
-    printf("  %-28s %s\n", name, flags[i].help);
-  }
+  cli_print_flags(flags, NFLAGS);
   printf("\nfeatures (default:");
   for (uint32_t b = 1; b & TL_FEATURES_ALL; b <<= 1)
     if (tl_features_default_set() & b) printf(" %s", tl_feature_to_name(b));
@@ -136,18 +126,6 @@ static void help(void) {
   print_passes(false);
   printf("\ninterface passes (rename imports or exports; the host applies the map they print):\n");
   print_passes(true);
-}
-
-/* --enable-NAME / --disable-NAME; returns false if a is no feature flag. */
-static bool feature_flag(opts *o, const char *a, bool *ok) {
-  bool on = !strncmp(a, "--enable-", 9);
-  if (!on && strncmp(a, "--disable-", 10)) return false;
-  uint32_t f = tl_feature_from_name(a + (on ? 9 : 10));
-  *ok = f != 0;
-  if (!f) cli_fail("unknown or unsupported feature in option '%s'", a);
-  else if (on) o->features |= f;
-  else o->features &= ~f;
-  return true;
 }
 
 static void push_str(const char ***v, uint32_t *n, const char *s) {
@@ -228,39 +206,23 @@ static bool pass_flag(opts *o, const char *a) {
   return false;
 }
 
-/* Matches a against the table; "--output=FILE" style is accepted too. */
-static int parse_flag(opts *o, int argc, char **argv, int i) {
-  const char *a = argv[i];
-  for (size_t k = 0; k < NFLAGS; k++) {
-    size_t n = strlen(flags[k].lng);
-    bool eq = flags[k].arg && !strncmp(a, flags[k].lng, n) && a[n] == '=';
-    if (strcmp(a, flags[k].lng) && (!flags[k].shrt || strcmp(a, flags[k].shrt)) && !eq)
-      continue;
-    if (eq) apply(o, flags[k].id, a + n + 1);
-    else if (!flags[k].arg) apply(o, flags[k].id, NULL);
-    else if (i + 1 < argc) apply(o, flags[k].id, argv[++i]);
-    else return cli_fail("option '%s' needs an argument", a), -1;
-    return i;
-  }
-  bool ok;
-  if (feature_flag(o, a, &ok)) return ok ? i : -1;
-  if (opt_level_flag(o, a) || pass_flag(o, a)) return i;
-  cli_fail("unknown option '%s'", a);
-  return -1;
+/* One flag of the table, a feature, an -O level or a pass; returns the
+ * index of the last argument used, or -1 on an error. */
+static int parse_flag(void *ctx, int argc, char **argv, int i) {
+  opts *o = ctx;
+  const char *arg;
+  bool bad, ok;
+  const cli_flag *f = cli_match_flag(flags, NFLAGS, argc, argv, &i, &arg, &bad);
+  if (f) apply(o, (opt_id)f->id, arg);
+  else if (bad) return -1;
+  else if (cli_feature_flag(&o->features, argv[i], &ok)) return ok ? i : -1;
+  else if (!opt_level_flag(o, argv[i]) && !pass_flag(o, argv[i]))
+    return cli_fail("unknown option '%s'", argv[i]), -1;
+  return i;
 }
 
 static bool parse(opts *o, int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (a[0] == '-' && a[1]) {
-      if ((i = parse_flag(o, argc, argv, i)) < 0) return false;
-    } else if (o->in) {
-      return cli_fail("more than one input file ('%s' and '%s')", o->in, a), false;
-    } else {
-      o->in = a;
-    }
-  }
-  if (!o->in) return cli_fail("no input file (try --help)"), false;
+  if (!cli_parse_args(argc, argv, parse_flag, o, &o->in)) return false;
   o->in_name = strcmp(o->in, "-") ? o->in : "<stdin>";
   return true;
 }
