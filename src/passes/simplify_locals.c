@@ -74,6 +74,9 @@ static bool conflict(uint32_t a, uint32_t b) {
   /* a value that sets other locals cannot move past a branch: where it
    * goes those locals may be read without the value having run */
   if ((a & TL_F_WRITES_LOCAL) && (b & (TL_F_BRANCH | TL_F_NORETURN))) return true;
+  /* nor can a value that branches move past sets of other locals: when it
+   * branches they would not have run, and the target may read them */
+  if ((a & TL_F_BRANCH) && (b & TL_F_WRITES_LOCAL)) return true;
   const uint32_t all = TL_F_CALL | TL_F_ATOMIC;
   struct { uint32_t r, w; } kinds[] = {{TL_F_READS_MEM, TL_F_WRITES_MEM},
                                         {TL_F_READS_TABLE, TL_F_WRITES_TABLE},
