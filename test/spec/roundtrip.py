@@ -51,7 +51,7 @@ SETS = [
 # features tilt does not read, tried one by one to name a skip's reason.
 WABT_TILT = ["--enable-threads", "--enable-tail-call", "--enable-extended-const"]
 UNREAD = [("memory64", "--enable-memory64"), ("multi-memory", "--enable-multi-memory"),
-          ("exceptions", "--enable-exceptions"), ("relaxed SIMD", "--enable-relaxed-simd"),
+          ("exceptions", "--enable-exceptions"),
           ("function references", "--enable-function-references"), ("GC", "--enable-gc")]
 
 TIMEOUT = 60
