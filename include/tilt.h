@@ -55,7 +55,8 @@ typedef struct {
 #define TL_FEATURE_EXTENDED_CONST      (1u << 8)
 #define TL_FEATURE_THREADS             (1u << 9)
 #define TL_FEATURE_EXCEPTION_HANDLING  (1u << 10) /* legacy try/catch and exnref's try_table */
-#define TL_FEATURES_ALL                ((1u << 11) - 1)
+#define TL_FEATURE_RELAXED_SIMD        (1u << 11) /* needs TL_FEATURE_SIMD too */
+#define TL_FEATURES_ALL                ((1u << 12) - 1)
 /* For tl_read_options.features, where 0 means the default set: no features
  * at all (plain MVP, --mvp-features). A bit outside TL_FEATURES_ALL. */
 #define TL_FEATURES_MVP                (1u << 31)
@@ -506,6 +507,9 @@ const char *tl_pass_help(uint32_t i);
  * then only behaves the same under a host that applies the printed map, so
  * fuzzers and differential tests leave such passes out. */
 bool tl_pass_changes_interface(uint32_t i);
+/* Whether pass i keeps every module's behaviour: not an interface renamer,
+ * nor a pass replacing instructions by traps (remove-relaxed-simd). */
+bool tl_pass_keeps_behaviour(uint32_t i);
 /* Runs the default pipeline of -O<opt_level> (0-4); shrink_level 1 is -Os,
  * 2 is -Oz (with opt_level 2), as wasm-opt defines them. */
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,

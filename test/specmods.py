@@ -5,7 +5,8 @@ written out by wast2json. Import it after putting test/ on sys.path."""
 import glob, json, os, subprocess, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const',
+            '--enable-relaxed-simd']
 
 
 def find_suite():

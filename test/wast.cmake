@@ -8,3 +8,30 @@ if(TARGET tilt-run)
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/wast/run.sh $<TARGET_FILE:tilt-run> ${CMAKE_SOURCE_DIR})
   set_tests_properties(spec.wast PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# wast.relaxed_roundtrip: the relaxed SIMD modules of the 3.0 suite through
+# tilt's text reader and writer, validated by wabt (test/wast/text_roundtrip.py).
+if(TARGET tilt-opt)
+  set(_rx ${CMAKE_SOURCE_DIR}/../shared/testsuite/core)
+  if(DEFINED ENV{TILT_TESTSUITE})
+    set(_rx $ENV{TILT_TESTSUITE}/core)
+  endif()
+  add_test(NAME wast.relaxed_roundtrip
+           COMMAND python3 ${CMAKE_SOURCE_DIR}/test/wast/text_roundtrip.py $<TARGET_FILE:tilt-opt>
+                   ${_rx}/relaxed_dot_product.wast ${_rx}/relaxed_laneselect.wast
+                   ${_rx}/relaxed_madd_nmadd.wast ${_rx}/relaxed_min_max.wast
+                   ${_rx}/i8x16_relaxed_swizzle.wast ${_rx}/i32x4_relaxed_trunc.wast
+                   ${_rx}/i16x8_relaxed_q15mulr_s.wast)
+  set_tests_properties(wast.relaxed_roundtrip PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
+# wast.relaxed_deterministic: the interpreter's relaxed SIMD results are the
+# spec's deterministic profile (test/wast/relaxed_deterministic.wast); the
+# JIT, which has no SIMD yet, reports the file unsupported without failing.
+if(TARGET tilt-run)
+  add_test(NAME wast.relaxed_deterministic
+           COMMAND $<TARGET_FILE:tilt-run> --wast --interp ${CMAKE_SOURCE_DIR}/test/wast/relaxed_deterministic.wast)
+  add_test(NAME wast.relaxed_jit_refuses
+           COMMAND $<TARGET_FILE:tilt-run> --wast --jit ${CMAKE_SOURCE_DIR}/test/wast/relaxed_deterministic.wast)
+  set_tests_properties(wast.relaxed_jit_refuses PROPERTIES PASS_REGULAR_EXPRESSION " 0 failed, 13 unsupported")
+endif()

@@ -100,10 +100,12 @@ static const cli_flag flags[] = {
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
-/* The registry's passes, those renaming imports/exports (iface) or the rest. */
-static void print_passes(bool iface) {
+/* The registry's passes of one group: 0 those keeping behaviour, 1 those
+ * renaming imports/exports, 2 those replacing instructions by traps. */
+static void print_passes(int group) {
   for (uint32_t i = 0; tl_pass_name(i); i++) {
-    if (tl_pass_changes_interface(i) != iface) continue;
+    int g = tl_pass_keeps_behaviour(i) ? 0 : tl_pass_changes_interface(i) ? 1 : 2;
+    if (g != group) continue;
     char name[64];
     snprintf(name, sizeof name, "--%s", tl_pass_name(i));
     printf("  %-34s %s\n", name, tl_pass_help(i));
@@ -123,9 +125,11 @@ static void help(void) {
     printf("  --enable-%s, --disable-%s\n", tl_feature_to_name(b), tl_feature_to_name(b));
   printf("\noptimization levels:\n  -O0 .. -O4, -Os, -Oz, -O (= -Os)\n"
          "\noptimization passes (run in the order given):\n");
-  print_passes(false);
+  print_passes(0);
   printf("\ninterface passes (rename imports or exports; the host applies the map they print):\n");
-  print_passes(true);
+  print_passes(1);
+  printf("\nfeature removal passes (replace instructions by traps):\n");
+  print_passes(2);
 }
 
 static void push_str(const char ***v, uint32_t *n, const char *s) {

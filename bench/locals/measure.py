@@ -9,7 +9,8 @@ import os, subprocess, sys, tempfile, time
 PASSES = ['', 'simplify-locals', 'simplify-locals-notee', 'simplify-locals-nostructure',
           'simplify-locals-notee-nostructure', 'simplify-locals-nonesting', 'coalesce-locals',
           'reorder-locals', 'merge-locals', 'local-cse', 'rse', 'ssa-nomerge', 'code-pushing', 'untee']
-VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const',
+            '--enable-relaxed-simd']
 
 def code_size(path):
     """Bytes of the code section (what these passes change)."""

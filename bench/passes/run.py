@@ -31,7 +31,8 @@ sys.path.insert(0, os.path.join(REPO, "test", "npm"))
 import npm_modules  # noqa: E402
 
 LEVELS = ["O2", "Os", "Oz", "O3"]
-VALIDATE = ["wasm-validate", "--enable-threads", "--enable-tail-call", "--enable-extended-const"]
+VALIDATE = ["wasm-validate", "--enable-threads", "--enable-tail-call", "--enable-extended-const",
+            "--enable-relaxed-simd"]
 # C sources fetched with `npm pack` (the tree-sitter runtime and a grammar).
 C_SOURCES = ["tree-sitter@0.25.1", "tree-sitter-json@0.24.8"]
 # wasm-opt's features: the ones these modules use and wasm-validate knows

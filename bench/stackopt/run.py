@@ -10,7 +10,8 @@ import argparse, glob, os, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+VALIDATE = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const',
+            '--enable-relaxed-simd']
 
 
 def stripped_size(path):

@@ -16,6 +16,7 @@ static const struct { tl_features bit; const char *name; } names[] = {
   {TL_FEAT_EXTENDED_CONST, "extended-const"},
   {TL_FEAT_THREADS, "threads"},
   {TL_FEAT_EXCEPTION_HANDLING, "exception-handling"},
+  {TL_FEAT_RELAXED_SIMD, "relaxed-simd"},
 };
 
 const char *tl_feature_name(tl_features single) {

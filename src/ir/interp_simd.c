@@ -399,7 +399,97 @@ static tl_v *lanes(const tl_ins *ins, tl_v *sp) {
   }
 }
 
+/* ---- relaxed SIMD: the spec's deterministic profile ----
+ * Each relaxed op may return any of a list of results, chosen by a global
+ * parameter of the implementation (spec, exec/numerics "Relaxed
+ * Operations"); the deterministic profile fixes every parameter to 0, the
+ * first entry of each list. The interpreter always runs that profile:
+ *   relaxed_swizzle     = swizzle: an index of 16 or more gives 0
+ *   relaxed_trunc_*     = trunc_sat_*: NaN gives 0, out of range saturates
+ *   relaxed_laneselect  = bitselect with the mask as it is
+ *   relaxed_min / max   = min / max (NaN and -0 rules of the plain ops)
+ *   relaxed_q15mulr_s   = q15mulr_sat_s
+ *   relaxed_madd        = unfused: a*b rounded, then + c rounded
+ *   relaxed_nmadd       = relaxed_madd(-a, b, c)
+ *   relaxed_dot_*       = both operands signed; each pair of i8*i8 products
+ *                         is summed with i16 signed saturation, and the
+ *                         add_s form sums two such i16s and c in i32 (wrapping)
+ * The optimizer never folds these ops (F_RELAXED in the table), so this
+ * choice is observable only when the interpreter runs a module. */
+
+/* The plain op whose semantics is the deterministic choice, or -1. */
+static int relaxed_twin(int op) {
+  switch (op) {
+  case TL_OP_I8X16_RELAXED_SWIZZLE: return TL_OP_I8X16_SWIZZLE;
+  case TL_OP_I32X4_RELAXED_TRUNC_F32X4_S: return TL_OP_I32X4_TRUNC_SAT_F32X4_S;
+  case TL_OP_I32X4_RELAXED_TRUNC_F32X4_U: return TL_OP_I32X4_TRUNC_SAT_F32X4_U;
+  case TL_OP_I32X4_RELAXED_TRUNC_F64X2_S_ZERO: return TL_OP_I32X4_TRUNC_SAT_F64X2_S_ZERO;
+  case TL_OP_I32X4_RELAXED_TRUNC_F64X2_U_ZERO: return TL_OP_I32X4_TRUNC_SAT_F64X2_U_ZERO;
+  case TL_OP_I8X16_RELAXED_LANESELECT: case TL_OP_I16X8_RELAXED_LANESELECT:
+  case TL_OP_I32X4_RELAXED_LANESELECT: case TL_OP_I64X2_RELAXED_LANESELECT:
+    return TL_OP_V128_BITSELECT;
+  case TL_OP_F32X4_RELAXED_MIN: return TL_OP_F32X4_MIN;
+  case TL_OP_F32X4_RELAXED_MAX: return TL_OP_F32X4_MAX;
+  case TL_OP_F64X2_RELAXED_MIN: return TL_OP_F64X2_MIN;
+  case TL_OP_F64X2_RELAXED_MAX: return TL_OP_F64X2_MAX;
+  case TL_OP_I16X8_RELAXED_Q15MULR_S: return TL_OP_I16X8_Q15MULR_SAT_S;
+  default: return -1;
+  }
+}
+
+/* Unfused multiply-add of one lane: the product is rounded on its own (two
+ * statements, so that no compiler contracts them into an fma). */
+static uint64_t madd_lane(int w, uint64_t a, uint64_t b, uint64_t c, bool negate) {
+  if (w == 4) {
+    float x = tl_f32((uint32_t)a), p = (negate ? -x : x) * tl_f32((uint32_t)b);
+    return tl_f32b(p + tl_f32((uint32_t)c));
+  }
+  double x = tl_f64(a), p = (negate ? -x : x) * tl_f64(b);
+  return tl_f64b(p + tl_f64(c));
+}
+
+/* Signed i8 products of lanes 2i and 2i+1, summed with i16 saturation. */
+static int64_t dot_pair(const tl_v *a, const tl_v *b, int i) {
+  int64_t s = ls(a, 1, 2 * i) * ls(b, 1, 2 * i) + ls(a, 1, 2 * i + 1) * ls(b, 1, 2 * i + 1);
+  return clamp(s, smin(2), smax(2));
+}
+
+/* madd, nmadd and the dot products; returns the new sp or NULL. */
+static tl_v *relaxed_arith(int op, tl_v *sp) {
+  tl_v r;
+  int w = op == TL_OP_F64X2_RELAXED_MADD || op == TL_OP_F64X2_RELAXED_NMADD ? 8 : 4;
+  switch (op) {
+  case TL_OP_F32X4_RELAXED_MADD: case TL_OP_F32X4_RELAXED_NMADD:
+  case TL_OP_F64X2_RELAXED_MADD: case TL_OP_F64X2_RELAXED_NMADD: {
+    bool neg = op == TL_OP_F32X4_RELAXED_NMADD || op == TL_OP_F64X2_RELAXED_NMADD;
+    for (int i = 0; i < 16 / w; i++)
+      lset(&r, w, i, madd_lane(w, lu(&sp[-3], w, i), lu(&sp[-2], w, i), lu(&sp[-1], w, i), neg));
+    sp[-3] = r;
+    return sp - 2;
+  }
+  case TL_OP_I16X8_RELAXED_DOT_I8X16_I7X16_S:
+    for (int i = 0; i < 8; i++) lset(&r, 2, i, (uint64_t)dot_pair(&sp[-2], &sp[-1], i));
+    sp[-2] = r;
+    return sp - 1;
+  case TL_OP_I32X4_RELAXED_DOT_I8X16_I7X16_ADD_S:
+    for (int i = 0; i < 4; i++) {
+      int64_t s = dot_pair(&sp[-3], &sp[-2], 2 * i) + dot_pair(&sp[-3], &sp[-2], 2 * i + 1);
+      lset(&r, 4, i, (uint64_t)s + lu(&sp[-1], 4, i));
+    }
+    sp[-3] = r;
+    return sp - 2;
+  default: return NULL;
+  }
+}
+
 tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp) {
+  if (tl_ops[ins->op].flags & TL_F_RELAXED) {
+    int twin = relaxed_twin(ins->op);
+    if (twin < 0) return relaxed_arith(ins->op, sp);
+    tl_ins plain = *ins;
+    plain.op = (uint16_t)twin;
+    return tl_interp_simd(&plain, sp);
+  }
   int op = ins->op, w, k;
   tl_v r;
   bool ok = true;

@@ -102,6 +102,8 @@ enum {
   TL_F_LABEL_USE = 1 << 17,   /* names a label without branching to it: rethrow
                                  and delegate (imm.label); tl_expr_uses_label */
   TL_F_EH = 1 << 18,          /* an exception-handling node (every EH row) */
+  TL_F_RELAXED = 1 << 19,     /* implementation-defined result (relaxed SIMD): pure,
+                                 but never folded to one of its allowed values */
 };
 
 /* Features, as bits of a tl_features set. The names are wasm-opt's flag
@@ -119,7 +121,10 @@ enum {
   TL_FEAT_EXTENDED_CONST = 1 << 8,
   TL_FEAT_THREADS = 1 << 9,
   TL_FEAT_EXCEPTION_HANDLING = 1 << 10,
-  TL_FEAT_ALL = (1 << 11) - 1,
+  TL_FEAT_RELAXED_SIMD = 1 << 11,
+  TL_FEAT_ALL = (1 << 12) - 1,
+  /* What a relaxed SIMD row needs (its feat column RELAXED): both bits. */
+  TL_FEAT_RELAXED = TL_FEAT_SIMD | TL_FEAT_RELAXED_SIMD,
 };
 typedef uint32_t tl_features;
 

@@ -30,6 +30,7 @@
 #define F_THROWS TL_F_THROWS
 #define F_LABEL_USE TL_F_LABEL_USE
 #define F_EH TL_F_EH
+#define F_RELAXED TL_F_RELAXED
 
 const tl_opinfo tl_ops[TL_NOPS] = {
 #define OP(id, text, pfx, code, imm, sig, flags, feat) \

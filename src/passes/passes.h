@@ -37,10 +37,12 @@ typedef struct {
   bool iface;           /* renames imports or exports (MODULE_IFACE): the
                            host must apply the map it prints, so the module
                            alone does not behave the same */
+  bool traps;           /* replaces instructions by traps (FUNC_TRAPS) */
 } tl_pass_info;
 
 #define PASS_DECL_FUNC(id) tl_status tl_pass_##id(tl_pass_ctx *, tl_func *);
 #define PASS_DECL_FUNC_EH(id) PASS_DECL_FUNC(id)
+#define PASS_DECL_FUNC_TRAPS(id) PASS_DECL_FUNC(id)
 #define PASS_DECL_MODULE(id) tl_status tl_pass_##id(tl_pass_ctx *);
 #define PASS_DECL_MODULE_IFACE(id) PASS_DECL_MODULE(id)
 #define PASS(id, name, help, kind) PASS_DECL_##kind(id)

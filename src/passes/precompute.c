@@ -24,11 +24,15 @@ static bool is_const(const tl_expr *e) {
          e->op == TL_OP_F64_CONST || e->op == TL_OP_V128_CONST;
 }
 
+/* An operator whose value the interpreter may compute here. Relaxed SIMD
+ * ops are pure but excluded: the interpreter's answer is one of several an
+ * engine may give, and folding would fix it for every engine. */
 static bool pure_op(const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
   const uint32_t bad = TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE | TL_F_WRITES_TABLE |
                        TL_F_READS_LOCAL | TL_F_WRITES_LOCAL | TL_F_READS_GLOBAL | TL_F_WRITES_GLOBAL |
-                       TL_F_CALL | TL_F_BRANCH | TL_F_NORETURN | TL_F_CONTROL | TL_F_ATOMIC;
+                       TL_F_CALL | TL_F_BRANCH | TL_F_NORETURN | TL_F_CONTROL | TL_F_ATOMIC |
+                       TL_F_RELAXED;
   if (oi->flags & bad) return false;
   return oi->nops != TL_SIG_SPECIAL || e->op == TL_OP_SELECT;
 }

@@ -21,10 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false
-#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false
-#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false
-#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true
+#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false
+#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false
+#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true
+#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false
+#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false
 static const tl_pass_info registry[] = {
 #define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
@@ -53,6 +54,7 @@ void tl_pass_output(const tl_pass_ctx *c, const char *text, size_t len) {
 const char *tl_pass_name(uint32_t i) { return i < NPASSES ? registry[i].name : NULL; }
 const char *tl_pass_help(uint32_t i) { return i < NPASSES ? registry[i].help : NULL; }
 bool tl_pass_changes_interface(uint32_t i) { return i < NPASSES && registry[i].iface; }
+bool tl_pass_keeps_behaviour(uint32_t i) { return i < NPASSES && !registry[i].iface && !registry[i].traps; }
 
 /* ---- the pool ----------------------------------------------------------- */
 /* A parallel loop: workers take the next k and call fn(user, item(k)). */

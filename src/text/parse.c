@@ -471,14 +471,12 @@ static int op_lookup(P *p, const tl_tok *t) {
 }
 
 /* Instructions of WebAssembly 3.0 that tilt does not have (GC, typed
- * function references, relaxed SIMD): unsupported, not malformed. */
+ * function references): unsupported, not malformed. */
 static bool known_unsupported(const tl_tok *t) {
   static const char *const pre[] = {"struct.", "array.", "i31.", "ref.", "br_on_", "call_ref",
                                     "return_call_ref", "any.", "extern."};
   for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
     if (t->len >= strlen(pre[k]) && !memcmp(t->s, pre[k], strlen(pre[k]))) return true;
-  for (uint32_t k = 0; k + 7 <= t->len; k++)
-    if (!memcmp(t->s + k, "relaxed", 7)) return true;
   return false;
 }
 

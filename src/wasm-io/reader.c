@@ -127,8 +127,10 @@ tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what) {
 
 /* ------------------------------------------------------------- features */
 tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what) {
-  if (!f || (c->feat & f) == f) return TL_OK;
-  return rd_fail_at(r, at, TL_E_FEATURE, "%s requires --enable-%s", what, tl_feature_name(f));
+  tl_features miss = f & ~c->feat;
+  if (!miss) return TL_OK;
+  return rd_fail_at(r, at, TL_E_FEATURE, "%s requires --enable-%s", what,
+                    tl_feature_name(miss & (~miss + 1)));
 }
 
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {

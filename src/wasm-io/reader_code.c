@@ -1171,8 +1171,6 @@ static tl_status rd_instr(fctx *x, bool *done) {
   if (pfx) TRY(rd_u32(r, &code, "opcode"));
   int op = pfx ? tl_op_decode(b, code) : tl_op_decode(0, b);
   if (op < 0 || tl_ops[op].pfx == 0xff) {
-    if (b == 0xfd && code >= 0x100 && code <= 0x113)
-      return fail(x, TL_E_UNSUPPORTED, "relaxed-simd is not supported (opcode 0xfd %u)", code);
     if (pfx) return fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
     return fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x", b);
   }

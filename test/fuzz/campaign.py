@@ -14,7 +14,8 @@ import subprocess, sys, os, time, shutil
 B = sys.argv[1]; seed0 = int(sys.argv[2]); secs = float(sys.argv[3]); out = sys.argv[4]
 configs = [c.split() for c in sys.argv[5].split(';')]
 OPT = B + '/tilt-opt'; FZ = B + '/tilt-fuzz'
-VAL = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const']
+VAL = ['wasm-validate', '--enable-threads', '--enable-tail-call', '--enable-extended-const',
+       '--enable-relaxed-simd']
 os.makedirs(out, exist_ok=True)
 work = out + '/work'; os.makedirs(work, exist_ok=True)
 t0 = time.time(); s = seed0; fails = 0; n = 0

@@ -14,7 +14,7 @@ case $WHAT in
 validate)
   if ! command -v wasm-validate >/dev/null; then echo "skip: no wasm-validate"; exit 0; fi
   "$B/tilt-fuzz" gen --seed 1 --count 10000 -o "$T"
-  ls "$T"/*.wasm | xargs -P 4 -n 50 sh -c 'for f; do wasm-validate --enable-threads --enable-tail-call --enable-extended-const "$f" || { echo "INVALID $f"; exit 1; }; done' sh
+  ls "$T"/*.wasm | xargs -P 4 -n 50 sh -c 'for f; do wasm-validate --enable-threads --enable-tail-call --enable-extended-const --enable-relaxed-simd "$f" || { echo "INVALID $f"; exit 1; }; done' sh
   echo "10000 generated modules validate"
   ;;
 reduce|reduce-command)
@@ -38,7 +38,7 @@ reduce|reduce-command)
   echo "seed $s: $before nodes -> $after nodes"
   [ "$after" -le 10 ] || { echo "not reduced enough"; exit 1; }
   if command -v wasm-validate >/dev/null; then
-    wasm-validate --enable-threads --enable-tail-call --enable-extended-const "$T/out.wasm" ||
+    wasm-validate --enable-threads --enable-tail-call --enable-extended-const --enable-relaxed-simd "$T/out.wasm" ||
       { echo "the reduced module does not validate"; exit 1; }
   fi
   ;;

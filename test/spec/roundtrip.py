@@ -49,9 +49,9 @@ SETS = [
 
 # What tilt reads beyond wabt's defaults, as wasm-validate flags; and the
 # features tilt does not read, tried one by one to name a skip's reason.
-WABT_TILT = ["--enable-threads", "--enable-tail-call", "--enable-extended-const"]
+WABT_TILT = ["--enable-threads", "--enable-tail-call", "--enable-extended-const", "--enable-relaxed-simd"]
 UNREAD = [("memory64", "--enable-memory64"), ("multi-memory", "--enable-multi-memory"),
-          ("exceptions", "--enable-exceptions"), ("relaxed SIMD", "--enable-relaxed-simd"),
+          ("exceptions", "--enable-exceptions"),
           ("function references", "--enable-function-references"), ("GC", "--enable-gc")]
 
 TIMEOUT = 60

@@ -233,9 +233,10 @@ static uint32_t pass_list(const char *spec, const char **names, uint32_t cap, ch
   if (!strcmp(spec, "all")) {
     /* but optimize-added-constants*: they assume --low-memory-unused,
      * which the spec's modules break (they use address 0); and the passes
-     * renaming exports, which the script calls by name */
+     * renaming exports, which the script calls by name, or replacing
+     * instructions by traps */
     for (uint32_t i = 0; tl_pass_name(i) && n < cap; i++)
-      if (strncmp(tl_pass_name(i), "optimize-added-constants", 24) && !tl_pass_changes_interface(i))
+      if (strncmp(tl_pass_name(i), "optimize-added-constants", 24) && tl_pass_keeps_behaviour(i))
         names[n++] = tl_pass_name(i);
     return n;
   }

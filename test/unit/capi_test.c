@@ -55,9 +55,10 @@ static bool wabt_accepts(const uint8_t *bytes, size_t size) {
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
   fclose(f);
-  char cmd[160];
+  char cmd[256];
   snprintf(cmd, sizeof cmd,
-           "wasm-validate --enable-threads --enable-tail-call --enable-extended-const %s", path);
+           "wasm-validate --enable-threads --enable-tail-call --enable-extended-const "
+           "--enable-relaxed-simd %s", path);
   int rc = system(cmd);
   unlink(path);
   return rc == 0;

@@ -488,11 +488,19 @@ START_TEST(rewrite_fixed_point) {
     0x7f, 0x0c, 0x01, 0x0b, 0x0b, 0x6a, 0x0b};
   struct { const uint8_t *p; size_t n; bool no_growth; } cases[] = {
     {tuple_drop, sizeof tuple_drop, true}, {stacky, sizeof stacky, true}, {mixed, sizeof mixed, false}};
-  /* relaxed SIMD (0xfd 0x100): unsupported, not malformed */
+  /* relaxed SIMD: f32x4.relaxed_madd (0xfd 261, two LEB bytes) after
+   * unreachable needs relaxed-simd and simd, each named when missing */
   tl_module *m = NULL;
   tl_error e = {0};
-  ck_assert_int_eq(one(VOID_T, S("\x00\xfd\x80\x02\x0b"), TL_FEATURES_ALL, &m, &e), TL_E_UNSUPPORTED);
-  ck_assert(strstr(e.msg, "relaxed-simd"));
+#define MADD S("\x00\x00\xfd\x85\x02\x1a\x0b")
+  ck_assert_int_eq(one(VOID_T, MADD, TL_FEATURES_ALL & ~TL_FEATURE_RELAXED_SIMD, &m, &e), TL_E_FEATURE);
+  ck_assert(strstr(e.msg, "f32x4.relaxed_madd requires --enable-relaxed-simd"));
+  ck_assert_int_eq(one(VOID_T, MADD, TL_FEATURES_ALL & ~TL_FEATURE_SIMD, &m, &e), TL_E_FEATURE);
+  ck_assert(strstr(e.msg, "requires --enable-simd"));
+  ck_assert_int_eq(one(VOID_T, MADD, TL_FEATURES_ALL, &m, &e), TL_OK);
+  tl_module_destroy(m);
+  m = NULL;
+#undef MADD
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tl_buf w1 = {0}, w2 = {0};
     rewrite(cases[i].p, cases[i].n, &w1);

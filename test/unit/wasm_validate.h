@@ -29,7 +29,8 @@ static inline bool validates(const tl_buf *b) {
   fwrite(b->p, 1, b->n, f);
   fclose(f);
   char cmd[256];
-  snprintf(cmd, sizeof cmd, "wasm-validate --enable-threads --enable-tail-call --enable-extended-const %s", path);
+  snprintf(cmd, sizeof cmd, "wasm-validate --enable-threads --enable-tail-call --enable-extended-const "
+           "--enable-relaxed-simd %s", path);
   int rc = system(cmd);
   if (getenv("TILT_WRITER_DUMP")) {
     snprintf(cmd, sizeof cmd, "wasm2wat --enable-all --no-check %s", path);
