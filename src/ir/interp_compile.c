@@ -280,7 +280,7 @@ static bool try_has_catches(const tl_expr *e) {
 /* Opens the handler of try / try_table e at the current row. */
 static void open_handler(cc *c, wk *w, uint8_t kind) {
   tl_expr *e = w->e;
-  tl_handler h = {pc(c), 0, c->cur_h, c->h, NOFIX, (uint32_t)c->arms.n, 0, kind};
+  tl_handler h = {pc(c), 0, c->cur_h, c->h, NOFIX, 0, 0, kind};
   if (kind == TL_H_CATCH) h.exn_slot = c->exn_next++;
   w->hid = (uint32_t)c->handlers.n;
   w->outer = c->cur_h;
@@ -295,6 +295,7 @@ static void open_handler(cc *c, wk *w, uint8_t kind) {
 static void close_handler(cc *c, wk *w) {
   tl_expr *e = w->e;
   handler(c, w->hid)->end = pc(c);
+  handler(c, w->hid)->arm0 = (uint32_t)c->arms.n;   /* nested handlers' arms come first */
   c->cur_h = w->outer;
   uint32_t l = e->imm.block.label;
   if (l != TL_NO_LABEL && l < c->f->nlabel) c->labels[l].hctx = w->outer;
