@@ -4,7 +4,12 @@
  * threaded through the `a` field). Operand stack heights are known
  * statically, so a branch carries the slot height of its target and how
  * many slots it keeps. Iterative with an explicit work stack: no C recursion
- * on nesting depth. Code after a node of type unreachable is never emitted. */
+ * on nesting depth. Code after a node of type unreachable is never emitted.
+ * Exception handling costs nothing at run time until a throw: a try or
+ * try_table body becomes a row range in the function's handler table
+ * (tl_handler), catch arms follow the body, try_table clauses become
+ * landing rows that branch to their labels, and a try with catches keeps
+ * its caught exception in a hidden slot after the locals (for rethrow). */
 #include "interp_impl.h"
 
 #include <stdlib.h>

@@ -4,7 +4,12 @@
  * is bounded by the store's max_depth ("call stack exhausted") and never by
  * the C stack. Every trap returns TL_E_TRAP with the spec's reason text.
  * Memory 0 is cached in (mb, ms) and reloaded after anything that may move
- * or resize it (calls, memory.grow). */
+ * or resize it (calls, memory.grow). An exception (throw, rethrow,
+ * throw_ref, or one a host function passes on) searches the handler table
+ * of each frame from the innermost outwards, in a loop (no recursion), and
+ * ends the run with TL_E_EXCEPTION (s->exn) if none catches it. Nothing is
+ * done on entering or leaving a try: code that does not throw runs as
+ * before. */
 #include "interp_impl.h"
 
 #include <stdlib.h>
