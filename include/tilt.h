@@ -28,7 +28,8 @@ typedef enum {
   TL_E_TRAP,         /* execution trapped */
   TL_E_LINK,         /* instantiation: an import could not be resolved */
   TL_E_EXHAUSTED,    /* execution ran out of call stack or fuel */
-  TL_E_EXIT          /* the program asked to exit (WASI proc_exit) */
+  TL_E_EXIT,         /* the program asked to exit (WASI proc_exit) */
+  TL_E_EXCEPTION     /* execution ended in an uncaught wasm exception */
 } tl_status;
 
 #define TL_NO_OFFSET UINT64_MAX
@@ -573,7 +574,12 @@ tl_expr_ref tl_relooper_render_and_dispose(tl_relooper *r, tl_rblock entry, uint
  * ("integer divide by zero", "out of bounds memory access", ...); running out
  * of call stack or fuel is TL_E_EXHAUSTED ("call stack exhausted", "fuel
  * exhausted"); linking fails with TL_E_LINK ("unknown import", "incompatible
- * import type"). */
+ * import type"). An exception (exception-handling) that no handler catches
+ * ends the call with TL_E_EXCEPTION, "uncaught exception: tag T" where T is
+ * the tag's export or import name, else its index in the module that
+ * defines it. Traps are never caught by wasm handlers. An exception crosses
+ * host functions: a callback that returns the TL_E_EXCEPTION of a call it
+ * made rethrows that exception into its wasm caller. */
 typedef struct tl_store tl_store;
 typedef struct tl_instance tl_instance;
 typedef struct tl_linker tl_linker;
@@ -596,7 +602,8 @@ typedef struct {
 } tl_value;
 
 /* An external value: what imports resolve to and exports name. */
-enum { TL_EXTERNKIND_FUNC = 0, TL_EXTERNKIND_TABLE, TL_EXTERNKIND_MEMORY, TL_EXTERNKIND_GLOBAL };
+enum { TL_EXTERNKIND_FUNC = 0, TL_EXTERNKIND_TABLE, TL_EXTERNKIND_MEMORY, TL_EXTERNKIND_GLOBAL,
+       TL_EXTERNKIND_TAG };
 typedef struct {
   uint32_t kind;               /* TL_EXTERNKIND_* */
   void *ptr;                   /* store object; NULL = none */

@@ -212,6 +212,8 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
     tl_buf_printf(log, "\n");
   } else if (rc == TL_E_TRAP) {
     tl_buf_printf(log, "  -> trap: %s\n", err.msg);
+  } else if (rc == TL_E_EXCEPTION) { /* like a trap: the instance stays usable */
+    tl_buf_printf(log, "  -> %s\n", err.msg);
   } else if (rc == TL_E_EXIT) { /* proc_exit: the program is over */
     tl_buf_printf(log, "[%s]\n", err.msg);
     go_on = false;

@@ -19,12 +19,16 @@ def find_suite():
     return None
 
 
-def modules(suite, tmp):
-    """Paths of the binary modules of suite/core/*.wast, written by wast2json
-    under tmp/<wast name>/ (a .wast wast2json rejects is left out)."""
+def modules(suite, tmp, dirs=('core',)):
+    """Paths of the binary modules of suite/DIR/*.wast for each DIR of dirs,
+    written by wast2json under tmp/<wast name>/ (a .wast wast2json rejects
+    is left out; a DIR other than core prefixes the name with DIR-)."""
     mods = []
-    for wast in sorted(glob.glob(os.path.join(suite, 'core', '*.wast'))):
+    for wast in sorted(w for d in dirs for w in glob.glob(os.path.join(suite, d, '*.wast'))):
         base = os.path.splitext(os.path.basename(wast))[0]
+        sub = os.path.basename(os.path.dirname(wast))
+        if sub != 'core':
+            base = sub + '-' + base
         d = os.path.join(tmp, base)
         os.makedirs(d)
         js = os.path.join(d, base + '.json')

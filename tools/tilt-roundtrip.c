@@ -28,7 +28,8 @@ static const char *status_name(tl_status s) {
   static const char *const names[] = {
       "TL_OK",         "TL_E_MALFORMED", "TL_E_INVALID", "TL_E_FEATURE",
       "TL_E_LIMIT",    "TL_E_NOMEM",     "TL_E_UNSUPPORTED", "TL_E_IO",
-      "TL_E_TRAP",     "TL_E_LINK",      "TL_E_EXHAUSTED",   "TL_E_EXIT"};
+      "TL_E_TRAP",     "TL_E_LINK",      "TL_E_EXHAUSTED",   "TL_E_EXIT",
+      "TL_E_EXCEPTION"};
   return (unsigned)s < sizeof names / sizeof *names ? names[s] : "TL_E_?";
 }
 

@@ -7,7 +7,8 @@
  *                                              calls an export, prints results
  *   tilt-run --wast [--interp|--jit] [-v] [--skip-list F] FILE.wast...
  *                                              runs spec scripts (wast.c)
- * A trap prints "error: trap: REASON" and exits 134.
+ * A trap prints "error: trap: REASON" and exits 134. An uncaught wasm
+ * exception prints "error: uncaught exception: tag T" and exits 1.
  * Options: --fuel N (instruction budget: the interpreter counts
  * instructions, the JIT charges function entries and loop iterations by
  * their instruction counts; both stop with "fuel exhausted"), --max-depth N

@@ -207,6 +207,7 @@ static tl_extern export_of(tl_instance *inst, const tl_export *e) {
   case TL_EXTERN_FUNC: return (tl_extern){TL_EXTERNKIND_FUNC, inst->funcs[e->index]};
   case TL_EXTERN_TABLE: return (tl_extern){TL_EXTERNKIND_TABLE, inst->tables[e->index]};
   case TL_EXTERN_MEMORY: return (tl_extern){TL_EXTERNKIND_MEMORY, inst->mems[e->index]};
+  case TL_EXTERN_TAG: return (tl_extern){TL_EXTERNKIND_TAG, inst->tags[e->index]};
   default: return (tl_extern){TL_EXTERNKIND_GLOBAL, inst->globals[e->index]};
   }
 }
@@ -400,6 +401,29 @@ static tl_status link_globals(tl_instance *inst, tl_linker *l, tl_error *err) {
   return TL_OK;
 }
 
+/* Tags: a defined tag is a new tag instance; an imported one is the
+ * exporter's (same signature), so exceptions match across instances. */
+static tl_status link_tags(tl_instance *inst, tl_linker *l, tl_error *err) {
+  tl_module *m = inst->m;
+  for (uint32_t i = 0; i < m->tags.n; i++) {
+    tl_tag *t = TL_TAG(m, i);
+    const tl_funcinst *sig = &inst->sigs[t->type];
+    if (i >= m->nimported_tags) {
+      tl_taginst *ti = TL_NEW(&inst->s->arena, tl_taginst);
+      *ti = (tl_taginst){inst, i, sig};
+      inst->tags[i] = ti;
+      continue;
+    }
+    tl_extern x;
+    if (!lookup(l, &t->imp, &x)) return link_fail(err, &t->imp, "unknown import");
+    tl_taginst *ti = x.ptr;
+    if (x.kind != TL_EXTERNKIND_TAG || !tl_interp_sig_eq(ti->sig, sig))
+      return link_fail(err, &t->imp, "incompatible import type");
+    inst->tags[i] = ti;
+  }
+  return TL_OK;
+}
+
 static tl_status init_segments(tl_instance *inst, tl_error *err) {
   tl_module *m = inst->m;
   for (uint32_t i = 0; i < m->elems.n; i++) {
@@ -450,6 +474,7 @@ static tl_instance *new_instance(tl_store *s, tl_module *m) {
   inst->tables = TL_NEWN(&s->arena, tl_tableinst *, m->tables.n + 1);
   inst->mems = TL_NEWN(&s->arena, tl_meminst *, m->memories.n + 1);
   inst->globals = TL_NEWN(&s->arena, tl_globalinst *, m->globals.n + 1);
+  inst->tags = TL_NEWN(&s->arena, tl_taginst *, m->tags.n + 1);
   inst->sigs = TL_NEWN(&s->arena, tl_funcinst, m->types.n + 1);
   inst->elem = TL_NEWN(&s->arena, void **, m->elems.n + 1);
   inst->elem_n = TL_NEWN(&s->arena, uint32_t, m->elems.n + 1);
@@ -469,7 +494,8 @@ tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *e
   tl_instance *inst = new_instance(s, m);
   tl_status st;
   if ((st = link_funcs(inst, l, err)) || (st = link_tables_mems(inst, l, err)) ||
-      (st = link_globals(inst, l, err)) || (st = init_segments(inst, err)))
+      (st = link_globals(inst, l, err)) || (st = link_tags(inst, l, err)) ||
+      (st = init_segments(inst, err)))
     return NULL;
   if (m->has_start) {
     tl_funcinst *f = inst->funcs[m->start];

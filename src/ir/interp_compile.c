@@ -4,7 +4,12 @@
  * threaded through the `a` field). Operand stack heights are known
  * statically, so a branch carries the slot height of its target and how
  * many slots it keeps. Iterative with an explicit work stack: no C recursion
- * on nesting depth. Code after a node of type unreachable is never emitted. */
+ * on nesting depth. Code after a node of type unreachable is never emitted.
+ * Exception handling costs nothing at run time until a throw: a try or
+ * try_table body becomes a row range in the function's handler table
+ * (tl_handler), catch arms follow the body, try_table clauses become
+ * landing rows that branch to their labels, and a try with catches keeps
+ * its caught exception in a hidden slot after the locals (for rethrow). */
 #include "interp_impl.h"
 
 #include <stdlib.h>
@@ -17,13 +22,20 @@ typedef struct {
   uint32_t loop_pc; /* loop start, or NOFIX */
   uint32_t head;    /* chain of rows to patch with the end pc */
   bool is_func;     /* the function body: branches return */
+  uint32_t hctx;    /* the exception handler in effect just inside it now
+                       (a delegate to it goes there; TL_HNONE: the caller) */
+  uint32_t exn_slot; /* try with catches: the slot keeping the caught
+                        exception (rethrow names the try) */
 } lbl;
 
 typedef struct {
   tl_expr *e;
   uint32_t i;       /* next kid to compile */
   uint32_t h0;      /* height before the node */
-  uint32_t fix;     /* if: the BRZ row; later the JMP over the else arm */
+  uint32_t fix;     /* if: the BRZ row; later the JMP over the else arm;
+                       try, try_table: the chain of JMPs to the end */
+  uint32_t hid;     /* try, try_table: its handler */
+  uint32_t outer;   /* try, try_table: the handler in effect around it */
 } wk;
 
 typedef struct {
@@ -34,6 +46,10 @@ typedef struct {
   uint32_t *lmap;
   lbl *labels;
   uint32_t nres;    /* result slots */
+  tl_vec handlers;  /* tl_handler, numbered as their bodies begin */
+  tl_vec arms;      /* tl_harm */
+  uint32_t cur_h;   /* innermost handler in effect (TL_HNONE: none) */
+  uint32_t exn_next; /* next free exception-keeping slot */
 } cc;
 
 uint32_t tl_interp_slots(const tl_module *m, tl_type t) {
@@ -119,6 +135,8 @@ static void enter_label(cc *c, tl_expr *e, uint32_t h0) {
   L->h0 = h0;
   L->head = NOFIX;
   L->is_func = false;
+  L->hctx = c->cur_h;
+  L->exn_slot = NOFIX;
   if (e->op == TL_OP_LOOP) {
     L->keep = 0;
     L->loop_pc = pc(c);
@@ -178,6 +196,7 @@ static void emit_op(cc *c, tl_expr *e) {
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
     emit(c, e->op, e->imm.idx2.a, e->imm.idx2.b);
     return;
+  case TL_OP_RETHROW: emit(c, X_RETHROW, c->labels[e->imm.label].exn_slot, 0); return;
   default: break;
   }
   switch (oi->imm) {
@@ -194,7 +213,7 @@ static void emit_op(cc *c, tl_expr *e) {
 }
 
 static void push_wk(tl_vec *st, tl_expr *e, uint32_t h) {
-  wk w = {e, 0, h, NOFIX};
+  wk w = {e, 0, h, NOFIX, TL_HNONE, TL_HNONE};
   TL_VEC_PUSH(st, wk, w);
 }
 
@@ -254,12 +273,110 @@ static tl_expr *op_next(wk *w) {
   return w->i < e->nkid ? e->kid[w->i++] : NULL;
 }
 
+/* ---- exception handling: a try or try_table body is a handler's range;
+ * legacy catch arms follow the body; try_table clauses become landing rows
+ * that branch to their labels (the runtime puts the payload on the stack). */
+static tl_handler *handler(cc *c, uint32_t id) { return &TL_VEC_AT(&c->handlers, tl_handler, id); }
+
+static bool try_has_catches(const tl_expr *e) {
+  return e->nkid > 1 && e->kid[e->nkid - 1]->op != TL_OP_DELEGATE;
+}
+
+/* Opens the handler of try / try_table e at the current row. */
+static void open_handler(cc *c, wk *w, uint8_t kind) {
+  tl_expr *e = w->e;
+  tl_handler h = {pc(c), 0, c->cur_h, c->h, NOFIX, 0, 0, kind};
+  if (kind == TL_H_CATCH) h.exn_slot = c->exn_next++;
+  w->hid = (uint32_t)c->handlers.n;
+  w->outer = c->cur_h;
+  TL_VEC_PUSH(&c->handlers, tl_handler, h);
+  c->cur_h = w->hid;
+  enter_label(c, e, c->h);
+  uint32_t l = e->imm.block.label;
+  if (l != TL_NO_LABEL && l < c->f->nlabel) c->labels[l].exn_slot = h.exn_slot;
+}
+
+/* The body is done: close the range, jump over what follows. */
+static void close_handler(cc *c, wk *w) {
+  tl_expr *e = w->e;
+  handler(c, w->hid)->end = pc(c);
+  handler(c, w->hid)->arm0 = (uint32_t)c->arms.n;   /* nested handlers' arms come first */
+  c->cur_h = w->outer;
+  uint32_t l = e->imm.block.label;
+  if (l != TL_NO_LABEL && l < c->f->nlabel) c->labels[l].hctx = w->outer;
+  if (e->kid[0]->type != TL_UNREACHABLE) {
+    emit(c, X_JMP, w->fix, 0);
+    w->fix = pc(c) - 1;
+  }
+}
+
+static void add_arm(cc *c, wk *w, uint32_t tag, uint32_t slot, bool ref) {
+  tl_harm a = {tag, pc(c), slot, ref};
+  TL_VEC_PUSH(&c->arms, tl_harm, a);
+  handler(c, w->hid)->narm++;
+}
+
+/* Legacy try: body, then each catch arm's handler. */
+static tl_expr *try_next(cc *c, wk *w) {
+  tl_expr *e = w->e;
+  uint32_t i = w->i++;
+  if (i == 0) {
+    open_handler(c, w, try_has_catches(e) ? TL_H_CATCH : TL_H_DELEGATE);
+    return e->kid[0];
+  }
+  if (i == 1) close_handler(c, w);
+  else if (i < e->nkid && e->kid[i - 1]->kid[0]->type != TL_UNREACHABLE) {
+    emit(c, X_JMP, w->fix, 0);
+    w->fix = pc(c) - 1;
+  }
+  c->h = w->h0;
+  if (i >= e->nkid) return NULL;
+  tl_expr *arm = e->kid[i];
+  if (arm->op == TL_OP_DELEGATE) {
+    uint32_t l = arm->imm.label;
+    handler(c, w->hid)->next = l < c->f->nlabel ? c->labels[l].hctx : TL_HNONE;
+    return NULL;
+  }
+  if (arm->op == TL_OP_CATCH) {
+    uint32_t local = arm->imm.idx2.a;
+    add_arm(c, w, arm->imm.idx2.b, local == TL_NO_INDEX ? NOFIX : c->lmap[local], false);
+  } else {
+    add_arm(c, w, NOFIX, NOFIX, false);
+  }
+  return arm->kid[0];
+}
+
+/* try_table: body, then one landing row per clause. */
+static tl_expr *try_table_next(cc *c, wk *w) {
+  tl_expr *e = w->e;
+  if (w->i++ == 0) {
+    open_handler(c, w, TL_H_TABLE);
+    return e->kid[0];
+  }
+  close_handler(c, w);
+  for (uint32_t i = 1; i < e->nkid; i++) {
+    tl_expr *cl = e->kid[i];
+    bool all = cl->op == TL_OP_TT_CATCH_ALL || cl->op == TL_OP_TT_CATCH_ALL_REF;
+    bool ref = cl->op == TL_OP_TT_CATCH_REF || cl->op == TL_OP_TT_CATCH_ALL_REF;
+    add_arm(c, w, all ? NOFIX : cl->imm.idx2.b, NOFIX, ref);
+    c->h = w->h0;
+    grow_h(c, tl_interp_slots(c->m, cl->type));
+    emit_br(c, cl->imm.idx2.a, false);
+  }
+  c->h = w->h0;
+  return NULL;
+}
+
 static void finish(cc *c, wk *w) {
   tl_expr *e = w->e;
   bool ctl = tl_ops[e->op].flags & TL_F_CONTROL;
   bool dead = !ctl && w->i > 0 && e->kid[w->i - 1]->type == TL_UNREACHABLE;
   switch (e->op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: leave_label(c, e); break;
+  case TL_OP_TRY: case TL_OP_TRY_TABLE:
+    patch_chain(c, w->fix, pc(c));
+    leave_label(c, e);
+    break;
   case TL_OP_IF:
     if (w->fix != NOFIX) TL_VEC_AT(&c->code, tl_ins, w->fix).a = pc(c);
     if (e->kid[0]->type != TL_UNREACHABLE) leave_label(c, e);
@@ -288,6 +405,10 @@ static void compile_body(cc *c, tl_expr *body, bool is_func) {
       next = list_next(c, w);
     } else if (e->op == TL_OP_IF) {
       next = if_next(c, w);
+    } else if (e->op == TL_OP_TRY) {
+      next = try_next(c, w);
+    } else if (e->op == TL_OP_TRY_TABLE) {
+      next = try_table_next(c, w);
     } else {
       next = op_next(w);
     }
@@ -302,6 +423,10 @@ static void compile_body(cc *c, tl_expr *body, bool is_func) {
   if (body->type != TL_UNREACHABLE) emit(c, X_RET, c->nres, 0);
 }
 
+static void count_catching_try(tl_walk *w, tl_expr **slot) {
+  if ((*slot)->op == TL_OP_TRY && try_has_catches(*slot)) (*(uint32_t *)w->ctx)++;
+}
+
 /* NULL when out of memory. */
 static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_func, tl_type results) {
   tl_module *m = inst->m;
@@ -313,15 +438,28 @@ static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_fu
   c.lmap = tl_func_local_map(m, f);
   c.nres = tl_interp_slots(m, results);
   uint32_t np = is_func ? tl_func_nparams(m, f) : 0;
-  c.h = c.maxh = c.lmap[f->nlocal];
+  c.cur_h = TL_HNONE;
+  uint32_t nexn = 0;
+  if (tl_expr_has_eh(body)) tl_walk_post_only(m, f, &body, count_catching_try, &nexn, TL_F_EH);
+  c.exn_next = c.lmap[f->nlocal];
+  c.h = c.maxh = c.lmap[f->nlocal] + nexn;
   compile_body(&c, body, is_func);
   tl_code *code = TL_NEW(&inst->s->arena, tl_code);
   code->n = (uint32_t)c.code.n;
   code->ins = TL_NEWN(&inst->s->arena, tl_ins, c.code.n ? c.code.n : 1);
   if (c.code.n) memcpy(code->ins, c.code.p, c.code.n * sizeof(tl_ins));
   code->nparam_slots = np < f->nlocal ? c.lmap[np] : c.lmap[f->nlocal];
-  code->nlocal_slots = c.lmap[f->nlocal];
+  code->nlocal_slots = c.lmap[f->nlocal] + nexn;
   code->frame_slots = c.maxh + 1;
+  code->nhandlers = (uint32_t)c.handlers.n;
+  if (c.handlers.n) {
+    code->handlers = TL_NEWN(&inst->s->arena, tl_handler, c.handlers.n);
+    memcpy(code->handlers, c.handlers.p, c.handlers.n * sizeof(tl_handler));
+    code->arms = TL_NEWN(&inst->s->arena, tl_harm, c.arms.n + 1);
+    if (c.arms.n) memcpy(code->arms, c.arms.p, c.arms.n * sizeof(tl_harm));
+  }
+  tl_vec_free(&c.handlers);
+  tl_vec_free(&c.arms);
   free(c.lmap);
   free(c.labels);
   tl_vec_free(&c.code);
@@ -331,9 +469,6 @@ static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_fu
 tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err) {
   tl_func *f = TL_FUNC(inst->m, fidx);
   if (!f->body) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "function has no body");
-  if (tl_expr_has_eh(f->body))
-    return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                     "exception handling is not supported by the interpreter yet (function %u)", fidx);
   *out = compile(inst, f, f->body, true, tl_func_type(inst->m, f)->results);
   return *out ? TL_OK : tl_nomem(err, "interpreter");
 }

@@ -4,7 +4,12 @@
  * is bounded by the store's max_depth ("call stack exhausted") and never by
  * the C stack. Every trap returns TL_E_TRAP with the spec's reason text.
  * Memory 0 is cached in (mb, ms) and reloaded after anything that may move
- * or resize it (calls, memory.grow). */
+ * or resize it (calls, memory.grow). An exception (throw, rethrow,
+ * throw_ref, or one a host function passes on) searches the handler table
+ * of each frame from the innermost outwards, in a loop (no recursion), and
+ * ends the run with TL_E_EXCEPTION (s->exn) if none catches it. Nothing is
+ * done on entering or leaving a try: code that does not throw runs as
+ * before. */
 #include "interp_impl.h"
 
 #include <stdlib.h>
@@ -32,6 +37,57 @@ static tl_status host_call(tl_funcinst *f, tl_instance *caller, tl_v *args, tl_e
   for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) memcpy(&args[i], &r[i].of, sizeof args[i]);
   if (buf != small) free(buf);
   return st;
+}
+
+/* ---- exceptions ---- */
+/* The arm of the handlers of code that catches x thrown at row `at`
+ * (innermost first, following delegates), or NULL; *hp: its handler. */
+static const tl_harm *find_catch(const tl_code *code, const tl_instance *inst, const tl_exn *x,
+                                 uint32_t at, const tl_handler **hp) {
+  uint32_t h = TL_HNONE;
+  for (uint32_t i = code->nhandlers; i-- > 0;)
+    if (at >= code->handlers[i].start && at < code->handlers[i].end) {
+      h = i;
+      break;
+    }
+  while (h != TL_HNONE) {
+    const tl_handler *H = &code->handlers[h];
+    for (uint32_t k = 0; H->kind != TL_H_DELEGATE && k < H->narm; k++) {
+      const tl_harm *a = &code->arms[H->arm0 + k];
+      if (a->tag == UINT32_MAX || inst->tags[a->tag] == x->tag) {
+        *hp = H;
+        return a;
+      }
+    }
+    h = H->next;
+  }
+  return NULL;
+}
+
+/* A new exception of tag t carrying the n slots at vals; NULL when out of memory. */
+static tl_exn *new_exn(tl_store *s, const tl_taginst *t, const tl_v *vals) {
+  uint32_t n = t->sig->np;
+  tl_exn *x = tl_arena_alloc(&s->arena, sizeof *x + n * sizeof(tl_v), _Alignof(tl_exn));
+  if (!x) return NULL;
+  x->tag = t;
+  x->n = n;
+  if (n) memcpy(x->v, vals, n * sizeof(tl_v));
+  return x;
+}
+
+/* TL_E_EXCEPTION naming x's tag: its export name, else its index. */
+static tl_status uncaught(tl_store *s, tl_exn *x, tl_error *err) {
+  s->exn = x;
+  const tl_module *m = x->tag->inst->m;
+  for (size_t i = 0; i < m->exports.n; i++) {
+    const tl_export *e = TL_EXPORT(m, i);
+    if (e->kind == TL_EXTERN_TAG && e->index == x->tag->index)
+      return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag %.*s",
+                       (int)tl_name_len(e->name, e->name_len), e->name);
+  }
+  const tl_tag *t = TL_TAG(m, x->tag->index);
+  if (t->name) return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag $%s", t->name);
+  return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag %u", x->tag->index);
 }
 
 static tl_status trap(tl_error *err, const char *why) {
@@ -123,6 +179,10 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
   uint64_t fuel = s->fuel ? s->fuel : UINT64_MAX;
   tl_funcinst *callee;
   bool tail;
+  tl_exn *exn;
+  const tl_handler *hd;
+  const tl_harm *arm;
+  uint32_t at;
   RELOAD();
   for (;;) {
     const tl_ins *ins = pc++;
@@ -222,6 +282,13 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
         st = host_call(callee, inst, a, err);
         s->used = used0;
         s->depth = d0;
+        if (st == TL_E_EXCEPTION && s->exn) {   /* a wasm exception through the host */
+          exn = s->exn;
+          s->exn = NULL;
+          st = TL_OK;
+          if (!tail) goto do_throw;
+          goto unwind;
+        }
         if (st) goto out;
         sp = a + callee->nr;
         RELOAD();
@@ -271,6 +338,48 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       RELOAD();
       break;
     }
+
+    /* ---- exceptions ---- */
+    case TL_OP_THROW:
+      sp -= inst->tags[ins->a]->sig->np;
+      if (!(exn = new_exn(s, inst->tags[ins->a], sp))) {
+        st = tl_nomem(err, "exception");
+        goto out;
+      }
+      goto do_throw;
+    case X_RETHROW: exn = fp[ins->a].ref; goto do_throw;
+    case TL_OP_THROW_REF:
+      exn = (--sp)->ref;
+      if (!exn) TRAP("null exception reference");
+    do_throw:
+      at = (uint32_t)(ins - code->ins);
+    search:
+      if (!code->nhandlers || !(arm = find_catch(code, inst, exn, at, &hd))) {
+      unwind:
+        if (d == d0) {
+          st = uncaught(s, exn, err);
+          goto out;
+        }
+        tl_frame *fr = &s->frames[--d];
+        pc = fr->pc;
+        fp = fr->fp;
+        code = (tl_code *)fr->code;
+        inst = fr->inst;
+        at = (uint32_t)(pc - code->ins) - 1;
+        goto search;
+      }
+      sp = fp + hd->h0;
+      if (hd->kind == TL_H_CATCH) {
+        PUTREF(fp[hd->exn_slot], exn);
+        if (arm->slot != UINT32_MAX) memcpy(fp + arm->slot, exn->v, exn->n * sizeof *sp);
+      } else {
+        memcpy(sp, exn->v, exn->n * sizeof *sp);
+        sp += exn->n;
+        if (arm->ref) PUTREF(*sp++, exn);
+      }
+      pc = code->ins + arm->pc;
+      RELOAD();
+      break;
 
     /* ---- tables and references ---- */
     case TL_OP_TABLE_GET: {

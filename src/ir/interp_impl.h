@@ -62,6 +62,46 @@ typedef struct {
   tl_v v;
 } tl_globalinst;
 
+/* A tag instance: exceptions match by its address, so an imported tag is
+ * its exporter's instance. sig: its type's canonical signature (params). */
+typedef struct {
+  tl_instance *inst;
+  uint32_t index;
+  const tl_funcinst *sig;
+} tl_taginst;
+
+/* An exception (the value of an exnref): its tag and the tag's params, one
+ * slot per value. Made by throw in the store's arena; lives with the store. */
+typedef struct {
+  const tl_taginst *tag;
+  uint32_t n;               /* payload slots */
+  tl_v v[];
+} tl_exn;
+
+/* Exception handlers of a compiled function (interp_compile.c). A handler
+ * covers the code rows [start, end) of a try or try_table body; handlers are
+ * numbered in the order their bodies begin, so of those covering a row the
+ * highest-numbered is the innermost. On an exception: a delegate handler
+ * passes it to handler `next` (NOFIX: the caller); otherwise the first of
+ * its arms whose tag matches (NOFIX: any) takes it, or it goes on to the
+ * handler `next` (the enclosing one). */
+enum { TL_H_CATCH, TL_H_DELEGATE, TL_H_TABLE };
+typedef struct {
+  uint32_t start, end;
+  uint32_t next;
+  uint32_t h0;              /* operand height (slots from fp) at the try */
+  uint32_t exn_slot;        /* legacy catch: slot keeping the exception for rethrow */
+  uint32_t arm0, narm;      /* its arms in tl_code.arms */
+  uint8_t kind;             /* TL_H_* */
+} tl_handler;
+typedef struct {
+  uint32_t tag;             /* tag index in the module, NOFIX = catch_all */
+  uint32_t pc;              /* where the arm's code begins */
+  uint32_t slot;            /* legacy catch: payload local slot (NOFIX: dropped) */
+  bool ref;                 /* try_table: the exnref follows the payload */
+} tl_harm;
+#define TL_HNONE UINT32_MAX
+
 /* One instruction of compiled code. op is a tl_op or an X_* below;
  * a, n and u hold its immediates (see interp_compile.c). */
 typedef struct {
@@ -84,6 +124,7 @@ enum {
   X_LGETN,           /* push n slots from local slot a */
   X_LSETN,           /* pop n slots into local slot a */
   X_LTEEN,           /* copy n slots into local slot a */
+  X_RETHROW,         /* throw the exception kept in slot a */
   X_NOPS
 };
 
@@ -93,6 +134,9 @@ struct tl_code {
   uint32_t nparam_slots;    /* slots the parameters take */
   uint32_t nlocal_slots;    /* all locals */
   uint32_t frame_slots;     /* locals plus the deepest operand stack */
+  tl_handler *handlers;     /* exception handlers (nhandlers of them) */
+  tl_harm *arms;
+  uint32_t nhandlers;
 };
 
 struct tl_instance {
@@ -102,6 +146,7 @@ struct tl_instance {
   tl_tableinst **tables;
   tl_meminst **mems;
   tl_globalinst **globals;
+  tl_taginst **tags;
   tl_funcinst *sigs;        /* one per module type: canonical signature */
   void ***elem;             /* resolved element segments */
   uint32_t *elem_n;         /* 0 once dropped */
@@ -131,6 +176,7 @@ struct tl_store {
   uint32_t max_depth;
   uint64_t fuel;            /* 0 = unlimited */
   int engine;               /* TL_ENGINE_* */
+  tl_exn *exn;              /* the exception of the last TL_E_EXCEPTION */
   void *jit;                /* the JIT's per-store state (src/jit) */
 };
 

@@ -343,13 +343,18 @@ static bool may_inline(const round_ctx *r, uint32_t caller, const tl_expr *e) {
 
 /* The live slots of f (caller) holding a call may_inline accepts of a
  * callee not inlined into this round, in pre-order, right to left (skipping
- * code after an unreachable child of a block or loop). */
+ * code after an unreachable child of a block or loop). A return_call in a
+ * try or try_table body stays: its callee runs after the caller's frame (and
+ * handlers) are gone, so what it throws must not meet those handlers. */
 static void find_calls(const round_ctx *r, tl_func *f, uint32_t caller, tl_vec *found) {
-  tl_vec st = {0};
+  tl_vec st = {0}, in_try = {0};   /* slots to visit; whether each is in a try body */
   TL_VEC_PUSH(&st, tl_expr **, &f->body);
+  TL_VEC_PUSH(&in_try, uint8_t, 0);
   while (st.n) {
     tl_expr **slot = TL_VEC_AT(&st, tl_expr **, --st.n), *e = *slot;
-    if (may_inline(r, caller, e) && !r->into[e->imm.index]) TL_VEC_PUSH(found, tl_expr **, slot);
+    uint8_t guarded = TL_VEC_AT(&in_try, uint8_t, --in_try.n);
+    if (may_inline(r, caller, e) && !r->into[e->imm.index] && !(guarded && e->op == TL_OP_RETURN_CALL))
+      TL_VEC_PUSH(found, tl_expr **, slot);
     uint32_t n = e->nkid;
     if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)
       for (uint32_t i = 0; i < e->nkid; i++)
@@ -358,9 +363,14 @@ static void find_calls(const round_ctx *r, tl_func *f, uint32_t caller, tl_vec *
           break;
         }
     for (uint32_t i = 0; i < n; i++) /* popped right to left: reversed, left to right */
-      if (e->kid[i]) TL_VEC_PUSH(&st, tl_expr **, &e->kid[i]);
+      if (e->kid[i]) {
+        TL_VEC_PUSH(&st, tl_expr **, &e->kid[i]);
+        uint8_t g = guarded || (i == 0 && (e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE));
+        TL_VEC_PUSH(&in_try, uint8_t, g);
+      }
   }
   tl_vec_free(&st);
+  tl_vec_free(&in_try);
 }
 
 /* Inlines the live candidate calls of the caller (find_calls' slots),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz-exec of every registered pass over the spec-suite modules.
-For each valid module of $TILT_TESTSUITE/core/*.wast (via wast2json) and
+For each valid module of $TILT_TESTSUITE/core/*.wast and legacy/*.wast
+(legacy exception handling: try/catch/delegate/rethrow) (via wast2json) and
 each pass listed by `tilt-opt --help`, runs
   tilt-opt --all-features --debug --fuzz-exec --<pass> in.wasm -o out.wasm
 (--debug validates after every pass; --fuzz-exec compares what the exports
@@ -52,7 +53,7 @@ def main():
     names = sys.argv[2:] or passes(tiltopt)
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, 'out'))
-        mods = modules(suite, tmp)
+        mods = modules(suite, tmp, ('core', 'legacy'))
         # keep only modules tilt-opt accepts as they are
         ok = [w for w in mods if subprocess.run([tiltopt, '--all-features', w], capture_output=True).returncode == 0
               and subprocess.run(VALIDATE + [w], capture_output=True).returncode == 0]
