@@ -8,8 +8,8 @@
  * The module changes and the metadata JSON printed on stdout are
  * tl_module_emscripten_finalize's; "features" lists the input's
  * target_features section (plus --enable-FEATURE flags), as Binaryen's.
- * Flags tilt does not implement (source maps, --check-stack-overflow,
- * --all-features) are errors naming the flag. Installed as
+ * Flags tilt does not implement (source maps, --dwarf (emcc -g),
+ * --check-stack-overflow, --all-features) are errors naming the flag. Installed as
  * tilt-emscripten-finalize, and as wasm-emscripten-finalize with
  * -DTILT_BINARYEN_NAMES=ON. Exit status: 0 on success, 1 on any error. */
 #include "cli.h"
@@ -42,7 +42,7 @@ typedef enum { O_OUTPUT, O_DEBUG, O_DWARF, O_TEXT, O_NO_META, O_BASE, O_SIDE, O_
 static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file (without one no module is written)"},
   {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
-  {O_DWARF, "--dwarf", NULL, false, "keep the DWARF sections (not updated: an error if the code changes)"},
+  {O_DWARF, "--dwarf", NULL, false, "updating DWARF: not supported (error; without it DWARF is dropped)"},
   {O_TEXT, "--emit-text", "-S", false, "write text (to stdout without -o), the metadata in a comment"},
   {O_NO_META, "--no-emit-metadata", "-n", false, "do not print the metadata JSON"},
   {O_BASE, "--global-base", NULL, true, "the address static data starts at (with --separate-data-segments)"},
@@ -96,7 +96,7 @@ static bool apply(opts *o, opt_id id, const char *arg) {
   switch (id) {
   case O_OUTPUT: o->out = arg; break;
   case O_DEBUG: o->debug_names = true; break;
-  case O_DWARF: o->fo.keep_dwarf = true; break;
+  case O_DWARF: return unsupported("--dwarf");
   case O_TEXT: o->emit_text = true; break;
   case O_NO_META: o->no_metadata = true; break;
   case O_BASE:
