@@ -510,7 +510,8 @@ typedef struct {
   bool minimal_legalize;  /* --no-legalize-javascript-ffi: dynCall_ exports
                              and invoke_ imports only */
   bool export_originals;  /* --pass-arg legalize-js-interface-export-originals */
-  bool keep_dwarf;        /* --dwarf: keep the .debug_* sections as they are */
+  bool keep_dwarf;        /* keep the .debug_* sections as they are */
+  bool check_stack_overflow; /* --check-stack-overflow: the stack-check pass */
   bool no_bodies;         /* the caller writes no module: answer as Binaryen
                              does when it reads no function bodies
                              (mainReadsParams 1) */

@@ -9,7 +9,7 @@
  * tl_module_emscripten_finalize's; "features" lists the input's
  * target_features section (plus --enable-FEATURE flags), as Binaryen's.
  * Flags tilt does not implement (source maps, --dwarf (emcc -g),
- * --check-stack-overflow, --all-features) are errors naming the flag. Installed as
+ * --all-features) are errors naming the flag. Installed as
  * tilt-emscripten-finalize, and as wasm-emscripten-finalize with
  * -DTILT_BINARYEN_NAMES=ON. Exit status: 0 on success, 1 on any error. */
 #include "cli.h"
@@ -53,7 +53,7 @@ static const cli_flag flags[] = {
   {O_OSM, "--output-source-map", "-osm", true, "source maps: not supported (error)"},
   {O_OSU, "--output-source-map-url", "-osu", true, "source maps: not supported (error)"},
   {O_SEPARATE, "--separate-data-segments", NULL, true, "write the data segments to FILE as one memory image"},
-  {O_STACK, "--check-stack-overflow", NULL, false, "stack overflow checks: not supported (error)"},
+  {O_STACK, "--check-stack-overflow", NULL, false, "check the stack pointer on every write (stack-check)"},
   {O_STANDALONE, "--standalone-wasm", NULL, false, "a standalone (WASI) module: no dynCalls, no main rename"},
   {O_MINIMIZE, "--minimize-wasm-changes", NULL, false, "accepted (Binaryen 108 ignores it too)"},
   {O_NO_DYN, "--no-dyncalls", NULL, false, "add no dynCall_ exports"},
@@ -109,7 +109,7 @@ static bool apply(opts *o, opt_id id, const char *arg) {
   case O_ISM: return unsupported("--input-source-map");
   case O_OSM: return unsupported("--output-source-map");
   case O_OSU: return unsupported("--output-source-map-url");
-  case O_STACK: return unsupported("--check-stack-overflow");
+  case O_STACK: o->fo.check_stack_overflow = true; break;
   case O_ALL: return unsupported("--all-features");
   case O_NO_LEGAL: o->fo.minimal_legalize = true; break;
   case O_BIGINT: o->fo.bigint = true; break;

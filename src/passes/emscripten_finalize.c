@@ -3,7 +3,8 @@
  * emcc parses (emscripten.py load_metadata_json; the keys are specified by
  * tools/extract_metadata.py): tl_module_emscripten_finalize.
  *  1. The export __main_argc_argv becomes main (not standalone).
- *  2. generate-dyncalls or generate-i64-dyncalls (not standalone, unless no
+ *  2. stack-check (calling env.__handle_stack_overflow unless standalone),
+ *     generate-dyncalls or generate-i64-dyncalls (not standalone, unless no
  *     dynCalls), then legalize-js-interface(-minimally) unless BigInt; DWARF
  *     sections are dropped unless kept.
  *  3. EM_ASM strings between the exported globals __start_em_asm and
@@ -475,13 +476,19 @@ static void strip_dwarf(tl_module *m) {
 
 static tl_status run_passes(tl_module *m, const tl_emscripten_options *o, const tl_pass_options *popt,
                             tl_error *err) {
-  const char *names[2];
+  const char *names[3];
   uint32_t n = 0;
+  if (o->check_stack_overflow) names[n++] = "stack-check";
   if (!o->no_dyncalls && !o->standalone) names[n++] = o->dyncalls_i64 ? "generate-i64-dyncalls" : "generate-dyncalls";
   if (!o->bigint) names[n++] = o->minimal_legalize ? "legalize-js-interface-minimally" : "legalize-js-interface";
   tl_pass_options p = popt ? *popt : (tl_pass_options){0};
-  const char *key = "legalize-js-interface-export-originals", *one = "1";
-  if (o->export_originals) p.nargs = 1, p.arg_keys = &key, p.arg_values = &one;
+  const char *keys[2], *values[2];
+  p.nargs = 0;
+  if (o->export_originals)
+    keys[p.nargs] = "legalize-js-interface-export-originals", values[p.nargs++] = "1";
+  if (o->check_stack_overflow && !o->standalone)
+    keys[p.nargs] = "stack-check-handler", values[p.nargs++] = "__handle_stack_overflow";
+  p.arg_keys = keys, p.arg_values = values;
   return n ? tl_module_run_passes(m, names, n, &p, err) : TL_OK;
 }
 

@@ -8,7 +8,7 @@
 # is compared live too, and both modules must behave the same under
 # tilt-opt --fuzz-exec (exports called, import calls logged). Then
 # --separate-data-segments, tilt-opt --legalize-js-interface against
-# wasm-opt's, the flags tilt does not implement (errors naming them), and
+# wasm-opt's, --check-stack-overflow, the flags tilt does not implement (errors naming them), and
 # --version.
 . "$(dirname "$0")/common.inc"
 : "${TILT_FINALIZE:?set by test/cli.cmake}"
@@ -39,7 +39,7 @@ while read -r name input flags; do
   if [ -n "$ref" ]; then
     check_sh "$name: Binaryen 108 prints the same" \
       '$ref $flags "$D/$input" -o b-$name.wasm > b-$name.json && diff b-$name.json t-$name.json'
-    case $name in asm|invoke|main-module|hello-standalone)
+    case $name in asm|invoke|main-module|hello-standalone|hello-stack)
       check_sh "$name: behaves as Binaryen's module (--fuzz-exec)" \
         '"$TILT_OPT" b-$name.wasm --fuzz-exec -q > b.log 2>&1; "$TILT_OPT" t-$name.wasm --fuzz-exec -q > t.log 2>&1; diff b.log t.log' ;;
     esac
@@ -111,7 +111,11 @@ WAT
      grep -q "(export \"orig\$f\" (func \$f))"'
 fi
 
-for flag in --check-stack-overflow --dwarf --output-source-map-url=x.map --all-features; do
+check_sh "hello-stack: stack pointer writes checked, __set_stack_limits exported" \
+  'grep -q "(import \"env\" \"__handle_stack_overflow\"" t-hello-stack.wat && grep -q "(export \"__set_stack_limits\"" t-hello-stack.wat &&
+   [ "$(grep -c "i32.gt_u (local.tee" t-hello-stack.wat)" -gt 1 ]'
+
+for flag in --dwarf --output-source-map-url=x.map --all-features; do
   expect_error "$flag is an error naming it" "error: ${flag%%=*} is not supported" \
     "$TILT_FINALIZE" "$flag" "$D/hello.wasm" -o x.wasm
 done
