@@ -203,9 +203,8 @@ static tl_module *load(opts *o) {
   uint8_t *bytes;
   size_t size;
   if (cli_read_file(o->in, &bytes, &size)) return NULL;
-  uint32_t feats;
+  uint32_t feats = 0;
   if (tl_is_binary(bytes, size) && !target_features(o->in, bytes, size, &feats)) return free(bytes), NULL;
-  if (!tl_is_binary(bytes, size)) feats = 0;
   o->fo.features = (feats | o->feature_flags_on) & ~o->feature_flags_off;
   tl_read_options ro = {.features = TL_FEATURES_ALL, .no_body_bytes = true};
   tl_error err;
