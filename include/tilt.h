@@ -501,6 +501,39 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
  * graph_json. */
 tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
                             const tl_pass_options *opt, char **unused, tl_error *err);
+/* Emscripten's finalize step, as Binaryen 108's wasm-emscripten-finalize
+ * (emcc 3.1.x runs it on every link): see tl_module_emscripten_finalize. */
+typedef struct {
+  bool standalone;        /* --standalone-wasm: no main rename, no dynCalls,
+                             no mainReadsParams key */
+  bool no_dyncalls;       /* --no-dyncalls */
+  bool dyncalls_i64;      /* --dyncalls-i64: only signatures with i64 */
+  bool bigint;            /* --bigint: no legalization at all */
+  bool minimal_legalize;  /* --no-legalize-javascript-ffi: dynCall_ exports
+                             and invoke_ imports only */
+  bool export_originals;  /* --pass-arg legalize-js-interface-export-originals */
+  bool keep_dwarf;        /* keep the .debug_* sections as they are */
+  bool check_stack_overflow; /* --check-stack-overflow: the stack-check pass */
+  bool no_bodies;         /* the caller writes no module: answer as Binaryen
+                             does when it reads no function bodies
+                             (mainReadsParams 1) */
+  uint32_t features;      /* TL_FEATURE_* listed in "features" (Binaryen's:
+                             the target_features section's plus flags) */
+} tl_emscripten_options;
+/* Renames the export __main_argc_argv to main, adds dynCall_* exports,
+ * legalizes the JS interface (i64 as i32 pairs), drops DWARF, then takes
+ * the EM_ASM and EM_JS strings out of the module and writes the metadata
+ * JSON emcc reads (malloc'd, NUL-terminated) to *metadata, byte for byte
+ * as Binaryen 108 prints it (metadata NULL: only the module changes). */
+tl_status tl_module_emscripten_finalize(tl_module *m, const tl_emscripten_options *o,
+                                        const tl_pass_options *opt, char **metadata,
+                                        tl_error *err);
+/* --separate-data-segments: the active data segments (constant offsets,
+ * none below global_base or overlapping) as one image from global_base,
+ * zero-filled between them, into *out (malloc'd); the segments are
+ * removed. */
+tl_status tl_module_separate_data(tl_module *m, uint64_t global_base, uint8_t **out, size_t *size,
+                                  tl_error *err);
 /* The registry: name and help of pass i, NULL past the last one. */
 const char *tl_pass_name(uint32_t i);
 const char *tl_pass_help(uint32_t i);

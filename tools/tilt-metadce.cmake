@@ -6,7 +6,11 @@ add_executable(tilt-metadce ${CMAKE_SOURCE_DIR}/tools/tilt-metadce.c ${CMAKE_SOU
 target_link_libraries(tilt-metadce tilt_static)
 install(TARGETS tilt-metadce RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 target_compile_definitions(tilt-metadce PRIVATE TILT_VERSION="${PROJECT_VERSION}")
-foreach(tool tilt-opt tilt-metadce)
+add_executable(tilt-emscripten-finalize ${CMAKE_SOURCE_DIR}/tools/tilt-emscripten-finalize.c ${CMAKE_SOURCE_DIR}/tools/cli.c)
+target_link_libraries(tilt-emscripten-finalize tilt_static)
+install(TARGETS tilt-emscripten-finalize RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+target_compile_definitions(tilt-emscripten-finalize PRIVATE TILT_VERSION="${PROJECT_VERSION}")
+foreach(tool tilt-opt tilt-metadce tilt-emscripten-finalize)
   target_compile_definitions(${tool} PRIVATE TILT_BINARYEN_VERSION=${TILT_BINARYEN_VERSION})
 endforeach()
 
@@ -15,8 +19,8 @@ endforeach()
 # that bin/ goes first on PATH (Debian's emcc runs bare wasm-opt). In the
 # build tree always (build/binaryen/bin, for the tests); installed with
 # -DTILT_BINARYEN_NAMES=ON.
-option(TILT_BINARYEN_NAMES "Install bin/wasm-opt and bin/wasm-metadce (links to tilt-opt, tilt-metadce)" OFF)
-set(TILT_BINARYEN_TOOLS "wasm-opt:tilt-opt" "wasm-metadce:tilt-metadce")
+option(TILT_BINARYEN_NAMES "Install bin/wasm-opt, bin/wasm-metadce and bin/wasm-emscripten-finalize (links to tilt-opt, tilt-metadce, tilt-emscripten-finalize)" OFF)
+set(TILT_BINARYEN_TOOLS "wasm-opt:tilt-opt" "wasm-metadce:tilt-metadce" "wasm-emscripten-finalize:tilt-emscripten-finalize")
 foreach(pair ${TILT_BINARYEN_TOOLS})
   string(REPLACE ":" ";" pair ${pair})
   list(GET pair 0 alias)

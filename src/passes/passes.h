@@ -100,4 +100,22 @@ void tl_labels_note(tl_label_info *li, const tl_expr *e);
 void tl_labels_free(tl_label_info *li);
 void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map);
 
+/* func_edit.c — index-space edits that renumber every reference. */
+void tl_module_remap_funcs(tl_module *m, const uint32_t *remap); /* old -> new index */
+/* A function import placed after the other imports (defined functions
+ * shift up by one); its index, TL_NO_INDEX when out of memory. */
+uint32_t tl_module_add_func_import(tl_module *m, const char *module, const char *base,
+                                   uint32_t type, const char *name);
+/* A defined function of type `type` appended, its params as its first
+ * locals, an empty body block (label 0); its index. */
+uint32_t tl_module_add_func_defined(tl_module *m, uint32_t type, const char *name);
+/* Remove the functions / globals with drop[i] set (nothing may still refer
+ * to them); false when out of memory (nothing changed). */
+bool tl_module_remove_funcs(tl_module *m, const uint8_t *drop);
+bool tl_module_remove_globals(tl_module *m, const uint8_t *drop);
+void tl_module_remove_export(tl_module *m, uint32_t i);
+int32_t tl_module_find_export(const tl_module *m, const char *name); /* -1: none */
+uint32_t tl_module_find_func_named(const tl_module *m, const char *name); /* name section; TL_NO_INDEX */
+tl_expr *tl_make_call(tl_module *m, tl_func *f, uint32_t callee, tl_expr **args, uint32_t n);
+
 #endif

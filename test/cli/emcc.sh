@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # emcc.sh — Emscripten with tilt's tools in Binaryen's place (issue 22).
-# Debian's emcc 3.1.6 runs wasm-opt and wasm-metadce by their bare names,
-# so build/binaryen/bin (links named wasm-opt and wasm-metadce) goes first
-# on PATH; wrappers there log each call, so the test knows tilt's tools ran.
-# wasm-emscripten-finalize still comes from Binaryen (tilt has none yet).
+# Debian's emcc 3.1.6 runs wasm-opt, wasm-metadce and wasm-emscripten-finalize
+# by their bare names, so build/binaryen/bin (links with those names to
+# tilt-opt, tilt-metadce and tilt-emscripten-finalize) goes first on PATH;
+# wrappers there log each call, so the test knows tilt's tools ran.
 # A program of test/emcc is linked at one of -O2/-O3/-Os/-Oz, run under
 # node, and its output compared with NAME.out. CI builds one pair per
 # commit, chosen from the commit hash; TILT_EMCC_ALL=1 builds all of them,
@@ -16,13 +16,13 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c)
+progs=(fnptr.c containers.cpp text.c emjs.c)
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; esac; }
 lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; esac; }
 levels=(-O2 -O3 -Os -Oz)
 
 mkdir -p bin
-for tool in wasm-opt wasm-metadce; do
+for tool in wasm-opt wasm-metadce wasm-emscripten-finalize; do
   printf '#!/bin/sh\necho "%s $*" >> "%s/tools.log"\nexec "%s/%s" "$@"\n' \
     "$tool" "$T" "$TILT_BINARYEN_BIN" "$tool" > bin/$tool
   chmod +x bin/$tool
@@ -62,6 +62,7 @@ for pair in "${pairs[@]}"; do
   if secs=$(link $p $l tilt "$T/bin:"); then pass "$p $l: emcc links with tilt's tools (${secs}s)"
   else fail "$p $l: emcc with tilt's tools: $(head -c 2000 link.err)"; continue; fi
   check_sh "$p $l: tilt-opt ran" 'grep -q "^wasm-opt .*'"$l"'" tools.log'
+  check_sh "$p $l: tilt-emscripten-finalize ran" 'grep -q "^wasm-emscripten-finalize .*--minimize-wasm-changes" tools.log'
   if [ $l != -O2 ]; then
     check_sh "$p $l: tilt-metadce and the import/export minifier ran" \
       'grep -q "^wasm-metadce --graph-file=" tools.log && grep -q "^wasm-opt .*--minify-imports-and-exports-and-modules" tools.log'
