@@ -485,6 +485,12 @@ static tl_expr *eh_catch(gen *g, uint32_t l, tl_type t, bool all) {
   }
   uint32_t save = g->nehs;
   eh_enter(g, l, true);
+  if (one_in(g, 3)) { /* if (x) rethrow, to this try or an outer catching one */
+    tl_expr *iff = node(g, TL_OP_IF, 2), *re = eh_rethrow(g);
+    iff->kid[0] = make(g, TL_I32);
+    iff->kid[1] = re;
+    tl_expr_push_kid(g->m, h, iff);
+  }
   fill(g, h, t);
   g->nehs = save;
   c->kid[0] = h;
