@@ -174,7 +174,9 @@ static void iter_roundtrip(run *r, uint64_t seed, uint64_t i) {
   if (n1 != n2 || memcmp(w1, w2, n1)) fail(r, seed, w0, n0, "second write differs from the first", NULL);
   else if (strcmp(p2, p3)) fail(r, seed, w0, n0, "printed IR differs after a round trip", p3);
   else text_roundtrip(r, seed, w0, n0, m2, p2);
-  if (r->o->validate_every && i % r->o->validate_every == 0) {
+  /* wabt 1.0.32's wasm-validate knows neither exnref nor try_table: EH
+   * modules are left to tilt's validator */
+  if (r->o->validate_every && i % r->o->validate_every == 0 && !m0->tags.n) {
     char path[512];
     snprintf(path, sizeof path, "/tmp/tilt-fuzz-%d.wasm", (int)getpid());
     cli_write_file(path, w0, n0);
