@@ -20,6 +20,9 @@
 #include "passes.h"
 
 #include <stdlib.h>
+#ifdef EHDBG
+#include <stdio.h>
+#endif
 
 typedef struct {
   uint32_t n;        /* labels when the pass began */
@@ -42,11 +45,12 @@ static tl_expr *br_to(tl_module *m, uint32_t label, tl_expr *v) {
 }
 
 /* [v; br l] when v (of type t: nodes made here are not typed yet) has
- * no value, else [br l (v)], pushed onto block b. */
+ * no value, [br l (v)] when it has one, [v] when it never ends, pushed
+ * onto block b. */
 static void push_exit(tl_module *m, tl_expr *b, tl_expr *v, tl_type t, uint32_t l) {
   bool value = t != TL_NONE && t != TL_UNREACHABLE;
-  if (!value) tl_expr_push_kid(m, b, v);
-  tl_expr_push_kid(m, b, br_to(m, l, value ? v : NULL));
+  tl_expr_push_kid(m, b, value ? br_to(m, l, v) : v);
+  if (t == TL_NONE) tl_expr_push_kid(m, b, br_to(m, l, NULL)); /* unreachable v: no exit */
 }
 
 /* Pre: note each delegate's target and where its $d block goes: around
@@ -85,6 +89,7 @@ static tl_expr *wrap_rethrow_point(tl_module *m, tl_func *f, tl_expr *e, tl_type
   tr->kid[0] = db;
   tl_expr *outer = mk(m, TL_OP_BLOCK, ret);
   tl_expr_push_kid(m, outer, tr);
+  outer->type = t; /* what an enclosing translation asks (refinalized at the end) */
   return outer;
 }
 
@@ -199,6 +204,7 @@ static void translate(tl_walk *w, tl_expr **slot) {
     } else {
       e = translate_catches(w, e, c->exn[l]);
     }
+    e->type = t; /* what an enclosing translation asks (refinalized at the end) */
   }
   if (c->d_out[l] != TL_NO_LABEL) e = wrap_rethrow_point(m, w->f, e, t, c->d_out[l]);
   *slot = e;
@@ -231,6 +237,12 @@ static tl_status translate_func(tl_module *m, tl_func *f) {
   if (!body_has_0 && c.n && c.d_out[0] != TL_NO_LABEL) f->body = wrap_rethrow_point(m, f, f->body, f->body->type, c.d_out[0]);
   free(c.d_in); free(c.d_out); free(c.exn);
   tl_func_refinalize(m, f);
+#ifdef EHDBG
+  { tl_expr *st[256]; uint32_t d[256]; uint32_t n = 0; st[n] = f->body; d[n++] = 0;
+    while (n) { n--; tl_expr *e = st[n]; uint32_t dd = d[n];
+      fprintf(stderr, "%*s%s type=%u label=%u\n", (int)dd*2, "", tl_ops[e->op].text, e->type, (tl_ops[e->op].flags & TL_F_CONTROL) ? e->imm.block.label : e->imm.label);
+      for (uint32_t i = e->nkid; i-- > 0;) if (e->kid[i] && n < 255) { st[n] = e->kid[i]; d[n++] = dd + 1; } } }
+#endif
   return TL_OK;
 }
 
