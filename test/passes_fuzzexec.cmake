@@ -19,16 +19,3 @@ endif()
 add_test(NAME passes.threads
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/passes/threads.sh $<TARGET_FILE:tilt-opt> ${CMAKE_SOURCE_DIR})
 set_tests_properties(passes.threads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200)
-
-# strip-eh and translate-to-exnref over the legacy EH spec modules: valid
-# output, no legacy EH left (translate) or no EH at all (strip); and the
-# fuzz-exec check of translate-to-exnref, which skips (77) while the
-# interpreter refuses exception handling (test/passes/eh_passes.py).
-find_program(WAST2JSON_EH wast2json)
-if(WAST2JSON_EH)
-  add_test(NAME passes.eh COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/passes/eh_passes.py ${CMAKE_BINARY_DIR})
-  set_tests_properties(passes.eh PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
-  add_test(NAME passes.eh.fuzzexec
-           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/passes/eh_passes.py ${CMAKE_BINARY_DIR} fuzz-exec)
-  set_tests_properties(passes.eh.fuzzexec PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
-endif()
