@@ -11,6 +11,7 @@ add_test(NAME fuzzgen.roundtrip COMMAND ${FZ} roundtrip --seed 1000 --iterations
 # Multi-value on (seeds 699, 2987 and 3017 were writer fixed-point failures).
 add_test(NAME fuzzgen.roundtrip-multivalue COMMAND ${FZ} roundtrip --seed 1 --iterations 3100
          --validate-every 50 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+add_test(NAME fuzzgen.opt-valid COMMAND ${FZ} opt-valid --seed 1 --iterations 25 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt COMMAND ${FZ} opt --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.jit COMMAND ${FZ} jit --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.cfg COMMAND ${FZ} cfg --seed 1000 --iterations 200 --timeout 10 -q

@@ -14,8 +14,24 @@
 
 #include "tilt.h"
 
+/* THE switch for exception handling in code the fuzzers run: 0 until the
+ * interpreter executes EH (set it to 1 then). A generator call that names
+ * neither TL_FUZZ_EH_ON nor TL_FUZZ_EH_OFF follows it, so tilt-fuzz's
+ * executing modes (opt, v8), the gen_modes libFuzzer target and tilt-opt
+ * --translate-to-fuzz get EH through it; tilt-fuzz roundtrip and opt-valid
+ * (nothing runs) always ask for EH, the JIT modes never do (the JIT refuses
+ * EH functions). */
+#define TL_FUZZ_EXEC_EH 0
+
+/* Bits of tl_fuzz_options.features outside TL_FEATURES_ALL: emit tags,
+ * try/catch/delegate/rethrow, try_table/throw_ref and exnref (when the
+ * exception-handling feature is on), or never. */
+#define TL_FUZZ_EH_ON  (1u << 29)
+#define TL_FUZZ_EH_OFF (1u << 30)
+
 typedef struct {
-  uint32_t features;   /* TL_FEATURE_* the module may use; 0 = all */
+  uint32_t features;   /* TL_FEATURE_* the module may use (0 = all), and
+                          TL_FUZZ_EH_ON or _OFF */
   uint32_t max_funcs;  /* defined functions; 0 = 6 */
   uint32_t max_nodes;  /* expression budget per function; 0 = 250 */
 } tl_fuzz_options;

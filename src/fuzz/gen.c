@@ -18,13 +18,16 @@
 #define MAX_OPS 1024
 
 typedef struct { uint32_t label; tl_type type; } scope;
+/* An enclosing legacy try: its body (delegates may name it) or one of its
+ * catch arms (rethrows may name it). */
+typedef struct { uint32_t label; bool catching; } ehscope;
 
 typedef struct {
   const uint8_t *p;
   size_t n, pos;
   tl_module *m;
   uint32_t feats;
-  tl_type vt[8];             /* value types in use */
+  tl_type vt[9];             /* value types in use */
   uint32_t nvt;
   uint16_t ops[MAX_OPS];     /* eligible opcode rows */
   uint32_t nops;
@@ -35,11 +38,15 @@ typedef struct {
   uint32_t data_passive, elem_passive;
   bool shared, has_ext_table;
   uint32_t ext_table;
+  bool eh;                   /* emit exception handling (fuzz.h) */
+  uint32_t ntags;
   /* current function */
   tl_func *f;
   tl_type result;
   scope lab[MAX_LABELS];
   uint32_t nlab;
+  ehscope ehs[MAX_LABELS];   /* enclosing tries, innermost last */
+  uint32_t nehs;
   uint32_t depth, budget;
 } gen;
 
@@ -404,6 +411,227 @@ static tl_expr *call_of(gen *g, tl_type t, bool tail) {
   return e;
 }
 
+/* ---------------------------------------------------- exception handling */
+/* Everything here runs only when g->eh (fuzz.h: tl_fuzz_options.eh). The
+ * IR forms are ir.h's: a legacy catch arm stores its payload in a local, a
+ * try_table clause is a branch leaf to a label outside its try_table. */
+static tl_type random_params(gen *g);
+
+/* 1..4 tags carrying 0..3 values of the types in use (v128, exnref too). */
+static void eh_tags(gen *g) {
+  uint32_t n = 1 + pick(g, 4);
+  for (uint32_t i = 0; i < n; i++) {
+    tl_tag t = {0};
+    t.type = tl_add_type(g->m, random_params(g), TL_NONE);
+    TL_VEC_PUSH(&g->m->tags, tl_tag, t);
+  }
+  g->ntags = n;
+}
+
+static void eh_enter(gen *g, uint32_t label, bool catching) {
+  if (g->nehs < MAX_LABELS) g->ehs[g->nehs++] = (ehscope){label, catching};
+}
+
+static tl_expr *eh_throw(gen *g) {
+  uint32_t tag = pick(g, g->ntags);
+  tl_type p = tl_tag_params(g->m, tag);
+  tl_expr *e = node(g, TL_OP_THROW, 0);
+  e->imm.index = tag;
+  for (uint32_t i = 0; i < tl_type_arity(g->m, p); i++) tl_expr_push_kid(g->m, e, make(g, tl_type_at(g->m, p, i)));
+  return e;
+}
+
+/* rethrow of a try whose catch arm encloses us, at any depth; NULL if none. */
+static tl_expr *eh_rethrow(gen *g) {
+  uint32_t c[MAX_LABELS], n = 0;
+  for (uint32_t i = 0; i < g->nehs; i++)
+    if (g->ehs[i].catching) c[n++] = g->ehs[i].label;
+  if (!n) return NULL;
+  tl_expr *e = node(g, TL_OP_RETHROW, 0);
+  e->imm.label = c[pick(g, n)];
+  return e;
+}
+
+/* throw_ref of an exnref (a caught one in a local, or null: a trap). */
+static tl_expr *eh_throw_ref(gen *g) {
+  return has(g, TL_FEAT_REFERENCE_TYPES) ? k1(g, TL_OP_THROW_REF, make(g, TL_EXNREF)) : NULL;
+}
+
+/* A delegate's target: a try whose body encloses us, or the caller. */
+static uint32_t eh_delegate_target(gen *g) {
+  uint32_t c[MAX_LABELS], n = 0;
+  for (uint32_t i = 0; i < g->nehs; i++)
+    if (!g->ehs[i].catching) c[n++] = g->ehs[i].label;
+  return n && pick(g, 3) ? c[pick(g, n)] : g->lab[0].label;
+}
+
+/* A catch (or catch_all) arm of the try labeled l: the payload goes to a
+ * fresh local (or is dropped), the handler may read it and rethrow. */
+static tl_expr *eh_catch(gen *g, uint32_t l, tl_type t, bool all) {
+  tl_expr *c = node(g, all ? TL_OP_CATCH_ALL : TL_OP_CATCH, 1);
+  tl_expr *h = node(g, TL_OP_BLOCK, 0);
+  if (!all) {
+    uint32_t tag = pick(g, g->ntags), local = TL_NO_INDEX;
+    tl_type p = tl_tag_params(g->m, tag);
+    if (p != TL_NONE && !one_in(g, 4)) local = tl_func_add_local(g->m, g->f, p);
+    c->imm.idx2.a = local;
+    c->imm.idx2.b = tag;
+    if (local != TL_NO_INDEX && !tl_type_is_tuple(p) && pick(g, 2)) {
+      tl_expr *get = node(g, TL_OP_LOCAL_GET, 0);
+      get->imm.index = local;
+      tl_expr_push_kid(g->m, h, p >= TL_I32 && p <= TL_F64 ? k1(g, TL_OP_CALL, get) : k1(g, TL_OP_DROP, get));
+      if (h->kid[0]->op == TL_OP_CALL) h->kid[0]->imm.index = g->log_func[p - TL_I32];
+    }
+  }
+  uint32_t save = g->nehs;
+  eh_enter(g, l, true);
+  if (one_in(g, 3)) { /* if (x) rethrow, to this try or an outer catching one */
+    tl_expr *iff = node(g, TL_OP_IF, 2), *re = eh_rethrow(g);
+    iff->kid[0] = make(g, TL_I32);
+    iff->kid[1] = re;
+    tl_expr_push_kid(g->m, h, iff);
+  }
+  fill(g, h, t);
+  g->nehs = save;
+  c->kid[0] = h;
+  return c;
+}
+
+/* Legacy try of type t: catches (maybe a catch_all, maybe none) or a
+ * delegate; the body sometimes starts with a call (throws across calls). */
+static tl_expr *eh_try(gen *g, tl_type t) {
+  tl_expr *e = node(g, TL_OP_TRY, 0);
+  uint32_t l = push_label(g, t), save = g->nehs;
+  e->imm.block.label = l;
+  eh_enter(g, l, false);
+  tl_expr *body = node(g, TL_OP_BLOCK, 0);
+  tl_expr *call = pick(g, 2) ? call_of(g, TL_NONE, false) : NULL;
+  if (call) tl_expr_push_kid(g->m, body, call);
+  fill(g, body, t);
+  tl_expr_push_kid(g->m, e, body);
+  g->nehs = save;
+  if (one_in(g, 4)) {
+    tl_expr *d = node(g, TL_OP_DELEGATE, 0);
+    d->imm.label = eh_delegate_target(g);
+    tl_expr_push_kid(g->m, e, d);
+  } else {
+    uint32_t n = pick(g, 3);
+    bool all = n ? pick(g, 2) : !one_in(g, 4);
+    for (uint32_t i = 0; i < n; i++) tl_expr_push_kid(g->m, e, eh_catch(g, l, t, false));
+    if (all) tl_expr_push_kid(g->m, e, eh_catch(g, l, t, true));
+  }
+  g->nlab--;
+  return e;
+}
+
+/* What a try_table clause of kind k (0..3: catch, catch_ref, catch_all,
+ * catch_all_ref) for tag sends its label; false if that needs multi-value
+ * and the module has none. */
+static bool eh_clause_type(gen *g, uint32_t k, uint32_t tag, tl_type *out) {
+  tl_type parts[4];
+  uint32_t n = 0;
+  if (k < 2) {
+    tl_type p = tl_tag_params(g->m, tag);
+    for (uint32_t i = 0; i < tl_type_arity(g->m, p); i++) parts[n++] = tl_type_at(g->m, p, i);
+  }
+  if (k & 1) parts[n++] = TL_EXNREF;
+  if ((k & 1) && !has(g, TL_FEAT_REFERENCE_TYPES)) return false; /* exnref values need ref.null */
+  if (n > 1 && !has(g, TL_FEAT_MULTIVALUE)) return false;
+  *out = n == 0 ? TL_NONE : n == 1 ? parts[0] : tl_type_tuple(g->m, parts, n);
+  return true;
+}
+
+/* A clause of kind k to label l (TL_NO_LABEL: any label in scope that
+ * takes what it sends); NULL if there is none. */
+static tl_expr *eh_clause(gen *g, uint32_t k, uint32_t tag, uint32_t l) {
+  tl_type ct;
+  if (!eh_clause_type(g, k, tag, &ct)) return NULL;
+  if (l == TL_NO_LABEL) l = label_of(g, ct);
+  if (l == TL_NO_LABEL) return NULL;
+  tl_expr *c = node(g, (tl_op)(TL_OP_TT_CATCH + k), 0);
+  c->imm.idx2.a = l;
+  c->imm.idx2.b = k < 2 ? tag : 0;
+  return c;
+}
+
+/* What a handler block's values become: dropped, kept in a local, or (an
+ * exnref alone) thrown again with throw_ref. */
+static tl_expr *eh_consume(gen *g, tl_expr *hb, tl_type ct) {
+  if (ct == TL_NONE) return hb;
+  if (ct == TL_EXNREF && one_in(g, 3)) return k1(g, TL_OP_THROW_REF, hb);
+  if (pick(g, 2)) {
+    tl_expr *set = k1(g, TL_OP_LOCAL_SET, hb);
+    set->imm.index = tl_func_add_local(g->m, g->f, ct);
+    return set;
+  }
+  return k1(g, TL_OP_DROP, hb);
+}
+
+/* try_table of type t, its clauses to labels in scope; often wrapped as
+ *   block $o (t) (block $h (ct) (br $o (try_table (catch.. $h) ...))) use $h's values; ... end
+ * so that a clause of each kind has a handler taking its values. */
+static tl_expr *eh_try_table(gen *g, tl_type t) {
+  uint32_t kind = pick(g, 4), tag = pick(g, g->ntags);
+  tl_type ct = TL_NONE;
+  bool wrap = pick(g, 3) != 0 && eh_clause_type(g, kind, tag, &ct);
+  tl_expr *outer = NULL, *hb = NULL;
+  if (wrap) {
+    outer = node(g, TL_OP_BLOCK, 0);
+    outer->imm.block.label = push_label(g, t);
+    hb = node(g, TL_OP_BLOCK, 0);
+    hb->imm.block.label = push_label(g, ct);
+  }
+  tl_expr *clauses[4];
+  uint32_t nc = 0;
+  if (wrap) clauses[nc++] = eh_clause(g, kind, tag, hb->imm.block.label);
+  for (uint32_t i = pick(g, 3); i > 0; i--) {
+    tl_expr *c = eh_clause(g, pick(g, 4), pick(g, g->ntags), TL_NO_LABEL);
+    if (c) clauses[nc++] = c;
+  }
+  tl_expr *tt = node(g, TL_OP_TRY_TABLE, 1);
+  tt->imm.block.label = push_label(g, t);
+  tl_expr *body = node(g, TL_OP_BLOCK, 0);
+  tl_expr *call = pick(g, 2) ? call_of(g, TL_NONE, false) : NULL;
+  if (call) tl_expr_push_kid(g->m, body, call);
+  fill(g, body, t);
+  tt->kid[0] = body;
+  g->nlab--;
+  for (uint32_t i = 0; i < nc; i++) tl_expr_push_kid(g->m, tt, clauses[i]);
+  if (!wrap) return tt;
+  tl_expr *br = node(g, TL_OP_BR, t != TL_NONE);
+  br->imm.label = outer->imm.block.label;
+  if (t != TL_NONE) br->kid[0] = tt;
+  else tl_expr_push_kid(g->m, hb, tt);
+  tl_expr_push_kid(g->m, hb, br);
+  g->nlab--;
+  tl_expr_push_kid(g->m, outer, eh_consume(g, hb, ct));
+  fill(g, outer, t);
+  g->nlab--;
+  return outer;
+}
+
+/* An EH construct of type t (or an unreachable-typed throw); NULL: none. */
+static tl_expr *eh_value(gen *g, tl_type t) {
+  switch (pick(g, 8)) {
+  case 0: case 1: case 2: return eh_try(g, t);
+  case 3: case 4: case 5: return eh_try_table(g, t);
+  case 6: return one_in(g, 2) ? eh_throw(g) : eh_rethrow(g);
+  default: return t == TL_EXNREF ? leaf(g, t) : NULL;
+  }
+}
+
+/* An EH statement: a try or try_table, throw, rethrow, throw_ref. */
+static tl_expr *eh_stmt(gen *g) {
+  switch (pick(g, 8)) {
+  case 0: case 1: return eh_try(g, TL_NONE);
+  case 2: case 3: return eh_try_table(g, TL_NONE);
+  case 4: return eh_throw(g);
+  case 5: return eh_rethrow(g);
+  case 6: return one_in(g, 2) ? eh_throw_ref(g) : NULL;
+  default: return NULL;
+  }
+}
+
 /* -------------------------------------------------------------- values */
 static tl_type pick_type(gen *g) { return g->vt[pick(g, g->nvt)]; }
 
@@ -426,6 +654,7 @@ static tl_expr *make_tuple(gen *g, tl_type t) {
 
 static tl_expr *value(gen *g, tl_type t) {
   tl_expr *e = NULL;
+  if (g->eh && one_in(g, 8) && (e = eh_value(g, t))) return e;
   switch (pick(g, 16)) {
   case 0: break;
   case 1: case 2: case 3: case 4: case 5:
@@ -509,6 +738,7 @@ static tl_expr *log_call(gen *g) {
 
 static tl_expr *stmt_inner(gen *g) {
   tl_expr *e = NULL;
+  if (g->eh && one_in(g, 5) && (e = eh_stmt(g))) return e;
   switch (pick(g, 20)) {
   case 0: return node(g, TL_OP_NOP, 0);
   case 1: case 2: {
@@ -592,7 +822,7 @@ static tl_type random_params(gen *g) {
 
 static bool js_type(tl_module *m, tl_type t) {
   for (uint32_t i = 0; i < tl_type_arity(m, t); i++)
-    if (tl_type_at(m, t, i) == TL_V128) return false;
+    if (tl_type_at(m, t, i) == TL_V128 || tl_type_at(m, t, i) == TL_EXNREF) return false;
   return true;
 }
 
@@ -603,6 +833,7 @@ static void build_body(gen *g, uint32_t fi, uint32_t max_nodes) {
   uint32_t nv = pick(g, 6);
   for (uint32_t i = 0; i < nv; i++) tl_func_add_local(m, g->f, pick_type(g));
   g->nlab = 0;
+  g->nehs = 0;
   g->depth = 0;
   g->budget = max_nodes;
   tl_expr *body = node(g, TL_OP_BLOCK, 0);
@@ -654,7 +885,8 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
   g->p = data;
   g->n = size;
   g->m = m;
-  uint32_t want = opt && opt->features ? opt->features : TL_FEATURES_ALL;
+  uint32_t ask = opt ? opt->features : 0;
+  uint32_t want = ask & TL_FEATURES_ALL ? ask & TL_FEATURES_ALL : TL_FEATURES_ALL;
   /* a prefix byte may switch optional features off (coverage of MVP-ish code) */
   uint32_t off = one_in(g, 4) ? u8(g) << 2 : 0;
   g->feats = want & ~(off & (TL_FEATURE_SIMD | TL_FEATURE_THREADS | TL_FEATURE_REFERENCE_TYPES |
@@ -672,6 +904,9 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
     g->vt[g->nvt++] = TL_FUNCREF;
     g->vt[g->nvt++] = TL_EXTERNREF;
   }
+  g->eh = has(g, TL_FEAT_EXCEPTION_HANDLING) && !(ask & TL_FUZZ_EH_OFF) &&
+          ((ask & TL_FUZZ_EH_ON) || TL_FUZZ_EXEC_EH);
+  if (g->eh && has(g, TL_FEAT_REFERENCE_TYPES)) g->vt[g->nvt++] = TL_EXNREF;
   for (int op = 0; op < TL_NOPS && g->nops < MAX_OPS; op++)
     if (eligible(g, op)) g->ops[g->nops++] = (uint16_t)op;
 
@@ -688,6 +923,7 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
     tl_add_global(m, NULL, t, pick(g, 4) != 0, const_init(g, t));
   }
   g->nglobal = ng + 1;
+  if (g->eh) eh_tags(g);
   /* memory, tables, segments */
   g->shared = has(g, TL_FEAT_THREADS) && pick(g, 2);
   g->feats &= g->shared ? ~0u : ~(uint32_t)TL_FEAT_THREADS;

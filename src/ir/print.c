@@ -417,7 +417,7 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
     return i == 1 ? table_elem(p, e->imm.index) : TL_I32;
   case TL_OP_TABLE_GROW: return i == 0 ? table_elem(p, e->imm.index) : TL_I32;
   case TL_OP_TUPLE_MAKE:
-    return tl_type_is_tuple(want) && i < tl_type_arity(p->m, want) ? tl_type_at(p->m, want, i) : W_ANY;
+    return want != W_ANY && tl_type_is_tuple(want) && i < tl_type_arity(p->m, want) ? tl_type_at(p->m, want, i) : W_ANY;
   default: return TL_UNREACHABLE;
   }
 }

@@ -979,6 +979,24 @@ static void push_payload(fctx *x, uint32_t p, tl_type t) {
 
 /* catch / catch_all: closes the body or the arm before, opens an arm whose
  * stack starts with the tag's params (from the arm's payload local). */
+/* `catch T; local.set N` where N is a declared local (not a param) of
+ * exactly T's one value type: N itself is the payload local (the local.set
+ * is consumed), so the form the writer and printer give reads back as it
+ * was instead of gaining a scratch local each time. TL_NO_INDEX otherwise
+ * (nothing consumed). */
+static uint32_t payload_set_local(fctx *x, tl_type pt) {
+  rd *r = x->r;
+  if (tl_type_is_tuple(pt) || r->p >= r->end || *r->p != 0x21) return TL_NO_INDEX;
+  const uint8_t *at = r->p;
+  uint32_t idx, nparam = tl_type_arity(x->m, TL_FTYPE(x->m, x->f->type)->params);
+  r->p++;
+  if (rd_u32(r, &idx, "local index") != TL_OK || idx < nparam || idx >= x->nwasm || x->f->local[idx] != pt) {
+    r->p = at;
+    return TL_NO_INDEX;
+  }
+  return idx;
+}
+
 static tl_status do_catch(fctx *x, int op) {
   frame *fr = TOPF(x);
   uint32_t tag = 0;
@@ -993,7 +1011,9 @@ static tl_status do_catch(fctx *x, int op) {
   put_arm(x, fr, make_arm(x, kids, n));
   tl_expr *arm = tl_expr_new(x->m, (tl_op)op, 1);
   tl_type pt = op == TL_OP_CATCH ? tl_tag_params(x->m, tag) : TL_NONE;
-  uint32_t p = pt != TL_NONE ? scratch(x, pt) : TL_NO_INDEX;
+  uint32_t p = pt != TL_NONE ? payload_set_local(x, pt) : TL_NO_INDEX;
+  bool named = p != TL_NO_INDEX;
+  if (!named && pt != TL_NONE) p = scratch(x, pt);
   if (op == TL_OP_CATCH) arm->imm.idx2.a = p, arm->imm.idx2.b = tag;
   fr = TOPF(x); /* scratch may not move frames, but stay safe */
   tl_expr_push_kid(x->m, fr->node, arm);
@@ -1001,7 +1021,7 @@ static tl_status do_catch(fctx *x, int op) {
   fr->unreachable = false;
   fr->dead = 0;
   fr->nval = 0;
-  if (p != TL_NO_INDEX) push_payload(x, p, pt);
+  if (p != TL_NO_INDEX && !named) push_payload(x, p, pt);
   return TL_OK;
 }
 

@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (only == -2) only = getenv("GEN_MODES_ONLY") ? atoi(getenv("GEN_MODES_ONLY")) % 4 : -1;
   uint32_t mode = only >= 0 ? (uint32_t)only : data[0] % 4, pick = data[1];
   tl_fuzz_options fo = {0, 0, 0};
-  if (mode == 3) fo.features = TL_FEATURES_ALL & ~TL_FEATURE_SIMD;
+  if (mode == 3) fo.features = (TL_FEATURES_ALL & ~TL_FEATURE_SIMD) | TL_FUZZ_EH_OFF; /* the JIT refuses EH */
   tl_module *m = tl_fuzz_generate(data + 2, size - 2, &fo);
   if (!m) return 0;
   tl_error err;

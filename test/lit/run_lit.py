@@ -22,10 +22,14 @@ def parse(path):
 
 def produce(build, run, wat, tmp):
     wasm = os.path.join(tmp, 'in.wasm')
-    r = subprocess.run(['wat2wasm', '--enable-all', '--no-check', wat, '-o', wasm],
-                       capture_output=True, text=True)
-    if r.returncode:
-        return None, 'wat2wasm failed: ' + r.stderr
+    if wat.endswith('.tilt.wat'):
+        # wat2wasm 1.0.32 lacks try_table and exnref: tilt's own text reader
+        wasm = wat
+    else:
+        r = subprocess.run(['wat2wasm', '--enable-all', '--no-check', wat, '-o', wasm],
+                           capture_output=True, text=True)
+        if r.returncode:
+            return None, 'wat2wasm failed: ' + r.stderr
     assert run[0] == 'tilt-opt', run
     r = subprocess.run([os.path.join(build, 'tilt-opt'), '--all-features', wasm] + run[1:] + ['-S', '-o', '-'],
                        capture_output=True, text=True)
