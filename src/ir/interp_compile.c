@@ -301,6 +301,11 @@ static void close_handler(cc *c, wk *w) {
   tl_expr *e = w->e;
   handler(c, w->hid)->end = pc(c);
   handler(c, w->hid)->arm0 = (uint32_t)c->arms.n;   /* nested handlers' arms come first */
+  /* a legacy try's arms are compiled one by one, and tries nested in an
+   * arm add theirs in between: its own are reserved here, contiguous */
+  if (e->op == TL_OP_TRY)
+    for (uint32_t i = 1; i < e->nkid; i++)
+      if (e->kid[i]->op != TL_OP_DELEGATE) TL_VEC_PUSH(&c->arms, tl_harm, ((tl_harm){0}));
   c->cur_h = w->outer;
   uint32_t l = e->imm.block.label;
   if (l != TL_NO_LABEL && l < c->f->nlabel) c->labels[l].hctx = w->outer;
@@ -312,8 +317,10 @@ static void close_handler(cc *c, wk *w) {
 
 static void add_arm(cc *c, wk *w, uint32_t tag, uint32_t slot, bool ref) {
   tl_harm a = {tag, pc(c), slot, ref};
-  TL_VEC_PUSH(&c->arms, tl_harm, a);
-  handler(c, w->hid)->narm++;
+  tl_handler *h = handler(c, w->hid);
+  if (w->e->op == TL_OP_TRY) TL_VEC_AT(&c->arms, tl_harm, h->arm0 + h->narm) = a; /* reserved */
+  else TL_VEC_PUSH(&c->arms, tl_harm, a);
+  h->narm++;
 }
 
 /* Legacy try: body, then each catch arm's handler. */

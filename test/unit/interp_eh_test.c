@@ -87,6 +87,16 @@ static const char *const EH_MOD =
     "        (block $inner (result i32 exnref)\n"
     "          (try_table (result i32 exnref) (catch_ref $e $inner) (call $thrower (local.get 0)) (unreachable)))\n"
     "        (throw_ref))))\n"
+    /* the first arm holds a try with catches of its own: the second arm
+     * (for $f) is still this try's (tilt-fuzz opt --eh seed 6200002035:
+     * the nested arms were read as the outer's, a crash) */
+    "  (func (export \"arm-after-nested\") (param i32) (result i32)\n"
+    "    (try (result i32)\n"
+    "      (do (throw $f (local.get 0) (i32.const 2)))\n"
+    "      (catch $e (drop)\n"
+    "        (try (result i32) (do (i32.const 3)) (catch $e (drop) (i32.const 4)) (catch_all (i32.const 5))))\n"
+    "      (catch $f (drop) (i32.add (i32.const 40)))\n"
+    "      (catch_all (i32.const 6))))\n"
     "  (func (export \"throw-ref-null\") (result i32) (throw_ref (ref.null exn)))\n"
     "  (func (export \"uncaught\") (param i32) (result i32) (call $middle (local.get 0)))\n"
     "  (func (export \"uncaught-f\") (result i32) (throw $f (i32.const 1) (i32.const 2)))\n"
@@ -117,6 +127,7 @@ START_TEST(catch_rethrow_delegate) {
   ck_assert_int_eq(ok1(inst, "delegate", 0), 2);
   ck_assert_int_eq(ok1(inst, "catch-ref", 4), 104);
   ck_assert_int_eq(ok1(inst, "deep", 1000), 5);
+  ck_assert_int_eq(ok1(inst, "arm-after-nested", 2), 42);
   /* a caught exception leaves the instance usable: the same calls again */
   ck_assert_int_eq(ok1(inst, "across", 9), 109);
   tl_store_free(s);
