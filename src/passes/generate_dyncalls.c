@@ -8,7 +8,8 @@
  * j i64, f f32, d f64, V v128, F funcref, X externref). A signature whose
  * dynCall_ name a function or an export already has is skipped; the i64
  * form keeps only signatures with an i64 (JS calls the others through the
- * table itself).
+ * table itself). A signature with no name (several results, an exnref:
+ * JS cannot call it) gets no thunk.
  * Assumes: nothing. Guarantees: a valid module; exports only added. */
 #include "passes.h"
 
@@ -51,9 +52,7 @@ static tl_status thunk(gen *g, tl_type params, tl_type results) {
   name[n++] = sig_letter(results);
   for (uint32_t i = 0; i < np; i++) name[n++] = sig_letter(tl_type_at(m, params, i));
   name[n] = 0;
-  if (strlen(name) != n)
-    return tl_errorf(g->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                     "generate-dyncalls: a signature with several results or an exnref");
+  if (strlen(name) != n) return TL_OK; /* no letter: JS cannot call it */
   if (tl_module_find_func_named(m, name) != TL_NO_INDEX || tl_module_find_export(m, name) >= 0)
     return TL_OK;
   if (!m->tables.n) {

@@ -1,7 +1,8 @@
 /* stack_check.c — wasm-opt's stack-check (emcc's STACK_OVERFLOW_CHECK=2,
  * through wasm-emscripten-finalize --check-stack-overflow): every
  * global.set of the stack pointer (the imported global __stack_pointer,
- * else the first defined global) first checks the new value against two
+ * else the first defined global; not an i32 or i64 one: no stack pointer,
+ * nothing changes) first checks the new value against two
  * new mutable globals, the stack base and limit:
  *   (if (i32.or (i32.gt_u (local.tee $new V) (global.get $base))
  *               (i32.lt_u (local.get $new) (global.get $limit)))
@@ -96,6 +97,7 @@ tl_status tl_pass_stack_check(tl_pass_ctx *ctx) {
   checker c = {m, stack_pointer(m), 0, 0, TL_NO_INDEX};
   if (c.sp == TL_NO_INDEX) return TL_OK;
   tl_type t = TL_GLOBAL(m, c.sp)->type;
+  if (t != TL_I32 && t != TL_I64) return TL_OK; /* not an address: no stack pointer */
   const char *h = tl_pass_arg_get(ctx, "stack-check-handler");
   if (h && *h && (c.handler = handler_import(m, h, t)) == TL_NO_INDEX) return tl_nomem(ctx->err, "stack-check");
   c.base = add_global(m, t, "__stack_base");
