@@ -12,6 +12,8 @@
 # libFuzzer); without wast2json fuzz_read runs unseeded. Environment:
 #   FUZZ_SECONDS  total run time (default 120)  FUZZ_BUILD  build dir (default <repo>/build-fuzz)
 #   TILT_TESTSUITE  spec suite (default <repo>/../shared/testsuite)   JOBS  build jobs
+#   FUZZ_SEED  libFuzzer's -seed (default: from the first 8 hex digits of git
+#              HEAD, so each commit explores anew and a log reproduces)
 #   TILT_FUZZ_ORACLE=0  do not require the writer's output to read back (crashes only)
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,6 +32,9 @@ cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER="$cc" -DTILT_FUZZ=ON -DTILT_SANIT
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
   cmake --build "$build" -j "${JOBS:-2}" --target fuzz_read fuzz_text gen_modes >/dev/null || {
   echo "FAILED: building the fuzz targets"; cmake --build "$build" --target fuzz_read fuzz_text gen_modes 2>&1 | tail -20; exit 1; }
+hex=$(git -C "$src" rev-parse HEAD 2>/dev/null | cut -c1-8)
+fseed=${FUZZ_SEED:-$(( (16#${hex:-0} % 2147483646) + 1 ))}
+echo "libFuzzer seed: $fseed (reproduce a run with FUZZ_SEED=$fseed)"
 read_seconds=$((seconds / 3))
 text_seconds=$((seconds / 3))
 gen_seconds=$((seconds - read_seconds - text_seconds))
@@ -61,7 +66,7 @@ fuzz() {
   local name=$1 secs=$2 max_len=$3 corpus=$4 artifacts=$5 log=$6 seeds=$7 rc
   mkdir -p "$corpus" "$artifacts"
   # libFuzzer's default error exit code is 77, which CI reads as "skipped".
-  "$build/test/$name" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 \
+  "$build/test/$name" -seed="$fseed" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 \
     -max_len="$max_len" -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
     -artifact_prefix="$artifacts" "$corpus" "$seeds" 2>&1 | tee "$log" | grep -v '^#' | tail -40
   rc=${PIPESTATUS[0]}
