@@ -17,6 +17,7 @@ static const struct { tl_features bit; const char *name; } names[] = {
   {TL_FEAT_THREADS, "threads"},
   {TL_FEAT_EXCEPTION_HANDLING, "exception-handling"},
   {TL_FEAT_RELAXED_SIMD, "relaxed-simd"},
+  {TL_FEAT_MULTI_MEMORY, "multimemory"},
 };
 
 const char *tl_feature_name(tl_features single) {
@@ -30,6 +31,7 @@ tl_features tl_feature_by_name(const char *name) {
     if (!strcmp(names[i].name, name)) return names[i].bit;
   if (!strcmp(name, "nontrapping-fptoint")) return TL_FEAT_NONTRAPPING_FPTOINT;
   if (!strcmp(name, "sign-extension")) return TL_FEAT_SIGN_EXT;
+  if (!strcmp(name, "multi-memory")) return TL_FEAT_MULTI_MEMORY;
   return 0;
 }
 
@@ -90,6 +92,7 @@ tl_features tl_module_detect_features(tl_module *m) {
   }
   for (uint32_t i = 0; i < m->memories.n; i++)
     if (TL_MEMORY(m, i)->shared) f |= TL_FEAT_THREADS;
+  if (m->memories.n > 1) f |= TL_FEAT_MULTI_MEMORY;
   if (m->tables.n > 1) f |= TL_FEAT_REFERENCE_TYPES;
   if (m->tags.n) f |= TL_FEAT_EXCEPTION_HANDLING;
   for (uint32_t i = 0; i < m->elems.n; i++) {

@@ -200,8 +200,13 @@ static void emit_op(cc *c, tl_expr *e) {
   default: break;
   }
   switch (oi->imm) {
-  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_LANE:
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
+    if (e->imm.mem.mem) emit(c, X_MEMSEL, e->imm.mem.mem, 0);
     emit(c, e->op, e->imm.mem.mem, e->imm.mem.offset)->n = e->imm.mem.lane;
+    if (e->imm.mem.mem) emit(c, X_MEMSEL, 0, 0);
+    return;
+  case TL_IMM_LANE:
+    emit(c, e->op, 0, e->imm.mem.offset)->n = e->imm.mem.lane;
     return;
   case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY:
     emit(c, e->op, e->imm.idx2.a, e->imm.idx2.b);

@@ -3,8 +3,9 @@
  * push an explicit frame (tl_frame) and reuse the value stack, so call depth
  * is bounded by the store's max_depth ("call stack exhausted") and never by
  * the C stack. Every trap returns TL_E_TRAP with the spec's reason text.
- * Memory 0 is cached in (mb, ms) and reloaded after anything that may move
- * or resize it (calls, memory.grow). An exception (throw, rethrow,
+ * Memory 0 is cached in (mb, ms, cm) and reloaded after anything that may
+ * move or resize it (calls, memory.grow); an access to another memory is
+ * compiled between X_MEMSEL k and X_MEMSEL 0, which switch the cache. An exception (throw, rethrow,
  * throw_ref, or one a host function passes on) searches the handler table
  * of each frame from the innermost outwards, in a loop (no recursion), and
  * ends the run with TL_E_EXCEPTION (s->exn) if none catches it. Nothing is
@@ -126,7 +127,8 @@ static bool grow_mem(tl_meminst *mem, uint32_t delta, uint32_t *old) {
 #define MEMEA(N) uint64_t ea = (uint64_t)sp[-1].i32 + ins->u.b; if (oob(ea, (N), ms)) TRAP("out of bounds memory access")
 #define LOAD(OP, F, N, conv) case TL_OP_##OP: { MEMEA(N); uint64_t v = ld_n(mb + ea, N); PUT_##F(sp[-1], conv); break; }
 #define STORE(OP, F, N) case TL_OP_##OP: { uint64_t v = (--sp)->F; MEMEA(N); st_n(mb + ea, v, N); sp--; break; }
-#define RELOAD() do { if (inst->m->memories.n && inst->mems[0]) { mb = inst->mems[0]->data; ms = inst->mems[0]->pages * TL_PAGE; } else { mb = NULL; ms = 0; } } while (0)
+#define MEMSEL(k) do { if (inst->m->memories.n && (cm = inst->mems[(k)])) { mb = cm->data; ms = cm->pages * TL_PAGE; } else { mb = NULL; ms = 0; } } while (0)
+#define RELOAD() MEMSEL(0)
 
 static void trunc_kind(int op, bool *sat, bool *is64, bool *sign, bool *src64) {
   int d;
@@ -176,6 +178,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
   const tl_ins *pc = code->ins;
   uint8_t *mb;
   uint64_t ms;
+  tl_meminst *cm = NULL;
   uint64_t fuel = s->fuel ? s->fuel : UINT64_MAX;
   tl_funcinst *callee;
   bool tail;
@@ -193,6 +196,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     }
     switch (ins->op) {
     case X_JMP: pc = code->ins + ins->a; break;
+    case X_MEMSEL: MEMSEL(ins->a); break;
     case X_BRZ: if (!(--sp)->i32) pc = code->ins + ins->a; break;
     case X_BRNZ: if ((--sp)->i32) pc = code->ins + ins->a; break;
     case X_BRIF:
@@ -760,7 +764,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       sp -= 2;
       MEMEA(w);
       if (ea & (w - 1)) TRAP("unaligned atomic");
-      if (!inst->mems[0]->shared) TRAP("expected shared memory");
+      if (!cm->shared) TRAP("expected shared memory");
       uint64_t cur = ld_n(mb + ea, w), want = w == 4 ? sp[0].i32 : sp[0].i64;
       PUT32(sp[-1], cur != want ? 1 : 2);
       break;

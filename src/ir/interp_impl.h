@@ -125,6 +125,7 @@ enum {
   X_LSETN,           /* pop n slots into local slot a */
   X_LTEEN,           /* copy n slots into local slot a */
   X_RETHROW,         /* throw the exception kept in slot a */
+  X_MEMSEL,          /* cache memory a in (mb, ms): around an access to a memory other than 0 */
   X_NOPS
 };
 

@@ -122,7 +122,8 @@ enum {
   TL_FEAT_THREADS = 1 << 9,
   TL_FEAT_EXCEPTION_HANDLING = 1 << 10,
   TL_FEAT_RELAXED_SIMD = 1 << 11,
-  TL_FEAT_ALL = (1 << 12) - 1,
+  TL_FEAT_MULTI_MEMORY = 1 << 12,
+  TL_FEAT_ALL = (1 << 13) - 1,
   /* What a relaxed SIMD row needs (its feat column RELAXED): both bits. */
   TL_FEAT_RELAXED = TL_FEAT_SIMD | TL_FEAT_RELAXED_SIMD,
 };
@@ -154,11 +155,12 @@ uint8_t tl_op_natural_align(int op);          /* log2 bytes a memory op accesses
 typedef struct {    /* 8 bytes */
   uint32_t offset;  /* memory64 is not supported: offsets are u32 (the
                        reader reads a u32, the C API checks) */
-  uint16_t mem;     /* memory index (multi-memory is not supported: 0) */
+  uint16_t mem;     /* memory index (a module has at most TL_MAX_MEMORIES) */
   uint8_t align;    /* log2 of the alignment (at most the natural one: the
                        reader and C API check before storing it) */
   uint8_t lane;     /* lane for *_lane ops */
 } tl_memarg;
+#define TL_MAX_MEMORIES 65536u /* what tl_memarg.mem can name */
 
 /* br_table's labels, out of line: n targets then the default. */
 typedef struct {

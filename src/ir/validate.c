@@ -1202,7 +1202,8 @@ static bool check_tables(vc *c) {
 
 static bool check_memories(vc *c) {
   tl_module *m = c->m;
-  if (m->memories.n > 1) return fail(c, TL_E_INVALID, "multiple memories");
+  if (m->memories.n > 1 && !need_feat(c, TL_FEAT_MULTI_MEMORY, "multiple memories")) return false;
+  if (m->memories.n > TL_MAX_MEMORIES) return fail(c, TL_E_INVALID, "more than %u memories", TL_MAX_MEMORIES);
   for (uint32_t i = 0; i < m->memories.n; i++) {
     tl_memory *mem = TL_MEMORY(m, i);
     uint64_t limit = mem->is64 ? (1ull << 48) : 65536;

@@ -1265,17 +1265,14 @@ static void op_one(jc *c, int op) {
   }
   if (oi->imm == TL_IMM_FENCE) { c->p++; return; }
   if (oi->imm == TL_IMM_MEMARG) {
-    uint64_t al = leb(c);
-    if ((al & 0x40) && leb(c) != 0) {
-      c->bad = true;
-      c->why = "multi-memory is not supported";
-      return;
-    }
+    uint64_t al = leb(c), mi = (al & 0x40) ? leb(c) : 0;
     uint64_t off = leb(c);
-    if (mem_op(c, op, off)) return;
-    if (oi->flags & TL_F_ATOMIC) {                 /* atomics: one thread, in C */
+    if (!mi && mem_op(c, op, off)) return;
+    /* atomics (one thread), and any access to a memory other than 0 (whose
+     * base is not in a register): in C */
+    if ((oi->flags & TL_F_ATOMIC) || (mi && tl_ops[op].pfx != 0xFD)) {
       uint8_t rt[1] = {oi->result};
-      helper_op(c, (uint32_t)op, oi->nops, (uint32_t)off, 0, rt, oi->result != TL_NONE, false);
+      helper_op(c, (uint32_t)op, oi->nops, (uint32_t)off, (uint32_t)mi, rt, oi->result != TL_NONE, false);
       return;
     }
   }

@@ -547,11 +547,34 @@ static uint32_t grow_mem(tl_meminst *mem, uint32_t delta) {
   return tl_mem_grow(mem, delta) ? old : UINT32_MAX;
 }
 
+/* A plain load or store of memory mi (not 0: memory 0's are compiled
+ * inline): sp[0] the address, sp[1] a store's value; off the memarg offset. */
+static void plain_access(jctx *c, uint64_t *sp, int op, uint32_t off, uint32_t mi) {
+  tl_meminst *mm = c->inst->mems[mi];
+  unsigned w = 1u << tl_op_natural_align(op);
+  uint64_t ea = (uint64_t)(uint32_t)sp[0] + off, v = 0;
+  if (oob(ea, w, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  if (tl_ops[op].result == TL_NONE) {   /* a store */
+    memcpy(mm->data + ea, &sp[1], w);
+    return;
+  }
+  memcpy(&v, mm->data + ea, w);
+  switch (op) {
+  case TL_OP_I32_LOAD8_S: v = (uint32_t)(int32_t)(int8_t)v; break;
+  case TL_OP_I32_LOAD16_S: v = (uint32_t)(int32_t)(int16_t)v; break;
+  case TL_OP_I64_LOAD8_S: v = (uint64_t)(int64_t)(int8_t)v; break;
+  case TL_OP_I64_LOAD16_S: v = (uint64_t)(int64_t)(int16_t)v; break;
+  case TL_OP_I64_LOAD32_S: v = (uint64_t)(int64_t)(int32_t)v; break;
+  default: break;
+  }
+  sp[0] = v;
+}
+
 /* Atomics on one thread, as the interpreter runs them: sp[0] is the address,
- * operands follow; off is the memarg offset. */
-static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off) {
+ * operands follow; off is the memarg offset, mi the memory. */
+static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off, uint32_t mi) {
   static const uint8_t size[7] = {4, 8, 1, 2, 1, 2, 4};
-  tl_meminst *mm = c->inst->mems[0];
+  tl_meminst *mm = c->inst->mems[mi];
   uint64_t ms = mm->pages * TL_PAGE, ea = (uint64_t)(uint32_t)sp[0] + off;
   unsigned w;
   int grp = 0, var = 0;
@@ -695,7 +718,11 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
   default: break;
   }
   if (tl_ops[op].flags & TL_F_ATOMIC) {
-    atomic_op(c, sp, (int)op, a);
+    atomic_op(c, sp, (int)op, a, b);
+    return;
+  }
+  if (tl_ops[op].imm == TL_IMM_MEMARG) {
+    plain_access(c, sp, (int)op, a, b);
     return;
   }
   if ((op >= TL_OP_I32_TRUNC_F32_S && op <= TL_OP_I64_TRUNC_F64_U) ||

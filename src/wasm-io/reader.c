@@ -370,8 +370,9 @@ static tl_status add_memory(rctx *c, rd *r, tl_importname imp) {
   tl_memory mem = {0};
   limits l = {0};
   TRY(rd_limits(c, r, true, &l));
-  if (c->m->memories.n >= 1)
-    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "multiple memories (multi-memory) are not supported");
+  if (c->m->memories.n >= 1) TRY(need_feature(c, r, at, TL_FEAT_MULTI_MEMORY, "multiple memories"));
+  if (c->m->memories.n >= TL_MAX_MEMORIES)
+    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "more than %u memories", TL_MAX_MEMORIES);
   mem.min = l.min;
   mem.max = l.max;
   mem.has_max = l.has_max;

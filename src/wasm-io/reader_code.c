@@ -501,14 +501,30 @@ static tl_status zero_byte(fctx *x) {
   return TL_OK;
 }
 
+/* A memory index immediate (memory.size, memory.fill, ...): a u32 since
+ * multi-memory, where it was one zero byte. */
+static tl_status rd_memidx(fctx *x, uint32_t *idx) {
+  const uint8_t *at = x->r->p;
+  TRY(rd_u32(x->r, idx, "memory index"));
+  if (*idx || x->r->p != at + 1) TRY(need_feature(x->c, x->r, at, TL_FEAT_MULTI_MEMORY, "a memory index"));
+  return need_mem(x, *idx);
+}
+
+/* align, [memory index when bit 6 of align is set], offset. */
 static tl_status rd_memarg(fctx *x, int op, tl_memarg *ma) {
-  uint32_t align, off;
+  uint32_t align, off, mem = 0;
+  const uint8_t *at = x->r->p;
   TRY(rd_u32(x->r, &align, "alignment"));
+  if (align >= 0x80) return rd_fail_at(x->r, at, TL_E_MALFORMED, "malformed memop flags in %s", x->opname);
+  if (align & 0x40) {
+    align &= ~0x40u;
+    TRY(rd_memidx(x, &mem));
+  }
   TRY(rd_u32(x->r, &off, "offset"));
   ma->align = align;
   ma->offset = off;
-  ma->mem = 0;
-  TRY(need_mem(x, 0));
+  ma->mem = (uint16_t)mem;
+  TRY(need_mem(x, mem));
   uint32_t nat = tl_op_natural_align(op);
   if (tl_ops[op].flags & TL_F_ATOMIC) {
     if (align != nat) return fail(x, TL_E_INVALID, "alignment must be equal to natural in %s", x->opname);
@@ -570,13 +586,11 @@ static tl_status rd_imm(fctx *x, int op, tl_imm *im) {
   case TL_IMM_MEMARG: return rd_memarg(x, op, &im->mem);
   case TL_IMM_MEMARG_LANE: TRY(rd_memarg(x, op, &im->mem)); return rd_lane(x, op, &im->mem.lane);
   case TL_IMM_LANE: return rd_lane(x, op, &im->mem.lane);
-  case TL_IMM_MEM: TRY(zero_byte(x)); im->index = 0; return need_mem(x, 0);
-  case TL_IMM_MEM_COPY: TRY(zero_byte(x)); TRY(zero_byte(x)); im->idx2.a = im->idx2.b = 0; return need_mem(x, 0);
+  case TL_IMM_MEM: return rd_memidx(x, &im->index);
+  case TL_IMM_MEM_COPY: TRY(rd_memidx(x, &im->idx2.a)); return rd_memidx(x, &im->idx2.b);
   case TL_IMM_MEM_INIT:
     TRY(rd_u32(r, &im->idx2.a, "data index"));
-    TRY(zero_byte(x));
-    im->idx2.b = 0;
-    TRY(need_mem(x, 0));
+    TRY(rd_memidx(x, &im->idx2.b));
     return need_data(x, im->idx2.a);
   case TL_IMM_DATA: TRY(rd_u32(r, &im->index, "data index")); return need_data(x, im->index);
   case TL_IMM_ELEM: TRY(rd_u32(r, &im->index, "elem index")); return need_elem(x, im->index);

@@ -202,12 +202,15 @@ static tl_status emit_extract(wr *w, tl_buf *b, const tl_expr *e) {
 }
 
 /* ---- instructions ------------------------------------------------------------------ */
-static tl_status put_memarg(wr *w, tl_buf *b, const tl_memarg *ma) {
-  if (ma->mem != 0)
-    return WR_FAIL(w, TL_E_UNSUPPORTED, "memory access to memory %u (multi-memory)", ma->mem);
-  put_op_u32(b, 0, ma->align);
+/* align (bit 6 set when a memory index other than 0 follows), offset. */
+static void put_memarg(tl_buf *b, const tl_memarg *ma) {
+  if (ma->mem) {
+    put_op_u32(b, 0, ma->align | 0x40u);
+    put_op_u32(b, 0, ma->mem);
+  } else {
+    put_op_u32(b, 0, ma->align);
+  }
   put_op_u32(b, 0, ma->offset);   /* (a u32: no memory64) */
-  return TL_OK;
 }
 
 static void put_le(tl_buf *b, uint64_t v, int n) {
@@ -239,8 +242,8 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
     wr_u32(b, im->idx2.a);
     wr_u32(b, im->idx2.b);
     return TL_OK;
-  case TL_IMM_MEMARG: return put_memarg(w, b, &im->mem);
-  case TL_IMM_MEMARG_LANE: TRY(put_memarg(w, b, &im->mem)); /* fall through */
+  case TL_IMM_MEMARG: put_memarg(b, &im->mem); return TL_OK;
+  case TL_IMM_MEMARG_LANE: put_memarg(b, &im->mem); /* fall through */
   case TL_IMM_LANE: tl_buf_byte(b, im->mem.lane); return TL_OK;
   case TL_IMM_I32:   /* one byte for -64..63 */
     if (im->i32 >= -64 && im->i32 < 64) tl_buf_byte(b, (uint8_t)(im->i32 & 0x7f));
