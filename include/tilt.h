@@ -247,6 +247,10 @@ tl_status tl_set_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool h
 /* Imports memory 0; fails if there is already a memory. */
 tl_status tl_add_memory_import(tl_module *m, const char *module, const char *base,
                                uint32_t initial, uint32_t maximum, bool has_max, bool shared);
+/* Adds a defined memory after the existing ones (a second one needs the
+ * multimemory feature to validate); returns its index, or TL_INVALID_INDEX
+ * (see tl_module_last_error). */
+uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max, bool shared);
 /* elem_type is TL_TYPE_FUNCREF or TL_TYPE_EXTERNREF. Returns the table
  * index; a second table needs the reference-types feature. */
 uint32_t tl_add_table(tl_module *m, tl_type_t elem_type, uint32_t initial, uint32_t maximum,

@@ -361,6 +361,16 @@ tl_status tl_add_memory_import(tl_module *m, const char *module, const char *bas
   return TL_OK;
 }
 
+uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
+  const char *who = "tl_add_memory";
+  if (!m) return TL_INVALID_INDEX;
+  if (check_limits(m, initial, maximum, has_max, MAX_PAGES, who)) return TL_INVALID_INDEX;
+  if (shared && !has_max) return bad(m, "%s: a shared memory needs a maximum", who), TL_INVALID_INDEX;
+  if (m->memories.n >= TL_MAX_MEMORIES) return bad(m, "%s: more than %u memories", who, TL_MAX_MEMORIES), TL_INVALID_INDEX;
+  TL_VEC_PUSH(&m->memories, tl_memory, make_memory(initial, maximum, has_max, shared));
+  return (uint32_t)m->memories.n - 1;
+}
+
 static uint32_t push_table(tl_module *m, tl_type elem, uint32_t initial, uint32_t maximum,
                            bool has_max, const char *module, const char *base,
                            const char *who) {
@@ -571,7 +581,7 @@ static bool set_memarg(tl_module *m, tl_expr *e, const tl_imm_args *a) {
     return bad(m, "%s: offset %llu over 4 GiB (memory64 is not supported)", who,
                (unsigned long long)a->offset), false;
   if (a->index > UINT16_MAX)
-    return bad(m, "%s: memory index %u (multi-memory is not supported)", who, a->index), false;
+    return bad(m, "%s: memory index %u over %u", who, a->index, TL_MAX_MEMORIES - 1), false;
   e->imm.mem.offset = (uint32_t)a->offset;
   e->imm.mem.align = lg;
   e->imm.mem.mem = (uint16_t)a->index;

@@ -77,7 +77,7 @@ static bool ext_validate(const char *path) {
   char cmd[1024];
   snprintf(cmd, sizeof cmd,
            "wasm-validate --enable-threads --enable-tail-call --enable-extended-const "
-           "--enable-relaxed-simd '%s' >&2", path);
+           "--enable-relaxed-simd --enable-multi-memory '%s' >&2", path);
   return system(cmd) == 0;
 }
 
@@ -452,7 +452,7 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
      * the interpreter the spec's deterministic one; both are right */
     tl_module *m = g_v8_in ? read_mod(g_v8_in, g_v8_inn, &err)
                            : gen_seed(seed0 + k, TL_FEATURES_ALL & ~TL_FEATURE_EXTENDED_CONST &
-                                                     ~TL_FEATURE_RELAXED_SIMD);
+                                                     ~TL_FEATURE_RELAXED_SIMD & ~TL_FEATURE_MULTI_MEMORY);
     if (!m) break;
     tl_fuzz_denan(m);   /* NaN bits are the engines' choice: not compared */
     write_mod(m, &ws[k], &ns[k]);

@@ -37,6 +37,7 @@ typedef struct {
   uint32_t nglobal;
   uint32_t data_passive, elem_passive;
   bool shared, has_ext_table;
+  uint32_t nmem;          /* 1, or 2 with multi-memory */
   uint32_t ext_table;
   bool eh;                   /* emit exception handling (fuzz.h) */
   uint32_t ntags;
@@ -214,7 +215,7 @@ static tl_expr *op_node(gen *g, int op) {
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
     e->imm.mem.offset = atomic ? 0 : (one_in(g, 16) ? u32(g) : pick(g, 4) * (1u << pick(g, 6)));
     e->imm.mem.align = atomic ? nat : pick(g, nat + 1);
-    e->imm.mem.mem = 0;
+    e->imm.mem.mem = (uint16_t)(g->nmem > 1 && one_in(g, 3));
     if (o->imm == TL_IMM_MEMARG_LANE) e->imm.mem.lane = (uint8_t)pick(g, 16u >> nat);
     break;
   case TL_IMM_LANE: e->imm.mem.lane = (uint8_t)pick(g, lanes_of(o->text)); break;
@@ -222,11 +223,11 @@ static tl_expr *op_node(gen *g, int op) {
     for (int i = 0; i < 16; i++) e->imm.v128[i] = (uint8_t)pick(g, 32);
     break;
   case TL_IMM_MEM:
-    e->imm.index = 0;
+    e->imm.index = pick(g, g->nmem);
     if (op == TL_OP_MEMORY_GROW) e->kid[0] = masked(g, 1);
     break;
-  case TL_IMM_MEM_COPY: e->imm.idx2.a = e->imm.idx2.b = 0; break;
-  case TL_IMM_MEM_INIT: e->imm.idx2.a = pick(g, 2); e->imm.idx2.b = 0; break;
+  case TL_IMM_MEM_COPY: e->imm.idx2.a = pick(g, g->nmem); e->imm.idx2.b = pick(g, g->nmem); break;
+  case TL_IMM_MEM_INIT: e->imm.idx2.a = pick(g, 2); e->imm.idx2.b = pick(g, g->nmem); break;
   case TL_IMM_DATA: e->imm.index = pick(g, 2); break;
   case TL_IMM_ELEM: e->imm.index = pick(g, 2); break;
   case TL_IMM_TABLE_INIT: e->imm.idx2.a = pick(g, 2); e->imm.idx2.b = 0; break;
@@ -928,6 +929,9 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
   g->shared = has(g, TL_FEAT_THREADS) && pick(g, 2);
   g->feats &= g->shared ? ~0u : ~(uint32_t)TL_FEAT_THREADS;
   tl_set_memory(m, 1, 2, g->shared || pick(g, 2), g->shared, NULL);
+  g->nmem = 1;
+  if (has(g, TL_FEAT_MULTI_MEMORY) && pick(g, 2)) g->nmem += tl_add_memory(m, 1, 3, true, g->shared) == 1;
+  if (g->nmem == 1) g->feats &= ~(uint32_t)TL_FEAT_MULTI_MEMORY;
   uint32_t nf = 1 + pick(g, max_funcs);
   g->nfunc = 4 + nf;
   uint32_t ndef_types = 0, types[8];

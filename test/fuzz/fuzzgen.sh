@@ -14,7 +14,7 @@ case $WHAT in
 validate)
   if ! command -v wasm-validate >/dev/null; then echo "skip: no wasm-validate"; exit 0; fi
   "$B/tilt-fuzz" gen --seed 1 --count 10000 -o "$T"
-  ls "$T"/*.wasm | xargs -P 4 -n 50 sh -c 'for f; do wasm-validate --enable-threads --enable-tail-call --enable-extended-const --enable-relaxed-simd "$f" || { echo "INVALID $f"; exit 1; }; done' sh
+  ls "$T"/*.wasm | xargs -P 4 -n 50 sh -c 'for f; do wasm-validate --enable-threads --enable-tail-call --enable-extended-const --enable-relaxed-simd --enable-multi-memory "$f" || { echo "INVALID $f"; exit 1; }; done' sh
   echo "10000 generated modules validate"
   ;;
 reduce|reduce-command)

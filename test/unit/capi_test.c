@@ -58,7 +58,7 @@ static bool wabt_accepts(const uint8_t *bytes, size_t size) {
   char cmd[256];
   snprintf(cmd, sizeof cmd,
            "wasm-validate --enable-threads --enable-tail-call --enable-extended-const "
-           "--enable-relaxed-simd %s", path);
+           "--enable-relaxed-simd --enable-multi-memory %s", path);
   int rc = system(cmd);
   unlink(path);
   return rc == 0;
@@ -458,6 +458,50 @@ START_TEST(module_items) {
   size_t size = validate_and_write(m, &bytes);
   if (have_wasm_validate()) ck_assert(wabt_accepts(bytes, size));
   free(bytes);
+  tl_module_free(m);
+} END_TEST
+
+/* ---- multi-memory: a second memory, accesses to it, written and read back */
+START_TEST(multi_memory) {
+  tl_module *m = new_module(TL_FEATURES_ALL);
+  ck_assert_int_eq(tl_set_memory(m, 1, 0, false, false, NULL), TL_OK);
+  ck_assert_uint_eq(tl_add_memory(m, 2, 1, true, false), TL_INVALID_INDEX); /* min > max */
+  ck_assert_uint_eq(tl_add_memory(m, 1, 3, true, false), 1);
+  tl_type_t t = tl_add_type(m, TL_TYPE_I32, TL_TYPE_I32);
+  uint32_t f = tl_add_function(m, "f", t, NULL, 0, NULL);
+  tl_imm_args one = TL_IMM_ARGS_INIT;
+  one.index = 1;
+  one.offset = 4;
+  tl_expr_ref st_kids[2] = {tl_build_local_get(m, f, 0), tl_build_const_i32(m, 7)};
+  tl_expr_ref st = tl_build_op(m, f, tl_op_lookup("i32.store"), st_kids, 2, &one);
+  tl_expr_ref ld_kid = tl_build_local_get(m, f, 0);
+  tl_expr_ref ld = tl_build_op(m, f, tl_op_lookup("i32.load"), &ld_kid, 1, &one);
+  tl_imm_args big = TL_IMM_ARGS_INIT;
+  big.index = 70000;
+  ck_assert_ptr_null(tl_build_op(m, f, tl_op_lookup("i32.load"), &ld_kid, 1, &big));
+  expect_error(m, "memory index 70000");
+  tl_expr_ref body[2] = {st, ld};
+  ck_assert_int_eq(tl_function_set_body(m, f, tl_build_block(m, f, TL_LABEL_NONE, body, 2, TL_TYPE_AUTO)), TL_OK);
+  uint8_t *bytes = NULL;
+  size_t size = validate_and_write(m, &bytes);
+  if (have_wasm_validate()) ck_assert(wabt_accepts(bytes, size));
+  /* without the feature the second memory is refused, with it it reads back */
+  tl_error err = {0};
+  tl_read_options mvp = {.features = TL_FEATURES_ALL & ~TL_FEATURE_MULTI_MEMORY};
+  ck_assert_ptr_null(tl_module_read(bytes, size, &mvp, &err));
+  ck_assert_int_eq(err.code, TL_E_FEATURE);
+  tl_read_options all = {.features = TL_FEATURES_ALL};
+  tl_module *back = tl_module_read(bytes, size, &all, &err);
+  ck_assert_msg(back != NULL, "read back: %s", err.msg);
+  uint8_t *again = NULL;
+  size_t size2 = validate_and_write(back, &again);
+  ck_assert_uint_eq(size2, size);
+  ck_assert(!memcmp(again, bytes, size));
+  free(again);
+  free(bytes);
+  tl_module_free(back);
+  tl_module_set_features(m, TL_FEATURES_ALL & ~TL_FEATURE_MULTI_MEMORY);
+  ck_assert_int_eq(tl_module_validate(m, &err), TL_E_FEATURE);
   tl_module_free(m);
 } END_TEST
 
@@ -913,6 +957,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("build");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, types_and_tuples);
+  tcase_add_test(tc, multi_memory);
   tcase_add_test(tc, consts_and_named_ops);
   tcase_add_test(tc, generic_builder);
   tcase_add_test(tc, control_types);
