@@ -37,7 +37,8 @@ typedef struct {
   bool iface;           /* renames imports or exports (MODULE_IFACE): the
                            host must apply the map it prints, so the module
                            alone does not behave the same */
-  bool traps;           /* replaces instructions by traps (FUNC_TRAPS) */
+  bool traps;           /* same behaviour only where something never runs
+                           (FUNC_TRAPS, MODULE_TRAPS) */
 } tl_pass_info;
 
 #define PASS_DECL_FUNC(id) tl_status tl_pass_##id(tl_pass_ctx *, tl_func *);
@@ -45,6 +46,7 @@ typedef struct {
 #define PASS_DECL_FUNC_TRAPS(id) PASS_DECL_FUNC(id)
 #define PASS_DECL_MODULE(id) tl_status tl_pass_##id(tl_pass_ctx *);
 #define PASS_DECL_MODULE_IFACE(id) PASS_DECL_MODULE(id)
+#define PASS_DECL_MODULE_TRAPS(id) PASS_DECL_MODULE(id)
 #define PASS(id, name, help, kind) PASS_DECL_##kind(id)
 #include "passes.def"
 #undef PASS

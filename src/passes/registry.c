@@ -26,6 +26,7 @@
 #define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true
 #define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false
 #define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false
+#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true
 static const tl_pass_info registry[] = {
 #define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
