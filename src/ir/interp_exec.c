@@ -15,6 +15,19 @@
 
 #include <stdlib.h>
 
+#define STACK_SLOTS (1u << 20)
+
+/* The value stack and frames every run of the store uses, allocated on
+ * first use. */
+bool tl_interp_stacks_ready(tl_store *s) {
+  if (!s->stack) {
+    s->nstack = STACK_SLOTS;
+    s->stack = malloc(s->nstack * sizeof *s->stack);
+  }
+  if (!s->frames) s->frames = malloc((size_t)s->max_depth * sizeof *s->frames);
+  return s->stack && s->frames;
+}
+
 bool tl_interp_sig_eq(const tl_funcinst *a, const tl_funcinst *b) {
   return a->np == b->np && a->nr == b->nr &&
          !memcmp(a->types, b->types, (a->np + a->nr) * sizeof(uint32_t));

@@ -12,7 +12,7 @@
 #ifndef TILT_JIT_H
 #define TILT_JIT_H
 
-#include "interp_impl.h"
+#include "runtime/runtime.h"
 
 #include <setjmp.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * trampoline, and the C helpers generated code calls (traps, calls through
  * imports and tables, memory and table instructions, rare numeric ops).
  * Store objects (memories, tables, globals, function instances) are the
- * interpreter's (interp_impl.h), so linking, host functions, spectest and
- * WASI are shared. Code memory is never writable and executable at once:
+ * shared runtime's (src/runtime/runtime.h), so linking, host functions,
+ * spectest and WASI are the interpreter's too. Code memory is never writable and executable at once:
  * eager module code is mapped writable, filled, then made read+execute;
  * lazily compiled functions go to a code heap of memfd chunks mapped twice,
  * a read-write view the compiler writes and a read+execute view that runs

@@ -1,9 +1,9 @@
-/* interp_num.c — scalar float semantics the interpreter needs bit-exact:
+/* num.c — scalar float semantics the interpreter needs bit-exact:
  * min/max (NaN and signed zero rules), rounding, and float-to-int
  * conversions (trapping and saturating). Works on raw bits; never invokes
  * C undefined behaviour (no out-of-range float-to-int casts). Shared by the
  * scalar ops and the SIMD lanes. */
-#include "interp_impl.h"
+#include "runtime.h"
 
 #include <math.h>
 

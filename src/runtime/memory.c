@@ -1,4 +1,4 @@
-/* interp_mem.c — the storage of linear memories and tables, shared by the
+/* memory.c — the storage of linear memories and tables, shared by the
  * interpreter and the JIT. A memory's bytes live in an address-space
  * reservation made once, at creation (PROT_NONE, MAP_NORESERVE); the first
  * pages*64 KiB are read-write and memory.grow makes the next pages
@@ -8,7 +8,7 @@
  * address plus a 32-bit offset lands inside it, see src/jit/runtime.c),
  * else the memory's maximum, else its minimum; a grow past the reservation
  * fails (memory.grow returns -1), it never aborts. */
-#include "interp_impl.h"
+#include "runtime.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

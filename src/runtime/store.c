@@ -1,0 +1,183 @@
+/* store.c — the runtime's store (tilt.h "execution"), shared by both
+ * engines: the store and its stacks, host functions, globals, tables and
+ * memories made by the embedder, and calling a function with typed values
+ * (tl_func_call dispatches to the engine the store runs: tl_interp_run,
+ * which hands JIT stores to tl_jit_run). A store owns everything it makes. */
+#include "runtime.h"
+
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------ store */
+tl_store *tl_store_new(void) {
+  tl_store *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  tl_arena_init(&s->arena);
+  s->max_depth = 10000;
+  return s;
+}
+
+void tl_store_free(tl_store *s) {
+  if (!s) return;
+  tl_jit_store_free(s);
+  for (size_t i = 0; i < s->mems.n; i++) tl_mem_free(TL_VEC_AT(&s->mems, tl_meminst *, i));
+  for (size_t i = 0; i < s->tables.n; i++) free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
+  tl_vec_free(&s->mems);
+  tl_vec_free(&s->tables);
+  free(s->stack);
+  free(s->frames);
+  tl_arena_free(&s->arena);
+  free(s);
+}
+
+void tl_store_set_fuel(tl_store *s, uint64_t fuel) { s->fuel = fuel; }
+
+void tl_store_set_engine(tl_store *s, int engine) { s->engine = engine; }
+
+void tl_store_set_max_depth(tl_store *s, uint32_t frames) {
+  s->max_depth = frames ? frames : 1;
+  free(s->frames);
+  s->frames = NULL;
+}
+
+
+static uint32_t *copy_types(tl_store *s, const uint32_t *p, uint32_t np, const uint32_t *r, uint32_t nr) {
+  uint32_t *t = TL_NEWN(&s->arena, uint32_t, np + nr + 1);
+  if (np) memcpy(t, p, np * sizeof *t);
+  if (nr) memcpy(t + np, r, nr * sizeof *t);
+  return t;
+}
+
+tl_funcinst *tl_store_func_new(tl_store *s, const uint32_t *params, uint32_t np, const uint32_t *results,
+                               uint32_t nr, tl_host_fn fn, void *user) {
+  tl_funcinst *f = TL_NEW(&s->arena, tl_funcinst);
+  f->np = np;
+  f->nr = nr;
+  f->types = copy_types(s, params, np, results, nr);
+  f->host = fn;
+  f->user = user;
+  return f;
+}
+
+tl_extern tl_host_func_new(tl_store *s, const uint32_t *params, uint32_t np, const uint32_t *results,
+                           uint32_t nr, tl_host_fn fn, void *user) {
+  return (tl_extern){TL_EXTERNKIND_FUNC, tl_store_func_new(s, params, np, results, nr, fn, user)};
+}
+
+tl_extern tl_host_global_new(tl_store *s, tl_value v, bool mut) {
+  tl_globalinst *g = TL_NEW(&s->arena, tl_globalinst);
+  g->type = v.type;
+  g->mut = mut;
+  memcpy(&g->v, &v.of, sizeof v.of);
+  return (tl_extern){TL_EXTERNKIND_GLOBAL, g};
+}
+
+tl_tableinst *tl_store_table_new(tl_store *s, tl_type elem, uint64_t min, uint64_t max, bool has_max) {
+  tl_tableinst *t = TL_NEW(&s->arena, tl_tableinst);
+  t->elem = elem;
+  t->has_max = has_max;
+  t->max = has_max && max < UINT32_MAX ? (uint32_t)max : UINT32_MAX;
+  if (min > 10000000) return NULL;
+  t->n = (uint32_t)min;
+  t->cap = min ? (uint32_t)min : 1;
+  t->e = calloc(t->cap, sizeof *t->e);
+  if (!t->e) return NULL;
+  TL_VEC_PUSH(&s->tables, tl_tableinst *, t);
+  return t;
+}
+
+tl_meminst *tl_store_mem_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared) {
+  tl_meminst *mm = TL_NEW(&s->arena, tl_meminst);
+  mm->has_max = has_max;
+  mm->max = has_max && max < 65536 ? max : 65536;
+  mm->shared = shared;
+  if (min > 65536) return NULL;
+  if (!tl_mem_init(mm, min)) return NULL;
+  TL_VEC_PUSH(&s->mems, tl_meminst *, mm);
+  return mm;
+}
+
+tl_extern tl_host_table_new(tl_store *s, uint32_t elem, uint32_t min, uint32_t max, bool has_max) {
+  return (tl_extern){TL_EXTERNKIND_TABLE, tl_store_table_new(s, elem, min, max, has_max)};
+}
+
+tl_extern tl_host_memory_new(tl_store *s, uint32_t min, uint32_t max, bool has_max) {
+  return (tl_extern){TL_EXTERNKIND_MEMORY, tl_store_mem_new(s, min, max, has_max, false)};
+}
+
+tl_extern tl_host_shared_memory_new(tl_store *s, uint32_t min, uint32_t max) {
+  return (tl_extern){TL_EXTERNKIND_MEMORY, tl_store_mem_new(s, min, max, true, true)};
+}
+
+tl_status tl_global_get(tl_extern g, tl_value *out) {
+  tl_globalinst *gi = g.ptr;
+  if (g.kind != TL_EXTERNKIND_GLOBAL || !gi) return TL_E_INVALID;
+  out->type = gi->type;
+  memcpy(&out->of, &gi->v, sizeof out->of);
+  return TL_OK;
+}
+
+uint8_t *tl_host_memory(tl_host_call *call, uint64_t *size) {
+  tl_instance *i = call ? call->inst : NULL;
+  if (!i || !i->m->memories.n) {
+    *size = 0;
+    return NULL;
+  }
+  *size = i->mems[0]->pages * TL_PAGE;
+  return i->mems[0]->data;
+}
+
+uint32_t tl_host_call_nresults(tl_host_call *call) { return call ? call->nresults : 0; }
+
+void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np, const uint32_t **results,
+                     uint32_t *nr) {
+  tl_funcinst *f = fn.ptr;
+  *params = f->types;
+  *np = f->np;
+  *results = f->types + f->np;
+  *nr = f->nr;
+}
+
+
+/* ------------------------------------------------------------------ calls */
+tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t nargs,
+                       tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err) {
+  tl_funcinst *f = fn.ptr;
+  if (fn.kind != TL_EXTERNKIND_FUNC || !f)
+    return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "not a function");
+  if (nargs != f->np || maxres < f->nr)
+    return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "wrong number of arguments or results");
+  for (uint32_t i = 0; i < nargs; i++)
+    if (args[i].type != f->types[i])
+      return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "argument %u has the wrong type", i);
+  if (!tl_interp_stacks_ready(s)) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  uint32_t n = f->np > f->nr ? f->np : f->nr;
+  tl_v *buf = tl_scratch_calloc(2 * (size_t)n + 1, sizeof *buf);
+  if (!buf) return tl_nomem(err, "call");
+  for (uint32_t i = 0; i < nargs; i++) memcpy(&buf[i], &args[i].of, sizeof args[i].of);
+  tl_status st = tl_interp_run(s, f, buf, buf + n, err);
+  if (st == TL_OK) {
+    for (uint32_t i = 0; i < f->nr; i++) {
+      results[i].type = f->types[f->np + i];
+      memcpy(&results[i].of, &buf[n + i], sizeof results[i].of);
+    }
+    if (nres) *nres = f->nr;
+  }
+  free(buf);
+  return st;
+}
+
+tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, uint32_t nargs,
+                    tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err) {
+  return tl_invoke_n(inst, name, strlen(name), args, nargs, results, maxres, nres, err);
+}
+
+tl_status tl_invoke_n(tl_instance *inst, const char *name, size_t name_len, const tl_value *args,
+                      uint32_t nargs, tl_value *results, uint32_t maxres, uint32_t *nres,
+                      tl_error *err) {
+  tl_extern x;
+  if (tl_instance_export_n(inst, name, name_len, &x) || x.kind != TL_EXTERNKIND_FUNC)
+    return tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no exported function %.*s", (int)name_len,
+                     name);
+  return tl_func_call(inst->s, x, args, nargs, results, maxres, nres, err);
+}
+
