@@ -17,8 +17,11 @@ spec_find() {
   mkdir -p "$OUT"
 }
 
+# The 2022 baseline predates multi-memory: its tests read a memory index
+# byte as a reserved zero and call several memories invalid.
 spec_baseline() {
   ok=0
+  set -- "$@" --no-feature multimemory
   "$R" "$@" --out "$OUT/base-core" --skip-list "$SKIP" ${CORE:-"$B"/core/*.wast} || ok=1
   "$R" "$@" --out "$OUT/tail-call" --flags --enable-tail-call --skip-list "$SKIP" "$B"/proposals/tail-call/*.wast || ok=1
   "$R" "$@" --out "$OUT/extended-const" --flags --enable-extended-const --skip-list "$SKIP" "$B"/proposals/extended-const/*.wast || ok=1
