@@ -390,8 +390,10 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
         PUTREF(fp[hd->exn_slot], exn);
         if (arm->slot != UINT32_MAX) memcpy(fp + arm->slot, exn->v, exn->n * sizeof *sp);
       } else {
-        memcpy(sp, exn->v, exn->n * sizeof *sp);
-        sp += exn->n;
+        if (arm->tag != UINT32_MAX) { /* catch, catch_ref: the payload; catch_all(_ref): none */
+          memcpy(sp, exn->v, exn->n * sizeof *sp);
+          sp += exn->n;
+        }
         if (arm->ref) PUTREF(*sp++, exn);
       }
       pc = code->ins + arm->pc;
