@@ -1,6 +1,6 @@
 # Write-time stack optimization over the spec-suite modules, plain and
 # after -O2: outputs validate and fuzz-exec the same as without it
-# (test/stackopt/stackopt.py; every 4th module, a different quarter per
+# (test/stackopt/stackopt.py; every 6th module, a different sixth per
 # commit, to stay in the CI budget; TILT_STACKOPT_STRIDE=1 runs all).
 find_program(WAST2JSON wast2json)
 find_program(WASM_VALIDATE wasm-validate)
