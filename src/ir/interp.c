@@ -44,6 +44,32 @@ static bool is_pure(tl_module *m, tl_func *f, tl_expr *e, bool *oom) {
   return !p.bad;
 }
 
+/* tl_interp_eval's instance. A pure expression calls nothing and reads no
+ * global, table, segment or tag, so none of those arrays is made: each of
+ * them is as long as the module's index space, and zeroing them for every
+ * expression folded made precompute quadratic on big modules (one
+ * instance per candidate). mems stays: the interpreter caches memory 0. */
+static tl_instance *eval_instance(tl_store *s, tl_module *m) {
+  tl_instance *inst = TL_NEW(&s->arena, tl_instance);
+  inst->s = s;
+  inst->m = m;
+  inst->mems = TL_NEWN(&s->arena, tl_meminst *, m->memories.n + 1);
+  inst->next = s->insts;
+  s->insts = inst;
+  return inst;
+}
+
+/* The stack code needs when it calls nothing: its own frame (which
+ * tl_interp_run_code checks against the stack) and no frame records, in
+ * place of the 16 MB stack tl_interp_stacks_ready makes. */
+static bool eval_stack(tl_store *s, const tl_code *code) {
+  s->nstack = code->frame_slots;
+  s->stack = malloc(s->nstack * sizeof *s->stack);
+  s->max_depth = 1;
+  s->frames = malloc(sizeof *s->frames);
+  return s->stack && s->frames;
+}
+
 tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, uint32_t maxout,
                          uint32_t *nout, uint64_t fuel, tl_error *err) {
   *nout = 0;
@@ -53,15 +79,13 @@ tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, ui
   uint32_t n = e->type == TL_UNREACHABLE ? 0 : tl_type_arity(m, e->type);
   if (n > maxout) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "too many results");
   tl_store *s = tl_store_new();
-  if (!s || !tl_interp_stacks_ready(s)) {
-    tl_store_free(s);
-    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
-  }
+  if (!s) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   s->fuel = fuel;
-  tl_instance *inst = tl_instance_new(s, m);
+  tl_instance *inst = eval_instance(s, m);
   tl_code *code;
   tl_v *res = NULL;
-  if (tl_interp_compile_expr(inst, f, e, &code) || !(res = tl_scratch_calloc(n + 1, sizeof *res))) {
+  if (tl_interp_compile_expr(inst, f, e, &code) || !eval_stack(s, code) ||
+      !(res = tl_scratch_calloc(n + 1, sizeof *res))) {
     tl_store_free(s);
     return tl_nomem(err, "eval");
   }
