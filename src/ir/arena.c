@@ -1,9 +1,13 @@
-/* arena.c — bump allocation in chunks, and the malloc'd scratch vectors.
- * A module's arenas own every node, name and vector of that module; nothing
- * is freed alone. Big chunks are mapped directly, so that their untouched
- * pages cost no memory and freeing them returns it at once. On allocation
- * failure the arena longjmps to a->oom when the public entry point set one,
- * and aborts otherwise (a bug: no entry point). */
+/* arena.c — bump allocation in chunks, the chunk cache, and the malloc'd
+ * scratch vectors. A module's arenas own every node, name and vector of that
+ * module; nothing is freed alone. Big chunks are mapped directly, so that
+ * their untouched pages cost no memory and freeing them returns it at once.
+ * An arena with a chunk cache (a module's node scratch) and big body blocks
+ * give their chunks back to the cache and take them from it again, so that
+ * work done function by function does not map and unmap (and fault in) the
+ * same memory for each function. On allocation failure the arena longjmps
+ * to a->oom when the public entry point set one, and aborts otherwise (a
+ * bug: no entry point). */
 #include "ir.h"
 
 #include <pthread.h>
@@ -14,6 +18,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#define TL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TL_ASAN 1
+#endif
+#endif
+#ifdef TL_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct tl_arena_chunk {
   tl_arena_chunk *next;
@@ -24,24 +38,33 @@ struct tl_arena_chunk {
 
 enum { CHUNK_MIN = 64 * 1024, MAP_MIN = 256 * 1024 };
 
-/* Under AddressSanitizer every chunk comes from malloc, which it checks. */
-#if defined(__SANITIZE_ADDRESS__)
+/* Under AddressSanitizer every chunk comes from malloc, which it checks
+ * (and cached chunks are poisoned, so that a use after giving back is
+ * caught). */
+#ifdef TL_ASAN
 #define MAP_CHUNKS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MAP_CHUNKS 0
-#endif
-#endif
-#ifndef MAP_CHUNKS
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
 #define MAP_CHUNKS 1
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-static tl_arena_chunk *chunk_get(size_t size) {
+static size_t round_page(size_t n) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (n + page - 1) & ~(page - 1);
+}
+
+/* A new chunk of at least size bytes; mapped when map or big, and then
+ * with its pages in place when fill (the caller writes them all at once:
+ * one call instead of a page fault per page). */
+static tl_arena_chunk *chunk_new(size_t size, bool map, bool fill) {
   size_t bytes = sizeof(tl_arena_chunk) + size;
-  if (MAP_CHUNKS && bytes >= MAP_MIN) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    bytes = (bytes + page - 1) & ~(page - 1);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (MAP_CHUNKS && (map || bytes >= MAP_MIN)) {
+    bytes = round_page(bytes);
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (fill ? MAP_POPULATE : 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (p == MAP_FAILED) return NULL;
     tl_arena_chunk *c = p;
     c->size = bytes - sizeof *c;
@@ -55,10 +78,168 @@ static tl_arena_chunk *chunk_get(size_t size) {
   return c;
 }
 
-static void chunk_put(tl_arena_chunk *c) {
+static void chunk_release(tl_arena_chunk *c) {
   if (c->mapped) munmap(c, sizeof *c + c->size);
   else free(c);
 }
+
+/* ---- the chunk cache ------------------------------------------------------
+ * Chunks given back wait here for the next taker: the best fit, whose tail
+ * is cut off and kept when it is SPLIT_MIN or more past what was asked
+ * (mapped chunks only). What the cache holds is resident, so it holds
+ * little: at most four times the demand (the biggest recent request, which
+ * decays by a sixteenth per request, as the pass runner and the reader take
+ * the biggest functions first) and CACHE_MAX bytes, in at most CACHE_NMAX
+ * chunks; the oldest go first. */
+enum { CACHE_MAX = 32 << 20, CACHE_NMAX = 64, SPLIT_MIN = 64 * 1024 };
+
+struct tl_chunk_cache {
+  pthread_mutex_t lock;
+  tl_arena_chunk *head;    /* newest first */
+  size_t bytes;            /* data bytes of the chunks held */
+  size_t demand;
+  uint32_t n;
+};
+
+tl_chunk_cache *tl_chunk_cache_new(void) {
+  tl_chunk_cache *k = calloc(1, sizeof *k);
+  if (k) pthread_mutex_init(&k->lock, NULL);
+  return k;
+}
+
+static void release_all(tl_arena_chunk *c) {
+  while (c) {
+    tl_arena_chunk *next = c->next;
+    UNPOISON(c->data, c->size);
+    chunk_release(c);
+    c = next;
+  }
+}
+
+void tl_chunk_cache_trim(tl_chunk_cache *k) {
+  if (!k) return;
+  pthread_mutex_lock(&k->lock);
+  tl_arena_chunk *all = k->head;
+  k->head = NULL;
+  k->bytes = k->demand = 0;
+  k->n = 0;
+  pthread_mutex_unlock(&k->lock);
+  release_all(all);
+}
+
+void tl_chunk_cache_free(tl_chunk_cache *k) {
+  if (!k) return;
+  tl_chunk_cache_trim(k);
+  pthread_mutex_destroy(&k->lock);
+  free(k);
+}
+
+size_t tl_chunk_cache_held(tl_chunk_cache *k) {
+  if (!k) return 0;
+  pthread_mutex_lock(&k->lock);
+  size_t n = k->bytes;
+  pthread_mutex_unlock(&k->lock);
+  return n;
+}
+
+static void push(tl_chunk_cache *k, tl_arena_chunk *c) {
+  POISON(c->data, c->size);
+  c->next = k->head;
+  k->head = c;
+  k->bytes += c->size;
+  k->n++;
+}
+
+/* Unlinks the oldest chunks while the cache holds too much; returns them. */
+static tl_arena_chunk *overflow(tl_chunk_cache *k) {
+  size_t cap = k->demand < CACHE_MAX / 4 ? 4 * k->demand : CACHE_MAX;
+  tl_arena_chunk *out = NULL;
+  while (k->head && (k->bytes > cap || k->n > CACHE_NMAX)) {
+    tl_arena_chunk **l = &k->head;
+    while ((*l)->next) l = &(*l)->next;
+    tl_arena_chunk *c = *l;
+    *l = NULL;
+    k->bytes -= c->size;
+    k->n--;
+    c->next = out;
+    out = c;
+  }
+  return out;
+}
+
+/* c's first size bytes (page-rounded) stay c; the rest becomes a chunk of
+ * its own, returned (NULL when c is not mapped or the rest is small). */
+static tl_arena_chunk *split(tl_arena_chunk *c, size_t size) {
+  size_t keep = round_page(sizeof *c + size), all = sizeof *c + c->size;
+  if (!c->mapped || all < keep + SPLIT_MIN) return NULL;
+  tl_arena_chunk *t = (tl_arena_chunk *)((uint8_t *)c + keep);
+  t->size = all - keep - sizeof *t;
+  t->mapped = true;
+  c->size = keep - sizeof *c;
+  return t;
+}
+
+/* A chunk of at least size bytes that can serve it without waste: mapped
+ * (split), or at most twice as big. */
+static bool fits(const tl_arena_chunk *c, size_t size) {
+  return c->size >= size && (c->mapped || c->size / 2 <= size);
+}
+
+static tl_arena_chunk *cache_take(tl_chunk_cache *k, size_t size) {
+  if (!k) return NULL;
+  pthread_mutex_lock(&k->lock);
+  k->demand = size > k->demand - k->demand / 16 ? size : k->demand - k->demand / 16;
+  tl_arena_chunk **best = NULL;
+  for (tl_arena_chunk **l = &k->head; *l; l = &(*l)->next)
+    if (fits(*l, size) && (!best || (*l)->size < (*best)->size)) best = l;
+  tl_arena_chunk *c = best ? *best : NULL, *t = NULL;
+  if (c) {
+    *best = c->next;
+    k->bytes -= c->size;
+    k->n--;
+    UNPOISON(c->data, c->size);
+    if ((t = split(c, size))) push(k, t);
+  }
+  tl_arena_chunk *out = overflow(k);
+  pthread_mutex_unlock(&k->lock);
+  release_all(out);
+  return c;
+}
+
+/* Keeps c (false: k is NULL or c too big to keep; the caller releases it). */
+static bool cache_give(tl_chunk_cache *k, tl_arena_chunk *c) {
+  if (!k || c->size > CACHE_MAX) return false;
+  pthread_mutex_lock(&k->lock);
+  push(k, c);
+  tl_arena_chunk *out = overflow(k);
+  pthread_mutex_unlock(&k->lock);
+  release_all(out);
+  return true;
+}
+
+static tl_arena_chunk *chunk_get(tl_chunk_cache *k, size_t size, bool fill) {
+  tl_arena_chunk *c = cache_take(k, size);
+  return c ? c : chunk_new(size, k != NULL, fill);
+}
+
+static void chunk_put(tl_chunk_cache *k, tl_arena_chunk *c) {
+  if (!cache_give(k, c)) chunk_release(c);
+}
+
+static tl_arena_chunk *chunk_of(void *p) {
+  return (tl_arena_chunk *)((uint8_t *)p - offsetof(tl_arena_chunk, data));
+}
+
+void *tl_chunk_alloc(tl_chunk_cache *k, size_t n) {
+  tl_arena_chunk *c = chunk_get(k, n ? n : 1, true);
+  return c ? c->data : NULL;
+}
+
+void tl_chunk_free(tl_chunk_cache *k, void *p) {
+  if (p) chunk_put(k, chunk_of(p));
+}
+
+/* ---- arenas ---------------------------------------------------------------- */
 
 __attribute__((noreturn)) static void out_of_memory(tl_arena *a) {
   if (a && a->oom) longjmp(*a->oom, 1);
@@ -73,7 +254,7 @@ void tl_arena_free(tl_arena *a) {
   tl_arena_chunk *c = a->head;
   while (c) {
     tl_arena_chunk *next = c->next;
-    chunk_put(c);
+    chunk_put(a->cache, c);
     c = next;
   }
   a->head = NULL;
@@ -88,7 +269,7 @@ void tl_arena_reset(tl_arena *a) {
   tl_arena_chunk *c = a->head;
   while (c != keep) {
     tl_arena_chunk *next = c->next;
-    chunk_put(c);
+    chunk_put(a->cache, c);
     c = next;
   }
   keep->next = NULL;
@@ -119,7 +300,7 @@ void tl_arena_drop_chunks(tl_arena *a, const uint8_t *drop) {
     }
     *link = c->next;
     a->total -= c->size;
-    chunk_put(c);
+    chunk_put(a->cache, c);
   }
 }
 
@@ -127,7 +308,7 @@ static void new_chunk(tl_arena *a, size_t need) {
   size_t size = a->total < CHUNK_MIN ? CHUNK_MIN : a->total; /* doubles */
   if (size < need) size = need;
   if (size > SIZE_MAX / 2) out_of_memory(a);
-  tl_arena_chunk *c = chunk_get(size);
+  tl_arena_chunk *c = chunk_get(a->cache, size, false);
   if (!c) out_of_memory(a);
   c->next = a->head;
   a->head = c;

@@ -311,18 +311,33 @@ static inline __attribute__((always_inline)) void each_alloc(tl_vec *todo, const
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* ---- body blocks ---------------------------------------------------------- */
-/* Each block is a malloc of its own, so that a freed block's memory is
+/* Each block is an allocation of its own, so that a freed block's memory is
  * reused for the next ones (cut in order from bigger chunks, the space of
- * a freed block would stay resident until every block beside it went). */
+ * a freed block would stay resident until every block beside it went).
+ * Small blocks come from malloc; big ones (the size glibc maps) from the
+ * module's chunk cache, where a pass stack's old blocks wait for the next
+ * functions' new ones instead of being unmapped and mapped afresh. */
 typedef struct {           /* precedes each block's nodes */
   size_t size;             /* bytes after the header */
   max_align_t align[];
 } bhdr;
 
-static bhdr *block_alloc(size_t bytes) {
-  bhdr *b = malloc(sizeof(bhdr) + round8(bytes));
+enum { BIG_BLOCK = 128 * 1024 };
+
+static bool is_big(size_t bytes) { return sizeof(bhdr) + round8(bytes) >= BIG_BLOCK; }
+
+static bhdr *block_alloc(tl_module *m, size_t bytes) {
+  size_t n = sizeof(bhdr) + round8(bytes);
+  bhdr *b = is_big(bytes) ? tl_chunk_alloc(m->chunks, n) : malloc(n);
   if (b) b->size = bytes;
   return b;
+}
+
+/* keep: into the cache for the next block (else back to the system). */
+static void block_free(tl_module *m, bhdr *b, bool keep) {
+  if (!b) return;
+  if (is_big(b->size)) tl_chunk_free(keep ? m->chunks : NULL, b);
+  else free(b);
 }
 
 /* ---- moving a body into its own block ------------------------------------- */
@@ -393,6 +408,7 @@ static tl_expr *move_tree(tl_vec *todo, uint8_t *block, tl_expr *node, const tl_
 
 void tl_nodes_begin(tl_module *m, uint32_t func) {
   tl_arena_init(&cur.scratch);
+  cur.scratch.cache = m->chunks; /* the last function's scratch, reused */
   cur.scratch.oom = m->arena.oom;
   cur.m = m;
   cur.func = func;
@@ -414,7 +430,7 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
     each_alloc(&todo, f->body, measure, &c);
     tl_vec_free(&todo); /* move_tree stacks items of another size */
     pthread_mutex_t *lock = m->arena.lock;
-    bhdr *block = block_alloc(c.bytes + c.nodes * sizeof(tl_expr));
+    bhdr *block = block_alloc(m, c.bytes + c.nodes * sizeof(tl_expr));
     if (!block) {
       jmp_buf *oom = cur.scratch.oom; /* m->arena.oom, or tl_nodes_set_oom's */
       tl_arena_free(&cur.scratch);
@@ -427,7 +443,7 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
     if (lock) pthread_mutex_lock(lock);
     for (size_t i = 0; i < c.mine.n; i++) {
       span *s = &m->node_index->s[TL_VEC_AT(&c.mine, size_t, i)];
-      free(TL_VEC_AT(&m->blocks, bhdr *, s->slot));
+      block_free(m, TL_VEC_AT(&m->blocks, bhdr *, s->slot), true);
       TL_VEC_AT(&m->blocks, void *, s->slot) = NULL;
     }
     TL_VEC_PUSH(&m->blocks, void *, block);
@@ -460,8 +476,9 @@ static inline void mark(void *ctx, const void *p, size_t n, bool node) {
 }
 
 /* Freed blocks are holes in malloc's heap, which glibc keeps resident
- * until asked to return the free pages. */
-static void give_back(void) {
+ * until asked to return the free pages; the chunk cache is emptied too. */
+static void give_back(tl_module *m) {
+  tl_chunk_cache_trim(m->chunks);
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif
@@ -550,7 +567,7 @@ void tl_nodes_sweep_end(tl_module *m) {
     if (sp[i].owner != OWNER_NONE) {
       sp[kept++] = sp[i];
     } else if (sp[i].block) {
-      free(TL_VEC_AT(&m->blocks, bhdr *, sp[i].slot));
+      block_free(m, TL_VEC_AT(&m->blocks, bhdr *, sp[i].slot), false);
       TL_VEC_AT(&m->blocks, void *, sp[i].slot) = NULL;
     } else if (drop) {
       drop[sp[i].slot] = 1;
@@ -563,7 +580,7 @@ void tl_nodes_sweep_end(tl_module *m) {
   x->n = kept;
   free(drop);
   m->node_index = x;
-  give_back();
+  give_back(m);
 }
 
 void tl_nodes_sweep(tl_module *m) {
@@ -573,7 +590,7 @@ void tl_nodes_sweep(tl_module *m) {
 }
 
 void tl_nodes_destroy(tl_module *m) {
-  for (size_t i = 0; i < m->blocks.n; i++) free(TL_VEC_AT(&m->blocks, bhdr *, i));
+  for (size_t i = 0; i < m->blocks.n; i++) block_free(m, TL_VEC_AT(&m->blocks, bhdr *, i), false);
   tl_vec_free(&m->blocks);
   free_index(m);
   tl_arena_free(&m->nodes);
@@ -590,6 +607,6 @@ size_t tl_nodes_free_body(tl_module *m, uint32_t func) {
   size_t n = b->size;
   s->owner = OWNER_NONE;
   TL_VEC_AT(&m->blocks, void *, s->slot) = NULL;
-  free(b);
+  block_free(m, b, false); /* the writer builds no blocks */
   return n;
 }

@@ -269,6 +269,7 @@ static inline uint32_t tl_expr_kid_cap(const tl_expr *e) { return e->kcap ? 1u <
 /* Bump allocation. On out-of-memory it longjmps to *oom if set (the public
  * entry point set it); never returns NULL. */
 typedef struct tl_arena_chunk tl_arena_chunk;
+typedef struct tl_chunk_cache tl_chunk_cache;
 typedef struct {
   tl_arena_chunk *head;
   uint8_t *p, *end;
@@ -276,9 +277,24 @@ typedef struct {
   jmp_buf *oom;
   void *lock;       /* a recursive pthread_mutex_t while function passes
                        run in parallel over one module; NULL otherwise */
+  tl_chunk_cache *cache; /* chunks come from and go back to it (NULL: the system) */
 } tl_arena;
 
 /* arena.c */
+/* A cache of freed chunks (thread-safe), so that memory work done function
+ * by function reuses stays resident instead of being mapped, faulted in and
+ * unmapped per function. It holds at most a few times what was asked for
+ * lately (and 32 MB). NULL (out of memory) caches nothing. */
+tl_chunk_cache *tl_chunk_cache_new(void);
+void tl_chunk_cache_trim(tl_chunk_cache *k);  /* gives back everything it holds */
+void tl_chunk_cache_free(tl_chunk_cache *k);
+size_t tl_chunk_cache_held(tl_chunk_cache *k); /* bytes it holds (for tests) */
+/* n bytes aligned for any type, from k (NULL: from the system), for a
+ * caller that writes them all at once (fresh pages come in place); NULL
+ * when out of memory. tl_chunk_free gives them to k (NULL: back to the
+ * system). */
+void *tl_chunk_alloc(tl_chunk_cache *k, size_t n);
+void tl_chunk_free(tl_chunk_cache *k, void *p);
 void tl_arena_init(tl_arena *a);
 void tl_arena_free(tl_arena *a);
 void tl_arena_reset(tl_arena *a);   /* keep the first chunk, forget the rest */
@@ -464,6 +480,7 @@ struct tl_module {
    * what no body or initializer uses. */
   tl_arena nodes;
   tl_vec blocks;           /* void *: the body blocks (NULL once freed) */
+  tl_chunk_cache *chunks;  /* the node scratch's chunks and big blocks, for reuse */
   struct tl_node_index *node_index; /* which body uses which memory, as of the
                               last sweep; NULL if none */
   struct tl_node_index *sweeping; /* between tl_nodes_sweep_begin and _end */

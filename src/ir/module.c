@@ -9,6 +9,7 @@ tl_module *tl_module_alloc(void) {
   if (!m) return NULL;
   tl_arena_init(&m->arena);
   tl_arena_init(&m->nodes);
+  m->chunks = tl_chunk_cache_new(); /* NULL: nothing is cached */
   m->features = tl_features_default();
   return m;
 }
@@ -18,6 +19,7 @@ void tl_module_destroy(tl_module *m) {
   tl_vec *vecs[] = {&m->types, &m->funcs, &m->globals, &m->memories, &m->tables,
                     &m->tags, &m->exports, &m->elems, &m->datas, &m->customs};
   tl_nodes_destroy(m);
+  tl_chunk_cache_free(m->chunks);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
   free(m->tuple_hash);
   tl_arena_free(&m->arena);

@@ -4,8 +4,9 @@
  * old blocks), while initializers built in m->nodes stay; inlining moves a
  * single-caller callee's body instead of copying it; a kid array grown by
  * tl_expr_push_kid keeps its capacity class through copies and moves
- * (which make it exact) and grows again after them. Use-after-free and
- * overflow are the risks: run under ASan. */
+ * (which make it exact) and grows again after them; bodies in big blocks
+ * move through the module's chunk cache. Use-after-free and overflow are
+ * the risks: run under ASan. */
 #include "ir.h"
 #include "passes/passes.h"
 
@@ -146,12 +147,58 @@ START_TEST(kid_capacity_survives_moves) {
 }
 END_TEST
 
+/* Two functions whose bodies take big blocks (over 128 KB: from the chunk
+ * cache): each a block of 8000 drops of (i32.add (i32.const i) (i32.const
+ * 1)). precompute folds them and the bodies move to big blocks; then each
+ * constant is wrapped in (i32.add c (i32.const 0)) and folded again, so the
+ * bodies move to new blocks while the old ones go back to the cache for the
+ * next body. The sums show nothing was overwritten. */
+static void wrap_adds(tl_module *m, tl_expr *b) {
+  for (uint32_t i = 0; i < b->nkid; i++)
+    b->kid[i]->kid[0] = tl_make_binary(m, TL_OP_I32_ADD, b->kid[i]->kid[0], tl_make_const_i32(m, 0));
+}
+
+static tl_expr *big_adds(tl_module *m, tl_func *f, uint32_t n) {
+  tl_expr *b = tl_make_block(m, TL_OP_BLOCK, tl_func_new_label(m, f), NULL, 0);
+  for (uint32_t i = 0; i < n; i++)
+    tl_expr_push_kid(m, b, tl_make_drop(m, tl_make_binary(m, TL_OP_I32_ADD, tl_make_const_i32(m, (int32_t)i),
+                                                          tl_make_const_i32(m, 1))));
+  tl_expr_finalize(m, f, b);
+  return b;
+}
+
+START_TEST(big_bodies_move_through_the_cache) {
+  enum { N = 8000 };
+  for (uint32_t threads = 1; threads <= 2; threads++) {
+    tl_module *m = tl_module_alloc();
+    for (int k = 0; k < 2; k++) {
+      tl_func *f = tl_module_add_func(m);
+      f->type = tl_functype_intern(m, TL_NONE, TL_NONE);
+      f->body = big_adds(m, f, N);
+    }
+    tl_pass_options opt = {0};
+    opt.threads = threads;
+    tl_error err = {0};
+    const char *names[] = {"precompute"};
+    for (int run = 0; run < 3; run++) {
+      for (int k = 0; run && k < 2; k++) wrap_adds(m, TL_FUNC(m, k)->body);
+      ck_assert_int_eq(tl_module_run_passes(m, names, 1, &opt, &err), TL_OK);
+      ck_assert_int_eq(tl_validate_module(m, &err), TL_OK);
+      for (int k = 0; k < 2; k++) ck_assert_int_eq(drops_sum(TL_FUNC(m, k)->body), (int64_t)N * (N + 1) / 2);
+    }
+    ck_assert_uint_eq(tl_chunk_cache_held(m->chunks), 0); /* the last sweep emptied it */
+    tl_module_destroy(m);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("nodes");
   TCase *tc = tcase_create("nodes");
   tcase_add_test(tc, run_moves_and_sweeps);
   tcase_add_test(tc, inlining_moves_single_caller);
   tcase_add_test(tc, kid_capacity_survives_moves);
+  tcase_add_test(tc, big_bodies_move_through_the_cache);
   suite_add_tcase(s, tc);
   return s;
 }
