@@ -15,9 +15,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 /* The function this thread builds nodes for (tl_nodes_begin), if any. */
 static _Thread_local struct {
@@ -475,14 +472,13 @@ static inline void mark(void *ctx, const void *p, size_t n, bool node) {
     __atomic_store_n(&s->owner, OWNER_SHARED, __ATOMIC_RELAXED);
 }
 
-/* Freed blocks are holes in malloc's heap, which glibc keeps resident
- * until asked to return the free pages; the chunk cache is emptied too. */
-static void give_back(tl_module *m) {
-  tl_chunk_cache_trim(m->chunks);
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
+/* The chunk cache's chunks go back to the system between pass runs. Freed
+ * small blocks stay holes in malloc's heap, which the next run's blocks
+ * fill: trimming the heap here (malloc_trim, a walk of the whole process's
+ * heap and an madvise per free range, each a TLB shootdown across the pass
+ * threads) cost more system time than the pages it returned saved, and is
+ * the embedder's call (tilt-opt makes it once, before the output). */
+static void give_back(tl_module *m) { tl_chunk_cache_trim(m->chunks); }
 
 static int by_lo(const void *a, const void *b) {
   const span *x = a, *y = b;

@@ -10,9 +10,6 @@
 #include "writer.h"
 
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 /* Known sections in the order they must appear; the index is a "slot". */
 static const uint8_t order[] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
@@ -477,23 +474,6 @@ static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
   return s;
 }
 
-/* ---- consuming writes -------------------------------------------------------- */
-/* Freed bodies are holes in malloc's heap, resident until given back. Give
- * them back after 1 MB, 2 MB, 4 MB, ... freed in all: what is given back
- * stays over half of what was freed, far more than the output grows by in
- * the meantime (bytes are a small fraction of the nodes they come from), and
- * the calls (each one a walk of malloc's free lists) stay few. */
-enum { GIVE_BACK_FIRST = 1 << 20 };
-
-void wr_consumed(wr *w, size_t bytes) {
-  w->freed += bytes;
-  if (w->freed < w->give_back_at) return;
-  w->give_back_at = 2 * w->freed;
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
-
 static tl_status write_any(tl_module *m, const tl_write_options *opt, bool consume, tl_buf *out,
                            tl_error *err) {
   static const tl_write_options defaults = {0};
@@ -505,7 +485,6 @@ static tl_status write_any(tl_module *m, const tl_write_options *opt, bool consu
   /* which body memory only its own function uses: the last sweep's index
    * (the pass runner ends with one); C API modules may share any node */
   w.consume = consume && !m->capi;
-  w.give_back_at = GIVE_BACK_FIRST;
   if (w.consume && !m->node_index) tl_nodes_sweep(m);
   size_t start = out->n;
   tl_status s = write_module(&w, w.opt, out);

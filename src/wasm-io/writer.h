@@ -24,8 +24,6 @@ typedef struct {
   bool uses_data;        /* memory.init or data.drop seen: needs datacount */
   tl_vec lnames;         /* wr_lname, in function order */
   bool consume;          /* free each body once encoded (tl_write_consume) */
-  size_t freed;          /* body bytes freed so far */
-  size_t give_back_at;   /* give free memory back once freed reaches this */
   /* per function (writer_code.c) */
   tl_func *f;            /* NULL in constant expressions */
   uint32_t fi;           /* function index, or TL_NO_FUNC */
@@ -65,7 +63,6 @@ void wr_name(tl_buf *b, const char *s);
 void wr_name_n(tl_buf *b, const char *s, uint32_t len);
 uint8_t wr_valtype_byte(tl_type t);          /* 0 if not a value type */
 tl_status wr_valtype(wr *w, tl_buf *b, tl_type t);
-void wr_consumed(wr *w, size_t bytes);       /* a consuming write freed a body */
 
 /* writer_code.c */
 /* Appends the code section's body to out; fills w->extra, w->lnames. */

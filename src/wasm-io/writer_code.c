@@ -1078,7 +1078,7 @@ static void put_entry(tl_buf *out, const tl_buf *locals, const tl_buf *body) {
 
 /* A consuming write is done with function fi's body. */
 static void consume(wr *w, uint32_t fi) {
-  if (w->consume) wr_consumed(w, tl_nodes_free_body(w->m, fi));
+  if (w->consume) tl_nodes_free_body(w->m, fi);
 }
 
 /* ---- the code section, on the pass pool ------------------------------------------- */
@@ -1098,7 +1098,6 @@ typedef struct {
   tl_buf *out;         /* per function of the window: its locals + body */
   tl_vec *lnames;      /* per function of the window: its wr_lname */
   uint8_t *state;      /* per function of the window: P_* */
-  size_t *freed;       /* per function of the window: body bytes freed */
   /* stackopt scratch, one per worker at a time: a worker takes a free slot */
   atomic_bool busy[NSCRATCH];
   wr_so *so[NSCRATCH];
@@ -1140,7 +1139,7 @@ static void par_one(void *user, uint32_t k) {
     p->state[k] = l.uses_data ? P_USES_DATA : P_OK;
     p->lnames[k] = l.lnames;
     tl_buf_put(&p->out[k], body.p, body.n);
-    if (p->w->consume) p->freed[k] = tl_nodes_free_body(l.m, fi);
+    if (p->w->consume) tl_nodes_free_body(l.m, fi);
   }
   l.lnames = (tl_vec){0};
   l.maps = NULL;   /* shared */
@@ -1173,7 +1172,6 @@ static tl_status flush_window(wr *w, par *p, uint32_t n, tl_buf *out) {
         TL_VEC_PUSH(&w->lnames, wr_lname, TL_VEC_AT(&p->lnames[k], wr_lname, i));
       wr_u32(out, (uint32_t)p->out[k].n);
       tl_buf_put(out, p->out[k].p, p->out[k].n);
-      if (w->consume) wr_consumed(w, p->freed[k]);
     }
     tl_buf_free(&p->out[k]);
     tl_vec_free(&p->lnames[k]);
@@ -1188,11 +1186,10 @@ static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
   uint32_t win = n / WINDOWS > WIN_MIN ? n / WINDOWS : WIN_MIN;
   if (win > n) win = n;
   par p = {w, 0, tl_scratch_calloc(win, sizeof(tl_buf)),
-           tl_scratch_calloc(win, sizeof(tl_vec)), tl_scratch_calloc(win, 1),
-           tl_scratch_calloc(win, sizeof(size_t)), {0}, {0}};
+           tl_scratch_calloc(win, sizeof(tl_vec)), tl_scratch_calloc(win, 1), {0}, {0}};
   for (uint32_t k = 0; k < NSCRATCH; k++) atomic_init(&p.busy[k], false);
   tl_status s = TL_OK;
-  if (!p.out || !p.lnames || !p.state || !p.freed) s = tl_nomem(w->err, "writer");
+  if (!p.out || !p.lnames || !p.state) s = tl_nomem(w->err, "writer");
   tl_pass_options po = {.threads = w->opt ? w->opt->threads : 0};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
   for (uint32_t lo = 0; lo < n && !s; lo += win) {
@@ -1204,7 +1201,6 @@ static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
   free(p.out);
   free(p.lnames);
   free(p.state);
-  free(p.freed);
   for (uint32_t k = 0; k < NSCRATCH; k++) wr_so_free(p.so[k]);
   return s;
 }
