@@ -239,6 +239,18 @@ void tl_chunk_free(tl_chunk_cache *k, void *p) {
   if (p) chunk_put(k, chunk_of(p));
 }
 
+/* Only whole pages inside [p, p + n) are touched. Kernels before 5.14 (no
+ * MADV_POPULATE_WRITE) ignore it. */
+void tl_prefault(void *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + n) & ~(page - 1);
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+  (void)p, (void)n;
+#endif
+}
+
 /* ---- arenas ---------------------------------------------------------------- */
 
 __attribute__((noreturn)) static void out_of_memory(tl_arena *a) {

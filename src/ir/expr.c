@@ -323,10 +323,18 @@ enum { BIG_BLOCK = 128 * 1024 };
 
 static bool is_big(size_t bytes) { return sizeof(bhdr) + round8(bytes) >= BIG_BLOCK; }
 
+/* A block is written whole as soon as it is made: a malloc'd one of a few
+ * pages or more has its fresh pages put in place in one call (big ones are
+ * mapped so). */
+enum { PREFAULT_MIN = 16 * 1024 };
+
 static bhdr *block_alloc(tl_module *m, size_t bytes) {
   size_t n = sizeof(bhdr) + round8(bytes);
-  bhdr *b = is_big(bytes) ? tl_chunk_alloc(m->chunks, n) : malloc(n);
-  if (b) b->size = bytes;
+  bool big = is_big(bytes);
+  bhdr *b = big ? tl_chunk_alloc(m->chunks, n) : malloc(n);
+  if (!b) return NULL;
+  if (!big && n >= PREFAULT_MIN) tl_prefault(b, n);
+  b->size = bytes;
   return b;
 }
 
