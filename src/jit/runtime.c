@@ -15,6 +15,9 @@
  * jstore.fuel, fuel code counts it down, the run writes it back; code is
  * compiled with fuel checks only while the store has a budget (fn[] is reset
  * to the lazy thunk when that changes). Traps longjmp to the innermost run.
+ * Exceptions (eh.c) never longjmp: they land in a JIT frame's handler, or
+ * leave the trampoline that entered the code with 1 (tl_jit_run reports
+ * them uncaught; invoke() goes on unwinding in its caller).
  * Linear memories live in TL_MEM_RESERVE (8 GiB + 64 KiB) reservations
  * (src/ir/interp_mem.c: accessible pages read-write, the rest PROT_NONE;
  * memory.grow is an mprotect), so generated code does no bounds checks: a
