@@ -63,6 +63,7 @@ static int by_start(const void *a, const void *b) {
 /* The tables of the code holding return address ra, or NULL (a function
  * without handlers). Sorted on the first lookup after a registration. */
 static const jeh_fn *fn_of(jstore *js, const uint8_t *ra) {
+  if (!js->ehf.n) return NULL;
   if (!js->ehf_sorted) {
     qsort(js->ehf.p, js->ehf.n, sizeof(jeh_fn), by_start);
     js->ehf_sorted = true;
