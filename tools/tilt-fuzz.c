@@ -35,8 +35,8 @@ typedef struct {
 static uint32_t g_features = TL_FEATURES_ALL;
 static char g_extra[512];  /* the --disable flags, for reproduce lines */
 /* Exception handling in generated modules: TL_FUZZ_EH_ON (roundtrip,
- * opt-valid, --eh), TL_FUZZ_EH_OFF (jit), or 0: fuzz.h's TL_FUZZ_EXEC_EH
- * decides (the modes that execute). */
+ * opt-valid, jit, --eh), TL_FUZZ_EH_OFF (--no-eh), or 0: fuzz.h's
+ * TL_FUZZ_EXEC_EH decides (the other modes that execute). */
 static uint32_t g_eh;
 
 static double now(void) {
@@ -855,8 +855,8 @@ static int usage(FILE *f, int rc) {
   fprintf(f,
           "usage: tilt-fuzz MODE [--seed S] [--iterations N | --seconds T] [--out-dir D]\n"
           "  --disable FEATURE: the generator does not use it (wasm-opt names: simd, multivalue, ...)\n"
-          "  --eh | --no-eh: exception handling in generated modules (default: on in roundtrip and\n"
-          "         opt-valid, never in jit, else as fuzz.h's TL_FUZZ_EXEC_EH says)\n"
+          "  --eh | --no-eh: exception handling in generated modules (default: on in roundtrip,\n"
+          "         opt-valid and jit, else as fuzz.h's TL_FUZZ_EXEC_EH says)\n"
           "  modes: roundtrip | opt | jit | v8 | cfg (differential; exit 1 on divergence)\n"
           "         opt-valid: opt's passes and pipelines, output must validate and read back (runs nothing)\n"
           "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
@@ -920,8 +920,8 @@ int main(int argc, char **argv) {
     else if (a[0] != '-' && !o.input) o.input = a;
     else { cli_fail("unknown argument %s", a); return usage(stderr, 2); }
   }
-  if (!g_eh && (!strcmp(o.mode, "roundtrip") || !strcmp(o.mode, "opt-valid"))) g_eh = TL_FUZZ_EH_ON;
-  if (!strcmp(o.mode, "jit")) g_eh = TL_FUZZ_EH_OFF; /* the JIT refuses EH functions */
+  if (!g_eh && (!strcmp(o.mode, "roundtrip") || !strcmp(o.mode, "opt-valid") || !strcmp(o.mode, "jit")))
+    g_eh = TL_FUZZ_EH_ON;
   if (!strcmp(o.mode, "gen")) return do_gen(&o);
   if (!strcmp(o.mode, "reduce")) return do_reduce(&o);
   if (!strcmp(o.mode, "v8-check")) {

@@ -19,8 +19,8 @@
  * neither TL_FUZZ_EH_ON nor TL_FUZZ_EH_OFF follows it, so tilt-fuzz's
  * executing modes (opt, v8), the gen_modes libFuzzer target and tilt-opt
  * --translate-to-fuzz get EH through it; tilt-fuzz roundtrip and opt-valid
- * (nothing runs) always ask for EH, the JIT modes never do (the JIT refuses
- * EH functions). */
+ * (nothing runs) and jit (the JIT runs EH: src/jit/eh.c) ask for EH
+ * unless --no-eh. */
 #define TL_FUZZ_EXEC_EH 0
 
 /* Bits of tl_fuzz_options.features outside TL_FEATURES_ALL: emit tags,

@@ -78,32 +78,6 @@ static const tl_harm *find_catch(const tl_code *code, const tl_instance *inst, c
   return NULL;
 }
 
-/* A new exception of tag t carrying the n slots at vals; NULL when out of memory. */
-static tl_exn *new_exn(tl_store *s, const tl_taginst *t, const tl_v *vals) {
-  uint32_t n = t->sig->np;
-  tl_exn *x = tl_arena_alloc(&s->arena, sizeof *x + n * sizeof(tl_v), _Alignof(tl_exn));
-  if (!x) return NULL;
-  x->tag = t;
-  x->n = n;
-  if (n) memcpy(x->v, vals, n * sizeof(tl_v));
-  return x;
-}
-
-/* TL_E_EXCEPTION naming x's tag: its export name, else its index. */
-static tl_status uncaught(tl_store *s, tl_exn *x, tl_error *err) {
-  s->exn = x;
-  const tl_module *m = x->tag->inst->m;
-  for (size_t i = 0; i < m->exports.n; i++) {
-    const tl_export *e = TL_EXPORT(m, i);
-    if (e->kind == TL_EXTERN_TAG && e->index == x->tag->index)
-      return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag %.*s",
-                       (int)tl_name_len(e->name, e->name_len), e->name);
-  }
-  const tl_tag *t = TL_TAG(m, x->tag->index);
-  if (t->name) return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag $%s", t->name);
-  return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag %u", x->tag->index);
-}
-
 static tl_status trap(tl_error *err, const char *why) {
   return tl_errorf(err, TL_E_TRAP, TL_NO_OFFSET, "%s", why);
 }
@@ -359,7 +333,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     /* ---- exceptions ---- */
     case TL_OP_THROW:
       sp -= inst->tags[ins->a]->sig->np;
-      if (!(exn = new_exn(s, inst->tags[ins->a], sp))) {
+      if (!(exn = tl_exn_new(s, inst->tags[ins->a], sp))) {
         st = tl_nomem(err, "exception");
         goto out;
       }
@@ -374,7 +348,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       if (!code->nhandlers || !(arm = find_catch(code, inst, exn, at, &hd))) {
       unwind:
         if (d == d0) {
-          st = uncaught(s, exn, err);
+          st = tl_exn_uncaught(s, exn, err);
           goto out;
         }
         tl_frame *fr = &s->frames[--d];

@@ -11,7 +11,13 @@
  * joined); lazy (one function) compilation calls through jctx.fn[] with
  * eax = the callee's index, which the lazy thunk reads. With fuel, the
  * prologue and every loop header subtract the instructions up to the next
- * check (patched when known) from *jctx.fuel and trap at <= 0. */
+ * check (patched when known) from *jctx.fuel and trap at <= 0.
+ * Exceptions (eh.c has the invariants): a try or try_table flushes the
+ * stack like a block and opens a handler; every call made while a handler
+ * is in effect records its return address (jeh_site); catch arms and
+ * try_table clauses get landing pads that reload register locals and go on
+ * as a catch body or a branch. The normal path runs no extra instruction
+ * for a try; a function with handlers keeps rbx in its frame's pad slot. */
 #include "jit.h"
 
 #include <pthread.h>
@@ -20,7 +26,7 @@
 
 enum { V_CONST, V_LOCAL, V_SLOT, V_REG, V_FLAGS };
 typedef struct { uint8_t kind, type, reg, cc; uint32_t local; int64_t imm; } valent;
-enum { C_FUNC, C_BLOCK, C_LOOP, C_IF };
+enum { C_FUNC, C_BLOCK, C_LOOP, C_IF, C_TRY, C_TRY_TABLE };
 typedef struct {
   uint8_t kind;
   bool has_else;
@@ -31,7 +37,13 @@ typedef struct {
   size_t loop_pc;
   size_t fuel_fix;         /* fuel: the imm32 this construct's count patches */
   uint32_t fuel_n, fuel_prev;   /* instructions counted; enclosing counter */
+  uint32_t hctx;           /* the handler a delegate to this label goes to */
+  uint32_t hid, outer_h;   /* try, try_table: its handler; the one around it */
+  uint32_t exn_local;      /* try: the hidden local keeping a caught exception */
+  bool in_catch;           /* try: past its first catch arm */
+  uint32_t clause0, nclause;    /* try_table: its clauses in jc.clauses */
 } ctl;
+typedef struct { uint8_t kind; uint32_t tag, label; } tclause;   /* a try_table clause */
 
 typedef struct {
   x64_buf *b;
@@ -58,6 +70,13 @@ typedef struct {
   bool bad;
   const char *why;
   jmp_buf *oom;            /* compile_func's: a failed stack allocation */
+  /* exceptions */
+  size_t fstart;           /* the function's entry in b */
+  bool has_eh;             /* has a try or try_table: rbx kept in the pad slot */
+  uint32_t ntry, try_depth;   /* legacy try nesting: maximum, now */
+  uint32_t cur_h;          /* innermost handler in effect (JEH_NONE: none) */
+  tl_vec sites, handlers, arms, clauses;   /* jeh_site, jeh_handler, jeh_arm, tclause */
+  jeh *eh_out;             /* compile_func's result: the tables, or NULL */
 } jc;
 
 static const int gpool_all[] = {RSI, RDI, R8, R9, R10, R11};
@@ -104,6 +123,7 @@ static uint8_t valtype(uint8_t b) {
   case 0x7c: return TL_F64;
   case 0x7b: return TL_V128;
   case 0x70: return TL_FUNCREF;
+  case 0x69: case 0x74: return TL_EXNREF;
   default: return TL_EXTERNREF;
   }
 }
@@ -131,10 +151,18 @@ static void sync_out(jc *c) {
 static void sync_in(jc *c) {
   for (uint32_t k = 0; k < c->nrl; k++) ld(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c->rl[k]));
 }
+/* After a call instruction: its return address is a site of the handler
+ * in effect (eh.c looks it up when unwinding). */
+static void note_site(jc *c) {
+  if (c->cur_h == JEH_NONE) return;
+  jeh_site e = {(uint32_t)(c->b->n - c->fstart), c->cur_h};
+  TL_VEC_PUSH(&c->sites, jeh_site, e);
+}
 static void emit_call_abs(jc *c, void *fn) {
   sync_out(c);
   x64_mov_ri(c->b, RAX, (uint64_t)(uintptr_t)fn);
   x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);
+  note_site(c);
   sync_in(c);
 }
 
@@ -411,13 +439,14 @@ static int pop_cond(jc *c) {
  * trampoline, which saves and restores r13). Nothing to reload. */
 static void reload_mem(jc *c) { (void)c; }
 
-/* Calls helper fn(ctx, &slot[h], a, b, depth). */
+/* Calls helper fn(ctx, &slot[h], a, b, depth, rsp). */
 static void call_helper(jc *c, void *fn, uint32_t h, uint32_t a, uint32_t b) {
   x64_rm(c->b, 0, true, 0x89, 1, R12, x64_r(RDI), false);
   x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, h), false);
   x64_mov_ri(c->b, RDX, a);
   x64_mov_ri(c->b, RCX, b);
   x64_rm(c->b, 0, true, 0x89, 1, R15, x64_r(R8), false);
+  x64_rm(c->b, 0, true, 0x89, 1, RSP, x64_r(R9), false);
   emit_call_abs(c, fn);
 }
 
@@ -469,11 +498,12 @@ static ctl read_bt(jc *c, uint8_t kind) {
   memset(&k, 0, sizeof k);
   k.kind = kind;
   k.fix_end = k.fix_else = -1;
+  k.hctx = c->cur_h;
   if (c->p < c->end && *c->p == 0x40) {
     c->p++;
   } else if (c->p < c->end && (*c->p & 0xc0) == 0x40) {
     k.bt_kind = 1;
-    k.bt = valtype(*c->p++);
+    k.bt = select_type(c);
     k.nr = 1;
   } else {
     k.bt_kind = 2;
@@ -514,6 +544,14 @@ static void skip_imm(jc *c, int op) {
   case TL_IMM_F64: c->p += 8; break;
   case TL_IMM_REFTYPE: c->p++; break;
   case TL_IMM_SELECT_T: { uint64_t n = leb(c); while (n--) select_type(c); break; }
+  case TL_IMM_TRY_TABLE: {
+    read_bt(c, C_BLOCK);
+    for (uint64_t n = leb(c); n-- && c->p < c->end;) {
+      if (*c->p++ < 2) leb(c);
+      leb(c);
+    }
+    break;
+  }
   case TL_IMM_NONE: break;
   default: leb(c); break;
   }
@@ -1027,6 +1065,7 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
   }
   c->n = h;
   if (tail) return;
+  note_site(c);
   x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
   sync_in(c);
   push_results(c, f->type);
@@ -1058,6 +1097,7 @@ static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
     sync_out(c);
     x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
     x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);         /* call rax */
+    note_site(c);
     x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
     sync_in(c);
   }
@@ -1097,6 +1137,168 @@ static void global_addr(jc *c, uint32_t gi) {
 }
 #define GV x64_m(RAX, offsetof(tl_globalinst, v))
 
+/* ---------------------------------------------------------- exceptions */
+static uint32_t new_handler(jc *c, uint8_t kind) {
+  jeh_handler h = {c->cur_h, JEH_NONE, kind};
+  TL_VEC_PUSH(&c->handlers, jeh_handler, h);
+  return (uint32_t)c->handlers.n - 1;
+}
+static jeh_handler *handler(jc *c, uint32_t h) { return &TL_VEC_AT(&c->handlers, jeh_handler, h); }
+
+/* Appends an arm to handler h (arms are searched in order). */
+static void add_arm(jc *c, uint32_t h, jeh_arm a) {
+  a.next = JEH_NONE;
+  TL_VEC_PUSH(&c->arms, jeh_arm, a);
+  uint32_t id = (uint32_t)c->arms.n - 1, *at = &handler(c, h)->arm;
+  while (*at != JEH_NONE) at = &TL_VEC_AT(&c->arms, jeh_arm, *at).next;
+  *at = id;
+}
+
+/* A tag's params as stack entries in home slots (a landing pad's payload). */
+static void push_payload(jc *c, uint32_t tag) {
+  tl_type pt = tl_tag_params(c->m, tag);
+  uint32_t n = tl_type_arity(c->m, pt);
+  for (uint32_t i = 0; i < n; i++) push_slot(c, (uint8_t)tl_type_at(c->m, pt, i));
+}
+static bool tag_has_v128(jc *c, uint32_t tag) {
+  tl_type pt = tl_tag_params(c->m, tag);
+  for (uint32_t i = 0, n = tl_type_arity(c->m, pt); i < n; i++)
+    if (tl_type_at(c->m, pt, i) == TL_V128) return true;
+  return false;
+}
+
+/* try and try_table open like a block; their handler covers the calls of
+ * their body. */
+static void open_try(jc *c, ctl *k, uint8_t hkind) {
+  flush_all(c);
+  k->height = c->n - k->np;
+  k->outer_h = c->cur_h;
+  k->hid = new_handler(c, hkind);
+  k->hctx = c->cur_h = k->hid;
+}
+
+/* A landing pad here: the frame is as at the start of the try (stack at
+ * k->height in home slots), register locals come back from their slots. */
+static uint32_t landing_pad(jc *c, ctl *k) {
+  reset_stack(c, k->height);
+  c->busy = 0;
+  uint32_t pad = (uint32_t)(c->b->n - c->fstart);
+  sync_in(c);
+  c->dead = false;
+  return pad;
+}
+
+/* catch / catch_all of a legacy try: closes the body or the previous arm
+ * and starts this arm (tag JEH_NONE: catch_all). */
+static void catch_arm(jc *c, uint32_t tag) {
+  ctl *k = &c->cs[c->nc - 1];
+  if (!c->dead) {
+    flush_all(c);
+    k->fix_end = x64_jmp(c->b, k->fix_end);
+  }
+  if (!k->in_catch) {                      /* the arms are outside the handler */
+    k->in_catch = true;
+    c->cur_h = k->hctx = k->outer_h;
+  }
+  if (tag != JEH_NONE && tag_has_v128(c, tag)) {
+    c->bad = true;
+    c->why = "SIMD is not supported by the JIT yet";
+  }
+  jeh_arm a = {tag, landing_pad(c, k), 8 * (c->nlocals + k->height), 8 * k->exn_local, 0};
+  add_arm(c, k->hid, a);
+  if (tag != JEH_NONE) push_payload(c, tag);
+}
+
+/* delegate L: the try's handler passes what it sees to label L's (counted
+ * outside the try), then the try ends. */
+static void delegate(jc *c, uint32_t l) {
+  ctl *k = &c->cs[c->nc - 1];
+  handler(c, k->hid)->kind = JEH_DELEGATE;
+  handler(c, k->hid)->next = c->cs[c->nc - 2 - l].hctx;
+}
+
+/* try_table's clauses: kind (0 catch, 1 catch_ref, 2 catch_all, 3
+ * catch_all_ref), tag, label; kept in c->clauses until its end. */
+static void read_clauses(jc *c, ctl *k) {
+  k->clause0 = (uint32_t)c->clauses.n;
+  k->nclause = (uint32_t)leb(c);
+  for (uint32_t i = 0; i < k->nclause; i++) {
+    tclause t = {c->p < c->end ? *c->p++ : 0, 0, 0};
+    if (t.kind < 2) t.tag = (uint32_t)leb(c);
+    t.label = (uint32_t)leb(c);
+    if (t.kind < 2 && tag_has_v128(c, t.tag)) {
+      c->bad = true;
+      c->why = "SIMD is not supported by the JIT yet";
+    }
+    TL_VEC_PUSH(&c->clauses, tclause, t);
+  }
+}
+
+/* The end of a try_table: the body jumps over one landing pad per clause,
+ * each a branch to its label with the payload (and exnref). */
+static void end_try_table(jc *c) {
+  ctl *k = &c->cs[c->nc - 1];
+  if (!c->dead) {
+    flush_all(c);
+    if (k->nclause) k->fix_end = x64_jmp(c->b, k->fix_end);
+  }
+  c->cur_h = k->outer_h;
+  for (uint32_t i = 0; i < k->nclause; i++) {
+    tclause t = TL_VEC_AT(&c->clauses, tclause, k->clause0 + i);
+    k = &c->cs[c->nc - 1];
+    uint32_t dst = 8 * (c->nlocals + k->height);
+    jeh_arm a = {t.kind < 2 ? t.tag : JEH_NONE, landing_pad(c, k), dst, JEH_NONE, 0};
+    if (t.kind < 2) push_payload(c, t.tag);
+    if (t.kind == 1 || t.kind == 3) {
+      a.exn_dst = 8 * (c->nlocals + c->n);
+      push_slot(c, TL_EXNREF);
+    }
+    add_arm(c, k->hid, a);
+    emit_br(c, &c->cs[c->nc - 2 - t.label]);
+  }
+  c->clauses.n = k->clause0;
+  c->dead = true;                          /* nothing falls into the end but the body */
+}
+
+/* throw tag: the payload to home slots, the helper unwinds. */
+static void eh_throw(jc *c, uint32_t tag) {
+  uint32_t n = tl_type_arity(c->m, tl_tag_params(c->m, tag));
+  flush_regs(c);
+  for (uint32_t i = c->n - n; i < c->n; i++) spill(c, i);
+  uint32_t h = c->n - n;
+  call_helper(c, (void *)tl_jit_h_throw, h, tag, 0);
+  reset_stack(c, c->cs[c->nc - 1].height);
+  c->dead = true;
+}
+
+/* throw_ref (the exnref on top; null traps) */
+static void eh_throw_ref(jc *c) {
+  flush_regs(c);
+  spill(c, c->n - 1);
+  call_helper(c, (void *)tl_jit_h_throw_ref, c->n - 1, 0, 0);
+  reset_stack(c, c->cs[c->nc - 1].height);
+  c->dead = true;
+}
+
+/* The tables compile_func hands out (one block), or NULL without handlers. */
+static jeh *make_tables(jc *c, size_t len) {
+  if (!c->handlers.n) return NULL;
+  size_t ns = c->sites.n, nh = c->handlers.n, na = c->arms.n;
+  jeh *e = malloc(sizeof *e + ns * sizeof(jeh_site) + nh * sizeof(jeh_handler) + na * sizeof(jeh_arm));
+  if (!e) return NULL;
+  e->code_len = (uint32_t)len;
+  e->nsite = (uint32_t)ns;
+  e->nhandler = (uint32_t)nh;
+  e->narm = (uint32_t)na;
+  e->site = (jeh_site *)(e + 1);
+  e->h = (jeh_handler *)(e->site + ns);
+  e->arm = (jeh_arm *)(e->h + nh);
+  if (ns) memcpy(e->site, c->sites.p, ns * sizeof(jeh_site));
+  if (nh) memcpy(e->h, c->handlers.p, nh * sizeof(jeh_handler));
+  if (na) memcpy(e->arm, c->arms.p, na * sizeof(jeh_arm));
+  return e;
+}
+
 static void op_one(jc *c, int op) {
   const tl_opinfo *oi = &tl_ops[op];
   if (op != TL_OP_BR_IF && op != TL_OP_IF && op != TL_OP_I32_EQZ)
@@ -1126,6 +1328,39 @@ static void op_one(jc *c, int op) {
     ctl_push(c, k);
     return;
   }
+  case TL_OP_TRY: case TL_OP_TRY_TABLE: {
+    ctl k = read_bt(c, op == TL_OP_TRY ? C_TRY : C_TRY_TABLE);
+    if (op == TL_OP_TRY_TABLE) read_clauses(c, &k);
+    else k.exn_local = c->nlocals - c->ntry + c->try_depth++;
+    open_try(c, &k, op == TL_OP_TRY ? JEH_CATCH : JEH_TABLE);
+    ctl_push(c, k);
+    return;
+  }
+  case TL_OP_CATCH: catch_arm(c, (uint32_t)leb(c)); return;
+  case TL_OP_CATCH_ALL: catch_arm(c, JEH_NONE); return;
+  case TL_OP_DELEGATE:
+    delegate(c, (uint32_t)leb(c));
+    c->cur_h = c->cs[c->nc - 1].outer_h;
+    c->try_depth--;
+    end_block(c);
+    return;
+  case TL_OP_THROW: {
+    uint32_t tag = (uint32_t)leb(c);
+    if (tag_has_v128(c, tag)) {
+      c->bad = true;
+      c->why = "SIMD is not supported by the JIT yet";
+      return;
+    }
+    eh_throw(c, tag);
+    return;
+  }
+  case TL_OP_THROW_REF: eh_throw_ref(c); return;
+  case TL_OP_RETHROW: {
+    ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+    push(c, (valent){V_LOCAL, TL_EXNREF, 0, 0, k->exn_local, 0});
+    eh_throw_ref(c);
+    return;
+  }
   case TL_OP_ELSE: {
     ctl *k = &c->cs[c->nc - 1];
     if (!c->dead) {
@@ -1147,6 +1382,12 @@ static void op_one(jc *c, int op) {
       if (c->cs[0].fix_end >= 0) emit_epilogue(c);
       c->nc = 0;
       return;
+    }
+    if (c->cs[c->nc - 1].kind == C_TRY) {
+      c->cur_h = c->cs[c->nc - 1].outer_h;
+      c->try_depth--;
+    } else if (c->cs[c->nc - 1].kind == C_TRY_TABLE) {
+      end_try_table(c);
     }
     end_block(c);
     return;
@@ -1187,14 +1428,20 @@ static void op_one(jc *c, int op) {
     c->dead = true;
     return;
   case TL_OP_CALL: call_direct(c, (uint32_t)leb(c), false); return;
-  case TL_OP_RETURN_CALL:
+  case TL_OP_RETURN_CALL: {
+    uint32_t h = c->cur_h;            /* the frame is gone: its handlers too */
+    c->cur_h = JEH_NONE;
     call_direct(c, (uint32_t)leb(c), true);
+    c->cur_h = h;
     reset_stack(c, c->cs[c->nc - 1].height);
     c->dead = true;
     return;
+  }
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: {
-    uint32_t ti = (uint32_t)leb(c), tb = (uint32_t)leb(c);
+    uint32_t ti = (uint32_t)leb(c), tb = (uint32_t)leb(c), h = c->cur_h;
+    if (op == TL_OP_RETURN_CALL_INDIRECT) c->cur_h = JEH_NONE;
     call_indirect(c, ti, tb, op == TL_OP_RETURN_CALL_INDIRECT);
+    c->cur_h = h;
     if (op == TL_OP_RETURN_CALL_INDIRECT) {
       reset_stack(c, c->cs[c->nc - 1].height);
       c->dead = true;
@@ -1327,19 +1574,28 @@ static bool choose_locals(jc *c) {   /* false when out of memory */
   memset(c->lreg, -1, nl + 1);
   const uint8_t *p0 = c->p;
   tl_vec loops = {0};
-  uint32_t depth = 0;
+  uint32_t depth = 0, tries = 0;
+  c->ntry = 0;
+  c->has_eh = false;
   while (c->p < c->end) {
     uint8_t byte = *c->p++;
     int op = byte == 0xFC || byte == 0xFD || byte == 0xFE ? tl_op_decode(byte, (uint32_t)leb(c))
                                                            : tl_op_decode(0, byte);
     if (op < 0 || byte == 0xFD) break;
-    if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF) {
-      read_bt(c, C_BLOCK);
-      uint8_t l = op == TL_OP_LOOP;
+    if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF || op == TL_OP_TRY ||
+        op == TL_OP_TRY_TABLE) {
+      skip_imm(c, op);
+      uint8_t l = op == TL_OP_LOOP ? 1 : op == TL_OP_TRY ? 2 : 0;   /* 2: a legacy try */
       TL_VEC_PUSH(&loops, uint8_t, l);
-      depth += l;
-    } else if (op == TL_OP_END) {
-      if (loops.n) depth -= TL_VEC_AT(&loops, uint8_t, --loops.n);
+      depth += l == 1;
+      tries += l == 2;
+      if (tries > c->ntry) c->ntry = tries;
+      c->has_eh |= op == TL_OP_TRY || op == TL_OP_TRY_TABLE;
+    } else if (op == TL_OP_END || op == TL_OP_DELEGATE) {
+      if (op == TL_OP_DELEGATE) leb(c);
+      uint8_t l = loops.n ? TL_VEC_AT(&loops, uint8_t, --loops.n) : 0;
+      depth -= l == 1;
+      tries -= l == 2;
     } else if (op == TL_OP_LOCAL_GET || op == TL_OP_LOCAL_SET || op == TL_OP_LOCAL_TEE) {
       uint64_t i = leb(c);
       if (i < nl) cnt[i] += (uint64_t)1 << (depth > 5 ? 15 : 3 * depth);
@@ -1377,6 +1633,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   tl_module *m = c->m;
   tl_func *f = TL_FUNC(m, fi);
   c->fidx = fi;
+  c->eh_out = NULL;
   c->p = f->code;
   c->end = f->code + f->code_size;
   tl_functype *ft = TL_FTYPE(m, f->type);
@@ -1384,7 +1641,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   /* locals: params then the declared groups */
   const uint8_t *save = c->p;
   uint64_t ng = leb(c), nl = c->nparams;
-  for (uint64_t g = 0; g < ng; g++) { nl += leb(c); c->p++; }
+  for (uint64_t g = 0; g < ng; g++) { nl += leb(c); select_type(c); }
   if (nl > 1000000) return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many locals for the JIT");
   free(c->ltype);
   if (!(c->ltype = tl_scratch_realloc(NULL, nl + 1, 1))) return tl_nomem(err, "JIT");
@@ -1394,13 +1651,29 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   uint32_t li = c->nparams;
   for (uint64_t g = 0; g < ng; g++) {
     uint64_t k = leb(c);
-    uint8_t t = valtype(*c->p++);
+    uint8_t t = select_type(c);
     for (uint64_t j = 0; j < k; j++) c->ltype[li++] = t;
   }
   c->nlocals = (uint32_t)nl;
   for (uint32_t i = 0; i < nl; i++)
     if (c->ltype[i] == TL_V128) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "SIMD is not supported by the JIT yet; use --interp");
   if (!choose_locals(c)) return tl_nomem(err, "JIT");
+  if (c->ntry) {                 /* hidden locals: a caught exception per legacy try depth */
+    uint8_t *lt = tl_scratch_realloc(c->ltype, nl + c->ntry + 1, 1);
+    if (lt) c->ltype = lt;
+    int8_t *lr = lt ? tl_scratch_realloc(c->lreg, nl + c->ntry + 1, 1) : NULL;
+    if (!lr) return tl_nomem(err, "JIT");
+    c->lreg = lr;
+    for (uint32_t i = 0; i < c->ntry; i++) {
+      c->ltype[nl + i] = TL_EXNREF;
+      c->lreg[nl + i] = -1;
+    }
+    nl += c->ntry;
+    c->nlocals = (uint32_t)nl;
+  }
+  c->sites.n = c->handlers.n = c->arms.n = c->clauses.n = 0;
+  c->cur_h = JEH_NONE;
+  c->try_depth = 0;
   c->n = c->nc = c->maxh = 0;
   c->busy = 0;
   c->dead = false;
@@ -1409,9 +1682,10 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   for (int i = 0; i < JT_NTRAPS; i++) c->trap[i] = -1;
   /* prologue */
   while (c->b->n & 15) x64_byte(c->b, 0x90);
-  size_t start = c->b->n;
+  size_t start = c->fstart = c->b->n;
   x64_rm(c->b, 0, true, 0x83, 1, 5, x64_r(RSP), false);              /* sub rsp, 8 */
   x64_byte(c->b, 8);
+  if (c->has_eh) x64_rm(c->b, 0, true, 0x89, 1, RBX, x64_m(RSP, 0), false);  /* mov [rsp], rbx */
   x64_rm(c->b, 0, true, 0xFF, 1, 1, x64_r(R15), false);              /* dec r15 */
   trap_jcc(c, CC_E, JT_EXHAUSTED);
   x64_rm(c->b, 0, true, 0x8D, 1, RAX, x64_m(RBX, 0x7fffffff), false);
@@ -1445,6 +1719,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   k0.bt = f->type;
   k0.nr = tl_type_arity(m, ft->results);
   k0.fuel_fix = fuel_fix;
+  k0.hctx = JEH_NONE;
   jmp_buf jb;
   c->oom = &jb;
   if (setjmp(jb)) {
@@ -1466,14 +1741,15 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
       op = tl_op_decode(0, byte);
     }
     if (op < 0) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "JIT: unknown opcode 0x%02x", byte);
-    if (tl_ops[op].flags & TL_F_EH)
-      return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                       "exception handling (%s) is not supported by the JIT yet (function %u)", tl_ops[op].text, fi);
     if (c->dead) {
-      if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF) { skip_imm(c, op); c->dead_depth++; continue; }
-      if (op == TL_OP_END && c->dead_depth) { c->dead_depth--; continue; }
-      if (op == TL_OP_ELSE && c->dead_depth) continue;
-      if (op != TL_OP_END && op != TL_OP_ELSE) { skip_imm(c, op); continue; }
+      bool opens = op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF || op == TL_OP_TRY ||
+                   op == TL_OP_TRY_TABLE;
+      bool closes = op == TL_OP_END || op == TL_OP_DELEGATE;
+      bool arm = op == TL_OP_ELSE || op == TL_OP_CATCH || op == TL_OP_CATCH_ALL;
+      if (opens) { skip_imm(c, op); c->dead_depth++; continue; }
+      if (closes && c->dead_depth) { skip_imm(c, op); c->dead_depth--; continue; }
+      if (arm && c->dead_depth) { skip_imm(c, op); continue; }
+      if (!closes && !arm) { skip_imm(c, op); continue; }
     }
     c->cs[c->fl].fuel_n++;
     if (c->fuel && op == TL_OP_END && c->nc == 1) fuel_patch(c, &c->cs[0]);
@@ -1492,7 +1768,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   if (c->b->oom) return tl_nomem(err, "JIT");
   int32_t frame = (int32_t)(8 * ((uint64_t)nl + c->maxh + 8));
   memcpy(c->b->p + frame_fix, &frame, 4);
-  (void)start;
+  if (c->handlers.n && !(c->eh_out = make_tables(c, c->b->n - start))) return tl_nomem(err, "JIT");
   return TL_OK;
 }
 
@@ -1506,6 +1782,7 @@ typedef struct {
   tl_vec callfix;
   bool fuel;
   double cpu;              /* this thread's CPU seconds for its share */
+  jeh **ehs;               /* per function: its exception tables */
   tl_status st;
   tl_error err;
 } part;
@@ -1517,6 +1794,10 @@ static double thread_cpu(void) {
 }
 
 static void jc_free(jc *c) {
+  tl_vec_free(&c->sites);
+  tl_vec_free(&c->handlers);
+  tl_vec_free(&c->arms);
+  tl_vec_free(&c->clauses);
   free(c->st);
   free(c->cs);
   free(c->ltype);
@@ -1547,6 +1828,7 @@ static void *compile_part(void *arg) {
     while (pt->b.n & 15) x64_byte(&pt->b, 0x90);
     pt->offs[i] = (uint32_t)pt->b.n;
     pt->st = compile_func(&c, i, &pt->err);
+    pt->ehs[i] = c.eh_out;
   }
   jc_free(&c);
   pt->cpu = thread_cpu() - t0;
@@ -1554,7 +1836,7 @@ static void *compile_part(void *arg) {
 }
 
 tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
-                              tl_vec *fixes, void **scratch, tl_error *err) {
+                              tl_vec *fixes, void **scratch, jeh **eh, tl_error *err) {
   jc *c = *scratch;
   if (!c && !(c = *scratch = calloc(1, sizeof *c)))
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
@@ -1566,7 +1848,11 @@ tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf
   c->lazyfix = fixes;
   c->fuel = fuel;
   while (out->n & 15) x64_byte(out, 0x90);
-  return compile_func(c, fi, err);
+  tl_status st = compile_func(c, fi, err);
+  *eh = st ? NULL : c->eh_out;
+  if (st) free(c->eh_out);
+  c->eh_out = NULL;
+  return st;
 }
 
 void tl_jit_scratch_free(void *scratch) {
@@ -1576,7 +1862,7 @@ void tl_jit_scratch_free(void *scratch) {
 }
 
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
-                                bool fuel, double *critical, tl_error *err) {
+                                bool fuel, double *critical, jeh **ehs, tl_error *err) {
   double t0 = thread_cpu();
   tl_module *m = inst->m;
   uint32_t lo = m->nimported_funcs, n = (uint32_t)m->funcs.n;
@@ -1594,6 +1880,7 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
     parts[k].inst = inst;
     parts[k].offs = offs;
     parts[k].fuel = fuel;
+    parts[k].ehs = ehs;
     parts[k].lo = at;
     uint64_t goal = total * (uint64_t)(k + 1) / (uint64_t)threads;
     while (at < n && (k == threads - 1 || acc < goal)) acc += TL_FUNC(m, at++)->code_size;

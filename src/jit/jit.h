@@ -8,7 +8,10 @@
  * whole module on several threads with direct calls between its functions.
  * Generated code keeps rbx = wasm frame (8-byte slots: locals, then operand
  * stack), r12 = jctx, r13 = memory 0 base, r14 = memory 0 size in bytes,
- * r15 = remaining call depth. */
+ * r15 = remaining call depth. Native stack: every JIT frame is exactly two
+ * words, [rsp] = a pad slot (functions with handlers keep their rbx there)
+ * and [rsp+8] = the return address into its caller; generated code never
+ * pushes, so rsp is constant inside a function body. Exceptions: eh.c. */
 #ifndef TILT_JIT_H
 #define TILT_JIT_H
 
@@ -75,6 +78,37 @@ struct jctx {                  /* offsets used by generated code: keep order */
 #define JC_FUEL 56
 #define JC_FN ((int32_t)offsetof(jctx, fn))
 
+/* Exception tables of one compiled function with handlers (try, try_table;
+ * compile.c builds them, eh.c reads them when unwinding). Offsets are from
+ * the function's entry; frame offsets are bytes from its rbx. One malloc
+ * block: the struct, then the sites, handlers and arms. */
+typedef struct {
+  uint32_t ret;                /* return address of a call inside a handler's range */
+  uint32_t h;                  /* the innermost handler in effect there */
+} jeh_site;
+enum { JEH_CATCH, JEH_DELEGATE, JEH_TABLE };
+typedef struct {
+  uint32_t next;               /* handler to search after this one (outer, or
+                                  delegate's target); JEH_NONE: the caller */
+  uint32_t arm;                /* first arm (JEH_NONE: none), arms chain by next */
+  uint8_t kind;                /* JEH_* */
+} jeh_handler;
+typedef struct {
+  uint32_t tag;                /* tag index in the module; JEH_NONE: catch_all */
+  uint32_t pad;                /* landing pad */
+  uint32_t dst;                /* where the payload goes (frame offset) */
+  uint32_t exn_dst;            /* where the exnref goes, JEH_NONE: nowhere */
+  uint32_t next;               /* the handler's next arm */
+} jeh_arm;
+#define JEH_NONE UINT32_MAX
+typedef struct {
+  uint32_t code_len;
+  uint32_t nsite, nhandler, narm;
+  jeh_site *site;              /* sorted by ret */
+  jeh_handler *h;
+  jeh_arm *arm;
+} jeh;
+
 struct jstore {
   uint64_t *stack, *stack_end, *top;
   jmp_buf *jb;
@@ -87,6 +121,9 @@ struct jstore {
   bool no_memfd;               /* memfd failed: one mapping per function */
   bool fuel_on;                /* the running call counts fuel */
   int64_t fuel;                /* what is left (> 0 while running) */
+  tl_vec ehf;                  /* jeh_fn: code with exception tables (eh.c) */
+  bool ehf_sorted;
+  tl_exn *exn;                 /* the exception leaving a trampoline with 1 */
 };
 
 /* compile.c: compiles every defined function of inst's module into one
@@ -97,12 +134,12 @@ struct jstore {
  * instructions up to the next check; <= 0 traps "fuel exhausted").
  * *critical: CPU seconds of the busiest thread plus the serial part. */
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
-                                bool fuel, double *critical, tl_error *err);
+                                bool fuel, double *critical, jeh **ehs, tl_error *err);
 /* One function at the end of out (entry at its start, 16-aligned), with
  * calls through jctx.fn[] (position-independent code). *scratch keeps the
  * compiler's state between calls; free it with tl_jit_scratch_free. */
 tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
-                              tl_vec *fixes, void **scratch, tl_error *err);
+                              tl_vec *fixes, void **scratch, jeh **eh, tl_error *err);
 /* A call of lazy code through fn[] (mov eax, fi; call/jmp [r12 + fn[fi]],
  * len bytes at out offset `at`): when the callee already has code within
  * rel32 reach, the runtime rewrites it as a nop and a direct call/jmp. */
@@ -110,16 +147,37 @@ typedef struct { uint32_t at, fi; uint8_t len; bool tail; } jfix;
 void tl_jit_scratch_free(void *scratch);
 /* statistics of the last compile (for --compile-only) */
 typedef void (*tl_jit_entry_fn)(jctx *c, uint64_t *sp, void *code, uint64_t depth);
+/* ehs (eager) / *eh (lazy): per function, its exception tables or NULL */
 
 /* helpers called from generated code (runtime.c) */
 void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
-void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth);
-void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth);
+/* Helpers that may throw get the calling frame's rsp as a sixth argument. */
+void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth, uint64_t *rsp);
+void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth,
+                            uint64_t *rsp);
 void *tl_jit_h_resolve(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth);
 void tl_jit_h_trap(jctx *c, uint64_t *sp, uint32_t why, uint32_t unused, uint64_t depth);
 /* the lazy thunk's helper: compiles function fi if needed, returns its entry */
 void *tl_jit_h_lazy(jctx *c, uint32_t fi);
 enum { JT_UNREACHABLE, JT_OOB_MEM, JT_DIV0, JT_OVERFLOW, JT_CONV, JT_EXHAUSTED, JT_FUEL, JT_NTRAPS };
+/* eh.c: throw (tag's params at sp), throw_ref / rethrow (the exnref at sp) */
+void tl_jit_h_throw(jctx *c, uint64_t *sp, uint32_t tag, uint32_t unused, uint64_t depth, uint64_t *rsp);
+void tl_jit_h_throw_ref(jctx *c, uint64_t *sp, uint32_t unused, uint32_t unused2, uint64_t depth,
+                        uint64_t *rsp);
+/* Unwinds exception x from the JIT frame whose rsp is rsp (depth: its r15):
+ * lands in the innermost frame of c's run segment with a matching handler,
+ * or leaves the segment through its trampoline, which returns 1 with
+ * js->exn = x. Never returns. */
+_Noreturn void tl_jit_throw(jctx *c, tl_exn *x, uint64_t *rsp, uint64_t depth);
+/* eh.c: code at start (eh->code_len bytes) has exception tables eh; the
+ * store frees eh. The resume stub and the trampoline's exception exit
+ * (runtime.c makes both; eh.c jumps to them). */
+bool tl_jit_eh_register(jstore *js, const uint8_t *start, jeh *eh);
+void tl_jit_eh_free(jstore *js);
+typedef void (*tl_jit_resume_fn)(uint64_t *rsp, uint64_t rbx, const void *to, jctx *c, uint64_t depth)
+    __attribute__((noreturn));
+extern tl_jit_resume_fn tl_jit_resume;
+extern const uint8_t *tl_jit_tramp_ret, *tl_jit_tramp_exc;
 /* how many slots the helper for op needs as scratch (results) beyond its operands */
 
 #endif

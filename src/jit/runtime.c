@@ -15,6 +15,9 @@
  * jstore.fuel, fuel code counts it down, the run writes it back; code is
  * compiled with fuel checks only while the store has a budget (fn[] is reset
  * to the lazy thunk when that changes). Traps longjmp to the innermost run.
+ * Exceptions (eh.c) never longjmp: they land in a JIT frame's handler, or
+ * leave the trampoline that entered the code with 1 (tl_jit_run reports
+ * them uncaught; invoke() goes on unwinding in its caller).
  * Linear memories live in TL_MEM_RESERVE (8 GiB + 64 KiB) reservations
  * (src/ir/interp_mem.c: accessible pages read-write, the rest PROT_NONE;
  * memory.grow is an mprotect), so generated code does no bounds checks: a
@@ -40,6 +43,8 @@ typedef struct { tl_meminst *mm; uint8_t *base; size_t len; } jmem;
 static _Thread_local jstore *cur_js;   /* the store whose code runs on this thread */
 
 static const uint8_t *trampoline_code, *lazy_code;
+const uint8_t *tl_jit_tramp_ret, *tl_jit_tramp_exc;
+tl_jit_resume_fn tl_jit_resume;
 
 _Static_assert(offsetof(jctx, membase) == JC_MEMBASE && offsetof(jctx, memsize) == JC_MEMSIZE &&
                offsetof(jctx, limit) == JC_LIMIT && offsetof(jctx, globals) == JC_GLOBALS &&
@@ -85,6 +90,9 @@ static const uint8_t *make_trampoline(void) {
   x64_byte(&b, 16);
   x64_patch(&b, skip, b.n);
   x64_rm(&b, 0, false, 0xFF, 1, 2, x64_r(RDX), false);               /* call rdx */
+  size_t ret = b.n;
+  x64_rm(&b, 0, false, 0x31, 1, RAX, x64_r(RAX), false);            /* xor eax, eax */
+  size_t exc = b.n;                        /* eh.c lands here with eax = 1 */
   x64_rm(&b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
   x64_byte(&b, 8);
   for (int i = 5; i >= 0; i--) {
@@ -92,6 +100,32 @@ static const uint8_t *make_trampoline(void) {
     x64_byte(&b, (uint8_t)(0x58 + (saved[i] & 7)));
   }
   x64_byte(&b, 0xC3);
+  const uint8_t *code = map_code(NULL, b.p, b.n);
+  free(b.p);
+  if (code) {
+    tl_jit_tramp_ret = code + ret;
+    tl_jit_tramp_exc = code + exc;
+  }
+  return code;
+}
+
+/* The resume stub resume(rsp, rbx, to, jctx, depth): eh.c's jump into a
+ * landing pad (or the trampoline's exception exit) of a frame further up
+ * the stack; the C frames below it are abandoned. Sets the registers
+ * generated code keeps (r12, r13 from jctx, r15) and eax = 1. */
+static const uint8_t *make_resume(void) {
+  x64_buf b = {0};
+  x64_rm(&b, 0, true, 0x8B, 1, RSP, x64_r(RDI), false);
+  x64_rm(&b, 0, true, 0x8B, 1, RBX, x64_r(RSI), false);
+  x64_rm(&b, 0, true, 0x8B, 1, R12, x64_r(RCX), false);
+  x64_rm(&b, 0, true, 0x8B, 1, R15, x64_r(R8), false);
+  x64_rm(&b, 0, true, 0x8B, 1, RAX, x64_m(R12, JC_MEM0), false);
+  x64_rm(&b, 0, true, 0x85, 1, RAX, x64_r(RAX), false);
+  int32_t skip = x64_jcc(&b, CC_E, -1);
+  x64_rm(&b, 0, true, 0x8B, 1, R13, x64_m(RAX, offsetof(tl_meminst, data)), false);
+  x64_patch(&b, skip, b.n);
+  x64_mov_ri(&b, RAX, 1);
+  x64_rm(&b, 0, false, 0xFF, 1, 4, x64_r(RDX), false);             /* jmp rdx */
   const uint8_t *code = map_code(NULL, b.p, b.n);
   free(b.p);
   return code;
@@ -185,6 +219,7 @@ void tl_jit_store_free(tl_store *s) {
   }
   tl_vec_free(&js->maps);
   tl_vec_free(&js->mems);                  /* the store unmaps memories */
+  tl_jit_eh_free(js);
   for (tl_instance *i = s->insts; i; i = i->next) {
     jctx *c = i->jit;
     if (!c) continue;
@@ -266,6 +301,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init_process(void) {
   trampoline_code = make_trampoline();
   lazy_code = make_lazy_thunk();
+  const uint8_t *r = make_resume();
+  if (r) memcpy(&tl_jit_resume, &r, sizeof r);   /* data to function pointer */
   install_handler();
 }
 
@@ -275,7 +312,7 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   jstore *js = jit_store(inst->s);
   if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   pthread_once(&once, init_process);
-  if (!trampoline_code || !lazy_code)
+  if (!trampoline_code || !lazy_code || !tl_jit_resume)
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
   size_t nf = inst->m->funcs.n;
   if (nf > ((size_t)1 << 26))
@@ -313,7 +350,12 @@ static tl_status compile_all(jctx *c, int threads, tl_error *err) {
   struct timespec c0, w0, c1, w1;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   clock_gettime(CLOCK_MONOTONIC, &w0);
-  tl_status st = tl_jit_compile_module(inst, &b, offs, threads, c->fuel_mode, &c->compile_crit, err);
+  jeh **ehs = calloc(inst->m->funcs.n + 1, sizeof *ehs);
+  if (!ehs) {
+    free(offs);
+    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+  }
+  tl_status st = tl_jit_compile_module(inst, &b, offs, threads, c->fuel_mode, &c->compile_crit, ehs, err);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   clock_gettime(CLOCK_MONOTONIC, &w1);
   uint8_t *code = NULL;
@@ -327,6 +369,12 @@ static tl_status compile_all(jctx *c, int threads, tl_error *err) {
   }
   size_t n = b.n;
   free(b.p);
+  for (size_t i = 0; i < inst->m->funcs.n; i++) {
+    if (ehs[i] && !st && !tl_jit_eh_register(c->js, code + offs[i], ehs[i]))
+      st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
+    else if (ehs[i] && st) free(ehs[i]);
+  }
+  free(ehs);
   if (st) {
     free(offs);
     return st;
@@ -375,8 +423,9 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
   if (c->fn[fi] != lazy_code) return c->fn[fi];
   c->lazy_buf.n = 0;
   c->lazy_fix.n = 0;
+  jeh *eh = NULL;
   tl_status st = tl_jit_compile_func(c->inst, fi, c->fuel_mode, &c->lazy_buf, &c->lazy_fix,
-                                     &c->scratch, err);
+                                     &c->scratch, &eh, err);
   if (st) {
     if (c->lazy_buf.oom) { /* the next compile starts with a fresh buffer */
       free(c->lazy_buf.p);
@@ -391,7 +440,12 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
     memcpy(rw, c->lazy_buf.p, n);
   }
   if (!x || !code_seal(c->js, rw, n)) {
+    free(eh);
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+    return NULL;
+  }
+  if (eh && !tl_jit_eh_register(c->js, x, eh)) {
+    tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
     return NULL;
   }
   c->lazy_bytes += n;
@@ -426,11 +480,14 @@ void *tl_jit_h_lazy(jctx *c, uint32_t fi) {
 }
 
 /* ------------------------------------------------------------- calls */
-typedef void (*entry_fn)(jctx *c, uint64_t *sp, const void *code, uint64_t depth);
+/* The trampoline: 0, or 1 when an exception (js->exn) left the code it ran. */
+typedef int (*entry_fn)(jctx *c, uint64_t *sp, const void *code, uint64_t depth);
 
 static uint64_t mask(uint32_t t, uint64_t v) { return t == TL_I32 || t == TL_F32 ? (uint32_t)v : v; }
 
-static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
+/* Calls f from JIT code (the frame at rsp, r15 = depth). An exception out
+ * of f goes on unwinding from that frame. */
+static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth, uint64_t *rsp) {
   jstore *js = c->js;
   if (!f->host && f->inst->s == c->inst->s) {
     jctx *fc;
@@ -441,7 +498,7 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
       entry = entry_of(fc, f->index, &e);
     }
     if (!entry) jtrap(js, e.code, e.msg);
-    ((entry_fn)(uintptr_t)trampoline_code)(fc, sp, entry, depth);
+    if (((entry_fn)(uintptr_t)trampoline_code)(fc, sp, entry, depth)) tl_jit_throw(c, js->exn, rsp, depth);
     return;
   }
   /* a host function (it sees the calling instance's memory), or a function
@@ -473,6 +530,12 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
   js->top = top0;
   for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) sp[i] = (uint64_t)r[i].of.i64;
   if (buf != small) free(buf);
+  tl_store *s = c->inst->s;
+  if (st == TL_E_EXCEPTION && s->exn) {   /* a wasm exception through the host */
+    tl_exn *x = s->exn;
+    s->exn = NULL;
+    tl_jit_throw(c, x, rsp, depth);
+  }
   if (st) {
     js->err = e;
     js->st = st;
@@ -480,9 +543,9 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth) {
   }
 }
 
-void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth) {
+void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64_t depth, uint64_t *rsp) {
   (void)unused;
-  invoke(c, c->inst->funcs[fidx], sp, depth);
+  invoke(c, c->inst->funcs[fidx], sp, depth, rsp);
 }
 
 static tl_funcinst *elem_checked(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table) {
@@ -507,7 +570,8 @@ void *tl_jit_h_resolve(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint6
   return p;
 }
 
-void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth) {
+void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, uint64_t depth,
+                            uint64_t *rsp) {
   tl_funcinst *sig = &c->inst->sigs[ti];
   tl_tableinst *t = c->inst->tables[table];
   uint32_t i = (uint32_t)sp[sig->np];
@@ -515,7 +579,7 @@ void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, 
   tl_funcinst *f = t->e[i];
   if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
   if (!tl_interp_sig_eq(f, sig)) jtrap(c->js, TL_E_TRAP, "indirect call type mismatch");
-  invoke(c, f, sp, depth);
+  invoke(c, f, sp, depth, rsp);
 }
 
 /* ---------------------------------------------------------- generic op */
@@ -765,11 +829,12 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
     *err = js->err;
     return js->st;
   }
-  ((entry_fn)(uintptr_t)trampoline_code)(c, base, entry, s->max_depth);
+  int thrown = ((entry_fn)(uintptr_t)trampoline_code)(c, base, entry, s->max_depth);
   js->jb = prev;
   js->top = top0;
   cur_js = prev_js;
   if (outer && js->fuel_on) s->fuel = js->fuel > 0 ? (uint64_t)js->fuel : 1;
+  if (thrown) return tl_exn_uncaught(s, js->exn, err);
   for (uint32_t i = 0; i < f->nr; i++) results[i].i64 = mask(f->types[f->np + i], base[i]);
   return TL_OK;
 }

@@ -167,6 +167,14 @@ tl_tableinst *tl_store_table_new(tl_store *s, tl_type elem, uint64_t min, uint64
 tl_meminst *tl_store_mem_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared);
 tl_instance *tl_instance_new(tl_store *s, tl_module *m);
 
+/* store.c: exceptions both engines make and report. tl_exn_new: an
+ * exception of tag t carrying t's params from vals, in the store's arena
+ * (NULL when out of memory). tl_exn_uncaught: sets s->exn = x and returns
+ * TL_E_EXCEPTION, "uncaught exception: tag T" (export name, else $name,
+ * else index). */
+tl_exn *tl_exn_new(tl_store *s, const tl_taginst *t, const tl_v *vals);
+tl_status tl_exn_uncaught(tl_store *s, tl_exn *x, tl_error *err);
+
 /* raw-bit float helpers shared by interp_exec.c and interp_simd.c */
 static inline float tl_f32(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline double tl_f64(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }

@@ -181,3 +181,31 @@ tl_status tl_invoke_n(tl_instance *inst, const char *name, size_t name_len, cons
   return tl_func_call(inst->s, x, args, nargs, results, maxres, nres, err);
 }
 
+
+/* ------------------------------------------------------------- exceptions */
+/* A new exception of tag t carrying the n slots at vals; NULL when out of memory. */
+tl_exn *tl_exn_new(tl_store *s, const tl_taginst *t, const tl_v *vals) {
+  uint32_t n = t->sig->np;
+  tl_exn *x = tl_arena_alloc(&s->arena, sizeof *x + n * sizeof(tl_v), _Alignof(tl_exn));
+  if (!x) return NULL;
+  x->tag = t;
+  x->n = n;
+  if (n) memcpy(x->v, vals, n * sizeof(tl_v));
+  return x;
+}
+
+/* TL_E_EXCEPTION naming x's tag: its export name, else its index. */
+tl_status tl_exn_uncaught(tl_store *s, tl_exn *x, tl_error *err) {
+  s->exn = x;
+  const tl_module *m = x->tag->inst->m;
+  for (size_t i = 0; i < m->exports.n; i++) {
+    const tl_export *e = TL_EXPORT(m, i);
+    if (e->kind == TL_EXTERN_TAG && e->index == x->tag->index)
+      return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag %.*s",
+                       (int)tl_name_len(e->name, e->name_len), e->name);
+  }
+  const tl_tag *t = TL_TAG(m, x->tag->index);
+  if (t->name) return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag $%s", t->name);
+  return tl_errorf(err, TL_E_EXCEPTION, TL_NO_OFFSET, "uncaught exception: tag %u", x->tag->index);
+}
+

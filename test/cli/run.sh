@@ -11,12 +11,14 @@ for engine in "" --interp; do
   check_sh "tilt-run ${E:-(default engine)}: hello, world" 'test "$("$TILT_RUN" $E out.wasm)" = "hello, world"'
   check_sh "tilt-run ${E:-(default engine)}: fac 10" 'test "$("$TILT_RUN" $E --invoke fac out.wasm 10)" = "i64:3628800"'
 done
-# An uncaught wasm exception: "uncaught exception" naming the tag, status 1
-# (the interpreter; the JIT refuses exception handling for now).
+# An uncaught wasm exception: "uncaught exception" naming the tag, status 1,
+# on the interpreter and on the JIT (the default engine).
 printf '(module (tag $e (export "boom") (param i32)) (func (export "f") (throw $e (i32.const 1))))' > eh.wat
 "$TILT_OPT" --all-features eh.wat -o eh.wasm
 expect_error "tilt-run --interp: uncaught exception" '^error: uncaught exception: tag boom$' \
   "$TILT_RUN" --interp --invoke f eh.wasm
+expect_error "tilt-run --jit: uncaught exception" '^error: uncaught exception: tag boom$' \
+  "$TILT_RUN" --jit --invoke f eh.wasm
 if command -v node >/dev/null; then
   cat > run.mjs <<'JS'
 import { readFileSync } from 'node:fs';
