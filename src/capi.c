@@ -577,12 +577,12 @@ static bool set_memarg(tl_module *m, tl_expr *e, const tl_imm_args *a) {
     if (lg > natural)
       return bad(m, "%s: alignment %u over the natural %u", who, a->align, 1u << natural), false;
   }
-  if (a->offset > UINT32_MAX) /* tl_memarg's offset is 32 bits */
-    return bad(m, "%s: offset %llu over 4 GiB (memory64 is not supported)", who,
-               (unsigned long long)a->offset), false;
   if (a->index > UINT16_MAX)
     return bad(m, "%s: memory index %u over %u", who, a->index, TL_MAX_MEMORIES - 1), false;
-  e->imm.mem.offset = (uint32_t)a->offset;
+  /* above 4 GiB: out of line; the validator refuses it on a 32-bit memory */
+  tl_memarg ma = e->imm.mem; /* a copy: e is packed */
+  tl_memarg_set_offset(m, &ma, a->offset);
+  e->imm.mem = ma;
   e->imm.mem.align = lg;
   e->imm.mem.mem = (uint16_t)a->index;
   if (tl_ops[e->op].imm == TL_IMM_MEMARG_LANE) {

@@ -20,6 +20,7 @@ void tl_module_destroy(tl_module *m) {
   tl_nodes_destroy(m);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
   free(m->tuple_hash);
+  tl_memarg_free_big(m);
   tl_arena_free(&m->arena);
   free(m);
 }
