@@ -705,6 +705,12 @@ tl_extern tl_host_table_new(tl_store *s, uint32_t elem_type, uint32_t min, uint3
 tl_extern tl_host_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages,
                              bool has_max);
 tl_extern tl_host_shared_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages);
+/* memory64 / table64: a 64-bit (i64-indexed) memory or table, which only a
+ * module importing a 64-bit one matches. Minimums beyond what the store can
+ * reserve (8 GiB of memory, 10,000,000 table entries) give a null extern. */
+tl_extern tl_host_memory64_new(tl_store *s, uint64_t min_pages, uint64_t max_pages, bool has_max);
+tl_extern tl_host_table64_new(tl_store *s, uint32_t elem_type, uint64_t min, uint64_t max,
+                              bool has_max);
 /* Global value (import or export). */
 tl_status tl_global_get(tl_extern g, tl_value *out);
 

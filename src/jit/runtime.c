@@ -269,6 +269,16 @@ static void init_process(void) {
   install_handler();
 }
 
+/* memory64/table64: the JIT's accesses assume i32 indices (and memory 0's
+ * guard-page scheme covers only 32-bit addresses), so it refuses them. */
+static bool has_64bit(const tl_module *m) {
+  for (uint32_t i = 0; i < m->memories.n; i++)
+    if (TL_MEMORY(m, i)->is64) return true;
+  for (uint32_t i = 0; i < m->tables.n; i++)
+    if (TL_TABLE(m, i)->is64) return true;
+  return false;
+}
+
 /* The instance's JIT state: fn[] all at the lazy thunk, nothing compiled. */
 static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (inst->jit) { *out = inst->jit; return TL_OK; }
@@ -277,6 +287,9 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   pthread_once(&once, init_process);
   if (!trampoline_code || !lazy_code)
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+  if (has_64bit(inst->m))
+    return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                     "memory64 is not supported by the JIT yet (a 64-bit memory or table); use --interp");
   size_t nf = inst->m->funcs.n;
   if (nf > ((size_t)1 << 26))
     return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many functions for the JIT");
