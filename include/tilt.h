@@ -259,6 +259,12 @@ uint32_t tl_add_table(tl_module *m, tl_type_t elem_type, uint32_t initial, uint3
 uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
                              tl_type_t elem_type, uint32_t initial, uint32_t maximum,
                              bool has_max);
+/* memory64 / table64: a defined 64-bit memory (limits up to 2^48 pages) or
+ * table (u64 limits), after the existing ones; accesses take i64 addresses,
+ * memargs offsets up to 2^64-1. Needs the memory64 feature to validate. */
+uint32_t tl_add_memory64(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max, bool shared);
+uint32_t tl_add_table64(tl_module *m, tl_type_t elem_type, uint64_t initial, uint64_t maximum,
+                        bool has_max);
 
 /* ---- exports, segments, start */
 #define TL_EXPORT_FUNC   0u  /* same numbers as the binary format */
