@@ -122,4 +122,8 @@ void *tl_jit_h_lazy(jctx *c, uint32_t fi);
 enum { JT_UNREACHABLE, JT_OOB_MEM, JT_DIV0, JT_OVERFLOW, JT_CONV, JT_EXHAUSTED, JT_FUEL, JT_NTRAPS };
 /* how many slots the helper for op needs as scratch (results) beyond its operands */
 
+/* tl_jit_h_op's b for an access to a 64-bit memory (memory64): the memory
+ * index | JB_ADDR64; the memarg's u64 offset follows the operands. */
+#define JB_ADDR64 (1u << 31)
+
 #endif
