@@ -58,7 +58,8 @@ typedef struct {
 #define TL_FEATURE_EXCEPTION_HANDLING  (1u << 10) /* legacy try/catch and exnref's try_table */
 #define TL_FEATURE_RELAXED_SIMD        (1u << 11) /* needs TL_FEATURE_SIMD too */
 #define TL_FEATURE_MULTI_MEMORY        (1u << 12)
-#define TL_FEATURES_ALL                ((1u << 13) - 1)
+#define TL_FEATURE_MEMORY64            (1u << 13) /* 64-bit memories and tables */
+#define TL_FEATURES_ALL                ((1u << 14) - 1)
 /* For tl_read_options.features, where 0 means the default set: no features
  * at all (plain MVP, --mvp-features). A bit outside TL_FEATURES_ALL. */
 #define TL_FEATURES_MVP                (1u << 31)
@@ -258,6 +259,12 @@ uint32_t tl_add_table(tl_module *m, tl_type_t elem_type, uint32_t initial, uint3
 uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
                              tl_type_t elem_type, uint32_t initial, uint32_t maximum,
                              bool has_max);
+/* memory64 / table64: a defined 64-bit memory (limits up to 2^48 pages) or
+ * table (u64 limits), after the existing ones; accesses take i64 addresses,
+ * memargs offsets up to 2^64-1. Needs the memory64 feature to validate. */
+uint32_t tl_add_memory64(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max, bool shared);
+uint32_t tl_add_table64(tl_module *m, tl_type_t elem_type, uint64_t initial, uint64_t maximum,
+                        bool has_max);
 
 /* ---- exports, segments, start */
 #define TL_EXPORT_FUNC   0u  /* same numbers as the binary format */
@@ -704,6 +711,12 @@ tl_extern tl_host_table_new(tl_store *s, uint32_t elem_type, uint32_t min, uint3
 tl_extern tl_host_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages,
                              bool has_max);
 tl_extern tl_host_shared_memory_new(tl_store *s, uint32_t min_pages, uint32_t max_pages);
+/* memory64 / table64: a 64-bit (i64-indexed) memory or table, which only a
+ * module importing a 64-bit one matches. Minimums beyond what the store can
+ * reserve (8 GiB of memory, 10,000,000 table entries) give a null extern. */
+tl_extern tl_host_memory64_new(tl_store *s, uint64_t min_pages, uint64_t max_pages, bool has_max);
+tl_extern tl_host_table64_new(tl_store *s, uint32_t elem_type, uint64_t min, uint64_t max,
+                              bool has_max);
 /* Global value (import or export). */
 tl_status tl_global_get(tl_extern g, tl_value *out);
 

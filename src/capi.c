@@ -361,6 +361,10 @@ tl_status tl_add_memory_import(tl_module *m, const char *module, const char *bas
   return TL_OK;
 }
 
+static uint32_t push_table(tl_module *m, tl_type elem, uint32_t initial, uint32_t maximum,
+                           bool has_max, const char *module, const char *base,
+                           const char *who);
+
 uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
   const char *who = "tl_add_memory";
   if (!m) return TL_INVALID_INDEX;
@@ -369,6 +373,34 @@ uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool ha
   if (m->memories.n >= TL_MAX_MEMORIES) return bad(m, "%s: more than %u memories", who, TL_MAX_MEMORIES), TL_INVALID_INDEX;
   TL_VEC_PUSH(&m->memories, tl_memory, make_memory(initial, maximum, has_max, shared));
   return (uint32_t)m->memories.n - 1;
+}
+
+uint32_t tl_add_memory64(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max, bool shared) {
+  const char *who = "tl_add_memory64";
+  if (!m) return TL_INVALID_INDEX;
+  if (check_limits(m, initial, maximum, has_max, 1ull << 48, who)) return TL_INVALID_INDEX;
+  if (shared && !has_max) return bad(m, "%s: a shared memory needs a maximum", who), TL_INVALID_INDEX;
+  if (m->memories.n >= TL_MAX_MEMORIES) return bad(m, "%s: more than %u memories", who, TL_MAX_MEMORIES), TL_INVALID_INDEX;
+  tl_memory mem = make_memory(0, 0, has_max, shared);
+  mem.min = initial;
+  mem.max = has_max ? maximum : 0;
+  mem.is64 = true;
+  TL_VEC_PUSH(&m->memories, tl_memory, mem);
+  return (uint32_t)m->memories.n - 1;
+}
+
+uint32_t tl_add_table64(tl_module *m, tl_type_t elem_type, uint64_t initial, uint64_t maximum,
+                        bool has_max) {
+  const char *who = "tl_add_table64";
+  if (!m) return TL_INVALID_INDEX;
+  if (check_limits(m, initial, maximum, has_max, UINT64_MAX, who)) return TL_INVALID_INDEX;
+  uint32_t i = push_table(m, elem_type, 0, 0, has_max, NULL, NULL, who);
+  if (i == TL_INVALID_INDEX) return i;
+  tl_table *t = TL_TABLE(m, i);
+  t->min = initial;
+  t->max = has_max ? maximum : 0;
+  t->is64 = true;
+  return i;
 }
 
 static uint32_t push_table(tl_module *m, tl_type elem, uint32_t initial, uint32_t maximum,
@@ -577,12 +609,12 @@ static bool set_memarg(tl_module *m, tl_expr *e, const tl_imm_args *a) {
     if (lg > natural)
       return bad(m, "%s: alignment %u over the natural %u", who, a->align, 1u << natural), false;
   }
-  if (a->offset > UINT32_MAX) /* tl_memarg's offset is 32 bits */
-    return bad(m, "%s: offset %llu over 4 GiB (memory64 is not supported)", who,
-               (unsigned long long)a->offset), false;
   if (a->index > UINT16_MAX)
     return bad(m, "%s: memory index %u over %u", who, a->index, TL_MAX_MEMORIES - 1), false;
-  e->imm.mem.offset = (uint32_t)a->offset;
+  /* above 4 GiB: out of line; the validator refuses it on a 32-bit memory */
+  tl_memarg ma = e->imm.mem; /* a copy: e is packed */
+  tl_memarg_set_offset(m, &ma, a->offset);
+  e->imm.mem = ma;
   e->imm.mem.align = lg;
   e->imm.mem.mem = (uint16_t)a->index;
   if (tl_ops[e->op].imm == TL_IMM_MEMARG_LANE) {

@@ -219,6 +219,14 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
   /* optimize-added-constants* refuse to run without it (as in wasm-opt) */
   for (uint32_t i = 0; names && i < nn; i++)
     if (!strncmp(names[i], "optimize-added-constants", 24)) po.low_memory_unused = true;
+  /* multi-memory-lowering refuses 64-bit memories by design (as wasm-opt's) */
+  bool mem64 = false;
+  for (uint32_t i = 0; i < m->memories.n; i++) mem64 |= tl_memory_is64(m, i);
+  for (uint32_t i = 0; mem64 && names && i < nn; i++)
+    if (!strncmp(names[i], "multi-memory-lowering", 21)) {
+      tl_module_free(m);
+      return true;
+    }
   char what[512] = "", spec[512] = "";  /* spec: the same as `reduce --pass` takes */
   tl_status rc;
   if (names) {
@@ -452,7 +460,8 @@ static void batch_v8(run *r, uint64_t seed0, uint32_t nb, const char *dir) {
      * the interpreter the spec's deterministic one; both are right */
     tl_module *m = g_v8_in ? read_mod(g_v8_in, g_v8_inn, &err)
                            : gen_seed(seed0 + k, TL_FEATURES_ALL & ~TL_FEATURE_EXTENDED_CONST &
-                                                     ~TL_FEATURE_RELAXED_SIMD & ~TL_FEATURE_MULTI_MEMORY);
+                                                     ~TL_FEATURE_RELAXED_SIMD & ~TL_FEATURE_MULTI_MEMORY &
+                                                     ~TL_FEATURE_MEMORY64);
     if (!m) break;
     tl_fuzz_denan(m);   /* NaN bits are the engines' choice: not compared */
     write_mod(m, &ws[k], &ns[k]);

@@ -37,6 +37,7 @@ typedef struct {
   uint32_t nglobal;
   uint32_t data_passive, elem_passive;
   bool shared, has_ext_table;
+  bool table64;              /* table 0 is 64-bit (memory64) */
   uint32_t nmem;          /* 1, or 2 with multi-memory */
   uint32_t ext_table;
   bool eh;                   /* emit exception handling (fuzz.h) */
@@ -171,6 +172,15 @@ static tl_expr *masked(gen *g, uint32_t mask) {
   return k2(g, TL_OP_I32_AND, make(g, TL_I32), ci32(g, (int32_t)mask));
 }
 
+/* An index of a 64-bit memory or table (wide) or a 32-bit one: masked,
+ * zero-extended when wide; now and then any i64 (far out of bounds, or
+ * with the offset past 2^64). */
+static tl_expr *index_of(gen *g, uint32_t mask, bool wide) {
+  if (!wide) return masked(g, mask);
+  if (one_in(g, 8)) return make(g, TL_I64);
+  return k1(g, TL_OP_I64_EXTEND_I32_U, masked(g, mask));
+}
+
 /* ----------------------------------------------------- opcode-table ops */
 static uint32_t lanes_of(const char *text) {
   if (text[1] == '8') return 16;
@@ -198,34 +208,28 @@ static bool eligible(gen *g, int op) {
 
 static tl_expr *table_op(gen *g, int op, tl_type t);
 
-static tl_expr *op_node(gen *g, int op) {
+/* op's immediates (before its operands: their types may depend on them). */
+static void op_imm(gen *g, tl_expr *e, int op) {
   const tl_opinfo *o = &tl_ops[op];
-  tl_expr *e = node(g, (tl_op)op, o->nops);
-  bool memarg = o->imm == TL_IMM_MEMARG || o->imm == TL_IMM_MEMARG_LANE;
   bool atomic = (o->flags & TL_F_ATOMIC) != 0;
-  bool bulk = o->imm == TL_IMM_MEM || o->imm == TL_IMM_MEM_COPY || o->imm == TL_IMM_MEM_INIT ||
-              o->imm == TL_IMM_TABLE_INIT || o->imm == TL_IMM_TABLE_COPY;
-  for (uint32_t i = 0; i < o->nops; i++) {
-    if (memarg && i == 0) e->kid[i] = masked(g, atomic ? 0xfff8 : 0xffff);
-    else if (bulk && o->ops[i] == TL_I32) e->kid[i] = masked(g, i == 0 && o->imm == TL_IMM_MEM ? 0xffff : 0x3f);
-    else e->kid[i] = make(g, o->ops[i]);
-  }
-  uint32_t nat = memarg ? tl_op_natural_align(op) : 0;
+  uint32_t nat = o->imm == TL_IMM_MEMARG || o->imm == TL_IMM_MEMARG_LANE ? tl_op_natural_align(op) : 0;
   switch (o->imm) {
-  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
-    e->imm.mem.offset = atomic ? 0 : (one_in(g, 16) ? u32(g) : pick(g, 4) * (1u << pick(g, 6)));
-    e->imm.mem.align = atomic ? nat : pick(g, nat + 1);
-    e->imm.mem.mem = (uint16_t)(g->nmem > 1 && one_in(g, 3));
-    if (o->imm == TL_IMM_MEMARG_LANE) e->imm.mem.lane = (uint8_t)pick(g, 16u >> nat);
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: {
+    tl_memarg ma = e->imm.mem;
+    ma.mem = (uint16_t)(g->nmem > 1 && one_in(g, 3));
+    uint64_t off = atomic ? 0 : (one_in(g, 16) ? u32(g) : pick(g, 4) * (1u << pick(g, 6)));
+    if (!atomic && tl_memory_is64(g->m, ma.mem) && one_in(g, 16)) off = (uint64_t)u32(g) << 32 | u32(g);
+    tl_memarg_set_offset(g->m, &ma, off);
+    ma.align = atomic ? nat : pick(g, nat + 1);
+    if (o->imm == TL_IMM_MEMARG_LANE) ma.lane = (uint8_t)pick(g, 16u >> nat);
+    e->imm.mem = ma;
     break;
+  }
   case TL_IMM_LANE: e->imm.mem.lane = (uint8_t)pick(g, lanes_of(o->text)); break;
   case TL_IMM_SHUFFLE:
     for (int i = 0; i < 16; i++) e->imm.v128[i] = (uint8_t)pick(g, 32);
     break;
-  case TL_IMM_MEM:
-    e->imm.index = pick(g, g->nmem);
-    if (op == TL_OP_MEMORY_GROW) e->kid[0] = masked(g, 1);
-    break;
+  case TL_IMM_MEM: e->imm.index = pick(g, g->nmem); break;
   case TL_IMM_MEM_COPY: e->imm.idx2.a = pick(g, g->nmem); e->imm.idx2.b = pick(g, g->nmem); break;
   case TL_IMM_MEM_INIT: e->imm.idx2.a = pick(g, 2); e->imm.idx2.b = pick(g, g->nmem); break;
   case TL_IMM_DATA: e->imm.index = pick(g, 2); break;
@@ -235,6 +239,24 @@ static tl_expr *op_node(gen *g, int op) {
   case TL_IMM_TABLE: e->imm.index = g->has_ext_table ? pick(g, 2) : 0; break;
   default: break;
   }
+}
+
+static tl_expr *op_node(gen *g, int op) {
+  const tl_opinfo *o = &tl_ops[op];
+  tl_expr *e = node(g, (tl_op)op, o->nops);
+  bool memarg = o->imm == TL_IMM_MEMARG || o->imm == TL_IMM_MEMARG_LANE;
+  bool atomic = (o->flags & TL_F_ATOMIC) != 0;
+  bool bulk = o->imm == TL_IMM_MEM || o->imm == TL_IMM_MEM_COPY || o->imm == TL_IMM_MEM_INIT ||
+              o->imm == TL_IMM_TABLE_INIT || o->imm == TL_IMM_TABLE_COPY;
+  op_imm(g, e, op);
+  uint32_t wide = (o->flags & TL_F_INDEXED) ? tl_index64_mask(g->m, op, e->imm) : 0;
+  for (uint32_t i = 0; i < o->nops; i++) {
+    bool w = wide >> i & 1;
+    if (memarg && i == 0) e->kid[i] = index_of(g, atomic ? 0xfff8 : 0xffff, w);
+    else if (op == TL_OP_MEMORY_GROW) e->kid[i] = index_of(g, 1, w);
+    else if (bulk && o->ops[i] == TL_I32) e->kid[i] = index_of(g, i == 0 && o->imm == TL_IMM_MEM ? 0xffff : 0x3f, w);
+    else e->kid[i] = make(g, o->ops[i]);
+  }
   return e;
 }
 
@@ -243,7 +265,11 @@ static tl_expr *op_of(gen *g, tl_type t) {
   uint32_t start = pick(g, g->nops);
   for (uint32_t k = 0; k < g->nops; k++) {
     int op = g->ops[(start + k) % g->nops];
-    if (tl_ops[op].result == t) return op_node(g, op);
+    if (tl_ops[op].result != t) continue;
+    tl_expr *e = op_node(g, op);
+    /* memory.size/grow, table.size of a 64-bit memory or table give an i64 */
+    bool r64 = (tl_ops[op].flags & TL_F_INDEXED) && (tl_index64_mask(g->m, op, e->imm) & TL_IDX64_RESULT);
+    return r64 ? k1(g, TL_OP_I32_WRAP_I64, e) : e;
   }
   return NULL;
 }
@@ -256,21 +282,22 @@ static tl_expr *table_op(gen *g, int op, tl_type t) {
     if (t != TL_FUNCREF && t != TL_EXTERNREF) return NULL;
     tab = t == TL_FUNCREF ? 0 : g->ext_table;
     if (t == TL_EXTERNREF && !g->has_ext_table) return NULL;
-    tl_expr *e = k1(g, TL_OP_TABLE_GET, masked(g, 7));
+    tl_expr *e = k1(g, TL_OP_TABLE_GET, index_of(g, 7, tl_table_is64(g->m, tab)));
     e->imm.index = tab;
     return e;
   }
   tl_expr *e;
-  if (op == TL_OP_TABLE_SET) e = k2(g, TL_OP_TABLE_SET, masked(g, 7), make(g, et));
-  else if (op == TL_OP_TABLE_GROW) e = k2(g, TL_OP_TABLE_GROW, make(g, et), masked(g, 3));
+  bool w = tl_table_is64(g->m, tab);
+  if (op == TL_OP_TABLE_SET) e = k2(g, TL_OP_TABLE_SET, index_of(g, 7, w), make(g, et));
+  else if (op == TL_OP_TABLE_GROW) e = k2(g, TL_OP_TABLE_GROW, make(g, et), index_of(g, 3, w));
   else {
     e = node(g, TL_OP_TABLE_FILL, 3);
-    e->kid[0] = masked(g, 7);
+    e->kid[0] = index_of(g, 7, w);
     e->kid[1] = make(g, et);
-    e->kid[2] = masked(g, 3);
+    e->kid[2] = index_of(g, 3, w);
   }
   e->imm.index = tab;
-  return e;
+  return w && op == TL_OP_TABLE_GROW && t == TL_I32 ? k1(g, TL_OP_I32_WRAP_I64, e) : e;
 }
 
 /* --------------------------------------------------------------- control */
@@ -405,7 +432,8 @@ static tl_expr *call_of(gen *g, tl_type t, bool tail) {
   if (ind) {
     e->imm.idx2.a = type;
     e->imm.idx2.b = 0;
-    tl_expr_push_kid(g->m, e, one_in(g, 4) ? make(g, TL_I32) : ci32(g, (int32_t)fi));
+    tl_expr *i = one_in(g, 4) ? make(g, TL_I32) : ci32(g, (int32_t)fi);
+    tl_expr_push_kid(g->m, e, g->table64 ? k1(g, TL_OP_I64_EXTEND_I32_U, i) : i);
   } else {
     e->imm.index = fi;
   }
@@ -929,9 +957,18 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
   g->shared = has(g, TL_FEAT_THREADS) && pick(g, 2);
   g->feats &= g->shared ? ~0u : ~(uint32_t)TL_FEAT_THREADS;
   tl_set_memory(m, 1, 2, g->shared || pick(g, 2), g->shared, NULL);
+  bool m64 = has(g, TL_FEAT_MEMORY64) && pick(g, 3) == 0;   /* memory 0 64-bit */
+  TL_MEMORY(m, 0)->is64 = m64;
   g->nmem = 1;
-  if (has(g, TL_FEAT_MULTI_MEMORY) && pick(g, 2)) g->nmem += tl_add_memory(m, 1, 3, true, g->shared) == 1;
+  if (has(g, TL_FEAT_MULTI_MEMORY) && pick(g, 2)) {
+    bool m64b = has(g, TL_FEAT_MEMORY64) && pick(g, 2);
+    g->nmem += (m64b ? tl_add_memory64(m, 1, 3, true, g->shared) : tl_add_memory(m, 1, 3, true, g->shared)) == 1;
+  }
   if (g->nmem == 1) g->feats &= ~(uint32_t)TL_FEAT_MULTI_MEMORY;
+  g->table64 = has(g, TL_FEAT_MEMORY64) && pick(g, 4) == 0;
+  bool any64 = g->table64;
+  for (uint32_t i = 0; i < g->nmem; i++) any64 |= TL_MEMORY(m, i)->is64;
+  if (!any64) g->feats &= ~(uint32_t)TL_FEAT_MEMORY64;
   uint32_t nf = 1 + pick(g, max_funcs);
   g->nfunc = 4 + nf;
   uint32_t ndef_types = 0, types[8];
@@ -940,15 +977,17 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
   for (uint32_t i = 0; i < nf; i++) tl_add_function(m, NULL, types[pick(g, ndef_types)], NULL, 0, NULL);
   uint32_t all[64], na = 0;
   for (uint32_t i = 0; i < g->nfunc && na < 64; i++) all[na++] = i;
-  tl_add_table(m, TL_FUNCREF, g->nfunc, 0, false);
+  if (g->table64) tl_add_table64(m, TL_FUNCREF, g->nfunc, 0, false);
+  else tl_add_table(m, TL_FUNCREF, g->nfunc, 0, false);
   if (has(g, TL_FEAT_REFERENCE_TYPES)) {
     g->has_ext_table = true;
     g->ext_table = tl_add_table(m, TL_EXTERNREF, 2, 8, true);
   }
-  tl_add_active_element_segment(m, 0, tl_build_const_i32(m, 0), all, na);
+  tl_add_active_element_segment(m, 0, g->table64 ? tl_build_const_i64(m, 0) : tl_build_const_i32(m, 0), all, na);
   uint8_t bytes[16];
   for (int i = 0; i < 16; i++) bytes[i] = (uint8_t)u8(g);
-  tl_add_data_segment(m, true, 0, tl_build_const_i32(m, (int32_t)pick(g, 64)), bytes, 16);
+  int32_t at = (int32_t)pick(g, 64);
+  tl_add_data_segment(m, true, 0, m64 ? tl_build_const_i64(m, at) : tl_build_const_i32(m, at), bytes, 16);
   bool bulk = has(g, TL_FEAT_BULK_MEMORY);
   if (bulk) {
     tl_add_passive_element_segment(m, all, na < 3 ? na : 3);

@@ -1,6 +1,6 @@
 /* spectest.c — the "spectest" module the spec test suite imports: print
  * functions (silent unless verbose), four globals holding 666 / 666.6, a
- * funcref table of 10 (max 20), a memory of 1 page (max 2) and a shared
+ * funcref table of 10 (max 20) and a 64-bit one (table64), a memory of 1 page (max 2) and a shared
  * memory of 1 page (max 2) for the threads tests. */
 #include "host.h"
 
@@ -64,6 +64,7 @@ void tl_spectest_define(tl_linker *l, tl_store *s, bool verbose) {
   tl_linker_define(l, "spectest", "global_f32", global(s, TL_VAL_F32, fb));
   tl_linker_define(l, "spectest", "global_f64", global(s, TL_VAL_F64, db));
   tl_linker_define(l, "spectest", "table", tl_host_table_new(s, TL_VAL_FUNCREF, 10, 20, true));
+  tl_linker_define(l, "spectest", "table64", tl_host_table64_new(s, TL_VAL_FUNCREF, 10, 20, true));
   tl_linker_define(l, "spectest", "memory", tl_host_memory_new(s, 1, 2, true));
   tl_linker_define(l, "spectest", "shared_memory", tl_host_shared_memory_new(s, 1, 2));
 }

@@ -18,6 +18,7 @@ static const struct { tl_features bit; const char *name; } names[] = {
   {TL_FEAT_EXCEPTION_HANDLING, "exception-handling"},
   {TL_FEAT_RELAXED_SIMD, "relaxed-simd"},
   {TL_FEAT_MULTI_MEMORY, "multimemory"},
+  {TL_FEAT_MEMORY64, "memory64"},
 };
 
 const char *tl_feature_name(tl_features single) {
@@ -92,6 +93,10 @@ tl_features tl_module_detect_features(tl_module *m) {
   }
   for (uint32_t i = 0; i < m->memories.n; i++)
     if (TL_MEMORY(m, i)->shared) f |= TL_FEAT_THREADS;
+  for (uint32_t i = 0; i < m->memories.n; i++)
+    if (TL_MEMORY(m, i)->is64) f |= TL_FEAT_MEMORY64;
+  for (uint32_t i = 0; i < m->tables.n; i++)
+    if (TL_TABLE(m, i)->is64) f |= TL_FEAT_MEMORY64;
   if (m->memories.n > 1) f |= TL_FEAT_MULTI_MEMORY;
   if (m->tables.n > 1) f |= TL_FEAT_REFERENCE_TYPES;
   if (m->tags.n) f |= TL_FEAT_EXCEPTION_HANDLING;

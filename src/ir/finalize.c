@@ -107,10 +107,19 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
   return r;
 }
 
+/* A fixed-signature row's result: the table's, i64 for memory.size/grow and
+ * table.size of a 64-bit memory or table. */
+static inline tl_type fixed_result(const tl_module *m, const tl_expr *e) {
+  const tl_opinfo *oi = &tl_ops[e->op];
+  if (oi->result == TL_I32 && (oi->flags & TL_F_INDEXED) && (tl_index64_mask(m, e->op, e->imm) & TL_IDX64_RESULT))
+    return TL_I64;
+  return oi->result;
+}
+
 tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
   if (oi->flags & TL_F_NORETURN) return TL_UNREACHABLE; /* unreachable, br, return... */
-  if (oi->nops != TL_SIG_SPECIAL) return oi->result;
+  if (oi->nops != TL_SIG_SPECIAL) return fixed_result(m, e);
   switch (e->op) {
   case TL_OP_BR: case TL_OP_BR_TABLE: case TL_OP_RETURN:
   case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT: return TL_UNREACHABLE;
@@ -125,7 +134,8 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_TEE: return f->local[e->imm.index];
   case TL_OP_GLOBAL_GET: return TL_GLOBAL(m, e->imm.index)->type;
   case TL_OP_TABLE_GET: return TL_TABLE(m, e->imm.index)->elem;
-  case TL_OP_TABLE_GROW: case TL_OP_REF_IS_NULL: return TL_I32;
+  case TL_OP_TABLE_GROW: return tl_table_is64(m, e->imm.index) ? TL_I64 : TL_I32;
+  case TL_OP_REF_IS_NULL: return TL_I32;
   case TL_OP_TUPLE_EXTRACT: return tl_type_at(m, e->kid[0]->type, e->imm.index);
   case TL_OP_CATCH: case TL_OP_CATCH_ALL: return e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE;
   case TL_OP_DELEGATE: return TL_NONE;
@@ -151,7 +161,7 @@ __attribute__((noinline)) static tl_type tuple_make_type(tl_module *m, const tl_
 static inline void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
   if (any_kid_unreachable(e)) e->type = TL_UNREACHABLE;
-  else if (oi->nops != TL_SIG_SPECIAL && !(oi->flags & TL_F_NORETURN)) e->type = oi->result;
+  else if (oi->nops != TL_SIG_SPECIAL && !(oi->flags & TL_F_NORETURN)) e->type = fixed_result(m, e);
   else if (e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_TEE) e->type = f->local[e->imm.index];
   else if (e->op == TL_OP_TUPLE_MAKE) e->type = tuple_make_type(m, e);
   else e->type = tl_expr_natural_type(m, f, e);
@@ -258,7 +268,7 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
         /* leaves: constants and local.get inline, the rest by refin_node */
         const tl_opinfo *oi = &tl_ops[k->op];
         if (!(oi->flags & (TL_F_CONTROL | TL_F_NORETURN | TL_F_BRANCH)) && oi->nops != TL_SIG_SPECIAL)
-          k->type = oi->result;
+          k->type = fixed_result(m, k);
         else if (k->op == TL_OP_LOCAL_GET)
           k->type = f->local[k->imm.index];
         else

@@ -200,11 +200,14 @@ static void emit_op(cc *c, tl_expr *e) {
   default: break;
   }
   switch (oi->imm) {
-  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
+  case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: {
+    tl_memarg ma = e->imm.mem; /* a copy: e is packed */
     if (e->imm.mem.mem) emit(c, X_MEMSEL, e->imm.mem.mem, 0);
-    emit(c, e->op, e->imm.mem.mem, e->imm.mem.offset)->n = e->imm.mem.lane;
+    emit(c, e->op, tl_memory_is64(c->m, e->imm.mem.mem) ? XA_ADDR64 : 0,
+         tl_memarg_offset(c->m, &ma))->n = e->imm.mem.lane;
     if (e->imm.mem.mem) emit(c, X_MEMSEL, 0, 0);
     return;
+  }
   case TL_IMM_LANE:
     emit(c, e->op, 0, e->imm.mem.offset)->n = e->imm.mem.lane;
     return;

@@ -95,9 +95,11 @@ static uint64_t ld_n(const uint8_t *p, unsigned n) {
 
 static void st_n(uint8_t *p, uint64_t v, unsigned n) { memcpy(p, &v, n); }
 
-static bool grow_mem(tl_meminst *mem, uint32_t delta, uint32_t *old) {
-  *old = (uint32_t)mem->pages;
-  return tl_mem_grow(mem, delta);
+/* memory.grow: the old size in pages, or -1 of the address type. */
+static uint64_t grow_mem(tl_meminst *mem, uint64_t delta) {
+  uint64_t old = mem->pages;
+  if (tl_mem_grow(mem, delta)) return old;
+  return mem->is64 ? UINT64_MAX : UINT32_MAX;
 }
 
 #define F32(x) tl_f32(x)
@@ -111,7 +113,13 @@ static bool grow_mem(tl_meminst *mem, uint32_t delta, uint32_t *old) {
 #define FCMP64(OP, expr) case TL_OP_##OP: { double b = F64((--sp)->i64), a = F64(sp[-1].i64); PUT32(sp[-1], (expr)); break; }
 #define TRAP(why) do { st = trap(err, why); goto out; } while (0)
 #define CHARGE(bytes) do { uint64_t c_ = tl_bulk_fuel(bytes); if (c_ >= fuel) goto no_fuel; fuel -= c_; } while (0)
-#define MEMEA(N) uint64_t ea = (uint64_t)sp[-1].i32 + ins->u.b; if (oob(ea, (N), ms)) TRAP("out of bounds memory access")
+/* An index operand: i64 on a 64-bit memory or table, else i32. */
+#define IDX(slot, is64) ((is64) ? (slot).i64 : (uint64_t)(slot).i32)
+/* The effective address of a memarg access: a (its ins->a) has XA_ADDR64
+ * for a 64-bit memory, whose address + offset may overflow (a trap). */
+#define MEMEA(N) uint64_t ea; \
+  if (__builtin_add_overflow(IDX(sp[-1], ins->a & XA_ADDR64), ins->u.b, &ea) || oob(ea, (N), ms)) \
+    TRAP("out of bounds memory access")
 #define LOAD(OP, F, N, conv) case TL_OP_##OP: { MEMEA(N); uint64_t v = ld_n(mb + ea, N); PUT_##F(sp[-1], conv); break; }
 #define STORE(OP, F, N) case TL_OP_##OP: { uint64_t v = (--sp)->F; MEMEA(N); st_n(mb + ea, v, N); sp--; break; }
 #define MEMSEL(k) do { if (inst->m->memories.n && (cm = inst->mems[(k)])) { mb = cm->data; ms = cm->pages * TL_PAGE; } else { mb = NULL; ms = 0; } } while (0)
@@ -254,7 +262,8 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     case TL_OP_RETURN_CALL: callee = inst->funcs[ins->a]; tail = true; goto do_call;
     case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: {
       tl_tableinst *t = inst->tables[ins->u.b];
-      uint32_t i = (--sp)->i32;
+      uint64_t i = IDX(sp[-1], t->is64);
+      sp--;
       if (i >= t->n) TRAP("undefined element");
       callee = t->e[i];
       if (!callee) TRAP("uninitialized element");
@@ -377,7 +386,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     /* ---- tables and references ---- */
     case TL_OP_TABLE_GET: {
       tl_tableinst *t = inst->tables[ins->a];
-      uint32_t i = sp[-1].i32;
+      uint64_t i = IDX(sp[-1], t->is64);
       if (i >= t->n) TRAP("out of bounds table access");
       PUTREF(sp[-1], t->e[i]);
       break;
@@ -385,42 +394,45 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     case TL_OP_TABLE_SET: {
       tl_tableinst *t = inst->tables[ins->a];
       sp -= 2;
-      uint32_t i = sp[0].i32;
+      uint64_t i = IDX(sp[0], t->is64);
       if (i >= t->n) TRAP("out of bounds table access");
       t->e[i] = sp[1].ref;
       break;
     }
     case TL_OP_TABLE_SIZE: PUT32(*sp++, inst->tables[ins->a]->n); break;
     case TL_OP_TABLE_GROW: {
-      uint32_t n = (--sp)->i32;
-      PUT32(sp[-1], tl_table_grow(inst->tables[ins->a], sp[-1].ref, n));
-      if (sp[-1].i32 != UINT32_MAX) CHARGE((uint64_t)n * 8);
+      tl_tableinst *t = inst->tables[ins->a];
+      uint64_t n = IDX(sp[-1], t->is64);
+      sp--;
+      uint32_t old = n > UINT32_MAX ? UINT32_MAX : tl_table_grow(t, sp[-1].ref, (uint32_t)n);
+      if (old != UINT32_MAX) CHARGE(n * 8);
+      PUT64(sp[-1], old != UINT32_MAX ? old : t->is64 ? UINT64_MAX : UINT32_MAX);
       break;
     }
     case TL_OP_TABLE_FILL: {
       tl_tableinst *t = inst->tables[ins->a];
       sp -= 3;
-      uint32_t i = sp[0].i32, n = sp[2].i32;
+      uint64_t i = IDX(sp[0], t->is64), n = IDX(sp[2], t->is64);
       if (oob(i, n, t->n)) TRAP("out of bounds table access");
-      CHARGE((uint64_t)n * 8);
-      for (uint32_t k = 0; k < n; k++) t->e[i + k] = sp[1].ref;
+      CHARGE(n * 8);
+      for (uint64_t k = 0; k < n; k++) t->e[i + k] = sp[1].ref;
       break;
     }
     case TL_OP_TABLE_COPY: {
       tl_tableinst *dt = inst->tables[ins->a], *stb = inst->tables[ins->u.b];
       sp -= 3;
-      uint32_t di = sp[0].i32, si = sp[1].i32, n = sp[2].i32;
+      uint64_t di = IDX(sp[0], dt->is64), si = IDX(sp[1], stb->is64), n = IDX(sp[2], dt->is64 && stb->is64);
       if (oob(si, n, stb->n) || oob(di, n, dt->n)) TRAP("out of bounds table access");
-      CHARGE((uint64_t)n * 8);
+      CHARGE(n * 8);
       if (n) memmove(dt->e + di, stb->e + si, n * sizeof(void *));
       break;
     }
     case TL_OP_TABLE_INIT: {
       tl_tableinst *t = inst->tables[ins->u.b];
       sp -= 3;
-      uint32_t di = sp[0].i32, si = sp[1].i32, n = sp[2].i32;
+      uint64_t di = IDX(sp[0], t->is64), si = sp[1].i32, n = sp[2].i32;
       if (oob(si, n, inst->elem_n[ins->a]) || oob(di, n, t->n)) TRAP("out of bounds table access");
-      CHARGE((uint64_t)n * 8);
+      CHARGE(n * 8);
       if (n) memcpy(t->e + di, inst->elem[ins->a] + si, n * sizeof(void *));
       break;
     }
@@ -453,17 +465,17 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     STORE(I64_STORE8, i64, 1)
     STORE(I64_STORE16, i64, 2)
     STORE(I64_STORE32, i64, 4)
-    case TL_OP_MEMORY_SIZE: PUT32(*sp++, (uint32_t)inst->mems[ins->a]->pages); break;
+    case TL_OP_MEMORY_SIZE: PUT64(*sp++, inst->mems[ins->a]->pages); break;
     case TL_OP_MEMORY_GROW: {
-      uint32_t old;
-      PUT32(sp[-1], grow_mem(inst->mems[ins->a], sp[-1].i32, &old) ? old : UINT32_MAX);
+      tl_meminst *mm = inst->mems[ins->a];
+      PUT64(sp[-1], grow_mem(mm, IDX(sp[-1], mm->is64)));
       RELOAD();
       break;
     }
     case TL_OP_MEMORY_FILL: {
       tl_meminst *mm = inst->mems[ins->a];
       sp -= 3;
-      uint64_t dd = sp[0].i32, n = sp[2].i32;
+      uint64_t dd = IDX(sp[0], mm->is64), n = IDX(sp[2], mm->is64);
       if (oob(dd, n, mm->pages * TL_PAGE)) TRAP("out of bounds memory access");
       CHARGE(n);
       memset(mm->data + dd, (int)(sp[1].i32 & 0xff), n);
@@ -472,7 +484,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     case TL_OP_MEMORY_COPY: {
       tl_meminst *dm = inst->mems[ins->a], *sm = inst->mems[ins->u.b];
       sp -= 3;
-      uint64_t dd = sp[0].i32, ss = sp[1].i32, n = sp[2].i32;
+      uint64_t dd = IDX(sp[0], dm->is64), ss = IDX(sp[1], sm->is64), n = IDX(sp[2], dm->is64 && sm->is64);
       if (oob(ss, n, sm->pages * TL_PAGE) || oob(dd, n, dm->pages * TL_PAGE))
         TRAP("out of bounds memory access");
       CHARGE(n);
@@ -482,7 +494,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     case TL_OP_MEMORY_INIT: {
       tl_meminst *mm = inst->mems[ins->u.b];
       sp -= 3;
-      uint64_t dd = sp[0].i32, ss = sp[1].i32, n = sp[2].i32;
+      uint64_t dd = IDX(sp[0], mm->is64), ss = sp[1].i32, n = sp[2].i32;
       if (oob(ss, n, inst->data_n[ins->a]) || oob(dd, n, mm->pages * TL_PAGE))
         TRAP("out of bounds memory access");
       CHARGE(n);

@@ -59,6 +59,8 @@ enum {
   X_MEMSEL,          /* cache memory a in (mb, ms): around an access to a memory other than 0 */
   X_NOPS
 };
+/* A memarg access's ins->a: the address is an i64 (a 64-bit memory). */
+#define XA_ADDR64 (1u << 31)
 
 struct tl_code {
   tl_ins *ins;

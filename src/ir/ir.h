@@ -105,6 +105,8 @@ enum {
   TL_F_RELAXED = 1 << 19,     /* implementation-defined result (relaxed SIMD): pure,
                                  but never folded to one of its allowed values */
 };
+/* Rows whose index operands may be i64 (memory64/table64): tl_index64_mask. */
+#define TL_F_INDEXED (TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE | TL_F_WRITES_TABLE)
 
 /* Features, as bits of a tl_features set. The names are wasm-opt's flag
  * names (--enable-<name>); see features.c. */
@@ -123,7 +125,8 @@ enum {
   TL_FEAT_EXCEPTION_HANDLING = 1 << 10,
   TL_FEAT_RELAXED_SIMD = 1 << 11,
   TL_FEAT_MULTI_MEMORY = 1 << 12,
-  TL_FEAT_ALL = (1 << 13) - 1,
+  TL_FEAT_MEMORY64 = 1 << 13,   /* 64-bit memories and tables (i64 addresses) */
+  TL_FEAT_ALL = (1 << 14) - 1,
   /* What a relaxed SIMD row needs (its feat column RELAXED): both bits. */
   TL_FEAT_RELAXED = TL_FEAT_SIMD | TL_FEAT_RELAXED_SIMD,
 };
@@ -153,11 +156,15 @@ uint8_t tl_op_natural_align(int op);          /* log2 bytes a memory op accesses
 /* tl_imm is 8 bytes and a node 28: what does not fit is out of line, in
  * node memory (tl_node_alloc), and expr.c's measure/move/sweep follow it. */
 typedef struct {    /* 8 bytes */
-  uint32_t offset;  /* memory64 is not supported: offsets are u32 (the
-                       reader reads a u32, the C API checks) */
+  uint32_t offset;  /* the offset; when big, the index of an offset above
+                       UINT32_MAX (memory64) interned in the module, out of
+                       line: read it with tl_memarg_offset, set it with
+                       tl_memarg_set_offset. Equal offsets of one module
+                       have equal fields. */
   uint16_t mem;     /* memory index (a module has at most TL_MAX_MEMORIES) */
-  uint8_t align;    /* log2 of the alignment (at most the natural one: the
+  uint8_t align : 7; /* log2 of the alignment (at most the natural one: the
                        reader and C API check before storing it) */
+  uint8_t big : 1;
   uint8_t lane;     /* lane for *_lane ops */
 } tl_memarg;
 #define TL_MAX_MEMORIES 65536u /* what tl_memarg.mem can name */
@@ -424,7 +431,7 @@ typedef struct {
 typedef struct {
   tl_type elem;            /* TL_FUNCREF or TL_EXTERNREF */
   uint64_t min, max;
-  bool has_max;
+  bool has_max, is64;      /* is64: table64, i64 indices */
   tl_importname imp;
   const char *name;
 } tl_table;
@@ -512,6 +519,12 @@ struct tl_module {
   uint32_t ntuples;
   uint32_t *tuple_hash;    /* open addressing: tuple id+1, 0 = empty */
   uint32_t tuple_hash_cap;
+  /* memarg.c: memarg offsets above UINT32_MAX, interned the same way
+   * (offset i is big_block[i >> 10][i & 1023]; blocks never move). */
+  uint64_t *big_block[4096];
+  uint32_t nbig;
+  uint32_t *big_hash;      /* open addressing: index+1, 0 = empty */
+  uint32_t big_hash_cap;
 };
 
 #define TL_FUNC(m, i) (&TL_VEC_AT(&(m)->funcs, tl_func, (i)))
@@ -540,6 +553,25 @@ uint32_t tl_type_arity(const tl_module *m, tl_type t);  /* none/unreachable 0, b
 tl_type tl_type_at(const tl_module *m, tl_type t, uint32_t i); /* i-th component */
 const char *tl_type_name(tl_type t);                    /* basic types only */
 uint32_t tl_functype_intern(tl_module *m, tl_type params, tl_type results); /* find or append */
+
+/* memarg.c */
+uint64_t tl_memarg_big(const tl_module *m, uint32_t index);
+static inline uint64_t tl_memarg_offset(const tl_module *m, const tl_memarg *ma) {
+  return ma->big ? tl_memarg_big(m, ma->offset) : ma->offset;
+}
+void tl_memarg_set_offset(tl_module *m, tl_memarg *ma, uint64_t off);
+void tl_memarg_free_big(tl_module *m);                  /* module.c's destroy */
+bool tl_memory_is64(const tl_module *m, uint32_t mem);  /* false if out of range */
+bool tl_table_is64(const tl_module *m, uint32_t table);
+/* Which index operands of op (its imm im) are i64 rather than the opcode
+ * table's i32: bit i for operand i (0-2), TL_IDX64_RESULT for the result
+ * (memory.size/grow, table.size/grow), TL_IDX64_CALLEE for call_indirect's
+ * last operand. 0 for everything on 32-bit memories and tables. */
+#define TL_IDX64_RESULT 8u
+#define TL_IDX64_CALLEE 16u
+uint32_t tl_index64_mask(const tl_module *m, int op, tl_imm im);
+/* Operand i's type: t (the table's) with i32 index operands widened by the mask. */
+tl_type tl_index_operand_type(const tl_module *m, int op, tl_imm im, uint32_t i, tl_type t);
 
 /* module.c */
 tl_module *tl_module_alloc(void);     /* NULL on malloc failure */

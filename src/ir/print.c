@@ -249,7 +249,8 @@ static void put_memarg(pr *p, const tl_expr *e) {
     put(p, " ");
     put_ref(p, NS_MEMORY, ma->mem);
   }
-  if (ma->offset) tl_buf_printf(p->out, " offset=%" PRIu32, ma->offset);
+  uint64_t off = tl_memarg_offset(p->m, ma);
+  if (off) tl_buf_printf(p->out, " offset=%" PRIu64, off);
   if (ma->align != tl_op_natural_align(e->op)) tl_buf_printf(p->out, " align=%" PRIu64, (uint64_t)1 << ma->align);
 }
 
@@ -391,8 +392,10 @@ static tl_type table_elem(pr *p, uint32_t t) {
 /* What parent e (printed with type ptype, wanted as want) expects of kid i. */
 static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_type want) {
   const tl_opinfo *oi = &tl_ops[e->op];
-  if (oi->nops != TL_SIG_SPECIAL) return i < oi->nops ? oi->ops[i] : TL_UNREACHABLE;
+  if (oi->nops != TL_SIG_SPECIAL)
+    return i < oi->nops ? tl_index_operand_type(p->m, e->op, e->imm, i, oi->ops[i]) : TL_UNREACHABLE;
   bool last = i + 1 == e->nkid;
+  tl_type it = tl_table_is64(p->m, oi->imm == TL_IMM_CALL_INDIRECT ? e->imm.idx2.b : e->imm.index) ? TL_I64 : TL_I32;
   switch (e->op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: return last ? ptype : TL_NONE;
   case TL_OP_TRY: case TL_OP_TRY_TABLE: return ptype;
@@ -404,7 +407,7 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   case TL_OP_CALL: case TL_OP_RETURN_CALL:
     return e->imm.index < p->m->funcs.n ? param_at(p, TL_FUNC(p->m, e->imm.index)->type, i) : TL_UNREACHABLE;
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
-    return last ? TL_I32 : param_at(p, e->imm.idx2.a, i);
+    return last ? it : param_at(p, e->imm.idx2.a, i);
   case TL_OP_DROP: return W_ANY;
   case TL_OP_SELECT: return i == 2 ? TL_I32 : W_ANY;
   case TL_OP_SELECT_T: return i == 2 ? TL_I32 : e->imm.index;
@@ -412,10 +415,10 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
     return p->f && e->imm.index < p->f->nlocal ? p->f->local[e->imm.index] : TL_UNREACHABLE;
   case TL_OP_GLOBAL_SET:
     return e->imm.index < p->m->globals.n ? TL_GLOBAL(p->m, e->imm.index)->type : TL_UNREACHABLE;
-  case TL_OP_TABLE_GET: return TL_I32;
+  case TL_OP_TABLE_GET: return it;
   case TL_OP_TABLE_SET: case TL_OP_TABLE_FILL:
-    return i == 1 ? table_elem(p, e->imm.index) : TL_I32;
-  case TL_OP_TABLE_GROW: return i == 0 ? table_elem(p, e->imm.index) : TL_I32;
+    return i == 1 ? table_elem(p, e->imm.index) : it;
+  case TL_OP_TABLE_GROW: return i == 0 ? table_elem(p, e->imm.index) : it;
   case TL_OP_TUPLE_MAKE:
     return want != W_ANY && tl_type_is_tuple(want) && i < tl_type_arity(p->m, want) ? tl_type_at(p->m, want, i) : W_ANY;
   default: return TL_UNREACHABLE;
@@ -843,6 +846,7 @@ static void put_table(pr *p, uint32_t i) {
   tl_table *t = TL_TABLE(p->m, i);
   put(p, "(table");
   put_name(p, NS_TABLE, i);
+  if (t->is64) put(p, " i64");
   put_limits(p, t->min, t->has_max, t->max);
   tl_buf_printf(p->out, " %s)", tl_type_name(t->elem));
 }

@@ -12,6 +12,7 @@
 #include "ir.h"
 #include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,11 @@ static uint32_t lane_count(const tl_expr *e) {
 static bool check_memarg(vc *c, const tl_expr *e) {
   const tl_memarg *ma = &e->imm.mem;
   if (!in_range(c, e, ma->mem, c->m->memories.n, "memory")) return false;
+  uint64_t off = tl_memarg_offset(c->m, ma);
+  if (off > UINT32_MAX && !tl_memory_is64(c->m, ma->mem))
+    return fail(c, TL_E_INVALID, "%s: offset %" PRIu64 " out of range for 32-bit memory %u", opname(e), off, ma->mem);
+  if (ma->big && ma->offset >= c->m->nbig)
+    return fail(c, TL_E_INVALID, "%s: unknown large offset %u", opname(e), ma->offset);
   uint32_t nat = tl_op_natural_align(e->op);
   if (tl_ops[e->op].flags & TL_F_ATOMIC) {
     if (ma->align != nat)
@@ -435,7 +441,7 @@ static bool check_calls(vc *c, const tl_expr *e) {
   if (!arity(c, e, n + 1, n + 1)) return false;
   for (uint32_t i = 0; i < n; i++)
     if (!want(c, e, i, tl_type_at(m, ft->params, i))) return false;
-  if (!want(c, e, n, TL_I32)) return false;
+  if (!want(c, e, n, tl_table_is64(m, e->imm.idx2.b) ? TL_I64 : TL_I32)) return false;
   return e->op == TL_OP_CALL_INDIRECT || check_tail(c, e, ft->results);
 }
 
@@ -487,13 +493,13 @@ static bool check_var(vc *c, const tl_expr *e) {
 }
 
 static bool check_table_op(vc *c, const tl_expr *e) {
-  tl_type t = TL_TABLE(c->m, e->imm.index)->elem;
+  tl_type t = TL_TABLE(c->m, e->imm.index)->elem, it = TL_TABLE(c->m, e->imm.index)->is64 ? TL_I64 : TL_I32;
   switch (e->op) {
-  case TL_OP_TABLE_GET: return arity(c, e, 1, 1) && want(c, e, 0, TL_I32);
-  case TL_OP_TABLE_SET: return arity(c, e, 2, 2) && want(c, e, 0, TL_I32) && want(c, e, 1, t);
-  case TL_OP_TABLE_GROW: return arity(c, e, 2, 2) && want(c, e, 0, t) && want(c, e, 1, TL_I32);
+  case TL_OP_TABLE_GET: return arity(c, e, 1, 1) && want(c, e, 0, it);
+  case TL_OP_TABLE_SET: return arity(c, e, 2, 2) && want(c, e, 0, it) && want(c, e, 1, t);
+  case TL_OP_TABLE_GROW: return arity(c, e, 2, 2) && want(c, e, 0, t) && want(c, e, 1, it);
   default: /* table.fill */
-    return arity(c, e, 3, 3) && want(c, e, 0, TL_I32) && want(c, e, 1, t) && want(c, e, 2, TL_I32);
+    return arity(c, e, 3, 3) && want(c, e, 0, it) && want(c, e, 1, t) && want(c, e, 2, it);
   }
 }
 
@@ -566,7 +572,7 @@ static bool check_plain(vc *c, tl_expr *e) {
   if (!check_imm(c, e)) return false;
   if (oi->nops != TL_SIG_SPECIAL) {
     for (uint32_t i = 0; i < oi->nops; i++)
-      if (!want(c, e, i, oi->ops[i])) return false;
+      if (!want(c, e, i, tl_index_operand_type(c->m, e->op, e->imm, i, oi->ops[i]))) return false;
   } else if (!check_special(c, e)) {
     return false;
   }
@@ -918,7 +924,8 @@ static inline bool plain_ok(vc *c, const tl_expr *e) {
   uint32_t x = e->imm.index;
   switch (cl) {
   case K_MEMARG:
-    if (e->imm.mem.mem >= c->m->memories.n || e->imm.mem.align > tl_op_natural_align(e->op))
+    if (e->imm.mem.mem >= c->m->memories.n || e->imm.mem.align > tl_op_natural_align(e->op) ||
+        e->imm.mem.big)
       return false;
     /* fall through */
   case K_FIXED:
@@ -1192,8 +1199,9 @@ static bool check_tables(vc *c) {
     if (!tl_type_is_ref(t->elem))
       return fail(c, TL_E_INVALID, "table %u: element type %s is not a reference", i, tn(t->elem));
     if (!check_import(c, &t->imp, i < m->nimported_tables, "table", i) ||
-        !check_limits(c, "table", i, t->min, t->max, t->has_max, UINT32_MAX))
+        !check_limits(c, "table", i, t->min, t->max, t->has_max, t->is64 ? UINT64_MAX : UINT32_MAX))
       return false;
+    if (t->is64 && !need_feat(c, TL_FEAT_MEMORY64, "64-bit table")) return false;
     if (t->elem == TL_EXTERNREF && !need_feat(c, TL_FEAT_REFERENCE_TYPES, "externref table"))
       return false;
   }
@@ -1212,6 +1220,7 @@ static bool check_memories(vc *c) {
       return false;
     if (mem->shared && !mem->has_max)
       return fail(c, TL_E_INVALID, "memory %u: shared memory needs a maximum", i);
+    if (mem->is64 && !need_feat(c, TL_FEAT_MEMORY64, "64-bit memory")) return false;
     if (mem->shared && !need_feat(c, TL_FEAT_THREADS, "shared memory")) return false;
   }
   return true;
@@ -1307,7 +1316,7 @@ static bool check_elems(vc *c) {
         return fail(c, TL_E_INVALID, "elem %u: table index %u out of range", i, s->table);
       if (TL_TABLE(m, s->table)->elem != s->type)
         return fail(c, TL_E_INVALID, "elem %u: type %s does not match table %u", i, tn(s->type), s->table);
-      if (!check_const(c, s->offset, TL_I32, "elem offset")) return false;
+      if (!check_const(c, s->offset, tl_table_is64(m, s->table) ? TL_I64 : TL_I32, "elem offset")) return false;
     }
     for (uint32_t k = 0; k < s->n; k++)
       if (!check_const(c, s->item[k], s->type, "elem item")) return false;

@@ -1514,6 +1514,14 @@ static void op_one(jc *c, int op) {
   if (oi->imm == TL_IMM_MEMARG) {
     uint64_t al = leb(c), mi = (al & 0x40) ? leb(c) : 0;
     uint64_t off = leb(c);
+    if (tl_memory_is64(c->m, (uint32_t)mi)) {
+      /* memory64: in C, with explicit checks (the guard reservation does
+       * not cover a 64-bit address); the u64 offset as one more operand */
+      uint8_t rt[1] = {oi->result};
+      push(c, (valent){V_CONST, TL_I64, 0, 0, 0, (int64_t)off});
+      helper_op(c, (uint32_t)op, oi->nops + 1u, 0, (uint32_t)mi | JB_ADDR64, rt, oi->result != TL_NONE, false);
+      return;
+    }
     if (!mi && mem_op(c, op, off)) return;
     /* atomics (one thread), and any access to a memory other than 0 (whose
      * base is not in a register): in C */
@@ -1557,6 +1565,9 @@ static void op_one(jc *c, int op) {
     default: c->bad = true; c->why = "unsupported instruction"; return;
     }
   }
+  bool r64 = op == TL_OP_MEMORY_SIZE || op == TL_OP_MEMORY_GROW ? tl_memory_is64(c->m, a)
+           : op == TL_OP_TABLE_SIZE || op == TL_OP_TABLE_GROW ? tl_table_is64(c->m, a) : false;
+  if (nr && r64) rt[0] = TL_I64;   /* memory64/table64: sizes are i64 */
   helper_op(c, (uint32_t)op, nops, a, b, rt, nr, mem);
 }
 

@@ -180,4 +180,8 @@ extern tl_jit_resume_fn tl_jit_resume;
 extern const uint8_t *tl_jit_tramp_ret, *tl_jit_tramp_exc;
 /* how many slots the helper for op needs as scratch (results) beyond its operands */
 
+/* tl_jit_h_op's b for an access to a 64-bit memory (memory64): the memory
+ * index | JB_ADDR64; the memarg's u64 offset follows the operands. */
+#define JB_ADDR64 (1u << 31)
+
 #endif

@@ -548,10 +548,14 @@ void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64
   invoke(c, c->inst->funcs[fidx], sp, depth, rsp);
 }
 
+/* An index operand in a home slot: an i32 slot's upper half is not
+ * defined, an i64's (a 64-bit memory or table) is the value. */
+#define IX(v, is64) ((is64) ? (uint64_t)(v) : (uint64_t)(uint32_t)(v))
+
 static tl_funcinst *elem_checked(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table) {
   tl_funcinst *sig = &c->inst->sigs[ti];
   tl_tableinst *t = c->inst->tables[table];
-  uint32_t i = (uint32_t)sp[sig->np];
+  uint64_t i = IX(sp[sig->np], t->is64);
   if (i >= t->n) jtrap(c->js, TL_E_TRAP, "undefined element");
   tl_funcinst *f = t->e[i];
   if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
@@ -574,7 +578,7 @@ void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, 
                             uint64_t *rsp) {
   tl_funcinst *sig = &c->inst->sigs[ti];
   tl_tableinst *t = c->inst->tables[table];
-  uint32_t i = (uint32_t)sp[sig->np];
+  uint64_t i = IX(sp[sig->np], t->is64);
   if (i >= t->n) jtrap(c->js, TL_E_TRAP, "undefined element");
   tl_funcinst *f = t->e[i];
   if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
@@ -606,18 +610,31 @@ static uint64_t trunc_op(jctx *c, int op, uint64_t a) {
   return mask(is64 ? TL_I64 : TL_I32, out);
 }
 
-static uint32_t grow_mem(tl_meminst *mem, uint32_t delta) {
-  uint32_t old = (uint32_t)mem->pages;
-  return tl_mem_grow(mem, delta) ? old : UINT32_MAX;
+/* memory.grow: the old size, or -1 of the memory's address type. */
+static uint64_t grow_mem(tl_meminst *mem, uint64_t delta) {
+  uint64_t old = mem->pages;
+  if (tl_mem_grow(mem, delta)) return old;
+  return mem->is64 ? UINT64_MAX : UINT32_MAX;
+}
+
+/* The effective address of an access to memory mm: b (the helper's) has
+ * JB_ADDR64 for a 64-bit memory, whose u64 offset follows the operands
+ * (sp[nops]) and whose address + offset overflowing 64 bits traps. */
+static uint64_t eff_addr(jctx *c, const uint64_t *sp, int op, uint32_t off, uint32_t b, unsigned w) {
+  tl_meminst *mm = c->inst->mems[b & ~JB_ADDR64];
+  uint64_t ea;
+  if (!(b & JB_ADDR64)) ea = (uint64_t)(uint32_t)sp[0] + off;
+  else if (__builtin_add_overflow(sp[0], sp[tl_ops[op].nops], &ea)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  if (oob(ea, w, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  return ea;
 }
 
 /* A plain load or store of memory mi (not 0: memory 0's are compiled
  * inline): sp[0] the address, sp[1] a store's value; off the memarg offset. */
 static void plain_access(jctx *c, uint64_t *sp, int op, uint32_t off, uint32_t mi) {
-  tl_meminst *mm = c->inst->mems[mi];
+  tl_meminst *mm = c->inst->mems[mi & ~JB_ADDR64];
   unsigned w = 1u << tl_op_natural_align(op);
-  uint64_t ea = (uint64_t)(uint32_t)sp[0] + off, v = 0;
-  if (oob(ea, w, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  uint64_t ea = eff_addr(c, sp, op, off, mi, w), v = 0;
   if (tl_ops[op].result == TL_NONE) {   /* a store */
     memcpy(mm->data + ea, &sp[1], w);
     return;
@@ -638,8 +655,7 @@ static void plain_access(jctx *c, uint64_t *sp, int op, uint32_t off, uint32_t m
  * operands follow; off is the memarg offset, mi the memory. */
 static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off, uint32_t mi) {
   static const uint8_t size[7] = {4, 8, 1, 2, 1, 2, 4};
-  tl_meminst *mm = c->inst->mems[mi];
-  uint64_t ms = mm->pages * TL_PAGE, ea = (uint64_t)(uint32_t)sp[0] + off;
+  tl_meminst *mm = c->inst->mems[mi & ~JB_ADDR64];
   unsigned w;
   int grp = 0, var = 0;
   if (op == TL_OP_MEMORY_ATOMIC_NOTIFY) w = 4;
@@ -651,7 +667,7 @@ static void atomic_op(jctx *c, uint64_t *sp, int op, uint32_t off, uint32_t mi) 
     var = k % 7;
     w = size[var];
   }
-  if (oob(ea, w, ms)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  uint64_t ea = eff_addr(c, sp, op, off, mi, w);
   if (ea & (w - 1)) jtrap(c->js, TL_E_TRAP, "unaligned atomic");
   uint8_t *p = mm->data + ea;
   uint64_t old = 0;
@@ -711,72 +727,78 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
   case TL_OP_F32_CONVERT_I64_U: sp[0] = tl_f32b((float)x); return;
   case TL_OP_F64_CONVERT_I64_U: sp[0] = tl_f64b((double)x); return;
   case TL_OP_MEMORY_SIZE: sp[0] = (uint32_t)inst->mems[a]->pages; return;
-  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(inst->mems[a], x32); return;
+  case TL_OP_MEMORY_GROW: sp[0] = grow_mem(inst->mems[a], IX(x, inst->mems[a]->is64)); return;
   case TL_OP_MEMORY_FILL: {
     tl_meminst *mm = inst->mems[a];
-    uint64_t n = (uint32_t)sp[2];
-    if (oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    uint64_t d = IX(x, mm->is64), n = IX(sp[2], mm->is64);
+    if (oob(d, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
     charge(c, n);
-    memset(mm->data + x32, (int)(y32 & 0xff), n);
+    memset(mm->data + d, (int)(y32 & 0xff), n);
     return;
   }
   case TL_OP_MEMORY_COPY: {
     tl_meminst *dm = inst->mems[a], *sm = inst->mems[b];
-    uint64_t n = (uint32_t)sp[2];
-    if (oob(y32, n, sm->pages * TL_PAGE) || oob(x32, n, dm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    uint64_t d = IX(x, dm->is64), s = IX(y, sm->is64), n = IX(sp[2], dm->is64 && sm->is64);
+    if (oob(s, n, sm->pages * TL_PAGE) || oob(d, n, dm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
     charge(c, n);
-    if (n) memmove(dm->data + x32, sm->data + y32, n);
+    if (n) memmove(dm->data + d, sm->data + s, n);
     return;
   }
   case TL_OP_MEMORY_INIT: {
     tl_meminst *mm = inst->mems[b];
-    uint64_t n = (uint32_t)sp[2];
-    if (oob(y32, n, inst->data_n[a]) || oob(x32, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
+    uint64_t d = IX(x, mm->is64), n = (uint32_t)sp[2];
+    if (oob(y32, n, inst->data_n[a]) || oob(d, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, oobm);
     charge(c, n);
-    if (n) memcpy(mm->data + x32, TL_DATA(inst->m, a)->bytes + y32, n);
+    if (n) memcpy(mm->data + d, TL_DATA(inst->m, a)->bytes + y32, n);
     return;
   }
   case TL_OP_DATA_DROP: inst->data_n[a] = 0; return;
   case TL_OP_ELEM_DROP: inst->elem_n[a] = 0; return;
   case TL_OP_TABLE_GET: {
     tl_tableinst *t = inst->tables[a];
-    if (x32 >= t->n) jtrap(c->js, TL_E_TRAP, oobt);
-    sp[0] = (uint64_t)(uintptr_t)t->e[x32];
+    uint64_t i = IX(x, t->is64);
+    if (i >= t->n) jtrap(c->js, TL_E_TRAP, oobt);
+    sp[0] = (uint64_t)(uintptr_t)t->e[i];
     return;
   }
   case TL_OP_TABLE_SET: {
     tl_tableinst *t = inst->tables[a];
-    if (x32 >= t->n) jtrap(c->js, TL_E_TRAP, oobt);
-    t->e[x32] = (void *)(uintptr_t)y;
+    uint64_t i = IX(x, t->is64);
+    if (i >= t->n) jtrap(c->js, TL_E_TRAP, oobt);
+    t->e[i] = (void *)(uintptr_t)y;
     return;
   }
   case TL_OP_TABLE_SIZE: sp[0] = inst->tables[a]->n; return;
-  case TL_OP_TABLE_GROW:
-    sp[0] = tl_table_grow(inst->tables[a], (void *)(uintptr_t)x, y32);
-    if (sp[0] != UINT32_MAX) charge(c, (uint64_t)y32 * 8);
+  case TL_OP_TABLE_GROW: {
+    tl_tableinst *t = inst->tables[a];
+    uint64_t n = IX(y, t->is64);
+    uint32_t old = n > UINT32_MAX ? UINT32_MAX : tl_table_grow(t, (void *)(uintptr_t)x, (uint32_t)n);
+    if (old != UINT32_MAX) charge(c, n * 8);
+    sp[0] = old != UINT32_MAX ? old : t->is64 ? UINT64_MAX : UINT32_MAX;
     return;
+  }
   case TL_OP_TABLE_FILL: {
     tl_tableinst *t = inst->tables[a];
-    uint32_t n = (uint32_t)sp[2];
-    if (oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
-    charge(c, (uint64_t)n * 8);
-    for (uint32_t k = 0; k < n; k++) t->e[x32 + k] = (void *)(uintptr_t)y;
+    uint64_t i = IX(x, t->is64), n = IX(sp[2], t->is64);
+    if (oob(i, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, n * 8);
+    for (uint64_t k = 0; k < n; k++) t->e[i + k] = (void *)(uintptr_t)y;
     return;
   }
   case TL_OP_TABLE_COPY: {
     tl_tableinst *dt = inst->tables[a], *st = inst->tables[b];
-    uint32_t n = (uint32_t)sp[2];
-    if (oob(y32, n, st->n) || oob(x32, n, dt->n)) jtrap(c->js, TL_E_TRAP, oobt);
-    charge(c, (uint64_t)n * 8);
-    if (n) memmove(dt->e + x32, st->e + y32, n * sizeof(void *));
+    uint64_t d = IX(x, dt->is64), s = IX(y, st->is64), n = IX(sp[2], dt->is64 && st->is64);
+    if (oob(s, n, st->n) || oob(d, n, dt->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, n * 8);
+    if (n) memmove(dt->e + d, st->e + s, n * sizeof(void *));
     return;
   }
   case TL_OP_TABLE_INIT: {
     tl_tableinst *t = inst->tables[b];
-    uint32_t n = (uint32_t)sp[2];
-    if (oob(y32, n, inst->elem_n[a]) || oob(x32, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
-    charge(c, (uint64_t)n * 8);
-    if (n) memcpy(t->e + x32, inst->elem[a] + y32, n * sizeof(void *));
+    uint64_t d = IX(x, t->is64), n = (uint32_t)sp[2];
+    if (oob(y32, n, inst->elem_n[a]) || oob(d, n, t->n)) jtrap(c->js, TL_E_TRAP, oobt);
+    charge(c, n * 8);
+    if (n) memcpy(t->e + d, inst->elem[a] + y32, n * sizeof(void *));
     return;
   }
   default: break;

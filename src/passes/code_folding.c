@@ -129,7 +129,7 @@ static bool imm_eq(cf *c, const tl_expr *a, const tl_expr *b) {
     return true;
   case TL_IMM_V128: case TL_IMM_SHUFFLE: return !memcmp(a->imm.v128, b->imm.v128, 16);
   case TL_IMM_MEMARG: case TL_IMM_LANE: case TL_IMM_MEMARG_LANE:
-    return a->imm.mem.offset == b->imm.mem.offset && a->imm.mem.align == b->imm.mem.align &&
+    return a->imm.mem.offset == b->imm.mem.offset && a->imm.mem.big == b->imm.mem.big && a->imm.mem.align == b->imm.mem.align &&
            a->imm.mem.mem == b->imm.mem.mem && a->imm.mem.lane == b->imm.mem.lane;
   default: return imm_key(a) == imm_key(b);
   }

@@ -69,7 +69,7 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
     put32(b, e->imm.idx2.b);
     break;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_LANE:
-    put64(b, e->imm.mem.offset);
+    put64(b, e->imm.mem.offset | (uint64_t)e->imm.mem.big << 32); /* big: an interned index */
     put32(b, e->imm.mem.align);
     put32(b, e->imm.mem.mem);
     tl_buf_byte(b, e->imm.mem.lane);

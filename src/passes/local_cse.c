@@ -67,7 +67,7 @@ static bool same_imm(const tl_expr *a, const tl_expr *b) {
   case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
     return a->imm.index == b->imm.index;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
-    return a->imm.mem.offset == b->imm.mem.offset && a->imm.mem.mem == b->imm.mem.mem &&
+    return a->imm.mem.offset == b->imm.mem.offset && a->imm.mem.big == b->imm.mem.big && a->imm.mem.mem == b->imm.mem.mem &&
            a->imm.mem.align == b->imm.mem.align && a->imm.mem.lane == b->imm.mem.lane;
   default: return false;
   }

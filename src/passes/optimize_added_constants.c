@@ -22,39 +22,58 @@ static bool is_access(const tl_expr *e) {
   return (k == TL_IMM_MEMARG || k == TL_IMM_MEMARG_LANE) && e->nkid >= 1;
 }
 
-/* The constant side of an i32.add (NULL if neither or both are constant). */
+/* The constant side of an i32.add, or of an i64.add (a 64-bit memory's
+ * address; NULL if neither or both are constant). */
 static tl_expr *added_const(const tl_expr *add, tl_expr **other) {
-  if (add->op != TL_OP_I32_ADD) return NULL;
-  bool c0 = add->kid[0]->op == TL_OP_I32_CONST, c1 = add->kid[1]->op == TL_OP_I32_CONST;
+  if (add->op != TL_OP_I32_ADD && add->op != TL_OP_I64_ADD) return NULL;
+  int k = add->op == TL_OP_I32_ADD ? TL_OP_I32_CONST : TL_OP_I64_CONST;
+  bool c0 = add->kid[0]->op == k, c1 = add->kid[1]->op == k;
   if (c0 == c1) return NULL;
   *other = add->kid[c0 ? 1 : 0];
   return add->kid[c0 ? 0 : 1];
 }
 
-static bool fits(uint64_t offset, int32_t c) {
-  return c >= 0 && c < LOW_MEMORY && offset + (uint64_t)c < LOW_MEMORY;
+/* A constant's value (i32 or i64: it is one the access's address type). */
+static int64_t const_value(const tl_expr *c) {
+  return c->op == TL_OP_I32_CONST ? c->imm.i32 : c->imm.i64;
 }
 
-/* A constant address takes the offset when the sum cannot wrap. */
-static void absorb_offset(tl_expr *e) {
+/* (a large memory64 offset, out of line, is never below LOW_MEMORY) */
+static bool fits(const tl_memarg *ma, int64_t c) {
+  return !ma->big && c >= 0 && c < LOW_MEMORY && ma->offset + (uint64_t)c < LOW_MEMORY;
+}
+
+/* A constant address takes the offset when the sum cannot wrap (in 32 bits
+ * on a 32-bit memory, in 64 on a 64-bit one). */
+static void absorb_offset(tl_module *m, tl_expr *e) {
   tl_expr *p = e->kid[0];
-  if (p->op != TL_OP_I32_CONST || !e->imm.mem.offset) return;
-  uint64_t sum = (uint64_t)(uint32_t)p->imm.i32 + e->imm.mem.offset;
-  if (sum >= (UINT64_C(1) << 32)) return;
-  p->imm.i32 = (int32_t)(uint32_t)sum;
+  tl_memarg ma = e->imm.mem;
+  uint64_t off = tl_memarg_offset(m, &ma), sum;
+  if (!off) return;
+  if (p->op == TL_OP_I32_CONST) {
+    sum = (uint64_t)(uint32_t)p->imm.i32 + off;
+    if (sum >= (UINT64_C(1) << 32)) return;
+    p->imm.i32 = (int32_t)(uint32_t)sum;
+  } else if (p->op == TL_OP_I64_CONST) {
+    if (__builtin_add_overflow((uint64_t)p->imm.i64, off, &sum)) return;
+    p->imm.i64 = (int64_t)sum;
+  } else {
+    return;
+  }
   e->imm.mem.offset = 0;
+  e->imm.mem.big = 0;
 }
 
 static void fold_visit(tl_walk *w, tl_expr **slot) {
-  (void)w;
   tl_expr *e = *slot, *x = NULL;
   if (!is_access(e)) return;
   tl_expr *c = added_const(e->kid[0], &x);
-  if (c && fits(e->imm.mem.offset, c->imm.i32)) {
-    e->imm.mem.offset += (uint32_t)c->imm.i32;
+  tl_memarg ma = e->imm.mem;
+  if (c && fits(&ma, const_value(c))) {
+    e->imm.mem.offset += (uint32_t)const_value(c);
     e->kid[0] = x;
   }
-  absorb_offset(e);
+  absorb_offset(w->m, e);
 }
 
 /* ---- propagation ------------------------------------------------------- */
@@ -63,7 +82,7 @@ typedef struct {
   tl_expr *set;               /* the candidate local.set in a list, or NULL */
   uint64_t from, to;          /* preorder range of its following siblings */
   uint64_t dominated;         /* address reads numbered inside [from, to) */
-  int32_t c;                  /* the added constant */
+  int64_t c;                  /* the added constant */
   bool ok;
 } local_info;
 
@@ -114,7 +133,7 @@ static void count_post(tl_walk *w, tl_expr **slot) {
   if (!p || (p->op != TL_OP_BLOCK && p->op != TL_OP_LOOP)) return;
   local_info *l = &c->li[e->imm.index];
   l->set = e;
-  l->c = k->imm.i32;
+  l->c = const_value(k);
   l->from = c->num; /* the next sibling's number */
   TL_VEC_PUSH(&c->pend, pending, ((pending){e, p}));
 }
@@ -128,7 +147,8 @@ static void check_visit(tl_walk *w, tl_expr **slot) {
   prop_ctx *c = w->ctx;
   tl_expr *e = *slot;
   local_info *l = is_access(e) ? ok_get(c, e->kid[0]) : NULL;
-  if (l && !fits(e->imm.mem.offset, l->c)) l->ok = false;
+  tl_memarg ma = e->imm.mem;
+  if (l && !fits(&ma, l->c)) l->ok = false;
 }
 
 /* `local.set $x (i32.add Y C)` -> `local.set $x Y`; its accesses add C. */

@@ -160,12 +160,13 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
     if (i >= m->nimported_tables) {
       if (!(inst->tables[i] = tl_store_table_new(inst->s, t->elem, t->min, t->max, t->has_max)))
         return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "table too large");
+      inst->tables[i]->is64 = t->is64;
       continue;
     }
     tl_extern x;
     if (!lookup(l, &t->imp, &x)) return link_fail(err, &t->imp, "unknown import");
     tl_tableinst *ti = x.ptr;
-    if (x.kind != TL_EXTERNKIND_TABLE || ti->elem != t->elem ||
+    if (x.kind != TL_EXTERNKIND_TABLE || ti->elem != t->elem || ti->is64 != t->is64 ||
         !limits_ok(ti->n, ti->has_max, ti->max, t->min, t->has_max, t->max))
       return link_fail(err, &t->imp, "incompatible import type");
     inst->tables[i] = ti;
@@ -173,14 +174,15 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
   for (uint32_t i = 0; i < m->memories.n; i++) {
     tl_memory *mem = TL_MEMORY(m, i);
     if (i >= m->nimported_memories) {
-      if (!(inst->mems[i] = tl_store_mem_new(inst->s, mem->min, mem->max, mem->has_max, mem->shared)))
+      if (!(inst->mems[i] = mem->is64 ? tl_store_mem64_new(inst->s, mem->min, mem->max, mem->has_max, mem->shared)
+                                      : tl_store_mem_new(inst->s, mem->min, mem->max, mem->has_max, mem->shared)))
         return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "memory too large");
       continue;
     }
     tl_extern x;
     if (!lookup(l, &mem->imp, &x)) return link_fail(err, &mem->imp, "unknown import");
     tl_meminst *mi = x.ptr;
-    if (x.kind != TL_EXTERNKIND_MEMORY || mi->shared != mem->shared ||
+    if (x.kind != TL_EXTERNKIND_MEMORY || mi->shared != mem->shared || mi->is64 != mem->is64 ||
         !limits_ok(mi->pages, mi->has_max, mi->max, mem->min, mem->has_max, mem->max))
       return link_fail(err, &mem->imp, "incompatible import type");
     inst->mems[i] = mi;
@@ -303,9 +305,10 @@ static tl_status init_segments(tl_instance *inst, tl_error *err) {
       tl_status st = eval_const(inst, el->offset, &off, err);
       if (st) return st;
       tl_tableinst *t = inst->tables[el->table];
-      if ((uint64_t)off.i32 + el->n > t->n)
+      uint64_t at = t->is64 ? off.i64 : off.i32;
+      if (at > t->n || t->n - at < el->n)
         return tl_errorf(err, TL_E_TRAP, TL_NO_OFFSET, "out of bounds table access");
-      if (el->n) memcpy(t->e + off.i32, inst->elem[i], el->n * sizeof(void *));
+      if (el->n) memcpy(t->e + at, inst->elem[i], el->n * sizeof(void *));
     }
     if (el->mode != TL_SEG_PASSIVE) inst->elem_n[i] = 0;
   }
@@ -316,9 +319,10 @@ static tl_status init_segments(tl_instance *inst, tl_error *err) {
     tl_status st = eval_const(inst, d->offset, &off, err);
     if (st) return st;
     tl_meminst *mm = inst->mems[d->mem];
-    if ((uint64_t)off.i32 + d->size > mm->pages * TL_PAGE)
+    uint64_t at = mm->is64 ? off.i64 : off.i32;
+    if (at > mm->pages * TL_PAGE || mm->pages * TL_PAGE - at < d->size)
       return tl_errorf(err, TL_E_TRAP, TL_NO_OFFSET, "out of bounds memory access");
-    if (d->size) memcpy(mm->data + off.i32, d->bytes, d->size);
+    if (d->size) memcpy(mm->data + at, d->bytes, d->size);
     inst->data_n[i] = 0;
   }
   return TL_OK;

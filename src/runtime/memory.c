@@ -37,6 +37,7 @@ bool tl_mem_init(tl_meminst *mm, uint64_t pages) {
 }
 
 bool tl_mem_grow(tl_meminst *mm, uint64_t delta) {
+  if (delta > mm->max - mm->pages) return false; /* (memory64: a delta near 2^64) */
   uint64_t np = mm->pages + delta;
   if (np > mm->max || np * TL_PAGE > mm->reserved) return false;
   if (delta && mprotect(mm->data + mm->pages * TL_PAGE, (size_t)delta * TL_PAGE, PROT_READ | PROT_WRITE))

@@ -48,6 +48,7 @@ typedef struct {
   uint64_t pages, max;      /* max: limit in pages (65536 if none) */
   bool shared;
   bool has_max;
+  bool is64;                /* memory64: i64 addresses */
   size_t reserved;          /* bytes of address space at data; pages*64 KiB are read-write */
 } tl_meminst;
 
@@ -56,6 +57,7 @@ typedef struct {
   void **e;                 /* cap entries allocated, n in use */
   uint32_t n, max;          /* max: limit (UINT32_MAX if none) */
   bool has_max;
+  bool is64;                /* table64: i64 indices */
   uint32_t cap;
 } tl_tableinst;
 
@@ -165,6 +167,7 @@ tl_funcinst *tl_store_func_new(tl_store *s, const uint32_t *params, uint32_t np,
                                uint32_t nr, tl_host_fn fn, void *user);
 tl_tableinst *tl_store_table_new(tl_store *s, tl_type elem, uint64_t min, uint64_t max, bool has_max);
 tl_meminst *tl_store_mem_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared);
+tl_meminst *tl_store_mem64_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared);
 tl_instance *tl_instance_new(tl_store *s, tl_module *m);
 
 /* store.c: exceptions both engines make and report. tl_exn_new: an

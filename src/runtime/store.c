@@ -85,6 +85,19 @@ tl_tableinst *tl_store_table_new(tl_store *s, tl_type elem, uint64_t min, uint64
   return t;
 }
 
+/* A 64-bit memory: limits up to 2^48 pages; what its reservation cannot
+ * hold fails (NULL at creation, -1 from memory.grow). */
+tl_meminst *tl_store_mem64_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared) {
+  tl_meminst *mm = TL_NEW(&s->arena, tl_meminst);
+  mm->has_max = has_max;
+  mm->max = has_max ? max : 1ull << 48;
+  mm->shared = shared;
+  mm->is64 = true;
+  if (min > (TL_MEM_RESERVE / TL_PAGE) || !tl_mem_init(mm, min)) return NULL;
+  TL_VEC_PUSH(&s->mems, tl_meminst *, mm);
+  return mm;
+}
+
 tl_meminst *tl_store_mem_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared) {
   tl_meminst *mm = TL_NEW(&s->arena, tl_meminst);
   mm->has_max = has_max;
@@ -102,6 +115,16 @@ tl_extern tl_host_table_new(tl_store *s, uint32_t elem, uint32_t min, uint32_t m
 
 tl_extern tl_host_memory_new(tl_store *s, uint32_t min, uint32_t max, bool has_max) {
   return (tl_extern){TL_EXTERNKIND_MEMORY, tl_store_mem_new(s, min, max, has_max, false)};
+}
+
+tl_extern tl_host_memory64_new(tl_store *s, uint64_t min, uint64_t max, bool has_max) {
+  return (tl_extern){TL_EXTERNKIND_MEMORY, tl_store_mem64_new(s, min, max, has_max, false)};
+}
+
+tl_extern tl_host_table64_new(tl_store *s, uint32_t elem, uint64_t min, uint64_t max, bool has_max) {
+  tl_tableinst *t = tl_store_table_new(s, elem, min, max, has_max);
+  if (t) t->is64 = true;
+  return (tl_extern){TL_EXTERNKIND_TABLE, t};
 }
 
 tl_extern tl_host_shared_memory_new(tl_store *s, uint32_t min, uint32_t max) {

@@ -318,29 +318,37 @@ tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
 /* --------------------------------------------------------------- limits */
 typedef struct { uint64_t min, max; bool has_max, shared, is64; } limits;
 
+/* Flags: bit 0 has a maximum, bit 1 shared (memories), bit 2 64-bit
+ * (memory64: i64 indices, u64 limits). */
 static tl_status rd_limits(rctx *c, rd *r, bool mem, limits *l) {
   const uint8_t *at = r->p;
   uint8_t flags;
   TRY(rd_byte(r, &flags, "limits flags"));
-  if (!mem && (flags == 4 || flags == 5))
-    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table64 is not supported");
-  if (flags > (mem ? 3 : 1) && !(mem && flags <= 7))
+  if (flags > 7 || (!mem && (flags & 2)))
     return rd_fail_at(r, at, TL_E_MALFORMED, "integer too large: limits flags 0x%02x", flags);
   l->has_max = flags & 1;
   l->shared = flags & 2;
   l->is64 = flags & 4;
-  if (l->is64) return rd_fail_at(r, at, TL_E_UNSUPPORTED, "memory64 is not supported");
+  if (l->is64) TRY(need_feature(c, r, at, TL_FEAT_MEMORY64, mem ? "a 64-bit memory" : "a 64-bit table"));
   if (l->shared) TRY(need_feature(c, r, at, TL_FEAT_THREADS, "shared memory"));
-  uint32_t v;
-  TRY(rd_u32(r, &v, "limits minimum"));
-  l->min = v;
-  l->max = 0;
-  if (l->has_max) {
-    TRY(rd_u32(r, &v, "limits maximum"));
-    l->max = v;
+  if (l->is64) {
+    TRY(rd_u64(r, &l->min, "limits minimum"));
+    if (l->has_max) TRY(rd_u64(r, &l->max, "limits maximum"));
+  } else {
+    uint32_t v;
+    TRY(rd_u32(r, &v, "limits minimum"));
+    l->min = v;
+    if (l->has_max) {
+      TRY(rd_u32(r, &v, "limits maximum"));
+      l->max = v;
+    }
   }
-  if (mem && (l->min > 65536 || (l->has_max && l->max > 65536)))
+  if (mem && !l->is64 && (l->min > 65536 || (l->has_max && l->max > 65536)))
     return rd_fail_at(r, at, TL_E_INVALID, "memory size must be at most 65536 pages (4GiB)");
+  if (mem && l->is64 && (l->min > (1ull << 48) || (l->has_max && l->max > (1ull << 48))))
+    return rd_fail_at(r, at, TL_E_INVALID, "memory size must be at most 2^48 pages (16EiB)");
+  if (!mem && !l->is64 && l->has_max && l->max > UINT32_MAX)
+    return rd_fail_at(r, at, TL_E_INVALID, "table size must be at most 2^32-1 elements");
   if (l->has_max && l->min > l->max)
     return rd_fail_at(r, at, TL_E_INVALID, "size minimum must not be greater than maximum");
   if (l->shared && !l->has_max)
@@ -359,6 +367,7 @@ static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
   t.min = l.min;
   t.max = l.max;
   t.has_max = l.has_max;
+  t.is64 = l.is64;
   t.imp = imp;
   if (c->m->tables.n >= 1) TRY(need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "multiple tables"));
   TL_VEC_PUSH(&c->m->tables, tl_table, t);
@@ -377,6 +386,7 @@ static tl_status add_memory(rctx *c, rd *r, tl_importname imp) {
   mem.max = l.max;
   mem.has_max = l.has_max;
   mem.shared = l.shared;
+  mem.is64 = l.is64;
   mem.imp = imp;
   TL_VEC_PUSH(&c->m->memories, tl_memory, mem);
   return TL_OK;
@@ -647,7 +657,7 @@ static tl_status rd_elem(rctx *c, rd *r, tl_elem *e) {
   if (e->mode == TL_SEG_ACTIVE) {
     if (flags & 2) TRY(rd_u32(r, &e->table, "table index"));
     if (e->table >= m->tables.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown table %u", e->table);
-    TRY(rd_const_expr(c, r, TL_I32, &e->offset));
+    TRY(rd_const_expr(c, r, tl_table_is64(m, e->table) ? TL_I64 : TL_I32, &e->offset));
   }
   if (flags & 3) {
     const uint8_t *kat = r->p;
@@ -703,7 +713,7 @@ static tl_status rd_datas(rctx *c, rd *r) {
     if (flags == 2) TRY(rd_u32(r, &d.mem, "memory index"));
     if (d.mode == TL_SEG_ACTIVE) {
       if (d.mem >= m->memories.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown memory %u", d.mem);
-      TRY(rd_const_expr(c, r, TL_I32, &d.offset));
+      TRY(rd_const_expr(c, r, tl_memory_is64(m, d.mem) ? TL_I64 : TL_I32, &d.offset));
     }
     const uint8_t *b;
     TRY(rd_u32(r, &d.size, "data segment size"));

@@ -15,6 +15,7 @@
 
 #include "../passes/passes.h"   /* tl_run_parallel: bodies on the pass pool */
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -510,9 +511,26 @@ static tl_status rd_memidx(fctx *x, uint32_t *idx) {
   return need_mem(x, *idx);
 }
 
+/* A memarg offset: a u64 with memory64 (above UINT32_MAX invalid on a
+ * 32-bit memory), a u32 without. */
+static tl_status rd_offset(fctx *x, uint32_t mem, uint64_t *off) {
+  const uint8_t *at = x->r->p;
+  if (!(x->c->feat & TL_FEAT_MEMORY64)) {
+    uint32_t v;
+    TRY(rd_u32(x->r, &v, "offset"));
+    *off = v;
+    return TL_OK;
+  }
+  TRY(rd_u64(x->r, off, "offset"));
+  if (*off > UINT32_MAX && !tl_memory_is64(x->m, mem))
+    return rd_fail_at(x->r, at, TL_E_INVALID, "offset out of range in %s: %" PRIu64 " on a 32-bit memory", x->opname, *off);
+  return TL_OK;
+}
+
 /* align, [memory index when bit 6 of align is set], offset. */
 static tl_status rd_memarg(fctx *x, int op, tl_memarg *ma) {
-  uint32_t align, off, mem = 0;
+  uint32_t align, mem = 0;
+  uint64_t off;
   const uint8_t *at = x->r->p;
   TRY(rd_u32(x->r, &align, "alignment"));
   if (align >= 0x80) return rd_fail_at(x->r, at, TL_E_MALFORMED, "malformed memop flags in %s", x->opname);
@@ -520,11 +538,11 @@ static tl_status rd_memarg(fctx *x, int op, tl_memarg *ma) {
     align &= ~0x40u;
     TRY(rd_memidx(x, &mem));
   }
-  TRY(rd_u32(x->r, &off, "offset"));
-  ma->align = align;
-  ma->offset = off;
-  ma->mem = (uint16_t)mem;
   TRY(need_mem(x, mem));
+  TRY(rd_offset(x, mem, &off));
+  ma->align = align;
+  tl_memarg_set_offset(x->m, ma, off);
+  ma->mem = (uint16_t)mem;
   uint32_t nat = tl_op_natural_align(op);
   if (tl_ops[op].flags & TL_F_ATOMIC) {
     if (align != nat) return fail(x, TL_E_INVALID, "alignment must be equal to natural in %s", x->opname);
@@ -630,9 +648,10 @@ static tl_status do_plain(fctx *x, int op) {
   TRY(rd_imm(x, op, &im));
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, oi->nops);
   e->imm = im;
-  for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, oi->ops[k], &e->kid[k]));
+  uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
+  for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, wide >> k & 1 ? TL_I64 : oi->ops[k], &e->kid[k]));
   tl_expr_finalize(x->m, x->f, e);
-  push(x, e, oi->result);
+  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : oi->result);
   if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;
 }
@@ -871,7 +890,7 @@ static tl_status do_call(fctx *x, int op) {
   if (ind) {
     e->imm.idx2.a = a;
     e->imm.idx2.b = b;
-    TRY(pop_want(x, TL_I32, &e->kid[np]));
+    TRY(pop_want(x, tl_table_is64(m, b) ? TL_I64 : TL_I32, &e->kid[np]));
   } else {
     e->imm.index = a;
   }
@@ -950,15 +969,15 @@ static tl_status do_table(fctx *x, int op) {
   uint32_t idx;
   TRY(rd_u32(x->r, &idx, "table index"));
   TRY(need_table(x, idx));
-  tl_type rt = TL_TABLE(x->m, idx)->elem;
+  tl_type rt = TL_TABLE(x->m, idx)->elem, it = TL_TABLE(x->m, idx)->is64 ? TL_I64 : TL_I32;
   tl_type sig[3];
   uint32_t n = 0;
   tl_type res = TL_NONE;
   switch (op) {
-  case TL_OP_TABLE_GET: sig[n++] = TL_I32; res = rt; break;
-  case TL_OP_TABLE_SET: sig[n++] = TL_I32; sig[n++] = rt; break;
-  case TL_OP_TABLE_GROW: sig[n++] = rt; sig[n++] = TL_I32; res = TL_I32; break;
-  default: sig[n++] = TL_I32; sig[n++] = rt; sig[n++] = TL_I32; break;
+  case TL_OP_TABLE_GET: sig[n++] = it; res = rt; break;
+  case TL_OP_TABLE_SET: sig[n++] = it; sig[n++] = rt; break;
+  case TL_OP_TABLE_GROW: sig[n++] = rt; sig[n++] = it; res = it; break;
+  default: sig[n++] = it; sig[n++] = rt; sig[n++] = it; break;
   }
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, n);
   e->imm.index = idx;

@@ -104,7 +104,7 @@ static tl_status sec_import(wr *w, tl_buf *b) {
     TRY(import_name(w, b, &t->imp, "table", i));
     tl_buf_byte(b, TL_EXTERN_TABLE);
     TRY(wr_valtype(w, b, t->elem));
-    limits(b, t->min, t->max, t->has_max, false, false);
+    limits(b, t->min, t->max, t->has_max, false, t->is64);
   }
   for (uint32_t i = 0; i < m->nimported_memories; i++) {
     tl_memory *mem = TL_MEMORY(m, i);
@@ -151,7 +151,7 @@ static tl_status sec_table(wr *w, tl_buf *b) {
   for (size_t i = m->nimported_tables; i < m->tables.n; i++) {
     tl_table *t = TL_TABLE(m, i);
     TRY(wr_valtype(w, b, t->elem));
-    limits(b, t->min, t->max, t->has_max, false, false);
+    limits(b, t->min, t->max, t->has_max, false, t->is64);
   }
   return TL_OK;
 }

@@ -203,14 +203,15 @@ static tl_status emit_extract(wr *w, tl_buf *b, const tl_expr *e) {
 
 /* ---- instructions ------------------------------------------------------------------ */
 /* align (bit 6 set when a memory index other than 0 follows), offset. */
-static void put_memarg(tl_buf *b, const tl_memarg *ma) {
+static void put_memarg(const wr *w, tl_buf *b, const tl_memarg *ma) {
   if (ma->mem) {
     put_op_u32(b, 0, ma->align | 0x40u);
     put_op_u32(b, 0, ma->mem);
   } else {
     put_op_u32(b, 0, ma->align);
   }
-  put_op_u32(b, 0, ma->offset);   /* (a u32: no memory64) */
+  if (ma->big) wr_u64(b, tl_memarg_offset(w->m, ma)); /* memory64: above UINT32_MAX */
+  else put_op_u32(b, 0, ma->offset);
 }
 
 static void put_le(tl_buf *b, uint64_t v, int n) {
@@ -242,8 +243,8 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
     wr_u32(b, im->idx2.a);
     wr_u32(b, im->idx2.b);
     return TL_OK;
-  case TL_IMM_MEMARG: put_memarg(b, &im->mem); return TL_OK;
-  case TL_IMM_MEMARG_LANE: put_memarg(b, &im->mem); /* fall through */
+  case TL_IMM_MEMARG: put_memarg(w, b, &im->mem); return TL_OK;
+  case TL_IMM_MEMARG_LANE: put_memarg(w, b, &im->mem); /* fall through */
   case TL_IMM_LANE: tl_buf_byte(b, im->mem.lane); return TL_OK;
   case TL_IMM_I32:   /* one byte for -64..63 */
     if (im->i32 >= -64 && im->i32 < 64) tl_buf_byte(b, (uint8_t)(im->i32 & 0x7f));

@@ -7,5 +7,5 @@ R=$1; REPO=$2; OUT=$3
 spec_find || exit 77
 rc=0
 spec_baseline || rc=1
-"$R" --out "$OUT/core" --allow-unconvertible --flags "--enable-tail-call --enable-extended-const" --skip-list "$SKIP" "$TS"/core/*.wast || rc=1
+"$R" --out "$OUT/core" --allow-unconvertible --flags "--enable-tail-call --enable-extended-const --enable-memory64" --skip-list "$SKIP" "$TS"/core/*.wast || rc=1
 exit $rc

@@ -17,11 +17,14 @@ spec_find() {
   mkdir -p "$OUT"
 }
 
-# The 2022 baseline predates multi-memory: its tests read a memory index
-# byte as a reserved zero and call several memories invalid.
+# The 2022 baseline predates multi-memory and memory64: its tests read a
+# memory index byte as a reserved zero, call several memories invalid and
+# read memarg offsets as u32s. Its memory64 proposal runs with memory64.
 spec_baseline() {
   ok=0
   set -- "$@" --no-feature multimemory
+  "$R" "$@" --out "$OUT/memory64" --flags --enable-memory64 --skip-list "$SKIP" "$B"/proposals/memory64/*.wast || ok=1
+  set -- "$@" --no-feature memory64
   "$R" "$@" --out "$OUT/base-core" --skip-list "$SKIP" ${CORE:-"$B"/core/*.wast} || ok=1
   "$R" "$@" --out "$OUT/tail-call" --flags --enable-tail-call --skip-list "$SKIP" "$B"/proposals/tail-call/*.wast || ok=1
   "$R" "$@" --out "$OUT/extended-const" --flags --enable-extended-const --skip-list "$SKIP" "$B"/proposals/extended-const/*.wast || ok=1

@@ -325,8 +325,8 @@ START_TEST(memory_tables_simd) {
   expect_error(m, "alignment 8 over the natural 4");
   ck_assert_ptr_null(tl_build_load(m, "i32.load", 0, 3, I32(0)));
   expect_error(m, "not a power of two");
-  ck_assert_ptr_null(tl_build_load(m, "i32.load", 1ull << 32, 0, I32(0))); /* u32 offsets */
-  expect_error(m, "over 4 GiB");
+  /* offsets past 4 GiB build (memory64); validation refuses them on a 32-bit memory (test memory64) */
+  ck_assert_ptr_nonnull(tl_build_load(m, "i32.load", 1ull << 32, 0, I32(0)));
   ck_assert_uint_eq(TY(tl_build_load(m, "i32.load", UINT32_MAX, 0, I32(0))), TL_TYPE_I32);
   ck_assert_ptr_null(tl_build_load(m, "i32.store", 0, 0, I32(0)));
   ck_assert_ptr_null(tl_build_store(m, "i32.add", 0, 0, I32(0), I32(0)));
@@ -462,6 +462,68 @@ START_TEST(module_items) {
 } END_TEST
 
 /* ---- multi-memory: a second memory, accesses to it, written and read back */
+/* memory64: a 64-bit memory and table, an access at an offset above 4 GiB,
+ * written, read back byte for byte, run on the interpreter (an i64 address
+ * whose sum with the offset overflows 64 bits traps), refused without the
+ * feature; the same offset on a 32-bit memory is invalid. */
+START_TEST(memory64) {
+  tl_module *m = new_module(TL_FEATURES_ALL);
+  ck_assert_uint_eq(tl_add_memory64(m, 2, 1, true, false), TL_INVALID_INDEX); /* min > max */
+  ck_assert_uint_eq(tl_add_memory64(m, 1, (1ull << 48) + 1, true, false), TL_INVALID_INDEX);
+  ck_assert_uint_eq(tl_add_memory64(m, 1, 3, true, false), 0);
+  ck_assert_uint_eq(tl_add_table64(m, TL_TYPE_FUNCREF, 1, 0, false), 0);
+  tl_type_t t = tl_add_type(m, TL_TYPE_I64, TL_TYPE_I32);
+  uint32_t f = tl_add_function(m, "f", t, NULL, 0, NULL);
+  tl_imm_args far = TL_IMM_ARGS_INIT;
+  far.offset = (1ull << 32) + 8; /* i32.load offset=2^32+8 (p - 2^32) */
+  tl_expr_ref sub_kids[2] = {tl_build_local_get(m, f, 0), tl_build_const_i64(m, (int64_t)(1ull << 32))};
+  tl_expr_ref addr = tl_build_op(m, f, tl_op_lookup("i64.sub"), sub_kids, 2, NULL);
+  tl_expr_ref ld = tl_build_op(m, f, tl_op_lookup("i32.load"), &addr, 1, &far);
+  ck_assert_ptr_nonnull(ld);
+  ck_assert_int_eq(tl_function_set_body(m, f, ld), TL_OK);
+  ck_assert_int_eq(tl_add_export(m, TL_EXPORT_FUNC, f, "f"), TL_OK);
+  uint8_t *bytes = NULL;
+  size_t size = validate_and_write(m, &bytes);
+  tl_error err = {0};
+  tl_read_options no64 = {.features = TL_FEATURES_ALL & ~TL_FEATURE_MEMORY64};
+  ck_assert_ptr_null(tl_module_read(bytes, size, &no64, &err));
+  ck_assert_int_eq(err.code, TL_E_FEATURE);
+  tl_read_options all = {.features = TL_FEATURES_ALL};
+  tl_module *back = tl_module_read(bytes, size, &all, &err);
+  ck_assert_msg(back != NULL, "read back: %s", err.msg);
+  uint8_t *again = NULL;
+  size_t size2 = validate_and_write(back, &again);
+  ck_assert_uint_eq(size2, size);
+  ck_assert(!memcmp(again, bytes, size));
+  free(again);
+  free(bytes);
+  tl_module_free(back);
+  /* the same offset on a 32-bit memory is invalid */
+  tl_module *m32 = new_module(TL_FEATURES_ALL);
+  ck_assert_uint_eq(tl_add_memory(m32, 1, 0, false, false), 0);
+  uint32_t g = tl_add_function(m32, "g", tl_add_type(m32, TL_TYPE_I32, TL_TYPE_I32), NULL, 0, NULL);
+  tl_expr_ref a32 = tl_build_local_get(m32, g, 0);
+  ck_assert_int_eq(tl_function_set_body(m32, g, tl_build_op(m32, g, tl_op_lookup("i32.load"), &a32, 1, &far)), TL_OK);
+  ck_assert_int_eq(tl_module_validate(m32, &err), TL_E_INVALID);
+  ck_assert_msg(strstr(err.msg, "out of range"), "%s", err.msg);
+  tl_module_free(m32);
+  /* f(0): the address is 2^64 - 2^32, plus the offset overflows 64 bits:
+   * a trap (wrapping would load from byte 8) */
+  tl_store *st = tl_store_new();
+  tl_store_set_engine(st, TL_ENGINE_INTERP);
+  tl_instance *inst = tl_instantiate(st, m, NULL, &err);
+  ck_assert_msg(inst != NULL, "instantiate: %s", err.msg);
+  tl_value a = {.type = TL_VAL_I64}, r = {0};
+  uint32_t nres = 0;
+  ck_assert_int_eq(tl_invoke(inst, "f", &a, 1, &r, 1, &nres, &err), TL_E_TRAP);
+  ck_assert_msg(strstr(err.msg, "out of bounds memory access"), "%s", err.msg);
+  tl_store_free(st);
+  tl_module_set_features(m, TL_FEATURES_ALL & ~TL_FEATURE_MEMORY64);
+  ck_assert_int_eq(tl_module_validate(m, &err), TL_E_FEATURE);
+  tl_module_free(m);
+}
+END_TEST
+
 START_TEST(multi_memory) {
   tl_module *m = new_module(TL_FEATURES_ALL);
   ck_assert_int_eq(tl_set_memory(m, 1, 0, false, false, NULL), TL_OK);
@@ -958,6 +1020,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, types_and_tuples);
   tcase_add_test(tc, multi_memory);
+  tcase_add_test(tc, memory64);
   tcase_add_test(tc, consts_and_named_ops);
   tcase_add_test(tc, generic_builder);
   tcase_add_test(tc, control_types);
