@@ -5,54 +5,16 @@
  * (TL_E_EXCEPTION naming the tag), traps that catch_all does not catch,
  * tags shared across instances, exceptions through a host function, deep
  * unwinding. More JIT cases: jit_eh_test.c. */
-#include "ir.h"
+#include "eh_fixture.h"
+#include "check_main.h"
 
-#include <check.h>
 #include <stdlib.h>
-#include <string.h>
-
-static tl_module *parse(const char *text) {
-  tl_read_options opt;
-  memset(&opt, 0, sizeof opt);
-  opt.detect_features = true;
-  tl_error err = {0};
-  tl_module *m = tl_module_parse_text(text, strlen(text), &opt, &err);
-  ck_assert_msg(m != NULL, "parse: %s", err.msg);
-  return m;
-}
 
 /* A store running engine _i of the loop tests: 0 interpreter, 1 JIT. */
 static tl_store *store_for(int engine) {
   tl_store *s = tl_store_new();
   if (engine) tl_store_set_engine(s, TL_ENGINE_JIT);
   return s;
-}
-
-static tl_value i32v(int32_t x) {
-  tl_value v;
-  memset(&v, 0, sizeof v);
-  v.type = TL_VAL_I32;
-  v.of.i32 = x;
-  return v;
-}
-
-/* Calls export name(arg) (arg < 0: no argument); returns its status and,
- * on TL_OK, its i32 result in *out. */
-static tl_status call1(tl_instance *inst, const char *name, int32_t arg, int32_t *out, tl_error *err) {
-  tl_value a = i32v(arg), r[1];
-  uint32_t nr = 0;
-  memset(err, 0, sizeof *err);
-  tl_status st = tl_invoke(inst, name, &a, arg < 0 ? 0 : 1, r, 1, &nr, err);
-  if (st == TL_OK && nr == 1) *out = r[0].of.i32;
-  return st;
-}
-
-static int32_t ok1(tl_instance *inst, const char *name, int32_t arg) {
-  tl_error err;
-  int32_t v = -12345;
-  tl_status st = call1(inst, name, arg, &v, &err);
-  ck_assert_msg(st == TL_OK, "%s(%d): status %d: %s", name, arg, st, err.msg);
-  return v;
 }
 
 static const char *const EH_MOD =
@@ -241,7 +203,7 @@ START_TEST(through_host) {
 }
 END_TEST
 
-int main(void) {
+static Suite *eh_suite(void) {
   Suite *su = suite_create("interp_eh");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
@@ -250,9 +212,7 @@ int main(void) {
   tcase_add_loop_test(tc, across_instances, 0, 2);
   tcase_add_loop_test(tc, through_host, 0, 2);
   suite_add_tcase(su, tc);
-  SRunner *sr = srunner_create(su);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return su;
 }
+
+TL_CHECK_MAIN(eh_suite)

@@ -7,21 +7,10 @@
  * try (a trap, not caught), and deep recursion catching and rethrowing in
  * every frame, after which the whole call depth is still there. The
  * shared cases run on both engines in interp_eh_test.c. */
-#include "ir.h"
+#include "eh_fixture.h"
+#include "check_main.h"
 
-#include <check.h>
 #include <stdlib.h>
-#include <string.h>
-
-static tl_module *parse(const char *text) {
-  tl_read_options opt;
-  memset(&opt, 0, sizeof opt);
-  opt.detect_features = true;
-  tl_error err = {0};
-  tl_module *m = tl_module_parse_text(text, strlen(text), &opt, &err);
-  ck_assert_msg(m != NULL, "parse: %s", err.msg);
-  return m;
-}
 
 /* An instance of m in s (a JIT store), compiled eagerly when eager. */
 static tl_instance *inst_of(tl_store *s, tl_module *m, tl_linker *lk, bool eager) {
@@ -36,27 +25,6 @@ static tl_store *jit_store(void) {
   tl_store *s = tl_store_new();
   tl_store_set_engine(s, TL_ENGINE_JIT);
   return s;
-}
-
-static tl_status call1(tl_instance *inst, const char *name, int32_t arg, int32_t *out, tl_error *err) {
-  tl_value a, r[1];
-  memset(&a, 0, sizeof a);
-  memset(r, 0, sizeof r);
-  a.type = TL_VAL_I32;
-  a.of.i32 = arg;
-  uint32_t nr = 0;
-  memset(err, 0, sizeof *err);
-  tl_status st = tl_invoke(inst, name, &a, 1, r, 1, &nr, err);
-  *out = r[0].of.i32;
-  return st;
-}
-
-static int32_t ok1(tl_instance *inst, const char *name, int32_t arg) {
-  tl_error err;
-  int32_t v = -12345;
-  tl_status st = call1(inst, name, arg, &v, &err);
-  ck_assert_msg(st == TL_OK, "%s(%d): status %d: %s", name, arg, st, err.msg);
-  return v;
 }
 
 static const char *const MOD =
@@ -181,16 +149,14 @@ START_TEST(two_instance_boundaries) {
 }
 END_TEST
 
-int main(void) {
+static Suite *eh_suite(void) {
   Suite *su = suite_create("jit_eh");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, within_instance, 0, 2);
   tcase_add_loop_test(tc, two_instance_boundaries, 0, 2);
   suite_add_tcase(su, tc);
-  SRunner *sr = srunner_create(su);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return su;
 }
+
+TL_CHECK_MAIN(eh_suite)
