@@ -466,6 +466,24 @@ START_TEST(module_items) {
  * written, read back byte for byte, run on the interpreter (an i64 address
  * whose sum with the offset overflows 64 bits traps), refused without the
  * feature; the same offset on a 32-bit memory is invalid. */
+/* A module using feature: a read without it fails with TL_E_FEATURE; with
+ * every feature it reads back and writes the same bytes. */
+static void refused_without_then_exact(const uint8_t *bytes, size_t size, uint32_t feature) {
+  tl_error err = {0};
+  tl_read_options without = {.features = TL_FEATURES_ALL & ~feature};
+  ck_assert_ptr_null(tl_module_read(bytes, size, &without, &err));
+  ck_assert_int_eq(err.code, TL_E_FEATURE);
+  tl_read_options all = {.features = TL_FEATURES_ALL};
+  tl_module *back = tl_module_read(bytes, size, &all, &err);
+  ck_assert_msg(back != NULL, "read back: %s", err.msg);
+  uint8_t *again = NULL;
+  size_t size2 = validate_and_write(back, &again);
+  ck_assert_uint_eq(size2, size);
+  ck_assert(!memcmp(again, bytes, size));
+  free(again);
+  tl_module_free(back);
+}
+
 START_TEST(memory64) {
   tl_module *m = new_module(TL_FEATURES_ALL);
   ck_assert_uint_eq(tl_add_memory64(m, 2, 1, true, false), TL_INVALID_INDEX); /* min > max */
@@ -484,20 +502,9 @@ START_TEST(memory64) {
   ck_assert_int_eq(tl_add_export(m, TL_EXPORT_FUNC, f, "f"), TL_OK);
   uint8_t *bytes = NULL;
   size_t size = validate_and_write(m, &bytes);
-  tl_error err = {0};
-  tl_read_options no64 = {.features = TL_FEATURES_ALL & ~TL_FEATURE_MEMORY64};
-  ck_assert_ptr_null(tl_module_read(bytes, size, &no64, &err));
-  ck_assert_int_eq(err.code, TL_E_FEATURE);
-  tl_read_options all = {.features = TL_FEATURES_ALL};
-  tl_module *back = tl_module_read(bytes, size, &all, &err);
-  ck_assert_msg(back != NULL, "read back: %s", err.msg);
-  uint8_t *again = NULL;
-  size_t size2 = validate_and_write(back, &again);
-  ck_assert_uint_eq(size2, size);
-  ck_assert(!memcmp(again, bytes, size));
-  free(again);
+  refused_without_then_exact(bytes, size, TL_FEATURE_MEMORY64);
   free(bytes);
-  tl_module_free(back);
+  tl_error err = {0};
   /* the same offset on a 32-bit memory is invalid */
   tl_module *m32 = new_module(TL_FEATURES_ALL);
   ck_assert_uint_eq(tl_add_memory(m32, 1, 0, false, false), 0);
@@ -548,20 +555,9 @@ START_TEST(multi_memory) {
   size_t size = validate_and_write(m, &bytes);
   if (have_wasm_validate()) ck_assert(wabt_accepts(bytes, size));
   /* without the feature the second memory is refused, with it it reads back */
-  tl_error err = {0};
-  tl_read_options mvp = {.features = TL_FEATURES_ALL & ~TL_FEATURE_MULTI_MEMORY};
-  ck_assert_ptr_null(tl_module_read(bytes, size, &mvp, &err));
-  ck_assert_int_eq(err.code, TL_E_FEATURE);
-  tl_read_options all = {.features = TL_FEATURES_ALL};
-  tl_module *back = tl_module_read(bytes, size, &all, &err);
-  ck_assert_msg(back != NULL, "read back: %s", err.msg);
-  uint8_t *again = NULL;
-  size_t size2 = validate_and_write(back, &again);
-  ck_assert_uint_eq(size2, size);
-  ck_assert(!memcmp(again, bytes, size));
-  free(again);
+  refused_without_then_exact(bytes, size, TL_FEATURE_MULTI_MEMORY);
   free(bytes);
-  tl_module_free(back);
+  tl_error err = {0};
   tl_module_set_features(m, TL_FEATURES_ALL & ~TL_FEATURE_MULTI_MEMORY);
   ck_assert_int_eq(tl_module_validate(m, &err), TL_E_FEATURE);
   tl_module_free(m);
