@@ -180,8 +180,10 @@ static tl_expr **arm_value(tl_walk *w, tl_expr **arm) {
   return (tl_ops[(*arm)->op].flags & TL_F_CONTROL) && has_label(*arm) ? NULL : arm;
 }
 
+/* A last item with no value (unreachable, or none after an unreachable
+ * earlier in its list) needs no drop. */
 static int drop_cost(tl_walk *w, tl_expr *v) {
-  return !(v->type == TL_UNREACHABLE || removable(w, v) || v->op == TL_OP_LOCAL_TEE);
+  return !(!tl_type_is_concrete(v->type) || removable(w, v) || v->op == TL_OP_LOCAL_TEE);
 }
 
 /* The arm with its value dropped; lists on the way are swept and retyped
@@ -194,7 +196,7 @@ static tl_expr *sink_drop(tl_walk *w, tl_expr *arm) {
     v = v->kid[v->nkid - 1];
   }
   tl_expr *r = v;
-  if (v->type != TL_UNREACHABLE) {
+  if (tl_type_is_concrete(v->type)) {
     r = drop_effects(w, v);
     if (!r) r = mark(tl_make_drop(w->m, v));
   }
