@@ -13,7 +13,10 @@ trap 'rm -rf "$T"' EXIT
 case $WHAT in
 validate)
   if ! command -v wasm-validate >/dev/null; then echo "skip: no wasm-validate"; exit 0; fi
-  "$B/tilt-fuzz" gen --seed 1 --count 10000 -o "$T"
+  # wabt 1.0.32 reads no 64-bit table and no memarg offset over 32 bits:
+  # these modules leave memory64 out (tilt-fuzz roundtrip's --validate-every
+  # checks the 64-bit memories wabt can read)
+  "$B/tilt-fuzz" gen --seed 1 --count 10000 --disable memory64 -o "$T"
   ls "$T"/*.wasm | xargs -P 4 -n 50 sh -c 'for f; do wasm-validate --enable-threads --enable-tail-call --enable-extended-const --enable-relaxed-simd --enable-multi-memory "$f" || { echo "INVALID $f"; exit 1; }; done' sh
   echo "10000 generated modules validate"
   ;;
