@@ -48,7 +48,7 @@ endif()
 # test-only pass) to at most 10 nodes, in process and through a command.
 add_test(NAME fuzzgen.reduce COMMAND sh ${FZS} ${CMAKE_BINARY_DIR} reduce)
 add_test(NAME fuzzgen.reduce-command COMMAND sh ${FZS} ${CMAKE_BINARY_DIR} reduce-command)
-set_tests_properties(fuzzgen.reduce fuzzgen.reduce-command PROPERTIES TIMEOUT 60)
+set_tests_properties(fuzzgen.reduce fuzzgen.reduce-command PROPERTIES TIMEOUT 300)
 set_tests_properties(fuzzgen.validate fuzzgen.roundtrip fuzzgen.roundtrip-multivalue fuzzgen.opt fuzzgen.jit fuzzgen.cfg
                      PROPERTIES TIMEOUT 300)
 # libFuzzer target from the same generator (only with -DTILT_FUZZ=ON, clang).
