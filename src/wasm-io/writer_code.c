@@ -618,6 +618,14 @@ static uint32_t tuple_close(wr *w, tl_expr *L, uint32_t i) {
  * that a read of the output finds nothing new (a fixed point). Marks
  * unused[t]; true if it marked any. */
 enum { SPILL_SCAN = 256 };
+
+/* If statement i of L opens an elided pair (a spill found earlier, cl[i],
+ * or an elided tuple set), the statement that closes it; else 0. */
+static uint32_t elided_close(wr *w, tl_expr *L, const uint32_t *cl, uint32_t i) {
+  if (cl[i]) return cl[i];
+  return in_set(&w->elide_sets, L->kid[i]) ? tuple_close(w, L, i) : 0;
+}
+
 static bool find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
   uint32_t np = tl_func_nparams(w->m, f);
   bool any = false;
@@ -645,11 +653,14 @@ static bool find_spills(wr *w, tl_func *f, scan_ctx *c, bool *unused) {
         }
         tl_expr *y = L->kid[i];
         if (y->type != TL_NONE || in_set(&w->cut, y)) break;
-        uint32_t to = cl[i] ? cl[i] : in_set(&w->elide_sets, y) ? tuple_close(w, L, i) : 0;
-        if (to) { /* an elided pair: it must close before our read */
+        /* An elided pair opened here must close before our read; the
+         * statement that closes it may open the next one (a chain). */
+        uint32_t to;
+        while ((to = elided_close(w, L, cl, i)) != 0) {
           i = to;
           if (!L->kid[i] || L->kid[i]->type != TL_NONE) break;
         }
+        if (to) break;
       }
       if (!get) continue;
       cl[k] = i;

@@ -613,6 +613,33 @@ START_TEST(tuple_local_elision_bytes) {
 }
 END_TEST
 
+/* Spilled values whose pairs chain: B's read opens C's spill, and A's
+ * read sits inside C's. C and B stay on the stack; A cannot (its value
+ * would be under C's when `local.set D` takes it). What flatten leaves
+ * with the reader's scratch locals (tilt-fuzz opt-valid seed 1762454422:
+ * i32 stored into an i64 local). */
+START_TEST(spill_chain_validates) {
+  tl_module *m = tl_module_alloc();
+  tl_func *g = new_func(m, TL_NONE, TL_I64, NULL);
+  add(m, g, i64c(m, 5));
+  tl_func *f = new_func(m, TL_NONE, TL_NONE, NULL);
+  f->has_scratch_base = true;
+  f->scratch_base = 0;
+  uint32_t a = tl_func_add_local(m, f, TL_I64), b = tl_func_add_local(m, f, TL_I32);
+  uint32_t c = tl_func_add_local(m, f, TL_I32), d = tl_func_add_local(m, f, TL_I64);
+  tl_expr *call = tl_expr_new(m, TL_OP_CALL, 0);
+  call->imm.index = 0;
+  tl_expr_finalize(m, f, call);
+  add(m, f, tl_make_local_set(m, f, a, call, false));
+  add(m, f, tl_make_local_set(m, f, b, i32c(m, 1), false));
+  add(m, f, tl_make_local_set(m, f, c, tl_make_unary(m, TL_OP_I32_EQZ, tl_make_local_get(m, f, b)), false));
+  add(m, f, tl_make_local_set(m, f, d, tl_make_local_get(m, f, a), false));
+  add(m, f, tl_make_drop(m, tl_make_local_get(m, f, c)));
+  check_valid(m, NULL);
+  tl_module_destroy(m);
+}
+END_TEST
+
 /* A construct typed by a branch in code the writer cuts (after a dead
  * child) is written as unreachable, with its parent and what follows cut:
  * one write is a fixed point (tilt-fuzz roundtrip seeds 699, 2987, 3017). */
@@ -708,6 +735,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, label_names_bytes);
   tcase_add_test(tc, tuple_block_types);
   tcase_add_test(tc, tuple_local_elision_bytes);
+  tcase_add_test(tc, spill_chain_validates);
   tcase_add_test(tc, dead_branch_fixed_point);
   suite_add_tcase(s, tc);
   return s;
