@@ -1,7 +1,7 @@
 /* func_edit.c — editing a module's function and global index spaces for
  * the passes that add or drop imports and thunks (legalize-js-interface,
- * generate-dyncalls, Emscripten's finalize): a function import inserted
- * after the others, functions or globals removed, a defined function
+ * generate-dyncalls, Emscripten's finalize, memory64-lowering): a function
+ * or global import inserted after the others, functions or globals removed, a defined function
  * appended with its params as locals. Every reference (calls, ref.func,
  * element items, exports, start, global.get/set) is renumbered; the
  * module stays valid when the caller removes only what nothing uses. */
@@ -56,6 +56,23 @@ uint32_t tl_module_add_func_import(tl_module *m, const char *module, const char 
   fs[ni].imp = (tl_importname){dup(m, module), dup(m, base), 0, 0};
   fs[ni].name = dup(m, name);
   m->nimported_funcs++;
+  return ni;
+}
+
+uint32_t tl_module_add_global_import(tl_module *m, const char *module, const char *base,
+                                     tl_type type, const char *name) {
+  uint32_t ni = m->nimported_globals, ng = (uint32_t)m->globals.n;
+  uint32_t *remap = tl_scratch_calloc(ng + 1, sizeof *remap);
+  if (!remap) return TL_NO_INDEX;
+  for (uint32_t i = 0; i < ng; i++) remap[i] = i < ni ? i : i + 1;
+  remap_globals(m, remap);
+  free(remap);
+  tl_global g = {.type = type, .imp = {dup(m, module), dup(m, base), 0, 0}, .name = dup(m, name)};
+  TL_VEC_PUSH(&m->globals, tl_global, g);
+  tl_global *gs = m->globals.p;
+  memmove(&gs[ni + 1], &gs[ni], (ng - ni) * sizeof *gs);
+  gs[ni] = g;
+  m->nimported_globals++;
   return ni;
 }
 

@@ -9,7 +9,8 @@
  * dynCall_ name a function or an export already has is skipped; the i64
  * form keeps only signatures with an i64 (JS calls the others through the
  * table itself). A signature with no name (several results, an exnref:
- * JS cannot call it) gets no thunk.
+ * JS cannot call it) gets no thunk. fptr is an i64 when table 0 is
+ * 64-bit (Emscripten's -sMEMORY64).
  * Assumes: nothing. Guarantees: a valid module; exports only added. */
 #include "passes.h"
 
@@ -62,7 +63,7 @@ static tl_status thunk(gen *g, tl_type params, tl_type results) {
     m->nimported_tables = 1;
   }
   tl_type ps[np + 1];
-  ps[0] = TL_I32;
+  ps[0] = tl_table_is64(m, 0) ? TL_I64 : TL_I32;
   for (uint32_t i = 0; i < np; i++) ps[i + 1] = tl_type_at(m, params, i);
   uint32_t sig = tl_functype_intern(m, params, results);
   uint32_t fi = tl_module_add_func_defined(m, tl_functype_intern(m, tl_type_tuple(m, ps, np + 1), results),

@@ -108,6 +108,11 @@ void tl_module_remap_funcs(tl_module *m, const uint32_t *remap); /* old -> new i
  * shift up by one); its index, TL_NO_INDEX when out of memory. */
 uint32_t tl_module_add_func_import(tl_module *m, const char *module, const char *base,
                                    uint32_t type, const char *name);
+/* A global import (immutable) placed after the other global imports
+ * (defined globals shift up by one); its index, TL_NO_INDEX when out of
+ * memory. */
+uint32_t tl_module_add_global_import(tl_module *m, const char *module, const char *base,
+                                     tl_type type, const char *name);
 /* A defined function of type `type` appended, its params as its first
  * locals, an empty body block (label 0); its index. */
 uint32_t tl_module_add_func_defined(tl_module *m, uint32_t type, const char *name);

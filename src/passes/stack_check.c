@@ -10,7 +10,9 @@
  *   (global.set $sp (local.get $new))
  * The handler is the import env.NAME (added if missing) named by
  * --pass-arg stack-check-handler@NAME. An exported __set_stack_limits
- * (base, limit) sets the globals (0 and 0 until then).
+ * (base, limit) sets the globals (0 and 0 until then). A module that
+ * exports __set_stack_limits already has its checks (the pass ran): it is
+ * left as it is, so running the pass again changes nothing.
  * Assumes: nothing. Guarantees: a valid module; stack pointer writes outside
  * [limit, base] call the handler or trap. */
 #include "passes.h"
@@ -98,6 +100,7 @@ tl_status tl_pass_stack_check(tl_pass_ctx *ctx) {
   if (c.sp == TL_NO_INDEX) return TL_OK;
   tl_type t = TL_GLOBAL(m, c.sp)->type;
   if (t != TL_I32 && t != TL_I64) return TL_OK; /* not an address: no stack pointer */
+  if (tl_module_find_export(m, "__set_stack_limits") >= 0) return TL_OK; /* checked already */
   const char *h = tl_pass_arg_get(ctx, "stack-check-handler");
   if (h && *h && (c.handler = handler_import(m, h, t)) == TL_NO_INDEX) return tl_nomem(ctx->err, "stack-check");
   c.base = add_global(m, t, "__stack_base");
