@@ -12,6 +12,7 @@
 #include "ir/ir.h"
 #include "fuzz/fuzz.h"
 #include "host/host.h"
+#include "runtime/runtime.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,6 +44,31 @@ static void put_value(tl_buf *b, const tl_value *v) {
   default: tl_buf_printf(b, "%s:%s", v->type == TL_VAL_FUNCREF ? "funcref" : "externref",
                          v->of.ref ? "nonnull" : "null"); break;
   }
+}
+
+/* An uncaught exception: its payload, not its tag's index or name (passes
+ * renumber tags and drop names; V8 cannot read either without the tag). */
+static void put_exception(tl_buf *b, const tl_store *s) {
+  tl_buf_printf(b, "  -> uncaught exception");
+  const tl_exn *x = s->exn;
+  if (!x) {
+    tl_buf_printf(b, "\n");
+    return;
+  }
+  const tl_module *tm = x->tag->inst->m;
+  tl_type params = TL_FTYPE(tm, TL_TAG(tm, x->tag->index)->type)->params;
+  for (uint32_t i = 0; i < x->n && i < tl_type_arity(tm, params); i++) {
+    tl_value v;
+    memset(&v, 0, sizeof v);
+    v.type = tl_type_at(tm, params, i);
+    if (v.type == TL_V128) memcpy(v.of.v128, x->v[i].b, 16);
+    else if (v.type == TL_I32 || v.type == TL_F32) v.of.i32 = (int32_t)x->v[i].i32;
+    else if (v.type == TL_I64 || v.type == TL_F64) v.of.i64 = (int64_t)x->v[i].i64;
+    else v.of.ref = x->v[i].ref;
+    tl_buf_printf(b, " ");
+    put_value(b, &v);
+  }
+  tl_buf_printf(b, "\n");
 }
 
 static void zero_value(tl_value *v, tl_type t) {
@@ -213,7 +239,7 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
   } else if (rc == TL_E_TRAP) {
     tl_buf_printf(log, "  -> trap: %s\n", err.msg);
   } else if (rc == TL_E_EXCEPTION) { /* like a trap: the instance stays usable */
-    tl_buf_printf(log, "  -> %s\n", err.msg);
+    put_exception(log, s);
   } else if (rc == TL_E_EXIT) { /* proc_exit: the program is over */
     tl_buf_printf(log, "[%s]\n", err.msg);
     go_on = false;

@@ -38,6 +38,7 @@ static char g_extra[512];  /* the --disable flags, for reproduce lines */
  * opt-valid, jit, --eh), TL_FUZZ_EH_OFF (--no-eh), or 0: fuzz.h's
  * TL_FUZZ_EXEC_EH decides (the other modes that execute). */
 static uint32_t g_eh;
+static uint32_t g_eh_legacy;   /* v8: TL_FUZZ_EH_LEGACY (node 20 has no exnref) */
 
 static double now(void) {
   struct timespec ts;
@@ -54,7 +55,7 @@ static tl_read_options all_features(void) {
 static tl_module *gen_seed(uint64_t seed, uint32_t features) {
   uint8_t buf[GEN_BYTES];
   tl_fuzz_seed_bytes(seed, buf, sizeof buf);
-  tl_fuzz_options fo = {((features ? features : TL_FEATURES_ALL) & g_features) | g_eh, 0, 0};
+  tl_fuzz_options fo = {((features ? features : TL_FEATURES_ALL) & g_features) | g_eh | g_eh_legacy, 0, 0};
   return tl_fuzz_generate(buf, sizeof buf, &fo);
 }
 
@@ -431,6 +432,7 @@ static const char v8_harness[] =
     "   if(x.results.length==1)r=[r];else if(x.results.length==0)r=[];\n"
     "   out+='  ->'+x.results.map((t,i)=>' '+fmt(t,r[i])).join('')+'\\n';}\n"
     "  catch(e){if(e instanceof WebAssembly.RuntimeError)out+='  -> trap: '+e.message+'\\n';\n"
+    "   else if(e instanceof WebAssembly.Exception)out+='  -> uncaught exception\\n';\n"
     "   else{out+='[stop: '+e.message+']\\n';break;}}}}\n"
     "process.stdout.write(out);\n";
 
@@ -441,6 +443,7 @@ static void normalize_v8(char *s) {
     char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
     if (!strncmp(p, "  -> trap", 9)) { memcpy(o, "  -> trap\n", 10); o += 10; }
+    else if (!strncmp(p, "  -> uncaught exception", 23)) { memcpy(o, "  -> uncaught exception\n", 24); o += 24; }
     else if (!strncmp(p, "[instantiate", 12)) { memcpy(o, "[instantiate]\n", 14); o += 14; }
     else { memmove(o, p, len); o += len; }
     p += len;
@@ -942,6 +945,7 @@ int main(int argc, char **argv) {
   }
   if (!g_eh && (!strcmp(o.mode, "roundtrip") || !strcmp(o.mode, "opt-valid") || !strcmp(o.mode, "jit")))
     g_eh = TL_FUZZ_EH_ON;
+  if (!strcmp(o.mode, "v8")) g_eh_legacy = TL_FUZZ_EH_LEGACY;
   if (!strcmp(o.mode, "gen")) return do_gen(&o);
   if (!strcmp(o.mode, "reduce")) return do_reduce(&o);
   if (!strcmp(o.mode, "v8-check")) {

@@ -14,20 +14,22 @@
 
 #include "tilt.h"
 
-/* THE switch for exception handling in code the fuzzers run: 0 until the
- * interpreter executes EH (set it to 1 then). A generator call that names
+/* THE switch for exception handling in code the fuzzers run (1: the
+ * interpreter and the JIT execute EH). A generator call that names
  * neither TL_FUZZ_EH_ON nor TL_FUZZ_EH_OFF follows it, so tilt-fuzz's
  * executing modes (opt, v8), the gen_modes libFuzzer target and tilt-opt
  * --translate-to-fuzz get EH through it; tilt-fuzz roundtrip and opt-valid
  * (nothing runs) and jit (the JIT runs EH: src/jit/eh.c) ask for EH
  * unless --no-eh. */
-#define TL_FUZZ_EXEC_EH 0
+#define TL_FUZZ_EXEC_EH 1
 
 /* Bits of tl_fuzz_options.features outside TL_FEATURES_ALL: emit tags,
  * try/catch/delegate/rethrow, try_table/throw_ref and exnref (when the
- * exception-handling feature is on), or never. */
+ * exception-handling feature is on), or never; with TL_FUZZ_EH_LEGACY only
+ * the legacy forms (try/catch/delegate/rethrow, no exnref: V8 in node 20). */
 #define TL_FUZZ_EH_ON  (1u << 29)
 #define TL_FUZZ_EH_OFF (1u << 30)
+#define TL_FUZZ_EH_LEGACY (1u << 28)
 
 typedef struct {
   uint32_t features;   /* TL_FEATURE_* the module may use (0 = all), and

@@ -41,6 +41,7 @@ typedef struct {
   uint32_t nmem;          /* 1, or 2 with multi-memory */
   uint32_t ext_table;
   bool eh;                   /* emit exception handling (fuzz.h) */
+  bool eh_legacy;            /* only try/catch/delegate/rethrow: no try_table, exnref */
   uint32_t ntags;
   /* current function */
   tl_func *f;
@@ -641,7 +642,9 @@ static tl_expr *eh_try_table(gen *g, tl_type t) {
 
 /* An EH construct of type t (or an unreachable-typed throw); NULL: none. */
 static tl_expr *eh_value(gen *g, tl_type t) {
-  switch (pick(g, 8)) {
+  uint32_t k = pick(g, 8);
+  if (g->eh_legacy && k >= 3 && k <= 5) return eh_try(g, t);
+  switch (k) {
   case 0: case 1: case 2: return eh_try(g, t);
   case 3: case 4: case 5: return eh_try_table(g, t);
   case 6: return one_in(g, 2) ? eh_throw(g) : eh_rethrow(g);
@@ -651,7 +654,10 @@ static tl_expr *eh_value(gen *g, tl_type t) {
 
 /* An EH statement: a try or try_table, throw, rethrow, throw_ref. */
 static tl_expr *eh_stmt(gen *g) {
-  switch (pick(g, 8)) {
+  uint32_t k = pick(g, 8);
+  if (g->eh_legacy && (k == 2 || k == 3)) return eh_try(g, TL_NONE);
+  if (g->eh_legacy && k == 6) return NULL;
+  switch (k) {
   case 0: case 1: return eh_try(g, TL_NONE);
   case 2: case 3: return eh_try_table(g, TL_NONE);
   case 4: return eh_throw(g);
@@ -935,7 +941,8 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
   }
   g->eh = has(g, TL_FEAT_EXCEPTION_HANDLING) && !(ask & TL_FUZZ_EH_OFF) &&
           ((ask & TL_FUZZ_EH_ON) || TL_FUZZ_EXEC_EH);
-  if (g->eh && has(g, TL_FEAT_REFERENCE_TYPES)) g->vt[g->nvt++] = TL_EXNREF;
+  g->eh_legacy = (ask & TL_FUZZ_EH_LEGACY) != 0;
+  if (g->eh && !g->eh_legacy && has(g, TL_FEAT_REFERENCE_TYPES)) g->vt[g->nvt++] = TL_EXNREF;
   for (int op = 0; op < TL_NOPS && g->nops < MAX_OPS; op++)
     if (eligible(g, op)) g->ops[g->nops++] = (uint16_t)op;
 

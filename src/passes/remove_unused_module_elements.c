@@ -12,14 +12,17 @@
  * can call it: no reachable call_indirect uses its signature, no table is
  * imported or exported, and no table.get reads a table (as Binaryen's
  * "referenced but not used" functions). What only its old body used goes.
- * Tags are all kept (their types too): a throw may reach any catch.
+ * A tag goes when no throw, catch or try_table clause names it and it is
+ * not exported (an exception of it could not be thrown nor told apart).
  * Guarantees: same behaviour; indices renumbered consistently everywhere. */
 #include "passes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_FUNC, K_GLOBAL, K_TABLE, K_MEMORY, K_ELEM, K_DATA, K_TYPE, NKINDS };
+enum { K_FUNC, K_GLOBAL, K_TABLE, K_MEMORY, K_ELEM, K_DATA, K_TYPE, K_TAG, NKINDS };
+/* Export kinds (TL_EXTERN_*) as index spaces. */
+static const int extern_kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL, K_TAG};
 
 typedef struct {
   tl_module *m;
@@ -46,6 +49,7 @@ static void use(rume *r, int kind, uint32_t i) {
     return;
   }
   r->used[kind][i] = 1;
+  if (kind == K_TAG) use(r, K_TYPE, TL_TAG(r->m, i)->type);
 }
 
 /* A function an elem segment names: kept; its body is scanned once it can
@@ -67,7 +71,8 @@ static bool carries(const tl_expr *e) {
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_CALL_INDIRECT:
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_MEM: case TL_IMM_MEM_COPY:
   case TL_IMM_MEM_INIT: case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_TABLE_INIT:
-  case TL_IMM_TABLE_COPY: return true;
+  case TL_IMM_TABLE_COPY: case TL_IMM_TAG: case TL_IMM_CATCH: return true;
+  case TL_IMM_CLAUSE: return e->op == TL_OP_TT_CATCH || e->op == TL_OP_TT_CATCH_REF;
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: return e->imm.block.bt != TL_NO_INDEX;
   default: return false;
   }
@@ -96,6 +101,8 @@ static void note(rume *r, const tl_expr *e) {
   case TL_IMM_TABLE_INIT: use(r, K_ELEM, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
   case TL_IMM_TABLE_COPY: use(r, K_TABLE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: use(r, K_TYPE, e->imm.block.bt); break;
+  case TL_IMM_TAG: use(r, K_TAG, e->imm.index); break;
+  case TL_IMM_CATCH: case TL_IMM_CLAUSE: use(r, K_TAG, e->imm.idx2.b); break;   /* (carries: catch, catch_ref) */
   default: break;
   }
 }
@@ -129,10 +136,8 @@ static void mark_roots(rume *r) {
   tl_module *m = r->m;
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
-    static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
-    if (x->kind <= TL_EXTERN_GLOBAL) use(r, kinds[x->kind], x->index);
+    if (x->kind <= TL_EXTERN_TAG) use(r, extern_kinds[x->kind], x->index);
   }
-  for (uint32_t i = 0; i < m->tags.n; i++) use(r, K_TYPE, TL_TAG(m, i)->type);
   if (m->has_start) use(r, K_FUNC, m->start);
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *s = TL_ELEM(m, i);
@@ -273,6 +278,8 @@ static void rewrite(rume *r, tl_expr *e) {
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE:
     if (e->imm.block.bt != TL_NO_INDEX) e->imm.block.bt = mp[K_TYPE][e->imm.block.bt];
     break;
+  case TL_IMM_TAG: e->imm.index = mp[K_TAG][e->imm.index]; break;
+  case TL_IMM_CATCH: case TL_IMM_CLAUSE: e->imm.idx2.b = mp[K_TAG][e->imm.idx2.b]; break;
   default: break;
   }
 }
@@ -307,10 +314,9 @@ static void rewrite_all(rume *r, bool renumbered) {
   }
   for (uint32_t i = 0; i < m->elems.n; i++) TL_ELEM(m, i)->table = r->remap[K_TABLE][TL_ELEM(m, i)->table];
   for (uint32_t i = 0; i < m->datas.n; i++) TL_DATA(m, i)->mem = r->remap[K_MEMORY][TL_DATA(m, i)->mem];
-  static const int kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL};
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
-    if (x->kind <= TL_EXTERN_GLOBAL) x->index = r->remap[kinds[x->kind]][x->index]; /* tags stay */
+    if (x->kind <= TL_EXTERN_TAG) x->index = r->remap[extern_kinds[x->kind]][x->index];
   }
   for (uint32_t i = 0; i < m->tags.n; i++) TL_TAG(m, i)->type = r->remap[K_TYPE][TL_TAG(m, i)->type];
   if (m->has_start) m->start = r->remap[K_FUNC][m->start];
@@ -319,7 +325,7 @@ static void rewrite_all(rume *r, bool renumbered) {
 tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   rume r = {.m = m, .count = {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
-                              m->datas.n, m->types.n}};
+                              m->datas.n, m->types.n, m->tags.n}};
   r.live = calloc(m->funcs.n + 1, 1);
   r.called = calloc(m->types.n + 1, 1);
   r.frefs = calloc(m->funcs.n + 1, sizeof *r.frefs);
@@ -346,13 +352,15 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
     uint32_t fi = TL_VEC_AT(&r.deferred, uint32_t, k);
     if (!r.live[fi]) empty_body(m, TL_FUNC(m, fi));
   }
-  tl_vec *vecs[NKINDS] = {&m->funcs, &m->globals, &m->tables, &m->memories, &m->elems, &m->datas, &m->types};
+  tl_vec *vecs[NKINDS] = {&m->funcs, &m->globals, &m->tables, &m->memories, &m->elems, &m->datas, &m->types,
+                          &m->tags};
   size_t sizes[NKINDS] = {sizeof(tl_func), sizeof(tl_global), sizeof(tl_table), sizeof(tl_memory),
-                          sizeof(tl_elem), sizeof(tl_data), sizeof(tl_functype)};
+                          sizeof(tl_elem), sizeof(tl_data), sizeof(tl_functype), sizeof(tl_tag)};
   m->nimported_funcs = count_used(&r, K_FUNC, m->nimported_funcs);
   m->nimported_globals = count_used(&r, K_GLOBAL, m->nimported_globals);
   m->nimported_tables = count_used(&r, K_TABLE, m->nimported_tables);
   m->nimported_memories = count_used(&r, K_MEMORY, m->nimported_memories);
+  m->nimported_tags = count_used(&r, K_TAG, m->nimported_tags);
   bool renumbered = false;
   for (int k = 0; k < NKINDS; k++) {
     size_t before = vecs[k]->n;
