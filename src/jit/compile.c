@@ -953,7 +953,9 @@ static const memop mops[] = {
  * (< 2^33 + 8) never leaves it and faults past the accessible pages become
  * traps in the signal handler. i32 values in registers are always
  * zero-extended (every 32-bit operation writes the full register). */
-static x64_op mem_addr(jc *c, uint64_t off) {
+static x64_op mem64_addr(jc *c, uint64_t off, unsigned size);
+static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64) {
+  if (m64) return mem64_addr(c, off, size);
   valent a = pop(c);
   if (a.kind == V_CONST) {
     uint64_t ea = (uint32_t)a.imm + off;
@@ -976,7 +978,35 @@ static x64_op mem_addr(jc *c, uint64_t off) {
   return x64_mi(R13, RCX, 1, 0);
 }
 
-static bool mem_op(jc *c, int op, uint64_t off) {
+/* Memory 0 when it is 64-bit (mem_op only takes offsets below 2^31): the
+ * reservation does not cover a 64-bit address, so an explicit check. The
+ * access's last byte, addr + off + size - 1, must not carry out of 64 bits
+ * and must lie below pages * 64 KiB (pages read from the memory instance:
+ * another instance may have grown it). Then [r13 + addr + off]. */
+static x64_op mem64_addr(jc *c, uint64_t off, unsigned size) {
+  valent a = pop(c);
+  int r = RAX;
+  if (a.kind == V_REG) {
+    r = a.reg;
+    free_reg(c, r);
+  } else if (a.kind == V_LOCAL && c->lreg[a.local] >= 0) {
+    r = c->lreg[a.local];
+  } else {
+    load_into(c, RAX, &a);
+  }
+  x64_rm(c->b, 0, true, 0x8B, 1, RCX, x64_r(r), false);            /* mov rcx, addr */
+  x64_rm(c->b, 0, true, 0x81, 1, 0, x64_r(RCX), false);            /* add rcx, off + size - 1 */
+  x64_imm32(c->b, (uint32_t)(off + size - 1));
+  trap_jcc(c, CC_B, JT_OOB_MEM);
+  x64_rm(c->b, 0, true, 0xC1, 1, 5, x64_r(RCX), false);            /* shr rcx, 16 */
+  x64_byte(c->b, 16);
+  x64_rm(c->b, 0, true, 0x8B, 1, RDX, x64_m(R12, JC_MEM0), false);  /* mov rdx, [jctx.mem0] */
+  x64_rm(c->b, 0, true, 0x3B, 1, RCX, x64_m(RDX, (int32_t)offsetof(tl_meminst, pages)), false);
+  trap_jcc(c, CC_AE, JT_OOB_MEM);                                   /* page >= pages */
+  return x64_mi(R13, r, 1, (int32_t)off);
+}
+
+static bool mem_op(jc *c, int op, uint64_t off, bool m64) {
   for (size_t i = 0; i < sizeof mops / sizeof *mops; i++) {
     const memop *k = &mops[i];
     if (k->op != op) continue;
@@ -985,7 +1015,7 @@ static bool mem_op(jc *c, int op, uint64_t off) {
       valent *av = &c->st[c->n - 1];
       bool reuse = av->kind == V_REG && !isf(k->t);       /* mov esi, [r13+rsi+off] */
       int r = reuse ? av->reg : alloc_reg(c, isf(k->t));  /* before: spills use rax */
-      x64_op o = mem_addr(c, off);
+      x64_op o = mem_addr(c, off, k->size, m64);
       c->busy |= 1u << r;
       x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, false);
       push_reg(c, k->t, r);
@@ -995,7 +1025,7 @@ static bool mem_op(jc *c, int op, uint64_t off) {
     int r;
     if (v.kind == V_REG) r = v.reg;
     else { r = alloc_reg(c, isf(k->t)); load_into(c, r, &v); v.kind = V_REG; v.reg = (uint8_t)r; }
-    x64_op o = mem_addr(c, off);
+    x64_op o = mem_addr(c, off, k->size, m64);
     x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, k->size == 1);
     drop_entry(c, v);
     return true;
@@ -1514,15 +1544,17 @@ static void op_one(jc *c, int op) {
   if (oi->imm == TL_IMM_MEMARG) {
     uint64_t al = leb(c), mi = (al & 0x40) ? leb(c) : 0;
     uint64_t off = leb(c);
-    if (tl_memory_is64(c->m, (uint32_t)mi)) {
-      /* memory64: in C, with explicit checks (the guard reservation does
-       * not cover a 64-bit address); the u64 offset as one more operand */
+    bool m64 = tl_memory_is64(c->m, (uint32_t)mi);
+    if (m64 && !mi && off < INT32_MAX - 16 && mem_op(c, op, off, true)) return;
+    if (m64) {
+      /* memory64 (atomics, SIMD, a memory other than 0, a big offset): in
+       * C, with explicit checks; the u64 offset as one more operand */
       uint8_t rt[1] = {oi->result};
       push(c, (valent){V_CONST, TL_I64, 0, 0, 0, (int64_t)off});
       helper_op(c, (uint32_t)op, oi->nops + 1u, 0, (uint32_t)mi | JB_ADDR64, rt, oi->result != TL_NONE, false);
       return;
     }
-    if (!mi && mem_op(c, op, off)) return;
+    if (!mi && mem_op(c, op, off, false)) return;
     /* atomics (one thread), and any access to a memory other than 0 (whose
      * base is not in a register): in C */
     if ((oi->flags & TL_F_ATOMIC) || (mi && tl_ops[op].pfx != 0xFD)) {
