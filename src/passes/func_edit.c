@@ -59,6 +59,15 @@ uint32_t tl_module_add_func_import(tl_module *m, const char *module, const char 
   return ni;
 }
 
+uint32_t tl_module_env_import(tl_module *m, const char *name, uint32_t type) {
+  for (uint32_t i = 0; i < m->nimported_funcs; i++) {
+    tl_importname *n = &TL_FUNC(m, i)->imp;
+    if (tl_name_eq(n->module, n->module_len, "env", 3) && tl_name_eq(n->name, n->name_len, name, (uint32_t)strlen(name)))
+      return i;
+  }
+  return type == TL_NO_INDEX ? TL_NO_INDEX : tl_module_add_func_import(m, "env", name, type, name);
+}
+
 uint32_t tl_module_add_global_import(tl_module *m, const char *module, const char *base,
                                      tl_type type, const char *name) {
   uint32_t ni = m->nimported_globals, ng = (uint32_t)m->globals.n;

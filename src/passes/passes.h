@@ -108,6 +108,10 @@ void tl_module_remap_funcs(tl_module *m, const uint32_t *remap); /* old -> new i
  * shift up by one); its index, TL_NO_INDEX when out of memory. */
 uint32_t tl_module_add_func_import(tl_module *m, const char *module, const char *base,
                                    uint32_t type, const char *name);
+/* The function import env.NAME: the first there is, else one of type
+ * `type` added (tl_module_add_func_import); TL_NO_INDEX when out of memory,
+ * or when there is none and type is TL_NO_INDEX (only a lookup). */
+uint32_t tl_module_env_import(tl_module *m, const char *name, uint32_t type);
 /* A global import (immutable) placed after the other global imports
  * (defined globals shift up by one); its index, TL_NO_INDEX when out of
  * memory. */

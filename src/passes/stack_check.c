@@ -70,15 +70,6 @@ static uint32_t add_global(tl_module *m, tl_type t, const char *name) {
   return (uint32_t)m->globals.n - 1;
 }
 
-/* The import env.name (added if missing). */
-static uint32_t handler_import(tl_module *m, const char *name, tl_type t) {
-  for (uint32_t i = 0; i < m->nimported_funcs; i++) {
-    tl_importname *n = &TL_FUNC(m, i)->imp;
-    if (tl_name_eq(n->module, n->module_len, "env", 3) && tl_name_eq(n->name, n->name_len, name, (uint32_t)strlen(name)))
-      return i;
-  }
-  return tl_module_add_func_import(m, "env", name, tl_functype_intern(m, t, TL_NONE), name);
-}
 
 /* __set_stack_limits(base, limit), exported. */
 static void add_setter(checker *c, tl_type t) {
@@ -102,7 +93,7 @@ tl_status tl_pass_stack_check(tl_pass_ctx *ctx) {
   if (t != TL_I32 && t != TL_I64) return TL_OK; /* not an address: no stack pointer */
   if (tl_module_find_export(m, "__set_stack_limits") >= 0) return TL_OK; /* checked already */
   const char *h = tl_pass_arg_get(ctx, "stack-check-handler");
-  if (h && *h && (c.handler = handler_import(m, h, t)) == TL_NO_INDEX) return tl_nomem(ctx->err, "stack-check");
+  if (h && *h && (c.handler = tl_module_env_import(m, h, tl_functype_intern(m, t, TL_NONE))) == TL_NO_INDEX) return tl_nomem(ctx->err, "stack-check");
   c.base = add_global(m, t, "__stack_base");
   c.limit = add_global(m, t, "__stack_limit");
   uint32_t nf = (uint32_t)m->funcs.n;
