@@ -16,9 +16,9 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c)
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c)
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; esac; }
 levels=(-O2 -O3 -Os -Oz)
 
 mkdir -p bin
@@ -69,6 +69,9 @@ for pair in "${pairs[@]}"; do
   fi
   check_sh "$p $l: runs under node as built natively" \
     'node --no-experimental-fetch out/tilt/'"$n$l"'.js > got.txt && diff "$SRC/'"$n"'.out" got.txt'
+  if [ $p = fpcast.c ]; then
+    check_sh "$p $l: tilt-opt ran --fpcast-emu" 'grep -q "^wasm-opt .*--fpcast-emu" tools.log'
+  fi
   if [ $p = safeheap.c ]; then
     check_sh "$p $l: tilt-opt ran --safe-heap" 'grep -q "^wasm-opt .*--safe-heap" tools.log'
     check_sh "$p $l: a null read aborts with a segmentation fault" \

@@ -20,4 +20,18 @@ expect_error "no input" "no input file" "$TILT_OPT"
 expect_error "two inputs" "more than one input file" "$TILT_OPT" "$HELLO" "$HELLO"
 expect_error "unwritable output" '^nodir/out\.wasm: error: cannot write' "$TILT_OPT" "$HELLO" -o nodir/out.wasm
 check "no output written on error" test ! -e out.wasm
+# passes that refuse a module say why and change nothing
+cat > casts.wat <<'W'
+(module (table 1 funcref) (elem (i32.const 0) func $f) (func $f (param i32 i32)))
+W
+expect_error "fpcast-emu over max-func-params" 'fpcast-emu: function 0 in a table has more params than max-func-params' \
+  "$TILT_OPT" casts.wat --fpcast-emu --pass-arg=max-func-params@1 -o out.wasm
+expect_error "fpcast-emu with a bad max-func-params" 'max-func-params@x is not a count' \
+  "$TILT_OPT" casts.wat --fpcast-emu --pass-arg=max-func-params@x -o out.wasm
+cat > big64.wat <<'W'
+(module (memory i64 65537))
+W
+expect_error "memory64-lowering of a memory over 4 GiB" 'memory64-lowering: memory 0 has more than 65536 pages' \
+  "$TILT_OPT" --enable-memory64 big64.wat --memory64-lowering -o out.wasm
+check "no output written on a refusal" test ! -e out.wasm
 finish
