@@ -94,6 +94,13 @@ typedef struct {
                            per core (the output is the same for any count) */
 } tl_write_options;
 
+/* Out of memory: every call below returns TL_E_NOMEM (or NULL, or the
+ * failure value of a builder, whose tl_module_last_error then says "out of
+ * memory") and leaves nothing it allocated behind; it never aborts. A
+ * module a call that modifies it (passes, builders) failed on for want of
+ * memory can only be freed. The execution API (stores, instances,
+ * invoking) returns TL_E_NOMEM from instantiation and calls as well. */
+
 /* Reads a binary module. On failure returns NULL and fills *err. */
 tl_module *tl_module_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                           tl_error *err);
@@ -121,7 +128,8 @@ tl_status tl_module_write_and_free(tl_module *m, const tl_write_options *opt, ui
                                    size_t *out_size, tl_error *err);
 /* Validates the module (context-free IR validation). */
 tl_status tl_module_validate(tl_module *m, tl_error *err);
-/* Prints the module as folded text into a malloc'd NUL-terminated string. */
+/* Prints the module as folded text into a malloc'd NUL-terminated string
+ * (NULL if out of memory). */
 char *tl_module_print(tl_module *m);
 void tl_module_free(tl_module *m);
 uint32_t tl_module_features(const tl_module *m);

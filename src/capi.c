@@ -112,10 +112,33 @@ static tl_status bad(tl_module *m, const char *fmt, ...) {
   return TL_E_INVALID;
 }
 
+static const tl_error oom_error = {.code = TL_E_NOMEM, .offset = TL_NO_OFFSET,
+                                   .func_index = TL_NO_FUNC, .msg = "out of memory (building)"};
+
+/* A public builder packs its arguments and runs its _impl through here, in
+ * an out-of-memory scope on m (oom.c): out of memory leaves the call's
+ * failure value, and the module's last error says so (the module can then
+ * only be freed). */
+static void capi_run(tl_module *m, void (*run)(void *call), void *call) {
+  tl_oom_frame f;
+  if (!m || !tl_oom_enter(&f, m)) {
+    run(call);
+    return;
+  }
+  if (!setjmp(f.jb)) {
+    run(call);
+    tl_oom_leave(&f, false);
+    return;
+  }
+  tl_oom_leave(&f, true);
+  m->capi_oom = true;
+  if (m->capi) m->capi->err = oom_error;
+}
+
 const tl_error *tl_module_last_error(const tl_module *m) {
   static const tl_error none = {.code = TL_OK, .offset = TL_NO_OFFSET, .func_index = TL_NO_FUNC};
   if (!m) return NULL;
-  return m->capi ? &m->capi->err : &none;
+  return m->capi ? &m->capi->err : m->capi_oom ? &oom_error : &none;
 }
 
 static bool in_range(tl_module *m, uint32_t i, size_t n, const char *what, const char *who) {
@@ -135,7 +158,7 @@ static bool is_value_type(const tl_module *m, tl_type t) {
   return is_basic(t) || (tl_type_is_tuple(t) && t - TL_TUPLE_BASE < m->ntuples);
 }
 
-tl_type_t tl_build_tuple(tl_module *m, const tl_type_t *types, uint32_t n) {
+static tl_type_t build_tuple_impl(tl_module *m, const tl_type_t *types, uint32_t n) {
   if (!m) return TL_TYPE_INVALID;
   if (n && !types) return bad(m, "tl_build_tuple: types is NULL"), TL_TYPE_INVALID;
   for (uint32_t i = 0; i < n; i++)
@@ -146,13 +169,45 @@ tl_type_t tl_build_tuple(tl_module *m, const tl_type_t *types, uint32_t n) {
   return tl_type_tuple(m, types, n);
 }
 
-uint32_t tl_add_type(tl_module *m, tl_type_t params, tl_type_t results) {
+typedef struct {
+  tl_module *m;
+  const tl_type_t *types;
+  uint32_t n;
+  tl_type_t r;
+} build_tuple_call;
+static void build_tuple_run(void *c) {
+  build_tuple_call *k_ = c;
+  k_->r = build_tuple_impl(k_->m, k_->types, k_->n);
+}
+tl_type_t tl_build_tuple(tl_module *m, const tl_type_t *types, uint32_t n) {
+  build_tuple_call k_ = {m, types, n, TL_TYPE_INVALID};
+  capi_run(m, build_tuple_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_type_impl(tl_module *m, tl_type_t params, tl_type_t results) {
   if (!m) return TL_INVALID_INDEX;
   if (params != TL_NONE && !is_value_type(m, params))
     return bad(m, "tl_add_type: bad params type %u", params), TL_INVALID_INDEX;
   if (results != TL_NONE && !is_value_type(m, results))
     return bad(m, "tl_add_type: bad results type %u", results), TL_INVALID_INDEX;
   return tl_functype_intern(m, params, results);
+}
+
+typedef struct {
+  tl_module *m;
+  tl_type_t params;
+  tl_type_t results;
+  uint32_t r;
+} add_type_call;
+static void add_type_run(void *c) {
+  add_type_call *k_ = c;
+  k_->r = add_type_impl(k_->m, k_->params, k_->results);
+}
+uint32_t tl_add_type(tl_module *m, tl_type_t params, tl_type_t results) {
+  add_type_call k_ = {m, params, results, TL_INVALID_INDEX};
+  capi_run(m, add_type_run, &k_);
+  return k_.r;
 }
 
 /* ---- functions --------------------------------------------------------- */
@@ -178,7 +233,7 @@ static bool func_ctx(tl_module *m, uint32_t func, tl_func **out, const char *who
   return *out != NULL;
 }
 
-uint32_t tl_add_function(tl_module *m, const char *name, uint32_t type_index,
+static uint32_t add_function_impl(tl_module *m, const char *name, uint32_t type_index,
                          const tl_type_t *var_types, uint32_t n_vars, tl_expr_ref body) {
   const char *who = "tl_add_function";
   if (!m || !in_range(m, type_index, m->types.n, "type", who)) return TL_INVALID_INDEX;
@@ -202,7 +257,27 @@ uint32_t tl_add_function(tl_module *m, const char *name, uint32_t type_index,
   return idx;
 }
 
-uint32_t tl_function_add_var(tl_module *m, uint32_t func, tl_type_t t) {
+typedef struct {
+  tl_module *m;
+  const char *name;
+  uint32_t type_index;
+  const tl_type_t *var_types;
+  uint32_t n_vars;
+  tl_expr_ref body;
+  uint32_t r;
+} add_function_call;
+static void add_function_run(void *c) {
+  add_function_call *k_ = c;
+  k_->r = add_function_impl(k_->m, k_->name, k_->type_index, k_->var_types, k_->n_vars, k_->body);
+}
+uint32_t tl_add_function(tl_module *m, const char *name, uint32_t type_index,
+                         const tl_type_t *var_types, uint32_t n_vars, tl_expr_ref body) {
+  add_function_call k_ = {m, name, type_index, var_types, n_vars, body, TL_INVALID_INDEX};
+  capi_run(m, add_function_run, &k_);
+  return k_.r;
+}
+
+static uint32_t function_add_var_impl(tl_module *m, uint32_t func, tl_type_t t) {
   tl_func *f = m ? defined_func(m, func, "tl_function_add_var") : NULL;
   if (!f) return TL_INVALID_INDEX;
   if (!is_value_type(m, t))
@@ -210,9 +285,40 @@ uint32_t tl_function_add_var(tl_module *m, uint32_t func, tl_type_t t) {
   return tl_func_add_local(m, f, t);
 }
 
-tl_label_t tl_new_label(tl_module *m, uint32_t func) {
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_type_t t;
+  uint32_t r;
+} function_add_var_call;
+static void function_add_var_run(void *c) {
+  function_add_var_call *k_ = c;
+  k_->r = function_add_var_impl(k_->m, k_->func, k_->t);
+}
+uint32_t tl_function_add_var(tl_module *m, uint32_t func, tl_type_t t) {
+  function_add_var_call k_ = {m, func, t, TL_INVALID_INDEX};
+  capi_run(m, function_add_var_run, &k_);
+  return k_.r;
+}
+
+static tl_label_t new_label_impl(tl_module *m, uint32_t func) {
   tl_func *f = m ? defined_func(m, func, "tl_new_label") : NULL;
   return f ? tl_func_new_label(m, f) : TL_LABEL_NONE;
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_label_t r;
+} new_label_call;
+static void new_label_run(void *c) {
+  new_label_call *k_ = c;
+  k_->r = new_label_impl(k_->m, k_->func);
+}
+tl_label_t tl_new_label(tl_module *m, uint32_t func) {
+  new_label_call k_ = {m, func, TL_LABEL_NONE};
+  capi_run(m, new_label_run, &k_);
+  return k_.r;
 }
 
 /* Body check: every local and label a node names belongs to f (nodes built
@@ -244,7 +350,7 @@ static uint32_t body_label(tl_module *m, tl_func *f) {
   return tl_func_new_label(m, f);
 }
 
-tl_status tl_function_set_body(tl_module *m, uint32_t func, tl_expr_ref body) {
+static tl_status function_set_body_impl(tl_module *m, uint32_t func, tl_expr_ref body) {
   const char *who = "tl_function_set_body";
   if (!m) return TL_E_INVALID;
   tl_func *f = defined_func(m, func, who);
@@ -262,7 +368,23 @@ tl_status tl_function_set_body(tl_module *m, uint32_t func, tl_expr_ref body) {
   return TL_OK;
 }
 
-uint32_t tl_add_function_import(tl_module *m, const char *name, const char *module,
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_expr_ref body;
+  tl_status r;
+} function_set_body_call;
+static void function_set_body_run(void *c) {
+  function_set_body_call *k_ = c;
+  k_->r = function_set_body_impl(k_->m, k_->func, k_->body);
+}
+tl_status tl_function_set_body(tl_module *m, uint32_t func, tl_expr_ref body) {
+  function_set_body_call k_ = {m, func, body, TL_E_NOMEM};
+  capi_run(m, function_set_body_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_function_import_impl(tl_module *m, const char *name, const char *module,
                                 const char *base, uint32_t type_index) {
   const char *who = "tl_add_function_import";
   if (!m || !in_range(m, type_index, m->types.n, "type", who)) return TL_INVALID_INDEX;
@@ -276,6 +398,25 @@ uint32_t tl_add_function_import(tl_module *m, const char *name, const char *modu
   f->imp.name = dup(m, base);
   m->nimported_funcs++;
   return (uint32_t)m->funcs.n - 1;
+}
+
+typedef struct {
+  tl_module *m;
+  const char *name;
+  const char *module;
+  const char *base;
+  uint32_t type_index;
+  uint32_t r;
+} add_function_import_call;
+static void add_function_import_run(void *c) {
+  add_function_import_call *k_ = c;
+  k_->r = add_function_import_impl(k_->m, k_->name, k_->module, k_->base, k_->type_index);
+}
+uint32_t tl_add_function_import(tl_module *m, const char *name, const char *module,
+                                const char *base, uint32_t type_index) {
+  add_function_import_call k_ = {m, name, module, base, type_index, TL_INVALID_INDEX};
+  capi_run(m, add_function_import_run, &k_);
+  return k_.r;
 }
 
 /* ---- globals, memory, tables ------------------------------------------- */
@@ -293,7 +434,7 @@ static uint32_t push_global(tl_module *m, const char *name, tl_type t, bool mut,
   return (uint32_t)m->globals.n - 1;
 }
 
-uint32_t tl_add_global(tl_module *m, const char *name, tl_type_t type, bool mutable_,
+static uint32_t add_global_impl(tl_module *m, const char *name, tl_type_t type, bool mutable_,
                        tl_expr_ref init) {
   if (!m) return TL_INVALID_INDEX;
   if (!is_basic(type)) return bad(m, "tl_add_global: bad type %u", type), TL_INVALID_INDEX;
@@ -301,7 +442,26 @@ uint32_t tl_add_global(tl_module *m, const char *name, tl_type_t type, bool muta
   return push_global(m, name, type, mutable_, init, NULL, NULL);
 }
 
-uint32_t tl_add_global_import(tl_module *m, const char *name, const char *module,
+typedef struct {
+  tl_module *m;
+  const char *name;
+  tl_type_t type;
+  bool mutable_;
+  tl_expr_ref init;
+  uint32_t r;
+} add_global_call;
+static void add_global_run(void *c) {
+  add_global_call *k_ = c;
+  k_->r = add_global_impl(k_->m, k_->name, k_->type, k_->mutable_, k_->init);
+}
+uint32_t tl_add_global(tl_module *m, const char *name, tl_type_t type, bool mutable_,
+                       tl_expr_ref init) {
+  add_global_call k_ = {m, name, type, mutable_, init, TL_INVALID_INDEX};
+  capi_run(m, add_global_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_global_import_impl(tl_module *m, const char *name, const char *module,
                               const char *base, tl_type_t type, bool mutable_) {
   const char *who = "tl_add_global_import";
   if (!m) return TL_INVALID_INDEX;
@@ -311,6 +471,26 @@ uint32_t tl_add_global_import(tl_module *m, const char *name, const char *module
     return bad(m, "%s: imports must come before defined globals", who), TL_INVALID_INDEX;
   m->nimported_globals++;
   return push_global(m, name, type, mutable_, NULL, module, base);
+}
+
+typedef struct {
+  tl_module *m;
+  const char *name;
+  const char *module;
+  const char *base;
+  tl_type_t type;
+  bool mutable_;
+  uint32_t r;
+} add_global_import_call;
+static void add_global_import_run(void *c) {
+  add_global_import_call *k_ = c;
+  k_->r = add_global_import_impl(k_->m, k_->name, k_->module, k_->base, k_->type, k_->mutable_);
+}
+uint32_t tl_add_global_import(tl_module *m, const char *name, const char *module,
+                              const char *base, tl_type_t type, bool mutable_) {
+  add_global_import_call k_ = {m, name, module, base, type, mutable_, TL_INVALID_INDEX};
+  capi_run(m, add_global_import_run, &k_);
+  return k_.r;
 }
 
 static tl_status check_limits(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max,
@@ -332,7 +512,7 @@ static tl_memory make_memory(uint32_t initial, uint32_t maximum, bool has_max, b
   return mem;
 }
 
-tl_status tl_set_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max,
+static tl_status set_memory_impl(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max,
                         bool shared, const char *export_name) {
   const char *who = "tl_set_memory";
   if (!m) return TL_E_INVALID;
@@ -345,7 +525,27 @@ tl_status tl_set_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool h
   return export_name ? tl_add_export(m, TL_EXPORT_MEMORY, 0, export_name) : TL_OK;
 }
 
-tl_status tl_add_memory_import(tl_module *m, const char *module, const char *base,
+typedef struct {
+  tl_module *m;
+  uint32_t initial;
+  uint32_t maximum;
+  bool has_max;
+  bool shared;
+  const char *export_name;
+  tl_status r;
+} set_memory_call;
+static void set_memory_run(void *c) {
+  set_memory_call *k_ = c;
+  k_->r = set_memory_impl(k_->m, k_->initial, k_->maximum, k_->has_max, k_->shared, k_->export_name);
+}
+tl_status tl_set_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max,
+                        bool shared, const char *export_name) {
+  set_memory_call k_ = {m, initial, maximum, has_max, shared, export_name, TL_E_NOMEM};
+  capi_run(m, set_memory_run, &k_);
+  return k_.r;
+}
+
+static tl_status add_memory_import_impl(tl_module *m, const char *module, const char *base,
                                uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
   const char *who = "tl_add_memory_import";
   if (!m) return TL_E_INVALID;
@@ -361,11 +561,32 @@ tl_status tl_add_memory_import(tl_module *m, const char *module, const char *bas
   return TL_OK;
 }
 
+typedef struct {
+  tl_module *m;
+  const char *module;
+  const char *base;
+  uint32_t initial;
+  uint32_t maximum;
+  bool has_max;
+  bool shared;
+  tl_status r;
+} add_memory_import_call;
+static void add_memory_import_run(void *c) {
+  add_memory_import_call *k_ = c;
+  k_->r = add_memory_import_impl(k_->m, k_->module, k_->base, k_->initial, k_->maximum, k_->has_max, k_->shared);
+}
+tl_status tl_add_memory_import(tl_module *m, const char *module, const char *base,
+                               uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
+  add_memory_import_call k_ = {m, module, base, initial, maximum, has_max, shared, TL_E_NOMEM};
+  capi_run(m, add_memory_import_run, &k_);
+  return k_.r;
+}
+
 static uint32_t push_table(tl_module *m, tl_type elem, uint32_t initial, uint32_t maximum,
                            bool has_max, const char *module, const char *base,
                            const char *who);
 
-uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
+static uint32_t add_memory_impl(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
   const char *who = "tl_add_memory";
   if (!m) return TL_INVALID_INDEX;
   if (check_limits(m, initial, maximum, has_max, MAX_PAGES, who)) return TL_INVALID_INDEX;
@@ -375,7 +596,25 @@ uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool ha
   return (uint32_t)m->memories.n - 1;
 }
 
-uint32_t tl_add_memory64(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max, bool shared) {
+typedef struct {
+  tl_module *m;
+  uint32_t initial;
+  uint32_t maximum;
+  bool has_max;
+  bool shared;
+  uint32_t r;
+} add_memory_call;
+static void add_memory_run(void *c) {
+  add_memory_call *k_ = c;
+  k_->r = add_memory_impl(k_->m, k_->initial, k_->maximum, k_->has_max, k_->shared);
+}
+uint32_t tl_add_memory(tl_module *m, uint32_t initial, uint32_t maximum, bool has_max, bool shared) {
+  add_memory_call k_ = {m, initial, maximum, has_max, shared, TL_INVALID_INDEX};
+  capi_run(m, add_memory_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_memory64_impl(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max, bool shared) {
   const char *who = "tl_add_memory64";
   if (!m) return TL_INVALID_INDEX;
   if (check_limits(m, initial, maximum, has_max, 1ull << 48, who)) return TL_INVALID_INDEX;
@@ -389,7 +628,25 @@ uint32_t tl_add_memory64(tl_module *m, uint64_t initial, uint64_t maximum, bool 
   return (uint32_t)m->memories.n - 1;
 }
 
-uint32_t tl_add_table64(tl_module *m, tl_type_t elem_type, uint64_t initial, uint64_t maximum,
+typedef struct {
+  tl_module *m;
+  uint64_t initial;
+  uint64_t maximum;
+  bool has_max;
+  bool shared;
+  uint32_t r;
+} add_memory64_call;
+static void add_memory64_run(void *c) {
+  add_memory64_call *k_ = c;
+  k_->r = add_memory64_impl(k_->m, k_->initial, k_->maximum, k_->has_max, k_->shared);
+}
+uint32_t tl_add_memory64(tl_module *m, uint64_t initial, uint64_t maximum, bool has_max, bool shared) {
+  add_memory64_call k_ = {m, initial, maximum, has_max, shared, TL_INVALID_INDEX};
+  capi_run(m, add_memory64_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_table64_impl(tl_module *m, tl_type_t elem_type, uint64_t initial, uint64_t maximum,
                         bool has_max) {
   const char *who = "tl_add_table64";
   if (!m) return TL_INVALID_INDEX;
@@ -401,6 +658,25 @@ uint32_t tl_add_table64(tl_module *m, tl_type_t elem_type, uint64_t initial, uin
   t->max = has_max ? maximum : 0;
   t->is64 = true;
   return i;
+}
+
+typedef struct {
+  tl_module *m;
+  tl_type_t elem_type;
+  uint64_t initial;
+  uint64_t maximum;
+  bool has_max;
+  uint32_t r;
+} add_table64_call;
+static void add_table64_run(void *c) {
+  add_table64_call *k_ = c;
+  k_->r = add_table64_impl(k_->m, k_->elem_type, k_->initial, k_->maximum, k_->has_max);
+}
+uint32_t tl_add_table64(tl_module *m, tl_type_t elem_type, uint64_t initial, uint64_t maximum,
+                        bool has_max) {
+  add_table64_call k_ = {m, elem_type, initial, maximum, has_max, TL_INVALID_INDEX};
+  capi_run(m, add_table64_run, &k_);
+  return k_.r;
 }
 
 static uint32_t push_table(tl_module *m, tl_type elem, uint32_t initial, uint32_t maximum,
@@ -421,13 +697,32 @@ static uint32_t push_table(tl_module *m, tl_type elem, uint32_t initial, uint32_
   return (uint32_t)m->tables.n - 1;
 }
 
-uint32_t tl_add_table(tl_module *m, tl_type_t elem_type, uint32_t initial, uint32_t maximum,
+static uint32_t add_table_impl(tl_module *m, tl_type_t elem_type, uint32_t initial, uint32_t maximum,
                       bool has_max) {
   if (!m) return TL_INVALID_INDEX;
   return push_table(m, elem_type, initial, maximum, has_max, NULL, NULL, "tl_add_table");
 }
 
-uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
+typedef struct {
+  tl_module *m;
+  tl_type_t elem_type;
+  uint32_t initial;
+  uint32_t maximum;
+  bool has_max;
+  uint32_t r;
+} add_table_call;
+static void add_table_run(void *c) {
+  add_table_call *k_ = c;
+  k_->r = add_table_impl(k_->m, k_->elem_type, k_->initial, k_->maximum, k_->has_max);
+}
+uint32_t tl_add_table(tl_module *m, tl_type_t elem_type, uint32_t initial, uint32_t maximum,
+                      bool has_max) {
+  add_table_call k_ = {m, elem_type, initial, maximum, has_max, TL_INVALID_INDEX};
+  capi_run(m, add_table_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_table_import_impl(tl_module *m, const char *module, const char *base,
                              tl_type_t elem_type, uint32_t initial, uint32_t maximum,
                              bool has_max) {
   const char *who = "tl_add_table_import";
@@ -440,8 +735,30 @@ uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
   return i;
 }
 
+typedef struct {
+  tl_module *m;
+  const char *module;
+  const char *base;
+  tl_type_t elem_type;
+  uint32_t initial;
+  uint32_t maximum;
+  bool has_max;
+  uint32_t r;
+} add_table_import_call;
+static void add_table_import_run(void *c) {
+  add_table_import_call *k_ = c;
+  k_->r = add_table_import_impl(k_->m, k_->module, k_->base, k_->elem_type, k_->initial, k_->maximum, k_->has_max);
+}
+uint32_t tl_add_table_import(tl_module *m, const char *module, const char *base,
+                             tl_type_t elem_type, uint32_t initial, uint32_t maximum,
+                             bool has_max) {
+  add_table_import_call k_ = {m, module, base, elem_type, initial, maximum, has_max, TL_INVALID_INDEX};
+  capi_run(m, add_table_import_run, &k_);
+  return k_.r;
+}
+
 /* ---- exports, segments, start ------------------------------------------ */
-tl_status tl_add_export(tl_module *m, uint32_t kind, uint32_t internal_index,
+static tl_status add_export_impl(tl_module *m, uint32_t kind, uint32_t internal_index,
                         const char *external_name) {
   const char *who = "tl_add_export";
   if (!m) return TL_E_INVALID;
@@ -453,6 +770,24 @@ tl_status tl_add_export(tl_module *m, uint32_t kind, uint32_t internal_index,
   tl_export x = {dup(m, external_name), (uint8_t)kind, internal_index, 0}; /* 0: C string */
   TL_VEC_PUSH(&m->exports, tl_export, x);
   return TL_OK;
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t kind;
+  uint32_t internal_index;
+  const char *external_name;
+  tl_status r;
+} add_export_call;
+static void add_export_run(void *c) {
+  add_export_call *k_ = c;
+  k_->r = add_export_impl(k_->m, k_->kind, k_->internal_index, k_->external_name);
+}
+tl_status tl_add_export(tl_module *m, uint32_t kind, uint32_t internal_index,
+                        const char *external_name) {
+  add_export_call k_ = {m, kind, internal_index, external_name, TL_E_NOMEM};
+  capi_run(m, add_export_run, &k_);
+  return k_.r;
 }
 
 static uint32_t add_elem(tl_module *m, uint8_t mode, uint32_t table, tl_expr *offset,
@@ -482,21 +817,72 @@ static uint32_t add_elem(tl_module *m, uint8_t mode, uint32_t table, tl_expr *of
   return (uint32_t)m->elems.n - 1;
 }
 
-uint32_t tl_add_active_element_segment(tl_module *m, uint32_t table, tl_expr_ref offset,
+static uint32_t add_active_element_segment_impl(tl_module *m, uint32_t table, tl_expr_ref offset,
                                        const uint32_t *funcs, uint32_t n) {
   return add_elem(m, TL_SEG_ACTIVE, table, offset, funcs, n, "tl_add_active_element_segment");
 }
 
-uint32_t tl_add_passive_element_segment(tl_module *m, const uint32_t *funcs, uint32_t n) {
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  tl_expr_ref offset;
+  const uint32_t *funcs;
+  uint32_t n;
+  uint32_t r;
+} add_active_element_segment_call;
+static void add_active_element_segment_run(void *c) {
+  add_active_element_segment_call *k_ = c;
+  k_->r = add_active_element_segment_impl(k_->m, k_->table, k_->offset, k_->funcs, k_->n);
+}
+uint32_t tl_add_active_element_segment(tl_module *m, uint32_t table, tl_expr_ref offset,
+                                       const uint32_t *funcs, uint32_t n) {
+  add_active_element_segment_call k_ = {m, table, offset, funcs, n, TL_INVALID_INDEX};
+  capi_run(m, add_active_element_segment_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_passive_element_segment_impl(tl_module *m, const uint32_t *funcs, uint32_t n) {
   return add_elem(m, TL_SEG_PASSIVE, 0, NULL, funcs, n, "tl_add_passive_element_segment");
 }
 
-uint32_t tl_add_declarative_element_segment(tl_module *m, const uint32_t *funcs, uint32_t n) {
+typedef struct {
+  tl_module *m;
+  const uint32_t *funcs;
+  uint32_t n;
+  uint32_t r;
+} add_passive_element_segment_call;
+static void add_passive_element_segment_run(void *c) {
+  add_passive_element_segment_call *k_ = c;
+  k_->r = add_passive_element_segment_impl(k_->m, k_->funcs, k_->n);
+}
+uint32_t tl_add_passive_element_segment(tl_module *m, const uint32_t *funcs, uint32_t n) {
+  add_passive_element_segment_call k_ = {m, funcs, n, TL_INVALID_INDEX};
+  capi_run(m, add_passive_element_segment_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_declarative_element_segment_impl(tl_module *m, const uint32_t *funcs, uint32_t n) {
   return add_elem(m, TL_SEG_DECLARATIVE, 0, NULL, funcs, n,
                   "tl_add_declarative_element_segment");
 }
 
-uint32_t tl_add_data_segment(tl_module *m, bool active, uint32_t memory, tl_expr_ref offset,
+typedef struct {
+  tl_module *m;
+  const uint32_t *funcs;
+  uint32_t n;
+  uint32_t r;
+} add_declarative_element_segment_call;
+static void add_declarative_element_segment_run(void *c) {
+  add_declarative_element_segment_call *k_ = c;
+  k_->r = add_declarative_element_segment_impl(k_->m, k_->funcs, k_->n);
+}
+uint32_t tl_add_declarative_element_segment(tl_module *m, const uint32_t *funcs, uint32_t n) {
+  add_declarative_element_segment_call k_ = {m, funcs, n, TL_INVALID_INDEX};
+  capi_run(m, add_declarative_element_segment_run, &k_);
+  return k_.r;
+}
+
+static uint32_t add_data_segment_impl(tl_module *m, bool active, uint32_t memory, tl_expr_ref offset,
                              const void *bytes, uint32_t size) {
   const char *who = "tl_add_data_segment";
   if (!m) return TL_INVALID_INDEX;
@@ -519,12 +905,47 @@ uint32_t tl_add_data_segment(tl_module *m, bool active, uint32_t memory, tl_expr
   return (uint32_t)m->datas.n - 1;
 }
 
-tl_status tl_set_start(tl_module *m, uint32_t func) {
+typedef struct {
+  tl_module *m;
+  bool active;
+  uint32_t memory;
+  tl_expr_ref offset;
+  const void *bytes;
+  uint32_t size;
+  uint32_t r;
+} add_data_segment_call;
+static void add_data_segment_run(void *c) {
+  add_data_segment_call *k_ = c;
+  k_->r = add_data_segment_impl(k_->m, k_->active, k_->memory, k_->offset, k_->bytes, k_->size);
+}
+uint32_t tl_add_data_segment(tl_module *m, bool active, uint32_t memory, tl_expr_ref offset,
+                             const void *bytes, uint32_t size) {
+  add_data_segment_call k_ = {m, active, memory, offset, bytes, size, TL_INVALID_INDEX};
+  capi_run(m, add_data_segment_run, &k_);
+  return k_.r;
+}
+
+static tl_status set_start_impl(tl_module *m, uint32_t func) {
   if (!m) return TL_E_INVALID;
   if (!in_range(m, func, m->funcs.n, "function", "tl_set_start")) return TL_E_INVALID;
   m->has_start = true;
   m->start = func;
   return TL_OK;
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_status r;
+} set_start_call;
+static void set_start_run(void *c) {
+  set_start_call *k_ = c;
+  k_->r = set_start_impl(k_->m, k_->func);
+}
+tl_status tl_set_start(tl_module *m, uint32_t func) {
+  set_start_call k_ = {m, func, TL_E_NOMEM};
+  capi_run(m, set_start_run, &k_);
+  return k_.r;
 }
 
 /* ---- the checked constructor ------------------------------------------- */
@@ -717,7 +1138,7 @@ static tl_expr *finish(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *
   return e;
 }
 
-tl_expr_ref tl_build_op(tl_module *m, uint32_t func, int op, const tl_expr_ref *kids,
+static tl_expr_ref build_op_impl(tl_module *m, uint32_t func, int op, const tl_expr_ref *kids,
                         uint32_t nkid, const tl_imm_args *imm) {
   if (!m) return NULL;
   if (nkid && !kids) return bad(m, "tl_build_op: kids is NULL"), NULL;
@@ -726,6 +1147,26 @@ tl_expr_ref tl_build_op(tl_module *m, uint32_t func, int op, const tl_expr_ref *
   if (!e) return NULL;
   if (nkid) memcpy(e->kid, kids, nkid * sizeof *kids);
   return finish(m, f, e, imm);
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  int op;
+  const tl_expr_ref *kids;
+  uint32_t nkid;
+  const tl_imm_args *imm;
+  tl_expr_ref r;
+} build_op_call;
+static void build_op_run(void *c) {
+  build_op_call *k_ = c;
+  k_->r = build_op_impl(k_->m, k_->func, k_->op, k_->kids, k_->nkid, k_->imm);
+}
+tl_expr_ref tl_build_op(tl_module *m, uint32_t func, int op, const tl_expr_ref *kids,
+                        uint32_t nkid, const tl_imm_args *imm) {
+  build_op_call k_ = {m, func, op, kids, nkid, imm, NULL};
+  capi_run(m, build_op_run, &k_);
+  return k_.r;
 }
 
 /* ---- shorthands -------------------------------------------------------- */
@@ -762,58 +1203,258 @@ static int named(tl_module *m, const char *text, int imm, int nops, const char *
   return op;
 }
 
-tl_expr_ref tl_build_const_i32(tl_module *m, int32_t v) {
+static tl_expr_ref build_const_i32_impl(tl_module *m, int32_t v) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.value = v;
   return op0(m, TL_OP_I32_CONST, &a);
 }
-tl_expr_ref tl_build_const_i64(tl_module *m, int64_t v) {
+
+typedef struct {
+  tl_module *m;
+  int32_t v;
+  tl_expr_ref r;
+} build_const_i32_call;
+static void build_const_i32_run(void *c) {
+  build_const_i32_call *k_ = c;
+  k_->r = build_const_i32_impl(k_->m, k_->v);
+}
+tl_expr_ref tl_build_const_i32(tl_module *m, int32_t v) {
+  build_const_i32_call k_ = {m, v, NULL};
+  capi_run(m, build_const_i32_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_const_i64_impl(tl_module *m, int64_t v) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.value = v;
   return op0(m, TL_OP_I64_CONST, &a);
 }
-tl_expr_ref tl_build_const_f32_bits(tl_module *m, uint32_t bits) {
+
+typedef struct {
+  tl_module *m;
+  int64_t v;
+  tl_expr_ref r;
+} build_const_i64_call;
+static void build_const_i64_run(void *c) {
+  build_const_i64_call *k_ = c;
+  k_->r = build_const_i64_impl(k_->m, k_->v);
+}
+tl_expr_ref tl_build_const_i64(tl_module *m, int64_t v) {
+  build_const_i64_call k_ = {m, v, NULL};
+  capi_run(m, build_const_i64_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_const_f32_bits_impl(tl_module *m, uint32_t bits) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.value = bits;
   return op0(m, TL_OP_F32_CONST, &a);
 }
-tl_expr_ref tl_build_const_f64_bits(tl_module *m, uint64_t bits) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t bits;
+  tl_expr_ref r;
+} build_const_f32_bits_call;
+static void build_const_f32_bits_run(void *c) {
+  build_const_f32_bits_call *k_ = c;
+  k_->r = build_const_f32_bits_impl(k_->m, k_->bits);
+}
+tl_expr_ref tl_build_const_f32_bits(tl_module *m, uint32_t bits) {
+  build_const_f32_bits_call k_ = {m, bits, NULL};
+  capi_run(m, build_const_f32_bits_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_const_f64_bits_impl(tl_module *m, uint64_t bits) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.value = (int64_t)bits;
   return op0(m, TL_OP_F64_CONST, &a);
 }
-tl_expr_ref tl_build_const_f32(tl_module *m, float v) {
+
+typedef struct {
+  tl_module *m;
+  uint64_t bits;
+  tl_expr_ref r;
+} build_const_f64_bits_call;
+static void build_const_f64_bits_run(void *c) {
+  build_const_f64_bits_call *k_ = c;
+  k_->r = build_const_f64_bits_impl(k_->m, k_->bits);
+}
+tl_expr_ref tl_build_const_f64_bits(tl_module *m, uint64_t bits) {
+  build_const_f64_bits_call k_ = {m, bits, NULL};
+  capi_run(m, build_const_f64_bits_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_const_f32_impl(tl_module *m, float v) {
   uint32_t bits;
   memcpy(&bits, &v, sizeof bits);
   return tl_build_const_f32_bits(m, bits);
 }
-tl_expr_ref tl_build_const_f64(tl_module *m, double v) {
+
+typedef struct {
+  tl_module *m;
+  float v;
+  tl_expr_ref r;
+} build_const_f32_call;
+static void build_const_f32_run(void *c) {
+  build_const_f32_call *k_ = c;
+  k_->r = build_const_f32_impl(k_->m, k_->v);
+}
+tl_expr_ref tl_build_const_f32(tl_module *m, float v) {
+  build_const_f32_call k_ = {m, v, NULL};
+  capi_run(m, build_const_f32_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_const_f64_impl(tl_module *m, double v) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   return tl_build_const_f64_bits(m, bits);
 }
-tl_expr_ref tl_build_const_v128(tl_module *m, const uint8_t bytes[16]) {
+
+typedef struct {
+  tl_module *m;
+  double v;
+  tl_expr_ref r;
+} build_const_f64_call;
+static void build_const_f64_run(void *c) {
+  build_const_f64_call *k_ = c;
+  k_->r = build_const_f64_impl(k_->m, k_->v);
+}
+tl_expr_ref tl_build_const_f64(tl_module *m, double v) {
+  build_const_f64_call k_ = {m, v, NULL};
+  capi_run(m, build_const_f64_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_const_v128_impl(tl_module *m, const uint8_t bytes[16]) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   if (m && !bytes) return bad(m, "v128.const: bytes is NULL"), NULL;
   if (bytes) memcpy(a.bytes, bytes, 16);
   return op0(m, TL_OP_V128_CONST, &a);
 }
 
-tl_expr_ref tl_build_unary(tl_module *m, const char *op, tl_expr_ref a) {
+typedef struct {
+  tl_module *m;
+  const uint8_t *bytes;
+  tl_expr_ref r;
+} build_const_v128_call;
+static void build_const_v128_run(void *c) {
+  build_const_v128_call *k_ = c;
+  k_->r = build_const_v128_impl(k_->m, k_->bytes);
+}
+tl_expr_ref tl_build_const_v128(tl_module *m, const uint8_t bytes[16]) {
+  build_const_v128_call k_ = {m, bytes, NULL};
+  capi_run(m, build_const_v128_run, &k_);
+  return k_.r;
+}
+
+static tl_expr_ref build_unary_impl(tl_module *m, const char *op, tl_expr_ref a) {
   return op1(m, named(m, op, TL_IMM_NONE, 1, "tl_build_unary"), a, NULL);
 }
-tl_expr_ref tl_build_binary(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b) {
+
+typedef struct {
+  tl_module *m;
+  const char *op;
+  tl_expr_ref a;
+  tl_expr_ref r;
+} build_unary_call;
+static void build_unary_run(void *c) {
+  build_unary_call *k_ = c;
+  k_->r = build_unary_impl(k_->m, k_->op, k_->a);
+}
+tl_expr_ref tl_build_unary(tl_module *m, const char *op, tl_expr_ref a) {
+  build_unary_call k_ = {m, op, a, NULL};
+  capi_run(m, build_unary_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_binary_impl(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b) {
   return op2(m, named(m, op, TL_IMM_NONE, 2, "tl_build_binary"), a, b, NULL);
 }
-tl_expr_ref tl_build_ternary(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b,
+
+typedef struct {
+  tl_module *m;
+  const char *op;
+  tl_expr_ref a;
+  tl_expr_ref b;
+  tl_expr_ref r;
+} build_binary_call;
+static void build_binary_run(void *c) {
+  build_binary_call *k_ = c;
+  k_->r = build_binary_impl(k_->m, k_->op, k_->a, k_->b);
+}
+tl_expr_ref tl_build_binary(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b) {
+  build_binary_call k_ = {m, op, a, b, NULL};
+  capi_run(m, build_binary_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_ternary_impl(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b,
                              tl_expr_ref c) {
   return op3(m, named(m, op, TL_IMM_NONE, 3, "tl_build_ternary"), a, b, c, NULL);
 }
-tl_expr_ref tl_build_nop(tl_module *m) { return op0(m, TL_OP_NOP, NULL); }
-tl_expr_ref tl_build_unreachable(tl_module *m) { return op0(m, TL_OP_UNREACHABLE, NULL); }
-tl_expr_ref tl_build_drop(tl_module *m, tl_expr_ref value) { return op1(m, TL_OP_DROP, value, NULL); }
 
-tl_expr_ref tl_build_select(tl_module *m, tl_expr_ref cond, tl_expr_ref if_true,
+typedef struct {
+  tl_module *m;
+  const char *op;
+  tl_expr_ref a;
+  tl_expr_ref b;
+  tl_expr_ref c;
+  tl_expr_ref r;
+} build_ternary_call;
+static void build_ternary_run(void *c) {
+  build_ternary_call *k_ = c;
+  k_->r = build_ternary_impl(k_->m, k_->op, k_->a, k_->b, k_->c);
+}
+tl_expr_ref tl_build_ternary(tl_module *m, const char *op, tl_expr_ref a, tl_expr_ref b,
+                             tl_expr_ref c) {
+  build_ternary_call k_ = {m, op, a, b, c, NULL};
+  capi_run(m, build_ternary_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_nop_impl(tl_module *m) { return op0(m, TL_OP_NOP, NULL); }
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref r;
+} build_nop_call;
+static void build_nop_run(void *c) {
+  build_nop_call *k_ = c;
+  k_->r = build_nop_impl(k_->m);
+}
+tl_expr_ref tl_build_nop(tl_module *m) {
+  build_nop_call k_ = {m, NULL};
+  capi_run(m, build_nop_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_unreachable_impl(tl_module *m) { return op0(m, TL_OP_UNREACHABLE, NULL); }
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref r;
+} build_unreachable_call;
+static void build_unreachable_run(void *c) {
+  build_unreachable_call *k_ = c;
+  k_->r = build_unreachable_impl(k_->m);
+}
+tl_expr_ref tl_build_unreachable(tl_module *m) {
+  build_unreachable_call k_ = {m, NULL};
+  capi_run(m, build_unreachable_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_drop_impl(tl_module *m, tl_expr_ref value) { return op1(m, TL_OP_DROP, value, NULL); }
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_drop_call;
+static void build_drop_run(void *c) {
+  build_drop_call *k_ = c;
+  k_->r = build_drop_impl(k_->m, k_->value);
+}
+tl_expr_ref tl_build_drop(tl_module *m, tl_expr_ref value) {
+  build_drop_call k_ = {m, value, NULL};
+  capi_run(m, build_drop_run, &k_);
+  return k_.r;
+}
+
+static tl_expr_ref build_select_impl(tl_module *m, tl_expr_ref cond, tl_expr_ref if_true,
                             tl_expr_ref if_false, tl_type_t type) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.type = type;
@@ -823,6 +1464,25 @@ tl_expr_ref tl_build_select(tl_module *m, tl_expr_ref cond, tl_expr_ref if_true,
     a.type = t;
   }
   return op3(m, TL_OP_SELECT_T, if_true, if_false, cond, &a);
+}
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref cond;
+  tl_expr_ref if_true;
+  tl_expr_ref if_false;
+  tl_type_t type;
+  tl_expr_ref r;
+} build_select_call;
+static void build_select_run(void *c) {
+  build_select_call *k_ = c;
+  k_->r = build_select_impl(k_->m, k_->cond, k_->if_true, k_->if_false, k_->type);
+}
+tl_expr_ref tl_build_select(tl_module *m, tl_expr_ref cond, tl_expr_ref if_true,
+                            tl_expr_ref if_false, tl_type_t type) {
+  build_select_call k_ = {m, cond, if_true, if_false, type, NULL};
+  capi_run(m, build_select_run, &k_);
+  return k_.r;
 }
 
 /* ---- control ----------------------------------------------------------- */
@@ -840,15 +1500,55 @@ static tl_expr *build_list(tl_module *m, uint32_t func, int op, tl_label_t label
   return e;
 }
 
-tl_expr_ref tl_build_block(tl_module *m, uint32_t func, tl_label_t label,
+static tl_expr_ref build_block_impl(tl_module *m, uint32_t func, tl_label_t label,
                            const tl_expr_ref *kids, uint32_t n, tl_type_t result_type) {
   return build_list(m, func, TL_OP_BLOCK, label, kids, n, result_type);
 }
-tl_expr_ref tl_build_loop(tl_module *m, uint32_t func, tl_label_t label,
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_label_t label;
+  const tl_expr_ref *kids;
+  uint32_t n;
+  tl_type_t result_type;
+  tl_expr_ref r;
+} build_block_call;
+static void build_block_run(void *c) {
+  build_block_call *k_ = c;
+  k_->r = build_block_impl(k_->m, k_->func, k_->label, k_->kids, k_->n, k_->result_type);
+}
+tl_expr_ref tl_build_block(tl_module *m, uint32_t func, tl_label_t label,
+                           const tl_expr_ref *kids, uint32_t n, tl_type_t result_type) {
+  build_block_call k_ = {m, func, label, kids, n, result_type, NULL};
+  capi_run(m, build_block_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_loop_impl(tl_module *m, uint32_t func, tl_label_t label,
                           const tl_expr_ref *kids, uint32_t n, tl_type_t result_type) {
   return build_list(m, func, TL_OP_LOOP, label, kids, n, result_type);
 }
-tl_expr_ref tl_build_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_label_t label;
+  const tl_expr_ref *kids;
+  uint32_t n;
+  tl_type_t result_type;
+  tl_expr_ref r;
+} build_loop_call;
+static void build_loop_run(void *c) {
+  build_loop_call *k_ = c;
+  k_->r = build_loop_impl(k_->m, k_->func, k_->label, k_->kids, k_->n, k_->result_type);
+}
+tl_expr_ref tl_build_loop(tl_module *m, uint32_t func, tl_label_t label,
+                          const tl_expr_ref *kids, uint32_t n, tl_type_t result_type) {
+  build_loop_call k_ = {m, func, label, kids, n, result_type, NULL};
+  capi_run(m, build_loop_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_if_impl(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
                         tl_expr_ref then_, tl_expr_ref else_) {
   tl_expr *k[3] = {cond, then_, else_};
   tl_imm_args a = TL_IMM_ARGS_INIT;
@@ -856,19 +1556,75 @@ tl_expr_ref tl_build_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_r
   return tl_build_op(m, func, TL_OP_IF, k, else_ ? 3 : 2, &a);
 }
 
-tl_expr_ref tl_build_br(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref value) {
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_label_t label;
+  tl_expr_ref cond;
+  tl_expr_ref then_;
+  tl_expr_ref else_;
+  tl_expr_ref r;
+} build_if_call;
+static void build_if_run(void *c) {
+  build_if_call *k_ = c;
+  k_->r = build_if_impl(k_->m, k_->func, k_->label, k_->cond, k_->then_, k_->else_);
+}
+tl_expr_ref tl_build_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
+                        tl_expr_ref then_, tl_expr_ref else_) {
+  build_if_call k_ = {m, func, label, cond, then_, else_, NULL};
+  capi_run(m, build_if_run, &k_);
+  return k_.r;
+}
+
+static tl_expr_ref build_br_impl(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref value) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.label = label;
   return tl_build_op(m, func, TL_OP_BR, &value, value ? 1 : 0, &a);
 }
-tl_expr_ref tl_build_br_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_label_t label;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_br_call;
+static void build_br_run(void *c) {
+  build_br_call *k_ = c;
+  k_->r = build_br_impl(k_->m, k_->func, k_->label, k_->value);
+}
+tl_expr_ref tl_build_br(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref value) {
+  build_br_call k_ = {m, func, label, value, NULL};
+  capi_run(m, build_br_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_br_if_impl(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
                            tl_expr_ref value) {
   tl_expr *k[2] = {value ? value : cond, cond};
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.label = label;
   return tl_build_op(m, func, TL_OP_BR_IF, value ? k : k + 1, value ? 2 : 1, &a);
 }
-tl_expr_ref tl_build_br_table(tl_module *m, uint32_t func, const tl_label_t *labels,
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_label_t label;
+  tl_expr_ref cond;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_br_if_call;
+static void build_br_if_run(void *c) {
+  build_br_if_call *k_ = c;
+  k_->r = build_br_if_impl(k_->m, k_->func, k_->label, k_->cond, k_->value);
+}
+tl_expr_ref tl_build_br_if(tl_module *m, uint32_t func, tl_label_t label, tl_expr_ref cond,
+                           tl_expr_ref value) {
+  build_br_if_call k_ = {m, func, label, cond, value, NULL};
+  capi_run(m, build_br_if_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_br_table_impl(tl_module *m, uint32_t func, const tl_label_t *labels,
                               uint32_t n, tl_label_t default_label, tl_expr_ref index,
                               tl_expr_ref value) {
   tl_expr *k[2] = {value ? value : index, index};
@@ -878,8 +1634,45 @@ tl_expr_ref tl_build_br_table(tl_module *m, uint32_t func, const tl_label_t *lab
   a.ntargets = n;
   return tl_build_op(m, func, TL_OP_BR_TABLE, value ? k : k + 1, value ? 2 : 1, &a);
 }
-tl_expr_ref tl_build_return(tl_module *m, tl_expr_ref value) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  const tl_label_t *labels;
+  uint32_t n;
+  tl_label_t default_label;
+  tl_expr_ref index;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_br_table_call;
+static void build_br_table_run(void *c) {
+  build_br_table_call *k_ = c;
+  k_->r = build_br_table_impl(k_->m, k_->func, k_->labels, k_->n, k_->default_label, k_->index, k_->value);
+}
+tl_expr_ref tl_build_br_table(tl_module *m, uint32_t func, const tl_label_t *labels,
+                              uint32_t n, tl_label_t default_label, tl_expr_ref index,
+                              tl_expr_ref value) {
+  build_br_table_call k_ = {m, func, labels, n, default_label, index, value, NULL};
+  capi_run(m, build_br_table_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_return_impl(tl_module *m, tl_expr_ref value) {
   return tl_build_op(m, TL_NO_FUNC, TL_OP_RETURN, &value, value ? 1 : 0, NULL);
+}
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_return_call;
+static void build_return_run(void *c) {
+  build_return_call *k_ = c;
+  k_->r = build_return_impl(k_->m, k_->value);
+}
+tl_expr_ref tl_build_return(tl_module *m, tl_expr_ref value) {
+  build_return_call k_ = {m, value, NULL};
+  capi_run(m, build_return_run, &k_);
+  return k_.r;
 }
 
 static tl_expr *call(tl_module *m, int op, uint32_t target, const tl_expr_ref *args,
@@ -905,21 +1698,97 @@ static tl_expr *call_indirect(tl_module *m, int op, uint32_t table, uint32_t typ
   return finish(m, f, e, &a);
 }
 
-tl_expr_ref tl_build_call(tl_module *m, uint32_t target, const tl_expr_ref *args, uint32_t n) {
+static tl_expr_ref build_call_impl(tl_module *m, uint32_t target, const tl_expr_ref *args, uint32_t n) {
   return call(m, TL_OP_CALL, target, args, n);
 }
-tl_expr_ref tl_build_return_call(tl_module *m, uint32_t target, const tl_expr_ref *args,
+
+typedef struct {
+  tl_module *m;
+  uint32_t target;
+  const tl_expr_ref *args;
+  uint32_t n;
+  tl_expr_ref r;
+} build_call_call;
+static void build_call_run(void *c) {
+  build_call_call *k_ = c;
+  k_->r = build_call_impl(k_->m, k_->target, k_->args, k_->n);
+}
+tl_expr_ref tl_build_call(tl_module *m, uint32_t target, const tl_expr_ref *args, uint32_t n) {
+  build_call_call k_ = {m, target, args, n, NULL};
+  capi_run(m, build_call_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_return_call_impl(tl_module *m, uint32_t target, const tl_expr_ref *args,
                                  uint32_t n) {
   return call(m, TL_OP_RETURN_CALL, target, args, n);
 }
-tl_expr_ref tl_build_call_indirect(tl_module *m, uint32_t table, uint32_t type_index,
+
+typedef struct {
+  tl_module *m;
+  uint32_t target;
+  const tl_expr_ref *args;
+  uint32_t n;
+  tl_expr_ref r;
+} build_return_call_call;
+static void build_return_call_run(void *c) {
+  build_return_call_call *k_ = c;
+  k_->r = build_return_call_impl(k_->m, k_->target, k_->args, k_->n);
+}
+tl_expr_ref tl_build_return_call(tl_module *m, uint32_t target, const tl_expr_ref *args,
+                                 uint32_t n) {
+  build_return_call_call k_ = {m, target, args, n, NULL};
+  capi_run(m, build_return_call_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_call_indirect_impl(tl_module *m, uint32_t table, uint32_t type_index,
                                    tl_expr_ref target, const tl_expr_ref *args, uint32_t n) {
   return call_indirect(m, TL_OP_CALL_INDIRECT, table, type_index, target, args, n);
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  uint32_t type_index;
+  tl_expr_ref target;
+  const tl_expr_ref *args;
+  uint32_t n;
+  tl_expr_ref r;
+} build_call_indirect_call;
+static void build_call_indirect_run(void *c) {
+  build_call_indirect_call *k_ = c;
+  k_->r = build_call_indirect_impl(k_->m, k_->table, k_->type_index, k_->target, k_->args, k_->n);
+}
+tl_expr_ref tl_build_call_indirect(tl_module *m, uint32_t table, uint32_t type_index,
+                                   tl_expr_ref target, const tl_expr_ref *args, uint32_t n) {
+  build_call_indirect_call k_ = {m, table, type_index, target, args, n, NULL};
+  capi_run(m, build_call_indirect_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_return_call_indirect_impl(tl_module *m, uint32_t table, uint32_t type_index,
+                                          tl_expr_ref target, const tl_expr_ref *args,
+                                          uint32_t n) {
+  return call_indirect(m, TL_OP_RETURN_CALL_INDIRECT, table, type_index, target, args, n);
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  uint32_t type_index;
+  tl_expr_ref target;
+  const tl_expr_ref *args;
+  uint32_t n;
+  tl_expr_ref r;
+} build_return_call_indirect_call;
+static void build_return_call_indirect_run(void *c) {
+  build_return_call_indirect_call *k_ = c;
+  k_->r = build_return_call_indirect_impl(k_->m, k_->table, k_->type_index, k_->target, k_->args, k_->n);
 }
 tl_expr_ref tl_build_return_call_indirect(tl_module *m, uint32_t table, uint32_t type_index,
                                           tl_expr_ref target, const tl_expr_ref *args,
                                           uint32_t n) {
-  return call_indirect(m, TL_OP_RETURN_CALL_INDIRECT, table, type_index, target, args, n);
+  build_return_call_indirect_call k_ = {m, table, type_index, target, args, n, NULL};
+  capi_run(m, build_return_call_indirect_run, &k_);
+  return k_.r;
 }
 
 /* ---- variables --------------------------------------------------------- */
@@ -928,24 +1797,105 @@ static tl_expr *local(tl_module *m, uint32_t func, int op, uint32_t index, tl_ex
   a.index = index;
   return tl_build_op(m, func, op, &value, op == TL_OP_LOCAL_GET ? 0 : 1, &a);
 }
-tl_expr_ref tl_build_local_get(tl_module *m, uint32_t func, uint32_t index) {
+static tl_expr_ref build_local_get_impl(tl_module *m, uint32_t func, uint32_t index) {
   return local(m, func, TL_OP_LOCAL_GET, index, NULL);
 }
-tl_expr_ref tl_build_local_set(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  uint32_t index;
+  tl_expr_ref r;
+} build_local_get_call;
+static void build_local_get_run(void *c) {
+  build_local_get_call *k_ = c;
+  k_->r = build_local_get_impl(k_->m, k_->func, k_->index);
+}
+tl_expr_ref tl_build_local_get(tl_module *m, uint32_t func, uint32_t index) {
+  build_local_get_call k_ = {m, func, index, NULL};
+  capi_run(m, build_local_get_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_local_set_impl(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value) {
   return local(m, func, TL_OP_LOCAL_SET, index, value);
 }
-tl_expr_ref tl_build_local_tee(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  uint32_t index;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_local_set_call;
+static void build_local_set_run(void *c) {
+  build_local_set_call *k_ = c;
+  k_->r = build_local_set_impl(k_->m, k_->func, k_->index, k_->value);
+}
+tl_expr_ref tl_build_local_set(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value) {
+  build_local_set_call k_ = {m, func, index, value, NULL};
+  capi_run(m, build_local_set_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_local_tee_impl(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value) {
   return local(m, func, TL_OP_LOCAL_TEE, index, value);
 }
-tl_expr_ref tl_build_global_get(tl_module *m, uint32_t index) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  uint32_t index;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_local_tee_call;
+static void build_local_tee_run(void *c) {
+  build_local_tee_call *k_ = c;
+  k_->r = build_local_tee_impl(k_->m, k_->func, k_->index, k_->value);
+}
+tl_expr_ref tl_build_local_tee(tl_module *m, uint32_t func, uint32_t index, tl_expr_ref value) {
+  build_local_tee_call k_ = {m, func, index, value, NULL};
+  capi_run(m, build_local_tee_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_global_get_impl(tl_module *m, uint32_t index) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.index = index;
   return op0(m, TL_OP_GLOBAL_GET, &a);
 }
-tl_expr_ref tl_build_global_set(tl_module *m, uint32_t index, tl_expr_ref value) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t index;
+  tl_expr_ref r;
+} build_global_get_call;
+static void build_global_get_run(void *c) {
+  build_global_get_call *k_ = c;
+  k_->r = build_global_get_impl(k_->m, k_->index);
+}
+tl_expr_ref tl_build_global_get(tl_module *m, uint32_t index) {
+  build_global_get_call k_ = {m, index, NULL};
+  capi_run(m, build_global_get_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_global_set_impl(tl_module *m, uint32_t index, tl_expr_ref value) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.index = index;
   return op1(m, TL_OP_GLOBAL_SET, value, &a);
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t index;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_global_set_call;
+static void build_global_set_run(void *c) {
+  build_global_set_call *k_ = c;
+  k_->r = build_global_set_impl(k_->m, k_->index, k_->value);
+}
+tl_expr_ref tl_build_global_set(tl_module *m, uint32_t index, tl_expr_ref value) {
+  build_global_set_call k_ = {m, index, value, NULL};
+  capi_run(m, build_global_set_run, &k_);
+  return k_.r;
 }
 
 /* ---- memory ------------------------------------------------------------ */
@@ -962,122 +1912,540 @@ static tl_imm_args idx(uint32_t index, uint32_t index2) {
   return a;
 }
 
-tl_expr_ref tl_build_load(tl_module *m, const char *op, uint64_t offset, uint32_t align,
+static tl_expr_ref build_load_impl(tl_module *m, const char *op, uint64_t offset, uint32_t align,
                           tl_expr_ref ptr) {
   tl_imm_args a = memarg(offset, align);
   return op1(m, named(m, op, TL_IMM_MEMARG, 1, "tl_build_load"), ptr, &a);
 }
-tl_expr_ref tl_build_store(tl_module *m, const char *op, uint64_t offset, uint32_t align,
+
+typedef struct {
+  tl_module *m;
+  const char *op;
+  uint64_t offset;
+  uint32_t align;
+  tl_expr_ref ptr;
+  tl_expr_ref r;
+} build_load_call;
+static void build_load_run(void *c) {
+  build_load_call *k_ = c;
+  k_->r = build_load_impl(k_->m, k_->op, k_->offset, k_->align, k_->ptr);
+}
+tl_expr_ref tl_build_load(tl_module *m, const char *op, uint64_t offset, uint32_t align,
+                          tl_expr_ref ptr) {
+  build_load_call k_ = {m, op, offset, align, ptr, NULL};
+  capi_run(m, build_load_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_store_impl(tl_module *m, const char *op, uint64_t offset, uint32_t align,
                            tl_expr_ref ptr, tl_expr_ref value) {
   tl_imm_args a = memarg(offset, align);
   return op2(m, named(m, op, TL_IMM_MEMARG, 2, "tl_build_store"), ptr, value, &a);
 }
-tl_expr_ref tl_build_atomic_rmw3(tl_module *m, const char *op, uint64_t offset,
+
+typedef struct {
+  tl_module *m;
+  const char *op;
+  uint64_t offset;
+  uint32_t align;
+  tl_expr_ref ptr;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_store_call;
+static void build_store_run(void *c) {
+  build_store_call *k_ = c;
+  k_->r = build_store_impl(k_->m, k_->op, k_->offset, k_->align, k_->ptr, k_->value);
+}
+tl_expr_ref tl_build_store(tl_module *m, const char *op, uint64_t offset, uint32_t align,
+                           tl_expr_ref ptr, tl_expr_ref value) {
+  build_store_call k_ = {m, op, offset, align, ptr, value, NULL};
+  capi_run(m, build_store_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_atomic_rmw3_impl(tl_module *m, const char *op, uint64_t offset,
                                  tl_expr_ref ptr, tl_expr_ref x, tl_expr_ref y) {
   tl_imm_args a = memarg(offset, 0);
   return op3(m, named(m, op, TL_IMM_MEMARG, 3, "tl_build_atomic_rmw3"), ptr, x, y, &a);
 }
-tl_expr_ref tl_build_atomic_fence(tl_module *m) { return op0(m, TL_OP_ATOMIC_FENCE, NULL); }
 
-tl_expr_ref tl_build_memory_size(tl_module *m, uint32_t memory) {
+typedef struct {
+  tl_module *m;
+  const char *op;
+  uint64_t offset;
+  tl_expr_ref ptr;
+  tl_expr_ref x;
+  tl_expr_ref y;
+  tl_expr_ref r;
+} build_atomic_rmw3_call;
+static void build_atomic_rmw3_run(void *c) {
+  build_atomic_rmw3_call *k_ = c;
+  k_->r = build_atomic_rmw3_impl(k_->m, k_->op, k_->offset, k_->ptr, k_->x, k_->y);
+}
+tl_expr_ref tl_build_atomic_rmw3(tl_module *m, const char *op, uint64_t offset,
+                                 tl_expr_ref ptr, tl_expr_ref x, tl_expr_ref y) {
+  build_atomic_rmw3_call k_ = {m, op, offset, ptr, x, y, NULL};
+  capi_run(m, build_atomic_rmw3_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_atomic_fence_impl(tl_module *m) { return op0(m, TL_OP_ATOMIC_FENCE, NULL); }
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref r;
+} build_atomic_fence_call;
+static void build_atomic_fence_run(void *c) {
+  build_atomic_fence_call *k_ = c;
+  k_->r = build_atomic_fence_impl(k_->m);
+}
+tl_expr_ref tl_build_atomic_fence(tl_module *m) {
+  build_atomic_fence_call k_ = {m, NULL};
+  capi_run(m, build_atomic_fence_run, &k_);
+  return k_.r;
+}
+
+static tl_expr_ref build_memory_size_impl(tl_module *m, uint32_t memory) {
   tl_imm_args a = idx(memory, 0);
   return op0(m, TL_OP_MEMORY_SIZE, &a);
 }
-tl_expr_ref tl_build_memory_grow(tl_module *m, uint32_t memory, tl_expr_ref delta) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t memory;
+  tl_expr_ref r;
+} build_memory_size_call;
+static void build_memory_size_run(void *c) {
+  build_memory_size_call *k_ = c;
+  k_->r = build_memory_size_impl(k_->m, k_->memory);
+}
+tl_expr_ref tl_build_memory_size(tl_module *m, uint32_t memory) {
+  build_memory_size_call k_ = {m, memory, NULL};
+  capi_run(m, build_memory_size_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_memory_grow_impl(tl_module *m, uint32_t memory, tl_expr_ref delta) {
   tl_imm_args a = idx(memory, 0);
   return op1(m, TL_OP_MEMORY_GROW, delta, &a);
 }
-tl_expr_ref tl_build_memory_fill(tl_module *m, uint32_t memory, tl_expr_ref dst,
+
+typedef struct {
+  tl_module *m;
+  uint32_t memory;
+  tl_expr_ref delta;
+  tl_expr_ref r;
+} build_memory_grow_call;
+static void build_memory_grow_run(void *c) {
+  build_memory_grow_call *k_ = c;
+  k_->r = build_memory_grow_impl(k_->m, k_->memory, k_->delta);
+}
+tl_expr_ref tl_build_memory_grow(tl_module *m, uint32_t memory, tl_expr_ref delta) {
+  build_memory_grow_call k_ = {m, memory, delta, NULL};
+  capi_run(m, build_memory_grow_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_memory_fill_impl(tl_module *m, uint32_t memory, tl_expr_ref dst,
                                  tl_expr_ref value, tl_expr_ref size) {
   tl_imm_args a = idx(memory, 0);
   return op3(m, TL_OP_MEMORY_FILL, dst, value, size, &a);
 }
-tl_expr_ref tl_build_memory_copy(tl_module *m, uint32_t dst_memory, uint32_t src_memory,
+
+typedef struct {
+  tl_module *m;
+  uint32_t memory;
+  tl_expr_ref dst;
+  tl_expr_ref value;
+  tl_expr_ref size;
+  tl_expr_ref r;
+} build_memory_fill_call;
+static void build_memory_fill_run(void *c) {
+  build_memory_fill_call *k_ = c;
+  k_->r = build_memory_fill_impl(k_->m, k_->memory, k_->dst, k_->value, k_->size);
+}
+tl_expr_ref tl_build_memory_fill(tl_module *m, uint32_t memory, tl_expr_ref dst,
+                                 tl_expr_ref value, tl_expr_ref size) {
+  build_memory_fill_call k_ = {m, memory, dst, value, size, NULL};
+  capi_run(m, build_memory_fill_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_memory_copy_impl(tl_module *m, uint32_t dst_memory, uint32_t src_memory,
                                  tl_expr_ref dst, tl_expr_ref src, tl_expr_ref size) {
   tl_imm_args a = idx(dst_memory, src_memory);
   return op3(m, TL_OP_MEMORY_COPY, dst, src, size, &a);
 }
-tl_expr_ref tl_build_memory_init(tl_module *m, uint32_t segment, uint32_t memory,
+
+typedef struct {
+  tl_module *m;
+  uint32_t dst_memory;
+  uint32_t src_memory;
+  tl_expr_ref dst;
+  tl_expr_ref src;
+  tl_expr_ref size;
+  tl_expr_ref r;
+} build_memory_copy_call;
+static void build_memory_copy_run(void *c) {
+  build_memory_copy_call *k_ = c;
+  k_->r = build_memory_copy_impl(k_->m, k_->dst_memory, k_->src_memory, k_->dst, k_->src, k_->size);
+}
+tl_expr_ref tl_build_memory_copy(tl_module *m, uint32_t dst_memory, uint32_t src_memory,
+                                 tl_expr_ref dst, tl_expr_ref src, tl_expr_ref size) {
+  build_memory_copy_call k_ = {m, dst_memory, src_memory, dst, src, size, NULL};
+  capi_run(m, build_memory_copy_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_memory_init_impl(tl_module *m, uint32_t segment, uint32_t memory,
                                  tl_expr_ref dst, tl_expr_ref offset, tl_expr_ref size) {
   tl_imm_args a = idx(segment, memory);
   return op3(m, TL_OP_MEMORY_INIT, dst, offset, size, &a);
 }
-tl_expr_ref tl_build_data_drop(tl_module *m, uint32_t segment) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t segment;
+  uint32_t memory;
+  tl_expr_ref dst;
+  tl_expr_ref offset;
+  tl_expr_ref size;
+  tl_expr_ref r;
+} build_memory_init_call;
+static void build_memory_init_run(void *c) {
+  build_memory_init_call *k_ = c;
+  k_->r = build_memory_init_impl(k_->m, k_->segment, k_->memory, k_->dst, k_->offset, k_->size);
+}
+tl_expr_ref tl_build_memory_init(tl_module *m, uint32_t segment, uint32_t memory,
+                                 tl_expr_ref dst, tl_expr_ref offset, tl_expr_ref size) {
+  build_memory_init_call k_ = {m, segment, memory, dst, offset, size, NULL};
+  capi_run(m, build_memory_init_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_data_drop_impl(tl_module *m, uint32_t segment) {
   tl_imm_args a = idx(segment, 0);
   return op0(m, TL_OP_DATA_DROP, &a);
 }
 
+typedef struct {
+  tl_module *m;
+  uint32_t segment;
+  tl_expr_ref r;
+} build_data_drop_call;
+static void build_data_drop_run(void *c) {
+  build_data_drop_call *k_ = c;
+  k_->r = build_data_drop_impl(k_->m, k_->segment);
+}
+tl_expr_ref tl_build_data_drop(tl_module *m, uint32_t segment) {
+  build_data_drop_call k_ = {m, segment, NULL};
+  capi_run(m, build_data_drop_run, &k_);
+  return k_.r;
+}
+
 /* ---- tables and references --------------------------------------------- */
-tl_expr_ref tl_build_table_get(tl_module *m, uint32_t table, tl_expr_ref index) {
+static tl_expr_ref build_table_get_impl(tl_module *m, uint32_t table, tl_expr_ref index) {
   tl_imm_args a = idx(table, 0);
   return op1(m, TL_OP_TABLE_GET, index, &a);
 }
-tl_expr_ref tl_build_table_set(tl_module *m, uint32_t table, tl_expr_ref index,
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  tl_expr_ref index;
+  tl_expr_ref r;
+} build_table_get_call;
+static void build_table_get_run(void *c) {
+  build_table_get_call *k_ = c;
+  k_->r = build_table_get_impl(k_->m, k_->table, k_->index);
+}
+tl_expr_ref tl_build_table_get(tl_module *m, uint32_t table, tl_expr_ref index) {
+  build_table_get_call k_ = {m, table, index, NULL};
+  capi_run(m, build_table_get_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_table_set_impl(tl_module *m, uint32_t table, tl_expr_ref index,
                                tl_expr_ref value) {
   tl_imm_args a = idx(table, 0);
   return op2(m, TL_OP_TABLE_SET, index, value, &a);
 }
-tl_expr_ref tl_build_table_size(tl_module *m, uint32_t table) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  tl_expr_ref index;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_table_set_call;
+static void build_table_set_run(void *c) {
+  build_table_set_call *k_ = c;
+  k_->r = build_table_set_impl(k_->m, k_->table, k_->index, k_->value);
+}
+tl_expr_ref tl_build_table_set(tl_module *m, uint32_t table, tl_expr_ref index,
+                               tl_expr_ref value) {
+  build_table_set_call k_ = {m, table, index, value, NULL};
+  capi_run(m, build_table_set_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_table_size_impl(tl_module *m, uint32_t table) {
   tl_imm_args a = idx(table, 0);
   return op0(m, TL_OP_TABLE_SIZE, &a);
 }
-tl_expr_ref tl_build_table_grow(tl_module *m, uint32_t table, tl_expr_ref value,
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  tl_expr_ref r;
+} build_table_size_call;
+static void build_table_size_run(void *c) {
+  build_table_size_call *k_ = c;
+  k_->r = build_table_size_impl(k_->m, k_->table);
+}
+tl_expr_ref tl_build_table_size(tl_module *m, uint32_t table) {
+  build_table_size_call k_ = {m, table, NULL};
+  capi_run(m, build_table_size_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_table_grow_impl(tl_module *m, uint32_t table, tl_expr_ref value,
                                 tl_expr_ref delta) {
   tl_imm_args a = idx(table, 0);
   return op2(m, TL_OP_TABLE_GROW, value, delta, &a);
 }
-tl_expr_ref tl_build_table_fill(tl_module *m, uint32_t table, tl_expr_ref dst,
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  tl_expr_ref value;
+  tl_expr_ref delta;
+  tl_expr_ref r;
+} build_table_grow_call;
+static void build_table_grow_run(void *c) {
+  build_table_grow_call *k_ = c;
+  k_->r = build_table_grow_impl(k_->m, k_->table, k_->value, k_->delta);
+}
+tl_expr_ref tl_build_table_grow(tl_module *m, uint32_t table, tl_expr_ref value,
+                                tl_expr_ref delta) {
+  build_table_grow_call k_ = {m, table, value, delta, NULL};
+  capi_run(m, build_table_grow_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_table_fill_impl(tl_module *m, uint32_t table, tl_expr_ref dst,
                                 tl_expr_ref value, tl_expr_ref size) {
   tl_imm_args a = idx(table, 0);
   return op3(m, TL_OP_TABLE_FILL, dst, value, size, &a);
 }
-tl_expr_ref tl_build_table_copy(tl_module *m, uint32_t dst_table, uint32_t src_table,
+
+typedef struct {
+  tl_module *m;
+  uint32_t table;
+  tl_expr_ref dst;
+  tl_expr_ref value;
+  tl_expr_ref size;
+  tl_expr_ref r;
+} build_table_fill_call;
+static void build_table_fill_run(void *c) {
+  build_table_fill_call *k_ = c;
+  k_->r = build_table_fill_impl(k_->m, k_->table, k_->dst, k_->value, k_->size);
+}
+tl_expr_ref tl_build_table_fill(tl_module *m, uint32_t table, tl_expr_ref dst,
+                                tl_expr_ref value, tl_expr_ref size) {
+  build_table_fill_call k_ = {m, table, dst, value, size, NULL};
+  capi_run(m, build_table_fill_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_table_copy_impl(tl_module *m, uint32_t dst_table, uint32_t src_table,
                                 tl_expr_ref dst, tl_expr_ref src, tl_expr_ref size) {
   tl_imm_args a = idx(dst_table, src_table);
   return op3(m, TL_OP_TABLE_COPY, dst, src, size, &a);
 }
-tl_expr_ref tl_build_table_init(tl_module *m, uint32_t segment, uint32_t table,
+
+typedef struct {
+  tl_module *m;
+  uint32_t dst_table;
+  uint32_t src_table;
+  tl_expr_ref dst;
+  tl_expr_ref src;
+  tl_expr_ref size;
+  tl_expr_ref r;
+} build_table_copy_call;
+static void build_table_copy_run(void *c) {
+  build_table_copy_call *k_ = c;
+  k_->r = build_table_copy_impl(k_->m, k_->dst_table, k_->src_table, k_->dst, k_->src, k_->size);
+}
+tl_expr_ref tl_build_table_copy(tl_module *m, uint32_t dst_table, uint32_t src_table,
+                                tl_expr_ref dst, tl_expr_ref src, tl_expr_ref size) {
+  build_table_copy_call k_ = {m, dst_table, src_table, dst, src, size, NULL};
+  capi_run(m, build_table_copy_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_table_init_impl(tl_module *m, uint32_t segment, uint32_t table,
                                 tl_expr_ref dst, tl_expr_ref offset, tl_expr_ref size) {
   tl_imm_args a = idx(segment, table);
   return op3(m, TL_OP_TABLE_INIT, dst, offset, size, &a);
 }
-tl_expr_ref tl_build_elem_drop(tl_module *m, uint32_t segment) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t segment;
+  uint32_t table;
+  tl_expr_ref dst;
+  tl_expr_ref offset;
+  tl_expr_ref size;
+  tl_expr_ref r;
+} build_table_init_call;
+static void build_table_init_run(void *c) {
+  build_table_init_call *k_ = c;
+  k_->r = build_table_init_impl(k_->m, k_->segment, k_->table, k_->dst, k_->offset, k_->size);
+}
+tl_expr_ref tl_build_table_init(tl_module *m, uint32_t segment, uint32_t table,
+                                tl_expr_ref dst, tl_expr_ref offset, tl_expr_ref size) {
+  build_table_init_call k_ = {m, segment, table, dst, offset, size, NULL};
+  capi_run(m, build_table_init_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_elem_drop_impl(tl_module *m, uint32_t segment) {
   tl_imm_args a = idx(segment, 0);
   return op0(m, TL_OP_ELEM_DROP, &a);
 }
-tl_expr_ref tl_build_ref_null(tl_module *m, tl_type_t type) {
+
+typedef struct {
+  tl_module *m;
+  uint32_t segment;
+  tl_expr_ref r;
+} build_elem_drop_call;
+static void build_elem_drop_run(void *c) {
+  build_elem_drop_call *k_ = c;
+  k_->r = build_elem_drop_impl(k_->m, k_->segment);
+}
+tl_expr_ref tl_build_elem_drop(tl_module *m, uint32_t segment) {
+  build_elem_drop_call k_ = {m, segment, NULL};
+  capi_run(m, build_elem_drop_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_ref_null_impl(tl_module *m, tl_type_t type) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.type = type;
   return op0(m, TL_OP_REF_NULL, &a);
 }
-tl_expr_ref tl_build_ref_is_null(tl_module *m, tl_expr_ref value) {
+
+typedef struct {
+  tl_module *m;
+  tl_type_t type;
+  tl_expr_ref r;
+} build_ref_null_call;
+static void build_ref_null_run(void *c) {
+  build_ref_null_call *k_ = c;
+  k_->r = build_ref_null_impl(k_->m, k_->type);
+}
+tl_expr_ref tl_build_ref_null(tl_module *m, tl_type_t type) {
+  build_ref_null_call k_ = {m, type, NULL};
+  capi_run(m, build_ref_null_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_ref_is_null_impl(tl_module *m, tl_expr_ref value) {
   return op1(m, TL_OP_REF_IS_NULL, value, NULL);
 }
-tl_expr_ref tl_build_ref_func(tl_module *m, uint32_t func) {
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_ref_is_null_call;
+static void build_ref_is_null_run(void *c) {
+  build_ref_is_null_call *k_ = c;
+  k_->r = build_ref_is_null_impl(k_->m, k_->value);
+}
+tl_expr_ref tl_build_ref_is_null(tl_module *m, tl_expr_ref value) {
+  build_ref_is_null_call k_ = {m, value, NULL};
+  capi_run(m, build_ref_is_null_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_ref_func_impl(tl_module *m, uint32_t func) {
   tl_imm_args a = idx(func, 0);
   return op0(m, TL_OP_REF_FUNC, &a);
 }
 
+typedef struct {
+  tl_module *m;
+  uint32_t func;
+  tl_expr_ref r;
+} build_ref_func_call;
+static void build_ref_func_run(void *c) {
+  build_ref_func_call *k_ = c;
+  k_->r = build_ref_func_impl(k_->m, k_->func);
+}
+tl_expr_ref tl_build_ref_func(tl_module *m, uint32_t func) {
+  build_ref_func_call k_ = {m, func, NULL};
+  capi_run(m, build_ref_func_run, &k_);
+  return k_.r;
+}
+
 /* ---- SIMD lanes, tuples ------------------------------------------------ */
-tl_expr_ref tl_build_simd_extract(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane) {
+static tl_expr_ref build_simd_extract_impl(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.lane = lane;
   return op1(m, named(m, op, TL_IMM_LANE, 1, "tl_build_simd_extract"), vec, &a);
 }
-tl_expr_ref tl_build_simd_replace(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane,
+
+typedef struct {
+  tl_module *m;
+  const char *op;
+  tl_expr_ref vec;
+  uint8_t lane;
+  tl_expr_ref r;
+} build_simd_extract_call;
+static void build_simd_extract_run(void *c) {
+  build_simd_extract_call *k_ = c;
+  k_->r = build_simd_extract_impl(k_->m, k_->op, k_->vec, k_->lane);
+}
+tl_expr_ref tl_build_simd_extract(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane) {
+  build_simd_extract_call k_ = {m, op, vec, lane, NULL};
+  capi_run(m, build_simd_extract_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_simd_replace_impl(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane,
                                   tl_expr_ref value) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   a.lane = lane;
   return op2(m, named(m, op, TL_IMM_LANE, 2, "tl_build_simd_replace"), vec, value, &a);
 }
-tl_expr_ref tl_build_simd_shuffle(tl_module *m, tl_expr_ref x, tl_expr_ref y,
+
+typedef struct {
+  tl_module *m;
+  const char *op;
+  tl_expr_ref vec;
+  uint8_t lane;
+  tl_expr_ref value;
+  tl_expr_ref r;
+} build_simd_replace_call;
+static void build_simd_replace_run(void *c) {
+  build_simd_replace_call *k_ = c;
+  k_->r = build_simd_replace_impl(k_->m, k_->op, k_->vec, k_->lane, k_->value);
+}
+tl_expr_ref tl_build_simd_replace(tl_module *m, const char *op, tl_expr_ref vec, uint8_t lane,
+                                  tl_expr_ref value) {
+  build_simd_replace_call k_ = {m, op, vec, lane, value, NULL};
+  capi_run(m, build_simd_replace_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_simd_shuffle_impl(tl_module *m, tl_expr_ref x, tl_expr_ref y,
                                   const uint8_t lanes[16]) {
   tl_imm_args a = TL_IMM_ARGS_INIT;
   if (m && !lanes) return bad(m, "i8x16.shuffle: lanes is NULL"), NULL;
   if (lanes) memcpy(a.bytes, lanes, 16);
   return op2(m, TL_OP_I8X16_SHUFFLE, x, y, &a);
 }
-tl_expr_ref tl_build_simd_mem_lane(tl_module *m, const char *op, uint64_t offset,
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref x;
+  tl_expr_ref y;
+  const uint8_t *lanes;
+  tl_expr_ref r;
+} build_simd_shuffle_call;
+static void build_simd_shuffle_run(void *c) {
+  build_simd_shuffle_call *k_ = c;
+  k_->r = build_simd_shuffle_impl(k_->m, k_->x, k_->y, k_->lanes);
+}
+tl_expr_ref tl_build_simd_shuffle(tl_module *m, tl_expr_ref x, tl_expr_ref y,
+                                  const uint8_t lanes[16]) {
+  build_simd_shuffle_call k_ = {m, x, y, lanes, NULL};
+  capi_run(m, build_simd_shuffle_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_simd_mem_lane_impl(tl_module *m, const char *op, uint64_t offset,
                                    uint32_t align, uint8_t lane, tl_expr_ref ptr,
                                    tl_expr_ref vec) {
   tl_imm_args a = memarg(offset, align);
@@ -1085,12 +2453,66 @@ tl_expr_ref tl_build_simd_mem_lane(tl_module *m, const char *op, uint64_t offset
   return op2(m, named(m, op, TL_IMM_MEMARG_LANE, 2, "tl_build_simd_mem_lane"), ptr, vec, &a);
 }
 
-tl_expr_ref tl_build_tuple_make(tl_module *m, const tl_expr_ref *values, uint32_t n) {
+typedef struct {
+  tl_module *m;
+  const char *op;
+  uint64_t offset;
+  uint32_t align;
+  uint8_t lane;
+  tl_expr_ref ptr;
+  tl_expr_ref vec;
+  tl_expr_ref r;
+} build_simd_mem_lane_call;
+static void build_simd_mem_lane_run(void *c) {
+  build_simd_mem_lane_call *k_ = c;
+  k_->r = build_simd_mem_lane_impl(k_->m, k_->op, k_->offset, k_->align, k_->lane, k_->ptr, k_->vec);
+}
+tl_expr_ref tl_build_simd_mem_lane(tl_module *m, const char *op, uint64_t offset,
+                                   uint32_t align, uint8_t lane, tl_expr_ref ptr,
+                                   tl_expr_ref vec) {
+  build_simd_mem_lane_call k_ = {m, op, offset, align, lane, ptr, vec, NULL};
+  capi_run(m, build_simd_mem_lane_run, &k_);
+  return k_.r;
+}
+
+static tl_expr_ref build_tuple_make_impl(tl_module *m, const tl_expr_ref *values, uint32_t n) {
   return tl_build_op(m, TL_NO_FUNC, TL_OP_TUPLE_MAKE, values, n, NULL);
 }
-tl_expr_ref tl_build_tuple_extract(tl_module *m, tl_expr_ref tuple, uint32_t index) {
+
+typedef struct {
+  tl_module *m;
+  const tl_expr_ref *values;
+  uint32_t n;
+  tl_expr_ref r;
+} build_tuple_make_call;
+static void build_tuple_make_run(void *c) {
+  build_tuple_make_call *k_ = c;
+  k_->r = build_tuple_make_impl(k_->m, k_->values, k_->n);
+}
+tl_expr_ref tl_build_tuple_make(tl_module *m, const tl_expr_ref *values, uint32_t n) {
+  build_tuple_make_call k_ = {m, values, n, NULL};
+  capi_run(m, build_tuple_make_run, &k_);
+  return k_.r;
+}
+static tl_expr_ref build_tuple_extract_impl(tl_module *m, tl_expr_ref tuple, uint32_t index) {
   tl_imm_args a = idx(index, 0);
   return op1(m, TL_OP_TUPLE_EXTRACT, tuple, &a);
+}
+
+typedef struct {
+  tl_module *m;
+  tl_expr_ref tuple;
+  uint32_t index;
+  tl_expr_ref r;
+} build_tuple_extract_call;
+static void build_tuple_extract_run(void *c) {
+  build_tuple_extract_call *k_ = c;
+  k_->r = build_tuple_extract_impl(k_->m, k_->tuple, k_->index);
+}
+tl_expr_ref tl_build_tuple_extract(tl_module *m, tl_expr_ref tuple, uint32_t index) {
+  build_tuple_extract_call k_ = {m, tuple, index, NULL};
+  capi_run(m, build_tuple_extract_run, &k_);
+  return k_.r;
 }
 
 /* ---- inspecting -------------------------------------------------------- */

@@ -210,8 +210,8 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
   uint32_t np = tl_type_arity(m, ft->params), nr = tl_type_arity(m, ft->results);
   tl_value *args = tl_scratch_calloc(np + 1, sizeof *args), *res = tl_scratch_calloc(nr + 1, sizeof *res);
   if (!args || !res) {
-    free(args);
-    free(res);
+    tl_free(args);
+    tl_free(res);
     tl_buf_printf(log, "[stop: out of memory]\n");
     return false;
   }
@@ -247,8 +247,8 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
     tl_buf_printf(log, "[stop: %s]\n", err.msg);
     go_on = false;
   }
-  free(args);
-  free(res);
+  tl_free(args);
+  tl_free(res);
   return go_on;
 }
 
@@ -273,7 +273,7 @@ char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine) {
   return tl_fuzz_exec(m, &o);
 }
 
-char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o) {
+static char *fuzz_exec_impl(tl_module *m, const tl_fuzz_exec_options *o) {
   tl_buf log = {0};
   tl_store *s = tl_store_new();
   if (s) tl_store_set_engine(s, o->engine);
@@ -282,7 +282,7 @@ char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o) {
   if (!s || !l || !stubs) {
     tl_linker_free(l);
     tl_store_free(s);
-    free(stubs);
+    tl_free(stubs);
     tl_buf_printf(&log, "[stop: out of memory]\n");
     tl_buf_byte(&log, 0);
     return (char *)log.p;
@@ -300,9 +300,33 @@ char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o) {
   else run_exports(m, s, inst, o, wasi, &log);
   tl_linker_free(l);
   tl_store_free(s);
-  free(stubs);
+  tl_free(stubs);
   tl_buf_byte(&log, 0);
   return (char *)log.p;
+}
+
+typedef struct {
+  tl_module *m;
+  const tl_fuzz_exec_options *o;
+  char *log;
+} fuzz_exec_call;
+
+static tl_status fuzz_exec_in_scope(void *c, tl_error *err) {
+  (void)err;
+  fuzz_exec_call *p = c;
+  p->log = fuzz_exec_impl(p->m, p->o);
+  return TL_OK;
+}
+
+/* In an out-of-memory scope (oom.c): out of memory is a log that says so. */
+char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o) {
+  fuzz_exec_call p = {m, o, NULL};
+  tl_error err;
+  if (tl_oom_run(m, fuzz_exec_in_scope, &p, &err, "fuzz-exec") == TL_OK) return p.log;
+  static const char oom[] = "[stop: out of memory]\n";
+  char *s = malloc(sizeof oom); /* the caller's: outside the scope */
+  if (s) memcpy(s, oom, sizeof oom);
+  return s;
 }
 
 /* ---------------------------------------------------------- comparing */

@@ -13,11 +13,11 @@ struct tl_relooper {
 
 tl_relooper *tl_relooper_create(tl_module *m, uint32_t func) {
   if (!m || func >= m->funcs.n || func < m->nimported_funcs) return NULL;
-  tl_relooper *r = calloc(1, sizeof *r);
+  tl_relooper *r = tl_calloc(1, sizeof *r);
   if (!r) return NULL;
   r->g = tl_cfg_new(m, TL_FUNC(m, func));
   if (!r->g) {
-    free(r);
+    tl_free(r);
     return NULL;
   }
   r->split_budget = 64;
@@ -82,7 +82,7 @@ void tl_relooper_stats(const tl_relooper *r, uint64_t *dispatches, uint64_t *lab
 void tl_relooper_dispose(tl_relooper *r) {
   if (!r) return;
   tl_cfg_free(r->g);
-  free(r);
+  tl_free(r);
 }
 
 tl_expr_ref tl_relooper_render_and_dispose(tl_relooper *r, tl_rblock entry, uint32_t label_local) {

@@ -910,10 +910,10 @@ void tl_fuzz_seed_bytes(uint64_t seed, uint8_t *out, size_t n) {
 }
 
 tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_options *opt) {
-  gen *g = calloc(1, sizeof *g);
+  gen *g = tl_calloc(1, sizeof *g);
   tl_module *m = tl_module_create();
   if (!g || !m) {
-    free(g);
+    tl_free(g);
     if (m) tl_module_free(m);
     return NULL;
   }
@@ -1023,6 +1023,6 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
     snprintf(name, sizeof name, "func_%u", i);
     tl_add_export(m, TL_EXPORT_FUNC, 4 + i, name);
   }
-  free(g);
+  tl_free(g);
   return m;
 }

@@ -39,13 +39,13 @@ static bool seen_add(red *r, uint64_t h) {  /* false if already there */
   if (!h) h = 1;
   if (2 * (r->nseen + 1) > r->cap) {
     size_t nc = r->cap ? r->cap * 2 : 1024;
-    uint64_t *t = calloc(nc, sizeof *t);
+    uint64_t *t = tl_calloc(nc, sizeof *t);
     if (!t) return true;
     for (size_t i = 0; i < r->cap; i++)
       if (r->seen[i])
         for (size_t j = r->seen[i] & (nc - 1);; j = (j + 1) & (nc - 1))
           if (!t[j]) { t[j] = r->seen[i]; break; }
-    free(r->seen);
+    tl_free(r->seen);
     r->seen = t;
     r->cap = nc;
   }
@@ -78,12 +78,12 @@ static bool try_mod(red *r, tl_module *m) {
   bool big = wn > r->bn && !r->grow;
   if (big || !seen_add(r, XXH3_64bits(w, wn))) {
     r->st->dups += !big;
-    free(w);
+    tl_free(w);
     return false;
   }
   r->st->tries++;
-  if (!r->o->interesting(w, wn, r->o->ctx)) { free(w); return false; }
-  free(r->best);
+  if (!r->o->interesting(w, wn, r->o->ctx)) { tl_free(w); return false; }
+  tl_free(r->best);
   r->best = w;
   r->bn = wn;
   r->st->kept++;
@@ -257,9 +257,9 @@ static void list_remove(tl_module *m, int kind, uint32_t s, uint32_t c) {
                 : kind == L_ELEMS ? sizeof(tl_elem) : sizeof(tl_data);
   uint32_t n = (uint32_t)v->n, lo = s, hi = s + c;
   uint32_t *nimp = kind == L_FUNCS ? &m->nimported_funcs : kind == L_GLOBALS ? &m->nimported_globals : NULL;
-  uint32_t *map = malloc(n * sizeof *map);
-  bool *del = calloc(n, sizeof *del);
-  if (!map || !del) { free(map); free(del); return; }
+  uint32_t *map = tl_malloc(n * sizeof *map);
+  bool *del = tl_calloc(n, sizeof *del);
+  if (!map || !del) { tl_free(map); tl_free(del); return; }
   for (uint32_t i = 0; i < n; i++) {
     del[i] = i >= lo && i < hi;
     map[i] = del[i] ? NONE_IDX : i < lo ? i : i - c;
@@ -274,8 +274,8 @@ static void list_remove(tl_module *m, int kind, uint32_t s, uint32_t c) {
   uint8_t *p = v->p;
   memmove(p + lo * elem, p + hi * elem, (n - hi) * elem);
   v->n -= c;
-  free(map);
-  free(del);
+  tl_free(map);
+  tl_free(del);
 }
 
 /* Delta debugging over one list: remove all, halves, quarters, ... ones. */
@@ -520,7 +520,7 @@ tl_status tl_reduce(const uint8_t *in, size_t n, const tl_reduce_options *o, uin
   r.o = o;
   r.st = st;
   r.t0 = now();
-  if (!(r.best = malloc(n ? n : 1))) return tl_errorf(err, TL_E_NOMEM, 0, "out of memory");
+  if (!(r.best = tl_malloc(n ? n : 1))) return tl_errorf(err, TL_E_NOMEM, 0, "out of memory");
   memcpy(r.best, in, n);
   r.bn = n;
   st->bytes = n;
@@ -534,7 +534,7 @@ tl_status tl_reduce(const uint8_t *in, size_t n, const tl_reduce_options *o, uin
     reduce_signatures(&r);
     if (o->progress) o->progress(st, o->ctx);
   } while (r.progress && !r.stop);
-  free(r.seen);
+  tl_free(r.seen);
   *out = r.best;
   *outn = r.bn;
   return TL_OK;
@@ -557,9 +557,9 @@ bool tl_reduce_diverges(const uint8_t *wasm, size_t n, tl_reduce_apply apply, vo
     if (!bad) {
       char *lb = tl_module_fuzz_exec(b, fuel);
       bad = !la || !lb || !tl_fuzz_same_behaviour(la, lb);
-      free(lb);
+      tl_free(lb);
     }
-    free(la);
+    tl_free(la);
   }
   if (a) tl_module_free(a);
   if (b) tl_module_free(b);

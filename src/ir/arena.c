@@ -6,8 +6,8 @@
  * give their chunks back to the cache and take them from it again, so that
  * work done function by function does not map and unmap (and fault in) the
  * same memory for each function. On allocation failure the arena longjmps
- * to a->oom when the public entry point set one, and aborts otherwise (a
- * bug: no entry point). */
+ * to a->oom when its user set one, and otherwise fails the scope
+ * (tl_oom_fail, oom.c). */
 #include "ir.h"
 
 #include <pthread.h>
@@ -218,6 +218,7 @@ static bool cache_give(tl_chunk_cache *k, tl_arena_chunk *c) {
 }
 
 static tl_arena_chunk *chunk_get(tl_chunk_cache *k, size_t size, bool fill) {
+  if (tl_alloc_fails_now()) return NULL;
   tl_arena_chunk *c = cache_take(k, size);
   return c ? c : chunk_new(size, k != NULL, fill);
 }
@@ -255,7 +256,7 @@ void tl_prefault(void *p, size_t n) {
 
 __attribute__((noreturn)) static void out_of_memory(tl_arena *a) {
   if (a && a->oom) longjmp(*a->oom, 1);
-  abort();
+  tl_oom_fail();
 }
 
 void tl_arena_oom(tl_arena *a) { out_of_memory(a); }
@@ -316,25 +317,26 @@ void tl_arena_drop_chunks(tl_arena *a, const uint8_t *drop) {
   }
 }
 
-static void new_chunk(tl_arena *a, size_t need) {
+static bool new_chunk(tl_arena *a, size_t need) {
   size_t size = a->total < CHUNK_MIN ? CHUNK_MIN : a->total; /* doubles */
   if (size < need) size = need;
-  if (size > SIZE_MAX / 2) out_of_memory(a);
+  if (size > SIZE_MAX / 2) return false;
   tl_arena_chunk *c = chunk_get(a->cache, size, false);
-  if (!c) out_of_memory(a);
+  if (!c) return false;
   c->next = a->head;
   a->head = c;
   a->p = (uint8_t *)c->data;
   a->end = a->p + c->size;
   a->total += c->size;
+  return true;
 }
 
-static void *alloc_unlocked(tl_arena *a, size_t n, size_t align) {
+/* NULL when out of memory (the caller lets go of any lock, then fails). */
+void *tl_arena_try_alloc(tl_arena *a, size_t n, size_t align) {
   if (n == 0) n = 1;
   uintptr_t p = ((uintptr_t)a->p + (align - 1)) & ~(uintptr_t)(align - 1);
   if (!a->p || p > (uintptr_t)a->end || n > (size_t)((uintptr_t)a->end - p)) {
-    if (n > SIZE_MAX - align) out_of_memory(a);
-    new_chunk(a, n + align);
+    if (n > SIZE_MAX - align || !new_chunk(a, n + align)) return NULL;
     p = ((uintptr_t)a->p + (align - 1)) & ~(uintptr_t)(align - 1);
   }
   a->p = (uint8_t *)(p + n);
@@ -342,10 +344,15 @@ static void *alloc_unlocked(tl_arena *a, size_t n, size_t align) {
 }
 
 void *tl_arena_alloc(tl_arena *a, size_t n, size_t align) {
-  if (!a->lock) return alloc_unlocked(a, n, align);
-  pthread_mutex_lock(a->lock);
-  void *p = alloc_unlocked(a, n, align);
-  pthread_mutex_unlock(a->lock);
+  void *p;
+  if (!a->lock) {
+    p = tl_arena_try_alloc(a, n, align);
+  } else {
+    pthread_mutex_lock(a->lock);
+    p = tl_arena_try_alloc(a, n, align);
+    pthread_mutex_unlock(a->lock);
+  }
+  if (!p) out_of_memory(a);
   return p;
 }
 
@@ -362,68 +369,28 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n) {
   return d;
 }
 
-/* The test hook's countdown: the allocation that takes it from 1 to 0 fails. */
-static _Atomic uint64_t fail_nth;
-
-uint64_t tl_scratch_fail_nth(uint64_t n) { return atomic_exchange(&fail_nth, n); }
-
-static bool fail_now(void) {
-  uint64_t n = fail_nth;
-  while (n && !atomic_compare_exchange_weak(&fail_nth, &n, n - 1)) {}
-  return n == 1;
-}
-
-/* glibc serves small malloc and free from a per-thread cache without a
- * lock, but realloc and calloc always lock the arena, which the pass
- * threads share (tilt-opt keeps one arena): small blocks are moved and
- * cleared here instead. */
-enum { SMALL_BLOCK = 1024 };
-
-static void *grow_block(void *p, size_t old, size_t n) {
-  if (n > SMALL_BLOCK) return realloc(p, n);
-  void *q = malloc(n);
-  if (q && p) {
-    memcpy(q, p, old < n ? old : n);
-    free(p);
-  }
-  return q;
-}
-
-void *tl_scratch_realloc(void *p, size_t n, size_t size) {
-  if (n == 0) n = 1;
-  if (size && n > SIZE_MAX / size) return NULL;
-  if (fail_now()) return NULL;
-  if (!p) return malloc(n * size);
-  return realloc(p, n * size);
-}
-
-void *tl_scratch_calloc(size_t n, size_t size) {
-  if (n == 0) n = 1;
-  if (!size) size = 1;
-  if (fail_now()) return NULL;
-  if (n > SMALL_BLOCK / size) return calloc(n, size);
-  void *p = malloc(n * size);
-  if (p) memset(p, 0, n * size);
-  return p;
-}
-
-/* tl_vec and tl_buf growth still abort() when out of memory: they have no
- * status to return and no arena to longjmp through, and TL_VEC_PUSH is used
- * everywhere; code that must survive out of memory sizes its scratch with
- * tl_scratch_calloc / tl_scratch_realloc instead (not converted yet). */
+/* tl_vec and tl_buf growth cannot report failure: out of memory is the
+ * scope's (tl_oom_fail). A vector inside the module the scope runs on is
+ * the module's, not scratch (see oom.c). */
 void tl_vec_grow(tl_vec *v, size_t elem, size_t want) {
-  if (want <= v->cap) return;
+  if (!tl_vec_try_grow(v, elem, want)) tl_oom_fail();
+}
+
+bool tl_vec_try_grow(tl_vec *v, size_t elem, size_t want) {
+  if (want <= v->cap) return true;
   size_t cap = v->cap ? v->cap * 2 : 8;
   while (cap < want) cap *= 2;
-  if (cap > SIZE_MAX / elem) abort();
-  void *p = grow_block(v->p, v->cap * elem, cap * elem);
-  if (!p) abort();
+  if (cap > SIZE_MAX / elem) return false;
+  void *p = tl_oom_owned_by_module(v) ? tl_mod_grow_block(v->p, cap * elem)
+                                      : tl_grow_block(v->p, v->cap * elem, cap * elem);
+  if (!p) return false;
   v->p = p;
   v->cap = cap;
+  return true;
 }
 
 void tl_vec_free(tl_vec *v) {
-  free(v->p);
+  tl_free(v->p);
   v->p = NULL;
   v->n = v->cap = 0;
 }
@@ -441,7 +408,7 @@ void tl_vec_grow_inl(tl_vec *v, size_t elem, size_t want, const void *inl) {
 }
 
 void tl_vec_free_inl(tl_vec *v, const void *inl) {
-  if (v->p != inl) free(v->p);
+  if (v->p != inl) tl_free(v->p);
   v->p = NULL, v->n = v->cap = 0;
 }
 
@@ -449,8 +416,8 @@ void tl_buf_grow(tl_buf *b, size_t want) {
   if (want <= b->cap) return;
   size_t cap = b->cap ? b->cap : 256;
   while (cap < want) cap *= 2;
-  uint8_t *q = grow_block(b->p, b->cap, cap);
-  if (!q) abort();
+  uint8_t *q = tl_grow_block(b->p, b->cap, cap);
+  if (!q) tl_oom_fail();
   b->p = q;
   b->cap = cap;
 }
@@ -466,17 +433,17 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...) {
     tl_buf_put(b, small, (size_t)n);
     return;
   }
-  char *big = malloc((size_t)n + 1);
-  if (!big) abort();
+  char *big = tl_malloc((size_t)n + 1);
+  if (!big) tl_oom_fail();
   va_start(ap, fmt);
   vsnprintf(big, (size_t)n + 1, fmt, ap);
   va_end(ap);
   tl_buf_put(b, big, (size_t)n);
-  free(big);
+  tl_free(big);
 }
 
 void tl_buf_free(tl_buf *b) {
-  free(b->p);
+  tl_free(b->p);
   b->p = NULL;
   b->n = b->cap = 0;
 }

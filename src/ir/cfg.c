@@ -20,7 +20,7 @@
 
 /* ------------------------------------------------------------- building */
 tl_cfg *tl_cfg_new(tl_module *m, tl_func *f) {
-  tl_cfg *g = calloc(1, sizeof *g);
+  tl_cfg *g = tl_calloc(1, sizeof *g);
   if (!g) return NULL;
   g->m = m;
   g->f = f;
@@ -65,7 +65,7 @@ void tl_cfg_free(tl_cfg *g) {
   if (!g) return;
   for (size_t i = 0; i < g->blocks.n; i++) tl_vec_free(&blk(g, (uint32_t)i)->edges);
   tl_vec_free(&g->blocks);
-  free(g);
+  tl_free(g);
 }
 
 /* ------------------------------------------------------------- analysis */
@@ -100,7 +100,7 @@ static void *xcalloc(size_t n, size_t s) {
   return p;
 }
 
-/* free(p), and off the list when it is a scratch array (newest first). */
+/* tl_free(p), and off the list when it is a scratch array (newest first). */
 static void xfree(void *p) {
   scratch_set *z = live;
   for (size_t i = z && p ? z->n : 0; i-- > 0;)
@@ -108,7 +108,7 @@ static void xfree(void *p) {
       z->p[i] = z->p[--z->n];
       break;
     }
-  free(p);
+  tl_free(p);
 }
 
 static void info_free(cfg_info *in) {
@@ -1002,8 +1002,8 @@ static void setup_tree(emitter *em) {
 /* Out of memory: every scratch array goes, g->oom is set and the result is
  * NULL (g is left half restructured: only tl_cfg_free it). */
 static tl_expr *structure_oom(tl_cfg *g, scratch_set *z, emitter *em) {
-  for (size_t i = 0; i < z->n; i++) free(z->p[i]);
-  free(z->p);
+  for (size_t i = 0; i < z->n; i++) tl_free(z->p[i]);
+  tl_free(z->p);
   live = NULL;
   tl_vec_free(&em->tasks);
   tl_vec_free(&em->open);
@@ -1043,7 +1043,7 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
   tl_vec_free(&em.tasks);
   tl_vec_free(&em.open);
   info_free(&em.in);
-  free(z.p);
+  tl_free(z.p);
   live = NULL;
   return root;
 }

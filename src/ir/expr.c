@@ -27,9 +27,12 @@ static __attribute__((noinline)) void *node_alloc_slow(tl_module *m, size_t n, s
   if (cur.m == m) return tl_arena_alloc(&cur.scratch, n, align);
   pthread_mutex_t *lock = m->arena.lock;
   if (lock) pthread_mutex_lock(lock);
-  m->nodes.oom = m->arena.oom;
-  void *p = tl_arena_alloc(&m->nodes, n, align);
+  void *p = tl_arena_try_alloc(&m->nodes, n, align);
   if (lock) pthread_mutex_unlock(lock);
+  if (!p) {
+    if (m->arena.oom) longjmp(*m->arena.oom, 1);
+    tl_oom_fail();
+  }
   return p;
 }
 
@@ -216,7 +219,7 @@ typedef struct { const tl_expr *src; tl_expr **dst; } copy_item;
 tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
   if (!e) return NULL;
   copy_ctx c = {m, f, NULL, f ? f->nlabel : 0};
-  c.map = malloc((c.nmap + 1) * sizeof *c.map);
+  c.map = tl_malloc((c.nmap + 1) * sizeof *c.map);
   if (!c.map) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   for (uint32_t i = 0; i < c.nmap; i++) c.map[i] = TL_NO_LABEL;
   tl_vec todo = {0};
@@ -234,7 +237,7 @@ tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
     }
   }
   tl_vec_free(&todo);
-  free(c.map);
+  tl_free(c.map);
   return root;
 }
 
@@ -331,7 +334,7 @@ enum { PREFAULT_MIN = 16 * 1024 };
 static bhdr *block_alloc(tl_module *m, size_t bytes) {
   size_t n = sizeof(bhdr) + round8(bytes);
   bool big = is_big(bytes);
-  bhdr *b = big ? tl_chunk_alloc(m->chunks, n) : malloc(n);
+  bhdr *b = big ? tl_chunk_alloc(m->chunks, n) : tl_mod_malloc(n);
   if (!b) return NULL;
   if (!big && n >= PREFAULT_MIN) tl_prefault(b, n);
   b->size = bytes;
@@ -342,7 +345,7 @@ static bhdr *block_alloc(tl_module *m, size_t bytes) {
 static void block_free(tl_module *m, bhdr *b, bool keep) {
   if (!b) return;
   if (is_big(b->size)) tl_chunk_free(keep ? m->chunks : NULL, b);
-  else free(b);
+  else tl_free(b);
 }
 
 /* ---- moving a body into its own block ------------------------------------- */
@@ -423,6 +426,21 @@ void tl_nodes_begin(tl_module *m, uint32_t func) {
  * tl_nodes_begin, which takes m->arena.oom): the reader's parallel decode. */
 void tl_nodes_set_oom(jmp_buf *oom) { cur.scratch.oom = oom; }
 
+void tl_nodes_abandon(void) {
+  cur.m = NULL;
+  tl_arena_free(&cur.scratch); /* nothing after tl_nodes_end */
+}
+
+/* b into m->blocks (before it is filled: the module frees it whatever
+ * happens next); false when out of memory. */
+static bool push_block(tl_module *m, pthread_mutex_t *lock, bhdr *b) {
+  if (lock) pthread_mutex_lock(lock);
+  bool ok = tl_vec_try_grow(&m->blocks, sizeof(void *), m->blocks.n + 1);
+  if (ok) TL_VEC_AT(&m->blocks, bhdr *, m->blocks.n++) = b;
+  if (lock) pthread_mutex_unlock(lock);
+  return ok;
+}
+
 /* func TL_NO_INDEX: only drop the scratch (the reader, out of memory). */
 void tl_nodes_end(tl_module *m, uint32_t func) {
   if (cur.m != m) return;
@@ -436,11 +454,14 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
     tl_vec_free(&todo); /* move_tree stacks items of another size */
     pthread_mutex_t *lock = m->arena.lock;
     bhdr *block = block_alloc(m, c.bytes + c.nodes * sizeof(tl_expr));
-    if (!block) {
+    if (!block || !push_block(m, lock, block)) {
+      block_free(m, block, false);
+      tl_vec_free(&todo);
+      tl_vec_free(&c.mine);
       jmp_buf *oom = cur.scratch.oom; /* m->arena.oom, or tl_nodes_set_oom's */
       tl_arena_free(&cur.scratch);
       if (oom) longjmp(*oom, 1);
-      abort();
+      tl_oom_fail();
     }
     uint8_t *start = (uint8_t *)(block + 1);
     f->body = move_tree(&todo, start, (tl_expr *)(start + c.bytes), f->body);
@@ -451,7 +472,6 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
       block_free(m, TL_VEC_AT(&m->blocks, bhdr *, s->slot), true);
       TL_VEC_AT(&m->blocks, void *, s->slot) = NULL;
     }
-    TL_VEC_PUSH(&m->blocks, void *, block);
     if (lock) pthread_mutex_unlock(lock);
     tl_vec_free(&c.mine);
   }
@@ -493,10 +513,14 @@ static int by_lo(const void *a, const void *b) {
   return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static void free_node_index(struct tl_node_index *x) {
+  if (!x) return;
+  tl_free(x->s);
+  tl_free(x);
+}
+
 static void free_index(tl_module *m) {
-  if (!m->node_index) return;
-  free(m->node_index->s);
-  free(m->node_index);
+  free_node_index(m->node_index);
   m->node_index = NULL;
 }
 
@@ -514,15 +538,15 @@ bool tl_nodes_sweep_begin(tl_module *m) {
     if (TL_VEC_AT(&m->blocks, void *, i)) TL_VEC_AT(&m->blocks, void *, nb++) = TL_VEC_AT(&m->blocks, void *, i);
   m->blocks.n = nb;
   size_t nc = tl_arena_chunks(&m->nodes, NULL, NULL, 0);
-  const void **clo = malloc((nc + 1) * sizeof *clo);
-  size_t *csz = malloc((nc + 1) * sizeof *csz);
-  struct tl_node_index *x = malloc(sizeof *x);
-  span *sp = malloc((nb + nc + 1) * sizeof *sp);
+  const void **clo = tl_malloc((nc + 1) * sizeof *clo);
+  size_t *csz = tl_malloc((nc + 1) * sizeof *csz);
+  struct tl_node_index *x = tl_mod_malloc(sizeof *x);
+  span *sp = tl_mod_malloc((nb + nc + 1) * sizeof *sp);
   if (!clo || !csz || !x || !sp) { /* out of memory: sweep another time */
-    free(clo);
-    free(csz);
-    free(x);
-    free(sp);
+    tl_free(clo);
+    tl_free(csz);
+    tl_free(x);
+    tl_free(sp);
     return false;
   }
   tl_arena_chunks(&m->nodes, clo, csz, nc);
@@ -533,8 +557,8 @@ bool tl_nodes_sweep_begin(tl_module *m) {
   }
   for (size_t i = 0; i < nc; i++)
     sp[n++] = (span){(uintptr_t)clo[i], (uintptr_t)clo[i] + csz[i], OWNER_NONE, false, i};
-  free(clo);
-  free(csz);
+  tl_free(clo);
+  tl_free(csz);
   qsort(sp, n, sizeof *sp, by_lo);
   x->s = sp;
   x->n = n;
@@ -550,8 +574,7 @@ void tl_nodes_sweep_mark(tl_module *m, uint32_t func) {
 }
 
 void tl_nodes_sweep_end(tl_module *m) {
-  struct tl_node_index *x = m->sweeping;
-  m->sweeping = NULL;
+  struct tl_node_index *x = m->sweeping; /* stays there until kept (out of memory) */
   tl_vec todo = {0};
   mark_ctx mc = {x, OWNER_SHARED, NULL};
   for (size_t i = 0; i < m->globals.n; i++) each_alloc(&todo, TL_GLOBAL(m, i)->init, mark, &mc);
@@ -564,7 +587,7 @@ void tl_nodes_sweep_end(tl_module *m) {
   tl_vec_free(&todo);
   /* free what nothing uses; keep the index of the rest */
   size_t nc = tl_arena_chunks(&m->nodes, NULL, NULL, 0);
-  uint8_t *drop = calloc(nc + 1, 1);
+  uint8_t *drop = tl_calloc(nc + 1, 1);
   span *sp = x->s;
   size_t kept = 0;
   for (size_t i = 0; i < x->n; i++) {
@@ -582,8 +605,9 @@ void tl_nodes_sweep_end(tl_module *m) {
   if (drop) tl_arena_drop_chunks(&m->nodes, drop);
   /* dropped chunks shift the slots of the rest; only blocks use slots */
   x->n = kept;
-  free(drop);
+  tl_free(drop);
   m->node_index = x;
+  m->sweeping = NULL;
   give_back(m);
 }
 
@@ -597,6 +621,8 @@ void tl_nodes_destroy(tl_module *m) {
   for (size_t i = 0; i < m->blocks.n; i++) block_free(m, TL_VEC_AT(&m->blocks, bhdr *, i), false);
   tl_vec_free(&m->blocks);
   free_index(m);
+  free_node_index(m->sweeping); /* a sweep that ran out of memory */
+  m->sweeping = NULL;
   tl_arena_free(&m->nodes);
 }
 

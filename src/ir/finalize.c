@@ -98,12 +98,12 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
   if (!ref) return p;
   uint32_t n = tl_type_arity(m, p);
   if (!n) return TL_EXNREF;
-  tl_type small[16], *t = n < 16 ? small : malloc((n + 1) * sizeof *t);
+  tl_type small[16], *t = n < 16 ? small : tl_malloc((n + 1) * sizeof *t);
   if (!t) tl_arena_oom((tl_arena *)&m->arena);
   for (uint32_t i = 0; i < n; i++) t[i] = tl_type_at(m, p, i);
   t[n] = TL_EXNREF;
   tl_type r = tl_type_tuple((tl_module *)m, t, n + 1);
-  if (t != small) free(t);
+  if (t != small) tl_free(t);
   return r;
 }
 
@@ -147,11 +147,11 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
 
 /* Out of line: its buffer would otherwise weigh on every caller's frame. */
 __attribute__((noinline)) static tl_type tuple_make_type(tl_module *m, const tl_expr *e) {
-  tl_type small[8] = {0}, *t = e->nkid <= 8 ? small : malloc(e->nkid * sizeof *t);
+  tl_type small[8] = {0}, *t = e->nkid <= 8 ? small : tl_malloc(e->nkid * sizeof *t);
   if (!t) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   for (uint32_t i = 0; i < e->nkid; i++) t[i] = e->kid[i]->type;
   tl_type r = tl_type_tuple(m, t, e->nkid);
-  if (t != small) free(t);
+  if (t != small) tl_free(t);
   return r;
 }
 
@@ -170,9 +170,9 @@ static inline void finalize_plain(tl_module *m, tl_func *f, tl_expr *e) {
 /* Out of memory: the stack is freed and m's arena longjmps to the entry
  * point (aborts if none set one). */
 static tl_expr **grow_stack(tl_module *m, tl_expr **st, tl_expr **small, size_t *cap) {
-  tl_expr **p = st == small ? malloc(*cap * 2 * sizeof *p) : realloc(st, *cap * 2 * sizeof *p);
+  tl_expr **p = st == small ? tl_malloc(*cap * 2 * sizeof *p) : tl_realloc(st, *cap * 2 * sizeof *p);
   if (!p) {
-    if (st != small) free(st);
+    if (st != small) tl_free(st);
     tl_arena_oom(&m->arena);
   }
   if (st == small)
@@ -205,7 +205,7 @@ static tl_type seek_branch_type(tl_module *m, tl_expr *e, uint32_t label) {
         st[n++] = x->kid[i];
       }
   }
-  if (st != small) free(st);
+  if (st != small) tl_free(st);
   return t;
 }
 
@@ -248,12 +248,12 @@ typedef struct { tl_expr *e; uint32_t next; } refin_frame;
 
 void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
   if (!*root) return;
-  tl_type *bt = malloc((f->nlabel + 1) * sizeof(tl_type));
+  tl_type *bt = tl_malloc((f->nlabel + 1) * sizeof(tl_type));
   size_t cap = 64, n = 0;
-  refin_frame *st = malloc(cap * sizeof *st);
+  refin_frame *st = tl_malloc(cap * sizeof *st);
   if (!bt || !st) {
-    free(bt);
-    free(st);
+    tl_free(bt);
+    tl_free(st);
     tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   }
   for (uint32_t i = 0; i < f->nlabel; i++) bt[i] = TL_UNREACHABLE;
@@ -277,10 +277,10 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
       }
       st[n - 1].next = next;
       if (n == cap) {
-        refin_frame *q = realloc(st, (cap *= 2) * sizeof *st);
+        refin_frame *q = tl_realloc(st, (cap *= 2) * sizeof *st);
         if (!q) {
-          free(st);
-          free(bt);
+          tl_free(st);
+          tl_free(bt);
           tl_arena_oom(&m->arena);
         }
         st = q;
@@ -294,8 +294,8 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
     e = st[n - 1].e;
     next = st[n - 1].next;
   }
-  free(st);
-  free(bt);
+  tl_free(st);
+  tl_free(bt);
 }
 
 void tl_func_refinalize(tl_module *m, tl_func *f) { tl_expr_refinalize(m, f, &f->body); }

@@ -40,7 +40,7 @@ static bool is_pure(tl_module *m, tl_func *f, tl_expr *e, bool *oom) {
   tl_walk_post(m, f, &root, pure_visit, &p);
   p.pass = 1;
   tl_walk_post(m, f, &root, pure_visit, &p);
-  free(p.def);
+  tl_free(p.def);
   return !p.bad;
 }
 
@@ -64,9 +64,9 @@ static tl_instance *eval_instance(tl_store *s, tl_module *m) {
  * place of the 16 MB stack tl_interp_stacks_ready makes. */
 static bool eval_stack(tl_store *s, const tl_code *code) {
   s->nstack = code->frame_slots;
-  s->stack = malloc(s->nstack * sizeof *s->stack);
+  s->stack = tl_malloc(s->nstack * sizeof *s->stack);
   s->max_depth = 1;
-  s->frames = malloc(sizeof *s->frames);
+  s->frames = tl_malloc(sizeof *s->frames);
   return s->stack && s->frames;
 }
 
@@ -95,7 +95,7 @@ tl_status tl_interp_eval(tl_module *m, tl_func *f, tl_expr *e, tl_value *out, ui
     memcpy(&out[i].of, &res[i], sizeof out[i].of);
   }
   if (st == TL_OK) *nout = n;
-  free(res);
+  tl_free(res);
   tl_store_free(s);
   return st;
 }

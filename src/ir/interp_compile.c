@@ -50,6 +50,7 @@ typedef struct {
   tl_vec arms;      /* tl_harm */
   uint32_t cur_h;   /* innermost handler in effect (TL_HNONE: none) */
   uint32_t exn_next; /* next free exception-keeping slot */
+  tl_vec work;      /* wk: compile_body's stack */
 } cc;
 
 uint32_t tl_interp_slots(const tl_module *m, tl_type t) {
@@ -405,15 +406,15 @@ static void finish(cc *c, wk *w) {
 }
 
 static void compile_body(cc *c, tl_expr *body, bool is_func) {
-  tl_vec st = {0};
-  push_wk(&st, body, c->h);
+  tl_vec *st = &c->work;  /* in c: freed by compile() if out of memory unwinds */
+  push_wk(st, body, c->h);
   uint32_t fl = body->imm.block.label;
   if (is_func && fl != TL_NO_LABEL && fl < c->f->nlabel) {
     enter_label(c, body, c->h);
     c->labels[fl].is_func = true;
   }
-  while (st.n) {
-    wk *w = &TL_VEC_AT(&st, wk, st.n - 1);
+  while (st->n) {
+    wk *w = &TL_VEC_AT(st, wk, st->n - 1);
     tl_expr *e = w->e, *next;
     if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP) {
       if (w->i == 0 && e != body) enter_label(c, e, c->h);
@@ -428,13 +429,13 @@ static void compile_body(cc *c, tl_expr *body, bool is_func) {
       next = op_next(w);
     }
     if (next) {
-      push_wk(&st, next, c->h);
+      push_wk(st, next, c->h);
       continue;
     }
     finish(c, w);
-    st.n--;
+    st->n--;
   }
-  tl_vec_free(&st);
+  tl_vec_free(st);
   if (body->type != TL_UNREACHABLE) emit(c, X_RET, c->nres, 0);
 }
 
@@ -442,43 +443,68 @@ static void count_catching_try(tl_walk *w, tl_expr **slot) {
   if ((*slot)->op == TL_OP_TRY && try_has_catches(*slot)) (*(uint32_t *)w->ctx)++;
 }
 
-/* NULL when out of memory. */
-static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_func, tl_type results) {
+/* The code of body into c (its scratch freed by the caller). */
+static tl_code *compile_into(cc *c, tl_instance *inst, tl_func *f, tl_expr *body, bool is_func,
+                             tl_type results) {
   tl_module *m = inst->m;
-  cc c = {0};
-  c.m = m;
-  c.f = f;
-  c.labels = tl_scratch_calloc(f->nlabel + 1, sizeof *c.labels);
-  if (!c.labels) return NULL;
-  c.lmap = tl_func_local_map(m, f);
-  c.nres = tl_interp_slots(m, results);
+  c->m = m;
+  c->f = f;
+  c->labels = tl_scratch_calloc(f->nlabel + 1, sizeof *c->labels);
+  if (!c->labels) return NULL;
+  c->lmap = tl_func_local_map(m, f);
+  c->nres = tl_interp_slots(m, results);
   uint32_t np = is_func ? tl_func_nparams(m, f) : 0;
-  c.cur_h = TL_HNONE;
+  c->cur_h = TL_HNONE;
   uint32_t nexn = 0;
   if (tl_expr_has_eh(body)) tl_walk_post_only(m, f, &body, count_catching_try, &nexn, TL_F_EH);
-  c.exn_next = c.lmap[f->nlocal];
-  c.h = c.maxh = c.lmap[f->nlocal] + nexn;
-  compile_body(&c, body, is_func);
+  c->exn_next = c->lmap[f->nlocal];
+  c->h = c->maxh = c->lmap[f->nlocal] + nexn;
+  compile_body(c, body, is_func);
   tl_code *code = TL_NEW(&inst->s->arena, tl_code);
-  code->n = (uint32_t)c.code.n;
-  code->ins = TL_NEWN(&inst->s->arena, tl_ins, c.code.n ? c.code.n : 1);
-  if (c.code.n) memcpy(code->ins, c.code.p, c.code.n * sizeof(tl_ins));
-  code->nparam_slots = np < f->nlocal ? c.lmap[np] : c.lmap[f->nlocal];
-  code->nlocal_slots = c.lmap[f->nlocal] + nexn;
-  code->frame_slots = c.maxh + 1;
-  code->nhandlers = (uint32_t)c.handlers.n;
-  if (c.handlers.n) {
-    code->handlers = TL_NEWN(&inst->s->arena, tl_handler, c.handlers.n);
-    memcpy(code->handlers, c.handlers.p, c.handlers.n * sizeof(tl_handler));
-    code->arms = TL_NEWN(&inst->s->arena, tl_harm, c.arms.n + 1);
-    if (c.arms.n) memcpy(code->arms, c.arms.p, c.arms.n * sizeof(tl_harm));
+  code->n = (uint32_t)c->code.n;
+  code->ins = TL_NEWN(&inst->s->arena, tl_ins, c->code.n ? c->code.n : 1);
+  if (c->code.n) memcpy(code->ins, c->code.p, c->code.n * sizeof(tl_ins));
+  code->nparam_slots = np < f->nlocal ? c->lmap[np] : c->lmap[f->nlocal];
+  code->nlocal_slots = c->lmap[f->nlocal] + nexn;
+  code->frame_slots = c->maxh + 1;
+  code->nhandlers = (uint32_t)c->handlers.n;
+  if (c->handlers.n) {
+    code->handlers = TL_NEWN(&inst->s->arena, tl_handler, c->handlers.n);
+    memcpy(code->handlers, c->handlers.p, c->handlers.n * sizeof(tl_handler));
+    code->arms = TL_NEWN(&inst->s->arena, tl_harm, c->arms.n + 1);
+    if (c->arms.n) memcpy(code->arms, c->arms.p, c->arms.n * sizeof(tl_harm));
   }
-  tl_vec_free(&c.handlers);
-  tl_vec_free(&c.arms);
-  free(c.lmap);
-  free(c.labels);
-  tl_vec_free(&c.code);
   return code;
+}
+
+typedef struct {
+  cc c;
+  tl_instance *inst;
+  tl_func *f;
+  tl_expr *body;
+  bool is_func;
+  tl_type results;
+  tl_code *out;
+} compile_call;
+
+static void compile_run(void *arg) {
+  compile_call *k = arg;
+  k->out = compile_into(&k->c, k->inst, k->f, k->body, k->is_func, k->results);
+}
+
+/* NULL when out of memory (vector growth and the store's arena included:
+ * tl_oom_worker catches them here, as execution must not be unwound). */
+static tl_code *compile(tl_instance *inst, tl_func *f, tl_expr *body, bool is_func, tl_type results) {
+  compile_call k = {{0}, inst, f, body, is_func, results, NULL};
+  tl_oom_ctx here = tl_oom_here();
+  if (!tl_oom_worker(&here, compile_run, &k)) k.out = NULL;
+  tl_vec_free(&k.c.handlers);
+  tl_vec_free(&k.c.arms);
+  tl_free(k.c.lmap);
+  tl_free(k.c.labels);
+  tl_vec_free(&k.c.code);
+  tl_vec_free(&k.c.work);
+  return k.out;
 }
 
 tl_status tl_interp_compile(tl_instance *inst, uint32_t fidx, tl_code **out, tl_error *err) {

@@ -22,9 +22,9 @@
 bool tl_interp_stacks_ready(tl_store *s) {
   if (!s->stack) {
     s->nstack = STACK_SLOTS;
-    s->stack = malloc(s->nstack * sizeof *s->stack);
+    s->stack = tl_malloc(s->nstack * sizeof *s->stack);
   }
-  if (!s->frames) s->frames = malloc((size_t)s->max_depth * sizeof *s->frames);
+  if (!s->frames) s->frames = tl_malloc((size_t)s->max_depth * sizeof *s->frames);
   return s->stack && s->frames;
 }
 
@@ -49,7 +49,7 @@ static tl_status host_call(tl_funcinst *f, tl_instance *caller, tl_v *args, tl_e
   tl_host_call hc = {caller, f->nr};
   tl_status st = f->host(&hc, f->user, a, r, err);
   for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) memcpy(&args[i], &r[i].of, sizeof args[i]);
-  if (buf != small) free(buf);
+  if (buf != small) tl_free(buf);
   return st;
 }
 
@@ -145,7 +145,7 @@ tl_status tl_interp_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, 
     memcpy(tmp, args, f->np * sizeof *tmp);
     tl_status st = host_call(f, ci, tmp, err);
     if (st == TL_OK) memcpy(results, tmp, f->nr * sizeof *tmp);
-    free(tmp);
+    tl_free(tmp);
     return st;
   }
   if (s->engine == TL_ENGINE_JIT) return tl_jit_run(s, f, args, results, err);

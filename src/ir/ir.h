@@ -319,22 +319,80 @@ size_t tl_arena_chunks(const tl_arena *a, const void **lo, size_t *size, size_t 
 void tl_arena_drop_chunks(tl_arena *a, const uint8_t *drop);
 void *tl_arena_zalloc(tl_arena *a, size_t n, size_t align);
 char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
-/* Scratch memory (malloc'd, freed by its user): n elements of size bytes,
+/* A chunk of a for n bytes, NULL when out of memory (no longjmp: for a
+ * caller holding a lock). */
+void *tl_arena_try_alloc(tl_arena *a, size_t n, size_t align);
+
+/* oom.c: out of memory is an error. A public entry point runs its work in
+ * a scope (tl_oom_run); scratch memory allocated under it is listed in the
+ * scope's ledger, so that out of memory anywhere (tl_oom_fail: vector and
+ * buffer growth, arena chunks, module tables) unwinds to the entry point,
+ * which frees what its unwound frames held and returns TL_E_NOMEM. Library
+ * code allocates scratch with tl_malloc / tl_calloc / tl_realloc /
+ * tl_scratch_* and frees all memory with tl_free (never free()); memory the
+ * module keeps uses tl_mod_* (never listed). */
+typedef struct tl_ledger tl_ledger;
+typedef struct { tl_ledger *ledger; const tl_module *m; } tl_oom_ctx;
+/* An object made under a scope that holds more than listed blocks (a
+ * store: mappings, arena chunks) embeds a guard: if the call fails, the
+ * scope calls teardown(arg) before freeing the listed blocks. */
+typedef struct tl_oom_guard {
+  struct tl_oom_guard *next, *prev;
+  tl_ledger *ledger;
+  void (*teardown)(void *arg);
+  void *arg;
+} tl_oom_guard;
+void tl_oom_guard_add(tl_oom_guard *g, void (*teardown)(void *arg), void *arg);
+void tl_oom_guard_remove(tl_oom_guard *g); /* at the object's own teardown */
+/* fn(ctx, err) in a scope on module m (NULL: none yet, as for the reader);
+ * just fn when this thread is in a scope already. A longjmp out of fn is
+ * TL_E_NOMEM "out of memory (what)"; a TL_E_NOMEM frees what is listed. */
+tl_status tl_oom_run(const tl_module *m, tl_status (*fn)(void *ctx, tl_error *err), void *ctx,
+                     tl_error *err, const char *what);
+/* The same with the caller's setjmp, for entry points of many shapes (the
+ * builders): if tl_oom_enter(&f, m) (false: a scope runs already, just do
+ * the work), then setjmp(f.jb), the work, and tl_oom_leave(&f, whether
+ * setjmp returned from a longjmp or the work failed for want of memory). */
+typedef struct { jmp_buf jb; } tl_oom_frame;
+bool tl_oom_enter(tl_oom_frame *f, const tl_module *m);
+void tl_oom_leave(tl_oom_frame *f, bool failed);
+/* This thread's scope, for the workers it starts. */
+tl_oom_ctx tl_oom_here(void);
+/* fn(arg) on a worker thread under ctx's scope; false when it ran out of
+ * memory (its frames' memory stays listed: the starting thread then calls
+ * tl_oom_fail once the workers are joined). */
+bool tl_oom_worker(const tl_oom_ctx *ctx, void (*fn)(void *arg), void *arg);
+__attribute__((noreturn)) void tl_oom_fail(void);
+bool tl_alloc_fails_now(void);   /* the test hook (tl_scratch_fail_nth) */
+void *tl_malloc(size_t n);
+void *tl_calloc(size_t n, size_t size);
+void *tl_realloc(void *p, size_t n);  /* p kept on NULL */
+void tl_free(void *p);
+/* p (scratch so far) now belongs to the module: off the ledger. */
+void tl_oom_keep(void *p);
+/* p (old bytes used) moved to a block of n bytes; NULL: p kept. */
+void *tl_grow_block(void *p, size_t old, size_t n);
+void *tl_mod_malloc(size_t n);
+void *tl_mod_calloc(size_t n, size_t size);
+void *tl_mod_grow_block(void *p, size_t n);
+bool tl_oom_owned_by_module(const void *v); /* v lies in the scope's module */
+/* Scratch memory (tl_free'd by its user): n elements of size bytes,
  * zeroed by tl_scratch_calloc; NULL when out of memory (or n * size
  * overflows), and then the caller frees what it holds and returns
- * tl_nomem(err, what). Never abort() on a failed allocation. */
+ * tl_nomem(err, what). */
 void *tl_scratch_calloc(size_t n, size_t size);
 void *tl_scratch_realloc(void *p, size_t n, size_t size); /* p kept on NULL */
-/* Test hook: the n-th scratch allocation from now on fails (0: none).
- * Returns the countdown it replaces (0: the failure happened, or none was
- * set). */
+/* Test hook: the n-th allocation from now on fails (0: none): scratch,
+ * vector and buffer growth, arena chunks, module tables. Returns the
+ * countdown it replaces (0: the failure happened, or none was set). */
 uint64_t tl_scratch_fail_nth(uint64_t n);
 #define TL_NEW(a, T) ((T *)tl_arena_zalloc((a), sizeof(T), _Alignof(T)))
 #define TL_NEWN(a, T, n) ((T *)tl_arena_zalloc((a), sizeof(T) * (size_t)(n), _Alignof(T)))
 
 /* A growable array of pointers or scalars in malloc'd memory (scratch only). */
 typedef struct { void *p; size_t n, cap; } tl_vec;
-void tl_vec_grow(tl_vec *v, size_t elem, size_t want);
+void tl_vec_grow(tl_vec *v, size_t elem, size_t want);     /* tl_oom_fail when out of memory */
+bool tl_vec_try_grow(tl_vec *v, size_t elem, size_t want); /* false when out of memory */
 #define TL_VEC_PUSH(v, T, x) do { if ((v)->n >= (v)->cap) tl_vec_grow((v), sizeof(T), (v)->n + 1); \
     ((T *)(v)->p)[(v)->n++] = (x); } while (0)
 #define TL_VEC_AT(v, T, i) (((T *)(v)->p)[i])
@@ -491,6 +549,7 @@ struct tl_module {
    * what no body or initializer uses. */
   tl_arena nodes;
   tl_vec blocks;           /* void *: the body blocks (NULL once freed) */
+  tl_oom_guard guard;      /* made under a scope (the reader): freed if it fails */
   tl_chunk_cache *chunks;  /* the node scratch's chunks and big blocks, for reuse */
   struct tl_node_index *node_index; /* which body uses which memory, as of the
                               last sweep; NULL if none */
@@ -512,6 +571,7 @@ struct tl_module {
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
   struct tl_capi *capi;    /* capi.c: C API builder state (in the arena), NULL until used */
+  bool capi_oom;           /* capi.c: a builder ran out of memory */
   uint32_t threads;        /* tl_read_options.threads: for validating bodies; 0 = per core */
   /* tuple interning (type.c): tuple i is tuple_block[i >> 10][i & 1023];
    * blocks never move, so readers need no lock while passes intern. */
@@ -585,7 +645,7 @@ uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);
  * its scratch range). */
 uint32_t tl_func_add_var(tl_module *m, tl_func *f, tl_type t);
 uint32_t tl_func_new_label(tl_module *m, tl_func *f);
-uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f); /* wasm local base per IR local; free() it */
+uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f); /* wasm local base per IR local; tl_free() it */
 
 /* expr.c (builders; every builder finalizes the node it makes) */
 tl_expr *tl_expr_new(tl_module *m, tl_op op, uint32_t nkid);  /* kids zeroed, type none */
@@ -618,6 +678,8 @@ void *tl_node_alloc(tl_module *m, size_t n, size_t align);
 void tl_nodes_begin(tl_module *m, uint32_t func);
 void tl_nodes_end(tl_module *m, uint32_t func);
 void tl_nodes_set_oom(jmp_buf *oom); /* this thread's, until tl_nodes_end */
+/* Out of memory unwound this thread: its node scratch goes back unused. */
+void tl_nodes_abandon(void);
 /* Single-threaded, while nobody holds node pointers other than bodies,
  * initializers, element items and segment offsets: frees the node memory
  * none of them uses and records which body uses which block. Does nothing

@@ -16,12 +16,12 @@ static uint32_t hash64(uint64_t v) { return (uint32_t)((v * 0x9E3779B97F4A7C15ul
 
 /* As type.c's rehash: out of memory with no free slot is the arena's. */
 static void big_rehash(tl_module *m, uint32_t cap) {
-  uint32_t *t = tl_scratch_calloc(cap, sizeof(uint32_t));
+  uint32_t *t = tl_mod_calloc(cap, sizeof(uint32_t));
   if (!t) {
     if (m->big_hash && m->nbig + 1 < m->big_hash_cap) return;
     tl_arena_oom(&m->arena);
   }
-  free(m->big_hash);
+  tl_free(m->big_hash);
   m->big_hash = t;
   m->big_hash_cap = cap;
   for (uint32_t i = 0; i < m->nbig; i++) {
@@ -58,7 +58,7 @@ void tl_memarg_set_offset(tl_module *m, tl_memarg *ma, uint64_t off) {
   if (lock) pthread_mutex_unlock(lock);
 }
 
-void tl_memarg_free_big(tl_module *m) { free(m->big_hash); }
+void tl_memarg_free_big(tl_module *m) { tl_free(m->big_hash); }
 
 bool tl_memory_is64(const tl_module *m, uint32_t mem) {
   return mem < m->memories.n && TL_MEMORY(m, mem)->is64;

@@ -4,27 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void module_teardown(void *m) { tl_module_destroy(m); }
+
 tl_module *tl_module_alloc(void) {
-  tl_module *m = calloc(1, sizeof *m);
+  tl_module *m = tl_calloc(1, sizeof *m);
   if (!m) return NULL;
   tl_arena_init(&m->arena);
   tl_arena_init(&m->nodes);
   m->chunks = tl_chunk_cache_new(); /* NULL: nothing is cached */
   m->features = tl_features_default();
+  tl_oom_guard_add(&m->guard, module_teardown, m);
   return m;
 }
 
 void tl_module_destroy(tl_module *m) {
   if (!m) return;
+  tl_oom_guard_remove(&m->guard);
   tl_vec *vecs[] = {&m->types, &m->funcs, &m->globals, &m->memories, &m->tables,
                     &m->tags, &m->exports, &m->elems, &m->datas, &m->customs};
   tl_nodes_destroy(m);
   tl_chunk_cache_free(m->chunks);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
-  free(m->tuple_hash);
+  tl_free(m->tuple_hash);
   tl_memarg_free_big(m);
   tl_arena_free(&m->arena);
-  free(m);
+  tl_free(m);
 }
 
 void tl_module_free(tl_module *m) { tl_module_destroy(m); }
@@ -91,7 +95,7 @@ uint32_t tl_func_new_label(tl_module *m, tl_func *f) {
  * base[i] is the first wasm local of IR local i; base[nlocal] is the total.
  * The caller frees the array. */
 uint32_t *tl_func_local_map(const tl_module *m, const tl_func *f) {
-  uint32_t *base = malloc((f->nlocal + 1) * sizeof *base);
+  uint32_t *base = tl_malloc((f->nlocal + 1) * sizeof *base);
   if (!base) tl_arena_oom((tl_arena *)&m->arena); /* the entry point's longjmp (aborts if none) */
   uint32_t n = 0;
   for (uint32_t i = 0; i < f->nlocal; i++) {

@@ -64,8 +64,8 @@ static names names_make(const void *ctx, uint32_t n, raw_fn raw) {
   while (cap < 2 * n) cap *= 2;
   char **set = tl_scratch_calloc(cap, sizeof(char *));
   if (!r.s || !set) {
-    free(r.s);
-    free(set);
+    tl_free(r.s);
+    tl_free(set);
     return (names){NULL, 0};
   }
   for (uint32_t i = 0; i < n; i++) {
@@ -73,17 +73,17 @@ static names names_make(const void *ctx, uint32_t n, raw_fn raw) {
     if (!s || !*s) continue;
     r.s[i] = sanitize(s);
     if (r.s[i] && !set_add(set, cap, r.s[i])) {
-      free(r.s[i]);
+      tl_free(r.s[i]);
       r.s[i] = NULL;
     }
   }
-  free(set);
+  tl_free(set);
   return r;
 }
 
 static void names_free(names *n) {
-  for (uint32_t i = 0; i < n->n; i++) free(n->s[i]);
-  free(n->s);
+  for (uint32_t i = 0; i < n->n; i++) tl_free(n->s[i]);
+  tl_free(n->s);
   n->s = NULL;
   n->n = 0;
 }
@@ -758,8 +758,8 @@ static void func_begin(pr *p, tl_func *f) {
   p->lnum = tl_scratch_realloc(NULL, f->nlabel + 1, sizeof *p->lnum);
   p->ltype = tl_scratch_realloc(NULL, f->nlabel + 1, sizeof *p->ltype);
   if (!p->lnum || !p->ltype) { /* out of memory: labels print as $L<id> */
-    free(p->lnum);
-    free(p->ltype);
+    tl_free(p->lnum);
+    tl_free(p->ltype);
     p->lnum = NULL;
     p->ltype = NULL;
   }
@@ -768,9 +768,9 @@ static void func_begin(pr *p, tl_func *f) {
 }
 
 static void func_end(pr *p) {
-  free(p->lmap);
-  free(p->lnum);
-  free(p->ltype);
+  tl_free(p->lmap);
+  tl_free(p->lnum);
+  tl_free(p->ltype);
   p->lmap = p->lnum = NULL;
   p->ltype = NULL;
   names_free(&p->ns[NS_LOCAL]);
@@ -1124,7 +1124,7 @@ void tl_print_module(tl_module *m, tl_buf *out) {
   if (m->name && *m->name) {
     char *s = sanitize(m->name);
     tl_buf_printf(out, " $%s", s);
-    free(s);
+    tl_free(s);
   }
   static const uint8_t order[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11};
   print_customs(&p, 0);

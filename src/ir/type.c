@@ -24,12 +24,12 @@ static tl_tuple *tuple_of(const tl_module *m, tl_type t) { return tuple_at(m, t 
  * longer); with none, it is the arena's out of memory (a longjmp to the
  * entry point's handler, as for any other module allocation). */
 static void rehash(tl_module *m, uint32_t cap) {
-  uint32_t *t = tl_scratch_calloc(cap, sizeof(uint32_t));
+  uint32_t *t = tl_mod_calloc(cap, sizeof(uint32_t));
   if (!t) {
     if (m->tuple_hash && m->ntuples + 1 < m->tuple_hash_cap) return;
     tl_arena_oom(&m->arena);
   }
-  free(m->tuple_hash);
+  tl_free(m->tuple_hash);
   m->tuple_hash = t;
   m->tuple_hash_cap = cap;
   for (uint32_t i = 0; i < m->ntuples; i++) {

@@ -28,7 +28,7 @@ static size_t ptr_hash(const ptrset *s, uintptr_t p) {
 
 static bool ptrset_grow(ptrset *s) {
   size_t cap = s->cap ? s->cap * 2 : 256;
-  uintptr_t *slot = calloc(cap, sizeof *slot);
+  uintptr_t *slot = tl_calloc(cap, sizeof *slot);
   if (!slot) return false;
   ptrset ns = {slot, cap, s->n, 64};
   for (size_t c = cap; c > 1; c >>= 1) ns.shift--;
@@ -38,7 +38,7 @@ static bool ptrset_grow(ptrset *s) {
     while (slot[h]) h = (h + 1) & (cap - 1);
     slot[h] = s->slot[i];
   }
-  free(s->slot);
+  tl_free(s->slot);
   *s = ns;
   return true;
 }
@@ -50,7 +50,7 @@ static bool ptrset_reserve(ptrset *s, size_t hint) {
   if (s->cap || hint < 128) return true;
   size_t cap = 256;
   while (cap < 2 * hint && cap < ((size_t)1 << 40)) cap *= 2;
-  uintptr_t *slot = calloc(cap, sizeof *slot);
+  uintptr_t *slot = tl_calloc(cap, sizeof *slot);
   if (!slot) return false;
   *s = (ptrset){slot, cap, 0, 64};
   for (size_t c = cap; c > 1; c >>= 1) s->shift--;
@@ -982,7 +982,7 @@ static tl_status walk(vc *c, tl_expr **root) {
         continue;
       }
       if (n == cap) { /* descend: e and k wait in a frame */
-        vframe *q = st == inl ? malloc(2 * cap * sizeof *q) : realloc(st, 2 * cap * sizeof *q);
+        vframe *q = st == inl ? tl_malloc(2 * cap * sizeof *q) : tl_realloc(st, 2 * cap * sizeof *q);
         if (!q) {
           fail(c, TL_E_NOMEM, "out of memory");
           goto out;
@@ -1001,7 +1001,7 @@ static tl_status walk(vc *c, tl_expr **root) {
     k = st[n].next;
   }
 out:
-  if (st != inl) free(st);
+  if (st != inl) tl_free(st);
   return c->st;
 }
 
@@ -1063,7 +1063,7 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
     c.bop = small.bop;
     c.defined = small.defined;
     c.catching = small.catching;
-  } else if ((heap = malloc(n * (sizeof *c.scope + sizeof *c.bt + sizeof *c.bop + 2)))) {
+  } else if ((heap = tl_malloc(n * (sizeof *c.scope + sizeof *c.bt + sizeof *c.bop + 2)))) {
     c.scope = heap;
     c.bt = (tl_type *)(c.scope + n);
     c.bop = (uint16_t *)(c.bt + n);
@@ -1078,7 +1078,7 @@ static tl_status validate_func(tl_module *m, uint32_t fi, ptrset *seen, bool str
     memset(c.catching, 0, n);
     if (walk(&c, &f->body) == TL_OK) check_body(&c, f);
   }
-  free(heap);
+  tl_free(heap);
   return c.st;
 }
 
@@ -1095,7 +1095,7 @@ static void mark_refs(tl_module *m, uint8_t *d, tl_expr *e) {
 }
 
 static uint8_t *declared_funcs(tl_module *m) {
-  uint8_t *d = calloc(m->funcs.n + 1, 1);
+  uint8_t *d = tl_calloc(m->funcs.n + 1, 1);
   if (!d) return NULL;
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
@@ -1112,11 +1112,11 @@ static uint8_t *declared_funcs(tl_module *m) {
 }
 
 tl_status tl_validate_func(tl_module *m, uint32_t func_index, tl_error *err) {
-  uint8_t *one = calloc(m->funcs.n, 1);
+  uint8_t *one = tl_calloc(m->funcs.n, 1);
   if (!one) return tl_nomem(err, "validate");
   one[func_index] = 1;
   tl_status s = tl_validate_funcs(m, one, err);
-  free(one);
+  tl_free(one);
   return s;
 }
 
@@ -1128,8 +1128,8 @@ tl_status tl_validate_funcs(tl_module *m, const uint8_t *which, tl_error *err) {
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n && s == TL_OK; i++)
     if ((!which || which[i]) && TL_FUNC(m, i)->body)
       s = validate_func(m, i, &seen, false, declared, cls, err);
-  free(declared);
-  free(seen.slot);
+  tl_free(declared);
+  tl_free(seen.slot);
   return s;
 }
 
@@ -1270,7 +1270,7 @@ static int cmp_name(const void *a, const void *b) {
 static bool check_exports(vc *c) {
   tl_module *m = c->m;
   size_t lim[5] = {m->funcs.n, m->tables.n, m->memories.n, m->globals.n, m->tags.n};
-  const tl_export **names = malloc((m->exports.n + 1) * sizeof *names);
+  const tl_export **names = tl_malloc((m->exports.n + 1) * sizeof *names);
   if (!names) return fail(c, TL_E_NOMEM, "out of memory");
   for (uint32_t i = 0; i < m->exports.n && !c->st; i++) {
     tl_export *x = TL_EXPORT(m, i);
@@ -1290,7 +1290,7 @@ static bool check_exports(vc *c) {
       if (!cmp_name(&names[i - 1], &names[i]))
         fail(c, TL_E_INVALID, "duplicate export name \"%s\"", names[i]->name);
   }
-  free(names);
+  tl_free(names);
   return !c->st;
 }
 
@@ -1357,7 +1357,7 @@ bool tl_module_has_nodes(const tl_module *m, uint64_t want) {
         size_t nc = 2 * cap > sp + e->nkid ? 2 * cap : sp + e->nkid;
         const tl_expr **q = tl_scratch_realloc(st, nc, sizeof *st);
         if (!q) {
-          free(st);
+          tl_free(st);
           return false;
         }
         st = q;
@@ -1367,7 +1367,7 @@ bool tl_module_has_nodes(const tl_module *m, uint64_t want) {
         if (e->kid[k]) st[sp++] = e->kid[k];
     }
   }
-  free(st);
+  tl_free(st);
   return n >= want;
 }
 
@@ -1384,7 +1384,7 @@ static void par_one(void *user, uint32_t k) {
   ptrset seen = {0};
   uint32_t i = j->m->nimported_funcs + k;
   j->bad[k] = validate_func(j->m, i, &seen, false, j->declared, j->cls, NULL) != TL_OK;
-  free(seen.slot);
+  tl_free(seen.slot);
 }
 
 /* -1: not worth it (run serially); else the status of the bodies. */
@@ -1392,7 +1392,7 @@ static int validate_parallel(tl_module *m, const uint8_t *declared, const uint8_
                              tl_error *err) {
   uint32_t n = (uint32_t)m->funcs.n - m->nimported_funcs;
   if (n < 2 || m->arena.lock || !tl_module_has_nodes(m, TL_PAR_MIN_NODES)) return -1;
-  par_job j = {m, declared, cls, calloc(n, 1)};
+  par_job j = {m, declared, cls, tl_calloc(n, 1)};
   if (!j.bad) return -1;
   tl_pass_options po = {.threads = m->threads};
   tl_pass_ctx ctx = {.m = m, .opt = &po};
@@ -1402,9 +1402,9 @@ static int validate_parallel(tl_module *m, const uint8_t *declared, const uint8_
     if (!j.bad[k]) continue;
     ptrset seen = {0};
     st = validate_func(m, m->nimported_funcs + k, &seen, false, declared, cls, err);
-    free(seen.slot);
+    tl_free(seen.slot);
   }
-  free(j.bad);
+  tl_free(j.bad);
   return (int)st;
 }
 
@@ -1425,14 +1425,14 @@ static tl_status validate(tl_module *m, tl_error *err, bool strict) {
   }
   for (uint32_t i = m->nimported_funcs; ok && i < m->funcs.n; i++) {
     if (!strict) { /* a fresh set per function: clearing a big one costs more */
-      free(seen.slot);
+      tl_free(seen.slot);
       seen = (ptrset){0};
     }
     c.st = validate_func(m, i, &seen, strict, declared, cls, err);
     ok = c.st == TL_OK;
   }
-  free(declared);
-  free(seen.slot);
+  tl_free(declared);
+  tl_free(seen.slot);
   return c.st;
 }
 

@@ -19,19 +19,19 @@ static frame *grow(tl_walk *w, frame *inl) {
   frame *p;
   if (cap > SIZE_MAX / sizeof(frame)) p = NULL;
   else if (w->stack.p == inl) {
-    p = malloc(cap * sizeof(frame));
+    p = tl_malloc(cap * sizeof(frame));
     if (p) memcpy(p, inl, w->stack.cap * sizeof(frame));
   } else {
-    p = realloc(w->stack.p, cap * sizeof(frame));
+    p = tl_realloc(w->stack.p, cap * sizeof(frame));
   }
   if (!p) {
-    /* out of memory: the module arena's longjmp to the entry point (which
-     * aborts when none set one, or when the walk has no module) */
-    if (w->stack.p != inl) free(w->stack.p);
+    /* out of memory: the module arena's longjmp (the reader's), else the
+     * scope's (oom.c) */
+    if (w->stack.p != inl) tl_free(w->stack.p);
     w->stack.p = NULL;
     w->stack.n = w->stack.cap = 0;
     if (w->m) tl_arena_oom(&w->m->arena);
-    abort();
+    tl_oom_fail();
   }
   w->stack.p = p;
   w->stack.cap = cap;
@@ -147,7 +147,7 @@ void tl_walk_run(tl_walk *w, tl_expr **root) {
   if (w->pre) walk_pre(w, root, inl);
   else if (w->post && w->only) walk_post_only(w, root, inl);
   else if (w->post) walk_post(w, root, inl);
-  if (w->stack.p != inl) free(w->stack.p);
+  if (w->stack.p != inl) tl_free(w->stack.p);
   w->stack.p = NULL;
   w->stack.n = w->stack.cap = 0;
 }
@@ -215,9 +215,9 @@ static bool has_flag(tl_expr *root, uint32_t fl) {
     for (uint32_t i = 0; i < e->nkid && !found; i++) {
       if (!e->kid[i]) continue;
       if (n == cap) {
-        tl_expr **p = st == small ? malloc(cap * 2 * sizeof *p) : realloc(st, cap * 2 * sizeof *p);
+        tl_expr **p = st == small ? tl_malloc(cap * 2 * sizeof *p) : tl_realloc(st, cap * 2 * sizeof *p);
         if (!p) {
-          if (st != small) free(st);
+          if (st != small) tl_free(st);
           return true; /* out of memory: the cautious answer */
         }
         if (st == small) memcpy(p, small, sizeof small);
@@ -227,7 +227,7 @@ static bool has_flag(tl_expr *root, uint32_t fl) {
       st[n++] = e->kid[i];
     }
   }
-  if (st != small) free(st);
+  if (st != small) tl_free(st);
   return found;
 }
 

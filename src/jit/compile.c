@@ -45,7 +45,7 @@ typedef struct {
 } ctl;
 typedef struct { uint8_t kind; uint32_t tag, label; } tclause;   /* a try_table clause */
 
-typedef struct {
+typedef struct jc {
   x64_buf *b;
   tl_instance *inst;
   tl_module *m;
@@ -1314,7 +1314,7 @@ static void eh_throw_ref(jc *c) {
 static jeh *make_tables(jc *c, size_t len) {
   if (!c->handlers.n) return NULL;
   size_t ns = c->sites.n, nh = c->handlers.n, na = c->arms.n;
-  jeh *e = malloc(sizeof *e + ns * sizeof(jeh_site) + nh * sizeof(jeh_handler) + na * sizeof(jeh_arm));
+  jeh *e = tl_malloc(sizeof *e + ns * sizeof(jeh_site) + nh * sizeof(jeh_handler) + na * sizeof(jeh_arm));
   if (!e) return NULL;
   e->code_len = (uint32_t)len;
   e->nsite = (uint32_t)ns;
@@ -1607,11 +1607,11 @@ static void op_one(jc *c, int op) {
  * registers: one extra decoding pass over the body, no IR. */
 static bool choose_locals(jc *c) {   /* false when out of memory */
   uint32_t nl = c->nlocals;
-  free(c->lreg);
+  tl_free(c->lreg);
   c->lreg = tl_scratch_realloc(NULL, nl + 1, 1);
   uint64_t *cnt = tl_scratch_calloc(nl + 1, sizeof *cnt);
   if (!c->lreg || !cnt) {
-    free(cnt);
+    tl_free(cnt);
     return false;
   }
   memset(c->lreg, -1, nl + 1);
@@ -1667,7 +1667,7 @@ static bool choose_locals(jc *c) {   /* false when out of memory */
     for (int j = 0; j < ng; j++) taken |= lgpr[j] == gpool_all[k];
     if (!taken) c->gpool[c->ngpool++] = gpool_all[k];
   }
-  free(cnt);
+  tl_free(cnt);
   return true;
 }
 
@@ -1686,7 +1686,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   uint64_t ng = leb(c), nl = c->nparams;
   for (uint64_t g = 0; g < ng; g++) { nl += leb(c); select_type(c); }
   if (nl > 1000000) return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many locals for the JIT");
-  free(c->ltype);
+  tl_free(c->ltype);
   if (!(c->ltype = tl_scratch_realloc(NULL, nl + 1, 1))) return tl_nomem(err, "JIT");
   for (uint32_t i = 0; i < c->nparams; i++) c->ltype[i] = (uint8_t)tl_type_at(m, ft->params, i);
   c->p = save;
@@ -1828,6 +1828,8 @@ typedef struct {
   jeh **ehs;               /* per function: its exception tables */
   tl_status st;
   tl_error err;
+  tl_oom_ctx scope;        /* the starting thread's */
+  struct jc *jc;           /* compile_part's, freed after compile_range */
 } part;
 
 static double thread_cpu(void) {
@@ -1841,10 +1843,10 @@ static void jc_free(jc *c) {
   tl_vec_free(&c->handlers);
   tl_vec_free(&c->arms);
   tl_vec_free(&c->clauses);
-  free(c->st);
-  free(c->cs);
-  free(c->ltype);
-  free(c->lreg);
+  tl_free(c->st);
+  tl_free(c->cs);
+  tl_free(c->ltype);
+  tl_free(c->lreg);
 }
 
 static tl_status no_body(uint32_t fi, tl_error *err) {
@@ -1852,17 +1854,15 @@ static tl_status no_body(uint32_t fi, tl_error *err) {
                    "JIT: function %u has no body bytes (write the module first)", fi);
 }
 
-static void *compile_part(void *arg) {
+static void compile_range(void *arg) {
   part *pt = arg;
-  double t0 = thread_cpu();
   tl_module *m = pt->inst->m;
-  jc c;
-  memset(&c, 0, sizeof c);
-  c.b = &pt->b;
-  c.inst = pt->inst;
-  c.m = m;
-  c.callfix = &pt->callfix;
-  c.fuel = pt->fuel;
+  jc *c = pt->jc;            /* compile_part frees it, whatever happens here */
+  c->b = &pt->b;
+  c->inst = pt->inst;
+  c->m = m;
+  c->callfix = &pt->callfix;
+  c->fuel = pt->fuel;
   for (uint32_t i = pt->lo; i < pt->hi && !pt->st; i++) {
     if (!TL_FUNC(m, i)->code) {
       pt->st = no_body(i, &pt->err);
@@ -1870,18 +1870,42 @@ static void *compile_part(void *arg) {
     }
     while (pt->b.n & 15) x64_byte(&pt->b, 0x90);
     pt->offs[i] = (uint32_t)pt->b.n;
-    pt->st = compile_func(&c, i, &pt->err);
-    pt->ehs[i] = c.eh_out;
+    pt->st = compile_func(c, i, &pt->err);
+    pt->ehs[i] = c->eh_out;
   }
+}
+
+/* Out of memory in a part is its TL_E_NOMEM (what it held stays listed
+ * for the scope, if one runs). */
+static void *compile_part(void *arg) {
+  part *pt = arg;
+  double t0 = thread_cpu();
+  jc c = {0};
+  pt->jc = &c;
+  if (!tl_oom_worker(&pt->scope, compile_range, pt)) pt->st = tl_nomem(&pt->err, "JIT");
   jc_free(&c);
   pt->cpu = thread_cpu() - t0;
   return NULL;
 }
 
+/* Compiling one function on the lazy path: out of memory (a longjmp to
+ * tl_oom_worker's) is its TL_E_NOMEM, without leaving C code. */
+typedef struct {
+  jc *c;
+  uint32_t fi;
+  tl_error *err;
+  tl_status st;
+} lazy_call;
+
+static void lazy_run(void *arg) {
+  lazy_call *k = arg;
+  k->st = compile_func(k->c, k->fi, k->err);
+}
+
 tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf *out,
                               tl_vec *fixes, void **scratch, jeh **eh, tl_error *err) {
   jc *c = *scratch;
-  if (!c && !(c = *scratch = calloc(1, sizeof *c)))
+  if (!c && !(c = *scratch = tl_calloc(1, sizeof *c)))
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   if (!TL_FUNC(inst->m, fi)->code) return no_body(fi, err);
   c->b = out;
@@ -1891,9 +1915,12 @@ tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf
   c->lazyfix = fixes;
   c->fuel = fuel;
   while (out->n & 15) x64_byte(out, 0x90);
-  tl_status st = compile_func(c, fi, err);
+  lazy_call k = {c, fi, err, TL_E_NOMEM};
+  tl_oom_ctx here = tl_oom_here();
+  if (!tl_oom_worker(&here, lazy_run, &k)) tl_nomem(err, "JIT");
+  tl_status st = k.st;
   *eh = st ? NULL : c->eh_out;
-  if (st) free(c->eh_out);
+  if (st) tl_free(c->eh_out);
   c->eh_out = NULL;
   return st;
 }
@@ -1901,7 +1928,7 @@ tl_status tl_jit_compile_func(tl_instance *inst, uint32_t fi, bool fuel, x64_buf
 void tl_jit_scratch_free(void *scratch) {
   if (!scratch) return;
   jc_free(scratch);
-  free(scratch);
+  tl_free(scratch);
 }
 
 tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs, int threads,
@@ -1921,6 +1948,7 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
   uint32_t at = lo;
   for (int k = 0; k < threads; k++) {       /* contiguous ranges of about equal code size */
     parts[k].inst = inst;
+    parts[k].scope = tl_oom_here();
     parts[k].offs = offs;
     parts[k].fuel = fuel;
     parts[k].ehs = ehs;
@@ -1945,7 +1973,7 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
   if (!st && !out->n) {                      /* part 0 becomes the output: no copy */
     size_t total = 0;
     for (int k = 0; k < threads; k++) total = ((total + 15) & ~(size_t)15) + parts[k].b.n;
-    free(out->p);
+    tl_free(out->p);
     *out = parts[0].b;
     memset(&parts[0].b, 0, sizeof parts[0].b);
     if (out->cap < total) {
@@ -1973,7 +2001,7 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
       memcpy(out->p + fat, &rel, 4);
     }
     tl_vec_free(&pt->callfix);
-    free(pt->b.p);
+    tl_free(pt->b.p);
   }
   double busiest = 0, mine = parts[0].cpu;
   for (int k = 0; k < threads; k++)
@@ -1981,7 +2009,7 @@ tl_status tl_jit_compile_module(tl_instance *inst, x64_buf *out, uint32_t *offs,
   for (int k = 1; k < threads; k++)
     if (!started[k]) mine += parts[k].cpu;        /* ran here, after the others */
   if (critical) *critical = thread_cpu() - t0 - mine + busiest;
-  free(parts);
+  tl_free(parts);
   if (!st && out->oom) st = tl_nomem(err, "JIT");
   return st;
 }

@@ -39,19 +39,17 @@
 typedef struct { const uint8_t *start; jeh *eh; } jeh_fn;
 
 bool tl_jit_eh_register(jstore *js, const uint8_t *start, jeh *eh) {
-  jeh_fn e = {start, eh};
-  size_t n = js->ehf.n;
-  TL_VEC_PUSH(&js->ehf, jeh_fn, e);
-  if (js->ehf.n == n) {
-    free(eh);
+  if (!tl_vec_try_grow(&js->ehf, sizeof(jeh_fn), js->ehf.n + 1)) {
+    tl_free(eh);
     return false;
   }
+  TL_VEC_AT(&js->ehf, jeh_fn, js->ehf.n++) = (jeh_fn){start, eh};
   js->ehf_sorted = false;
   return true;
 }
 
 void tl_jit_eh_free(jstore *js) {
-  for (size_t i = 0; i < js->ehf.n; i++) free(TL_VEC_AT(&js->ehf, jeh_fn, i).eh);
+  for (size_t i = 0; i < js->ehf.n; i++) tl_free(TL_VEC_AT(&js->ehf, jeh_fn, i).eh);
   tl_vec_free(&js->ehf);
 }
 
@@ -140,7 +138,7 @@ void tl_jit_h_throw(jctx *c, uint64_t *sp, uint32_t tag, uint32_t unused, uint64
     v[i].i64 = ty == TL_I32 || ty == TL_F32 ? (uint32_t)sp[i] : sp[i];
   }
   tl_exn *x = tl_exn_new(c->inst->s, t, v);
-  if (v != small) free(v);
+  if (v != small) tl_free(v);
   if (!x) goto nomem;
   tl_jit_throw(c, x, rsp, depth);
 nomem:

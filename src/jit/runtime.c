@@ -61,8 +61,11 @@ static void *map_code(jstore *js, const uint8_t *p, size_t n) {
     return NULL;
   }
   if (js) {
-    jmap e = {m, sz};
-    TL_VEC_PUSH(&js->maps, jmap, e);
+    if (!tl_vec_try_grow(&js->maps, sizeof(jmap), js->maps.n + 1)) {
+      munmap(m, sz);
+      return NULL;
+    }
+    TL_VEC_AT(&js->maps, jmap, js->maps.n++) = (jmap){m, sz};
   }
   return m;
 }
@@ -101,7 +104,7 @@ static const uint8_t *make_trampoline(void) {
   }
   x64_byte(&b, 0xC3);
   const uint8_t *code = map_code(NULL, b.p, b.n);
-  free(b.p);
+  tl_free(b.p);
   if (code) {
     tl_jit_tramp_ret = code + ret;
     tl_jit_tramp_exc = code + exc;
@@ -127,7 +130,7 @@ static const uint8_t *make_resume(void) {
   x64_mov_ri(&b, RAX, 1);
   x64_rm(&b, 0, false, 0xFF, 1, 4, x64_r(RDX), false);             /* jmp rdx */
   const uint8_t *code = map_code(NULL, b.p, b.n);
-  free(b.p);
+  tl_free(b.p);
   return code;
 }
 
@@ -147,7 +150,7 @@ static const uint8_t *make_lazy_thunk(void) {
   x64_byte(&b, 8);
   x64_rm(&b, 0, false, 0xFF, 1, 4, x64_r(RAX), false);             /* jmp rax */
   const uint8_t *code = map_code(NULL, b.p, b.n);
-  free(b.p);
+  tl_free(b.p);
   return code;
 }
 
@@ -165,14 +168,18 @@ static uint8_t *code_room(jstore *js, size_t n, uint8_t **rw) {
       x = mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
     }
     if (fd >= 0) close(fd);
+    if (w != MAP_FAILED && x != MAP_FAILED && !tl_vec_try_grow(&js->maps, sizeof(jmap), js->maps.n + 2)) {
+      munmap(w, sz);
+      munmap(x, sz);
+      return NULL;           /* out of memory */
+    }
     if (w == MAP_FAILED || x == MAP_FAILED) {
       if (w != MAP_FAILED) munmap(w, sz);
       if (x != MAP_FAILED) munmap(x, sz);
       js->no_memfd = true;
     } else {
-      jmap e1 = {w, sz}, e2 = {x, sz};
-      TL_VEC_PUSH(&js->maps, jmap, e1);
-      TL_VEC_PUSH(&js->maps, jmap, e2);
+      TL_VEC_AT(&js->maps, jmap, js->maps.n++) = (jmap){w, sz}; /* room made above */
+      TL_VEC_AT(&js->maps, jmap, js->maps.n++) = (jmap){x, sz};
       js->heap_rw = w;
       js->heap_rx = x;
       js->heap_size = sz;
@@ -183,8 +190,11 @@ static uint8_t *code_room(jstore *js, size_t n, uint8_t **rw) {
     size_t sz = (n + 4095) & ~(size_t)4095;
     uint8_t *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
-    jmap e = {m, sz};
-    TL_VEC_PUSH(&js->maps, jmap, e);
+    if (!tl_vec_try_grow(&js->maps, sizeof(jmap), js->maps.n + 1)) {
+      munmap(m, sz);
+      return NULL;
+    }
+    TL_VEC_AT(&js->maps, jmap, js->maps.n++) = (jmap){m, sz};
     return *rw = m;
   }
   *rw = js->heap_rw + js->heap_used;
@@ -200,10 +210,10 @@ static bool code_seal(jstore *js, uint8_t *rw, size_t n) {
 
 static jstore *jit_store(tl_store *s) {
   if (s->jit) return s->jit;
-  jstore *js = calloc(1, sizeof *js);
+  jstore *js = tl_calloc(1, sizeof *js);
   if (!js) return NULL;
-  js->stack = malloc((size_t)VSTACK_SLOTS * sizeof *js->stack);
-  if (!js->stack) { free(js); return NULL; }
+  js->stack = tl_malloc((size_t)VSTACK_SLOTS * sizeof *js->stack);
+  if (!js->stack) { tl_free(js); return NULL; }
   js->stack_end = js->stack + VSTACK_SLOTS - 4096;
   js->top = js->stack;
   s->jit = js;
@@ -223,15 +233,15 @@ void tl_jit_store_free(tl_store *s) {
   for (tl_instance *i = s->insts; i; i = i->next) {
     jctx *c = i->jit;
     if (!c) continue;
-    free(c->offs);
-    free(c->lazy_buf.p);
+    tl_free(c->offs);
+    tl_free(c->lazy_buf.p);
     tl_vec_free(&c->lazy_fix);
     tl_jit_scratch_free(c->scratch);
-    free(c);
+    tl_free(c);
     i->jit = NULL;
   }
-  free(js->stack);
-  free(js);
+  tl_free(js->stack);
+  tl_free(js);
   s->jit = NULL;
 }
 
@@ -257,8 +267,8 @@ static bool adopt(jstore *js, tl_meminst *mm) {
     tl_mem_free(mm);
     *mm = big;
   }
-  jmem e = {mm, mm->data, mm->reserved};
-  TL_VEC_PUSH(&js->mems, jmem, e);
+  if (!tl_vec_try_grow(&js->mems, sizeof(jmem), js->mems.n + 1)) return false;
+  TL_VEC_AT(&js->mems, jmem, js->mems.n++) = (jmem){mm, mm->data, mm->reserved};
   return true;
 }
 
@@ -320,7 +330,7 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   for (uint32_t i = 0; i < inst->m->memories.n; i++)
     if (!adopt(js, inst->mems[i]))
       return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot reserve linear memory");
-  jctx *c = calloc(1, sizeof *c + (nf + 1) * sizeof(void *));
+  jctx *c = tl_calloc(1, sizeof *c + (nf + 1) * sizeof(void *));
   if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   for (size_t i = 0; i < nf; i++) c->fn[i] = (void *)(uintptr_t)lazy_code;
   c->limit = js->stack_end;
@@ -344,15 +354,15 @@ static double secs(const struct timespec *a, const struct timespec *b) {
 static tl_status compile_all(jctx *c, int threads, tl_error *err) {
   if (c->code) return TL_OK;
   tl_instance *inst = c->inst;
-  uint32_t *offs = calloc(inst->m->funcs.n + 1, sizeof *offs);
+  uint32_t *offs = tl_calloc(inst->m->funcs.n + 1, sizeof *offs);
   if (!offs) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   x64_buf b = {0};
   struct timespec c0, w0, c1, w1;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   clock_gettime(CLOCK_MONOTONIC, &w0);
-  jeh **ehs = calloc(inst->m->funcs.n + 1, sizeof *ehs);
+  jeh **ehs = tl_calloc(inst->m->funcs.n + 1, sizeof *ehs);
   if (!ehs) {
-    free(offs);
+    tl_free(offs);
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   }
   tl_status st = tl_jit_compile_module(inst, &b, offs, threads, c->fuel_mode, &c->compile_crit, ehs, err);
@@ -368,15 +378,15 @@ static tl_status compile_all(jctx *c, int threads, tl_error *err) {
     fclose(df);
   }
   size_t n = b.n;
-  free(b.p);
+  tl_free(b.p);
   for (size_t i = 0; i < inst->m->funcs.n; i++) {
     if (ehs[i] && !st && !tl_jit_eh_register(c->js, code + offs[i], ehs[i]))
       st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
-    else if (ehs[i] && st) free(ehs[i]);
+    else if (ehs[i] && st) tl_free(ehs[i]);
   }
-  free(ehs);
+  tl_free(ehs);
   if (st) {
-    free(offs);
+    tl_free(offs);
     return st;
   }
   c->compile_cpu = secs(&c0, &c1);
@@ -428,7 +438,7 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
                                      &c->scratch, &eh, err);
   if (st) {
     if (c->lazy_buf.oom) { /* the next compile starts with a fresh buffer */
-      free(c->lazy_buf.p);
+      tl_free(c->lazy_buf.p);
       memset(&c->lazy_buf, 0, sizeof c->lazy_buf);
     }
     return NULL;
@@ -440,7 +450,7 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
     memcpy(rw, c->lazy_buf.p, n);
   }
   if (!x || !code_seal(c->js, rw, n)) {
-    free(eh);
+    tl_free(eh);
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
     return NULL;
   }
@@ -450,7 +460,7 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
   }
   c->lazy_bytes += n;
   if (c->lazy_buf.cap > ((size_t)1 << 20)) {     /* keep a huge function's buffer no longer */
-    free(c->lazy_buf.p);
+    tl_free(c->lazy_buf.p);
     memset(&c->lazy_buf, 0, sizeof c->lazy_buf);
   }
   return c->fn[fi] = x;
@@ -529,7 +539,7 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth, uint64
   }
   js->top = top0;
   for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) sp[i] = (uint64_t)r[i].of.i64;
-  if (buf != small) free(buf);
+  if (buf != small) tl_free(buf);
   tl_store *s = c->inst->s;
   if (st == TL_E_EXCEPTION && s->exn) {   /* a wasm exception through the host */
     tl_exn *x = s->exn;

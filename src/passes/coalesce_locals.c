@@ -246,7 +246,7 @@ static bool pairset_add(pairset *p, uint64_t k) {
         while (nk[h]) h = (h + 1) & (ncap - 1);
         nk[h] = p->k[i];
       }
-    if (p->k != p->inl) free(p->k);
+    if (p->k != p->inl) tl_free(p->k);
     p->k = nk, p->cap = ncap;
   }
   size_t h = mix(k) & (p->cap - 1);
@@ -339,7 +339,7 @@ static void liveness(cl_ctx *c, sset *s) {
     if (same) continue;
     if (s->n > b->cap) {
       b->cap = s->n + s->n / 2;
-      free(b->live_in);
+      tl_free(b->live_in);
       b->live_in = tl_scratch_realloc(NULL, b->cap, sizeof(uint32_t));
       if (!b->live_in) {
         b->cap = b->nin = 0;
@@ -512,7 +512,7 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
     }
   }
   if (c->nomem) {
-    if (in != buf) free(in);
+    if (in != buf) tl_free(in);
     return;
   }
   ig->start = igstart;
@@ -535,7 +535,7 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
     for (uint32_t w = 0; w < W; w++)
       for (word v = mat[(size_t)i * W + w]; v; v &= v - 1) ig->list[k++] = w * 64 + (uint32_t)__builtin_ctzll(v);
   if (ig->start[n] && !ig->list) c->nomem = true;
-  if (in != buf) free(in);
+  if (in != buf) tl_free(in);
 }
 
 /* ---- sparse mode: liveness above, interference as a hash set of pairs --- */
@@ -574,7 +574,7 @@ static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *
       if (l != p && lt[l] == lt[p]) pairset_add(&inter, key(l, p));
     }
   if (c->nomem || inter.nomem || !adj_build(ig, &inter, n, igstart, fill)) c->nomem = true;
-  free(inter.k);
+  tl_free(inter.k);
 }
 
 static bool trivially_pure(const tl_expr *e) {
@@ -715,12 +715,12 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   if (retype) tl_func_refinalize(m, f);
 out:
   for (size_t bi = 0; bi < c.bbs.n; bi++) /* the sparse mode's (NULL in the dense one) */
-    if (TL_VEC_AT(&c.bbs, bb, bi).live_in) free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
+    if (TL_VEC_AT(&c.bbs, bb, bi).live_in) tl_free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
   tl_vec_free_inl(&c.bbs, bbs0), tl_vec_free_inl(&c.acts, acts0), tl_vec_free_inl(&c.edges, edges0);
   tl_vec_free_inl(&c.slots, slots0), tl_vec_free_inl(&c.order, order0);
-  if (copies.k != copies0) free(copies.k);
-  if (c.pstart != csrbuf) free(c.pstart); /* with sstart, pred, succ, work and queued */
-  free(ig.list), free(cg.list);
-  if ((void *)cname != buf) free((void *)cname);
+  if (copies.k != copies0) tl_free(copies.k);
+  if (c.pstart != csrbuf) tl_free(c.pstart); /* with sstart, pred, succ, work and queued */
+  tl_free(ig.list), tl_free(cg.list);
+  if ((void *)cname != buf) tl_free((void *)cname);
   return c.nomem ? tl_nomem(ctx->err, "coalesce-locals") : TL_OK;
 }

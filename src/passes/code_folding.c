@@ -319,7 +319,7 @@ static void fold_if(cf *c, cand *cd) {
     kids[0] = e;
   }
   *cd->slot = tl_make_block(c->m, TL_OP_BLOCK, TL_NO_LABEL, kids, k + 1);
-  free(kids);
+  tl_free(kids);
   c->changed = true;
 }
 
@@ -478,7 +478,7 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
     b->nkid = k + 1, b->kcap = 0;
     tl_expr_finalize(c->m, c->f, b);
   }
-  free(moved);
+  tl_free(moved);
   tl_vec_free(&ps);
   c->changed = true;
 }
@@ -532,13 +532,13 @@ static bool fold_terminating(cf *c) {
   }
   uint32_t r = best_r, k = best_k;
   if (!k || regroup(c, p, np, r, k) < 2) {
-    free(p);
+    tl_free(p);
     return false;
   }
   tl_expr **moved = tl_scratch_realloc(NULL, (size_t)k + 1, sizeof *moved);
   if (!moved) {
     c->nomem = true;
-    free(p);
+    tl_free(p);
     return false;
   }
   memcpy(moved + 1, &p[r].list->kid[p[r].end - k], k * sizeof *moved);
@@ -569,8 +569,8 @@ static bool fold_terminating(cf *c) {
   memcpy(body->kid, moved, (k + 1) * sizeof *moved);
   body->nkid = k + 1, body->kcap = 0;
   tl_expr_finalize(c->m, f, body);
-  free(moved);
-  free(p);
+  tl_free(moved);
+  tl_free(p);
   return true;
 }
 
@@ -606,9 +606,9 @@ static void analyse(cf *c) {
 }
 
 static void unanalyse(cf *c) {
-  free(c->lo);
-  free(c->hi);
-  free(c->cnt);
+  tl_free(c->lo);
+  tl_free(c->hi);
+  tl_free(c->cnt);
 }
 
 /* One round over an analysed body; the analysis still describes the body
@@ -666,8 +666,8 @@ tl_status tl_pass_code_folding(tl_pass_ctx *ctx, tl_func *f) {
     tl_func_refinalize(ctx->m, f);
   }
   if (fresh) unanalyse(&c);
-  free(c.map);
-  free(c.stamp);
+  tl_free(c.map);
+  tl_free(c.stamp);
   tl_vec_free(&c.st);
   tl_vec_free(&c.tails);
   tl_vec_free(&c.cands);

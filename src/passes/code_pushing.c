@@ -123,12 +123,12 @@ tl_status tl_pass_code_pushing(tl_pass_ctx *ctx, tl_func *f) {
   cp_ctx c = {ctx->m, f, tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
               tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), tl_func_nparams(ctx->m, f), {0}, {0}, {0}, 0};
   if (!c.nget || !c.nset) {
-    free(c.nget), free(c.nset);
+    tl_free(c.nget), tl_free(c.nset);
     return tl_nomem(ctx->err, "code-pushing");
   }
   tl_walk_post(ctx->m, f, &f->body, count_visit, &c);
   for (size_t i = 0; i < c.lists.n; i++) do_list(&c, TL_VEC_AT(&c.lists, tl_expr *, i));
-  free(c.nget), free(c.nset);
+  tl_free(c.nget), tl_free(c.nset);
   tl_vec_free(&c.st), tl_vec_free(&c.reads), tl_vec_free(&c.lists);
   return TL_OK;
 }

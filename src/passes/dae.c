@@ -145,7 +145,7 @@ static void scan_one(void *user, uint32_t k) {
   scan *s = &j->scans[i];
   s->uses.n = 0;
   s->tails = false;
-  free(s->read);
+  tl_free(s->read);
   if (!(s->read = tl_scratch_calloc((size_t)np + 1, 1))) {
     j->nomem = true;
     return;
@@ -173,7 +173,7 @@ static bool analyze(tl_pass_ctx *ctx, dinfo *info, scan *scans) {
     if (!scans[i].fresh) stale[nstale++] = i;
   scan_job j = {m, scans, stale, false};
   tl_run_parallel(ctx, nstale, scan_one, &j);
-  free(stale);
+  tl_free(stale);
   if (j.nomem) return false;
   tl_vec inits = {0}; /* the initializers' uses */
   an_ctx c = {NULL, 0, &inits};
@@ -274,10 +274,10 @@ static bool rw_alloc(tl_module *m, rw_scratch *r) {
 }
 
 static void rw_free(rw_scratch *r) {
-  free(r->lmap);
-  free(r->kept);
-  free(r->old);
-  free(r->oldn);
+  tl_free(r->lmap);
+  tl_free(r->kept);
+  tl_free(r->old);
+  tl_free(r->oldn);
 }
 
 static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d, rw_scratch *rs) {
@@ -403,11 +403,11 @@ static void call_visit(tl_walk *w, tl_expr **slot) {
 
 static void free_info(dinfo *info, uint32_t nf) {
   for (uint32_t i = 0; i < nf; i++) {
-    free(info[i].konst);
-    free(info[i].varies);
-    free(info[i].remove);
+    tl_free(info[i].konst);
+    tl_free(info[i].varies);
+    tl_free(info[i].remove);
   }
-  free(info);
+  tl_free(info);
 }
 
 /* The call sites of each body are fixed on the pass pool (refinalized
@@ -452,7 +452,7 @@ static int one_round(tl_pass_ctx *ctx, uint8_t *touched, scan *scans) {
   rw_scratch rs = {0};
   if (!info || !oldtype || !analyze(ctx, info, scans) || !rw_alloc(m, &rs)) {
     if (info) free_info(info, nf);
-    free(oldtype);
+    tl_free(oldtype);
     rw_free(&rs);
     return -1;
   }
@@ -469,7 +469,7 @@ static int one_round(tl_pass_ctx *ctx, uint8_t *touched, scan *scans) {
     tl_run_parallel(ctx, nf - m->nimported_funcs, fix_calls_in, &j);
   }
   free_info(info, nf);
-  free(oldtype);
+  tl_free(oldtype);
   rw_free(&rs);
   return any;
 }
@@ -483,8 +483,8 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1);
   scan *scans = tl_scratch_calloc((size_t)nf + 1, sizeof *scans);
   if (!touched || !scans) {
-    free(touched);
-    free(scans);
+    tl_free(touched);
+    tl_free(scans);
     return tl_nomem(ctx->err, "dae");
   }
   tl_pass_options po = ctx->opt ? *ctx->opt : (tl_pass_options){0};
@@ -501,10 +501,10 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
   }
   for (uint32_t i = 0; i < nf; i++) {
     tl_vec_free(&scans[i].uses);
-    free(scans[i].read);
+    tl_free(scans[i].read);
   }
-  free(scans);
-  free(touched);
+  tl_free(scans);
+  tl_free(touched);
   return st;
 }
 

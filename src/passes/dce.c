@@ -129,13 +129,13 @@ tl_status tl_pass_dce(tl_pass_ctx *ctx, tl_func *f) {
   dce_ctx c = {tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
                tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type))};
   if (!c.count || !c.bt) {
-    free(c.count);
-    free(c.bt);
+    tl_free(c.count);
+    tl_free(c.bt);
     return tl_nomem(ctx->err, "dce");
   }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
   tl_walk_post(ctx->m, f, &f->body, dce_visit, &c);
-  free(c.count);
-  free(c.bt);
+  tl_free(c.count);
+  tl_free(c.bt);
   return TL_OK;
 }

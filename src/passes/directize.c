@@ -163,8 +163,8 @@ static tl_expr *select_calls(dz *d, tl_func *f, tl_expr *ci) {
   uint32_t *loc = tl_scratch_realloc(NULL, (size_t)nargs + 1, sizeof(uint32_t));
   tl_expr **args = tl_scratch_realloc(NULL, (size_t)nargs + 2, sizeof(tl_expr *));
   if (!loc || !args) { /* nothing rewritten yet */
-    free(loc);
-    free(args);
+    tl_free(loc);
+    tl_free(args);
     d->nomem = true;
     return NULL;
   }
@@ -197,8 +197,8 @@ static tl_expr *select_calls(dz *d, tl_func *f, tl_expr *ci) {
   tl_expr_finalize(m, NULL, iff);
   tl_expr_push_kid(m, blk, iff);
   tl_expr_finalize(m, NULL, blk);
-  free(loc);
-  free(args);
+  tl_free(loc);
+  tl_free(args);
   return blk;
 }
 
@@ -233,7 +233,7 @@ tl_status tl_pass_directize(tl_pass_ctx *ctx) {
       if (d.changed) tl_func_refinalize(m, f);
     }
   }
-  for (uint32_t t = 0; t < m->tables.n; t++) free(d.tab[t].entry);
-  free(d.tab);
+  for (uint32_t t = 0; t < m->tables.n; t++) tl_free(d.tab[t].entry);
+  tl_free(d.tab);
   return d.nomem ? tl_nomem(ctx->err, "directize") : TL_OK;
 }

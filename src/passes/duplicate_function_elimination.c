@@ -98,7 +98,7 @@ static bool serialize(tl_module *m, tl_func *f, const uint32_t *target, tl_buf *
   w.ctx = &c;
   w.pre = ser_pre;
   tl_walk_run(&w, &f->body);
-  free(c.canon);
+  tl_free(c.canon);
   *out = c.out;
   return true;
 }
@@ -140,7 +140,7 @@ static bool apply(tl_module *m, const uint32_t *target, uint32_t nf) {
       out++;
     }
   m->funcs.n = out;
-  free(remap);
+  tl_free(remap);
   return true;
 }
 
@@ -214,8 +214,8 @@ static bool round_once(tl_pass_ctx *ctx, dfe *d) {
   entry *ent = tl_scratch_realloc(NULL, (size_t)nf - ni + 1, sizeof(entry));
   tl_buf *ser = tl_scratch_calloc((size_t)nf + 1, sizeof(tl_buf));
   if (!ent || !ser) {
-    free(ent);
-    free(ser);
+    tl_free(ent);
+    tl_free(ser);
     atomic_store(&d->nomem, true);
     return false;
   }
@@ -248,8 +248,8 @@ static bool round_once(tl_pass_ctx *ctx, dfe *d) {
     d->target[i] = t;
   }
   for (uint32_t i = 0; i < nf; i++) tl_buf_free(&ser[i]);
-  free(ser);
-  free(ent);
+  tl_free(ser);
+  tl_free(ent);
   return merged;
 }
 
@@ -289,7 +289,7 @@ static uint32_t mark_candidates(tl_module *m, uint8_t *cand) {
       for (uint32_t i = a; i < z; i++) cand[ent[i].func] = 1, nc++;
     a = z;
   }
-  free(ent);
+  tl_free(ent);
   return nc;
 }
 
@@ -311,9 +311,9 @@ tl_status tl_pass_duplicate_function_elimination(tl_pass_ctx *ctx) {
     /* out of memory in a round: the merges decided are not applied */
     ok = !atomic_load(&d.nomem) && (!any || apply(m, d.target, nf));
   }
-  free(d.target);
-  free(d.merged);
-  free(d.cand);
-  free(d.hash);
+  tl_free(d.target);
+  tl_free(d.merged);
+  tl_free(d.cand);
+  tl_free(d.hash);
   return ok ? TL_OK : tl_nomem(ctx->err, "duplicate-function-elimination");
 }

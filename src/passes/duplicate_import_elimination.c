@@ -69,9 +69,9 @@ tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
   uint32_t *remap = tl_scratch_realloc(NULL, nf, sizeof(uint32_t));
   imp_ref *r = tl_scratch_realloc(NULL, ni, sizeof(imp_ref));
   if (!target || !remap || !r) {
-    free(target);
-    free(remap);
-    free(r);
+    tl_free(target);
+    tl_free(remap);
+    tl_free(r);
     return tl_nomem(ctx->err, "duplicate-import-elimination");
   }
   if (find_duplicates(m, target, r)) {
@@ -94,8 +94,8 @@ tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
     m->funcs.n = out;
     m->nimported_funcs = kept_imports;
   }
-  free(target);
-  free(remap);
-  free(r);
+  tl_free(target);
+  tl_free(remap);
+  tl_free(r);
   return TL_OK;
 }

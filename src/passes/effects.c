@@ -61,7 +61,7 @@ void tl_effects_of(tl_module *m, tl_func *f, tl_expr *e, tl_effects *out) {
   w.ctx = &c;
   w.pre = fx_pre;
   tl_walk_run(&w, &e);
-  free(c.defined);
+  tl_free(c.defined);
 }
 
 bool tl_effects_removable(const tl_effects *fx) {

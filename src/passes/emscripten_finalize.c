@@ -256,7 +256,7 @@ typedef struct {
 static tl_status collect_em_js(fin *f, em_js_set *s) {
   tl_module *m = f->m;
   uint8_t *dropf = tl_scratch_calloc(m->funcs.n + 1, 1), *dropg = tl_scratch_calloc(m->globals.n + 1, 1);
-  if (!dropf || !dropg) return free(dropf), free(dropg), tl_nomem(f->err, "emscripten-finalize");
+  if (!dropf || !dropg) return tl_free(dropf), tl_free(dropg), tl_nomem(f->err, "emscripten-finalize");
   for (size_t i = 0; i < m->exports.n; i++) {
     tl_export *e = TL_EXPORT(m, i);
     uint32_t len = tl_name_len(e->name, e->name_len);
@@ -266,7 +266,7 @@ static tl_status collect_em_js(fin *f, em_js_set *s) {
     if (len < 9 || memcmp(e->name, "__em_js__", 9)) continue;
     if (e->kind != TL_EXTERN_GLOBAL && e->kind != TL_EXTERN_FUNC) continue;
     if (!em_js_address(f, e, &addr) || !string_at(f, addr, &code, &n))
-      return free(dropf), free(dropg), f->err->code;
+      return tl_free(dropf), tl_free(dropg), f->err->code;
     em_js j = {e->name + 9, code, len - 9, (uint32_t)s->funcs.n, n};
     TL_VEC_PUSH(&s->funcs, em_js, j);
     TL_VEC_PUSH(&s->addrs, uint64_t, addr);
@@ -275,8 +275,8 @@ static tl_status collect_em_js(fin *f, em_js_set *s) {
     tl_module_remove_export(m, (uint32_t)i--);
   }
   bool ok = tl_module_remove_funcs(m, dropf) && tl_module_remove_globals(m, dropg);
-  free(dropf);
-  free(dropg);
+  tl_free(dropf);
+  tl_free(dropg);
   if (!ok) return tl_nomem(f->err, "emscripten-finalize");
   /* std::map order: by name, the last of equal names winning */
   if (s->funcs.n) qsort(s->funcs.p, s->funcs.n, sizeof(em_js), by_name);
@@ -451,7 +451,7 @@ static tl_status metadata(fin *f, tl_buf *b) {
   }
   tl_vec_free(&js.funcs);
   tl_vec_free(&js.addrs);
-  free(f->seg_at);
+  tl_free(f->seg_at);
   return s;
 }
 
@@ -492,7 +492,7 @@ static tl_status run_passes(tl_module *m, const tl_emscripten_options *o, const 
   return n ? tl_module_run_passes(m, names, n, &p, err) : TL_OK;
 }
 
-tl_status tl_module_emscripten_finalize(tl_module *m, const tl_emscripten_options *o,
+static tl_status finalize_impl(tl_module *m, const tl_emscripten_options *o,
                                         const tl_pass_options *popt, char **meta, tl_error *err) {
   if (meta) *meta = NULL;
   if (!o->standalone) rename_main(m);
@@ -512,7 +512,27 @@ tl_status tl_module_emscripten_finalize(tl_module *m, const tl_emscripten_option
   return s;
 }
 
-tl_status tl_module_separate_data(tl_module *m, uint64_t base, uint8_t **out, size_t *size, tl_error *err) {
+typedef struct {
+  tl_module *m;
+  const tl_emscripten_options *o;
+  const tl_pass_options *popt;
+  char **meta;
+} finalize_call;
+
+static tl_status finalize_in_scope(void *c, tl_error *err) {
+  finalize_call *p = c;
+  return finalize_impl(p->m, p->o, p->popt, p->meta, err);
+}
+
+tl_status tl_module_emscripten_finalize(tl_module *m, const tl_emscripten_options *o,
+                                        const tl_pass_options *popt, char **meta, tl_error *err) {
+  finalize_call p = {m, o, popt, meta};
+  tl_status s = tl_oom_run(m, finalize_in_scope, &p, err, "finalize");
+  if (s != TL_OK && meta) *meta = NULL;
+  return s;
+}
+
+static tl_status separate_data_impl(tl_module *m, uint64_t base, uint8_t **out, size_t *size, tl_error *err) {
   tl_buf b = {0};
   uint64_t end = 0, at;
   *out = NULL, *size = 0;
@@ -528,7 +548,26 @@ tl_status tl_module_separate_data(tl_module *m, uint64_t base, uint8_t **out, si
     end = at - base + d->size;
   }
   m->datas.n = 0;
-  *out = b.p ? b.p : malloc(1);
+  *out = b.p ? b.p : tl_malloc(1);
   *size = b.n;
   return TL_OK;
+}
+
+typedef struct {
+  tl_module *m;
+  uint64_t base;
+  uint8_t **out;
+  size_t *size;
+} separate_call;
+
+static tl_status separate_in_scope(void *c, tl_error *err) {
+  separate_call *p = c;
+  return separate_data_impl(p->m, p->base, p->out, p->size, err);
+}
+
+tl_status tl_module_separate_data(tl_module *m, uint64_t base, uint8_t **out, size_t *size, tl_error *err) {
+  separate_call p = {m, base, out, size};
+  tl_status s = tl_oom_run(m, separate_in_scope, &p, err, "separate-data");
+  if (s != TL_OK) *out = NULL, *size = 0;
+  return s;
 }

@@ -347,9 +347,9 @@ tl_status tl_pass_flatten(tl_pass_ctx *ctx, tl_func *f) {
   c.seen = tl_scratch_calloc(f->nlabel + 1, sizeof *c.seen);
   c.wrote = tl_scratch_calloc(f->nlocal + 1, sizeof *c.wrote);
   if (!c.brtemp || !c.seen || !c.wrote) { /* the wrapped body means the same */
-    free(c.brtemp);
-    free(c.seen);
-    free(c.wrote);
+    tl_free(c.brtemp);
+    tl_free(c.seen);
+    tl_free(c.wrote);
     return tl_nomem(ctx->err, "flatten");
   }
   for (uint32_t i = 0; i < f->nlabel; i++) c.brtemp[i] = TL_NO_INDEX;
@@ -358,9 +358,9 @@ tl_status tl_pass_flatten(tl_pass_ctx *ctx, tl_func *f) {
   tl_vec_free(&c.frames);
   tl_vec_free(&c.pl);
   tl_vec_free(&c.held);
-  free(c.wrote);
-  free(c.brtemp);
-  free(c.seen);
+  tl_free(c.wrote);
+  tl_free(c.brtemp);
+  tl_free(c.seen);
   tl_func_refinalize(ctx->m, f);
   return TL_OK;
 }

@@ -84,7 +84,7 @@ static uint32_t make_thunk(fpcast *c, uint32_t fi) {
   if (!args) return TL_NO_INDEX;
   for (uint32_t i = 0; i < np; i++) args[i] = from_abi(m, tl_make_local_get(m, th, i), tl_type_at(m, ft->params, i));
   tl_expr *body = to_abi(m, tl_make_call(m, th, fi, args, np), ft->results);
-  free(args);
+  tl_free(args);
   th->body = tl_make_block(m, TL_OP_BLOCK, th->body->imm.block.label, &body, 1);
   return t;
 }
@@ -165,7 +165,7 @@ static bool keep_declared(tl_module *m, const uint32_t *thunk, uint32_t nf) {
     }
     TL_VEC_PUSH(&m->elems, tl_elem, el);
   }
-  free(d.used);
+  tl_free(d.used);
   return true;
 }
 
@@ -180,7 +180,7 @@ tl_status tl_pass_fpcast_emu(tl_pass_ctx *ctx) {
   if (!ps) return tl_nomem(ctx->err, "fpcast-emu");
   for (uint32_t i = 0; i < n; i++) ps[i] = TL_I64;
   fpcast c = {m, (uint32_t)n, tl_functype_intern(m, tl_type_tuple(m, ps, (uint32_t)n), TL_I64)};
-  free(ps);
+  tl_free(ps);
   /* what cannot be done, found before anything changes */
   uint32_t nf = (uint32_t)m->funcs.n;
   uint32_t *thunk = tl_scratch_calloc(nf + 1, sizeof *thunk);   /* per function: its thunk + 1 */
@@ -204,7 +204,7 @@ tl_status tl_pass_fpcast_emu(tl_pass_ctx *ctx) {
   if (!st && sc.bad)
     st = refuse(ctx, "an indirect call of type %u has more operands than max-func-params, or one with no i64 form", sc.type);
   if (st) {
-    free(thunk);
+    tl_free(thunk);
     return st;
   }
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
@@ -217,7 +217,7 @@ tl_status tl_pass_fpcast_emu(tl_pass_ctx *ctx) {
       if (thunk[f] == 1) {
         uint32_t t = make_thunk(&c, f);
         if (t == TL_NO_INDEX) {
-          free(thunk);
+          tl_free(thunk);
           return tl_nomem(ctx->err, "fpcast-emu");
         }
         thunk[f] = t + 1;
@@ -225,6 +225,6 @@ tl_status tl_pass_fpcast_emu(tl_pass_ctx *ctx) {
       it->imm.index = thunk[f] - 1;
     }
   st = keep_declared(m, thunk, nf) ? TL_OK : tl_nomem(ctx->err, "fpcast-emu");
-  free(thunk);
+  tl_free(thunk);
   return st;
 }

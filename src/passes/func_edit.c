@@ -47,7 +47,7 @@ uint32_t tl_module_add_func_import(tl_module *m, const char *module, const char 
   if (!remap) return TL_NO_INDEX;
   for (uint32_t i = 0; i < nf; i++) remap[i] = i < ni ? i : i + 1;
   tl_module_remap_funcs(m, remap);
-  free(remap);
+  tl_free(remap);
   tl_module_add_func(m);
   tl_func *fs = m->funcs.p;
   memmove(&fs[ni + 1], &fs[ni], (nf - ni) * sizeof *fs);
@@ -75,7 +75,7 @@ uint32_t tl_module_add_global_import(tl_module *m, const char *module, const cha
   if (!remap) return TL_NO_INDEX;
   for (uint32_t i = 0; i < ng; i++) remap[i] = i < ni ? i : i + 1;
   remap_globals(m, remap);
-  free(remap);
+  tl_free(remap);
   tl_global g = {.type = type, .imp = {dup(m, module), dup(m, base), 0, 0}, .name = dup(m, name)};
   TL_VEC_PUSH(&m->globals, tl_global, g);
   tl_global *gs = m->globals.p;
@@ -109,7 +109,7 @@ bool tl_module_remove_funcs(tl_module *m, const uint8_t *drop) {
   tl_func *fs = m->funcs.p;
   for (uint32_t i = 0; i < nf; i++)
     if (!drop[i]) fs[remap[i]] = fs[i];
-  free(remap);
+  tl_free(remap);
   m->funcs.n = n;
   m->nimported_funcs = ni;
   return true;
@@ -127,7 +127,7 @@ bool tl_module_remove_globals(tl_module *m, const uint8_t *drop) {
   tl_global *gs = m->globals.p;
   for (uint32_t i = 0; i < ng; i++)
     if (!drop[i]) gs[remap[i]] = gs[i];
-  free(remap);
+  tl_free(remap);
   m->globals.n = n;
   m->nimported_globals = ni;
   return true;

@@ -159,7 +159,7 @@ static bool compute_info(tl_pass_ctx *ctx, finfo *info, fscan *sc) {
     if (!sc[i].fresh) stale[nstale++] = i;
   scan_job j = {m, sc, stale};
   tl_run_parallel(ctx, nstale, scan_one, &j);
-  free(stale);
+  tl_free(stale);
   for (uint32_t i = m->nimported_funcs; i < nf; i++) {
     info[i].size = sc[i].size;
     info[i].calls = sc[i].calls;
@@ -462,13 +462,13 @@ static tl_status optimize_funcs(tl_pass_ctx *ctx, const uint8_t *which) {
 }
 
 static void free_round(round_ctx *r, uint8_t *gone, uint32_t *remap) {
-  free(r->info);
-  free(r->uses);
-  free(r->into);
-  free(r->lmap);
-  free(r->read);
-  free(gone);
-  free(remap);
+  tl_free(r->info);
+  tl_free(r->uses);
+  tl_free(r->into);
+  tl_free(r->lmap);
+  tl_free(r->read);
+  tl_free(gone);
+  tl_free(remap);
 }
 
 /* The scans follow remove_funcs' renumbering (those of removed bodies go). */
@@ -573,8 +573,8 @@ static tl_status run(tl_pass_ctx *ctx, bool optimize) {
     tl_vec_free(&sc[i].callees);
     tl_vec_free(&sc[i].refs);
   }
-  free(sc);
-  free(rounds_into);
+  tl_free(sc);
+  tl_free(rounds_into);
   return st;
 }
 

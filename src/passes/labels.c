@@ -34,9 +34,9 @@ typedef struct {
 /* Out of memory: what the walk holds is freed, then the module arena's
  * longjmp to the entry point (which aborts when none set one). */
 static void grow(nstack *s) {
-  uintptr_t *q = s->p == s->small ? malloc(s->cap * 2 * sizeof *q) : realloc(s->p, s->cap * 2 * sizeof *q);
+  uintptr_t *q = s->p == s->small ? tl_malloc(s->cap * 2 * sizeof *q) : tl_realloc(s->p, s->cap * 2 * sizeof *q);
   if (!q) {
-    if (s->p != s->small) free(s->p);
+    if (s->p != s->small) tl_free(s->p);
     if (s->li) tl_labels_free(s->li);
     tl_arena_oom(&s->m->arena);
   }
@@ -53,11 +53,11 @@ static inline void push(nstack *s, uintptr_t x) {
 
 bool tl_labels_init(tl_func *f, tl_label_info *li) {
   li->n = f->nlabel;
-  li->count = malloc((f->nlabel + 1) * sizeof *li->count);
-  li->type = malloc((f->nlabel + 1) * sizeof *li->type);
+  li->count = tl_malloc((f->nlabel + 1) * sizeof *li->count);
+  li->type = tl_malloc((f->nlabel + 1) * sizeof *li->type);
   if (!li->count || !li->type) {
-    free(li->count);
-    free(li->type);
+    tl_free(li->count);
+    tl_free(li->type);
     li->count = NULL;
     li->type = NULL;
     return false;
@@ -100,12 +100,12 @@ void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
     k = (uint32_t)s.p[--s.n];
     e = (const tl_expr *)s.p[--s.n];
   }
-  if (s.p != s.small) free(s.p);
+  if (s.p != s.small) tl_free(s.p);
 }
 
 void tl_labels_free(tl_label_info *li) {
-  free(li->count);
-  free(li->type);
+  tl_free(li->count);
+  tl_free(li->type);
 }
 
 static uint32_t follow(const uint32_t *map, uint32_t l) {
@@ -141,5 +141,5 @@ void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map) {
       else if (c && is_branch(c)) retarget_node(map, c);
     }
   }
-  if (s.p != s.small) free(s.p);
+  if (s.p != s.small) tl_free(s.p);
 }

@@ -212,7 +212,7 @@ static bool legalize_exports(legalizer *g) {
     tl_export orig = {name, TL_EXTERN_FUNC, fi, len + 5};
     TL_VEC_PUSH(&m->exports, tl_export, orig);
   }
-  free(stub_of);
+  tl_free(stub_of);
   return true;
 }
 
@@ -223,7 +223,7 @@ static bool legalize_imports(legalizer *g) {
   uint32_t nf = (uint32_t)m->funcs.n;
   uint32_t *remap = tl_scratch_calloc(nf + g->ni0 + 1, sizeof *remap);
   uint8_t *drop = tl_scratch_calloc(nf + g->ni0 + 1, 1);
-  if (!remap || !drop) return free(remap), free(drop), false;
+  if (!remap || !drop) return tl_free(remap), tl_free(drop), false;
   for (uint32_t i = 0; i < nf + g->ni0; i++) remap[i] = i;
   bool any = false;
   for (uint32_t i = 0; i < g->ni0; i++) {
@@ -236,8 +236,8 @@ static bool legalize_imports(legalizer *g) {
     tl_module_remap_funcs(m, remap);
     ok = tl_module_remove_funcs(m, drop);
   }
-  free(remap);
-  free(drop);
+  tl_free(remap);
+  tl_free(drop);
   return ok;
 }
 
@@ -250,9 +250,9 @@ static tl_status legalize(tl_pass_ctx *ctx, bool full) {
   g.legal_imp = tl_scratch_calloc(g.ni0 + 1, sizeof *g.legal_imp);
   bool ok = g.exp_legal && g.imp_legal && g.legal_imp && plan(&g);
   ok = ok && legalize_exports(&g) && legalize_imports(&g);
-  free(g.exp_legal);
-  free(g.imp_legal);
-  free(g.legal_imp);
+  tl_free(g.exp_legal);
+  tl_free(g.imp_legal);
+  tl_free(g.legal_imp);
   return ok ? TL_OK : tl_nomem(ctx->err, "legalize-js-interface");
 }
 

@@ -227,7 +227,7 @@ static int32_t lookup(lcse *c, uint64_t hash, uint32_t r, tl_expr *e) {
         while (neu[j].epoch == c->epoch) j = (j + 1) & (cap - 1);
         neu[j] = old[i];
       }
-    if (old != c->table0) free(old);
+    if (old != c->table0) tl_free(old);
     t->p = neu, t->n = t->cap = cap;
   }
   slotent *tab = t->p;
@@ -421,13 +421,13 @@ static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
         rec *r = &TL_VEC_AT(&c.recs, rec, i);
         if (r->orig < 0 && r->requests) *r->slot = tl_make_local_set(ctx->m, f, local[i], *r->slot, true);
       }
-      free(local);
+      tl_free(local);
     } else {
       any = false;
     }
   }
   tl_vec_free_inl(&c.recs, recs0), tl_vec_free_inl(&c.subs, subs0), tl_vec_free_inl(&c.frames, frames0);
-  if (c.table.p != c.table0) free(c.table.p);
+  if (c.table.p != c.table0) tl_free(c.table.p);
   tl_vec_free(&c.active), tl_vec_free(&c.reads);
   return any;
 }

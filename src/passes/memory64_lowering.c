@@ -229,7 +229,7 @@ tl_status tl_pass_memory64_lowering(tl_pass_ctx *ctx) {
   m->features &= ~(tl_features)TL_FEAT_MEMORY64;
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     if (retype[i]) tl_func_refinalize(m, TL_FUNC(m, i));
-  free(retype);
+  tl_free(retype);
   return TL_OK;
 }
 

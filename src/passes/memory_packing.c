@@ -187,7 +187,7 @@ static bool can_optimize(tl_module *m, const tl_pass_ctx *ctx, bool *oom) {
     if (sp[i].end > limit || sp[i].end < sp[i].start) ok = false;
     if (i && sp[i].start < sp[i - 1].end) ok = false;
   }
-  free(sp);
+  tl_free(sp);
   return ok;
 }
 
@@ -286,13 +286,13 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
               tl_scratch_calloc(n, 4), tl_scratch_calloc(n, 1), tl_scratch_calloc(n, sizeof(tl_vec)), false};
   uint8_t *has = tl_scratch_calloc(m->funcs.n + 1, 1); /* per function: has a memory.init or data.drop */
   if (!c.inits || !c.drops || !c.odd_init || !c.remap || !c.nop_drop || !c.plan || !has) {
-    free(has);
-    free(c.inits);
-    free(c.drops);
-    free(c.odd_init);
-    free(c.remap);
-    free(c.nop_drop);
-    free(c.plan);
+    tl_free(has);
+    tl_free(c.inits);
+    tl_free(c.drops);
+    tl_free(c.odd_init);
+    tl_free(c.remap);
+    tl_free(c.nop_drop);
+    tl_free(c.plan);
     return tl_nomem(ctx->err, "memory-packing");
   }
   bool split_passive = !TL_MEMORY(m, 0)->is64;
@@ -340,6 +340,7 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   if (changed) {
     tl_vec old = m->datas;
     m->datas = out;
+    tl_oom_keep(m->datas.p);
     out = old;
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
       tl_func *f = TL_FUNC(m, i);
@@ -350,13 +351,13 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
     }
   }
   tl_vec_free(&out);
-  free(has);
-  free(c.inits);
-  free(c.drops);
-  free(c.nop_drop);
-  free(c.odd_init);
+  tl_free(has);
+  tl_free(c.inits);
+  tl_free(c.drops);
+  tl_free(c.nop_drop);
+  tl_free(c.odd_init);
   for (size_t i = 0; i < n; i++) tl_vec_free(&c.plan[i]);
-  free(c.plan);
-  free(c.remap);
+  tl_free(c.plan);
+  tl_free(c.remap);
   return TL_OK;
 }

@@ -169,12 +169,12 @@ tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {
   merge_ctx c = {tl_scratch_calloc(n, sizeof(uint32_t)), tl_scratch_realloc(NULL, n, sizeof(uint32_t)),
                  tl_scratch_calloc(n, sizeof(uint32_t)), tl_scratch_calloc(n, sizeof(bool)), {0}};
   if (!c.nbr || !c.first || !c.brifs || !c.bad) {
-    free(c.nbr), free(c.first), free(c.brifs), free(c.bad);
+    tl_free(c.nbr), tl_free(c.first), tl_free(c.brifs), tl_free(c.bad);
     return tl_nomem(ctx->err, "merge-blocks");
   }
   memset(c.first, 0xff, n * sizeof(uint32_t));
   tl_walk_post(ctx->m, f, &f->body, merge_visit, &c);
-  free(c.nbr), free(c.first), free(c.brifs), free(c.bad);
+  tl_free(c.nbr), tl_free(c.first), tl_free(c.brifs), tl_free(c.bad);
   tl_vec_free(&c.sites);
   return TL_OK;
 }

@@ -122,8 +122,8 @@ static bool serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *
   c->canon = tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t));
   c->lcanon = tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t));
   if (!c->canon || !c->lcanon) {
-    free(c->canon);
-    free(c->lcanon);
+    tl_free(c->canon);
+    tl_free(c->lcanon);
     c->canon = c->lcanon = NULL;
     return false;
   }
@@ -134,8 +134,8 @@ static bool serialize(tl_module *m, tl_func *f, const uint32_t *ctype, ser_ctx *
   w.ctx = c;
   w.pre = ser_pre;
   tl_walk_run(&w, &f->body);
-  free(c->canon);
-  free(c->lcanon);
+  tl_free(c->canon);
+  tl_free(c->lcanon);
   c->canon = c->lcanon = NULL;
   return true;
 }
@@ -242,7 +242,7 @@ static uint32_t make_shared(tl_module *m, klass *k) {
     s.local[i] = from == UINT32_MAX ? pts[i] : p->local[from];
     if (s.local_name) s.local_name[i] = from == UINT32_MAX ? NULL : p->local_name[from];
   }
-  free(pts);
+  tl_free(pts);
   if (s.has_scratch_base) s.scratch_base += nx;
   shift_ctx sc = {np, nx};
   tl_walk_post(m, &s, &s.body, shift_visit, &sc);
@@ -303,15 +303,15 @@ static uint32_t *canonical_types(tl_module *m) {
   uint32_t *ct = tl_scratch_realloc(NULL, n + 1, sizeof(uint32_t));
   sigkey *k = tl_scratch_realloc(NULL, n + 1, sizeof(sigkey));
   if (!ct || !k) {
-    free(ct);
-    free(k);
+    tl_free(ct);
+    tl_free(k);
     return NULL;
   }
   for (size_t i = 0; i < n; i++) k[i] = (sigkey){TL_FTYPE(m, i)->params, TL_FTYPE(m, i)->results, (uint32_t)i};
   qsort(k, n, sizeof(sigkey), cmp_sig);
   for (size_t i = 0; i < n; i++)
     ct[k[i].index] = i && !cmp_sig_neq(&k[i - 1], &k[i]) ? ct[k[i - 1].index] : k[i].index;
-  free(k);
+  tl_free(k);
   return ct;
 }
 
@@ -387,11 +387,11 @@ tl_status tl_pass_merge_similar_functions(tl_pass_ctx *ctx) {
     if (k.nfn >= 2) ok = merge_class(m, &k);
   }
   for (uint32_t i = ni; ser && i < nf; i++) forget(&ser[i]);
-  free(ser);
-  free(ent);
-  free(fn);
-  free(taken);
-  free(kser);
-  free(ctype);
+  tl_free(ser);
+  tl_free(ent);
+  tl_free(fn);
+  tl_free(taken);
+  tl_free(kser);
+  tl_free(ctype);
   return ok ? TL_OK : tl_nomem(ctx->err, "merge-similar-functions");
 }

@@ -57,7 +57,7 @@ static bool smap_grow(smap *m) {
     while (slot[h & (cap - 1)]) h++;
     slot[h & (cap - 1)] = id + 1;
   }
-  free(m->slot);
+  tl_free(m->slot);
   m->slot = slot;
   m->cap = cap;
   return true;
@@ -89,7 +89,7 @@ static uint32_t smap_get(smap *m, const char *s, uint32_t n, bool add, bool *nom
 static void smap_free(smap *m) {
   tl_buf_free(&m->bytes);
   tl_vec_free(&m->key);
-  free(m->slot);
+  tl_free(m->slot);
 }
 
 /* ---- the graph ---------------------------------------------------------- */
@@ -511,7 +511,7 @@ static uint8_t *reach(graph *g) {
   uint32_t *to = tl_scratch_calloc(ne + 1, sizeof *to);
   uint32_t *stack = tl_scratch_calloc(n + 1, sizeof *stack);
   if (!seen || !start || !to || !stack) {
-    free(seen), free(start), free(to), free(stack);
+    tl_free(seen), tl_free(start), tl_free(to), tl_free(stack);
     return NULL;
   }
   const edge *e = g->edges.p;
@@ -531,7 +531,7 @@ static uint8_t *reach(graph *g) {
     for (uint32_t k = start[v]; k < start[v + 1]; k++)
       if (!seen[to[k]]) seen[to[k]] = 1, stack[sp++] = to[k];
   }
-  free(start), free(to), free(stack);
+  tl_free(start), tl_free(to), tl_free(stack);
   return seen;
 }
 
@@ -557,7 +557,7 @@ static char *unused_text(graph *g, const uint8_t *seen) {
     tl_buf_byte(&b, '\n');
   }
   tl_buf_byte(&b, 0);
-  free(v);
+  tl_free(v);
   return (char *)b.p;
 }
 
@@ -583,7 +583,7 @@ static void graph_free(graph *g) {
   tl_vec_free(&g->roots);
   tl_vec_free(&g->export_node);
   tl_vec_free(&g->import_node);
-  free(g->func_node), free(g->global_node), free(g->tag_node);
+  tl_free(g->func_node), tl_free(g->global_node), tl_free(g->tag_node);
 }
 
 static tl_status build(graph *g, const char *text, size_t len) {
@@ -599,7 +599,7 @@ static tl_status build(graph *g, const char *text, size_t len) {
   return g->nomem ? tl_nomem(g->err, "metadce") : TL_OK;
 }
 
-tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
+static tl_status metadce_impl(tl_module *m, const char *graph_json, size_t len,
                             const tl_pass_options *opt, char **unused, tl_error *err) {
   graph g = {.m = m, .err = err};
   *unused = NULL;
@@ -608,11 +608,32 @@ tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
   if (s == TL_OK && !seen) s = tl_nomem(err, "metadce");
   if (s == TL_OK && !(*unused = unused_text(&g, seen))) s = tl_nomem(err, "metadce");
   if (s == TL_OK) remove_unreached_exports(&g, seen);
-  free(seen);
+  tl_free(seen);
   graph_free(&g);
   if (s != TL_OK) return s;
   static const char *const after[] = {"remove-unused-module-elements", "reorder-functions"};
   s = tl_module_run_passes(m, after, 2, opt, err);
-  if (s != TL_OK) free(*unused), *unused = NULL;
+  if (s != TL_OK) tl_free(*unused), *unused = NULL;
+  return s;
+}
+
+typedef struct {
+  tl_module *m;
+  const char *graph_json;
+  size_t len;
+  const tl_pass_options *opt;
+  char **unused;
+} metadce_call;
+
+static tl_status metadce_in_scope(void *c, tl_error *err) {
+  metadce_call *p = c;
+  return metadce_impl(p->m, p->graph_json, p->len, p->opt, p->unused, err);
+}
+
+tl_status tl_module_metadce(tl_module *m, const char *graph_json, size_t len,
+                            const tl_pass_options *opt, char **unused, tl_error *err) {
+  metadce_call p = {m, graph_json, len, opt, unused};
+  tl_status s = tl_oom_run(m, metadce_in_scope, &p, err, "metadce");
+  if (s != TL_OK) *unused = NULL; /* freed with the rest when out of memory */
   return s;
 }

@@ -179,7 +179,7 @@ static tl_status minify(tl_pass_ctx *ctx, bool exports, bool modules) {
     *e[i].len = q->neu_len;
   }
   tl_status s = report(ctx, p, distinct);
-  free(p);
+  tl_free(p);
   tl_vec_free(&c.entries);
   if (modules) one_module(m, tl_arena_strndup(&m->arena, "a", 1));
   return s;

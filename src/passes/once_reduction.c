@@ -228,19 +228,19 @@ tl_status tl_pass_once_reduction(tl_pass_ctx *ctx) {
   scan_ctx c = {tl_scratch_calloc((size_t)ng + 1, sizeof(atomic_uint)),
                 tl_scratch_calloc((size_t)ng + 1, sizeof(atomic_uchar))};
   if (!o.once_of || !o.is_once || !o.summary || !o.inset || !o.targeted || !c.reads || !c.bad) {
-    free(o.once_of);
-    free(o.is_once);
-    free(o.summary);
-    free(o.inset);
-    free(o.targeted);
-    free(c.reads);
-    free(c.bad);
+    tl_free(o.once_of);
+    tl_free(o.is_once);
+    tl_free(o.summary);
+    tl_free(o.inset);
+    tl_free(o.targeted);
+    tl_free(c.reads);
+    tl_free(c.bad);
     return tl_nomem(ctx->err, "once-reduction");
   }
   for (uint32_t i = 0; i < nf; i++) o.once_of[i] = NOT_ONCE;
   bool found = find_once(ctx, &o, &c);
-  free(c.reads);
-  free(c.bad);
+  tl_free(c.reads);
+  tl_free(c.bad);
   if (found) {
     for (uint32_t i = 0; i < nf; i++)
       if (o.once_of[i] != NOT_ONCE) TL_VEC_PUSH(&o.summary[i], uint32_t, o.once_of[i]);
@@ -263,10 +263,10 @@ tl_status tl_pass_once_reduction(tl_pass_ctx *ctx) {
   for (uint32_t i = 0; i < nf; i++) tl_vec_free(&o.summary[i]);
   tl_vec_free(&o.state);
   tl_vec_free(&o.frames);
-  free(o.once_of);
-  free(o.is_once);
-  free(o.summary);
-  free(o.inset);
-  free(o.targeted);
+  tl_free(o.once_of);
+  tl_free(o.is_once);
+  tl_free(o.summary);
+  tl_free(o.inset);
+  tl_free(o.targeted);
   return TL_OK;
 }

@@ -193,7 +193,7 @@ static bool propagate(tl_pass_ctx *ctx, tl_func *f) {
     tl_walk_post(ctx->m, f, &f->body, check_visit, &c);
     tl_walk_post(ctx->m, f, &f->body, prop_visit, &c);
   }
-  free(c.li);
+  tl_free(c.li);
   tl_vec_free(&c.pend);
   tl_vec_free(&c.gets);
   tl_vec_free(&c.nums);

@@ -172,6 +172,6 @@ tl_status tl_pass_pick_load_signs(tl_pass_ctx *ctx, tl_func *f) {
     w.post = flip;
     tl_walk_run(&w, &f->body);
   }
-  free(c.u);
+  tl_free(c.u);
   return TL_OK;
 }

@@ -127,7 +127,7 @@ static uint32_t *flat_table(tl_module *m, uint32_t *size) {
     if (end > n) n = end;
   }
   if (n > (1u << 24)) return NULL;
-  uint32_t *flat = calloc(n + 1, sizeof *flat);
+  uint32_t *flat = tl_calloc(n + 1, sizeof *flat);
   if (!flat) return NULL;
   for (uint32_t i = 0; i < m->elems.n; i++) {
     const tl_elem *e = TL_ELEM(m, i);
@@ -166,7 +166,7 @@ static void scan_calls(tl_walk *w, tl_expr **slot) {
  * something that may throw. */
 static bool *may_throw(tl_module *m) {
   uint32_t nf = (uint32_t)m->funcs.n;
-  bool *throws = calloc(nf + 1, sizeof *throws);
+  bool *throws = tl_calloc(nf + 1, sizeof *throws);
   tl_vec edges = {0};
   if (!throws) return NULL;
   for (uint32_t i = 0; i < nf; i++) {
@@ -177,9 +177,9 @@ static bool *may_throw(tl_module *m) {
   }
   call_edge *ed = edges.p;
   if (edges.n) qsort(ed, edges.n, sizeof *ed, by_callee);
-  uint32_t *first = calloc(nf + 1, sizeof *first);   /* edges of callee c: [first[c], first[c+1]) */
-  uint32_t *work = malloc((nf + 1) * sizeof *work);
-  if (!first || !work) { free(first), free(work), free(throws), tl_vec_free(&edges); return NULL; }
+  uint32_t *first = tl_calloc(nf + 1, sizeof *first);   /* edges of callee c: [first[c], first[c+1]) */
+  uint32_t *work = tl_malloc((nf + 1) * sizeof *work);
+  if (!first || !work) { tl_free(first), tl_free(work), tl_free(throws), tl_vec_free(&edges); return NULL; }
   for (size_t k = 0; k < edges.n; k++) first[ed[k].callee + 1]++;
   for (uint32_t i = 0; i < nf; i++) first[i + 1] += first[i];
   uint32_t nw = 0;
@@ -190,7 +190,7 @@ static bool *may_throw(tl_module *m) {
     for (uint32_t k = first[c]; k < first[c + 1]; k++)
       if (!throws[ed[k].caller]) throws[ed[k].caller] = true, work[nw++] = ed[k].caller;
   }
-  free(first), free(work), tl_vec_free(&edges);
+  tl_free(first), tl_free(work), tl_vec_free(&edges);
   return throws;
 }
 
@@ -234,13 +234,13 @@ static tl_status optimize_invokes(tl_module *m, tl_error *err) {
   if (!flat) return TL_OK;
   bool *throws = may_throw(m);
   if (!throws) {
-    free(flat);
+    tl_free(flat);
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   }
   invoke_ctx c = {flat, nflat, throws};
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, direct_invoke, &c);
-  free(flat), free(throws);
+  tl_free(flat), tl_free(throws);
   return TL_OK;
 }
 

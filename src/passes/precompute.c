@@ -286,7 +286,7 @@ static void brif_one(brif_ctx *c, tl_expr **slot) {
     *slot = k == 0 ? tl_make_nop(c->m) : k == 1 ? kids[0] : tl_make_block(c->m, TL_OP_BLOCK, TL_NO_LABEL, kids, k);
     c->changed = true;
   }
-  free(tee);
+  tl_free(tee);
 }
 
 /* The br_ifs the last walk found, in its post-order (as a walk of the tree
@@ -360,7 +360,7 @@ static item *by_local(tl_vec *v, uint32_t nlocal, uint32_t **start) {
   uint32_t *st = tl_scratch_calloc((size_t)nlocal + 2, sizeof *st);
   item *out = tl_scratch_realloc(NULL, v->n + 1, sizeof *out);
   if (!st || !out) {
-    free(st), free(out);
+    tl_free(st), tl_free(out);
     return NULL;
   }
   for (size_t i = 0; i < v->n; i++) st[TL_VEC_AT(v, item, i).local + 2]++;
@@ -440,7 +440,7 @@ static uint32_t propagate(graph *g, bool *oom, bool *more) {
   uint32_t *last = tl_scratch_realloc(NULL, (size_t)nl + 1, sizeof *last);
   uint32_t *defat = tl_scratch_realloc(NULL, (size_t)nl + 1, sizeof *defat);
   if (!last || !defat) {
-    free(last), free(defat);
+    tl_free(last), tl_free(defat);
     *oom = true;
     return 0;
   }
@@ -467,8 +467,8 @@ static uint32_t propagate(graph *g, bool *oom, bool *more) {
       TL_VEC_PUSH(&queries, item, ((item){l, a->bb, (uint32_t)i, {TOP, 0, {0}}}));
     }
   }
-  free(last);
-  free(defat);
+  tl_free(last);
+  tl_free(defat);
   if (queries.n) {
     solver s = {0};
     s.pstart = tl_scratch_calloc((size_t)nbb + 2, sizeof(uint32_t));
@@ -508,9 +508,9 @@ static uint32_t propagate(graph *g, bool *oom, bool *more) {
         }
       }
     }
-    free(ds), free(qs), free(dv), free(qv);
-    free(s.pstart), free(s.pred), free(s.dmark), free(s.mmark), free(s.vmark);
-    free(s.dval), free(s.mval);
+    tl_free(ds), tl_free(qs), tl_free(dv), tl_free(qv);
+    tl_free(s.pstart), tl_free(s.pred), tl_free(s.dmark), tl_free(s.mmark), tl_free(s.vmark);
+    tl_free(s.dval), tl_free(s.mval);
     tl_vec_free(&s.work);
     *more |= s.exhausted;
   }
@@ -544,7 +544,7 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
      * nothing (its walk, folds and searches see what this one did) */
     if (!nrep || oom || !more) break;
   }
-  free(lab);
+  tl_free(lab);
   if (oom) {
     tl_vec_free(&brifs);
     return tl_nomem(ctx->err, "precompute-propagate");

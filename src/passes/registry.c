@@ -65,15 +65,22 @@ typedef struct {
   const uint32_t *order;   /* items; NULL: k itself */
   void (*fn)(void *user, uint32_t i);
   void *user;
+  tl_oom_ctx scope;        /* the starting thread's */
+  atomic_bool oom;         /* a worker ran out of memory: the rest stop */
 } loop;
 
-static void *worker(void *arg) {
+static void take_items(void *arg) {
   loop *l = arg;
   for (;;) {
     uint32_t k = atomic_fetch_add(&l->next, 1);
-    if (k >= l->n) break;
+    if (k >= l->n || atomic_load(&l->oom)) break;
     l->fn(l->user, l->order ? l->order[k] : k);
   }
+}
+
+static void *worker(void *arg) {
+  loop *l = arg;
+  if (!tl_oom_worker(&l->scope, take_items, l)) atomic_store(&l->oom, true);
   return NULL;
 }
 
@@ -87,16 +94,15 @@ static uint32_t threads_for(const tl_pass_ctx *ctx, uint32_t n) {
   return t > n ? n : t;
 }
 
-/* The calling thread is a worker too; the arena is locked meanwhile. */
+/* The calling thread is a worker too; the arena is locked meanwhile. Out
+ * of memory in any worker fails the caller's scope once all are joined. */
 static void run_loop(tl_module *m, loop *l, uint32_t threads) {
-  if (threads <= 1) {
-    worker(l);
-    return;
-  }
-  /* out of memory for the thread ids: the loop runs on this thread alone */
-  pthread_t *tid = tl_scratch_calloc(threads, sizeof *tid);
+  l->scope = tl_oom_here();
+  atomic_init(&l->oom, false);
+  /* one thread, or out of memory for the thread ids: this thread alone */
+  pthread_t *tid = threads <= 1 ? NULL : tl_scratch_calloc(threads, sizeof *tid);
   if (!tid) {
-    worker(l);
+    take_items(l);
     return;
   }
   pthread_mutex_t lock;
@@ -111,14 +117,15 @@ static void run_loop(tl_module *m, loop *l, uint32_t threads) {
     if (pthread_create(&tid[started], NULL, worker, l)) break;
   worker(l);
   for (uint32_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
-  free(tid);
+  tl_free(tid);
   m->arena.lock = outer;
   pthread_mutex_destroy(&lock);
   pthread_mutexattr_destroy(&attr);
+  if (atomic_load(&l->oom)) tl_oom_fail();
 }
 
 void tl_run_parallel(tl_pass_ctx *ctx, uint32_t n, void (*fn)(void *user, uint32_t i), void *user) {
-  loop l = {0, n, NULL, fn, user};
+  loop l = {0, n, NULL, fn, user, {0}, false};
   run_loop(ctx->m, &l, ctx->m->arena.lock ? 1 : threads_for(ctx, n));
 }
 
@@ -199,7 +206,7 @@ static void order_by_size(tl_module *m, uint32_t *order, uint32_t n, bool exact)
   for (uint32_t k = 0; k < n; k++) s[k] = (sized){size_of(TL_FUNC(m, order[k]), exact), order[k]};
   qsort(s, n, sizeof *s, by_size_desc);
   for (uint32_t k = 0; k < n; k++) order[k] = s[k].index;
-  free(s);
+  tl_free(s);
 }
 
 void tl_order_by_size(tl_module *m, uint32_t *order, uint32_t n) { order_by_size(m, order, n, false); }
@@ -214,7 +221,7 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   if (!order) return tl_nomem(ctx->err, "function pass runner");
   job j = {.ctx = ctx, .pass = p, .npass = np, .own = own, .failed = UINT32_MAX};
   pthread_mutex_init(&j.lock, NULL);
-  loop l = {0, 0, order, run_stack, &j};
+  loop l = {0, 0, order, run_stack, &j, {0}, false};
   for (uint32_t i = 0; i < nf; i++)
     if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
   uint32_t threads = m->arena.lock ? 1 : threads_for(ctx, l.n);
@@ -224,7 +231,7 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   run_loop(m, &l, threads);
   tl_status s = first_failure(&j, ctx->err);
   pthread_mutex_destroy(&j.lock);
-  free(order);
+  tl_free(order);
   return s;
 }
 
@@ -284,7 +291,7 @@ tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint
   tl_status s = !np ? TL_OK
               : debugged ? run_debugged(ctx, stack, np, which)
                          : run_func_passes(ctx, stack, np, which, false);
-  free(stack);
+  tl_free(stack);
   return s;
 }
 
@@ -308,17 +315,17 @@ static void sweep(tl_pass_ctx *ctx) {
   tl_nodes_sweep_end(ctx->m);
 }
 
-tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
+static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err) {
   tl_pass_options none = {0};
   if (!opt) opt = &none;
-  tl_pass_arg *args = calloc(opt->nargs + 1, sizeof *args);
+  tl_pass_arg *args = tl_calloc(opt->nargs + 1, sizeof *args);
   if (!args) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   for (uint32_t i = 0; i < opt->nargs; i++) args[i] = (tl_pass_arg){opt->arg_keys[i], opt->arg_values[i]};
   tl_pass_ctx ctx = {m, args, opt->nargs, err, opt, NULL};
-  const tl_pass_info **stack = calloc(n + 1, sizeof *stack);
+  const tl_pass_info **stack = tl_calloc(n + 1, sizeof *stack);
   if (!stack) {
-    free(args);
+    tl_free(args);
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   }
   bool one_by_one = opt->validate_each || opt->on_pass_done;
@@ -348,9 +355,29 @@ tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t 
       s = after_pass(err, p->name);
     if (opt->on_pass_done) opt->on_pass_done(opt->user, p->name, now_seconds() - t0, module_size(m));
   }
-  free(stack);
-  free(args);
+  tl_free(stack);
+  tl_free(args);
   forget_body_bytes(m, n);
   sweep(&ctx);
   return s;
+}
+
+typedef struct {
+  tl_module *m;
+  const char *const *names;
+  uint32_t n;
+  const tl_pass_options *opt;
+} passes_call;
+
+static tl_status passes_in_scope(void *c, tl_error *err) {
+  passes_call *p = c;
+  return run_passes_impl(p->m, p->names, p->n, p->opt, err);
+}
+
+/* In an out-of-memory scope (oom.c): out of memory anywhere in the passes
+ * is TL_E_NOMEM, and the module can then only be freed. */
+tl_status tl_module_run_passes(tl_module *m, const char *const *names, uint32_t n,
+                               const tl_pass_options *opt, tl_error *err) {
+  passes_call p = {m, names, n, opt};
+  return tl_oom_run(m, passes_in_scope, &p, err, "passes");
 }

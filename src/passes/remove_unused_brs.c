@@ -496,7 +496,7 @@ static bool brs_walk(tl_walk *w, brs_ctx *c) {
     k = st[n - 1].next;
   }
 out:
-  if (st != small) free(st);
+  if (st != small) tl_free(st);
   return ok;
 }
 
@@ -599,9 +599,9 @@ static bool round_once(tl_pass_ctx *ctx, tl_func *f, brs_ctx *c) {
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
   brs_ctx c = {0};
   c.shrink = ctx->opt->shrink_level >= 1;
-  c.map = malloc((f->nlabel + 1) * sizeof(uint32_t));
+  c.map = tl_malloc((f->nlabel + 1) * sizeof(uint32_t));
   if (!c.map || !tl_labels_init(f, &c.li)) {
-    free(c.map);
+    tl_free(c.map);
     return TL_E_NOMEM;
   }
   for (uint32_t round = 0; round < 16 && round_once(ctx, f, &c); round++) {}
@@ -612,7 +612,7 @@ tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
    * body typed v128), so it refinalizes whatever the rounds did */
   if (c.stale) tl_func_refinalize(ctx->m, f);
   tl_labels_free(&c.li);
-  free(c.blocks);
-  free(c.map);
+  tl_free(c.blocks);
+  tl_free(c.map);
   return c.oom ? TL_E_NOMEM : TL_OK;
 }

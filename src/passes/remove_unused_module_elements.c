@@ -326,22 +326,22 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   rume r = {.m = m, .count = {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
                               m->datas.n, m->types.n, m->tags.n}};
-  r.live = calloc(m->funcs.n + 1, 1);
-  r.called = calloc(m->types.n + 1, 1);
-  r.frefs = calloc(m->funcs.n + 1, sizeof *r.frefs);
+  r.live = tl_calloc(m->funcs.n + 1, 1);
+  r.called = tl_calloc(m->types.n + 1, 1);
+  r.frefs = tl_calloc(m->funcs.n + 1, sizeof *r.frefs);
   for (int k = 0; k < NKINDS; k++) {
-    r.used[k] = calloc(r.count[k] + 1, 1);
-    r.scanned[k] = calloc(r.count[k] + 1, 1);
-    r.remap[k] = calloc(r.count[k] + 1, sizeof(uint32_t));
+    r.used[k] = tl_calloc(r.count[k] + 1, 1);
+    r.scanned[k] = tl_calloc(r.count[k] + 1, 1);
+    r.remap[k] = tl_calloc(r.count[k] + 1, sizeof(uint32_t));
     if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called || !r.frefs) {
       for (int j = 0; j <= k; j++) {
-        free(r.used[j]);
-        free(r.scanned[j]);
-        free(r.remap[j]);
+        tl_free(r.used[j]);
+        tl_free(r.scanned[j]);
+        tl_free(r.remap[j]);
       }
-      free(r.live);
-      free(r.called);
-      free(r.frefs);
+      tl_free(r.live);
+      tl_free(r.called);
+      tl_free(r.frefs);
       return TL_E_NOMEM;
     }
   }
@@ -369,16 +369,16 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   }
   rewrite_all(&r, renumbered);
   for (int k = 0; k < NKINDS; k++) {
-    free(r.used[k]);
-    free(r.scanned[k]);
-    free(r.remap[k]);
+    tl_free(r.used[k]);
+    tl_free(r.scanned[k]);
+    tl_free(r.remap[k]);
   }
   tl_vec_free(&r.work);
   tl_vec_free(&r.refs);
   for (size_t i = 0; i < r.count[K_FUNC]; i++) tl_vec_free(&r.frefs[i]);
-  free(r.frefs);
+  tl_free(r.frefs);
   tl_vec_free(&r.deferred);
-  free(r.live);
-  free(r.called);
+  tl_free(r.live);
+  tl_free(r.called);
   return TL_OK;
 }

@@ -99,7 +99,7 @@ static bool post_order(tl_func *f, ctx *c) {
       if (n == cap) {
         frame *q = tl_scratch_realloc(st, cap * 2, sizeof *st);
         if (!q) {
-          free(st);
+          tl_free(st);
           return false;
         }
         st = q;
@@ -114,7 +114,7 @@ static bool post_order(tl_func *f, ctx *c) {
     e = st[n - 1].e;
     k = st[n - 1].next;
   }
-  free(st);
+  tl_free(st);
   return true;
 }
 
@@ -123,8 +123,8 @@ tl_status tl_pass_remove_unused_names(tl_pass_ctx *pc, tl_func *f) {
   ctx c = {tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(uint32_t)),
            tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)), {0}, {0}};
   if (!c.map || !c.count) {
-    free(c.map);
-    free(c.count);
+    tl_free(c.map);
+    tl_free(c.count);
     return tl_nomem(pc->err, "remove-unused-names");
   }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.map[i] = i;
@@ -137,7 +137,7 @@ tl_status tl_pass_remove_unused_names(tl_pass_ctx *pc, tl_func *f) {
   /* innermost first: a retyped block may be the last child of another */
   for (size_t i = 0; i < c.moved.n; i++) tl_block_finalize(pc->m, TL_VEC_AT(&c.moved, tl_expr *, i), TL_UNREACHABLE);
   tl_vec_free(&c.moved);
-  free(c.map);
-  free(c.count);
+  tl_free(c.map);
+  tl_free(c.count);
   return walked ? TL_OK : tl_nomem(pc->err, "remove-unused-names");
 }

@@ -63,9 +63,9 @@ tl_status tl_pass_reorder_functions(tl_pass_ctx *ctx) {
     if (m->has_start) m->start = c.remap[m->start];
   }
 done:
-  free(c.count);
-  free(c.remap);
-  free(k);
-  free(old);
+  tl_free(c.count);
+  tl_free(c.remap);
+  tl_free(k);
+  tl_free(old);
   return st;
 }

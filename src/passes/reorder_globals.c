@@ -120,11 +120,11 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
   }
 done:
   for (uint32_t i = 0; deps && i < ng; i++) tl_vec_free(&deps[i]);
-  free(deps);
-  free(c.count);
-  free(c.remap);
-  free(order);
-  free(old);
-  free(scratch);
+  tl_free(deps);
+  tl_free(c.count);
+  tl_free(c.remap);
+  tl_free(order);
+  tl_free(old);
+  tl_free(scratch);
   return st;
 }

@@ -133,6 +133,6 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
     e->imm.index = c.map[e->imm.index];
   }
   tl_vec_free(&c.ops);
-  free((void *)names);
+  tl_free((void *)names);
   return TL_OK;
 }

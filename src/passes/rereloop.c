@@ -125,8 +125,8 @@ static void do_br_table(builder *b, tl_expr *s) {
   uint8_t *done = tl_scratch_calloc(n + 1, 1);
   uint32_t *cases = tl_scratch_calloc(n + 1, sizeof *cases);
   if (!done || !cases) {
-    free(done);
-    free(cases);
+    tl_free(done);
+    tl_free(cases);
     b->fail = b->oom = true;
     return;
   }
@@ -141,8 +141,8 @@ static void do_br_table(builder *b, tl_expr *s) {
     tl_cfg_add_switch_branch(b->g, b->cur, label_target(b, l), cases, nc, NULL);
   }
   tl_cfg_add_switch_branch(b->g, b->cur, label_target(b, s->imm.table->def), NULL, 0, NULL);
-  free(done);
-  free(cases);
+  tl_free(done);
+  tl_free(cases);
   dead_continue(b);
 }
 
@@ -404,9 +404,9 @@ static lval *entry_values(threader *t, uint32_t local, uint32_t entry) {
   uint32_t *work = tl_scratch_realloc(NULL, t->n, sizeof *work), nw = 0;
   uint8_t *queued = tl_scratch_calloc(t->n, 1);
   if (!in || !work || !queued) {
-    free(in);
-    free(work);
-    free(queued);
+    tl_free(in);
+    tl_free(work);
+    tl_free(queued);
     t->oom = true;
     return NULL;
   }
@@ -431,8 +431,8 @@ static lval *entry_values(threader *t, uint32_t local, uint32_t entry) {
       }
     }
   }
-  free(work);
-  free(queued);
+  tl_free(work);
+  tl_free(queued);
   return in;
 }
 
@@ -466,7 +466,7 @@ static bool thread_local(threader *t, uint32_t local, uint32_t entry) {
       }
     }
   }
-  free(in);
+  tl_free(in);
   return changed;
 }
 
@@ -566,7 +566,7 @@ static void remove_dead_sets(threader *t, uint32_t local) {
     tl_cfg_block *bb = tblock(t, b);
     live_before(t, &bb->code, local, live_at_exit(t, bb, local, live_in, true), true);
   }
-  free(live_in);
+  tl_free(live_in);
 }
 
 /* false when out of memory (g is then left half threaded). */
@@ -574,11 +574,11 @@ static bool jump_thread(tl_module *m, tl_func *f, tl_cfg *g, uint32_t entry) {
   threader t = {m, f, g, (uint32_t)g->blocks.n, NULL, false};
   for (int round = 0; round < 8 && !t.oom; round++) {
     t.n = (uint32_t)g->blocks.n;
-    free(t.disp);
+    tl_free(t.disp);
     t.disp = tl_scratch_realloc(NULL, t.n, sizeof *t.disp);
     uint8_t *seen = tl_scratch_calloc(f->nlocal + 1, 1);
     if (!t.disp || !seen) {
-      free(seen);
+      tl_free(seen);
       t.oom = true;
       break;
     }
@@ -592,10 +592,10 @@ static bool jump_thread(tl_module *m, tl_func *f, tl_cfg *g, uint32_t entry) {
     }
     for (uint32_t l = 0; l < f->nlocal; l++)
       if (seen[l]) remove_dead_sets(&t, l);
-    free(seen);
+    tl_free(seen);
     if (!changed) break;
   }
-  free(t.disp);
+  tl_free(t.disp);
   return !t.oom;
 }
 
@@ -606,14 +606,14 @@ static tl_cfg *graph_of(tl_module *m, tl_func *f, uint32_t *entry, bool *oom) {
   builder b = {m, f, tl_cfg_new(m, f), tl_scratch_realloc(NULL, f->nlabel + 1, sizeof(uint32_t)), 0, {0}, false, false};
   if (!b.g || !b.target) {
     if (b.g) tl_cfg_free(b.g);
-    free(b.target);
+    tl_free(b.target);
     *oom = true;
     return NULL;
   }
   for (uint32_t i = 0; i <= f->nlabel; i++) b.target[i] = UINT32_MAX;
   bool ok = build_graph(&b, entry);
   tl_vec_free(&b.frames);
-  free(b.target);
+  tl_free(b.target);
   *oom = b.oom;
   if (ok) return b.g;
   tl_cfg_free(b.g);

@@ -61,7 +61,7 @@ static void helper_name(int op, uint32_t align, char *out, size_t n) {
   uint32_t bytes = 1u << tl_op_natural_align(op);
   size_t tl = strlen(o->text);
   bool u = load && tl > 2 && !strcmp(o->text + tl - 2, "_u");   /* narrow and unsigned */
-  char al[8];
+  char al[16];
   if (atomic) snprintf(al, sizeof al, "A");
   else snprintf(al, sizeof al, "%u", 1u << align);
   snprintf(out, n, "SAFE_HEAP_%s_%s_%u_%s%s", load ? "LOAD" : "STORE", tl_type_name(t), bytes, u ? "U_" : "", al);
@@ -177,7 +177,7 @@ static void reach_call(tl_walk *w, tl_expr **slot) {
 static bool skip_start(heap *h, uint32_t nf) {
   tl_module *m = h->m;
   if (!m->has_start) return true;
-  reach r = {h, malloc((nf + 1) * sizeof(uint32_t)), 0, nf};
+  reach r = {h, tl_malloc((nf + 1) * sizeof(uint32_t)), 0, nf};
   if (!r.work) return false;
   h->skip[m->start] = 1;
   r.work[r.n++] = m->start;
@@ -185,7 +185,7 @@ static bool skip_start(heap *h, uint32_t nf) {
     tl_func *f = TL_FUNC(m, r.work[--r.n]);
     if (f->body) tl_walk_post_only(m, f, &f->body, reach_call, &r, TL_F_CALL);
   }
-  free(r.work);
+  tl_free(r.work);
   return true;
 }
 
@@ -222,16 +222,16 @@ tl_status tl_pass_safe_heap(tl_pass_ctx *ctx) {
   heap h = {.m = m, .m64 = tl_memory_is64(m, 0), .low = ctx->opt->low_memory_unused};
   if (!find_imports(&h)) return tl_nomem(ctx->err, "safe-heap");
   uint32_t nf = (uint32_t)m->funcs.n;
-  h.helper = calloc((size_t)TL_NOPS * 8, sizeof *h.helper);
-  h.skip = calloc(nf + 1, 1);
+  h.helper = tl_calloc((size_t)TL_NOPS * 8, sizeof *h.helper);
+  h.skip = tl_calloc(nf + 1, 1);
   if (!h.helper || !h.skip) {
-    free(h.helper);
-    free(h.skip);
+    tl_free(h.helper);
+    tl_free(h.skip);
     return tl_nomem(ctx->err, "safe-heap");
   }
   if (!skip_start(&h, nf)) {
-    free(h.helper);
-    free(h.skip);
+    tl_free(h.helper);
+    tl_free(h.skip);
     return tl_nomem(ctx->err, "safe-heap");
   }
   if (h.sbrk_ptr != TL_NO_INDEX) h.skip[h.sbrk_ptr] = 1;
@@ -244,7 +244,7 @@ tl_status tl_pass_safe_heap(tl_pass_ctx *ctx) {
       if (h.helper[KEY(op, a)]) h.helper[KEY(op, a)] = make_helper(&h, (int)op, a) + 1;
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
     if (!h.skip[i]) tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, replace_access, &h, TL_F_READS_MEM | TL_F_WRITES_MEM);
-  free(h.helper);
-  free(h.skip);
+  tl_free(h.helper);
+  tl_free(h.skip);
   return TL_OK;
 }

@@ -102,7 +102,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   uint8_t *fold = tl_scratch_calloc(ng, 1), *unread = tl_scratch_calloc(ng, 1);
   uint8_t *touched = tl_scratch_calloc((size_t)nf + 1, 1); /* 2: has global ops, 1: changed */
   if (!c.sets || !c.gets || !c.exported || !fold || !unread || !touched) {
-    free(c.sets), free(c.gets), free(c.exported), free(fold), free(unread), free(touched);
+    tl_free(c.sets), tl_free(c.gets), tl_free(c.exported), tl_free(fold), tl_free(unread), tl_free(touched);
     return tl_nomem(ctx->err, optimizing ? "simplify-globals-optimizing" : "simplify-globals");
   }
   for (size_t i = 0; i < m->exports.n; i++)
@@ -148,12 +148,12 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
     uint32_t n = tl_pipeline(2, 0, names, 64);
     st = tl_run_func_passes_on(ctx, names, n, touched);
   }
-  free(c.sets);
-  free(c.gets);
-  free(c.exported);
-  free(fold);
-  free(unread);
-  free(touched);
+  tl_free(c.sets);
+  tl_free(c.gets);
+  tl_free(c.exported);
+  tl_free(fold);
+  tl_free(unread);
+  tl_free(touched);
   return st;
 }
 

@@ -579,7 +579,7 @@ static bool rec_all(br_ctx *b, tl_func *f) {
       uint32_t ncap = 2 * (n + e->nkid);
       tl_expr ***p = tl_scratch_realloc(st, ncap, sizeof *st);
       if (!p) {
-        free(st);
+        tl_free(st);
         return false;
       }
       st = p, cap = ncap;
@@ -593,7 +593,7 @@ static bool rec_all(br_ctx *b, tl_func *f) {
       else if (k && k->op == TL_OP_BR) b->nbr[k->imm.label]++;
     }
   }
-  free(st);
+  tl_free(st);
   return true;
 }
 
@@ -621,7 +621,7 @@ static bool block_returns(sl_ctx *c) {
   }
   if (c->changed) tl_func_refinalize(c->m, f);
   c->changed |= before;
-  free(per);
+  tl_free(per);
   tl_vec_free(&b.recs), tl_vec_free(&b.cands);
   return ok;
 }
@@ -702,7 +702,7 @@ static bool count_uses(sl_ctx *c) {
       uint32_t ncap = 2 * (n + e->nkid);
       tl_expr **p = tl_scratch_realloc(st, ncap, sizeof *st);
       if (!p) {
-        free(st);
+        tl_free(st);
         return false;
       }
       st = p, cap = ncap;
@@ -714,7 +714,7 @@ static bool count_uses(sl_ctx *c) {
       if (k->nkid) st[n++] = k;
     }
   }
-  free(st);
+  tl_free(st);
   return true;
 }
 
@@ -726,7 +726,7 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
   /* Counted once: the rounds keep nget up to date, and branches are never
    * added or removed (only given values), so the label counts hold too. */
   if (!c.nget || (structure && !c.nbr) || !count_uses(&c)) {
-    free(c.nget), free(c.nbr);
+    tl_free(c.nget), tl_free(c.nbr);
     return tl_nomem(ctx->err, "simplify-locals");
   }
   bool oom = false;
@@ -746,7 +746,7 @@ static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure
     tl_walk_post_only(ctx->m, f, &f->body, unif1_visit, &c, TL_F_WRITES_LOCAL);
     if (c.retype) tl_func_refinalize(ctx->m, f);
   }
-  free(c.nget), free(c.nbr);
+  tl_free(c.nget), tl_free(c.nbr);
   tl_vec_free(&c.reads), tl_vec_free(&c.writes), tl_vec_free(&c.stack);
   return oom ? tl_nomem(ctx->err, "simplify-locals") : TL_OK;
 }

@@ -87,12 +87,12 @@ tl_status tl_pass_ssa_nomerge(tl_pass_ctx *ctx, tl_func *f) {
   ssa_ctx c = {ctx->m, f, tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
                tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), f->nlocal, {0}, {0}, 0, false};
   if (!c.nget || !c.nset) {
-    free(c.nget), free(c.nset);
+    tl_free(c.nget), tl_free(c.nset);
     return tl_nomem(ctx->err, "ssa-nomerge");
   }
   tl_walk_post_only(ctx->m, f, &f->body, count_visit, &c, TL_F_READS_LOCAL | TL_F_WRITES_LOCAL);
   tl_walk_post(ctx->m, f, &f->body, visit, &c);
-  free(c.nget), free(c.nset);
+  tl_free(c.nget), tl_free(c.nset);
   tl_vec_free(&c.st), tl_vec_free(&c.owned);
   return TL_OK;
 }

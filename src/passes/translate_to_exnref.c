@@ -212,11 +212,11 @@ static void translate(tl_walk *w, tl_expr **slot) {
 
 static tl_status translate_func(tl_module *m, tl_func *f) {
   xctx c = {f->nlabel, NULL, NULL, NULL};
-  c.d_in = malloc(sizeof *c.d_in * (c.n + 1));
-  c.d_out = malloc(sizeof *c.d_out * (c.n + 1));
-  c.exn = malloc(sizeof *c.exn * (c.n + 1));
+  c.d_in = tl_malloc(sizeof *c.d_in * (c.n + 1));
+  c.d_out = tl_malloc(sizeof *c.d_out * (c.n + 1));
+  c.exn = tl_malloc(sizeof *c.exn * (c.n + 1));
   if (!c.d_in || !c.d_out || !c.exn) {
-    free(c.d_in); free(c.d_out); free(c.exn);
+    tl_free(c.d_in); tl_free(c.d_out); tl_free(c.exn);
     return TL_E_NOMEM;
   }
   for (uint32_t i = 0; i <= c.n; i++) c.d_in[i] = c.d_out[i] = TL_NO_LABEL, c.exn[i] = TL_NO_INDEX;
@@ -235,7 +235,7 @@ static tl_status translate_func(tl_module *m, tl_func *f) {
   w2.post = translate;
   tl_walk_run(&w2, &f->body);
   if (!body_has_0 && c.n && c.d_out[0] != TL_NO_LABEL) f->body = wrap_rethrow_point(m, f, f->body, f->body->type, c.d_out[0]);
-  free(c.d_in); free(c.d_out); free(c.exn);
+  tl_free(c.d_in); tl_free(c.d_out); tl_free(c.exn);
   tl_func_refinalize(m, f);
 #ifdef EHDBG
   { tl_expr *st[256]; uint32_t d[256]; uint32_t n = 0; st[n] = f->body; d[n++] = 0;

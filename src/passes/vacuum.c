@@ -319,9 +319,9 @@ tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
                tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
                tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type)), false};
   if (!c.count || !c.live || !c.bt) {
-    free(c.count);
-    free(c.live);
-    free(c.bt);
+    tl_free(c.count);
+    tl_free(c.live);
+    tl_free(c.bt);
     return tl_nomem(ctx->err, "vacuum");
   }
   for (uint32_t i = 0; i <= f->nlabel; i++) c.bt[i] = TL_UNREACHABLE;
@@ -330,8 +330,8 @@ tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
    * unreachable: branches there (br_table 0 (unreachable arm)) no longer
    * count for their targets' types, which the counts above still include. */
   if (c.refinalize) tl_func_refinalize(ctx->m, f);
-  free(c.count);
-  free(c.live);
-  free(c.bt);
+  tl_free(c.count);
+  tl_free(c.live);
+  tl_free(c.bt);
   return TL_OK;
 }

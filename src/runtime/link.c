@@ -29,18 +29,18 @@ static bool name_is(const char *p, uint32_t plen, const char *q, size_t qn) {
   return plen == qn && (!qn || !memcmp(p, q, qn));
 }
 
-tl_linker *tl_linker_new(void) { return calloc(1, sizeof(tl_linker)); }
+tl_linker *tl_linker_new(void) { return tl_calloc(1, sizeof(tl_linker)); }
 
 void tl_linker_free(tl_linker *l) {
   if (!l) return;
   for (size_t i = 0; i < l->defs.n; i++) {
-    free(TL_VEC_AT(&l->defs, lnk_entry, i).module);
-    free(TL_VEC_AT(&l->defs, lnk_entry, i).name);
+    tl_free(TL_VEC_AT(&l->defs, lnk_entry, i).module);
+    tl_free(TL_VEC_AT(&l->defs, lnk_entry, i).name);
   }
-  for (size_t i = 0; i < l->fallbacks.n; i++) free(TL_VEC_AT(&l->fallbacks, lnk_fallback, i).module);
+  for (size_t i = 0; i < l->fallbacks.n; i++) tl_free(TL_VEC_AT(&l->fallbacks, lnk_fallback, i).module);
   tl_vec_free(&l->defs);
   tl_vec_free(&l->fallbacks);
-  free(l);
+  tl_free(l);
 }
 
 void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, const char *name,
@@ -48,12 +48,18 @@ void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, con
   lnk_entry e = {dup_n(module, module_len), dup_n(name, name_len), (uint32_t)module_len,
                  (uint32_t)name_len, x};
   if (!e.module || !e.name) {
-    free(e.module);
-    free(e.name);
+    tl_free(e.module);
+    tl_free(e.name);
     l->oom = true;
     return;
   }
-  TL_VEC_PUSH(&l->defs, lnk_entry, e);
+  if (!tl_vec_try_grow(&l->defs, sizeof e, l->defs.n + 1)) {
+    tl_free(e.module);
+    tl_free(e.name);
+    l->oom = true;
+    return;
+  }
+  TL_VEC_AT(&l->defs, lnk_entry, l->defs.n++) = e;
 }
 
 void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x) {
@@ -80,11 +86,12 @@ void tl_linker_define_instance(tl_linker *l, const char *module, tl_instance *in
 
 void tl_linker_define_fallback(tl_linker *l, const char *module, tl_host_fn fn, void *user) {
   lnk_fallback f = {dup_n(module, strlen(module)), (uint32_t)strlen(module), fn, user};
-  if (!f.module) {
+  if (!f.module || !tl_vec_try_grow(&l->fallbacks, sizeof f, l->fallbacks.n + 1)) {
+    tl_free(f.module);
     l->oom = true;
     return;
   }
-  TL_VEC_PUSH(&l->fallbacks, lnk_fallback, f);
+  TL_VEC_AT(&l->fallbacks, lnk_fallback, l->fallbacks.n++) = f;
 }
 
 static bool lookup(tl_linker *l, const tl_importname *imp, tl_extern *out) {
@@ -141,6 +148,7 @@ static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
     if (!fb) return link_fail(err, &f->imp, "unknown import");
     inst->funcs[i] = tl_store_func_new(inst->s, sig->types, sig->np, sig->types + sig->np, sig->nr, fb->fn,
                                fb->user);
+    if (!inst->funcs[i]) return tl_nomem(err, "instantiate");
   }
   return TL_OK;
 }
@@ -191,7 +199,7 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
 }
 
 /* Constant expressions: a post-order walk with a value stack. */
-typedef struct { tl_instance *inst; tl_vec st; bool bad; } cexpr;
+typedef struct { tl_instance *inst; tl_vec st; bool bad, oom; } cexpr;
 
 static void cexpr_visit(tl_walk *w, tl_expr **slot) {
   cexpr *c = w->ctx;
@@ -224,16 +232,21 @@ static void cexpr_visit(tl_walk *w, tl_expr **slot) {
   }
   default: c->bad = true; return;
   }
-  TL_VEC_PUSH(&c->st, tl_v, v);
+  if (!tl_vec_try_grow(&c->st, sizeof v, c->st.n + 1)) {
+    c->bad = c->oom = true;
+    return;
+  }
+  TL_VEC_AT(&c->st, tl_v, c->st.n++) = v;
 }
 
 static tl_status eval_const(tl_instance *inst, tl_expr *e, tl_v *out, tl_error *err) {
-  cexpr c = {inst, {0}, false};
+  cexpr c = {inst, {0}, false, false};
   tl_expr *root = e;
   tl_walk_post(inst->m, NULL, &root, cexpr_visit, &c);
   bool ok = !c.bad && c.st.n == 1;
   if (ok) *out = TL_VEC_AT(&c.st, tl_v, 0);
   tl_vec_free(&c.st);
+  if (c.oom) return tl_nomem(err, "instantiate");
   if (!ok) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "unsupported constant expression");
   return TL_OK;
 }
@@ -348,17 +361,35 @@ tl_instance *tl_instance_new(tl_store *s, tl_module *m) {
   return inst;
 }
 
+/* Linking allocates from the store's arena: out of memory there is a
+ * longjmp back here (s->arena.oom, set for the linking only: the start
+ * function runs host code). What was allocated stays the store's. */
+static tl_instance *link_instance(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
+  jmp_buf jb;
+  tl_instance *volatile inst = NULL;
+  s->arena.oom = &jb;
+  if (setjmp(jb)) {
+    s->arena.oom = NULL;
+    tl_nomem(err, "instantiate");
+    return NULL;
+  }
+  inst = tl_instance_new(s, m);
+  tl_status st;
+  if ((st = link_funcs(inst, l, err)) || (st = link_tables_mems(inst, l, err)) ||
+      (st = link_globals(inst, l, err)) || (st = link_tags(inst, l, err)) ||
+      (st = init_segments(inst, err)))
+    inst = NULL;
+  s->arena.oom = NULL;
+  return inst;
+}
+
 tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
   if (!tl_interp_stacks_ready(s) || (l && l->oom)) {
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
     return NULL;
   }
-  tl_instance *inst = tl_instance_new(s, m);
-  tl_status st;
-  if ((st = link_funcs(inst, l, err)) || (st = link_tables_mems(inst, l, err)) ||
-      (st = link_globals(inst, l, err)) || (st = link_tags(inst, l, err)) ||
-      (st = init_segments(inst, err)))
-    return NULL;
+  tl_instance *inst = link_instance(s, m, l, err);
+  if (!inst) return NULL;
   if (m->has_start) {
     tl_funcinst *f = inst->funcs[m->start];
     tl_v dummy[1];

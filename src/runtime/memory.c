@@ -59,7 +59,7 @@ uint32_t tl_table_grow(tl_tableinst *t, void *init, uint32_t delta) {
   if (nn > t->cap) {
     uint64_t cap = (uint64_t)t->cap * 2 > nn ? (uint64_t)t->cap * 2 : nn;
     if (cap > 10000000) cap = nn;
-    void **e = realloc(t->e, cap * sizeof *e);
+    void **e = tl_realloc(t->e, cap * sizeof *e);
     if (!e) return UINT32_MAX;
     t->e = e;
     t->cap = (uint32_t)cap;

@@ -117,6 +117,7 @@ struct tl_store {
   int engine;               /* TL_ENGINE_* */
   tl_exn *exn;              /* the exception of the last TL_E_EXCEPTION */
   void *jit;                /* the JIT's per-store state (src/jit) */
+  tl_oom_guard guard;       /* made under a scope: freed if its call fails */
 };
 
 struct tl_host_call {

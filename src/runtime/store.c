@@ -8,25 +8,29 @@
 #include <stdlib.h>
 
 /* ------------------------------------------------------------------ store */
+static void store_teardown(void *s) { tl_store_free(s); }
+
 tl_store *tl_store_new(void) {
-  tl_store *s = calloc(1, sizeof *s);
+  tl_store *s = tl_calloc(1, sizeof *s);
   if (!s) return NULL;
   tl_arena_init(&s->arena);
   s->max_depth = 10000;
+  tl_oom_guard_add(&s->guard, store_teardown, s);
   return s;
 }
 
 void tl_store_free(tl_store *s) {
   if (!s) return;
+  tl_oom_guard_remove(&s->guard);
   tl_jit_store_free(s);
   for (size_t i = 0; i < s->mems.n; i++) tl_mem_free(TL_VEC_AT(&s->mems, tl_meminst *, i));
-  for (size_t i = 0; i < s->tables.n; i++) free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
+  for (size_t i = 0; i < s->tables.n; i++) tl_free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
   tl_vec_free(&s->mems);
   tl_vec_free(&s->tables);
-  free(s->stack);
-  free(s->frames);
+  tl_free(s->stack);
+  tl_free(s->frames);
   tl_arena_free(&s->arena);
-  free(s);
+  tl_free(s);
 }
 
 void tl_store_set_fuel(tl_store *s, uint64_t fuel) { s->fuel = fuel; }
@@ -35,13 +39,22 @@ void tl_store_set_engine(tl_store *s, int engine) { s->engine = engine; }
 
 void tl_store_set_max_depth(tl_store *s, uint32_t frames) {
   s->max_depth = frames ? frames : 1;
-  free(s->frames);
+  tl_free(s->frames);
   s->frames = NULL;
 }
 
 
+/* n zeroed bytes of the store's arena; NULL when out of memory. */
+static void *store_zalloc(tl_store *s, size_t n, size_t align) {
+  void *p = tl_arena_try_alloc(&s->arena, n, align);
+  if (p) memset(p, 0, n);
+  return p;
+}
+#define STORE_NEW(s, T) ((T *)store_zalloc((s), sizeof(T), _Alignof(T)))
+
 static uint32_t *copy_types(tl_store *s, const uint32_t *p, uint32_t np, const uint32_t *r, uint32_t nr) {
-  uint32_t *t = TL_NEWN(&s->arena, uint32_t, np + nr + 1);
+  uint32_t *t = store_zalloc(s, (np + nr + 1) * sizeof *t, _Alignof(uint32_t));
+  if (!t) return NULL;
   if (np) memcpy(t, p, np * sizeof *t);
   if (nr) memcpy(t + np, r, nr * sizeof *t);
   return t;
@@ -49,10 +62,12 @@ static uint32_t *copy_types(tl_store *s, const uint32_t *p, uint32_t np, const u
 
 tl_funcinst *tl_store_func_new(tl_store *s, const uint32_t *params, uint32_t np, const uint32_t *results,
                                uint32_t nr, tl_host_fn fn, void *user) {
-  tl_funcinst *f = TL_NEW(&s->arena, tl_funcinst);
+  tl_funcinst *f = STORE_NEW(s, tl_funcinst);
+  uint32_t *types = f ? copy_types(s, params, np, results, nr) : NULL;
+  if (!types) return NULL;
   f->np = np;
   f->nr = nr;
-  f->types = copy_types(s, params, np, results, nr);
+  f->types = types;
   f->host = fn;
   f->user = user;
   return f;
@@ -64,7 +79,8 @@ tl_extern tl_host_func_new(tl_store *s, const uint32_t *params, uint32_t np, con
 }
 
 tl_extern tl_host_global_new(tl_store *s, tl_value v, bool mut) {
-  tl_globalinst *g = TL_NEW(&s->arena, tl_globalinst);
+  tl_globalinst *g = STORE_NEW(s, tl_globalinst);
+  if (!g) return (tl_extern){TL_EXTERNKIND_GLOBAL, NULL};
   g->type = v.type;
   g->mut = mut;
   memcpy(&g->v, &v.of, sizeof v.of);
@@ -72,41 +88,55 @@ tl_extern tl_host_global_new(tl_store *s, tl_value v, bool mut) {
 }
 
 tl_tableinst *tl_store_table_new(tl_store *s, tl_type elem, uint64_t min, uint64_t max, bool has_max) {
-  tl_tableinst *t = TL_NEW(&s->arena, tl_tableinst);
+  tl_tableinst *t = STORE_NEW(s, tl_tableinst);
+  if (!t) return NULL;
   t->elem = elem;
   t->has_max = has_max;
   t->max = has_max && max < UINT32_MAX ? (uint32_t)max : UINT32_MAX;
   if (min > 10000000) return NULL;
   t->n = (uint32_t)min;
   t->cap = min ? (uint32_t)min : 1;
-  t->e = calloc(t->cap, sizeof *t->e);
-  if (!t->e) return NULL;
-  TL_VEC_PUSH(&s->tables, tl_tableinst *, t);
+  t->e = tl_calloc(t->cap, sizeof *t->e);
+  if (!t->e || !tl_vec_try_grow(&s->tables, sizeof t, s->tables.n + 1)) {
+    tl_free(t->e);
+    return NULL;
+  }
+  TL_VEC_AT(&s->tables, tl_tableinst *, s->tables.n++) = t;
   return t;
+}
+
+/* mm into the store's list (NULL, mm unmapped, when out of memory). */
+static tl_meminst *keep_mem(tl_store *s, tl_meminst *mm) {
+  if (!tl_vec_try_grow(&s->mems, sizeof mm, s->mems.n + 1)) {
+    tl_mem_free(mm);
+    return NULL;
+  }
+  TL_VEC_AT(&s->mems, tl_meminst *, s->mems.n++) = mm;
+  return mm;
 }
 
 /* A 64-bit memory: limits up to 2^48 pages; what its reservation cannot
  * hold fails (NULL at creation, -1 from memory.grow). */
 tl_meminst *tl_store_mem64_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared) {
-  tl_meminst *mm = TL_NEW(&s->arena, tl_meminst);
+  tl_meminst *mm = STORE_NEW(s, tl_meminst);
+  if (!mm) return NULL;
   mm->has_max = has_max;
   mm->max = has_max ? max : 1ull << 48;
   mm->shared = shared;
   mm->is64 = true;
   if (min > (TL_MEM_RESERVE / TL_PAGE) || !tl_mem_init(mm, min)) return NULL;
-  TL_VEC_PUSH(&s->mems, tl_meminst *, mm);
-  return mm;
+  return keep_mem(s, mm);
 }
 
 tl_meminst *tl_store_mem_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared) {
-  tl_meminst *mm = TL_NEW(&s->arena, tl_meminst);
+  tl_meminst *mm = STORE_NEW(s, tl_meminst);
+  if (!mm) return NULL;
   mm->has_max = has_max;
   mm->max = has_max && max < 65536 ? max : 65536;
   mm->shared = shared;
   if (min > 65536) return NULL;
   if (!tl_mem_init(mm, min)) return NULL;
-  TL_VEC_PUSH(&s->mems, tl_meminst *, mm);
-  return mm;
+  return keep_mem(s, mm);
 }
 
 tl_extern tl_host_table_new(tl_store *s, uint32_t elem, uint32_t min, uint32_t max, bool has_max) {
@@ -185,7 +215,7 @@ tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t
     }
     if (nres) *nres = f->nr;
   }
-  free(buf);
+  tl_free(buf);
   return st;
 }
 
@@ -209,7 +239,7 @@ tl_status tl_invoke_n(tl_instance *inst, const char *name, size_t name_len, cons
 /* A new exception of tag t carrying the n slots at vals; NULL when out of memory. */
 tl_exn *tl_exn_new(tl_store *s, const tl_taginst *t, const tl_v *vals) {
   uint32_t n = t->sig->np;
-  tl_exn *x = tl_arena_alloc(&s->arena, sizeof *x + n * sizeof(tl_v), _Alignof(tl_exn));
+  tl_exn *x = tl_arena_try_alloc(&s->arena, sizeof *x + n * sizeof(tl_v), _Alignof(tl_exn));
   if (!x) return NULL;
   x->tag = t;
   x->n = n;

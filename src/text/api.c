@@ -3,26 +3,43 @@
  * text carry line and column; errors the reader finds in the bytes made
  * from the text keep their message and function index, without offset. */
 #include "text.h"
+#include "../wasm-io/wasmio.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_options *opt,
-                                tl_error *err) {
+typedef struct {
+  const char *text;
+  size_t size;
+  const tl_read_options *opt;
+  tl_module *m;
+} parse_call;
+
+static tl_status parse_in_scope(void *c, tl_error *err) {
+  parse_call *p = c;
   tl_toks t;
   uint8_t *bin = NULL;
   size_t n = 0, pos = 0;
-  if (tl_text_lex(text, size, &t, err)) return NULL;
-  tl_status st = tl_text_module(&t, &pos, true, &bin, &n, err);
+  tl_status st = tl_text_lex(p->text, p->size, &t, err);
+  if (st) return st;
+  st = tl_text_module(&t, &pos, true, &bin, &n, err);
   tl_toks_free(&t);
-  if (st) return NULL;
-  tl_module *m = tl_module_read(bin, n, opt, err);
-  free(bin);
-  if (!m && err) {
+  if (st) return st;
+  st = tl_read(bin, n, p->opt, &p->m, err);
+  tl_free(bin);
+  if (st && err) {
     err->offset = TL_NO_OFFSET;
     err->line = err->col = 0;
   }
-  return m;
+  return st;
+}
+
+/* In an out-of-memory scope (oom.c), as tl_module_read. */
+tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_options *opt,
+                                tl_error *err) {
+  parse_call p = {text, size, opt, NULL};
+  if (tl_oom_run(NULL, parse_in_scope, &p, err, "text") != TL_OK) return NULL;
+  return p.m;
 }
 
 bool tl_is_binary(const uint8_t *bytes, size_t size) {

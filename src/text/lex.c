@@ -211,12 +211,12 @@ static tl_status id_token(lx *l) {
     size_t q = l->i;
     TRY(string(l));
     size_t raw = l->i - q;
-    char *d = malloc(raw + 1);
+    char *d = tl_malloc(raw + 1);
     if (!d) return tl_nomem(l->err, "id");
     size_t n = tl_text_unescape(l->s + q, raw, (uint8_t *)d), n0 = l->owned->n;
     TL_VEC_PUSH(l->owned, char *, d);
     if (l->owned->n == n0) {
-      free(d);
+      tl_free(d);
       return tl_nomem(l->err, "id");
     }
     if (!n) return lfail(l, start, "empty identifier");
@@ -267,11 +267,11 @@ static tl_status token(lx *l) {
     if (l->s[l->i] == '"') { /* a name: not empty, valid UTF-8 */
       size_t q = l->i;
       TRY(string(l));
-      uint8_t *d = malloc(l->i - q);
+      uint8_t *d = tl_malloc(l->i - q);
       if (!d) return tl_nomem(l->err, "annotation");
       size_t dn = tl_text_unescape(l->s + q, l->i - q, d);
       bool ok = utf8_ok(d, dn);
-      free(d);
+      tl_free(d);
       if (!dn) return lfail(l, q - 2, "empty annotation id");
       if (!ok) return lfail(l, q, "malformed UTF-8 encoding in annotation id");
       return TL_OK;
@@ -321,9 +321,9 @@ tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err) {
 }
 
 void tl_toks_free(tl_toks *t) {
-  for (size_t i = 0; i < t->owned.n; i++) free(TL_VEC_AT(&t->owned, char *, i));
+  for (size_t i = 0; i < t->owned.n; i++) tl_free(TL_VEC_AT(&t->owned, char *, i));
   tl_vec_free(&t->owned);
-  free(t->t);
+  tl_free(t->t);
   t->t = NULL;
   t->ntok = 0;
 }
@@ -426,7 +426,7 @@ static bool float_lit(const char *s, size_t len, char *buf, size_t cap, int *kin
 /* float_lit into a buffer of len + 1 bytes (on the stack when small). */
 static bool float_parse(const char *s, size_t len, char *small, size_t cap, char **buf, int *kind,
                         bool *neg, uint64_t *pl) {
-  *buf = len < cap ? small : malloc(len + 1);
+  *buf = len < cap ? small : tl_malloc(len + 1);
   return *buf && float_lit(s, len, *buf, len + 1, kind, neg, pl);
 }
 
@@ -437,7 +437,7 @@ bool tl_text_f32(const char *s, size_t len, uint32_t *out) {
   uint64_t pl = 0;
   bool ok = float_parse(s, len, small, sizeof small, &buf, &kind, &neg, &pl);
   if (!ok || kind) {
-    if (buf != small) free(buf);
+    if (buf != small) tl_free(buf);
     if (!ok) return false;
   }
   uint32_t sign = neg ? 0x80000000u : 0;
@@ -449,7 +449,7 @@ bool tl_text_f32(const char *s, size_t len, uint32_t *out) {
     return true;
   }
   float f = strtof(buf, NULL);
-  if (buf != small) free(buf);
+  if (buf != small) tl_free(buf);
   if (isinf(f)) return false;
   memcpy(out, &f, 4);
   return true;
@@ -462,7 +462,7 @@ bool tl_text_f64(const char *s, size_t len, uint64_t *out) {
   uint64_t pl = 0;
   bool ok = float_parse(s, len, small, sizeof small, &buf, &kind, &neg, &pl);
   if (!ok || kind) {
-    if (buf != small) free(buf);
+    if (buf != small) tl_free(buf);
     if (!ok) return false;
   }
   uint64_t sign = neg ? 0x8000000000000000ull : 0;
@@ -474,7 +474,7 @@ bool tl_text_f64(const char *s, size_t len, uint64_t *out) {
     return true;
   }
   double d = strtod(buf, NULL);
-  if (buf != small) free(buf);
+  if (buf != small) tl_free(buf);
   if (isinf(d)) return false;
   memcpy(out, &d, 8);
   return true;

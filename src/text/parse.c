@@ -22,7 +22,7 @@ static bool grow(buf *b, size_t need) {
   if (b->n + need <= b->cap) return true;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->n + need) cap *= 2;
-  uint8_t *p = realloc(b->p, cap);
+  uint8_t *p = tl_realloc(b->p, cap);
   if (!p) { b->bad = true; return false; }
   b->p = p;
   b->cap = cap;
@@ -52,7 +52,7 @@ static void put_buf(buf *b, buf *src) {
   if (src->bad) b->bad = true;
   putn(b, src->p, src->n);
 }
-static void bfree(buf *b) { free(b->p); memset(b, 0, sizeof *b); }
+static void bfree(buf *b) { tl_free(b->p); memset(b, 0, sizeof *b); }
 
 /* ------------------------------------------------------------ name maps */
 typedef struct { const char *s; uint32_t len, val; } hent;
@@ -79,11 +79,11 @@ static bool hget(const hmap *m, const char *s, uint32_t len, uint32_t *out) {
 /* Adds s -> val; false when out of memory. Caller checks duplicates. */
 static bool hput(hmap *m, const char *s, uint32_t len, uint32_t val) {
   if ((m->n + 1) * 2 > m->cap) {
-    hmap b = {calloc(m->cap ? m->cap * 2 : 16, sizeof(hent)), m->cap ? m->cap * 2 : 16, 0};
+    hmap b = {tl_calloc(m->cap ? m->cap * 2 : 16, sizeof(hent)), m->cap ? m->cap * 2 : 16, 0};
     if (!b.e) return false;
     for (uint32_t i = 0; i < m->cap; i++)
       if (m->e[i].s) *hslot(&b, m->e[i].s, m->e[i].len) = m->e[i], b.n++;
-    free(m->e);
+    tl_free(m->e);
     *m = b;
   }
   hent *e = hslot(m, s, len);
@@ -384,9 +384,9 @@ static tl_status type_add(P *p, uint32_t np, uint32_t nr, uint32_t *out) {
   if (p->types.n == n0 || p->tb.bad) return tl_nomem(p->err, "types");
   *out = (uint32_t)n0;
   if (p->types.n * 2 > p->tcap) {
-    free(p->tslot);
+    tl_free(p->tslot);
     p->tcap = p->tcap ? p->tcap * 2 : 64;
-    p->tslot = calloc(p->tcap, sizeof *p->tslot);
+    p->tslot = tl_calloc(p->tcap, sizeof *p->tslot);
     if (!p->tslot) return p->tcap = 0, tl_nomem(p->err, "types");
     for (uint32_t i = 0; i < p->types.n; i++) type_hash_add(p, i);
   } else type_hash_add(p, *out);
@@ -451,7 +451,7 @@ static tl_status blocktype(P *p, buf *o) {
 /* --------------------------------------------------------- instructions */
 static void ops_init(P *p) {
   p->opcap = 2048;
-  p->ops = calloc(p->opcap, sizeof *p->ops);
+  p->ops = tl_calloc(p->opcap, sizeof *p->ops);
   if (!p->ops) return;
   for (int op = 0; op < TL_NOPS; op++) {
     const tl_opinfo *o = &tl_ops[op];
@@ -1190,8 +1190,9 @@ static tl_status locals(P *p) {
       tl_status st = valtype(p, &b);
       lty l = {{0}, 0};
       if (st || b.bad || b.n > sizeof l.b) {
+        bool oom = b.bad;
         bfree(&b);
-        return st ? st : FAIL("bad local type");
+        return st ? st : oom ? tl_nomem(p->err, "locals") : FAIL("bad local type");
       }
       memcpy(l.b, b.p, b.n);
       l.n = (uint8_t)b.n;
@@ -1634,7 +1635,7 @@ static void assemble(P *p, buf *out) {
 }
 
 static void p_free(P *p) {
-  for (int s = 0; s < NSP; s++) free(p->names[s].e);
+  for (int s = 0; s < NSP; s++) tl_free(p->names[s].e);
   for (int s = 0; s < NSEC; s++) bfree(&p->sec[s]);
   bfree(&p->tb), bfree(&p->body), bfree(&p->pend), bfree(&p->sp), bfree(&p->sr), bfree(&p->scratch);
   tl_vec_free(&p->types);
@@ -1642,9 +1643,9 @@ static void p_free(P *p) {
   tl_vec_free(&p->frames);
   tl_vec_free(&p->pnames);
   tl_vec_free(&p->ltypes);
-  free(p->locals.e);
-  free(p->tslot);
-  free(p->ops);
+  tl_free(p->locals.e);
+  tl_free(p->tslot);
+  tl_free(p->ops);
 }
 
 tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
@@ -1691,7 +1692,7 @@ tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **ou
       *size = o.n;
       p.i = end + (end < t->ntok - 1);
       if (whole && cur(&p)->kind != TK_EOF) {
-        free(o.p);
+        tl_free(o.p);
         *out = NULL;
         st = unexpected(&p);
       }

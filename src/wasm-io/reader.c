@@ -602,12 +602,12 @@ static tl_status rd_exports(rctx *c, rd *r) {
   uint32_t n;
   const uint8_t *start = r->p;
   TRY(rd_count(r, &n, 3, "export"));
-  rawname *raw = malloc((n + 1) * sizeof *raw);
+  rawname *raw = tl_malloc((n + 1) * sizeof *raw);
   if (!raw) return rd_fail(r, TL_E_NOMEM, "out of memory");
   tl_status s = TL_OK;
   for (uint32_t i = 0; i < n && !s; i++) s = rd_export(c, r, &raw[i]);
   if (!s) s = check_export_names(r, raw, n, start);
-  free(raw);
+  tl_free(raw);
   return s;
 }
 
@@ -883,7 +883,7 @@ static tl_features scan_customs(const uint8_t *p, size_t n, bool *label_names) {
 static void rctx_free(rctx *c) {
   code_scratch_free(c);
   tl_vec_free(&c->declared);
-  free(c);
+  tl_free(c);
 }
 
 static tl_status read_all(rctx *c, rd *r) {
@@ -916,9 +916,9 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   bool label_names;
   tl_features tf = scan_customs(bytes, size, &label_names);
   tl_module *m = tl_module_alloc();
-  rctx *c = calloc(1, sizeof *c);
+  rctx *c = tl_calloc(1, sizeof *c);
   if (!m || !c) {
-    free(c);
+    tl_free(c);
     tl_module_destroy(m);
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   }

@@ -808,7 +808,7 @@ static tl_status do_br_table(fctx *x) {
   TRY(rd_count(x->r, &n, 1, "br_table targets"));
   tl_brtable *bt = tl_brtable_new(m, n + 1); /* the default read into targets[n] */
   uint32_t *targets = bt->targets;
-  frame **fr = malloc((n + 1) * sizeof *fr);
+  frame **fr = tl_malloc((n + 1) * sizeof *fr);
   if (!fr) return fail(x, TL_E_NOMEM, "out of memory");
   tl_status s = TL_OK;
   for (uint32_t i = 0; i <= n && !s; i++) {
@@ -817,7 +817,7 @@ static tl_status do_br_table(fctx *x) {
   }
   tl_type lt = s ? TL_NONE : label_type(fr[n]);
   uint32_t ar = tl_type_arity(m, lt);
-  tl_type *types = calloc(ar + 1, sizeof *types);
+  tl_type *types = tl_calloc(ar + 1, sizeof *types);
   tl_expr *cond = NULL, *v = NULL;
   if (!types) s = fail(x, TL_E_NOMEM, "out of memory");
   if (!s) s = pop_want(x, TL_I32, &cond);
@@ -830,9 +830,9 @@ static tl_status do_br_table(fctx *x) {
         s = fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
     if (!s) targets[i] = fr[i]->kind == K_FUNC ? 0 : fr[i]->label;
   }
-  free(types);
+  tl_free(types);
   if (s) {
-    free(fr);
+    tl_free(fr);
     return s;
   }
   uint32_t ntramp = ar ? tramp_labels(x, fr, targets, n) : 0;
@@ -846,7 +846,7 @@ static tl_status do_br_table(fctx *x) {
   for (uint32_t i = 0; i <= n; i++)
     if (fr[i]->kind != K_LOOP || ar) note_branch(x, targets[i], e);
   if (ntramp) e = trampolines(x, fr, n, e);
-  free(fr);
+  tl_free(fr);
   push(x, e, TL_NONE);
   set_unreachable(x);
   return TL_OK;
@@ -1344,7 +1344,7 @@ typedef struct {
 static void par_free(rctx *c) {
   par *p = c->par;
   if (!p) return;
-  for (uint32_t i = 0; p->body && i < p->n; i++) free(p->body[i].own);
+  for (uint32_t i = 0; p->body && i < p->n; i++) tl_free(p->body[i].own);
   for (uint32_t k = 0; k < p->nw; k++) {
     rctx *wc = &p->w[k]->c;
     tl_vec_free(&wc->stack);
@@ -1352,13 +1352,13 @@ static void par_free(rctx *c) {
     tl_vec_free(&wc->labels);
     tl_vec_free(&wc->lmap);
     tl_vec_free(&wc->lmap_off);
-    free(p->w[k]);
+    tl_free(p->w[k]);
   }
-  free(p->w);
-  free(p->body);
-  free(p->order);
+  tl_free(p->w);
+  tl_free(p->body);
+  tl_free(p->order);
   pthread_mutex_destroy(&p->lock);
-  free(p);
+  tl_free(p);
   c->par = NULL;
 }
 
@@ -1468,7 +1468,7 @@ static void par_keep(rctx *c, par *p, uint32_t n) {
     if (pb->own) {
       tl_type *l = TL_NEWN(&m->arena, tl_type, f->local_cap);
       memcpy(l, pb->own, f->nlocal * sizeof *l);
-      free(pb->own);
+      tl_free(pb->own);
       pb->own = NULL;
       f->local = l;
     }

@@ -673,10 +673,10 @@ void wr_so_free(wr_so *x) {
   if (!x) return;
   tl_vec *v[] = {&x->ins, &x->targets, &x->open, &x->vals, &x->nulls, &x->bases, &x->work, &x->st, &x->cut};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
-  free(x->loc);
-  free(x->seen);
+  tl_free(x->loc);
+  tl_free(x->seen);
   tl_buf_free(&x->out);
-  free(x);
+  tl_free(x);
 }
 
 tl_status wr_stack_opt(wr *w, tl_buf *body) {

@@ -303,7 +303,7 @@ static bool local_names(wr *w, tl_buf *sub) {
       wr_u32(sub, base[l]);
       wr_name(sub, f->local_name[l]);
     }
-    free(base);
+    tl_free(base);
   }
   return true;
 }

@@ -69,7 +69,7 @@ tl_status wr_valtype(wr *w, tl_buf *b, tl_type t);
 tl_status wr_code_section(wr *w, tl_buf *out);
 tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what); /* expr + end */
 void wr_free(wr *w);
-uint32_t *wr_local_map(wr *w, uint32_t fi);  /* the map used for function fi; free() it */
+uint32_t *wr_local_map(wr *w, uint32_t fi);  /* the map used for function fi; tl_free() it */
 
 /* stackopt.c: optimizes the body of w->f as written (instructions through
  * the final end, no locals); leaves a body it cannot model as it is. */

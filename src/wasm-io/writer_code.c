@@ -537,7 +537,7 @@ static bool mark_cut(wr *w, tl_func *f) {
     }
   }
   tl_vec_free(&st);
-  free(live);
+  tl_free(live);
   if (w->cut.n) qsort(w->cut.p, w->cut.n, sizeof(tl_expr *), ptr_cmp);
   return true;
 }
@@ -754,9 +754,9 @@ static bool plan_elision(wr *w, tl_func *f, uint32_t fi) {
     memcpy(w->maps[fi], w->base, size);
   }
 done:
-  free(unused);
-  free(c.gets);
-  free(c.sets);
+  tl_free(unused);
+  tl_free(c.gets);
+  tl_free(c.sets);
   tl_vec_free(&c.lists);
   tl_vec_free(&c.catches);
   return ok;
@@ -1017,11 +1017,11 @@ static bool reset_func(wr *w, tl_func *f, uint32_t fi) {
   w->stypes.n = 0;
   w->elide_sets.n = w->elide_gets.n = w->cut.n = 0;
   memset(w->scratch, 0, sizeof w->scratch);
-  free(w->base);
+  tl_free(w->base);
   w->base = f ? tl_func_local_map(w->m, f) : NULL;
   uint32_t n = f ? f->nlabel : 0;
   if (n > w->npos) {
-    free(w->pos);
+    tl_free(w->pos);
     w->npos = 0;
     if (!(w->pos = tl_scratch_realloc(NULL, n, sizeof *w->pos))) return false;
   }
@@ -1171,7 +1171,7 @@ static tl_status flush_window(wr *w, par *p, uint32_t n, tl_buf *out) {
   for (uint32_t k = 0; k < n; k++) {
     uint32_t fi = p->base + k;
     if (!s && p->state[k] == P_SERIAL) {
-      free(w->maps[fi]);   /* the worker's plan */
+      tl_free(w->maps[fi]);   /* the worker's plan */
       w->maps[fi] = NULL;
       body.n = locals.n = 0;
       if (!(s = emit_func(w, fi, &body, &locals))) {
@@ -1210,9 +1210,9 @@ static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
     tl_run_parallel(&ctx, cnt, par_one, &p);
     s = flush_window(w, &p, cnt, out);
   }
-  free(p.out);
-  free(p.lnames);
-  free(p.state);
+  tl_free(p.out);
+  tl_free(p.lnames);
+  tl_free(p.state);
   for (uint32_t k = 0; k < NSCRATCH; k++) wr_so_free(p.so[k]);
   return s;
 }
@@ -1254,11 +1254,11 @@ void wr_free(wr *w) {
   tl_vec *v[] = {&w->extra,  &w->tcache, &w->lnames,     &w->stypes,
                  &w->labels, &w->frames, &w->elide_sets, &w->elide_gets, &w->cut};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
-  for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) free(w->maps[i]);
-  free(w->maps);
+  for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) tl_free(w->maps[i]);
+  tl_free(w->maps);
   w->maps = NULL;
-  free(w->base);
-  free(w->pos);
+  tl_free(w->base);
+  tl_free(w->pos);
   w->base = w->pos = NULL;
   wr_so_free(w->so);
   w->so = NULL;
