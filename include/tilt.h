@@ -731,6 +731,9 @@ tl_status tl_global_get(tl_extern g, tl_value *out);
 /* A linker maps (module, name) to externs. Later definitions win. */
 tl_linker *tl_linker_new(void);
 void tl_linker_free(tl_linker *l);
+/* An x whose object could not be made (ptr NULL: a tl_host_*_new that ran
+ * out of memory or was refused) makes tl_instantiate with l fail with
+ * TL_E_NOMEM. */
 void tl_linker_define(tl_linker *l, const char *module, const char *name, tl_extern x);
 /* The same with names of explicit byte length (wasm names may hold NULs). */
 void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, const char *name,

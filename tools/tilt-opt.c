@@ -128,7 +128,7 @@ static void help(void) {
   print_passes(0);
   printf("\ninterface passes (rename imports or exports; the host applies the map they print):\n");
   print_passes(1);
-  printf("\nfeature removal passes (replace instructions by traps):\n");
+  printf("\nfeature lowering passes (behaviour can change where the help says so):\n");
   print_passes(2);
 }
 

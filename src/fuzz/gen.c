@@ -909,7 +909,7 @@ void tl_fuzz_seed_bytes(uint64_t seed, uint8_t *out, size_t n) {
   }
 }
 
-tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_options *opt) {
+static tl_module *generate(const uint8_t *data, size_t size, const tl_fuzz_options *opt) {
   gen *g = tl_calloc(1, sizeof *g);
   tl_module *m = tl_module_create();
   if (!g || !m) {
@@ -1025,4 +1025,24 @@ tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_opti
   }
   tl_free(g);
   return m;
+}
+
+typedef struct {
+  const uint8_t *data;
+  size_t size;
+  const tl_fuzz_options *opt;
+  tl_module *m;
+} generate_call;
+
+static tl_status generate_in_scope(void *c, tl_error *err) {
+  generate_call *g = c;
+  g->m = generate(g->data, g->size, g->opt);
+  return g->m ? TL_OK : tl_nomem(err, "generate");
+}
+
+/* In an out-of-memory scope (oom.c): NULL when out of memory. */
+tl_module *tl_fuzz_generate(const uint8_t *data, size_t size, const tl_fuzz_options *opt) {
+  generate_call g = {data, size, opt, NULL};
+  tl_error err;
+  return tl_oom_run(NULL, generate_in_scope, &g, &err, "generate") == TL_OK ? g.m : NULL;
 }

@@ -1629,7 +1629,12 @@ static bool choose_locals(jc *c) {   /* false when out of memory */
         op == TL_OP_TRY_TABLE) {
       skip_imm(c, op);
       uint8_t l = op == TL_OP_LOOP ? 1 : op == TL_OP_TRY ? 2 : 0;   /* 2: a legacy try */
-      TL_VEC_PUSH(&loops, uint8_t, l);
+      if (!tl_vec_try_grow(&loops, 1, loops.n + 1)) {
+        tl_free(cnt);
+        tl_vec_free(&loops);
+        return false;
+      }
+      TL_VEC_AT(&loops, uint8_t, loops.n++) = l;
       depth += l == 1;
       tries += l == 2;
       if (tries > c->ntry) c->ntry = tries;

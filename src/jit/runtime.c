@@ -306,14 +306,27 @@ static void install_handler(void) {
   sigaction(SIGBUS, &sa, NULL);
 }
 
-/* Once per process: the entry trampoline, the lazy thunk, the fault handler. */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void init_process(void) {
-  trampoline_code = make_trampoline();
-  lazy_code = make_lazy_thunk();
-  const uint8_t *r = make_resume();
-  if (r) memcpy(&tl_jit_resume, &r, sizeof r);   /* data to function pointer */
-  install_handler();
+/* Once per process: the entry trampoline, the lazy thunk, the fault
+ * handler; what could not be made (out of memory) is tried again by the
+ * next instance. Made once, they never change: readers after a call here
+ * need no lock. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool init_process(void) {
+  static bool handler_installed;
+  pthread_mutex_lock(&init_lock);
+  if (!trampoline_code) trampoline_code = make_trampoline();
+  if (!lazy_code) lazy_code = make_lazy_thunk();
+  if (!tl_jit_resume) {
+    const uint8_t *r = make_resume();
+    if (r) memcpy(&tl_jit_resume, &r, sizeof r);   /* data to function pointer */
+  }
+  if (!handler_installed) {
+    install_handler();
+    handler_installed = true;
+  }
+  bool ok = trampoline_code && lazy_code && tl_jit_resume;
+  pthread_mutex_unlock(&init_lock);
+  return ok;
 }
 
 /* The instance's JIT state: fn[] all at the lazy thunk, nothing compiled. */
@@ -321,15 +334,13 @@ static tl_status jit_instance(tl_instance *inst, jctx **out, tl_error *err) {
   if (inst->jit) { *out = inst->jit; return TL_OK; }
   jstore *js = jit_store(inst->s);
   if (!js) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
-  pthread_once(&once, init_process);
-  if (!trampoline_code || !lazy_code || !tl_jit_resume)
-    return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+  if (!init_process()) return tl_nomem(err, "JIT: cannot map code");
   size_t nf = inst->m->funcs.n;
   if (nf > ((size_t)1 << 26))
     return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many functions for the JIT");
   for (uint32_t i = 0; i < inst->m->memories.n; i++)
     if (!adopt(js, inst->mems[i]))
-      return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot reserve linear memory");
+      return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory (cannot reserve linear memory)");
   jctx *c = tl_calloc(1, sizeof *c + (nf + 1) * sizeof(void *));
   if (!c) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   for (size_t i = 0; i < nf; i++) c->fn[i] = (void *)(uintptr_t)lazy_code;
@@ -370,7 +381,7 @@ static tl_status compile_all(jctx *c, int threads, tl_error *err) {
   clock_gettime(CLOCK_MONOTONIC, &w1);
   uint8_t *code = NULL;
   if (!st && !(code = map_code(c->js, b.p ? b.p : (const uint8_t *)"\xc3", b.p ? b.n : 1)))
-    st = tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+    st = tl_nomem(err, "JIT: cannot map code");
   const char *dump = getenv("TILT_JIT_DUMP");      /* debugging: raw code, objdump -b binary */
   FILE *df = !st && dump ? fopen(dump, "wb") : NULL;
   if (df) {
@@ -451,7 +462,7 @@ static void *entry_of(jctx *c, uint32_t fi, tl_error *err) {
   }
   if (!x || !code_seal(c->js, rw, n)) {
     tl_free(eh);
-    tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "cannot map code");
+    tl_nomem(err, "JIT: cannot map code");
     return NULL;
   }
   if (eh && !tl_jit_eh_register(c->js, x, eh)) {

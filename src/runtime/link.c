@@ -4,6 +4,7 @@
  * with bounds checks, running the start function, and exports. */
 #include "runtime.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
 /* Linker names are byte strings of explicit length (may hold NULs), copied
@@ -43,8 +44,14 @@ void tl_linker_free(tl_linker *l) {
   tl_free(l);
 }
 
+/* x.ptr NULL: the host object could not be made (out of memory), which
+ * instantiating with l then reports. */
 void tl_linker_define_n(tl_linker *l, const char *module, size_t module_len, const char *name,
                         size_t name_len, tl_extern x) {
+  if (!x.ptr) {
+    l->oom = true;
+    return;
+  }
   lnk_entry e = {dup_n(module, module_len), dup_n(name, name_len), (uint32_t)module_len,
                  (uint32_t)name_len, x};
   if (!e.module || !e.name) {
@@ -167,7 +174,8 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
     tl_table *t = TL_TABLE(m, i);
     if (i >= m->nimported_tables) {
       if (!(inst->tables[i] = tl_store_table_new(inst->s, t->elem, t->min, t->max, t->has_max)))
-        return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "table too large");
+        return t->min > 10000000 ? tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "table too large")
+                                 : tl_nomem(err, "instantiate");
       inst->tables[i]->is64 = t->is64;
       continue;
     }
@@ -184,7 +192,8 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
     if (i >= m->nimported_memories) {
       if (!(inst->mems[i] = mem->is64 ? tl_store_mem64_new(inst->s, mem->min, mem->max, mem->has_max, mem->shared)
                                       : tl_store_mem_new(inst->s, mem->min, mem->max, mem->has_max, mem->shared)))
-        return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "memory too large");
+        return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory (memory %u: %" PRIu64 " pages)", i,
+                         mem->min);
       continue;
     }
     tl_extern x;

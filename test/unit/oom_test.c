@@ -1,14 +1,16 @@
-/* oom_test.c — out of memory is an error, never a crash: with the test hook
- * tl_scratch_fail_nth failing the 1st, 2nd, ... scratch allocation, the
- * writer (names, stack optimization), the validator, the interpreter and
- * the JIT (fuzz-exec; the JIT on the handmade module), the printer, the
- * passes duplicate-import-elimination, flatten, memory-packing,
- * reorder-functions, reorder-globals and rereloop (cfg.c's structuring),
- * and whole -O2 / -Os / -O3 / -Oz pipelines followed by a write with stack
- * optimization either succeed (a failure they can work around), leaving a
- * module that validates, or return TL_E_NOMEM with an "out of memory"
+/* oom_test.c — out of memory is an error, never a crash, an abort or a
+ * leak: with the test hook tl_scratch_fail_nth failing the 1st, 2nd, ...
+ * allocation of any kind (scratch, vector and buffer growth, arena chunks,
+ * module tables), reading (binary on one and two threads, text), the
+ * writer, the validator, the printer, fuzz-exec on the interpreter and the
+ * JIT, instantiating and invoking on both engines, every registered pass
+ * alone, whole -O2 / -Os / -O3 / -Oz pipelines followed by a write, and the
+ * C API builders either succeed (a failure they can work around), leaving
+ * a module that validates, or fail with TL_E_NOMEM and an "out of memory"
  * message, leaving nothing allocated (LeakSanitizer in the sanitizer
- * build). Inputs are generated modules (src/fuzz) plus two handmade ones. */
+ * build). A pass that refuses a module must refuse it the same way under
+ * failures. Inputs are generated modules (src/fuzz) plus two handmade
+ * ones. */
 #include "fuzz/fuzz.h"
 #include "ir/ir.h"
 #include "wasm-io/wasmio.h"
@@ -94,6 +96,38 @@ static tl_status op_read(tl_module *m, const void *arg, tl_error *err) {
   return r ? TL_OK : err->code;
 }
 
+/* The execution API outside any scope: instantiate (import a.f a host
+ * function) and invoke main(3) with fuel, on the engine *arg. */
+static tl_status host_nop(tl_host_call *call, void *user, const tl_value *args, tl_value *results,
+                          tl_error *err) {
+  (void)call, (void)user, (void)args, (void)results, (void)err;
+  return TL_OK;
+}
+
+static tl_status op_run(tl_module *m, const void *arg, tl_error *err) {
+  tl_store *s = tl_store_new();
+  tl_linker *l = tl_linker_new();
+  tl_status st = TL_E_NOMEM;
+  if (s && l) {
+    tl_store_set_engine(s, *(const int *)arg);
+    tl_store_set_fuel(s, 100000);
+    static const uint32_t i32[] = {TL_TYPE_I32};
+    tl_linker_define(l, "a", "f", tl_host_func_new(s, i32, 1, NULL, 0, host_nop, NULL));
+    tl_instance *inst = tl_instantiate(s, m, l, err);
+    st = inst ? TL_OK : err->code;
+    if (inst) {
+      tl_value x = {.type = TL_TYPE_I32, .of.i32 = 3}, r[1];
+      uint32_t nr = 0;
+      st = tl_invoke(inst, "main", &x, 1, r, 1, &nr, err);
+    }
+  } else {
+    tl_nomem(err, "store");
+  }
+  tl_linker_free(l);
+  tl_store_free(s);
+  return st;
+}
+
 /* -O<opt> at shrink level <shrink> on one thread (low_memory_unused adds
  * optimize-added-constants), then a write with stack optimization. */
 typedef struct {
@@ -111,7 +145,7 @@ static tl_status op_optimize_write(tl_module *m, const void *arg, tl_error *err)
 }
 
 static const char *op_name(op_fn op, const void *arg) {
-  return op == op_pass ? arg : op == op_optimize_write ? "optimize+write" : op == op_read ? "read" : "op";
+  return op == op_pass ? arg : op == op_optimize_write ? "optimize+write" : op == op_read ? "read" : op == op_run ? "run" : "op";
 }
 
 /* Fails the n-th scratch allocation of op for n = 1, 2, ... until op runs
@@ -395,6 +429,14 @@ static const uint8_t pipeline_small[] = {
 static const level pipeline_levels[] = {{2, 0, false}, {2, 1, false}, {3, 0, false}, {2, 2, false}, {2, 1, true}};
 
 /* One test per level (loop tests), so each has the whole timeout. */
+/* Instantiating and running, on the interpreter and the JIT. */
+START_TEST(running) {
+  static const int engines[] = {TL_ENGINE_INTERP, TL_ENGINE_JIT};
+  input in = {pipeline_small, sizeof pipeline_small, 1, false};
+  ck_assert_uint_gt(fail_each(&in, op_run, &engines[_i]), 0);
+}
+END_TEST
+
 START_TEST(pipeline_handmade) {
   input in = {pipeline_small, sizeof pipeline_small, 1, false};
   ck_assert_uint_gt(fail_each(&in, op_optimize_write, &pipeline_levels[_i]), 0);
@@ -517,6 +559,11 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, pipeline_generated, 1, 7);
   tcase_add_test(tc, reading);
   tcase_add_test(tc, builders);
+#if defined(__x86_64__)
+  tcase_add_loop_test(tc, running, 0, 2);
+#else
+  tcase_add_loop_test(tc, running, 0, 1);
+#endif
   tcase_add_loop_test(tc, every_pass, 0, (int)npasses());
   suite_add_tcase(s, tc);
   return s;
