@@ -35,3 +35,14 @@ if(TARGET tilt-run)
            COMMAND $<TARGET_FILE:tilt-run> --wast --jit ${CMAKE_SOURCE_DIR}/test/wast/relaxed_deterministic.wast)
   set_tests_properties(wast.relaxed_jit_refuses PROPERTIES PASS_REGULAR_EXPRESSION " 0 failed, 13 unsupported")
 endif()
+
+# wast.memory64_high: a memory64 memory above 4 GiB, at its edges, on both
+# engines (the JIT checks addresses from 4 GiB explicitly and leaves lower
+# ones to its guard pages).
+if(TARGET tilt-run)
+  foreach(e interp jit)
+    add_test(NAME wast.memory64_high_${e}
+             COMMAND $<TARGET_FILE:tilt-run> --wast --${e} ${CMAKE_SOURCE_DIR}/test/wast/memory64_high.wast)
+    set_tests_properties(wast.memory64_high_${e} PROPERTIES PASS_REGULAR_EXPRESSION " 24 passed, 0 failed")
+  endforeach()
+endif()

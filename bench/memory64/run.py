@@ -2,8 +2,9 @@
 """run.py — what a 64-bit memory costs on tilt's JIT, beside V8.
 
 Builds kernel.c with clang as wasm32 and as wasm64 (memory64: every load
-and store takes an i64 address, which the JIT checks explicitly; wasm32
-runs on the guard-page reservation with no check), runs the export `run`
+and store takes an i64 address; the JIT tests whether it is below 4 GiB,
+where the guard-page reservation covers it as for wasm32, and checks higher
+ones explicitly), runs the export `run`
 with tilt-run --jit (best of R child CPU times, rounds interleaved) and
 with node (V8's optimizing tier, --experimental-wasm-memory64; its own
 timer around the call), and prints each time and the wasm64/wasm32 ratios.

@@ -978,11 +978,14 @@ static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64) {
   return x64_mi(R13, RCX, 1, 0);
 }
 
-/* Memory 0 when it is 64-bit (mem_op only takes offsets below 2^31): the
- * reservation does not cover a 64-bit address, so an explicit check. The
- * access's last byte, addr + off + size - 1, must not carry out of 64 bits
- * and must lie below pages * 64 KiB (pages read from the memory instance:
- * another instance may have grown it). Then [r13 + addr + off]. */
+/* Memory 0 when it is 64-bit (mem_op only takes offsets below 2^31). An
+ * address below 4 GiB needs no check: the JIT's memories are reserved for
+ * TL_MEM_RESERVE bytes at least (runtime.c adopt), which holds any 32-bit
+ * address plus offset plus size, and the guard pages fault (a trap), as for
+ * 32-bit memories. A higher one gets the explicit check: the access's last
+ * byte, addr + off + size - 1, must not carry out of 64 bits and must lie
+ * below pages * 64 KiB (pages read from the memory instance: another
+ * instance may have grown it). Then [r13 + addr + off]. */
 static x64_op mem64_addr(jc *c, uint64_t off, unsigned size) {
   valent a = pop(c);
   int r = RAX;
@@ -994,15 +997,23 @@ static x64_op mem64_addr(jc *c, uint64_t off, unsigned size) {
   } else {
     load_into(c, RAX, &a);
   }
-  x64_rm(c->b, 0, true, 0x8B, 1, RCX, x64_r(r), false);            /* mov rcx, addr */
-  x64_rm(c->b, 0, true, 0x81, 1, 0, x64_r(RCX), false);            /* add rcx, off + size - 1 */
-  x64_imm32(c->b, (uint32_t)(off + size - 1));
+  x64_buf *b = c->b;
+  x64_rm(b, 0, true, 0x8B, 1, RCX, x64_r(r), false);               /* mov rcx, addr */
+  x64_rm(b, 0, true, 0xC1, 1, 5, x64_r(RCX), false);               /* shr rcx, 32 */
+  x64_byte(b, 32);
+  x64_byte(b, 0x74);                                                /* jz past the check */
+  x64_byte(b, 0);
+  size_t from = b->n;
+  x64_rm(b, 0, true, 0x8B, 1, RCX, x64_r(r), false);               /* mov rcx, addr */
+  x64_rm(b, 0, true, 0x81, 1, 0, x64_r(RCX), false);               /* add rcx, off + size - 1 */
+  x64_imm32(b, (uint32_t)(off + size - 1));
   trap_jcc(c, CC_B, JT_OOB_MEM);
-  x64_rm(c->b, 0, true, 0xC1, 1, 5, x64_r(RCX), false);            /* shr rcx, 16 */
-  x64_byte(c->b, 16);
-  x64_rm(c->b, 0, true, 0x8B, 1, RDX, x64_m(R12, JC_MEM0), false);  /* mov rdx, [jctx.mem0] */
-  x64_rm(c->b, 0, true, 0x3B, 1, RCX, x64_m(RDX, (int32_t)offsetof(tl_meminst, pages)), false);
+  x64_rm(b, 0, true, 0xC1, 1, 5, x64_r(RCX), false);               /* shr rcx, 16 */
+  x64_byte(b, 16);
+  x64_rm(b, 0, true, 0x8B, 1, RDX, x64_m(R12, JC_MEM0), false);     /* mov rdx, [jctx.mem0] */
+  x64_rm(b, 0, true, 0x3B, 1, RCX, x64_m(RDX, (int32_t)offsetof(tl_meminst, pages)), false);
   trap_jcc(c, CC_AE, JT_OOB_MEM);                                   /* page >= pages */
+  if (!b->oom) b->p[from - 1] = (uint8_t)(b->n - from);             /* < 128 bytes */
   return x64_mi(R13, r, 1, (int32_t)off);
 }
 
