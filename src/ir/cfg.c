@@ -61,6 +61,11 @@ void tl_cfg_add_switch_branch(tl_cfg *g, uint32_t from, uint32_t to, const uint3
   push_edge(g, from, e);
 }
 
+void tl_cfg_keep(tl_cfg *g) {
+  tl_oom_keep(g->blocks.p);
+  for (size_t i = 0; i < g->blocks.n; i++) tl_oom_keep(blk(g, (uint32_t)i)->edges.p);
+}
+
 void tl_cfg_free(tl_cfg *g) {
   if (!g) return;
   for (size_t i = 0; i < g->blocks.n; i++) tl_vec_free(&blk(g, (uint32_t)i)->edges);

@@ -781,6 +781,8 @@ typedef struct {
 } tl_cfg_options;
 #define TL_CFG_MAX_TABLE 16384 /* larger, sparse case values use compare chains */
 tl_cfg *tl_cfg_new(tl_module *m, tl_func *f);
+/* g's vectors off the out-of-memory ledger (oom.c): g outlives a failed call. */
+void tl_cfg_keep(tl_cfg *g);
 uint32_t tl_cfg_add_block(tl_cfg *g, tl_expr *code, tl_expr *switch_on);
 void tl_cfg_add_branch(tl_cfg *g, uint32_t from, uint32_t to, tl_expr *cond, tl_expr *code);
 void tl_cfg_add_switch_branch(tl_cfg *g, uint32_t from, uint32_t to, const uint32_t *cases,

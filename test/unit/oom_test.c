@@ -521,6 +521,69 @@ static bool build_with_api(tl_module *m) {
 }
 #undef NEED
 
+/* The Relooper API on a built function: an irreducible loop (entry jumps
+ * into both top and middle), structured with a dispatch (split budget 0)
+ * or by splitting. False when a call failed (then for want of memory). */
+#define NEED(x) if (!(x)) return false
+static bool reloop_with_api(tl_module *m, uint64_t budget) {
+  uint32_t t, f;
+  NEED((t = tl_add_type(m, TL_TYPE_I32, TL_TYPE_NONE)) != TL_INVALID_INDEX);
+  NEED((f = tl_add_function(m, "f", t, NULL, 0, NULL)) != TL_INVALID_INDEX);
+  tl_relooper *r = tl_relooper_create(m, f);
+  NEED(r);
+  tl_relooper_set_split_budget(r, budget);
+  bool ok = true;
+  tl_rblock b[6];
+  for (int i = 0; i < 6 && ok; i++) {
+    tl_expr_ref k = tl_build_const_i32(m, i), code = k ? tl_build_drop(m, k) : NULL;
+    ok = code && (b[i] = tl_relooper_add_block(r, code)) != TL_RBLOCK_INVALID;
+  }
+  for (int i = 1; i < 6 && ok; i++) { /* 0 -> i, i -> i+1, i -> 1 on the param */
+    tl_expr_ref c = tl_build_local_get(m, f, 0);
+    ok = c && tl_relooper_add_branch(r, b[0], b[i], c, NULL) == TL_OK;
+    tl_expr_ref c2 = ok ? tl_build_local_get(m, f, 0) : NULL;
+    if (ok && i < 5) ok = c2 && tl_relooper_add_branch(r, b[i], b[i + 1], c2, NULL) == TL_OK;
+    if (ok) ok = tl_relooper_add_branch(r, b[i], b[1 + i % 2], NULL, NULL) == TL_OK;
+  }
+  tl_expr_ref body = ok ? tl_relooper_render(r, b[0], UINT32_MAX) : NULL;
+  tl_relooper_dispose(r);
+  NEED(body);
+  return tl_function_set_body(m, f, body) == TL_OK;
+}
+#undef NEED
+
+/* Each relooper failure must be for want of memory: the module's last
+ * error (the builders') or, for a relooper call, nothing else went wrong
+ * (the graph is well formed), so a failure with no builder error is the
+ * relooper's out of memory. */
+START_TEST(relooper) {
+  for (uint64_t budget = 0; budget <= 1000; budget += 1000) {
+    uint32_t failed = 0;
+    for (uint64_t n = 1; n <= MAX_N; n++) {
+      tl_module *m = tl_module_create();
+      tl_scratch_fail_nth(n);
+      bool ok = m && reloop_with_api(m, budget);
+      bool reached = tl_scratch_fail_nth(0) == 0;
+      if (!ok && m) {
+        tl_status code = tl_module_last_error(m)->code;
+        ck_assert_msg(code == TL_OK || code == TL_E_NOMEM, "%s", tl_module_last_error(m)->msg);
+        failed++;
+      }
+      if (ok) {
+        tl_error err;
+        ck_assert_msg(tl_module_validate(m, &err) == TL_OK, "%s", err.msg);
+      }
+      tl_module_free(m);
+      if (!reached) {
+        ck_assert(ok);
+        ck_assert_uint_gt(failed, 0);
+        break;
+      }
+    }
+  }
+}
+END_TEST
+
 START_TEST(builders) {
   uint32_t nomem = 0;
   for (uint64_t n = 1; n <= MAX_N; n++) {
@@ -559,6 +622,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, pipeline_generated, 1, 7);
   tcase_add_test(tc, reading);
   tcase_add_test(tc, builders);
+  tcase_add_test(tc, relooper);
 #if defined(__x86_64__)
   tcase_add_loop_test(tc, running, 0, 2);
 #else
