@@ -954,14 +954,22 @@ static const memop mops[] = {
  * traps in the signal handler. i32 values in registers are always
  * zero-extended (every 32-bit operation writes the full register). */
 static x64_op mem64_addr(jc *c, uint64_t off, unsigned size);
-static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64) {
+/* mi: the memory (32-bit unless m64, which is memory 0). Memory 0's base
+ * is r13; another's is a constant of this instance's code (a memory's data
+ * never moves once the JIT adopted it, runtime.c), put in rdx. */
+static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64, uint32_t mi) {
   if (m64) return mem64_addr(c, off, size);
   valent a = pop(c);
+  int base = R13;
+  if (mi) {
+    base = RDX;
+    x64_mov_ri(c->b, RDX, (uint64_t)(uintptr_t)c->inst->mems[mi]->data);
+  }
   if (a.kind == V_CONST) {
     uint64_t ea = (uint32_t)a.imm + off;
-    if (ea <= INT32_MAX) return x64_m(R13, (int32_t)ea);
+    if (ea <= INT32_MAX) return x64_m(base, (int32_t)ea);
     x64_mov_ri(c->b, RAX, ea);
-    return x64_mi(R13, RAX, 1, 0);
+    return x64_mi(base, RAX, 1, 0);
   }
   int r = RAX;
   if (a.kind == V_REG) {
@@ -972,10 +980,10 @@ static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64) {
   } else {
     load_into(c, RAX, &a);
   }
-  if (off <= INT32_MAX) return x64_mi(R13, r, 1, (int32_t)off);
+  if (off <= INT32_MAX) return x64_mi(base, r, 1, (int32_t)off);
   x64_mov_ri(c->b, RCX, off);
   x64_rm(c->b, 0, true, 0x03, 1, RCX, x64_r(r), false);
-  return x64_mi(R13, RCX, 1, 0);
+  return x64_mi(base, RCX, 1, 0);
 }
 
 /* Memory 0 when it is 64-bit (mem_op only takes offsets below 2^31). An
@@ -1017,7 +1025,7 @@ static x64_op mem64_addr(jc *c, uint64_t off, unsigned size) {
   return x64_mi(R13, r, 1, (int32_t)off);
 }
 
-static bool mem_op(jc *c, int op, uint64_t off, bool m64) {
+static bool mem_op(jc *c, int op, uint64_t off, bool m64, uint32_t mi) {
   for (size_t i = 0; i < sizeof mops / sizeof *mops; i++) {
     const memop *k = &mops[i];
     if (k->op != op) continue;
@@ -1026,7 +1034,7 @@ static bool mem_op(jc *c, int op, uint64_t off, bool m64) {
       valent *av = &c->st[c->n - 1];
       bool reuse = av->kind == V_REG && !isf(k->t);       /* mov esi, [r13+rsi+off] */
       int r = reuse ? av->reg : alloc_reg(c, isf(k->t));  /* before: spills use rax */
-      x64_op o = mem_addr(c, off, k->size, m64);
+      x64_op o = mem_addr(c, off, k->size, m64, mi);
       c->busy |= 1u << r;
       x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, false);
       push_reg(c, k->t, r);
@@ -1036,7 +1044,7 @@ static bool mem_op(jc *c, int op, uint64_t off, bool m64) {
     int r;
     if (v.kind == V_REG) r = v.reg;
     else { r = alloc_reg(c, isf(k->t)); load_into(c, r, &v); v.kind = V_REG; v.reg = (uint8_t)r; }
-    x64_op o = mem_addr(c, off, k->size, m64);
+    x64_op o = mem_addr(c, off, k->size, m64, mi);
     x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, k->size == 1);
     drop_entry(c, v);
     return true;
@@ -1556,7 +1564,7 @@ static void op_one(jc *c, int op) {
     uint64_t al = leb(c), mi = (al & 0x40) ? leb(c) : 0;
     uint64_t off = leb(c);
     bool m64 = tl_memory_is64(c->m, (uint32_t)mi);
-    if (m64 && !mi && off < INT32_MAX - 16 && mem_op(c, op, off, true)) return;
+    if (m64 && !mi && off < INT32_MAX - 16 && mem_op(c, op, off, true, 0)) return;
     if (m64) {
       /* memory64 (atomics, SIMD, a memory other than 0, a big offset): in
        * C, with explicit checks; the u64 offset as one more operand */
@@ -1565,9 +1573,9 @@ static void op_one(jc *c, int op) {
       helper_op(c, (uint32_t)op, oi->nops + 1u, 0, (uint32_t)mi | JB_ADDR64, rt, oi->result != TL_NONE, false);
       return;
     }
-    if (!mi && mem_op(c, op, off, false)) return;
-    /* atomics (one thread), and any access to a memory other than 0 (whose
-     * base is not in a register): in C */
+    if (mem_op(c, op, off, false, (uint32_t)mi)) return;
+    /* atomics (one thread), and a memory other than 0's bulk, atomic and
+     * SIMD accesses: in C */
     if ((oi->flags & TL_F_ATOMIC) || (mi && tl_ops[op].pfx != 0xFD)) {
       uint8_t rt[1] = {oi->result};
       helper_op(c, (uint32_t)op, oi->nops, (uint32_t)off, (uint32_t)mi, rt, oi->result != TL_NONE, false);
