@@ -370,26 +370,38 @@ tl_instance *tl_instance_new(tl_store *s, tl_module *m) {
   return inst;
 }
 
-/* Linking allocates from the store's arena: out of memory there is a
- * longjmp back here (s->arena.oom, set for the linking only: the start
- * function runs host code). What was allocated stays the store's. */
+/* Linking allocates from the store's arena and evaluates constant
+ * expressions: out of memory anywhere in it (the arena, a walk's stack) is
+ * caught here (tl_oom_worker) and returned as TL_E_NOMEM; what was
+ * allocated stays the store's. The start function runs outside, as it runs
+ * host code. */
+typedef struct {
+  tl_store *s;
+  tl_module *m;
+  tl_linker *l;
+  tl_error *err;
+  tl_instance *inst;
+} link_call;
+
+static void link_run(void *arg) {
+  link_call *k = arg;
+  tl_instance *inst = tl_instance_new(k->s, k->m);
+  tl_status st;
+  if ((st = link_funcs(inst, k->l, k->err)) || (st = link_tables_mems(inst, k->l, k->err)) ||
+      (st = link_globals(inst, k->l, k->err)) || (st = link_tags(inst, k->l, k->err)) ||
+      (st = init_segments(inst, k->err)))
+    return;
+  k->inst = inst;
+}
+
 static tl_instance *link_instance(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
-  jmp_buf jb;
-  tl_instance *volatile inst = NULL;
-  s->arena.oom = &jb;
-  if (setjmp(jb)) {
-    s->arena.oom = NULL;
+  link_call k = {s, m, l, err, NULL};
+  tl_oom_ctx here = tl_oom_here();
+  if (!tl_oom_worker(&here, link_run, &k)) {
     tl_nomem(err, "instantiate");
     return NULL;
   }
-  inst = tl_instance_new(s, m);
-  tl_status st;
-  if ((st = link_funcs(inst, l, err)) || (st = link_tables_mems(inst, l, err)) ||
-      (st = link_globals(inst, l, err)) || (st = link_tags(inst, l, err)) ||
-      (st = init_segments(inst, err)))
-    inst = NULL;
-  s->arena.oom = NULL;
-  return inst;
+  return k.inst;
 }
 
 tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
