@@ -82,15 +82,25 @@ static tl_expr *if_call(tl_module *m, tl_func *f, tl_expr *cond, uint32_t callee
   return e;
 }
 
+/* e (an i32 or i64 pointer) as memory 0's address type: the sbrk
+ * functions a module has may have been made for a memory of the other
+ * width (safe-heap, then memory64-lowering, then safe-heap again). */
+static tl_expr *as_ptr(heap *h, tl_expr *e) {
+  if (e->type == TL_I64 && !h->m64) return tl_make_unary(h->m, TL_OP_I32_WRAP_I64, e);
+  if (e->type == TL_I32 && h->m64) return tl_make_unary(h->m, TL_OP_I64_EXTEND_I32_U, e);
+  return e;
+}
+
 /* The heap's top: *emscripten_get_sbrk_ptr(), or sbrk(0). */
 static tl_expr *heap_top(heap *h, tl_func *f) {
   tl_module *m = h->m;
   if (h->sbrk != TL_NO_INDEX) {
-    tl_expr *zero = ptr_const(h, 0);
-    return tl_make_call(m, f, h->sbrk, &zero, 1);
+    tl_type pt = TL_FTYPE(m, TL_FUNC(m, h->sbrk)->type)->params;
+    tl_expr *zero = pt == TL_I64 ? tl_make_const_i64(m, 0) : tl_make_const_i32(m, 0);
+    return as_ptr(h, tl_make_call(m, f, h->sbrk, &zero, 1));
   }
   tl_expr *ld = tl_expr_new(m, h->m64 ? TL_OP_I64_LOAD : TL_OP_I32_LOAD, 1);
-  ld->kid[0] = tl_make_call(m, f, h->sbrk_ptr, NULL, 0);
+  ld->kid[0] = as_ptr(h, tl_make_call(m, f, h->sbrk_ptr, NULL, 0));
   ld->imm.mem = (tl_memarg){.align = h->m64 ? 3 : 2};
   tl_expr_finalize(m, f, ld);
   return ld;
@@ -217,9 +227,32 @@ static bool find_imports(heap *h) {
   return true;
 }
 
+static bool is_ptr_type(tl_type t) { return t == TL_I32 || t == TL_I64; }
+
+/* The sbrk function found must be () -> pointer or (pointer) -> pointer
+ * (i32 or i64, whatever memory 0 is now: as_ptr converts). */
+static tl_status check_sbrk_type(tl_pass_ctx *ctx, const heap *h) {
+  tl_module *m = ctx->m;
+  uint32_t fi = h->sbrk != TL_NO_INDEX ? h->sbrk : h->sbrk_ptr;
+  const tl_functype *t = TL_FTYPE(m, TL_FUNC(m, fi)->type);
+  bool ok = is_ptr_type(t->results) && (h->sbrk != TL_NO_INDEX ? is_ptr_type(t->params) : t->params == TL_NONE);
+  if (ok) return TL_OK;
+  return tl_errorf(ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "safe-heap: function %u (%s) has another type than %s",
+                   fi, h->sbrk != TL_NO_INDEX ? "sbrk" : "emscripten_get_sbrk_ptr",
+                   h->sbrk != TL_NO_INDEX ? "(pointer) -> pointer" : "() -> pointer");
+}
+
 tl_status tl_pass_safe_heap(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   heap h = {.m = m, .m64 = tl_memory_is64(m, 0), .low = ctx->opt->low_memory_unused};
+  heap pre = h;                 /* lookups only, before anything is added */
+  pre.sbrk_ptr = tl_module_env_import(m, "emscripten_get_sbrk_ptr", TL_NO_INDEX);
+  if (pre.sbrk_ptr == TL_NO_INDEX) pre.sbrk_ptr = exported_func(m, "emscripten_get_sbrk_ptr");
+  pre.sbrk = pre.sbrk_ptr == TL_NO_INDEX ? tl_module_env_import(m, "sbrk", TL_NO_INDEX) : TL_NO_INDEX;
+  if (pre.sbrk_ptr != TL_NO_INDEX || pre.sbrk != TL_NO_INDEX) {
+    tl_status bad = check_sbrk_type(ctx, &pre);
+    if (bad) return bad;
+  }
   if (!find_imports(&h)) return tl_nomem(ctx->err, "safe-heap");
   uint32_t nf = (uint32_t)m->funcs.n;
   h.helper = tl_calloc((size_t)TL_NOPS * 8, sizeof *h.helper);

@@ -28,6 +28,12 @@ expect_error "fpcast-emu over max-func-params" 'fpcast-emu: function 0 in a tabl
   "$TILT_OPT" casts.wat --fpcast-emu --pass-arg=max-func-params@1 -o out.wasm
 expect_error "fpcast-emu with a bad max-func-params" 'max-func-params@x is not a count' \
   "$TILT_OPT" casts.wat --fpcast-emu --pass-arg=max-func-params@x -o out.wasm
+cat > sbrk.wat <<'W'
+(module (import "env" "emscripten_get_sbrk_ptr" (func (param i32) (result f32))) (memory 1)
+  (func (param i32) (result i32) (i32.load (local.get 0))))
+W
+expect_error "safe-heap with an odd sbrk function" 'safe-heap: function 0 \(emscripten_get_sbrk_ptr\) has another type' \
+  "$TILT_OPT" sbrk.wat --safe-heap -o out.wasm
 cat > big64.wat <<'W'
 (module (memory i64 65537))
 W
