@@ -45,6 +45,7 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/remove_relaxed_simd.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/memory64_lowering.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/safe_heap.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/fpcast_emu.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/asyncify.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/func_edit.c ${CMAKE_SOURCE_DIR}/src/passes/legalize_js_interface.c
      ${CMAKE_SOURCE_DIR}/src/passes/generate_dyncalls.c ${CMAKE_SOURCE_DIR}/src/passes/emscripten_finalize.c
      ${CMAKE_SOURCE_DIR}/src/passes/stack_check.c
