@@ -52,7 +52,7 @@ static const char default_pipeline[] = "<-O pipeline>";
 typedef enum {
   O_OUTPUT, O_TEXT, O_PRINT, O_DEBUG, O_VALIDATE, O_NO_VALIDATE, O_ALL, O_MVP,
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
-  O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
+  O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_OPT_LEVEL, O_SHRINK_LEVEL, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
   O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY,
   O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL, O_DEBUG_IR
 } opt_id;
@@ -75,6 +75,8 @@ static const cli_flag flags[] = {
    "strip the target_features section"},
   {O_QUIET, "--quiet", "-q", false, "hide warnings"},
   {O_PASS_ARG, "--pass-arg", "-pa", true, "KEY@VALUE argument for passes"},
+  {O_OPT_LEVEL, "--optimize-level", "-ol", true, "optimization level (0-4) the passes run at, without running the pipeline"},
+  {O_SHRINK_LEVEL, "--shrink-level", "-s", true, "shrink level (0-2) the passes run at, without running the pipeline"},
   {O_CONVERGE, "--converge", "-c", false, "run the passes again while the binary shrinks"},
   {O_DEBUG_PASSES, "--debug", "-d", false,
    "print each pass's time and IR size, validate after every pass (and after each pass an -optimizing pass runs)"},
@@ -155,6 +157,8 @@ static void pass_arg(opts *o, const char *arg) {
 static void apply(opts *o, opt_id id, const char *arg) {
   switch (id) {
   case O_PASS_ARG: pass_arg(o, arg); break;
+  case O_OPT_LEVEL: o->opt_level = (uint32_t)strtoul(arg, NULL, 10); break;
+  case O_SHRINK_LEVEL: o->shrink_level = (uint32_t)strtoul(arg, NULL, 10); break;
   case O_CONVERGE: o->converge = true; break;
   case O_DEBUG_PASSES: o->debug = true; break;
   case O_DEBUG_IR: o->debug_ir = true; break;

@@ -29,7 +29,8 @@
  * Refused (an error, nothing changed): tail calls or exception handling in
  * an instrumented function, reference-typed locals there, the pass run
  * already, several memories without asyncify-memory, an only-list with an
- * add- or remove-list. Kind MODULE_IFACE: the module gains exports the
+ * add- or remove-list. A module without a memory gets one page, as with
+ * Binaryen. Kind MODULE_IFACE: the module gains exports the
  * host must drive. */
 #include "passes.h"
 
@@ -63,10 +64,10 @@ typedef struct {
   tl_func *f;
   uint32_t rewind, unwind_label, nidx;
   tl_status err;
-  /* while the instrumented functions are optimized between the two
-   * phases: a call's value goes to a fake global of its type (no local the
-   * optimizer could merge with another gets a fake value while unwinding),
-   * and the unwind tail is a call to a placeholder function */
+  /* between the two phases: a call's value goes to a fake global of its
+   * type (phase two gives each its own local, which is not saved: the
+   * value it holds when unwinding is no real one), and the unwind tail is
+   * a call to a placeholder function */
   uint32_t fake[8];
   tl_type fake_type[8];
   uint32_t nfake;
@@ -106,6 +107,7 @@ static char *trimmed(const char *s, size_t n) {
   while (n && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')) s++, n--;
   while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) n--;
   char *r = tl_malloc(n + 1);
+  if (!r) return NULL;
   memcpy(r, s, n);
   r[n] = 0;
   return r;
@@ -113,7 +115,7 @@ static char *trimmed(const char *s, size_t n) {
 
 /* Items separated by commas outside parentheses (C++ signatures keep their
  * commas) or by newlines. */
-static void list_split(namelist *l, const char *s) {
+static bool list_split(namelist *l, const char *s) {
   size_t cap = 0;
   for (const char *p = s; *p;) {
     int depth = 0;
@@ -121,14 +123,23 @@ static void list_split(namelist *l, const char *s) {
     for (; *q && *q != '\n' && !(*q == ',' && depth <= 0); q++)
       depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
     char *item = trimmed(p, (size_t)(q - p));
+    if (!item) return false;
     if (*item) {
-      if (l->n == cap) l->item = tl_realloc(l->item, (cap = cap ? cap * 2 : 8) * sizeof *l->item);
+      if (l->n == cap) {
+        char **grown = tl_realloc(l->item, (cap = cap ? cap * 2 : 8) * sizeof *l->item);
+        if (!grown) {
+          tl_free(item);
+          return false;
+        }
+        l->item = grown;
+      }
       l->item[l->n++] = item;
     } else {
       tl_free(item);
     }
     p = *q ? q + 1 : q;
   }
+  return true;
 }
 
 /* --pass-arg KEY@VALUE, VALUE@FILE reading the list from FILE. */
@@ -136,21 +147,18 @@ static tl_status list_arg(asy *a, const char *key, const char *alt, namelist *l)
   const char *v = tl_pass_arg_get(a->ctx, key);
   if (!v && alt) v = tl_pass_arg_get(a->ctx, alt);
   if (!v) return TL_OK;
-  if (*v != '@') {
-    list_split(l, v);
-    return TL_OK;
-  }
+  if (*v != '@') return list_split(l, v) ? TL_OK : tl_nomem(a->ctx->err, "asyncify");
   FILE *fp = fopen(v + 1, "rb");
-  if (!fp) return tl_errorf(a->ctx->err, TL_E_INVALID, TL_NO_OFFSET, "asyncify: cannot read %s's list file '%s'", key, v + 1);
+  if (!fp) return tl_errorf(a->ctx->err, TL_E_IO, TL_NO_OFFSET, "asyncify: cannot read %s's list file '%s'", key, v + 1);
   tl_buf b = {0};
   char chunk[4096];
   size_t got;
   while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_buf_put(&b, chunk, got);
   fclose(fp);
   tl_buf_put(&b, "", 1);
-  list_split(l, (const char *)b.p);
+  bool ok = list_split(l, (const char *)b.p);
   tl_buf_free(&b);
-  return TL_OK;
+  return ok ? TL_OK : tl_nomem(a->ctx->err, "asyncify");
 }
 
 /* ---- analysis ---------------------------------------------------------------------- */
@@ -199,10 +207,24 @@ static void scan_call(tl_walk *w, tl_expr **slot) {
   TL_VEC_PUSH(s->edges, uint32_t, c);
 }
 
-static void verbose(asy *a, const char *fmt, const char *name, const char *why) {
+/* A function's name for messages: its name, module.base for an unnamed
+ * import, else its index. */
+static const char *fname(const tl_module *m, uint32_t i, char *buf, size_t n) {
+  const tl_func *f = TL_FUNC(m, i);
+  if (f->name) return f->name;
+  if (f->imp.module)
+    snprintf(buf, n, "%.*s.%.*s", (int)tl_name_len(f->imp.module, f->imp.module_len), f->imp.module,
+             (int)tl_name_len(f->imp.name, f->imp.name_len), f->imp.name);
+  else
+    snprintf(buf, n, "function %u", i);
+  return buf;
+}
+
+/* asyncify-verbose: Binaryen's decision log, to the pass output. */
+static void verbose(asy *a, const char *fmt, uint32_t fi, uint32_t why) {
   if (!tl_pass_arg_get(a->ctx, "asyncify-verbose")) return;
-  char line[1200];
-  int n = snprintf(line, sizeof line, fmt, name ? name : "(unnamed)", why ? why : "");
+  char line[1200], b1[300], b2[300];
+  int n = snprintf(line, sizeof line, fmt, fname(a->m, fi, b1, sizeof b1), why == TL_NO_INDEX ? "" : fname(a->m, why, b2, sizeof b2));
   if (n > 0) tl_pass_output(a->ctx, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
@@ -224,7 +246,7 @@ static tl_status analyze(asy *a, tl_vec *edges) {
     finfo *fi = &a->fi[i];
     if (i < m->nimported_funcs) {
       fi->change = import_pauses(a, f, &imports, all, none);
-      if (fi->change) verbose(a, "[asyncify] %s is an import that can change the state\n", f->name, NULL);
+      if (fi->change) verbose(a, "[asyncify] %s is an import that can change the state%s\n", i, TL_NO_INDEX);
       continue;
     }
     scan_ctx sc = {a, i, edges, TL_OK};
@@ -244,7 +266,7 @@ static tl_status analyze(asy *a, tl_vec *edges) {
         finfo *c = &a->fi[caller];
         if (c->change || c->bottom || c->removed) continue;
         c->change = again = true;
-        verbose(a, "[asyncify] %s can change the state due to %s\n", TL_FUNC(m, caller)->name, TL_FUNC(m, callee)->name);
+        verbose(a, "[asyncify] %s can change the state due to %s\n", caller, callee);
       }
     }
     for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) {
@@ -446,7 +468,7 @@ static bool is_call_stmt(const tl_expr *e) {
 static tl_status unexpected(asy *a, const tl_expr *e) {
   if (!a->err)
     a->err = tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                       "asyncify: function %u: a %s that may pause is not in flat form", (uint32_t)(a->f - TL_FUNC(a->m, 0)),
+                       "asyncify (internal): function %u: a %s that may pause is not in flat form", (uint32_t)(a->f - TL_FUNC(a->m, 0)),
                        tl_ops[e->op].text);
   return a->err;
 }
@@ -644,10 +666,12 @@ static tl_status instrument_flow(asy *a, uint32_t fi) {
   return TL_OK;
 }
 
-/* Phase two: fake globals become locals; the tail placeholder pushes the
- * call index and saves the locals; entering while rewinding loads them
- * (before the call index, which lies under them). Every local the
- * (optimized) function has is saved. */
+/* Phase two, before any optimizing (an optimizer that saw the function
+ * without the loads could assume a local set only in skipped code still
+ * holds its initial zero when rewinding): fake globals become locals; the
+ * tail placeholder pushes the call index and saves the locals; entering
+ * while rewinding loads them (before the call index, which lies under
+ * them). Every local the function has is saved (no liveness yet). */
 typedef struct {
   asy *a;
   uint32_t nsave;
@@ -686,7 +710,7 @@ static tl_status instrument_locals(asy *a, uint32_t fi) {
   finish_ctx c = {a, f->nlocal, false};
   tl_walk_post(m, f, &f->body, finish_node, &c);
   if (!c.found)
-    return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "asyncify: function %u lost its unwind tail while optimized", fi);
+    return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "asyncify (internal): function %u lost its unwind tail", fi);
   uint32_t total;
   tl_expr *load = locals_io(a, c.nsave, false, &total);
   tl_expr *k[2] = {make_if(a, f, state_is(a, REWINDING), load, NULL), f->body};
@@ -798,6 +822,7 @@ static tl_status drop_asyncify_imports(asy *a, const uint32_t *made) {
   for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
     tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, redirect, &r, TL_F_CALL);
   uint8_t *drop = tl_calloc(m->funcs.n, 1);
+  if (!drop) return tl_nomem(a->ctx->err, "asyncify");
   for (int i = 0; i < 4; i++)
     if (a->asy[i] != TL_NO_INDEX) drop[a->asy[i]] = 1;
   bool ok = tl_module_remove_funcs(m, drop);
@@ -807,14 +832,16 @@ static tl_status drop_asyncify_imports(asy *a, const uint32_t *made) {
 
 static tl_status pick_memory(asy *a) {
   tl_module *m = a->m;
-  if (m->memories.n == 0)
-    return tl_errorf(a->ctx->err, TL_E_INVALID, TL_NO_OFFSET, "asyncify: the module has no memory for the asyncify stack");
+  if (m->memories.n == 0) { /* as Binaryen: one page for the host's asyncify stack */
+    tl_memory mem = {.min = 1, .max = 1, .has_max = true, .name = "asyncify_memory"};
+    TL_VEC_PUSH(&m->memories, tl_memory, mem);
+  }
   a->mem = 0;
   if (m->memories.n > 1) {
     const char *want = tl_pass_arg_get(a->ctx, "asyncify-memory");
     int32_t x = want ? tl_module_find_export(m, want) : -1;
     if (x < 0 || TL_EXPORT(m, x)->kind != TL_EXTERN_MEMORY)
-      return tl_errorf(a->ctx->err, TL_E_INVALID, TL_NO_OFFSET,
+      return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
                        "asyncify: the module has several memories; name the exported one for the asyncify stack with --pass-arg=asyncify-memory@NAME");
     a->mem = TL_EXPORT(m, x)->index;
   }
@@ -868,7 +895,7 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   asy a = {.ctx = ctx, .m = m};
   if (tl_module_find_export(m, "asyncify_start_unwind") >= 0)
-    return tl_errorf(ctx->err, TL_E_INVALID, TL_NO_OFFSET, "asyncify: the module exports asyncify_start_unwind already (the pass ran)");
+    return tl_errorf(ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "asyncify: the module exports asyncify_start_unwind already (the pass ran)");
   if (tl_pass_arg_get(ctx, "asyncify-in-secondary-memory"))
     return tl_errorf(ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "asyncify: asyncify-in-secondary-memory is not supported");
   tl_status s = pick_memory(&a);
@@ -876,12 +903,17 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
   a.indirect_changes = !tl_pass_arg_get(ctx, "asyncify-ignore-indirect");
   find_asyncify_imports(&a);
   a.fi = tl_calloc(m->funcs.n + 1, sizeof *a.fi);
+  uint8_t *which = tl_calloc(m->funcs.n + 1, 1);
+  if (!a.fi || !which) {
+    tl_free(a.fi);
+    tl_free(which);
+    return tl_nomem(ctx->err, "asyncify");
+  }
   tl_vec edges = {0};
   s = analyze(&a, &edges);
   if (!s) s = refuse_tail_calls(&a, &edges);
   tl_vec_free(&edges);
   uint32_t nf = (uint32_t)m->funcs.n;
-  uint8_t *which = tl_calloc(nf + 1, 1);
   for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
     if (instrumented(&a, i)) {
       s = check_func(&a, i);
@@ -911,13 +943,16 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
   if (!s && tl_pass_arg_get(ctx, "asyncify-asserts"))
     for (uint32_t i = m->nimported_funcs; i < nf; i++)
       if (!which[i]) add_asserts(&a, i);
-  if (!s) s = optimize(&a, which);
   for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
     if (which[i]) s = instrument_locals(&a, i);
   if (!s) s = optimize(&a, which);
   if (s) goto out;
   /* the placeholder and the fake globals go (nothing refers to them now) */
-  uint8_t *drop = tl_calloc(m->funcs.n > m->globals.n ? m->funcs.n : m->globals.n, 1);
+  uint8_t *drop = tl_calloc((m->funcs.n > m->globals.n ? m->funcs.n : m->globals.n) + 1, 1);
+  if (!drop) {
+    s = tl_nomem(ctx->err, "asyncify");
+    goto out;
+  }
   drop[a.tail] = 1;
   bool ok = tl_module_remove_funcs(m, drop);
   memset(drop, 0, m->globals.n);

@@ -1614,6 +1614,46 @@ static tl_status emit(P *p, size_t end) {
   return TL_OK;
 }
 
+static int by_val(const void *a, const void *b) {
+  uint32_t x = ((const hent *)a)->val, y = ((const hent *)b)->val;
+  return x < y ? -1 : x > y;
+}
+
+/* The custom section "name" with the function ids ($name), as wat2wasm
+ * --debug-names and wasm-opt keep them: passes and lists (asyncify's, say)
+ * see the names, and -g writes them. */
+static void name_section(P *p, buf *out) {
+  const hmap *h = &p->names[SP_FUNC];
+  if (!h->n) return;
+  hent *v = tl_malloc(h->n * sizeof *v);
+  if (!v) {
+    out->bad = true;
+    return;
+  }
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < h->cap; i++)
+    if (h->e[i].s) v[n++] = h->e[i];
+  qsort(v, n, sizeof *v, by_val);
+  buf map = {0}, sub = {0};
+  put_u(&map, n);
+  for (uint32_t i = 0; i < n; i++) {
+    put_u(&map, v[i].val);
+    put_u(&map, v[i].len);
+    putn(&map, (const uint8_t *)v[i].s, v[i].len);
+  }
+  put(&sub, 4);
+  putn(&sub, (const uint8_t *)"name", 4);
+  put(&sub, 1); /* function names */
+  put_u(&sub, map.n);
+  put_buf(&sub, &map);
+  put(out, 0);
+  put_u(out, sub.n);
+  put_buf(out, &sub);
+  bfree(&map);
+  bfree(&sub);
+  tl_free(v);
+}
+
 static void assemble(P *p, buf *out) {
   static const uint8_t head[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
   putn(out, head, 8);
@@ -1632,6 +1672,7 @@ static void assemble(P *p, buf *out) {
     put_buf(out, &tmp);
     bfree(&tmp);
   }
+  name_section(p, out);
 }
 
 static void p_free(P *p) {

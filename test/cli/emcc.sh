@@ -16,9 +16,9 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c)
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c)
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; esac; }
 levels=(-O2 -O3 -Os -Oz)
 
 mkdir -p bin
@@ -71,6 +71,9 @@ for pair in "${pairs[@]}"; do
     'node --no-experimental-fetch out/tilt/'"$n$l"'.js > got.txt && diff "$SRC/'"$n"'.out" got.txt'
   if [ $p = fpcast.c ]; then
     check_sh "$p $l: tilt-opt ran --fpcast-emu" 'grep -q "^wasm-opt .*--fpcast-emu" tools.log'
+  fi
+  if [ $p = asyncify.c ]; then
+    check_sh "$p $l: tilt-opt ran --asyncify with emcc's import list" 'grep -q "^wasm-opt .*--asyncify .*asyncify-imports@" tools.log'
   fi
   if [ $p = safeheap.c ]; then
     check_sh "$p $l: tilt-opt ran --safe-heap" 'grep -q "^wasm-opt .*--safe-heap" tools.log'

@@ -39,5 +39,26 @@ cat > big64.wat <<'W'
 W
 expect_error "memory64-lowering of a memory over 4 GiB" 'memory64-lowering: memory 0 has more than 65536 pages' \
   "$TILT_OPT" --enable-memory64 big64.wat --memory64-lowering -o out.wasm
+cat > async.wat <<'W'
+(module (import "env" "sleep" (func $sleep (param i32))) (memory 1)
+  (tag $e)
+  (func $eh (export "eh") (try (do (call $sleep (i32.const 1))) (catch $e)))
+  (func $tail (export "tail") (return_call $eh))
+  (func $ref (export "ref") (local externref) (call $sleep (i32.const 2))))
+W
+expect_error "asyncify of a function with exception handling" \
+  'asyncify: function 1 \(eh\) would be instrumented but has exception handling' \
+  "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@eh -o out.wasm
+expect_error "asyncify of a function making a tail call" 'asyncify: function 2 \(tail\) would be instrumented but makes a tail call' \
+  "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@tail -o out.wasm
+expect_error "asyncify of a function with a reference local" 'asyncify: function 3 \(ref\) would be instrumented but has a local of reference type' \
+  "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@ref -o out.wasm
+expect_error "asyncify with an only-list and an add-list" 'asyncify: an only-list cannot be used together with an add- or remove-list' \
+  "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@ref --pass-arg=asyncify-addlist@eh -o out.wasm
+expect_error "asyncify with a missing list file" "asyncify: cannot read asyncify-imports's list file 'no-such-file'" \
+  "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-imports@@no-such-file -o out.wasm
+"$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@nothing -o once.wasm
+expect_error "asyncify run twice" 'asyncify: the module exports asyncify_start_unwind already' \
+  "$TILT_OPT" -all once.wasm --asyncify -o out.wasm
 check "no output written on a refusal" test ! -e out.wasm
 finish

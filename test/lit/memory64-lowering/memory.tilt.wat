@@ -20,7 +20,7 @@
 ;; CHECK: (module
 ;; CHECK:   (type (;0;) (func (param i64 i32) (result i64)))
 ;; CHECK:   (memory (;0;) 1 65536)
-;; CHECK:   (func (;0;) (type 0) (param i64) (param i32) (result i64)
+;; CHECK:   (func $f (;0;) (type 0) (param i64) (param i32) (result i64)
 ;; CHECK:     (i64.store offset=8 (i32.wrap_i64 (local.get 0)) (i64.load (i32.const 32)))
 ;; CHECK:     (i32.store8 (local.get 1) (i32.const 1))
 ;; CHECK:     (memory.fill (i32.wrap_i64 (local.get 0)) (i32.const 0) (i32.const 4))

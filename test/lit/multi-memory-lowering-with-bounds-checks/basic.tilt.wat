@@ -23,13 +23,13 @@
 ;; CHECK:   (global $memory1_byte_offset (;0;) (mut i32) (i32.const 65536))
 ;; CHECK:   (global $memory2_byte_offset (;1;) (mut i32) (i32.const 131072))
 ;; CHECK:   (export "f" (func 1))
-;; CHECK:   (func (;0;) (type 0) (result i32)
+;; CHECK:   (func $bump (;0;) (type 0) (result i32)
 ;; CHECK:     (drop (call $memory0_grow (i32.const 1)))
 ;; CHECK:     (i32.const 3))
 ;; CHECK:   (func (;1;) (type 1) (param i32) (result i32)
 ;; CHECK:     (local i32) (local i32) (local i32) (local i32) (local i32) (local i32)
 ;; CHECK:     (local.set 1 (local.get 0))
-;; CHECK:     (local.set 2 (call 0))
+;; CHECK:     (local.set 2 (call $bump))
 ;; CHECK:     (if
 ;; CHECK:       (i64.gt_u
 ;; CHECK:         (i64.add (i64.extend_i32_u (local.get 1)) (i64.const 8))

@@ -30,9 +30,9 @@
 ;; CHECK:   (tag (;1;) (type 1) (param i64))
 ;; CHECK:   (tag (;2;) (type 2))
 ;; CHECK:   (tag (;3;) (type 3) (param externref))
-;; CHECK:   (export "live" (func 0))
+;; CHECK:   (export "live" (func $live))
 ;; CHECK:   (export "e" (tag 3))
-;; CHECK:   (func (;0;) (type 2)
+;; CHECK:   (func $live (;0;) (type 2)
 ;; CHECK:     (local i64)
 ;; CHECK:     (try $l0
 ;; CHECK:       (do

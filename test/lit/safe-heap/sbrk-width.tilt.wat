@@ -17,12 +17,12 @@
 ;; CHECK:   (type (;2;) (func))
 ;; CHECK:   (type (;3;) (func (result i32)))
 ;; CHECK:   (type (;4;) (func (param i32 i32) (result i32)))
-;; CHECK:   (import "env" "emscripten_get_sbrk_ptr" (func (;0;) (type 0) (result i64)))
+;; CHECK:   (import "env" "emscripten_get_sbrk_ptr" (func $sbrk_ptr (;0;) (type 0) (result i64)))
 ;; CHECK:   (import "env" "segfault" (func $segfault (;1;) (type 2)))
 ;; CHECK:   (import "env" "alignfault" (func $alignfault (;2;) (type 2)))
 ;; CHECK:   (memory (;0;) 1 1)
-;; CHECK:   (export "f" (func 3))
-;; CHECK:   (func (;3;) (type 1) (param i32) (result i32)
+;; CHECK:   (export "f" (func $f))
+;; CHECK:   (func $f (;3;) (type 1) (param i32) (result i32)
 ;; CHECK:     (call $SAFE_HEAP_LOAD_i32_4_4 (local.get 0) (i32.const 0)))
 ;; CHECK:   (func $SAFE_HEAP_LOAD_i32_4_4 (;4;) (type 4) (param i32) (param i32) (result i32)
 ;; CHECK:     (local i32)
@@ -32,7 +32,7 @@
 ;; CHECK:         (i32.eq (local.get 2) (i32.const 0))
 ;; CHECK:         (i32.gt_u
 ;; CHECK:           (i32.add (local.get 2) (i32.const 4))
-;; CHECK:           (i32.load (i32.wrap_i64 (call 0)))))
+;; CHECK:           (i32.load (i32.wrap_i64 (call $sbrk_ptr)))))
 ;; CHECK:       (then
 ;; CHECK:         (call $segfault)))
 ;; CHECK:     (if
