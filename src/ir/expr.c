@@ -640,3 +640,23 @@ size_t tl_nodes_free_body(tl_module *m, uint32_t func) {
   block_free(m, b, false); /* the writer builds no blocks */
   return n;
 }
+
+/* The zero of t: a constant 0, ref.null of a reference type, tuple.make of zeros. */
+tl_expr *tl_make_zero(tl_module *m, tl_type t) {
+  tl_expr *e;
+  if (tl_type_is_tuple(t)) {
+    uint32_t n = tl_type_arity(m, t);
+    e = tl_expr_new(m, TL_OP_TUPLE_MAKE, n);
+    for (uint32_t i = 0; i < n; i++) e->kid[i] = tl_make_zero(m, tl_type_at(m, t, i));
+  } else {
+    static const uint16_t op[TL_NBASIC] = {
+      [TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST, [TL_F32] = TL_OP_F32_CONST,
+      [TL_F64] = TL_OP_F64_CONST, [TL_V128] = TL_OP_V128_CONST, [TL_FUNCREF] = TL_OP_REF_NULL,
+      [TL_EXTERNREF] = TL_OP_REF_NULL, [TL_EXNREF] = TL_OP_REF_NULL};
+    e = tl_expr_new(m, (tl_op)op[t], 0);
+    if (t != TL_V128) memset(&e->imm, 0, sizeof e->imm); /* v128: zeroed bytes */
+    if (tl_type_is_ref(t)) e->imm.index = t;
+  }
+  tl_expr_finalize(m, NULL, e);
+  return e;
+}

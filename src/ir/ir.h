@@ -660,6 +660,7 @@ tl_expr *tl_make_local_get(tl_module *m, tl_func *f, uint32_t idx);
 tl_expr *tl_make_local_set(tl_module *m, tl_func *f, uint32_t idx, tl_expr *v, bool tee);
 tl_expr *tl_make_drop(tl_module *m, tl_expr *v);
 tl_expr *tl_make_block(tl_module *m, tl_op op, uint32_t label, tl_expr **kids, uint32_t n);
+tl_expr *tl_make_zero(tl_module *m, tl_type t); /* 0, ref.null, tuple.make of zeros */
 /* Out-of-line immediates, in node memory: e->imm.v128 set to 16 bytes
  * (copied from v, or zeroed when v is NULL); a br_table's n targets (and
  * default), zeroed, with ->n set. */

@@ -27,7 +27,8 @@
  * state change across a call. With optimizing on (-O1 and up) the
  * instrumented functions then get the function pipeline.
  * Refused (an error, nothing changed): tail calls or exception handling in
- * an instrumented function, reference-typed locals there, the pass run
+ * an instrumented function, reference-typed locals there (found again
+ * after flatten among its temps: then the module has changed), the pass run
  * already, several memories without asyncify-memory, an only-list with an
  * add- or remove-list. A module without a memory gets one page, as with
  * Binaryen. Kind MODULE_IFACE: the module gains exports the
@@ -379,27 +380,6 @@ static tl_op store_of(tl_type t) {
   }
 }
 
-static tl_expr *zero_of(asy *a, tl_type t) {
-  tl_module *m = a->m;
-  if (tl_type_is_tuple(t)) {
-    uint32_t n = tl_type_arity(m, t);
-    tl_expr *e = tl_expr_new(m, TL_OP_TUPLE_MAKE, n);
-    for (uint32_t i = 0; i < n; i++) e->kid[i] = zero_of(a, tl_type_at(m, t, i));
-    tl_expr_finalize(m, NULL, e);
-    return e;
-  }
-  tl_expr *e;
-  switch (t) {
-  case TL_I32: return tl_make_const_i32(m, 0);
-  case TL_I64: return tl_make_const_i64(m, 0);
-  case TL_F32: e = tl_expr_new(m, TL_OP_F32_CONST, 0); e->imm.f32 = 0; break;
-  case TL_F64: e = tl_expr_new(m, TL_OP_F64_CONST, 0); e->imm.f64 = 0; break;
-  default: e = tl_expr_new(m, TL_OP_V128_CONST, 0); tl_expr_v128(m, e, NULL); break;
-  }
-  tl_expr_finalize(m, NULL, e);
-  return e;
-}
-
 /* ---- the control-flow rewrite (on flat IR) ------------------------------------------- */
 
 static bool may_pause_call(asy *a, const tl_expr *e) {
@@ -429,7 +409,7 @@ static uint32_t fake_global(asy *a, tl_type t) {
     return a->fake[0];
   }
   tl_global g = {.type = t, .mut = true, .name = "__asyncify_fake_call_value"};
-  g.init = zero_of(a, t);
+  g.init = tl_make_zero(a->m, t);
   TL_VEC_PUSH(&a->m->globals, tl_global, g);
   a->fake_type[a->nfake] = t;
   return a->fake[a->nfake++] = (uint32_t)a->m->globals.n - 1;
@@ -614,10 +594,12 @@ static tl_expr *locals_io(asy *a, uint32_t nsave, bool save, uint32_t *total) {
   return b;
 }
 
-/* Refusals for a function about to be instrumented. */
-static tl_status check_func(asy *a, uint32_t i) {
+/* Refusals for a function about to be instrumented (before flatten: EH
+ * too; after it again, for the reference-typed temps it made: the module
+ * has changed by then). */
+static tl_status check_func(asy *a, uint32_t i, bool before) {
   tl_func *f = TL_FUNC(a->m, i);
-  if (f->body && tl_expr_has_eh(f->body))
+  if (before && f->body && tl_expr_has_eh(f->body))
     return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
                      "asyncify: function %u (%s) would be instrumented but has exception handling, which asyncify does not support", i,
                      f->name ? f->name : "unnamed");
@@ -660,7 +642,7 @@ static tl_status instrument_flow(asy *a, uint32_t fi) {
   tl_expr *unwound = tl_make_block(m, TL_OP_BLOCK, a->unwind_label, inner, 2);
   tl_expr *k[3] = {enter, tl_make_call(m, f, a->tail, &unwound, 1), NULL};
   uint32_t nk = 2;
-  if (results != TL_NONE) k[nk++] = zero_of(a, results);
+  if (results != TL_NONE) k[nk++] = tl_make_zero(a->m, results);
   f->body = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, k, nk);
   tl_func_refinalize(m, f);
   return TL_OK;
@@ -916,7 +898,7 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
   uint32_t nf = (uint32_t)m->funcs.n;
   for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
     if (instrumented(&a, i)) {
-      s = check_func(&a, i);
+      s = check_func(&a, i, true);
       which[i] = 1;
     }
   if (s) goto out;
@@ -924,9 +906,18 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
     if (which[i]) value_to_return(&a, i);
   /* flat form, and when optimizing fewer locals to save (passes that keep it flat) */
-  static const char *const flat[] = {"flatten", "dce", "remove-unused-names", "simplify-locals-nonesting", "reorder-locals",
-                                     "coalesce-locals", "simplify-locals-nonesting", "reorder-locals", "merge-blocks"};
-  s = tl_run_func_passes_on(ctx, flat, ctx->opt->optimize_level > 0 ? 9 : 2, which);
+  static const char *const flat[] = {"flatten", "dce"};
+  static const char *const fewer[] = {"remove-unused-names", "simplify-locals-nonesting", "reorder-locals",
+                                      "coalesce-locals", "simplify-locals-nonesting", "reorder-locals", "merge-blocks"};
+  s = tl_run_func_passes_on(ctx, flat, 2, which);
+  /* flatten's temps are scratch locals, which coalesce-locals leaves
+   * alone for the writer to elide; here they must merge (each one left is
+   * saved and restored) */
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    if (which[i]) TL_FUNC(m, i)->has_scratch_base = false;
+  if (!s && ctx->opt->optimize_level > 0) s = tl_run_func_passes_on(ctx, fewer, 7, which);
+  for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
+    if (which[i]) s = check_func(&a, i, false);
   if (s) goto out;
   /* globals after the passes: an imported global shifts defined ones */
   a.state = add_global(&a, TL_I32, "__asyncify_state", import_globals);

@@ -253,25 +253,6 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
   }
 }
 
-static tl_expr *zero_of(tl_module *m, tl_type t) {
-  tl_expr *e;
-  if (tl_type_is_tuple(t)) {
-    uint32_t n = tl_type_arity(m, t);
-    e = tl_expr_new(m, TL_OP_TUPLE_MAKE, n);
-    for (uint32_t i = 0; i < n; i++) e->kid[i] = zero_of(m, tl_type_at(m, t, i));
-  } else {
-    static const uint16_t op[TL_NBASIC] = {
-      [TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST, [TL_F32] = TL_OP_F32_CONST,
-      [TL_F64] = TL_OP_F64_CONST, [TL_V128] = TL_OP_V128_CONST, [TL_FUNCREF] = TL_OP_REF_NULL,
-      [TL_EXTERNREF] = TL_OP_REF_NULL, [TL_EXNREF] = TL_OP_REF_NULL};
-    e = tl_expr_new(m, (tl_op)op[t], 0);
-    if (t != TL_V128) memset(&e->imm, 0, sizeof e->imm); /* v128: zeroed bytes */
-    if (tl_type_is_ref(t)) e->imm.index = t;
-  }
-  tl_expr_finalize(m, NULL, e);
-  return e;
-}
-
 /* The block that replaces `call` (a call or return_call of `from` in `into`).
  * move: this is the callee's only reference, and it goes after the round,
  * so its body moves into the caller instead of being copied (its nodes are
@@ -299,7 +280,7 @@ static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr 
     TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, call->kid[i], false));
   for (uint32_t i = np; i < from->nlocal; i++)
     if (c.read[i])
-      TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, zero_of(m, from->local[i]), false));
+      TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, tl_make_zero(m, from->local[i]), false));
   for (uint32_t i = 0; i < body->nkid; i++) TL_VEC_PUSH(&kids, tl_expr *, body->kid[i]);
   tl_expr *blk = tl_make_block(m, TL_OP_BLOCK, c.ret, kids.p, (uint32_t)kids.n);
   blk->imm.block.bt = TL_NO_INDEX;
