@@ -65,15 +65,9 @@ typedef struct {
   tl_func *f;
   uint32_t rewind, unwind_label, nidx;
   tl_status err;
-  /* between the two phases: a call's value goes to a fake global of its
-   * type (phase two gives each its own local, which is not saved: the
-   * value it holds when unwinding is no real one), and the unwind tail is
-   * a call to a placeholder function */
-  uint32_t fake[8];
-  tl_type fake_type[8];
-  uint32_t nfake;
-  uint32_t tail;              /* the placeholder: (i32) -> () */
-  uint32_t *fake_local;       /* per fake global, in the function being finished */
+  uint32_t call_tmp[8];       /* a local per type receiving a pausing call's value: */
+  tl_type call_tmp_type[8];   /* not saved (what it holds when unwinding is no real */
+  uint32_t ncall_tmp;         /* value; the resumed call writes it) */
 } asy;
 
 /* ---- lists ------------------------------------------------------------------------- */
@@ -169,14 +163,13 @@ static bool import_is(const tl_func *f, const char *base) {
          tl_name_eq(f->imp.name, f->imp.name_len, base, (uint32_t)strlen(base));
 }
 
-static bool import_pauses(asy *a, const tl_func *f, const namelist *imports, bool all, bool none) {
+static bool import_pauses(const tl_func *f, const namelist *imports, bool all, bool none) {
   if (import_is(f, "start_unwind") || import_is(f, "stop_rewind")) return true;
   if (none) return false;
   if (all) return true;
   char full[1024];
   snprintf(full, sizeof full, "%.*s.%.*s", (int)tl_name_len(f->imp.module, f->imp.module_len), f->imp.module,
            (int)tl_name_len(f->imp.name, f->imp.name_len), f->imp.name);
-  (void)a;
   return list_match(imports, full);
 }
 
@@ -246,7 +239,7 @@ static tl_status analyze(asy *a, tl_vec *edges) {
     tl_func *f = TL_FUNC(m, i);
     finfo *fi = &a->fi[i];
     if (i < m->nimported_funcs) {
-      fi->change = import_pauses(a, f, &imports, all, none);
+      fi->change = import_pauses(f, &imports, all, none);
       if (fi->change) verbose(a, "[asyncify] %s is an import that can change the state%s\n", i, TL_NO_INDEX);
       continue;
     }
@@ -401,18 +394,15 @@ static tl_expr *maybe_skip(asy *a, tl_expr *e) {
   return r;
 }
 
-static uint32_t fake_global(asy *a, tl_type t) {
-  for (uint32_t i = 0; i < a->nfake; i++)
-    if (a->fake_type[i] == t) return a->fake[i];
-  if (a->nfake == 8) {
-    a->err = tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "asyncify: calls of more than 8 result types may pause");
-    return a->fake[0];
+static uint32_t call_tmp(asy *a, tl_type t) {
+  for (uint32_t i = 0; i < a->ncall_tmp; i++)
+    if (a->call_tmp_type[i] == t) return a->call_tmp[i];
+  uint32_t l = tl_func_add_var(a->m, a->f, t);
+  if (a->ncall_tmp < 8) { /* past 8 types a temp each, saved like any local */
+    a->call_tmp_type[a->ncall_tmp] = t;
+    a->call_tmp[a->ncall_tmp++] = l;
   }
-  tl_global g = {.type = t, .mut = true, .name = "__asyncify_fake_call_value"};
-  g.init = tl_make_zero(a->m, t);
-  TL_VEC_PUSH(&a->m->globals, tl_global, g);
-  a->fake_type[a->nfake] = t;
-  return a->fake[a->nfake++] = (uint32_t)a->m->globals.n - 1;
+  return l;
 }
 
 /* A call statement that may pause: run it when normal or when rewinding to
@@ -423,9 +413,9 @@ static tl_expr *call_support(asy *a, tl_expr *s) {
   tl_expr *after = NULL;
   if (s->op == TL_OP_LOCAL_SET) {
     tl_expr *call = s->kid[0];
-    uint32_t g = fake_global(a, call->type);
-    after = tl_make_local_set(m, a->f, s->imm.index, global_get(a, g), false);
-    s = global_set(a, g, call);
+    uint32_t tmp = call_tmp(a, call->type);
+    after = tl_make_local_set(m, a->f, s->imm.index, tl_make_local_get(m, a->f, tmp), false);
+    s = tl_make_local_set(m, a->f, tmp, call, false);
   }
   uint32_t idx = a->nidx++;
   tl_expr *br = tl_expr_new(m, TL_OP_BR, 1);
@@ -538,8 +528,10 @@ static void flow_post(tl_walk *w, tl_expr **slot) {
 /* ---- locals ------------------------------------------------------------------------ */
 
 static bool saved(const asy *a, uint32_t l, uint32_t nsave) {
-  (void)a;
-  return l < nsave;
+  if (l >= nsave) return false;
+  for (uint32_t i = 0; i < a->ncall_tmp; i++)
+    if (a->call_tmp[i] == l) return false;
+  return true;
 }
 
 /* Pushes (unwinding: store) or pops (rewinding: load) the saved locals;
@@ -615,13 +607,17 @@ static tl_status check_func(asy *a, uint32_t i, bool before) {
   return TL_OK;
 }
 
-/* Phase one, on a flat function: the control-flow rewrite. Rewinding
- * pops the call index first thing; unwinding leaves the body (a block
- * giving the call index) for the tail placeholder. */
-static tl_status instrument_flow(asy *a, uint32_t fi) {
+/* The rewrite of one flat function: the control flow, then the entry
+ * (rewinding: load the locals, then pop the call index under them) and the
+ * unwind tail (push the call index, save the locals, return a zero). Every
+ * local the function has is saved (no liveness yet), but for the call
+ * temps and the rewrite's own. All of it is in place before any
+ * optimizing: an optimizer that saw the function without the loads could
+ * take a local set only in skipped code as still zero when rewinding. */
+static tl_status instrument(asy *a, uint32_t fi) {
   tl_module *m = a->m;
   tl_func *f = a->f = TL_FUNC(m, fi);
-  a->nidx = 0;
+  a->nidx = a->ncall_tmp = 0;
   a->err = TL_OK;
   tl_type results = tl_func_type(m, f)->results;
   a->unwind_label = tl_func_new_label(m, f);
@@ -633,70 +629,20 @@ static tl_status instrument_flow(asy *a, uint32_t fi) {
   w.post = flow_post;
   tl_walk_run(&w, &f->body);
   if (a->err) return a->err;
+  uint32_t nsave = f->nlocal, total;
   tl_expr *body = f->body->aux & F_DONE ? f->body : maybe_skip(a, f->body);
-  tl_expr *pop_idx = block2(a, stack_bump(a, -4), tl_make_local_set(m, f, a->rewind, mem_op(a, TL_OP_I32_LOAD, 0, 2, stack_pos(a), NULL), false));
-  tl_expr *enter = make_if(a, f, state_is(a, REWINDING), pop_idx, NULL);
   tl_expr *barrier = results == TL_NONE ? tl_expr_new(m, TL_OP_RETURN, 0) : tl_make_unreachable(m);
   if (barrier->op == TL_OP_RETURN) tl_expr_finalize(m, f, barrier);
   tl_expr *inner[2] = {body, barrier};
-  tl_expr *unwound = tl_make_block(m, TL_OP_BLOCK, a->unwind_label, inner, 2);
-  tl_expr *k[3] = {enter, tl_make_call(m, f, a->tail, &unwound, 1), NULL};
-  uint32_t nk = 2;
-  if (results != TL_NONE) k[nk++] = tl_make_zero(a->m, results);
+  uint32_t uidx = tl_func_add_var(m, f, TL_I32);
+  tl_expr *pop_idx = block2(a, stack_bump(a, -4), tl_make_local_set(m, f, a->rewind, mem_op(a, TL_OP_I32_LOAD, 0, 2, stack_pos(a), NULL), false));
+  tl_expr *k[6] = {make_if(a, f, state_is(a, REWINDING), block2(a, locals_io(a, nsave, false, &total), pop_idx), NULL),
+                   tl_make_local_set(m, f, uidx, tl_make_block(m, TL_OP_BLOCK, a->unwind_label, inner, 2), false),
+                   mem_op(a, TL_OP_I32_STORE, 0, 2, stack_pos(a), tl_make_local_get(m, f, uidx)), stack_bump(a, 4),
+                   locals_io(a, nsave, true, &total), NULL};
+  uint32_t nk = 5;
+  if (results != TL_NONE) k[nk++] = tl_make_zero(m, results);
   f->body = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, k, nk);
-  tl_func_refinalize(m, f);
-  return TL_OK;
-}
-
-/* Phase two, before any optimizing (an optimizer that saw the function
- * without the loads could assume a local set only in skipped code still
- * holds its initial zero when rewinding): fake globals become locals; the
- * tail placeholder pushes the call index and saves the locals; entering
- * while rewinding loads them (before the call index, which lies under
- * them). Every local the function has is saved (no liveness yet). */
-typedef struct {
-  asy *a;
-  uint32_t nsave;
-  bool found;
-} finish_ctx;
-
-static void finish_node(tl_walk *w, tl_expr **slot) {
-  finish_ctx *c = w->ctx;
-  asy *a = c->a;
-  tl_module *m = a->m;
-  tl_expr *e = *slot;
-  if (e->op == TL_OP_GLOBAL_GET || e->op == TL_OP_GLOBAL_SET) {
-    for (uint32_t i = 0; i < a->nfake; i++) {
-      if (e->imm.index != a->fake[i]) continue;
-      if (a->fake_local[i] == TL_NO_INDEX) a->fake_local[i] = tl_func_add_var(m, w->f, a->fake_type[i]);
-      *slot = e->op == TL_OP_GLOBAL_GET ? tl_make_local_get(m, w->f, a->fake_local[i])
-                                        : tl_make_local_set(m, w->f, a->fake_local[i], e->kid[0], false);
-    }
-    return;
-  }
-  if (e->op != TL_OP_CALL || e->imm.index != a->tail) return;
-  uint32_t uidx = tl_func_add_var(m, w->f, TL_I32), total;
-  tl_expr *k[4] = {tl_make_local_set(m, w->f, uidx, e->kid[0], false),
-                   mem_op(a, TL_OP_I32_STORE, 0, 2, stack_pos(a), tl_make_local_get(m, w->f, uidx)), stack_bump(a, 4),
-                   locals_io(a, c->nsave, true, &total)};
-  *slot = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, k, 4);
-  c->found = true;
-}
-
-static tl_status instrument_locals(asy *a, uint32_t fi) {
-  tl_module *m = a->m;
-  tl_func *f = a->f = TL_FUNC(m, fi);
-  uint32_t local[8];
-  for (uint32_t i = 0; i < 8; i++) local[i] = TL_NO_INDEX;
-  a->fake_local = local;
-  finish_ctx c = {a, f->nlocal, false};
-  tl_walk_post(m, f, &f->body, finish_node, &c);
-  if (!c.found)
-    return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "asyncify (internal): function %u lost its unwind tail", fi);
-  uint32_t total;
-  tl_expr *load = locals_io(a, c.nsave, false, &total);
-  tl_expr *k[2] = {make_if(a, f, state_is(a, REWINDING), load, NULL), f->body};
-  f->body = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, k, 2);
   tl_func_refinalize(m, f);
   return TL_OK;
 }
@@ -927,33 +873,13 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
     add_export(m, "__asyncify_state", TL_EXTERN_GLOBAL, a.state);
     add_export(m, "__asyncify_data", TL_EXTERN_GLOBAL, a.data);
   }
-  a.tail = tl_module_add_func_defined(m, tl_functype_intern(m, TL_I32, TL_NONE), "__asyncify_unwind_tail");
-  uint32_t nglobals = (uint32_t)m->globals.n;
   for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
-    if (which[i]) s = instrument_flow(&a, i);
+    if (which[i]) s = instrument(&a, i);
   if (!s && tl_pass_arg_get(ctx, "asyncify-asserts"))
     for (uint32_t i = m->nimported_funcs; i < nf; i++)
       if (!which[i]) add_asserts(&a, i);
-  for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
-    if (which[i]) s = instrument_locals(&a, i);
   if (!s) s = optimize(&a, which);
   if (s) goto out;
-  /* the placeholder and the fake globals go (nothing refers to them now) */
-  uint8_t *drop = tl_calloc((m->funcs.n > m->globals.n ? m->funcs.n : m->globals.n) + 1, 1);
-  if (!drop) {
-    s = tl_nomem(ctx->err, "asyncify");
-    goto out;
-  }
-  drop[a.tail] = 1;
-  bool ok = tl_module_remove_funcs(m, drop);
-  memset(drop, 0, m->globals.n);
-  for (uint32_t g = nglobals; g < m->globals.n; g++) drop[g] = 1;
-  ok = ok && tl_module_remove_globals(m, drop);
-  tl_free(drop);
-  if (!ok) {
-    s = tl_nomem(ctx->err, "asyncify");
-    goto out;
-  }
   uint32_t made[4];
   add_interface(&a, made);
   s = drop_asyncify_imports(&a, made);
