@@ -189,6 +189,7 @@ static void translate(tl_walk *w, tl_expr **slot) {
     if (c->exn[l] == TL_NO_INDEX) c->exn[l] = tl_func_add_local(m, w->f, TL_EXNREF);
     tl_expr *tr = tl_expr_new(m, TL_OP_THROW_REF, 1);
     tr->kid[0] = tl_make_local_get(m, w->f, c->exn[l]);
+    tl_expr_finalize(m, w->f, tr); /* unreachable: a catch arm it ends needs no exit branch */
     *slot = tr;
     return;
   }
