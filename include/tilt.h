@@ -82,6 +82,10 @@ typedef struct {
   uint32_t threads;     /* threads for decoding and validating large modules'
                            bodies (also kept for tl_module_validate later); 0 =
                            one per core; the module is the same for any count */
+  const char *source_map; /* a source map of the binary (JSON, as wasm-opt's
+                           --input-source-map reads): its locations go to the
+                           IR's nodes, for tl_write_options.source_map */
+  size_t source_map_size;
 } tl_read_options;
 
 typedef struct {
@@ -92,6 +96,13 @@ typedef struct {
                            stack can carry); tilt-opt sets it at -O2+ or -Os/-Oz */
   uint32_t threads;     /* threads for encoding large modules' bodies; 0 = one
                            per core (the output is the same for any count) */
+  char **source_map;    /* if set: gets the output's source map (JSON, as wasm-opt's
+                           --output-source-map writes; malloc'd, NUL-terminated,
+                           the caller frees it) from the nodes' locations, which
+                           tl_read_options.source_map gave them; bodies are then
+                           encoded on one thread */
+  const char *source_map_url; /* if set: a sourceMappingURL section naming the map,
+                           after the names (it replaces the module's own) */
 } tl_write_options;
 
 /* Out of memory: every call below returns TL_E_NOMEM (or NULL, or the

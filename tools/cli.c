@@ -79,6 +79,30 @@ void cli_print_error(const char *path, const tl_error *e) {
     fprintf(stderr, "%s: error: %s\n", path, e->msg);
 }
 
+int cli_read_source_map(const char *path, tl_read_options *ro) {
+  uint8_t *map = NULL;
+  size_t n = 0;
+  if (path && cli_read_file(path, &map, &n)) return 1;
+  ro->source_map = (const char *)map;
+  ro->source_map_size = n;
+  return 0;
+}
+
+int cli_write_source_map(const char *path, char *map) {
+  int rc = map ? cli_write_file(path, map, strlen(map)) : 0;
+  free(map);
+  return rc;
+}
+
+void cli_print_read_error(const char *in, const char *map, const tl_error *e) {
+  static const char prefix[] = "source map: ";
+  bool mine = map && !strncmp(e->msg, prefix, sizeof prefix - 1);
+  if (!mine) return cli_print_error(in, e);
+  tl_error e2 = *e;
+  memmove(e2.msg, e2.msg + sizeof prefix - 1, strlen(e2.msg) - (sizeof prefix - 1) + 1);
+  cli_print_error(map, &e2);
+}
+
 static const char *prog = "tilt";
 
 void cli_init(const char *argv0) {

@@ -16,6 +16,14 @@
 int cli_read_file(const char *path, uint8_t **out, size_t *size);
 int cli_write_file(const char *path, const void *p, size_t n);
 void cli_print_error(const char *path, const tl_error *e);
+/* --input-source-map: reads PATH (none if NULL) into ro->source_map, which
+ * the caller frees; 0 on success. */
+int cli_read_source_map(const char *path, tl_read_options *ro);
+/* --output-source-map: writes map (tl_write_options.source_map's) to PATH
+ * and frees it; 0 on success (or when map is NULL). */
+int cli_write_source_map(const char *path, char *map);
+/* A read error, under the source map's path when it is the map's. */
+void cli_print_read_error(const char *in, const char *map, const tl_error *e);
 /* Remembers the program name (basename of argv0) for cli_fail. */
 void cli_init(const char *argv0);
 /* --version: "PROG version VERSION"; under a Binaryen tool's name (the

@@ -8,7 +8,8 @@
  * The module changes and the metadata JSON printed on stdout are
  * tl_module_emscripten_finalize's; "features" lists the input's
  * target_features section (plus --enable-FEATURE flags), as Binaryen's.
- * Flags tilt does not implement (source maps, --dwarf (emcc -g),
+ * Flags tilt does not implement (--dwarf (emcc -g) unless a source map is
+ * written (emcc -gsource-map: DWARF is dropped, the map has the lines),
  * --all-features) are errors naming the flag. Installed as
  * tilt-emscripten-finalize, and as wasm-emscripten-finalize with
  * -DTILT_BINARYEN_NAMES=ON. Exit status: 0 on success, 1 on any error. */
@@ -28,7 +29,8 @@
 
 typedef struct {
   const char *in, *out, *mem_file;
-  bool emit_text, no_metadata, debug_names, has_base;
+  const char *in_map, *out_map, *map_url; /* source maps */
+  bool emit_text, no_metadata, debug_names, has_base, dwarf;
   unsigned long long global_base;
   uint32_t feature_flags_on, feature_flags_off;
   tl_emscripten_options fo;
@@ -42,16 +44,16 @@ typedef enum { O_OUTPUT, O_DEBUG, O_DWARF, O_TEXT, O_NO_META, O_BASE, O_SIDE, O_
 static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file (without one no module is written)"},
   {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
-  {O_DWARF, "--dwarf", NULL, false, "updating DWARF: not supported (error; without it DWARF is dropped)"},
+  {O_DWARF, "--dwarf", NULL, false, "updating DWARF: only with --output-source-map (emcc -gsource-map), where DWARF is dropped as without it; an error otherwise"},
   {O_TEXT, "--emit-text", "-S", false, "write text (to stdout without -o), the metadata in a comment"},
   {O_NO_META, "--no-emit-metadata", "-n", false, "do not print the metadata JSON"},
   {O_BASE, "--global-base", NULL, true, "the address static data starts at (with --separate-data-segments)"},
   {O_SIDE, "--side-module", NULL, false, "the input is an Emscripten side module"},
-  {O_ISM, "--input-source-map", "-ism", true, "source maps: not supported (error)"},
+  {O_ISM, "--input-source-map", "-ism", true, "the input's source map"},
   {O_NO_LEGAL, "--no-legalize-javascript-ffi", "-nj", false, "legalize only dynCall_ exports and invoke_ imports"},
   {O_BIGINT, "--bigint", "-bi", false, "JS has BigInt integration: no legalization"},
-  {O_OSM, "--output-source-map", "-osm", true, "source maps: not supported (error)"},
-  {O_OSU, "--output-source-map-url", "-osu", true, "source maps: not supported (error)"},
+  {O_OSM, "--output-source-map", "-osm", true, "write the output's source map to this file"},
+  {O_OSU, "--output-source-map-url", "-osu", true, "the URL a sourceMappingURL section gives for the map"},
   {O_SEPARATE, "--separate-data-segments", NULL, true, "write the data segments to FILE as one memory image"},
   {O_STACK, "--check-stack-overflow", NULL, false, "check the stack pointer on every write (stack-check)"},
   {O_STANDALONE, "--standalone-wasm", NULL, false, "a standalone (WASI) module: no dynCalls, no main rename"},
@@ -96,7 +98,7 @@ static bool apply(opts *o, opt_id id, const char *arg) {
   switch (id) {
   case O_OUTPUT: o->out = arg; break;
   case O_DEBUG: o->debug_names = true; break;
-  case O_DWARF: return unsupported("--dwarf");
+  case O_DWARF: o->dwarf = true; break;
   case O_TEXT: o->emit_text = true; break;
   case O_NO_META: o->no_metadata = true; break;
   case O_BASE:
@@ -106,9 +108,9 @@ static bool apply(opts *o, opt_id id, const char *arg) {
     o->has_base = true;
     break;
   case O_SIDE: case O_MINIMIZE: case O_DETECT: case O_QUIET: break;
-  case O_ISM: return unsupported("--input-source-map");
-  case O_OSM: return unsupported("--output-source-map");
-  case O_OSU: return unsupported("--output-source-map-url");
+  case O_ISM: o->in_map = arg; break;
+  case O_OSM: o->out_map = arg; break;
+  case O_OSU: o->map_url = arg; break;
   case O_STACK: o->fo.check_stack_overflow = true; break;
   case O_ALL: return unsupported("--all-features");
   case O_NO_LEGAL: o->fo.minimal_legalize = true; break;
@@ -207,10 +209,12 @@ static tl_module *load(opts *o) {
   if (tl_is_binary(bytes, size) && !target_features(o->in, bytes, size, &feats)) return free(bytes), NULL;
   o->fo.features = (feats | o->feature_flags_on) & ~o->feature_flags_off;
   tl_read_options ro = {.features = TL_FEATURES_ALL, .no_body_bytes = true};
+  if (cli_read_source_map(o->in_map, &ro)) return free(bytes), NULL;
   tl_error err;
   tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
   free(bytes);
-  if (!m) cli_print_error(o->in, &err);
+  free((void *)ro.source_map);
+  if (!m) cli_print_read_error(o->in, o->in_map, &err);
   return m;
 }
 
@@ -228,14 +232,16 @@ static int write_module(const opts *o, tl_module *m, const char *meta) {
     free(all);
     return rc;
   }
-  tl_write_options wo = {.debug_names = o->debug_names};
+  tl_write_options wo = {.debug_names = o->debug_names, .source_map_url = o->map_url};
+  char *map = NULL;
+  if (o->out_map) wo.source_map = &map;
   uint8_t *bytes;
   size_t size;
   tl_error err;
   if (tl_module_write(m, &wo, &bytes, &size, &err) != TL_OK) return cli_print_error(o->out, &err), 1;
   int rc = cli_write_file(o->out, bytes, size);
   free(bytes);
-  return rc;
+  return rc ? (free(map), rc) : cli_write_source_map(o->out_map, map);
 }
 
 static int separate(const opts *o, tl_module *m) {
@@ -255,6 +261,9 @@ int main(int argc, char **argv) {
   opts o = {0};
   cli_init(argv[0]);
   if (!cli_parse_args(argc, argv, parse_flag, &o, &o.in)) return 1;
+  /* emcc -gsource-map passes --dwarf with the maps: the map carries the
+   * lines, and emcc strips DWARF right after (wasm-opt --strip-dwarf) */
+  if (o.dwarf && !o.out_map) return !unsupported("--dwarf without --output-source-map");
   bool write = o.out || o.emit_text;
   o.fo.no_bodies = !write;
   tl_module *m = load(&o);

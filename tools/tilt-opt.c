@@ -43,6 +43,7 @@ typedef struct {
   uint32_t opt_level, shrink_level;
   bool low_memory_unused, zero_filled_memory;
   int stack_ir;            /* optimize the written stack code: 1 on, -1 off, 0 by -O level */
+  const char *in_map, *out_map, *map_url; /* source maps: -ism, -osm, -osu */
 } opts;
 
 /* Stands in the pass list where an -O flag was given; expanded when the
@@ -54,7 +55,7 @@ typedef enum {
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_OPT_LEVEL, O_SHRINK_LEVEL, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
   O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY,
-  O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL, O_DEBUG_IR
+  O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL, O_DEBUG_IR, O_ISM, O_OSM, O_OSU
 } opt_id;
 
 /* Flag table — id, long name, short name (or NULL), takes an argument, help. */
@@ -97,6 +98,9 @@ static const cli_flag flags[] = {
   {O_STACK_IR, "--optimize-stack-ir", "--generate-stack-ir", false,
    "optimize the stack code as written (on by default at -O2+, -Os, -Oz)"},
   {O_NO_STACK_IR, "--no-optimize-stack-ir", NULL, false, "write the stack code as it is"},
+  {O_ISM, "--input-source-map", "-ism", true, "the input's source map (its locations follow the code through the passes)"},
+  {O_OSM, "--output-source-map", "-osm", true, "write the output's source map to this file"},
+  {O_OSU, "--output-source-map-url", "-osu", true, "the URL a sourceMappingURL section gives for the output's map"},
   {O_HELP, "--help", "-h", false, "show this help and exit"},
   {O_VERSION, "--version", NULL, false, "show the version and exit"},
 };
@@ -168,6 +172,9 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_TRANSLATE_TO_FUZZ: o->translate_to_fuzz = true; break;
   case O_SKIP_PASS: push_str(&o->skip, &o->nskip, arg); break;
   case O_OUTPUT: o->out = arg; break;
+  case O_ISM: o->in_map = arg; break;
+  case O_OSM: o->out_map = arg; break;
+  case O_OSU: o->map_url = arg; break;
   case O_TEXT: o->emit_text = true; break;
   case O_PRINT: o->print = true; break;
   case O_DEBUG: o->debug_names = true; break;
@@ -267,7 +274,10 @@ static bool optimize_stack(const opts *o) {
 /* The last use of m: each body is freed as soon as it is encoded. */
 static int write_binary(opts *o, tl_module *m) {
   tl_write_options wo = {.debug_names = o->debug_names && !o->strip_debug,
-                         .optimize_stack = optimize_stack(o), .threads = o->threads};
+                         .optimize_stack = optimize_stack(o), .threads = o->threads,
+                         .source_map_url = o->strip_debug ? NULL : o->map_url};
+  char *map = NULL;
+  if (o->out_map) wo.source_map = &map;
   uint8_t *bytes;
   size_t size;
   tl_error err = {0};
@@ -278,7 +288,7 @@ static int write_binary(opts *o, tl_module *m) {
   size = cli_strip_custom(bytes, size, drop_custom, o);
   int rc = cli_write_file(o->out, bytes, size);
   free(bytes);
-  return rc;
+  return rc ? (free(map), rc) : cli_write_source_map(o->out_map, map);
 }
 
 /* Prints and writes what the flags ask for; frees m. */
@@ -308,9 +318,11 @@ static tl_module *load(opts *o) {
                         .detect_features = o->detect, .no_validate = true,
                         .no_body_bytes = true, /* nothing here JITs */
                         .threads = o->threads};
+  if (cli_read_source_map(o->in_map, &ro)) return free(bytes), NULL;
   tl_error err = {0};
   tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
   free(bytes);
+  free((void *)ro.source_map);
   /* validated here, as tl_module_read would, once the input bytes are gone
    * (they and the validator's scratch would add up at the peak) */
   if (m && o->validate && tl_module_validate(m, &err) != TL_OK) {
@@ -318,7 +330,7 @@ static tl_module *load(opts *o) {
     m = NULL;
   }
   if (!m) {
-    cli_print_error(o->in_name, &err);
+    cli_print_read_error(o->in_name, o->in_map, &err);
     return NULL;
   }
   if (!o->features && !o->detect) tl_module_set_features(m, 0);

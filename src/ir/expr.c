@@ -181,6 +181,8 @@ typedef struct {
   tl_func *f;
   uint32_t *map;   /* old label -> new label, for labels defined in the copy */
   uint32_t nmap;   /* labels that existed when the copy started */
+  const tl_func *from; /* whose debug locations the source nodes have (or NULL) */
+  tl_func *to;     /* which gets them for the copies (or NULL) */
 } copy_ctx;
 
 static uint32_t map_label(copy_ctx *c, uint32_t l) {
@@ -209,6 +211,8 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
     const void *ip = imm_alloc(e, &in);
     if (ip) tl_expr_v128(c->m, n, ip); /* v128 bytes */
   }
+  const tl_debugloc *l = c->to ? tl_loc_get(c->from, e) : NULL;
+  if (l) tl_loc_set(c->to, n, *l);
   return n;
 }
 
@@ -217,8 +221,13 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
 typedef struct { const tl_expr *src; tl_expr **dst; } copy_item;
 
 tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e) {
+  return tl_expr_copy_from(m, f, f, f, e);
+}
+
+tl_expr *tl_expr_copy_from(tl_module *m, tl_func *f, const tl_func *from, tl_func *to,
+                           const tl_expr *e) {
   if (!e) return NULL;
-  copy_ctx c = {m, f, NULL, f ? f->nlabel : 0};
+  copy_ctx c = {m, f, NULL, f ? f->nlabel : 0, from, from && from->locs ? to : NULL};
   c.map = tl_malloc((c.nmap + 1) * sizeof *c.map);
   if (!c.map) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   for (uint32_t i = 0; i < c.nmap; i++) c.map[i] = TL_NO_LABEL;
@@ -381,7 +390,10 @@ static void *bump(uint8_t **p, size_t n) {
 /* Copies the tree into block (exactly measured), keeping everything but
  * the memory: kid arrays and immediates from block on, the nodes (which
  * need only 4-byte alignment) from `node` on. */
-static tl_expr *move_tree(tl_vec *todo, uint8_t *block, tl_expr *node, const tl_expr *root) {
+static tl_expr *move_tree(tl_vec *todo, uint8_t *block, tl_expr *node, const tl_expr *root,
+                          tl_func *f) {
+  tl_locmap *locs;
+  tl_loc_move_begin(&locs, f);
   tl_expr *out = NULL;
   move_item first = {root, &out};
   TL_VEC_PUSH(todo, move_item, first);
@@ -401,6 +413,7 @@ static tl_expr *move_tree(tl_vec *todo, uint8_t *block, tl_expr *node, const tl_
       else n->imm.v128 = q;
     }
     *it.dst = n;
+    if (locs) tl_loc_moved(locs, f, e, n);
     if (!e->nkid) continue;
     if (todo->n + e->nkid > todo->cap) tl_vec_grow(todo, sizeof(move_item), todo->n + e->nkid);
     move_item *st = todo->p;
@@ -411,6 +424,7 @@ static tl_expr *move_tree(tl_vec *todo, uint8_t *block, tl_expr *node, const tl_
     }
     todo->n = k;
   }
+  tl_loc_move_end(locs, f);
   return out;
 }
 
@@ -464,7 +478,7 @@ void tl_nodes_end(tl_module *m, uint32_t func) {
       tl_oom_fail();
     }
     uint8_t *start = (uint8_t *)(block + 1);
-    f->body = move_tree(&todo, start, (tl_expr *)(start + c.bytes), f->body);
+    f->body = move_tree(&todo, start, (tl_expr *)(start + c.bytes), f->body, f);
     tl_vec_free(&todo);
     if (lock) pthread_mutex_lock(lock);
     for (size_t i = 0; i < c.mine.n; i++) {

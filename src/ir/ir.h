@@ -449,6 +449,10 @@ typedef struct {           /* set for an import, NULL strings otherwise */
   uint32_t module_len, name_len; /* byte lengths; see tl_name_len */
 } tl_importname;
 
+/* A debug location (source maps): a file of m->debug_files, a line
+ * (counting from 1; 0 is none) and a column. */
+typedef struct { uint32_t file, line, col; } tl_debugloc;
+
 typedef struct {
   uint32_t type;           /* index into module types */
   tl_importname imp;
@@ -469,6 +473,9 @@ typedef struct {
   uint32_t code_size;
   bool has_scratch_base;   /* set by the reader: locals from scratch_base on are */
   uint32_t scratch_base;   /* its scratch locals (the writer may elide them) */
+  struct tl_locmap *locs;  /* debug locations of its nodes (debugloc.c), or NULL */
+  tl_debugloc prolog, epilog; /* the source map's locations of its local
+                              declarations and of its final end (line 0: none) */
 } tl_func;
 
 typedef struct {
@@ -556,6 +563,7 @@ struct tl_module {
   struct tl_node_index *sweeping; /* between tl_nodes_sweep_begin and _end */
   tl_vec types;            /* tl_functype */
   tl_vec funcs;            /* tl_func; imports first */
+  tl_vec debug_files;      /* const char *: the sources debug locations name */
   tl_vec globals;          /* tl_global; imports first */
   tl_vec memories;         /* tl_memory; imports first */
   tl_vec tables;           /* tl_table; imports first */
@@ -606,6 +614,44 @@ tl_status tl_errorf(tl_error *e, tl_status code, uint64_t offset, const char *fm
 /* TL_E_NOMEM, "out of memory (what)": the return of every failed scratch
  * allocation (tl_scratch_calloc / tl_scratch_realloc / tl_vec / tl_buf). */
 tl_status tl_nomem(tl_error *e, const char *what);
+
+/* debugloc.c: debug locations (source maps). */
+typedef struct tl_locmap tl_locmap;
+const tl_debugloc *tl_loc_get(const tl_func *f, const tl_expr *e);  /* NULL: none */
+/* by value: a location got from the same map may move as it grows */
+void tl_loc_set(tl_func *f, const tl_expr *e, tl_debugloc l);
+void tl_locmap_free(tl_locmap *lm);
+/* A body moving to new nodes (expr.c): a fresh map gets each moved node's
+ * location, then replaces the function's. */
+void tl_loc_move_begin(tl_locmap **fresh, const tl_func *f);
+void tl_loc_moved(tl_locmap *fresh, const tl_func *f, const tl_expr *from, const tl_expr *to);
+void tl_loc_move_end(tl_locmap *fresh, tl_func *f);
+/* A source map's mappings, sorted by offset (in the binary). */
+typedef struct { uint32_t offset; bool has_loc; tl_debugloc loc; } tl_srcmap_entry;
+typedef struct { tl_vec entries; } tl_srcmap;
+/* Reads the JSON; its sources become m->debug_files. */
+tl_status tl_srcmap_parse(tl_module *m, tl_srcmap *sm, const char *text, size_t len, tl_error *err);
+const tl_debugloc *tl_srcmap_at(const tl_srcmap *sm, uint32_t start, uint32_t offset);
+void tl_srcmap_free(tl_srcmap *sm);
+/* The source map (JSON) of n mappings for m's debug_files. */
+void tl_srcmap_write(const tl_module *m, const tl_srcmap_entry *e, size_t n, tl_buf *out);
+
+/* json.c: a JSON scanner (metadce's graph, source maps). Errors are
+ * TL_E_MALFORMED "WHAT: message" at the byte offset in the text. */
+typedef struct {
+  const char *p, *end, *base;
+  tl_buf str;              /* the last string read, decoded (UTF-8) */
+  tl_error *err;
+  const char *what;        /* what the text is, for errors */
+} tl_json;
+tl_status tl_json_fail(tl_json *j, const char *msg);
+void tl_json_ws(tl_json *j);
+bool tl_json_eat(tl_json *j, char c);            /* after whitespace */
+bool tl_json_word(tl_json *j, const char *w);    /* true, false, null */
+tl_status tl_json_string(tl_json *j);            /* into j->str */
+tl_status tl_json_number(tl_json *j, double *v);
+tl_status tl_json_skip(tl_json *j);              /* any value, nested too */
+void tl_json_free(tl_json *j);
 
 /* type.c */
 tl_type tl_type_tuple(tl_module *m, const tl_type *t, uint32_t n); /* n>=2; n==1 gives t[0], n==0 none */
@@ -668,6 +714,10 @@ uint8_t *tl_expr_v128(tl_module *m, tl_expr *e, const uint8_t *v);
 tl_brtable *tl_brtable_new(tl_module *m, uint32_t n);
 static inline size_t tl_brtable_size(uint32_t n) { return sizeof(tl_brtable) + (size_t)n * sizeof(uint32_t); }
 tl_expr *tl_expr_copy(tl_module *m, tl_func *f, const tl_expr *e); /* deep, iterative; labels defined inside get fresh ids of f */
+/* The same, for nodes of function `from` whose copies go to `to`: the copies
+ * get the debug locations of their originals (tl_expr_copy: from = to = f). */
+tl_expr *tl_expr_copy_from(tl_module *m, tl_func *f, const tl_func *from, tl_func *to,
+                           const tl_expr *e);
 /* Node memory, zeroed: from the calling thread's function scratch between
  * tl_nodes_begin and tl_nodes_end, else from m->nodes (locked with
  * m->arena). */

@@ -21,7 +21,8 @@ void tl_module_destroy(tl_module *m) {
   if (!m) return;
   tl_oom_guard_remove(&m->guard);
   tl_vec *vecs[] = {&m->types, &m->funcs, &m->globals, &m->memories, &m->tables,
-                    &m->tags, &m->exports, &m->elems, &m->datas, &m->customs};
+                    &m->tags, &m->exports, &m->elems, &m->datas, &m->customs, &m->debug_files};
+  for (size_t i = 0; i < m->funcs.n; i++) tl_locmap_free(TL_FUNC(m, i)->locs);
   tl_nodes_destroy(m);
   tl_chunk_cache_free(m->chunks);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);

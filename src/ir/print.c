@@ -140,6 +140,7 @@ typedef struct {
   tl_vec stack;         /* frames */
   tl_vec seqs;          /* per open instruction sequence: 1 once the stack is
                            polymorphic there (after br, unreachable, ...) */
+  const tl_debugloc *loc; /* the debug location printed last in this function */
 } pr;
 
 /* In dead code an `unreachable` operand is what the reader makes when it
@@ -496,6 +497,7 @@ static bool fits(pr *p, const tl_expr *e, uint32_t *budget) {
 
 static bool is_flat(pr *p, const tl_expr *e) {
   uint32_t budget = FLAT_NODES;
+  if (p->f && p->f->locs) return false; /* each node on a line of its own, after its location */
   return fits(p, e, &budget);
 }
 
@@ -573,6 +575,18 @@ static void put_clauses(pr *p, const tl_expr *e) {
   }
 }
 
+/* `;;@ FILE:LINE:COL` on a line of its own before a node whose debug
+ * location is not the one printed last (as wasm-opt prints them). */
+static void put_location(pr *p, const tl_expr *e, uint32_t depth) {
+  const tl_debugloc *l = tl_loc_get(p->f, e);
+  if (!l || (p->loc && p->loc->file == l->file && p->loc->line == l->line && p->loc->col == l->col))
+    return;
+  p->loc = l;
+  const char *file = l->file < p->m->debug_files.n ? TL_VEC_AT(&p->m->debug_files, const char *, l->file) : "?";
+  tl_buf_printf(p->out, ";;@ %s:%u:%u", file, l->line, l->col);
+  newline(p, depth);
+}
+
 /* Opens frame fr (first visit): prints its head. */
 static void open_frame(pr *p, frame *fr) {
   tl_expr *e = fr->e;
@@ -587,6 +601,7 @@ static void open_frame(pr *p, frame *fr) {
   default: break;
   }
   newline(p, fr->depth);
+  put_location(p, e, fr->depth);
   if (tl_ops[e->op].flags & TL_F_CONTROL) {
     fr->ptype = printed_type(p, e, fr->want);
     tl_buf_printf(p->out, "(%s", tl_ops[e->op].text);
@@ -750,6 +765,7 @@ static void run(pr *p) {
 /* Labels and locals of function f (or none). */
 static void func_begin(pr *p, tl_func *f) {
   p->f = f;
+  p->loc = NULL;
   p->nlab = 0;
   p->ctl = 0;
   for (int t = 0; t < TL_NBASIC; t++) p->scratch[t] = UNSET;

@@ -193,11 +193,14 @@ typedef struct {
   uint32_t *lmap;   /* callee label -> caller label */
   uint32_t ret;     /* the inlined block's label */
   uint8_t *read;    /* callee locals read */
+  const tl_func *moved_from; /* the callee whose body moves in, if it has debug locations */
 } copy_ctx;
 
 static void copy_pre(tl_walk *w, tl_expr **slot) {
   copy_ctx *c = w->ctx;
   tl_expr *e = *slot;
+  const tl_debugloc *l = c->moved_from ? tl_loc_get(c->moved_from, e) : NULL;
+  if (l) tl_loc_set(c->into, e, *l);
   if ((tl_ops[e->op].flags & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL) {
     uint32_t l = tl_func_new_label(c->m, c->into);
     c->lmap[e->imm.block.label] = l;
@@ -262,8 +265,8 @@ static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr 
   uint32_t np = tl_func_nparams(m, from), base = into->nlocal;
   for (uint32_t i = 0; i < from->nlocal; i++) tl_func_add_var(m, into, from->local[i]);
   memset(read, 0, (size_t)from->nlocal + 1);
-  copy_ctx c = {m, into, base, lmap, 0, read};
-  tl_expr *body = move ? from->body : tl_expr_copy(m, NULL, from->body);
+  copy_ctx c = {m, into, base, lmap, 0, read, move && from->locs ? from : NULL};
+  tl_expr *body = move ? from->body : tl_expr_copy_from(m, NULL, from, into, from->body);
   if (move) from->body = NULL;
   c.ret = tl_func_new_label(m, into);
   if (body->imm.block.label != TL_NO_LABEL) c.lmap[body->imm.block.label] = c.ret;
@@ -284,9 +287,16 @@ static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr 
   for (uint32_t i = 0; i < body->nkid; i++) TL_VEC_PUSH(&kids, tl_expr *, body->kid[i]);
   tl_expr *blk = tl_make_block(m, TL_OP_BLOCK, c.ret, kids.p, (uint32_t)kids.n);
   blk->imm.block.bt = TL_NO_INDEX;
+  /* the call's location stays with what stands for it: the block and the
+   * stores of the arguments */
+  const tl_debugloc *got = tl_loc_get(into, call);
+  tl_debugloc at = got ? *got : (tl_debugloc){0};
+  for (uint32_t i = 0; at.line && i < np; i++) tl_loc_set(into, blk->kid[i], at);
+  if (at.line) tl_loc_set(into, blk, at);
   tl_vec_free(&kids);
   if (call->op == TL_OP_CALL) return blk;
   tl_expr *ret = tl_expr_new(m, TL_OP_RETURN, 0);
+  if (at.line) tl_loc_set(into, ret, at);
   if (tl_type_is_concrete(tl_func_type(m, from)->results)) {
     tl_expr_push_kid(m, ret, blk);
     tl_expr_finalize(m, NULL, ret);

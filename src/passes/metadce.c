@@ -15,8 +15,7 @@
  * Then: exports nothing reaches are removed, remove-unused-module-elements
  * and reorder-functions run, and the names of the graph's nodes nothing
  * reaches (JS and module side) are returned sorted bytewise.
- * The JSON reader is flat (an array of objects of strings, booleans and
- * arrays of strings): nothing nests deeper, so nothing recurses. */
+ * The graph is read with json.c's scanner (values of other keys skipped). */
 #include "passes.h"
 
 #include <inttypes.h>
@@ -153,84 +152,9 @@ static uint32_t import_key(const char *mod, uint32_t ml, const char *base, uint3
 }
 
 /* ---- the JSON graph ----------------------------------------------------- */
-typedef struct {
-  const char *p, *end, *base;
-  tl_buf str;              /* the last string read, decoded */
-} json;
-
-static tl_status jfail(graph *g, json *j, const char *what) {
-  return tl_errorf(g->err, TL_E_MALFORMED, (uint64_t)(j->p - j->base), "graph: %s", what);
-}
-
-static void jws(json *j) {
-  while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t')) j->p++;
-}
-
-static bool jeat(json *j, char c) {
-  jws(j);
-  if (j->p < j->end && *j->p == c) return j->p++, true;
-  return false;
-}
-
-static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/* \uXXXX (a surrogate pair as one code point) as UTF-8. */
-static bool junicode(json *j) {
-  uint32_t cp = 0;
-  for (int k = 0; k < 4; k++) {
-    int v = j->p < j->end ? hexval(*j->p++) : -1;
-    if (v < 0) return false;
-    cp = cp << 4 | (uint32_t)v;
-  }
-  if (cp >= 0xd800 && cp < 0xdc00 && j->end - j->p >= 6 && j->p[0] == '\\' && j->p[1] == 'u') {
-    uint32_t lo = 0;
-    for (int k = 2; k < 6; k++) lo = lo << 4 | (uint32_t)(hexval(j->p[k]) & 15);
-    if (lo >= 0xdc00 && lo < 0xe000) cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00), j->p += 6;
-  }
-  uint8_t u[4];
-  int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  if (n == 1) u[0] = (uint8_t)cp;
-  else {
-    for (int k = n - 1; k > 0; k--) u[k] = (uint8_t)(0x80 | (cp & 0x3f)), cp >>= 6;
-    u[0] = (uint8_t)((0xf00 >> n) | cp);
-  }
-  tl_buf_put(&j->str, u, (size_t)n);
-  return true;
-}
-
-static bool jescape(json *j) {
-  if (j->p >= j->end) return false;
-  char c = *j->p++;
-  const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-  const char *k = strchr(from, c);
-  if (c && k) return tl_buf_byte(&j->str, (uint8_t)to[k - from]), true;
-  return c == 'u' && junicode(j);
-}
-
-/* A string into j->str. */
-static tl_status jstring(graph *g, json *j) {
-  if (!jeat(j, '"')) return jfail(g, j, "expected a string");
-  j->str.n = 0;
-  for (;;) {
-    if (j->p >= j->end) return jfail(g, j, "unterminated string");
-    char c = *j->p++;
-    if (c == '"') return TL_OK;
-    if (c != '\\') tl_buf_byte(&j->str, (uint8_t)c);
-    else if (!jescape(j)) return j->p--, jfail(g, j, "bad escape in string");
-  }
-}
-
-static bool jword(json *j, const char *w) {
-  size_t n = strlen(w);
-  jws(j);
-  if ((size_t)(j->end - j->p) < n || memcmp(j->p, w, n)) return false;
-  j->p += n;
-  return true;
+static tl_status jfail(graph *g, tl_json *j, const char *what) {
+  (void)g;
+  return tl_json_fail(j, what);
 }
 
 /* What one object of the array says. */
@@ -241,18 +165,18 @@ typedef struct {
 } jnode;
 
 /* An array of strings, appended to into each as a u32 length + bytes. */
-static tl_status jstrings(graph *g, json *j, uint32_t *count, tl_buf *into) {
-  if (!jeat(j, '[')) return jfail(g, j, "expected an array of strings");
+static tl_status jstrings(graph *g, tl_json *j, uint32_t *count, tl_buf *into) {
+  if (!tl_json_eat(j, '[')) return jfail(g, j, "expected an array of strings");
   *count = 0;
-  if (jeat(j, ']')) return TL_OK;
+  if (tl_json_eat(j, ']')) return TL_OK;
   do {
-    TRY(jstring(g, j));
+    TRY(tl_json_string(j));
     uint32_t n = (uint32_t)j->str.n;
     tl_buf_put(into, &n, sizeof n);
     tl_buf_put(into, j->str.p, j->str.n);
     ++*count;
-  } while (jeat(j, ','));
-  if (!jeat(j, ']')) return jfail(g, j, "expected ',' or ']'");
+  } while (tl_json_eat(j, ','));
+  if (!tl_json_eat(j, ']')) return jfail(g, j, "expected ',' or ']'");
   return TL_OK;
 }
 
@@ -266,31 +190,14 @@ static const char *jstrings_at(const tl_buf *b, uint32_t k, uint32_t *len) {
   }
 }
 
-/* A value for a key the graph format does not have: skipped if flat. */
-static tl_status jskip(graph *g, json *j) {
-  jws(j);
-  if (j->p < j->end && *j->p == '"') return jstring(g, j);
-  if (jword(j, "true") || jword(j, "false") || jword(j, "null")) return TL_OK;
-  if (j->p < j->end && *j->p == '[') {
-    tl_buf tmp = {0};
-    uint32_t n;
-    tl_status s = jstrings(g, j, &n, &tmp);
-    tl_buf_free(&tmp);
-    return s;
-  }
-  const char *s = j->p;
-  while (j->p < j->end && strchr("+-0123456789.eE", *j->p)) j->p++;
-  return j->p > s ? TL_OK : jfail(g, j, "unsupported value");
-}
-
-static tl_status jmember(graph *g, json *j, jnode *n) {
-  TRY(jstring(g, j));
+static tl_status jmember(graph *g, tl_json *j, jnode *n) {
+  TRY(tl_json_string(j));
   char key[8] = {0};
   if (j->str.n < sizeof key) memcpy(key, j->str.p, j->str.n);
-  if (!jeat(j, ':')) return jfail(g, j, "expected ':'");
+  if (!tl_json_eat(j, ':')) return jfail(g, j, "expected ':'");
   uint32_t count;
   if (!strcmp(key, "name")) {
-    TRY(jstring(g, j));
+    TRY(tl_json_string(j));
     n->name.n = 0;
     tl_buf_put(&n->name, j->str.p, j->str.n);
     n->has_name = true;
@@ -298,10 +205,10 @@ static tl_status jmember(graph *g, json *j, jnode *n) {
     n->reach.n = 0;
     return jstrings(g, j, &count, &n->reach);
   } else if (!strcmp(key, "root")) {
-    if (!jword(j, "true")) return jfail(g, j, "node.root, if present, must be true");
+    if (!tl_json_word(j, "true")) return jfail(g, j, "node.root, if present, must be true");
     n->root = true;
   } else if (!strcmp(key, "export")) {
-    TRY(jstring(g, j));
+    TRY(tl_json_string(j));
     n->exp.n = 0;
     tl_buf_put(&n->exp, j->str.p, j->str.n);
     n->has_export = true;
@@ -318,7 +225,7 @@ static tl_status jmember(graph *g, json *j, jnode *n) {
     n->has_import = s == TL_OK;
     return s;
   } else {
-    return jskip(g, j);
+    return tl_json_skip(j);
   }
   return TL_OK;
 }
@@ -341,15 +248,15 @@ static void jcommit(graph *g, jnode *n, uint32_t k) {
   if (n->has_import) map_set(g, &g->imports, &g->import_node, (const char *)n->imp.p, (uint32_t)n->imp.n, id);
 }
 
-static tl_status jobject(graph *g, json *j, jnode *n, uint32_t k) {
+static tl_status jobject(graph *g, tl_json *j, jnode *n, uint32_t k) {
   n->has_name = n->root = n->has_export = n->has_import = false;
   n->reach.n = 0;
   const char *start = j->p;
-  if (!jeat(j, '{')) return jfail(g, j, "nodes must be JSON objects");
-  if (!jeat(j, '}')) {
+  if (!tl_json_eat(j, '{')) return jfail(g, j, "nodes must be JSON objects");
+  if (!tl_json_eat(j, '}')) {
     do TRY(jmember(g, j, n));
-    while (jeat(j, ','));
-    if (!jeat(j, '}')) return jfail(g, j, "expected ',' or '}'");
+    while (tl_json_eat(j, ','));
+    if (!tl_json_eat(j, '}')) return jfail(g, j, "expected ',' or '}'");
   }
   if (!n->has_name) return j->p = start, jfail(g, j, "a node must have a name");
   jcommit(g, n, k);
@@ -357,17 +264,17 @@ static tl_status jobject(graph *g, json *j, jnode *n, uint32_t k) {
 }
 
 static tl_status read_graph(graph *g, const char *text, size_t len) {
-  json j = {text, text + len, text, {0}};
+  tl_json j = {text, text + len, text, {0}, g->err, "graph"};
   jnode n = {0};
   tl_status s = TL_OK;
-  if (!jeat(&j, '[')) s = jfail(g, &j, "the graph must be a JSON array of nodes");
-  else if (!jeat(&j, ']')) {
+  if (!tl_json_eat(&j, '[')) s = jfail(g, &j, "the graph must be a JSON array of nodes");
+  else if (!tl_json_eat(&j, ']')) {
     uint32_t k = 0;
     do s = jobject(g, &j, &n, k++);
-    while (s == TL_OK && jeat(&j, ','));
-    if (s == TL_OK && !jeat(&j, ']')) s = jfail(g, &j, "expected ',' or ']'");
+    while (s == TL_OK && tl_json_eat(&j, ','));
+    if (s == TL_OK && !tl_json_eat(&j, ']')) s = jfail(g, &j, "expected ',' or ']'");
   }
-  tl_buf_free(&j.str);
+  tl_json_free(&j);
   tl_buf_free(&n.name);
   tl_buf_free(&n.exp);
   tl_buf_free(&n.imp);

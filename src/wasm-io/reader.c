@@ -929,7 +929,15 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->threads = opt ? opt->threads : 0;
   c->label_map = label_names;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
-  tl_status s = guarded_read(c, &r);
+  tl_srcmap sm = {0};
+  tl_status s = TL_OK;
+  if (opt && opt->source_map) {
+    s = tl_srcmap_parse(m, &sm, opt->source_map, opt->source_map_size, err);
+    c->smap = &sm;
+    c->threads = 1; /* bodies in order: locations are looked up as read */
+  }
+  if (s == TL_OK) s = guarded_read(c, &r);
+  tl_srcmap_free(&sm);
   if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
   rctx_free(c);
   if (opt) m->threads = opt->threads;

@@ -46,6 +46,8 @@ typedef struct {
   uint32_t tramp;          /* br_table being read: trampoline label, or TL_NO_LABEL */
   tl_expr *node;           /* IF: the node (cond set; then arm after else);
                               TRY, TRY_TABLE: the node (kids pushed as read) */
+  bool has_loc;            /* an input source map's location of the construct */
+  tl_debugloc loc;
 } frame;
 
 typedef struct {
@@ -1214,6 +1216,29 @@ static tl_status do_special(fctx *x, int op, bool *done) {
   }
 }
 
+/* With an input source map: the instruction, then its location (the map's
+ * at its offset) to the node it made, the new top of the stack if it is of
+ * its kind; a construct gets the location of its block/loop/if/try, kept in
+ * its frame until its end makes the node. */
+static tl_status located(fctx *x, int op, bool *done) {
+  const tl_debugloc *l = tl_srcmap_at(x->c->smap, x->c->body_start, (uint32_t)(x->at - x->r->base));
+  size_t n0 = STK(x)->n;
+  tl_expr *top0 = n0 ? ent(x, n0 - 1)->e : NULL;
+  bool end = op == TL_OP_END, has = false;
+  tl_debugloc construct = {0};
+  if (end && x->c->frames.n) has = TOPF(x)->has_loc, construct = TOPF(x)->loc;
+  TRY(tl_ops[op].nops != TL_SIG_SPECIAL ? do_plain(x, op) : do_special(x, op, done));
+  bool opens = op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF || op == TL_OP_TRY ||
+               op == TL_OP_TRY_TABLE;
+  if (opens && l) TOPF(x)->has_loc = true, TOPF(x)->loc = *l;
+  size_t n = STK(x)->n;
+  tl_expr *top = n ? ent(x, n - 1)->e : NULL;
+  if (!top || (top == top0 && n == n0) || tl_loc_get(x->f, top)) return TL_OK;
+  if (end && has && (tl_ops[top->op].flags & TL_F_CONTROL)) tl_loc_set(x->f, top, construct);
+  else if (!end && l && top->op == op) tl_loc_set(x->f, top, *l);
+  return TL_OK;
+}
+
 static tl_status rd_instr(fctx *x, bool *done) {
   rd *r = x->r;
   x->at = r->p;
@@ -1229,8 +1254,18 @@ static tl_status rd_instr(fctx *x, bool *done) {
   }
   x->opname = tl_ops[op].text;
   TRY(need_feature(x->c, r, x->at, tl_ops[op].feat, x->opname));
+  if (x->c->smap) return located(x, op, done);
   if (tl_ops[op].nops != TL_SIG_SPECIAL) return do_plain(x, op);
   return do_special(x, op, done);
+}
+
+/* With an input source map: the locations mapped exactly at the body's
+ * local declarations and at its final end. */
+static void mark_prolog_epilog(rctx *c, tl_func *f, uint32_t start, uint32_t size) {
+  const tl_debugloc *p = tl_srcmap_at(c->smap, start, start);
+  const tl_debugloc *e = tl_srcmap_at(c->smap, start + size - 1, start + size - 1);
+  if (p) f->prolog = *p;
+  if (e) f->epilog = *e;
 }
 
 /* Locals: count them all first (limit before allocating), then fill. */
@@ -1544,14 +1579,17 @@ tl_status rd_code_section(rctx *c, rd *r) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t size;
     const uint8_t *b;
+    at = r->p;
     TRY(rd_u32(r, &size, "function body size"));
     TRY(rd_bytes(r, size, &b, "function body"));
     uint32_t fi = m->nimported_funcs + i;
     rd br = {b, b + size, r->base, r->err, fi};
+    c->body_start = (uint32_t)(at - r->base);
     tl_nodes_begin(m, fi); /* the body into a block of its own */
     tl_status s = rd_body(c, &br, fi);
     tl_nodes_end(m, fi);
     if (s) return s;
+    if (c->smap) mark_prolog_epilog(c, TL_FUNC(m, fi), (uint32_t)(b - r->base), size);
     TL_FUNC(m, fi)->code_size = size; /* kept without the bytes too: the pass runner schedules by it */
     if (c->no_body_bytes) continue;
     uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);

@@ -35,6 +35,8 @@ typedef struct {
   void *par;               /* the parallel decode's state (reader_code.c), freed with the scratch */
   jmp_buf *oom;            /* a decode worker's out-of-memory jump, else NULL (the arena's) */
   tl_type **own_locals;    /* a decode worker's body: its locals once malloc'd (past the scan's room) */
+  const tl_srcmap *smap;   /* the input source map (then bodies are read serially), or NULL */
+  uint32_t body_start;     /* offset of the body being read (its size), for smap */
 } rctx;
 
 tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

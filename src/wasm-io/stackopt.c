@@ -33,6 +33,7 @@ typedef struct {
                            an if: its else (0: none) */
   uint32_t res;         /* construct begin: its result count */
   uint32_t nbr;         /* construct begin: live branches to it; when encoding, its depth slot */
+  uint32_t noff;        /* where encode put it */
 } ins;
 
 /* Scratch kept from one function to the next (one per writer or worker). */
@@ -642,6 +643,7 @@ static void encode(so *s) {
         tl_buf_put(out, s->start + from, to - from);
         from = x->off;
       }
+      x->noff = (uint32_t)out->n + (x->off - from);
       to = x->off + x->len;
       if (tl_ops[x->op].flags & TL_F_CONTROL) {
         x->nbr = (uint32_t)open->n;   /* from here on: its position in open */
@@ -653,6 +655,7 @@ static void encode(so *s) {
     }
     tl_buf_put(out, s->start + from, to - from);
     from = to = x->off + x->len;
+    x->noff = (uint32_t)out->n;
     if (x->nt) {
       tl_buf_byte(out, b[0]);
       if (x->op == TL_OP_BR_TABLE) wr_u32(out, x->nt - 1);
@@ -677,6 +680,20 @@ void wr_so_free(wr_so *x) {
   tl_free(x->seen);
   tl_buf_free(&x->out);
   tl_free(x);
+}
+
+/* The function's debug locations (offsets in the body as written) follow
+ * their instructions to where encode put them; those of removed ones go. */
+static void move_locations(so *s, tl_vec *locs) {
+  size_t k = 0, i = 0, n = s->x->ins.n;
+  for (size_t j = 0; j < locs->n; j++) {
+    tl_srcmap_entry e = TL_VEC_AT(locs, tl_srcmap_entry, j);
+    while (i < n && I(s, i)->off < e.offset) i++;
+    if (i == n || I(s, i)->off != e.offset || (I(s, i)->flags & DEAD)) continue;
+    e.offset = I(s, i)->noff;
+    TL_VEC_AT(locs, tl_srcmap_entry, k++) = e;
+  }
+  locs->n = k;
 }
 
 tl_status wr_stack_opt(wr *w, tl_buf *body) {
@@ -704,6 +721,7 @@ tl_status wr_stack_opt(wr *w, tl_buf *body) {
     tl_buf t = *body;
     *body = x->out;
     x->out = t;
+    if (w->locs.n) move_locations(&s, &w->locs);
   }
   return TL_OK;
 }

@@ -411,8 +411,22 @@ static void customs_at(wr *w, const tl_write_options *opt, tl_buf *out, int slot
   if (opt->strip_custom) return;
   for (size_t i = 0; i < w->m->customs.n; i++) {
     tl_custom *c = &TL_VEC_AT(&w->m->customs, tl_custom, i);
+    if (opt->source_map_url && !strcmp(c->name, "sourceMappingURL")) continue; /* replaced */
     if (custom_slot(w, c) == slot) custom(out, c);
   }
+}
+
+/* After the names, as Binaryen puts it. */
+static void source_map_url(const tl_write_options *opt, tl_buf *out) {
+  if (!opt->source_map_url) return;
+  tl_custom c = {0};
+  c.name = "sourceMappingURL";
+  tl_buf url = {0};
+  wr_name(&url, opt->source_map_url);
+  c.bytes = url.p;
+  c.size = url.n;
+  custom(out, &c);
+  tl_buf_free(&url);
 }
 
 /* A marker: write_module encodes the code section first, into `out`. */
@@ -424,14 +438,16 @@ static tl_status sec_code(wr *w, tl_buf *b) {
 
 /* out[start..) is the code section's body; puts `pre` (the bytes before
  * it) and the section header in front of it, in place. */
-static void splice_code(tl_buf *out, size_t start, tl_buf *pre) {
+static size_t splice_code(tl_buf *out, size_t start, tl_buf *pre) {
   size_t n = out->n - start;
   tl_buf_byte(pre, 10);
   wr_u32(pre, (uint32_t)n);
   tl_buf_put(out, pre->p, pre->n);   /* room; the bytes move below */
   memmove(out->p + start + pre->n, out->p + start, n);
   memcpy(out->p + start, pre->p, pre->n);
+  size_t moved = pre->n;
   tl_buf_free(pre);
+  return moved;
 }
 
 /* Bodies first (the block types they add and the data count they need
@@ -459,16 +475,20 @@ static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
   for (int p = 0; p < NORDER && !s; p++) {
     if (!written(w, p)) continue;
     if (p == code) {
-      splice_code(out, start, &pre);
+      size_t moved = splice_code(out, start, &pre);
+      for (size_t i = 0; i < w->smap.n; i++)   /* offsets in the module written */
+        TL_VEC_AT(&w->smap, tl_srcmap_entry, i).offset += (uint32_t)(moved - start);
       dst = out;
     } else {
       if ((s = fns[p](w, &body)) != TL_OK) break;
       section(dst, order[p], &body);
     }
     if (p == last && opt->debug_names && (s = sec_name(w, dst)) != TL_OK) break;
+    if (p == last) source_map_url(opt, dst);
     customs_at(w, opt, dst, p);
   }
   if (!s && last < 0 && opt->debug_names) s = sec_name(w, dst);
+  if (!s && last < 0) source_map_url(opt, dst);
   tl_buf_free(&body);
   tl_buf_free(&pre);
   return s;
@@ -489,6 +509,12 @@ static tl_status write_any(tl_module *m, const tl_write_options *opt, bool consu
   size_t start = out->n;
   tl_status s = write_module(&w, w.opt, out);
   if (s != TL_OK) out->n = start;
+  if (s == TL_OK && w.opt->source_map) {
+    tl_buf json = {0};
+    tl_srcmap_write(m, w.smap.p, w.smap.n, &json);
+    tl_buf_byte(&json, 0);
+    *w.opt->source_map = (char *)json.p;
+  }
   wr_free(&w);
   return s;
 }

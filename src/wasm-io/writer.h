@@ -48,6 +48,9 @@ typedef struct {
   bool frozen;           /* no block types may be added: set need_serial instead */
   bool need_serial;      /* this function needs a new block type: redo serially */
   wr_so *so;             /* stackopt.c's scratch, or NULL; wr_free frees it */
+  /* an output source map (tl_write_options.source_map; bodies then go serially) */
+  tl_vec locs;           /* tl_srcmap_entry: this function's, at offsets in its body */
+  tl_vec smap;           /* tl_srcmap_entry: all, at offsets in the output */
 } wr;
 
 /* Fails with a message; sets func_index to the function being written. */

@@ -107,7 +107,21 @@ static tl_status put_blocktype(wr *w, tl_buf *b, const tl_expr *e) {
  * label names subsection. */
 static tl_status put_clauses(wr *w, tl_buf *b, const tl_expr *e);
 
+/* With an output source map: e's location, at the offset its instruction
+ * starts, unless the one noted last is the same. */
+static void note_location(wr *w, const tl_buf *b, const tl_expr *e) {
+  const tl_debugloc *l = tl_loc_get(w->f, e);
+  if (!l) return;
+  if (w->locs.n) {
+    const tl_debugloc *last = &TL_VEC_AT(&w->locs, tl_srcmap_entry, w->locs.n - 1).loc;
+    if (last->file == l->file && last->line == l->line && last->col == l->col) return;
+  }
+  tl_srcmap_entry x = {(uint32_t)b->n, true, *l};
+  TL_VEC_PUSH(&w->locs, tl_srcmap_entry, x);
+}
+
 static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
+  if (w->opt->source_map) note_location(w, b, e);
   tl_buf_byte(b, (uint8_t)tl_ops[e->op].code);
   TRY(put_blocktype(w, b, e));
   if (e->op == TL_OP_TRY_TABLE) TRY(put_clauses(w, b, e));
@@ -276,8 +290,19 @@ static tl_status emit_plain(wr *w, tl_buf *b, const tl_expr *e) {
   return put_imm(w, b, e);
 }
 
+static tl_status emit_op_bytes(wr *w, tl_buf *b, const tl_expr *e);
+
 /* A node whose children are all on the stack. */
 static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
+  if (!w->opt->source_map || !w->f) return emit_op_bytes(w, b, e);
+  size_t n = w->locs.n, at = b->n;
+  note_location(w, b, e);
+  TRY(emit_op_bytes(w, b, e));
+  if (b->n == at) w->locs.n = n;   /* nothing written (tuple.make) */
+  return TL_OK;
+}
+
+static tl_status emit_op_bytes(wr *w, tl_buf *b, const tl_expr *e) {
   switch (e->op) {
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: return emit_local(w, b, e);
   case TL_OP_DROP: drops(b, tl_type_arity(w->m, e->kid[0]->type)); return TL_OK;
@@ -1070,6 +1095,7 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *locals) {
   if (!f->body || f->body->op != TL_OP_BLOCK)
     return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
   if (!mark_cut(w, f) || !plan_elision(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
+  w->locs.n = 0;
   uint32_t np = tl_func_nparams(m, f);
   if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
   TRY(push_label(w, f->body->imm.block.label));
@@ -1161,7 +1187,7 @@ static void par_one(void *user, uint32_t k) {
 
 static bool worth_parallel(wr *w, uint32_t n) {
   tl_module *m = w->m;
-  return n >= 2 && !m->arena.lock && tl_module_has_nodes(m, TL_PAR_MIN_NODES);
+  return n >= 2 && !m->arena.lock && !w->opt->source_map && tl_module_has_nodes(m, TL_PAR_MIN_NODES);
 }
 
 /* Appends the window's entries in order (redoing serial ones here). */
@@ -1217,6 +1243,25 @@ static tl_status code_parallel(wr *w, uint32_t n, tl_buf *out) {
   return s;
 }
 
+/* With an output source map: the function's mappings, at their offsets in
+ * the code section (ending at `end`): its prolog at the local
+ * declarations, its nodes' in the code, its epilog at the final end. */
+static void add_locations(wr *w, const tl_func *f, size_t end, size_t nlocals, size_t nbody) {
+  if (f->prolog.line) {
+    tl_srcmap_entry e = {(uint32_t)(end - nbody - nlocals), true, f->prolog};
+    TL_VEC_PUSH(&w->smap, tl_srcmap_entry, e);
+  }
+  for (size_t k = 0; k < w->locs.n; k++) {
+    tl_srcmap_entry e = TL_VEC_AT(&w->locs, tl_srcmap_entry, k);
+    e.offset += (uint32_t)(end - nbody);
+    TL_VEC_PUSH(&w->smap, tl_srcmap_entry, e);
+  }
+  if (f->epilog.line) {
+    tl_srcmap_entry e = {(uint32_t)(end - 1), true, f->epilog};
+    TL_VEC_PUSH(&w->smap, tl_srcmap_entry, e);
+  }
+}
+
 tl_status wr_code_section(wr *w, tl_buf *out) {
   tl_module *m = w->m;
   tl_buf body = {0}, locals = {0};
@@ -1232,6 +1277,7 @@ tl_status wr_code_section(wr *w, tl_buf *out) {
       body.n = locals.n = 0;
       if ((s = emit_func(w, i, &body, &locals))) break;
       put_entry(out, &locals, &body);
+      if (w->opt->source_map) add_locations(w, TL_FUNC(m, i), out->n, locals.n, body.n);
       consume(w, i);
     }
   }
@@ -1251,8 +1297,8 @@ tl_status wr_const_expr(wr *w, tl_buf *b, tl_expr **e, const char *what) {
 }
 
 void wr_free(wr *w) {
-  tl_vec *v[] = {&w->extra,  &w->tcache, &w->lnames,     &w->stypes,
-                 &w->labels, &w->frames, &w->elide_sets, &w->elide_gets, &w->cut};
+  tl_vec *v[] = {&w->extra,  &w->tcache, &w->lnames,     &w->stypes, &w->labels,
+                 &w->frames, &w->elide_sets, &w->elide_gets, &w->cut, &w->locs, &w->smap};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
   for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) tl_free(w->maps[i]);
   tl_free(w->maps);

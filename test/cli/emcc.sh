@@ -4,7 +4,7 @@
 # by their bare names, so build/binaryen/bin (links with those names to
 # tilt-opt, tilt-metadce and tilt-emscripten-finalize) goes first on PATH;
 # wrappers there log each call, so the test knows tilt's tools ran.
-# A program of test/emcc is linked at one of -O2/-O3/-Os/-Oz, run under
+# A program of test/emcc is linked at one of -O0..-Oz, run under
 # node, and its output compared with NAME.out. CI builds one pair per
 # commit, chosen from the commit hash; TILT_EMCC_ALL=1 builds all of them,
 # with Binaryen's tools too, and prints the sizes and link times.
@@ -16,10 +16,19 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c)
-cflags() { case $1 in containers.cpp) echo -fexceptions ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; esac; }
-levels=(-O2 -O3 -Os -Oz)
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c)
+cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; esac; }
+levels=(-O0 -O1 -O2 -O3 -Os -Oz)
+SM="python3 $TILT_SRC/test/cli/srcmap.py"
+
+# trap_line DIR NAME: the source line the map gives for where the program
+# traps (node's wasm-function[N]:0xOFFSET of the first frame)
+trap_line() {
+  local off
+  off=$(node --no-experimental-fetch $1/$2.js x 2>&1 | grep -m1 -o 'wasm-function\[[0-9]*\]:0x[0-9a-f]*' | sed 's/.*://')
+  [ -n "$off" ] && $SM at $1/$2.wasm.map $off
+}
 
 mkdir -p bin
 for tool in wasm-opt wasm-metadce wasm-emscripten-finalize; do
@@ -61,12 +70,13 @@ for pair in "${pairs[@]}"; do
   : > tools.log
   if secs=$(link $p $l tilt "$T/bin:"); then pass "$p $l: emcc links with tilt's tools (${secs}s)"
   else fail "$p $l: emcc with tilt's tools: $(head -c 2000 link.err)"; continue; fi
-  check_sh "$p $l: tilt-opt ran" 'grep -q "^wasm-opt .*'"$l"'" tools.log'
+  case $l in -O0|-O1) ;; *) check_sh "$p $l: tilt-opt ran" 'grep -q "^wasm-opt .*'"$l"'" tools.log' ;; esac
   check_sh "$p $l: tilt-emscripten-finalize ran" 'grep -q "^wasm-emscripten-finalize .*--minimize-wasm-changes" tools.log'
-  if [ $l != -O2 ]; then
+  case $p:$l in srcmap.c:*) ;; # -g: emcc runs neither (Binaryen's build too)
+  *:-O3|*:-Os|*:-Oz)
     check_sh "$p $l: tilt-metadce and the import/export minifier ran" \
-      'grep -q "^wasm-metadce --graph-file=" tools.log && grep -q "^wasm-opt .*--minify-imports-and-exports-and-modules" tools.log'
-  fi
+      'grep -q "^wasm-metadce --graph-file=" tools.log && grep -q "^wasm-opt .*--minify-imports-and-exports-and-modules" tools.log' ;;
+  esac
   check_sh "$p $l: runs under node as built natively" \
     'node --no-experimental-fetch out/tilt/'"$n$l"'.js > got.txt && diff "$SRC/'"$n"'.out" got.txt'
   if [ $p = fpcast.c ]; then
@@ -74,6 +84,14 @@ for pair in "${pairs[@]}"; do
   fi
   if [ $p = asyncify.c ]; then
     check_sh "$p $l: tilt-opt ran --asyncify with emcc's import list" 'grep -q "^wasm-opt .*--asyncify .*asyncify-imports@" tools.log'
+  fi
+  if [ $p = srcmap.c ]; then
+    check_sh "$p $l: tilt-opt and finalize carried the source map" \
+      'grep -q "^wasm-opt .*--output-source-map=" tools.log && grep -q "^wasm-emscripten-finalize .*--output-source-map=" tools.log'
+    if command -v wasm-objdump >/dev/null; then
+      check "$p $l: every mapping at an instruction" $SM check out/tilt/$n$l.wasm out/tilt/$n$l.wasm.map
+    fi
+    check_sh "$p $l: the trap maps to the division's line" '[ "$(trap_line out/tilt $n$l)" = srcmap.c:14 ]'
   fi
   if [ $p = safeheap.c ]; then
     check_sh "$p $l: tilt-opt ran --safe-heap" 'grep -q "^wasm-opt .*--safe-heap" tools.log'
@@ -84,6 +102,12 @@ for pair in "${pairs[@]}"; do
     if bsecs=$(link $p $l binaryen ""); then
       check_sh "$p $l: Binaryen build prints the same" \
         'node --no-experimental-fetch out/binaryen/'"$n$l"'.js > want.txt && diff want.txt got.txt'
+      if [ $p = srcmap.c ]; then
+        check_sh "$p $l: the Binaryen build's map gives the trap the same line" \
+          '[ "$(trap_line out/binaryen $n$l)" = "$(trap_line out/tilt $n$l)" ]'
+        check_sh "$p $l: tilt's map has as many lines as Binaryen's (or more)" \
+          '[ $($SM lines out/tilt/'"$n$l"'.wasm.map | wc -l) -ge $($SM lines out/binaryen/'"$n$l"'.wasm.map | wc -l) ]'
+      fi
       printf '%-16s %-4s wasm tilt %7d binaryen %7d  js tilt %7d binaryen %7d  link s tilt %6s binaryen %6s\n' \
         $p $l $(stat -c%s out/tilt/$n$l.wasm) $(stat -c%s out/binaryen/$n$l.wasm) \
         $(stat -c%s out/tilt/$n$l.js) $(stat -c%s out/binaryen/$n$l.js) $secs $bsecs >> sizes.txt

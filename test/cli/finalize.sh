@@ -115,10 +115,21 @@ check_sh "hello-stack: stack pointer writes checked, __set_stack_limits exported
   'grep -q "(import \"env\" \"__handle_stack_overflow\"" t-hello-stack.wat && grep -q "(export \"__set_stack_limits\"" t-hello-stack.wat &&
    [ "$(grep -c "i32.gt_u (local.tee" t-hello-stack.wat)" -gt 1 ]'
 
-for flag in --dwarf --output-source-map-url=x.map --all-features; do
-  expect_error "$flag is an error naming it" "error: ${flag%%=*} is not supported" \
-    "$TILT_FINALIZE" "$flag" "$D/hello.wasm" -o x.wasm
-done
+expect_error "--all-features is an error naming it" "error: --all-features is not supported" \
+  "$TILT_FINALIZE" --all-features "$D/hello.wasm" -o x.wasm
+expect_error "--dwarf (updating DWARF) without a source map is an error" \
+  "error: --dwarf without --output-source-map is not supported" "$TILT_FINALIZE" --dwarf "$D/hello.wasm" -o x.wasm
+# emcc -gsource-map: -g --dwarf and the maps (the map carries the lines)
+if command -v wasm-objdump >/dev/null; then
+  SM="python3 $TILT_SRC/test/cli/srcmap.py"
+  $SM make "$D/hello.wasm" > h.map
+  check "source maps: finalize as emcc -gsource-map runs it" "$TILT_FINALIZE" --minimize-wasm-changes \
+    --output-source-map-url=h2.map -g --dyncalls-i64 --dwarf "$D/hello.wasm" -o h2.wasm \
+    --detect-features --input-source-map=h.map --output-source-map=h2.map
+  check "source maps: the map is sound" $SM check h2.wasm h2.map
+  check_sh "source maps: no line made up" '[ -z "$(comm -23 <($SM lines h2.map) <($SM lines h.map))" ]'
+  check_sh "source maps: no DWARF left" '! customs h2.wasm | grep -q "^\.debug_"'
+fi
 expect_error "an unknown option" "unknown option '--frobnicate'" "$TILT_FINALIZE" --frobnicate "$D/hello.wasm"
 expect_error "an unknown --pass-arg" "only legalize-js-interface-export-originals" \
   "$TILT_FINALIZE" --pass-arg=foo@1 "$D/hello.wasm"

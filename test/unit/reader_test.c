@@ -33,7 +33,7 @@ static void code(tl_buf *b, const uint8_t **bodies, const size_t *sizes, uint32_
 }
 
 static tl_status rd(tl_buf *b, uint32_t feat, tl_module **m, tl_error *e) {
-  tl_read_options o = {feat, false, false, false, 0};
+  tl_read_options o = {.features = feat};
   tl_status s = tl_read(b->p, b->n, &o, m, e);
   tl_buf_free(b);
   return s;
@@ -215,7 +215,7 @@ static void *deep_read(void *arg) {
   size_t sz = body.n;
   hdr(&b); sec(&b, 1, VOID_T); sec(&b, 3, S("\x01\x00")); code(&b, &p, &sz, 1);
   tl_buf_free(&body);
-  tl_read_options o = {0, false, true, false, 0};
+  tl_read_options o = {.no_validate = true};
   tl_error e;
   tl_module *m;
   tl_status s = tl_read(b.p, b.n, &o, &m, &e);
@@ -446,7 +446,7 @@ START_TEST(names_and_features) {
   tl_module_destroy(m);
   /* detect_features: the module's use decides */
   hdr(&b); sec(&b, 1, S("\x01\x60\x01\x7f\x00")); sec(&b, 3, S("\x01\x00")); code(&b, &body, &nb, 1);
-  tl_read_options o = {0, true, false, false, 0};
+  tl_read_options o = {.detect_features = true};
   ck_assert_int_eq(tl_read(b.p, b.n, &o, &m, &e), TL_OK);
   tl_buf_free(&b);
   ck_assert(m->features & TL_FEAT_SIMD);
@@ -457,7 +457,7 @@ START_TEST(names_and_features) {
 static void rewrite(const uint8_t *p, size_t n, tl_buf *out) {
   tl_module *m = NULL;
   tl_error e = {0};
-  tl_read_options o = {TL_FEATURES_ALL, false, false, false, 0};
+  tl_read_options o = {.features = TL_FEATURES_ALL};
   tl_write_options wo = {0};
   ck_assert_int_eq(tl_read(p, n, &o, &m, &e), TL_OK);
   out->n = 0;
