@@ -559,6 +559,25 @@ typedef struct {
 tl_status tl_module_emscripten_finalize(tl_module *m, const tl_emscripten_options *o,
                                         const tl_pass_options *opt, char **metadata,
                                         tl_error *err);
+/* Binaryen's wasm-ctor-eval (emcc -sEVAL_CTORS): runs the exports ctors[]
+ * in order at build time, in the reference interpreter, while each runs to
+ * its end without calling an import, trapping or running out of fuel; the
+ * memory and mutable globals they leave become the data segments and the
+ * globals' initial values, and their exports are removed, or (kept[])
+ * name a new function returning the results. *log (malloc'd) tells what
+ * happened, as Binaryen prints it ("trying to eval NAME", "  ...success on
+ * NAME.", "  ...stopping since ..."). Modules it cannot write back
+ * (imported memory, tables or globals, a start function, passive data,
+ * table writes) are left unchanged, with the reason in the log. */
+typedef struct {
+  const char *const *ctors;
+  uint32_t nctors;
+  const char *const *kept;       /* exports kept after evaluation */
+  uint32_t nkept;
+  bool ignore_external_input;    /* params are zeros; WASI args/environ empty */
+  uint64_t fuel;                 /* instructions per export (0: 10^8) */
+} tl_ctor_eval_options;
+tl_status tl_module_ctor_eval(tl_module *m, const tl_ctor_eval_options *o, char **log, tl_error *err);
 /* --separate-data-segments: the active data segments (constant offsets,
  * none below global_base or overlapping) as one image from global_base,
  * zero-filled between them, into *out (malloc'd); the segments are

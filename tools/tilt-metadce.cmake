@@ -10,7 +10,11 @@ add_executable(tilt-emscripten-finalize ${CMAKE_SOURCE_DIR}/tools/tilt-emscripte
 target_link_libraries(tilt-emscripten-finalize tilt_static)
 install(TARGETS tilt-emscripten-finalize RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 target_compile_definitions(tilt-emscripten-finalize PRIVATE TILT_VERSION="${PROJECT_VERSION}")
-foreach(tool tilt-opt tilt-metadce tilt-emscripten-finalize)
+add_executable(tilt-ctor-eval ${CMAKE_SOURCE_DIR}/tools/tilt-ctor-eval.c ${CMAKE_SOURCE_DIR}/tools/cli.c)
+target_link_libraries(tilt-ctor-eval tilt_static)
+install(TARGETS tilt-ctor-eval RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+target_compile_definitions(tilt-ctor-eval PRIVATE TILT_VERSION="${PROJECT_VERSION}")
+foreach(tool tilt-opt tilt-metadce tilt-emscripten-finalize tilt-ctor-eval)
   target_compile_definitions(${tool} PRIVATE TILT_BINARYEN_VERSION=${TILT_BINARYEN_VERSION})
 endforeach()
 
@@ -19,8 +23,8 @@ endforeach()
 # that bin/ goes first on PATH (Debian's emcc runs bare wasm-opt). In the
 # build tree always (build/binaryen/bin, for the tests); installed with
 # -DTILT_BINARYEN_NAMES=ON.
-option(TILT_BINARYEN_NAMES "Install bin/wasm-opt, bin/wasm-metadce and bin/wasm-emscripten-finalize (links to tilt-opt, tilt-metadce, tilt-emscripten-finalize)" OFF)
-set(TILT_BINARYEN_TOOLS "wasm-opt:tilt-opt" "wasm-metadce:tilt-metadce" "wasm-emscripten-finalize:tilt-emscripten-finalize")
+option(TILT_BINARYEN_NAMES "Install bin/wasm-opt, bin/wasm-metadce, bin/wasm-emscripten-finalize and bin/wasm-ctor-eval (links to tilt-opt, tilt-metadce, tilt-emscripten-finalize, tilt-ctor-eval)" OFF)
+set(TILT_BINARYEN_TOOLS "wasm-opt:tilt-opt" "wasm-metadce:tilt-metadce" "wasm-emscripten-finalize:tilt-emscripten-finalize" "wasm-ctor-eval:tilt-ctor-eval")
 foreach(pair ${TILT_BINARYEN_TOOLS})
   string(REPLACE ":" ";" pair ${pair})
   list(GET pair 0 alias)

@@ -16,9 +16,9 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c)
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp)
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; ctors.cpp) echo -sEVAL_CTORS ;; esac; }
 levels=(-O0 -O1 -O2 -O3 -Os -Oz)
 SM="python3 $TILT_SRC/test/cli/srcmap.py"
 
@@ -31,7 +31,7 @@ trap_line() {
 }
 
 mkdir -p bin
-for tool in wasm-opt wasm-metadce wasm-emscripten-finalize; do
+for tool in wasm-opt wasm-metadce wasm-emscripten-finalize wasm-ctor-eval; do
   printf '#!/bin/sh\necho "%s $*" >> "%s/tools.log"\nexec "%s/%s" "$@"\n' \
     "$tool" "$T" "$TILT_BINARYEN_BIN" "$tool" > bin/$tool
   chmod +x bin/$tool
@@ -84,6 +84,11 @@ for pair in "${pairs[@]}"; do
   fi
   if [ $p = asyncify.c ]; then
     check_sh "$p $l: tilt-opt ran --asyncify with emcc's import list" 'grep -q "^wasm-opt .*--asyncify .*asyncify-imports@" tools.log'
+  fi
+  if [ $p = ctors.cpp ]; then
+    check_sh "$p $l: tilt-ctor-eval ran" 'grep -q "^wasm-ctor-eval --ctors=__wasm_call_ctors" tools.log'
+    check_sh "$p $l: the constructors ran at build time (emcc took the JS call to __wasm_call_ctors out)" \
+      '! grep -q "addOnInit(Module\[\"asm\"\]\[\"__wasm_call_ctors\"\])" out/tilt/'"$n$l"'.js'
   fi
   if [ $p = srcmap.c ]; then
     check_sh "$p $l: tilt-opt and finalize carried the source map" \

@@ -83,6 +83,28 @@ expect_error "source out of range" '^src\.map: error: mappings: source 1, .* out
 echo '{"version":3,"sources":["a.c"],"mappings":"AAAA;AAAA"}' > lines.map
 expect_error "a second generated line" '^lines\.map: error: mappings: a second generated line' \
   "$TILT_OPT" p.wasm -ism lines.map -o x.wasm
+# mutated maps (a seed per run): each read ends in a result or an error
+seed=${TILT_SRCMAP_SEED:-$RANDOM}
+echo "mutation seed $seed (TILT_SRCMAP_SEED)"
+check_sh "200 mutated maps: status 0 or 1, never a crash" 'python3 - p.map "$seed" <<'"'"'PY'"'"'
+import random, subprocess, sys, os
+text = open(sys.argv[1], "rb").read()
+rng = random.Random(int(sys.argv[2]))
+alphabet = b"AB+/gzC,;\"[]{}:0123456789-e"
+for i in range(200):
+    b = bytearray(text)
+    for _ in range(rng.randint(1, 4)):
+        k = rng.randrange(len(b))
+        op = rng.randrange(3)
+        if op == 0: b[k] = rng.choice(alphabet)
+        elif op == 1: del b[k:k + rng.randint(1, 8)]
+        else: b[k:k] = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+    open("mut.map", "wb").write(b)
+    r = subprocess.run([os.environ["TILT_OPT"], "p.wasm", "-ism", "mut.map", "-O2", "-o", "m.wasm",
+                        "-osm", "m.osm"], capture_output=True)
+    if r.returncode not in (0, 1) or b"Sanitizer" in r.stderr:
+        sys.exit("mutant %d: status %d: %s" % (i, r.returncode, r.stderr[:500]))
+PY'
 expect_error "missing map" '^none\.map: error: ' "$TILT_OPT" p.wasm -ism none.map -o x.wasm
 check "nothing written" test ! -e x.wasm
 if [ -n "${TILT_FINALIZE:-}" ]; then
