@@ -199,6 +199,18 @@ bool cli_feature_flag(uint32_t *features, const char *a, bool *ok) {
   return true;
 }
 
+int cli_table_flag(const cli_flag *flags, size_t n, uint32_t *features,
+                   bool (*apply)(void *ctx, int id, const char *arg), void *ctx, int argc, char **argv,
+                   int i) {
+  const char *arg;
+  bool bad, ok;
+  const cli_flag *f = cli_match_flag(flags, n, argc, argv, &i, &arg, &bad);
+  if (f) return apply(ctx, f->id, arg) ? i : -1;
+  if (bad) return -1;
+  if (cli_feature_flag(features, argv[i], &ok)) return ok ? i : -1;
+  return cli_fail("unknown option '%s'", argv[i]), -1;
+}
+
 bool cli_parse_args(int argc, char **argv, int (*flag)(void *ctx, int argc, char **argv, int i),
                     void *ctx, const char **in) {
   *in = NULL;

@@ -52,6 +52,12 @@ const cli_flag *cli_match_flag(const cli_flag *flags, size_t n, int argc, char *
 /* --enable-NAME / --disable-NAME applied to *features; false if a is no
  * feature flag. *ok is false (error printed) for an unknown feature. */
 bool cli_feature_flag(uint32_t *features, const char *a, bool *ok);
+/* The flag step of a tool whose flags are a table and --enable-/--disable-
+ * features: the index of the last argument used, or -1 on an error
+ * (printed). apply(ctx, id, arg) takes a table flag; false stops. */
+int cli_table_flag(const cli_flag *flags, size_t n, uint32_t *features,
+                   bool (*apply)(void *ctx, int id, const char *arg), void *ctx, int argc, char **argv,
+                   int i);
 /* The argument loop: flag(ctx, argc, argv, i) takes each argument that
  * starts with '-' (not "-" alone) and returns the index of the last one it
  * used, or -1 on an error; the one other argument is the input file. False

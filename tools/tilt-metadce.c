@@ -58,8 +58,9 @@ static void help(void) {
 }
 
 /* false: stop (an error was printed, or --help / --version ran). */
-static bool apply(opts *o, opt_id id, const char *arg) {
-  switch (id) {
+static bool apply(void *ctx, int id, const char *arg) {
+  opts *o = ctx;
+  switch ((opt_id)id) {
   case O_OUTPUT: o->out = arg; break;
   case O_TEXT: o->emit_text = true; break;
   case O_DEBUG: o->debug_names = true; break;
@@ -81,13 +82,7 @@ static bool apply(opts *o, opt_id id, const char *arg) {
  * argument used, or -1 on an error. */
 static int parse_flag(void *ctx, int argc, char **argv, int i) {
   opts *o = ctx;
-  const char *arg;
-  bool bad, ok;
-  const cli_flag *f = cli_match_flag(flags, NFLAGS, argc, argv, &i, &arg, &bad);
-  if (f) return apply(o, (opt_id)f->id, arg) ? i : -1;
-  if (bad) return -1;
-  if (cli_feature_flag(&o->features, argv[i], &ok)) return ok ? i : -1;
-  return cli_fail("unknown option '%s'", argv[i]), -1;
+  return cli_table_flag(flags, NFLAGS, &o->features, apply, o, argc, argv, i);
 }
 
 static bool parse(opts *o, int argc, char **argv) {
