@@ -80,6 +80,11 @@ void tl_locmap_free(tl_locmap *lm) {
   tl_free(lm);
 }
 
+void tl_func_forget_locs(tl_func *f) {
+  tl_locmap_free(f->locs);
+  f->locs = NULL;
+}
+
 /* ---- moving a body: the map follows its nodes ------------------------------ */
 void tl_loc_move_begin(tl_locmap **fresh, const tl_func *f) {
   *fresh = f && f->locs && f->locs->n ? map_new() : NULL;

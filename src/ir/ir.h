@@ -621,6 +621,8 @@ const tl_debugloc *tl_loc_get(const tl_func *f, const tl_expr *e);  /* NULL: non
 /* by value: a location got from the same map may move as it grows */
 void tl_loc_set(tl_func *f, const tl_expr *e, tl_debugloc l);
 void tl_locmap_free(tl_locmap *lm);
+/* A function leaving the module: its locations go with it. */
+void tl_func_forget_locs(tl_func *f);
 /* A body moving to new nodes (expr.c): a fresh map gets each moved node's
  * location, then replaces the function's. */
 void tl_loc_move_begin(tl_locmap **fresh, const tl_func *f);

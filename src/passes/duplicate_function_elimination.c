@@ -134,11 +134,14 @@ static bool apply(tl_module *m, const uint32_t *target, uint32_t nf) {
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
   if (m->has_start) m->start = remap[m->start];
   uint32_t out = 0;
-  for (uint32_t i = 0; i < nf; i++)
-    if (target[i] == i) {
-      if (out != i) *TL_FUNC(m, out) = *TL_FUNC(m, i);
-      out++;
+  for (uint32_t i = 0; i < nf; i++) {
+    if (target[i] != i) {
+      tl_func_forget_locs(TL_FUNC(m, i));
+      continue;
     }
+    if (out != i) *TL_FUNC(m, out) = *TL_FUNC(m, i);
+    out++;
+  }
   m->funcs.n = out;
   tl_free(remap);
   return true;

@@ -68,6 +68,19 @@ uint32_t tl_module_env_import(tl_module *m, const char *name, uint32_t type) {
   return type == TL_NO_INDEX ? TL_NO_INDEX : tl_module_add_func_import(m, "env", name, type, name);
 }
 
+uint32_t tl_module_env_import_sig(tl_module *m, const char *name, const tl_type *params, uint32_t np,
+                                  tl_type result) {
+  uint32_t type = tl_functype_intern(m, tl_type_tuple(m, params, np), result);
+  if (type == TL_NO_INDEX) return TL_NO_INDEX;
+  for (uint32_t i = 0; i < m->nimported_funcs; i++) { /* one of that name and type */
+    tl_importname *n = &TL_FUNC(m, i)->imp;
+    if (tl_name_eq(n->module, n->module_len, "env", 3) && tl_name_eq(n->name, n->name_len, name, (uint32_t)strlen(name)) &&
+        TL_FUNC(m, i)->type == type)
+      return i;
+  }
+  return tl_module_add_func_import(m, "env", name, type, name);
+}
+
 uint32_t tl_module_add_global_import(tl_module *m, const char *module, const char *base,
                                      tl_type type, const char *name) {
   uint32_t ni = m->nimported_globals, ng = (uint32_t)m->globals.n;
@@ -107,8 +120,10 @@ bool tl_module_remove_funcs(tl_module *m, const uint8_t *drop) {
   }
   tl_module_remap_funcs(m, remap);
   tl_func *fs = m->funcs.p;
-  for (uint32_t i = 0; i < nf; i++)
-    if (!drop[i]) fs[remap[i]] = fs[i];
+  for (uint32_t i = 0; i < nf; i++) {
+    if (drop[i]) tl_func_forget_locs(&fs[i]);
+    else fs[remap[i]] = fs[i];
+  }
   tl_free(remap);
   m->funcs.n = n;
   m->nimported_funcs = ni;

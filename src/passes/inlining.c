@@ -434,8 +434,10 @@ static void remove_funcs(tl_pass_ctx *ctx, const uint8_t *gone, uint32_t *remap)
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
   if (m->has_start) m->start = remap[m->start];
-  for (uint32_t i = 0; i < nf; i++)
-    if (!gone[i] && remap[i] != i) *TL_FUNC(m, remap[i]) = *TL_FUNC(m, i);
+  for (uint32_t i = 0; i < nf; i++) {
+    if (gone[i]) tl_func_forget_locs(TL_FUNC(m, i));
+    else if (remap[i] != i) *TL_FUNC(m, remap[i]) = *TL_FUNC(m, i);
+  }
   m->funcs.n = n;
 }
 

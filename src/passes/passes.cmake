@@ -50,3 +50,5 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/func_edit.c ${CMAKE_SOUR
      ${CMAKE_SOURCE_DIR}/src/passes/generate_dyncalls.c ${CMAKE_SOURCE_DIR}/src/passes/emscripten_finalize.c
      ${CMAKE_SOURCE_DIR}/src/passes/stack_check.c
      ${CMAKE_SOURCE_DIR}/src/passes/multi_memory_lowering.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/instrument_locals.c
+  ${CMAKE_SOURCE_DIR}/src/passes/instrument_memory.c ${CMAKE_SOURCE_DIR}/src/passes/log_execution.c)

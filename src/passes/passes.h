@@ -128,5 +128,23 @@ void tl_module_remove_export(tl_module *m, uint32_t i);
 int32_t tl_module_find_export(const tl_module *m, const char *name); /* -1: none */
 uint32_t tl_module_find_func_named(const tl_module *m, const char *name); /* name section; TL_NO_INDEX */
 tl_expr *tl_make_call(tl_module *m, tl_func *f, uint32_t callee, tl_expr **args, uint32_t n);
+/* The loads and stores of whole values as Binaryen's Load/Store nodes
+ * model them: plain, atomic, and v128.load/store (not the SIMD lane,
+ * splat, zero and extending forms). */
+static inline bool tl_is_load(int op) {
+  const tl_opinfo *o = &tl_ops[op];
+  return (o->pfx == 0 && o->code >= 0x28 && o->code <= 0x35) || (o->pfx == 0xFE && o->code >= 0x10 && o->code <= 0x16) ||
+         (o->pfx == 0xFD && o->code == 0);
+}
+static inline bool tl_is_store(int op) {
+  const tl_opinfo *o = &tl_ops[op];
+  return (o->pfx == 0 && o->code >= 0x36 && o->code <= 0x3e) || (o->pfx == 0xFE && o->code >= 0x17 && o->code <= 0x1d) ||
+         (o->pfx == 0xFD && o->code == 11);
+}
+/* The import env.NAME of type (params[0..np)) -> result, found or added
+ * (beside one of that name and another type: a pass that ran before
+ * memory64-lowering or legalize-js-interface). */
+uint32_t tl_module_env_import_sig(tl_module *m, const char *name, const tl_type *params, uint32_t np,
+                                  tl_type result);
 
 #endif

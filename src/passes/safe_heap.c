@@ -36,27 +36,15 @@ typedef struct {
 
 #define KEY(op, a) ((uint32_t)(op) * 8u + (a))
 
-static bool is_load(int op) {
-  const tl_opinfo *o = &tl_ops[op];
-  return (o->pfx == 0 && o->code >= 0x28 && o->code <= 0x35) || (o->pfx == 0xFE && o->code >= 0x10 && o->code <= 0x16) ||
-         (o->pfx == 0xFD && o->code == 0);
-}
-
-static bool is_store(int op) {
-  const tl_opinfo *o = &tl_ops[op];
-  return (o->pfx == 0 && o->code >= 0x36 && o->code <= 0x3e) || (o->pfx == 0xFE && o->code >= 0x17 && o->code <= 0x1d) ||
-         (o->pfx == 0xFD && o->code == 11);
-}
-
 static bool wanted(const heap *h, const tl_expr *e) {
-  return (is_load(e->op) || is_store(e->op)) && e->imm.mem.mem == 0 && e->type != TL_UNREACHABLE &&
+  return (tl_is_load(e->op) || tl_is_store(e->op)) && e->imm.mem.mem == 0 && e->type != TL_UNREACHABLE &&
          !(h->m64 && tl_memarg_offset(h->m, &e->imm.mem) > UINT32_MAX) && e->imm.mem.align <= 4;
 }
 
 /* SAFE_HEAP_LOAD_i32_1_U_1 and the like. */
 static void helper_name(int op, uint32_t align, char *out, size_t n) {
   const tl_opinfo *o = &tl_ops[op];
-  bool load = is_load(op), atomic = o->flags & TL_F_ATOMIC;
+  bool load = tl_is_load(op), atomic = o->flags & TL_F_ATOMIC;
   tl_type t = load ? o->result : o->ops[1];
   uint32_t bytes = 1u << tl_op_natural_align(op);
   size_t tl = strlen(o->text);
@@ -129,7 +117,7 @@ static uint32_t make_helper(heap *h, int op, uint32_t align) {
   char name[80];
   helper_name(op, align, name, sizeof name);
   const tl_opinfo *o = &tl_ops[op];
-  bool load = is_load(op);
+  bool load = tl_is_load(op);
   tl_type pt = h->m64 ? TL_I64 : TL_I32, vt = load ? o->result : o->ops[1];
   tl_type ps[3] = {pt, pt, vt};
   uint32_t type = tl_functype_intern(m, tl_type_tuple(m, ps, load ? 2 : 3), load ? vt : TL_NONE);

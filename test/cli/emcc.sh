@@ -16,11 +16,15 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp)
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp autodebug.c)
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; esac; }
 lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; ctors.cpp) echo -sEVAL_CTORS ;; esac; }
+# environment for the link: EMCC_AUTODEBUG is emcc's own switch
+lenv() { case $1 in autodebug.c) echo EMCC_AUTODEBUG=1 ;; esac; }
 levels=(-O0 -O1 -O2 -O3 -Os -Oz)
 SM="python3 $TILT_SRC/test/cli/srcmap.py"
+# the lines emcc's AUTODEBUG imports print (left out when comparing)
+autolog="^(log_execution|get_|set_|load_ptr|load_val_|store_ptr|store_val_)[a-z0-9]* "
 
 # trap_line DIR NAME: the source line the map gives for where the program
 # traps (node's wasm-function[N]:0xOFFSET of the first frame)
@@ -54,7 +58,7 @@ link() {
   case $p in *.cpp) cc=em++ ;; esac
   mkdir -p out/$tag
   t0=$(now)
-  PATH=$pre$PATH $cc $l $(lflags $p) ${p%.*}.o -o out/$tag/${p%.*}$l.js 2>"$T/link.err" || return 1
+  env $(lenv $p) PATH=$pre$PATH $cc $l $(lflags $p) ${p%.*}.o -o out/$tag/${p%.*}$l.js 2>"$T/link.err" || return 1
   t1=$(now)
   echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}'
 }
@@ -72,18 +76,24 @@ for pair in "${pairs[@]}"; do
   else fail "$p $l: emcc with tilt's tools: $(head -c 2000 link.err)"; continue; fi
   case $l in -O0|-O1) ;; *) check_sh "$p $l: tilt-opt ran" 'grep -q "^wasm-opt .*'"$l"'" tools.log' ;; esac
   check_sh "$p $l: tilt-emscripten-finalize ran" 'grep -q "^wasm-emscripten-finalize .*--minimize-wasm-changes" tools.log'
-  case $p:$l in srcmap.c:*) ;; # -g: emcc runs neither (Binaryen's build too)
+  case $p:$l in srcmap.c:*|autodebug.c:*) ;; # -g, AUTODEBUG: emcc runs neither (for Binaryen too)
   *:-O3|*:-Os|*:-Oz)
     check_sh "$p $l: tilt-metadce and the import/export minifier ran" \
       'grep -q "^wasm-metadce --graph-file=" tools.log && grep -q "^wasm-opt .*--minify-imports-and-exports-and-modules" tools.log' ;;
   esac
   check_sh "$p $l: runs under node as built natively" \
-    'node --no-experimental-fetch out/tilt/'"$n$l"'.js > got.txt && diff "$SRC/'"$n"'.out" got.txt'
+    'node --no-experimental-fetch out/tilt/'"$n$l"'.js > log.txt && grep -Ev "$autolog" log.txt > got.txt && diff "$SRC/'"$n"'.out" got.txt'
   if [ $p = fpcast.c ]; then
     check_sh "$p $l: tilt-opt ran --fpcast-emu" 'grep -q "^wasm-opt .*--fpcast-emu" tools.log'
   fi
   if [ $p = asyncify.c ]; then
     check_sh "$p $l: tilt-opt ran --asyncify with emcc's import list" 'grep -q "^wasm-opt .*--asyncify .*asyncify-imports@" tools.log'
+  fi
+  if [ $p = autodebug.c ]; then
+    check_sh "$p $l: tilt-opt instrumented it" \
+      'grep -q "^wasm-opt .*--instrument-locals --log-execution --instrument-memory" tools.log'
+    check_sh "$p $l: every kind of access was logged" \
+      'for k in log_execution get_i32 set_i32 load_ptr load_val_i32 store_ptr store_val_i32 load_val_f64; do grep -q "^$k " log.txt || { echo "no $k"; exit 1; }; done'
   fi
   if [ $p = ctors.cpp ]; then
     check_sh "$p $l: tilt-ctor-eval ran" 'grep -q "^wasm-ctor-eval --ctors=__wasm_call_ctors" tools.log'
@@ -106,7 +116,7 @@ for pair in "${pairs[@]}"; do
   if [ -n "${TILT_EMCC_ALL:-}" ]; then
     if bsecs=$(link $p $l binaryen ""); then
       check_sh "$p $l: Binaryen build prints the same" \
-        'node --no-experimental-fetch out/binaryen/'"$n$l"'.js > want.txt && diff want.txt got.txt'
+        'node --no-experimental-fetch out/binaryen/'"$n$l"'.js | grep -Ev "$autolog" > want.txt && diff want.txt got.txt'
       if [ $p = srcmap.c ]; then
         check_sh "$p $l: the Binaryen build's map gives the trap the same line" \
           '[ "$(trap_line out/binaryen $n$l)" = "$(trap_line out/tilt $n$l)" ]'
@@ -121,5 +131,12 @@ for pair in "${pairs[@]}"; do
     fi
   fi
 done
-[ -f sizes.txt ] && cat sizes.txt
+if [ -f sizes.txt ]; then
+  cat sizes.txt
+  # per level: the whole set's .wasm bytes and link seconds, tilt / Binaryen
+  awk '{w[$2] += $5; bw[$2] += $7; t[$2] += $16; bt[$2] += $18; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+       END { for (i = 0; i < n; i++) { l = order[i];
+         printf "total %-4s wasm tilt %8d binaryen %8d (%.4fx)  link s tilt %7.2f binaryen %7.2f (%.2fx)\n",
+           l, w[l], bw[l], w[l] / bw[l], t[l], bt[l], t[l] / bt[l] } }' sizes.txt
+fi
 finish
