@@ -54,6 +54,12 @@ typedef struct {
   tl_func *f;
   tl_vec bbs, acts, edges; /* bb, action, uint32 pairs (from, to) */
   tl_vec slots;            /* tl_expr **: every local.get/set/tee, post-order */
+  tl_vec catches;          /* tl_expr *: catch arms storing a payload local */
+  tl_vec handlers;         /* uint32: the blocks a throw inside the trys being
+                              walked reaches (catch arm entries, try_table
+                              clause targets), innermost try's last */
+  tl_vec armbb;            /* uint32: the entry block of every catch arm, by try */
+  const void *i_catches, *i_handlers, *i_armbb; /* their first storage */
   tl_vec order;            /* uint32: the blocks in the order they were entered */
   const void *i_bbs, *i_acts, *i_edges, *i_slots, *i_order; /* their first storage */
   uint32_t cur;
@@ -82,7 +88,10 @@ static void enter(cl_ctx *c, uint32_t b) {
 }
 static void jump(cl_ctx *c, uint32_t label) { edge(c, c->cur, c->label_bb[label]); }
 
-typedef struct { tl_expr **slot; uint32_t next, cond, end; } frame;
+/* A construct being walked: cond is an if's condition block, or a try's
+ * first arm entry in c->armbb; h0 is where a try's handlers start in
+ * c->handlers (popped back to it after its body). */
+typedef struct { tl_expr **slot; uint32_t next, cond, end, h0; } frame;
 
 /* A local.get, set or tee at *slot: its slot and action. */
 static inline void local_op(cl_ctx *c, tl_expr **slot) {
@@ -130,16 +139,57 @@ static void post_node(cl_ctx *c, frame *fr) {
     jump(c, e->imm.table->def);
     enter(c, new_bb(c));
     break;
-  default:
-    if (tl_ops[e->op].flags & TL_F_NORETURN) enter(c, new_bb(c));
+  case TL_OP_TRY:
+  case TL_OP_TRY_TABLE:
+    c->handlers.n = fr->h0; /* (a try with arms popped them before its first) */
+    if (fr->end != NONE) {
+      edge(c, c->cur, fr->end);
+      enter(c, fr->end);
+    }
     break;
+  default: {
+    uint32_t fl = tl_ops[e->op].flags;
+    /* a call or throw inside a try body may go to its handlers */
+    if ((fl & (TL_F_CALL | TL_F_THROWS)) && c->handlers.n) {
+      for (size_t i = 0; i < c->handlers.n; i++) edge(c, c->cur, TL_VEC_AT(&c->handlers, uint32_t, i));
+      if (!(fl & TL_F_NORETURN)) {
+        uint32_t n = new_bb(c);
+        edge(c, c->cur, n);
+        enter(c, n);
+      }
+    }
+    if (fl & TL_F_NORETURN) enter(c, new_bb(c));
+    break;
+  }
+  }
+}
+
+/* A try: its end, and its handlers pushed for the walk of its body: an
+ * entry block per catch arm (a delegate pushes none: the enclosing trys'
+ * handlers, already there, are where its body's exceptions can go), or a
+ * try_table's clause targets. */
+static void pre_try(cl_ctx *c, frame *fr) {
+  tl_expr *e = *fr->slot;
+  fr->end = new_bb(c);
+  if (e->imm.block.label != TL_NO_LABEL) c->label_bb[e->imm.block.label] = fr->end;
+  fr->h0 = (uint32_t)c->handlers.n;
+  fr->cond = (uint32_t)c->armbb.n;
+  for (uint32_t i = 1; i < e->nkid; i++) {
+    tl_expr *arm = e->kid[i];
+    if (arm->op == TL_OP_DELEGATE) continue;
+    uint32_t h = e->op == TL_OP_TRY ? new_bb(c) : c->label_bb[arm->imm.label];
+    if (e->op == TL_OP_TRY) PUSH(c, armbb, uint32_t, h);
+    PUSH(c, handlers, uint32_t, h);
   }
 }
 
 static void pre_node(cl_ctx *c, frame *fr) {
   tl_expr *e = *fr->slot;
   fr->end = fr->cond = NONE;
-  if ((e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL) || e->op == TL_OP_IF) {
+  fr->h0 = (uint32_t)c->handlers.n;
+  if (e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE) {
+    pre_try(c, fr);
+  } else if ((e->op == TL_OP_BLOCK && e->imm.block.label != TL_NO_LABEL) || e->op == TL_OP_IF) {
     fr->end = new_bb(c);
     if (e->imm.block.label != TL_NO_LABEL) c->label_bb[e->imm.block.label] = fr->end;
   } else if (e->op == TL_OP_LOOP) {
@@ -150,8 +200,31 @@ static void pre_node(cl_ctx *c, frame *fr) {
   }
 }
 
+/* Before arm k (k >= 1) of a legacy try: the body or the arm before
+ * ends at the try's end; the arm starts at its handler block, where a
+ * catch stores its payload. The try's handlers are popped first: they do
+ * not cover its own arms. */
+static void between_arms(cl_ctx *c, frame *fr, uint32_t k) {
+  tl_expr *arm = (*fr->slot)->kid[k];
+  if (k == 1) c->handlers.n = fr->h0;
+  if (arm->op == TL_OP_DELEGATE) return;
+  edge(c, c->cur, fr->end);
+  uint32_t idx = 0; /* arm k's entry: after the arms before it that are not delegates */
+  for (uint32_t i = 1; i < k; i++) idx += (*fr->slot)->kid[i]->op != TL_OP_DELEGATE;
+  enter(c, TL_VEC_AT(&c->armbb, uint32_t, fr->cond + idx));
+  if (arm->op == TL_OP_CATCH && arm->imm.idx2.a != TL_NO_INDEX) {
+    PUSH(c, catches, tl_expr *, arm);
+    arm->aux = 0;
+    if (!c->skip[arm->imm.idx2.a]) PUSH(c, acts, action, ((action){arm->imm.idx2.a, NONE, true, arm}));
+  }
+}
+
 /* Before kid k of an IF: split the arms. */
 static void between(cl_ctx *c, frame *fr, uint32_t k) {
+  if ((*fr->slot)->op == TL_OP_TRY) {
+    if (k) between_arms(c, fr, k);
+    return;
+  }
   if ((*fr->slot)->op != TL_OP_IF || k == 0) return;
   if (k == 1) fr->cond = c->cur;
   else edge(c, c->cur, fr->end);
@@ -162,14 +235,15 @@ static void between(cl_ctx *c, frame *fr, uint32_t k) {
 
 /* Ops post_node does something for: local ops, blocks, ifs, branches and
  * what does not return (pre_node: blocks, loops and ifs only). */
-static const uint32_t POST_FLAGS = TL_F_READS_LOCAL | TL_F_WRITES_LOCAL | TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN;
+static const uint32_t POST_FLAGS = TL_F_READS_LOCAL | TL_F_WRITES_LOCAL | TL_F_CONTROL | TL_F_BRANCH | TL_F_NORETURN |
+                                   TL_F_CALL | TL_F_THROWS;
 
 static void build(cl_ctx *c) {
   frame st0[64];
   struct { tl_vec st; const void *i_st; } w = {{st0, 0, 64}, st0};
   c->cur = new_bb(c);
   PUSH(c, order, uint32_t, c->cur);
-  PUSH(&w, st, frame, ((frame){&c->f->body, 0, 0, 0}));
+  PUSH(&w, st, frame, ((frame){&c->f->body, 0, 0, 0, 0}));
   pre_node(c, &TL_VEC_AT(&w.st, frame, 0));
   /* e: the node of the top frame, k: its next kid */
   tl_expr *e = c->f->body;
@@ -178,7 +252,7 @@ static void build(cl_ctx *c) {
     while (k < e->nkid) {
       tl_expr **ks = &e->kid[k++], *kid = *ks;
       if (!kid) continue;
-      if (e->op == TL_OP_IF && k > 1) between(c, &TL_VEC_AT(&w.st, frame, w.st.n - 1), k - 1);
+      if ((e->op == TL_OP_IF || e->op == TL_OP_TRY) && k > 1) between(c, &TL_VEC_AT(&w.st, frame, w.st.n - 1), k - 1);
       uint32_t fl = tl_ops[kid->op].flags;
       if (!kid->nkid && !(fl & TL_F_CONTROL)) {
         /* a leaf gets no frame (pre_node does nothing for it); post_node
@@ -187,14 +261,14 @@ static void build(cl_ctx *c) {
           kid->aux = 0;
           PUSH(c, slots, tl_expr **, ks);
           if (!c->skip[kid->imm.index]) PUSH(c, acts, action, ((action){kid->imm.index, NONE, false, kid}));
-        } else if (fl & TL_F_NORETURN) {
-          frame leaf = {ks, 0, NONE, NONE};
+        } else if (fl & (TL_F_NORETURN | TL_F_CALL | TL_F_THROWS)) {
+          frame leaf = {ks, 0, NONE, NONE, 0};
           post_node(c, &leaf);
         }
         continue;
       }
       TL_VEC_AT(&w.st, frame, w.st.n - 1).next = k;
-      PUSH(&w, st, frame, ((frame){ks, 0, 0, 0}));
+      PUSH(&w, st, frame, ((frame){ks, 0, 0, 0, 0}));
       if (fl & TL_F_CONTROL) pre_node(c, &TL_VEC_AT(&w.st, frame, w.st.n - 1));
       e = kid, k = 0;
     }
@@ -588,6 +662,10 @@ static bool trivially_pure(const tl_expr *e) {
  * removed tee by an unreachable value, say): the types need refinalizing. */
 static bool rewrite(cl_ctx *c, const uint32_t *color) {
   bool retype = false;
+  for (size_t i = 0; i < c->catches.n; i++) { /* a payload nothing reads is not stored */
+    tl_expr *arm = TL_VEC_AT(&c->catches, tl_expr *, i);
+    arm->imm.idx2.a = arm->aux & DEAD ? TL_NO_INDEX : color[arm->imm.idx2.a];
+  }
   for (size_t i = 0; i < c->slots.n; i++) {
     tl_expr **slot = TL_VEC_AT(&c->slots, tl_expr **, i), *e = *slot;
     e->imm.index = color[e->imm.index];
@@ -618,11 +696,14 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   bb bbs0[64];
   action acts0[256];
   uint32_t edges0[256], order0[64];
-  tl_expr **slots0[256];
+  tl_expr **slots0[256], *catches0[16];
+  uint32_t handlers0[16], armbb0[16];
   uint64_t copies0[64] = {0};
   c.bbs = (tl_vec){bbs0, 0, 64}, c.acts = (tl_vec){acts0, 0, 256}, c.edges = (tl_vec){edges0, 0, 256};
   c.slots = (tl_vec){slots0, 0, 256}, c.order = (tl_vec){order0, 0, 64};
   c.i_bbs = bbs0, c.i_acts = acts0, c.i_edges = edges0, c.i_slots = slots0, c.i_order = order0;
+  c.catches = (tl_vec){catches0, 0, 16}, c.handlers = (tl_vec){handlers0, 0, 16}, c.armbb = (tl_vec){armbb0, 0, 16};
+  c.i_catches = catches0, c.i_handlers = handlers0, c.i_armbb = armbb0;
   pairset copies = {copies0, 0, 64, false, copies0};
   /* all scratch first: out of memory anywhere before rewrite() changes
    * nothing but the local ops' aux marks */
@@ -718,6 +799,7 @@ out:
     if (TL_VEC_AT(&c.bbs, bb, bi).live_in) tl_free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
   tl_vec_free_inl(&c.bbs, bbs0), tl_vec_free_inl(&c.acts, acts0), tl_vec_free_inl(&c.edges, edges0);
   tl_vec_free_inl(&c.slots, slots0), tl_vec_free_inl(&c.order, order0);
+  tl_vec_free_inl(&c.catches, catches0), tl_vec_free_inl(&c.handlers, handlers0), tl_vec_free_inl(&c.armbb, armbb0);
   if (copies.k != copies0) tl_free(copies.k);
   if (c.pstart != csrbuf) tl_free(c.pstart); /* with sstart, pred, succ, work and queued */
   tl_free(ig.list), tl_free(cg.list);

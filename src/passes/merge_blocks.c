@@ -4,6 +4,8 @@
  * (i32.add (block (stmt) (v)) x) => (block (stmt) (i32.add (v) x)).
  * Assumes: valid IR. Labels nothing branches to are dropped (one walk:
  * branches are counted as it goes, and reach a construct before it does).
+ * Exception handling: labels delegate, rethrow and try_table clauses name
+ * stay; catch arms are never hoisted out of their try.
  * Guarantees: evaluation order unchanged (only first operands are hoisted,
  * so nothing is reordered); types recomputed where blocks change. */
 #include "passes.h"
@@ -42,7 +44,8 @@ static void splice_list(tl_walk *w, tl_expr *e) {
 /* (op (block s... v) rest...) => (block s... (op v rest...)) */
 static void hoist_first_operand(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
-  if (e->nkid == 0 || (tl_ops[e->op].flags & TL_F_CONTROL)) return;
+  if (e->nkid == 0 || (tl_ops[e->op].flags & TL_F_CONTROL) || e->op == TL_OP_CATCH || e->op == TL_OP_CATCH_ALL)
+    return; /* a catch arm is its try's, not an instruction with operands */
   tl_expr *b = e->kid[0];
   if (!b || b->op != TL_OP_BLOCK || b->imm.block.label != TL_NO_LABEL || b->nkid < 2) return;
   if (!tl_type_is_concrete(b->type)) return;
@@ -93,6 +96,11 @@ static void note_dropped(merge_ctx *c, tl_expr *drop) {
 }
 
 static void note_branch(tl_walk *w, merge_ctx *c, tl_expr *e) {
+  if (!(tl_ops[e->op].flags & TL_F_BRANCH) || (e->op != TL_OP_BR && e->op != TL_OP_BR_IF && e->op != TL_OP_BR_TABLE)) {
+    c->nbr[e->imm.label]++; /* delegate, rethrow, try_table clauses: the label stays as it is */
+    c->bad[e->imm.label] = true;
+    return;
+  }
   if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i <= e->imm.table->n; i++) {
       uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
@@ -146,7 +154,7 @@ __attribute__((noinline)) static void merge_node(tl_walk *w, tl_expr **slot) {
    * branch to it is inside it, so already counted) */
   if ((fl & TL_F_CONTROL) && e->imm.block.label != TL_NO_LABEL && !c->nbr[e->imm.block.label])
     e->imm.block.label = TL_NO_LABEL;
-  if (fl & TL_F_BRANCH) note_branch(w, c, e);
+  if (fl & (TL_F_BRANCH | TL_F_LABEL_USE)) note_branch(w, c, e);
   if (e->op == TL_OP_DROP) optimize_dropped_block(w, c, slot);
   tl_expr *d = e->op == TL_OP_DROP && *slot == e ? e : NULL; /* still a drop */
   e = *slot;
@@ -161,7 +169,7 @@ __attribute__((noinline)) static void merge_node(tl_walk *w, tl_expr **slot) {
 /* A plain leaf has nothing to do (and costs no merge_node frame). */
 static void merge_visit(tl_walk *w, tl_expr **slot) {
   const tl_expr *e = *slot;
-  if (e->nkid || (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH))) merge_node(w, slot);
+  if (e->nkid || (tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH | TL_F_LABEL_USE))) merge_node(w, slot);
 }
 
 tl_status tl_pass_merge_blocks(tl_pass_ctx *ctx, tl_func *f) {

@@ -2,6 +2,8 @@
  * labels of nested blocks that end together: in (block $a ... (block $b
  * ...)) where the inner block is last and has the same type, a branch to $b
  * lands where a branch to $a would, so $b's branches go to $a.
+ * Exception handling: try_table clauses are branches; delegate and rethrow
+ * keep the labels they name (a rethrow's is a try's, never merged).
  * Assumes: valid IR. Guarantees: same behaviour. A label moves only
  * between blocks of equal type, so the outer block keeps its type; the
  * inner one may become unreachable-typed (its content never falls off), and
@@ -10,7 +12,10 @@
  * over that list, not the whole body. */
 #include "passes.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+
+_Static_assert(offsetof(tl_imm, label) == offsetof(tl_imm, idx2.a), "a clause's label is imm.label");
 
 typedef struct { tl_expr *e; uint32_t next; } frame;
 
@@ -35,11 +40,14 @@ static uint32_t follow(uint32_t *map, uint32_t l) {
   return r;
 }
 
-/* Labels and branches only: most nodes are neither (one flag test inline). */
+/* Labels, branches and label uses only: most nodes are none of them (one
+ * flag test inline). A try_table clause is a branch (imm.idx2.a, which is
+ * imm.label); delegate and rethrow name a label without branching: their
+ * labels must stay too. */
 static inline void count_merge(ctx *c, tl_expr *a) {
   uint32_t fl = tl_ops[a->op].flags;
-  if (!(fl & (TL_F_BRANCH | TL_F_CONTROL))) return;
-  if (fl & TL_F_BRANCH) {
+  if (!(fl & (TL_F_BRANCH | TL_F_CONTROL | TL_F_LABEL_USE))) return;
+  if (fl & (TL_F_BRANCH | TL_F_LABEL_USE)) {
     TL_VEC_PUSH(&c->touch, tl_expr *, a);
     if (a->op != TL_OP_BR_TABLE) {
       c->count[a->imm.label]++;
@@ -67,9 +75,9 @@ static void retarget_drop(ctx *c, tl_expr *e) {
   if (fl & TL_F_CONTROL) {
     if (e->imm.block.label != TL_NO_LABEL && c->count[e->imm.block.label] == 0)
       e->imm.block.label = TL_NO_LABEL;
-  } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  } else if (e->op != TL_OP_BR_TABLE) { /* br, br_if, clauses, delegate, rethrow */
     e->imm.label = follow(c->map, e->imm.label);
-  } else if (e->op == TL_OP_BR_TABLE) {
+  } else {
     for (uint32_t i = 0; i < e->imm.table->n; i++)
       e->imm.table->targets[i] = follow(c->map, e->imm.table->targets[i]);
     e->imm.table->def = follow(c->map, e->imm.table->def);

@@ -7,6 +7,7 @@
  * entry each (wasm-opt's writer groups locals by type likewise). The
  * reader's scratch locals are sorted on their own after the others and
  * scratch_base follows them.
+ * A legacy catch arm's payload local counts as a use (exception handling).
  * Assumes: valid IR. Params keep their indices. Tuple-typed locals (reader
  * scratch) are ordinary locals here: they move with their type.
  * Guarantees: the same behaviour; every remaining declared local is used. */
@@ -21,8 +22,12 @@ typedef struct {
   tl_vec ops;              /* tl_expr *: every local.get/set/tee */
 } ro_ctx;
 
-static bool is_local_op(const tl_expr *e) {
-  return e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE;
+/* The local a node names, or NULL: local.get/set/tee's, and a legacy
+ * catch arm's payload local (the arm writes it on entry). */
+static uint32_t *local_of(tl_expr *e) {
+  if (e->op == TL_OP_LOCAL_GET || e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) return &e->imm.index;
+  if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) return &e->imm.idx2.a;
+  return NULL;
 }
 
 /* Counts uses and first uses in pre-order (a stack of nodes, kids pushed
@@ -33,10 +38,11 @@ static void count(ro_ctx *c, tl_expr *root) {
   if (root) TL_VEC_PUSH(&st, tl_expr *, root);
   while (st.n) {
     tl_expr *e = TL_VEC_AT(&st, tl_expr *, --st.n);
-    if (is_local_op(e)) {
+    uint32_t *l = local_of(e);
+    if (l) {
       if (c->ops.n == c->ops.cap) tl_vec_grow(&c->ops, sizeof(tl_expr *), c->ops.n + 1);
       TL_VEC_AT(&c->ops, tl_expr *, c->ops.n++) = e;
-      if (!c->count[e->imm.index]++) c->first[e->imm.index] = c->seen++;
+      if (!c->count[*l]++) c->first[*l] = c->seen++;
     }
     if (st.n + e->nkid > st.cap) tl_vec_grow(&st, sizeof(tl_expr *), st.n + e->nkid);
     for (uint32_t i = e->nkid; i-- > 0;)
@@ -129,8 +135,8 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   for (uint32_t k = 0; same && k < nd; k++) same = order[k] == np + k;
   f->nlocal = np + nd;
   for (size_t i = 0; !same && i < c.ops.n; i++) {
-    tl_expr *e = TL_VEC_AT(&c.ops, tl_expr *, i);
-    e->imm.index = c.map[e->imm.index];
+    uint32_t *l = local_of(TL_VEC_AT(&c.ops, tl_expr *, i));
+    *l = c.map[*l];
   }
   tl_vec_free(&c.ops);
   tl_free((void *)names);

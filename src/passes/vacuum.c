@@ -8,7 +8,11 @@
  * recomputed bottom-up in the same walk. Branches are counted per label as
  * the walk reaches them, before the construct they target, and are never
  * removed except together with their construct (or uncounted), so the
- * counts a construct sees are complete. */
+ * counts a construct sees are complete. Exception handling: try_table
+ * clauses count as branches, delegate and rethrow keep the labels they
+ * name; a try is retyped with the branches to its label; a catch arm that
+ * stores its payload never runs unless its try's body throws, which is an
+ * effect, so a body without effects takes its try with it. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -26,11 +30,13 @@ typedef struct {
  * targets (it is inside it), so counting as the walk goes gives each
  * construct its complete counts when its turn comes. */
 static void count_branch(vac_ctx *c, tl_expr *e) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (tl_ops[e->op].flags & TL_F_LABEL_USE) { /* delegate, rethrow: the label stays, untyped */
+    c->count[e->imm.label]++;
+  } else if (e->op != TL_OP_BR_TABLE) { /* br, br_if, try_table clauses */
     c->count[e->imm.label]++;
     if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[e->imm.label]++;
     c->bt[e->imm.label] = tl_type_lub(c->bt[e->imm.label], tl_branch_value_type(e));
-  } else if (e->op == TL_OP_BR_TABLE) {
+  } else {
     for (uint32_t i = 0; i <= e->imm.table->n; i++) {
       uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
       c->count[l]++;
@@ -73,8 +79,10 @@ static void uncount(vac_ctx *c, uint32_t l, const tl_expr *e) {
 static void uncount_visit(tl_walk *w, tl_expr **slot) {
   vac_ctx *c = w->ctx;
   tl_expr *e = *slot;
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) uncount(c, e->imm.label, e);
-  else if (e->op == TL_OP_BR_TABLE)
+  if (tl_ops[e->op].flags & TL_F_LABEL_USE) c->count[e->imm.label]--;
+  else if (!(tl_ops[e->op].flags & TL_F_BRANCH)) return;
+  else if (e->op != TL_OP_BR_TABLE) uncount(c, e->imm.label, e);
+  else
     for (uint32_t i = 0; i <= e->imm.table->n; i++)
       uncount(c, i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def, e);
 }
@@ -243,7 +251,7 @@ static void retype(tl_walk *w, tl_expr *e) {
 /* Out of line, so that the common plain node costs vac_visit no big frame. */
 __attribute__((noinline)) static void vac_full(tl_walk *w, tl_expr **slot) {
   tl_type before = (*slot)->type;
-  if (tl_ops[(*slot)->op].flags & TL_F_BRANCH) count_branch(w->ctx, *slot);
+  if (tl_ops[(*slot)->op].flags & (TL_F_BRANCH | TL_F_LABEL_USE)) count_branch(w->ctx, *slot);
   vac_node(w, slot);
   /* a branch whose operand became unreachable no longer gives its target a
    * type, which the live counts still say it does (fuzz: a stale f32 body
@@ -254,7 +262,7 @@ __attribute__((noinline)) static void vac_full(tl_walk *w, tl_expr **slot) {
 
 static void vac_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot;
-  if ((tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH)) || e->op == TL_OP_DROP) {
+  if ((tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_BRANCH | TL_F_LABEL_USE)) || e->op == TL_OP_DROP) {
     vac_full(w, slot);
     return;
   }
@@ -298,6 +306,17 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
     }
     return;
   case TL_OP_IF: visit_if(w, slot); return;
+  case TL_OP_TRY:
+  case TL_OP_TRY_TABLE:
+    /* a body that cannot throw (throwing is an effect) never reaches the
+     * arms or clauses; it cannot branch to the try's label either */
+    if (!(e->kid[0]->aux & HAS_EFFECTS) && e->kid[0]->type == e->type) {
+      for (uint32_t i = 1; i < e->nkid; i++) forget(w, e->kid[i]);
+      *slot = e->kid[0];
+      return;
+    }
+    finalize_control(w, e);
+    return;
   case TL_OP_DROP: {
     tl_expr *r = drop_into_arms(w, e->kid[0]);
     if (r) {
