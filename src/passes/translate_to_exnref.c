@@ -127,11 +127,17 @@ static tl_expr *consume(tl_module *m, tl_func *f, tl_expr *arm, tl_expr *hb, uin
   return b;
 }
 
+/* The label the block replacing try e ends: its own, or a new one for a
+ * try without (passes drop the labels nothing names). */
+static uint32_t try_label(tl_module *m, tl_func *f, const tl_expr *e) {
+  return e->imm.block.label != TL_NO_LABEL ? e->imm.block.label : tl_func_new_label(m, f);
+}
+
 /* try with catch arms (or none). */
 static tl_expr *translate_catches(tl_walk *w, tl_expr *e, uint32_t exn) {
   tl_module *m = w->m;
   tl_func *f = w->f;
-  uint32_t l = e->imm.block.label, narm = e->nkid - 1;
+  uint32_t l = try_label(m, f, e), narm = e->nkid - 1;
   tl_expr *tt = mk(m, TL_OP_TRY_TABLE, tl_func_new_label(m, f));
   tt->imm.block.bt = e->imm.block.bt;
   tl_expr_push_kid(m, tt, e->kid[0]);
@@ -165,7 +171,7 @@ static tl_expr *translate_catches(tl_walk *w, tl_expr *e, uint32_t exn) {
 /* try ... delegate L: the exnref goes by branch to L's $d. */
 static tl_expr *translate_delegate(tl_walk *w, tl_expr *e, uint32_t d) {
   tl_module *m = w->m;
-  uint32_t l = e->imm.block.label, h = tl_func_new_label(m, w->f);
+  uint32_t l = try_label(m, w->f, e), h = tl_func_new_label(m, w->f);
   tl_expr *tt = mk(m, TL_OP_TRY_TABLE, tl_func_new_label(m, w->f));
   tt->imm.block.bt = e->imm.block.bt;
   tl_expr_push_kid(m, tt, e->kid[0]);
