@@ -16,9 +16,9 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp autodebug.c)
-cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; ctors.cpp) echo -sEVAL_CTORS ;; esac; }
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp autodebug.c wasmexc.cpp threads.c)
+cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; ctors.cpp) echo -sEVAL_CTORS ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread -sPTHREAD_POOL_SIZE=4 -sEXIT_RUNTIME=1 ;; esac; }
 # environment for the link: EMCC_AUTODEBUG is emcc's own switch
 lenv() { case $1 in autodebug.c) echo EMCC_AUTODEBUG=1 ;; esac; }
 levels=(-O0 -O1 -O2 -O3 -Os -Oz)
@@ -131,6 +131,25 @@ for pair in "${pairs[@]}"; do
     fi
   fi
 done
+# Dynamic linking: a side module and a main module loading it, built with
+# tilt's tools at one level (by the commit; all of them with TILT_EMCC_ALL)
+# and run from their directory (the main module loads libside.wasm there).
+head=$(git -C "$TILT_SRC" rev-parse HEAD 2>/dev/null || echo 0)
+dlevels=("${levels[$(( 0x${head:0:6} % ${#levels[@]} ))]}")
+[ -n "${TILT_EMCC_ALL:-}" ] && dlevels=("${levels[@]}")
+for l in "${dlevels[@]}"; do
+  mkdir -p dyl$l && : > tools.log
+  if (cd dyl$l && PATH=$T/bin:$PATH emcc $l -sSIDE_MODULE "$SRC/dylink_side.c" -o libside.wasm &&
+      PATH=$T/bin:$PATH emcc $l -sMAIN_MODULE=2 "$SRC/dylink_main.c" libside.wasm -o main.js) 2>link.err; then
+    pass "dylink $l: side and main modules link with tilt's tools"
+    check_sh "dylink $l: tilt's tools ran" 'grep -q "^wasm-emscripten-finalize .*--side-module" tools.log'
+    check_sh "dylink $l: the main module runs the side module's code" \
+      '(cd dyl'"$l"' && node --no-experimental-fetch main.js) > got.txt && diff "$SRC/dylink.out" got.txt'
+  else
+    fail "dylink $l: $(head -c 2000 link.err)"
+  fi
+done
+
 if [ -f sizes.txt ]; then
   cat sizes.txt
   # per level: the whole set's .wasm bytes and link seconds, tilt / Binaryen
