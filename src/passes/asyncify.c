@@ -68,6 +68,9 @@ typedef struct {
   uint32_t call_tmp[8];       /* a local per type receiving a pausing call's value: */
   tl_type call_tmp_type[8];   /* not saved (what it holds when unwinding is no real */
   uint32_t ncall_tmp;         /* value; the resumed call writes it) */
+  uint8_t *live;              /* per local (nlive of them): live after a pausing
+                                 call, so saved; NULL: save every local */
+  uint32_t nlive;
 } asy;
 
 /* ---- lists ------------------------------------------------------------------------- */
@@ -529,6 +532,7 @@ static void flow_post(tl_walk *w, tl_expr **slot) {
 
 static bool saved(const asy *a, uint32_t l, uint32_t nsave) {
   if (l >= nsave) return false;
+  if (a->live && l < a->nlive && !a->live[l]) return false; /* the rewrite's own locals (an if's condition) are kept */
   for (uint32_t i = 0; i < a->ncall_tmp; i++)
     if (a->call_tmp[i] == l) return false;
   return true;
@@ -607,11 +611,37 @@ static tl_status check_func(asy *a, uint32_t i, bool before) {
   return TL_OK;
 }
 
+/* Liveness probe: a call that may pause. A call_indirect's target index is
+ * read again when rewinding runs the call once more, so its local must be
+ * restored too: it is noted in live[] here. */
+static bool pausing_call(void *ctx, const tl_expr *e) {
+  asy *a = ctx;
+  if (!may_pause_call(a, e)) return false;
+  const tl_expr *target = e->op == TL_OP_CALL_INDIRECT && e->nkid ? e->kid[e->nkid - 1] : NULL;
+  if (target && target->op == TL_OP_LOCAL_GET && target->imm.index < a->nlive) a->live[target->imm.index] = 1;
+  else if (target && target->op != TL_OP_I32_CONST && target->op != TL_OP_I64_CONST)
+    memset(a->live, 1, a->nlive); /* not flat: keep every local */
+  return true;
+}
+
+/* Which locals the function saves: those live just after a call that may
+ * pause (what runs after it reads them, when resumed). Out of memory:
+ * all of them, as before. */
+static void find_saved(asy *a, uint32_t fi) {
+  tl_func *f = a->f = TL_FUNC(a->m, fi);
+  a->nlive = f->nlocal;
+  a->live = tl_calloc((size_t)f->nlocal + 1, 1);
+  if (a->live && !tl_locals_live_after(a->m, f, pausing_call, a, a->live)) {
+    tl_free(a->live);
+    a->live = NULL;
+  }
+}
+
 /* The rewrite of one flat function: the control flow, then the entry
  * (rewinding: load the locals, then pop the call index under them) and the
- * unwind tail (push the call index, save the locals, return a zero). Every
- * local the function has is saved (no liveness yet), but for the call
- * temps and the rewrite's own. All of it is in place before any
+ * unwind tail (push the call index, save the locals, return a zero). The
+ * locals saved are those live after a pausing call (find_saved), but for
+ * the call temps and the rewrite's own. All of it is in place before any
  * optimizing: an optimizer that saw the function without the loads could
  * take a local set only in skipped code as still zero when rewinding. */
 static tl_status instrument(asy *a, uint32_t fi) {
@@ -874,7 +904,12 @@ tl_status tl_pass_asyncify(tl_pass_ctx *ctx) {
     add_export(m, "__asyncify_data", TL_EXTERN_GLOBAL, a.data);
   }
   for (uint32_t i = m->nimported_funcs; i < nf && !s; i++)
-    if (which[i]) s = instrument(&a, i);
+    if (which[i]) {
+      find_saved(&a, i);
+      s = instrument(&a, i);
+      tl_free(a.live);
+      a.live = NULL;
+    }
   if (!s && tl_pass_arg_get(ctx, "asyncify-asserts"))
     for (uint32_t i = m->nimported_funcs; i < nf; i++)
       if (!which[i]) add_asserts(&a, i);

@@ -69,6 +69,8 @@ typedef struct {
   uint32_t *work;          /* liveness work list (nb + 1) */
   bool *queued;            /* per block: on the work list (nb + 1, false) */
   bool nomem;              /* a scratch allocation failed: rewrite nothing */
+  bool (*probe)(void *ctx, const tl_expr *e); /* tl_locals_live_after's points */
+  void *probe_ctx;
 } cl_ctx;
 
 static uint32_t new_bb(cl_ctx *c) {
@@ -149,6 +151,7 @@ static void post_node(cl_ctx *c, frame *fr) {
     break;
   default: {
     uint32_t fl = tl_ops[e->op].flags;
+    if (c->probe && c->probe(c->probe_ctx, e)) PUSH(c, acts, action, ((action){NONE, NONE, false, e}));
     /* a call or throw inside a try body may go to its handlers */
     if ((fl & (TL_F_CALL | TL_F_THROWS)) && c->handlers.n) {
       for (size_t i = 0; i < c->handlers.n; i++) edge(c, c->cur, TL_VEC_AT(&c->handlers, uint32_t, i));
@@ -338,6 +341,7 @@ static bool pairset_add(pairset *p, uint64_t k) {
 static void transfer(cl_ctx *c, bb *b, sset *s) {
   for (uint32_t i = b->end; i-- > b->start;) {
     action *a = &TL_VEC_AT(&c->acts, action, i);
+    if (a->local == NONE) continue; /* a probe (tl_locals_live_after) */
     if (a->set) sset_del(s, a->local);
     else sset_add(s, a->local);
   }
@@ -685,6 +689,55 @@ static bool rewrite(cl_ctx *c, const uint32_t *color) {
     retype |= (*slot)->type != e->type;
   }
   return retype;
+}
+
+/* ---- liveness at chosen points (asyncify's pausing calls) ----------------- */
+bool tl_locals_live_after(tl_module *m, tl_func *f, bool (*probe)(void *ctx, const tl_expr *e), void *ctx,
+                          uint8_t *live) {
+  cl_ctx c = {0};
+  c.m = m, c.f = f, c.probe = probe, c.probe_ctx = ctx;
+  bb bbs0[16];
+  action acts0[64];
+  uint32_t edges0[64], order0[16], handlers0[4], armbb0[4];
+  tl_expr **slots0[64], *catches0[4];
+  c.bbs = (tl_vec){bbs0, 0, 16}, c.acts = (tl_vec){acts0, 0, 64}, c.edges = (tl_vec){edges0, 0, 64};
+  c.slots = (tl_vec){slots0, 0, 64}, c.order = (tl_vec){order0, 0, 16};
+  c.catches = (tl_vec){catches0, 0, 4}, c.handlers = (tl_vec){handlers0, 0, 4}, c.armbb = (tl_vec){armbb0, 0, 4};
+  c.i_bbs = bbs0, c.i_acts = acts0, c.i_edges = edges0, c.i_slots = slots0, c.i_order = order0;
+  c.i_catches = catches0, c.i_handlers = handlers0, c.i_armbb = armbb0;
+  uint32_t n = f->nlocal;
+  c.label_bb = tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t));
+  c.skip = tl_scratch_calloc((size_t)n + 1, sizeof(bool));
+  sset s = {tl_scratch_calloc((size_t)n + 1, sizeof(uint32_t)), tl_scratch_calloc((size_t)n + 1, sizeof(uint32_t)), 0};
+  c.nomem = !c.label_bb || !c.skip || !s.mem || !s.pos;
+  if (!c.nomem) {
+    for (uint32_t i = 0; i < n; i++) c.skip[i] = tl_type_is_tuple(f->local[i]);
+    build(&c);
+    edges_csr(&c, NULL, 0);
+  }
+  if (!c.nomem) liveness(&c, &s);
+  for (size_t bi = 0; !c.nomem && bi < c.bbs.n; bi++) {
+    bb *b = &TL_VEC_AT(&c.bbs, bb, bi);
+    live_out(&c, (uint32_t)bi, &s);
+    for (uint32_t i = b->end; i-- > b->start;) {
+      action *a = &TL_VEC_AT(&c.acts, action, i);
+      if (a->local == NONE) {
+        for (uint32_t j = 0; j < s.n; j++) live[s.mem[j]] = 1;
+      } else if (a->set) {
+        sset_del(&s, a->local);
+      } else {
+        sset_add(&s, a->local);
+      }
+    }
+  }
+  for (uint32_t i = 0; i < n && c.skip; i++) /* tuples are not analysed: live */
+    if (c.skip[i]) live[i] = 1;
+  for (size_t bi = 0; bi < c.bbs.n; bi++) tl_free(TL_VEC_AT(&c.bbs, bb, bi).live_in);
+  tl_vec_free_inl(&c.bbs, bbs0), tl_vec_free_inl(&c.acts, acts0), tl_vec_free_inl(&c.edges, edges0);
+  tl_vec_free_inl(&c.slots, slots0), tl_vec_free_inl(&c.order, order0);
+  tl_vec_free_inl(&c.catches, catches0), tl_vec_free_inl(&c.handlers, handlers0), tl_vec_free_inl(&c.armbb, armbb0);
+  tl_free(c.pstart), tl_free(c.label_bb), tl_free(c.skip), tl_free(s.mem), tl_free(s.pos);
+  return !c.nomem;
 }
 
 tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {

@@ -102,6 +102,13 @@ void tl_labels_note(tl_label_info *li, const tl_expr *e);
 void tl_labels_free(tl_label_info *li);
 void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map);
 
+/* coalesce_locals.c — liveness over f's control flow: live[l] is set for
+ * every local live just after a node probe(ctx, node) accepts (a call: it
+ * is asked at calls and throws), and for tuple locals (not analysed).
+ * False when out of memory (live then incomplete). */
+bool tl_locals_live_after(tl_module *m, tl_func *f, bool (*probe)(void *ctx, const tl_expr *e), void *ctx,
+                          uint8_t *live);
+
 /* func_edit.c — index-space edits that renumber every reference. */
 void tl_module_remap_funcs(tl_module *m, const uint32_t *remap); /* old -> new index */
 /* A function import placed after the other imports (defined functions
