@@ -72,9 +72,8 @@ typedef struct {
 } import_ctx;
 
 static bool named(const tl_importname *imp, const char *module, const char *name) {
-  return tl_name_len(imp->module, imp->module_len) == strlen(module) &&
-         !memcmp(imp->module, module, strlen(module)) &&
-         tl_name_len(imp->name, imp->name_len) == strlen(name) && !memcmp(imp->name, name, strlen(name));
+  return tl_name_eq(imp->module, imp->module_len, module, (uint32_t)strlen(module)) &&
+         tl_name_eq(imp->name, imp->name_len, name, (uint32_t)strlen(name));
 }
 
 /* --ignore-external-input: WASI's args and environment are empty. */
@@ -109,16 +108,12 @@ static tl_status import_called(tl_host_call *call, void *user, const tl_value *a
 static void define_imports(ce *c, tl_store *s, tl_linker *l, import_ctx *ctx) {
   tl_module *m = c->m;
   for (uint32_t i = 0; i < m->nimported_funcs; i++) {
-    tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, i)->type);
-    uint32_t p[64], r[64], np = tl_type_arity(m, ft->params), nr = tl_type_arity(m, ft->results);
-    if (np > 64 || nr > 64) continue; /* left unlinked: instantiation fails */
-    for (uint32_t k = 0; k < np; k++) p[k] = tl_type_at(m, ft->params, k);
-    for (uint32_t k = 0; k < nr; k++) r[k] = tl_type_at(m, ft->results, k);
     ctx[i] = (import_ctx){c, i};
+    tl_extern x = tl_host_func_of_type(s, m, TL_FUNC(m, i)->type, import_called, &ctx[i]);
+    if (!x.ptr) continue; /* left unlinked: instantiation fails */
     const tl_importname *imp = &TL_FUNC(m, i)->imp;
     tl_linker_define_n(l, imp->module, tl_name_len(imp->module, imp->module_len), imp->name,
-                       tl_name_len(imp->name, imp->name_len),
-                       tl_host_func_new(s, p, np, r, nr, import_called, &ctx[i]));
+                       tl_name_len(imp->name, imp->name_len), x);
   }
 }
 
@@ -174,7 +169,7 @@ static bool eval_one(ce *c, tl_store *s, tl_instance *inst, const char *name, tl
   tl_value args[64];
   for (uint32_t i = 0; i < np; i++) {
     tl_type t = tl_type_at(c->m, ft->params, i);
-    if (tl_type_is_ref(t) || t == TL_V128) {
+    if (tl_type_is_ref(t)) {
       tl_buf_printf(c->log, "  ...stopping due to non-zeroable param\n");
       return false;
     }

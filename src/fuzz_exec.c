@@ -106,21 +106,11 @@ static tl_status stub_call(tl_host_call *call, void *user, const tl_value *args,
   return TL_OK;
 }
 
-static void types_of(const tl_module *m, tl_type t, uint32_t *out, uint32_t *n) {
-  *n = tl_type_arity(m, t);
-  for (uint32_t i = 0; i < *n; i++) out[i] = tl_type_at(m, t, i);
-}
-
 static tl_extern import_extern(tl_module *m, tl_store *s, uint32_t kind, uint32_t i, stub *stubs,
                                tl_buf *log) {
   if (kind == TL_EXTERN_FUNC) {
-    tl_functype *ft = TL_FTYPE(m, TL_FUNC(m, i)->type);
-    uint32_t p[64], r[64], np, nr;
-    if (tl_type_arity(m, ft->params) > 64 || tl_type_arity(m, ft->results) > 64) return (tl_extern){0, NULL};
-    types_of(m, ft->params, p, &np);
-    types_of(m, ft->results, r, &nr);
     stubs[i] = (stub){log, m, i};
-    return tl_host_func_new(s, p, np, r, nr, stub_call, &stubs[i]);
+    return tl_host_func_of_type(s, m, TL_FUNC(m, i)->type, stub_call, &stubs[i]);
   }
   if (kind == TL_EXTERN_MEMORY) {
     tl_memory *mem = TL_MEMORY(m, i);

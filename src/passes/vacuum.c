@@ -29,21 +29,18 @@ typedef struct {
 /* Counts a branch. The walk visits every branch before the construct it
  * targets (it is inside it), so counting as the walk goes gives each
  * construct its complete counts when its turn comes. */
+static void count_to(vac_ctx *c, uint32_t l, tl_type t) {
+  c->count[l]++;
+  if (t != TL_UNREACHABLE) c->live[l]++;
+  c->bt[l] = tl_type_lub(c->bt[l], t);
+}
+
 static void count_branch(vac_ctx *c, tl_expr *e) {
-  if (tl_ops[e->op].flags & TL_F_LABEL_USE) { /* delegate, rethrow: the label stays, untyped */
-    c->count[e->imm.label]++;
-  } else if (e->op != TL_OP_BR_TABLE) { /* br, br_if, try_table clauses */
-    c->count[e->imm.label]++;
-    if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[e->imm.label]++;
-    c->bt[e->imm.label] = tl_type_lub(c->bt[e->imm.label], tl_branch_value_type(e));
-  } else {
-    for (uint32_t i = 0; i <= e->imm.table->n; i++) {
-      uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
-      c->count[l]++;
-      if (tl_branch_value_type(e) != TL_UNREACHABLE) c->live[l]++;
-      c->bt[l] = tl_type_lub(c->bt[l], tl_branch_value_type(e));
-    }
-  }
+  if (tl_ops[e->op].flags & TL_F_LABEL_USE) c->count[e->imm.label]++; /* delegate, rethrow: the label stays, untyped */
+  else if (e->op != TL_OP_BR_TABLE) count_to(c, e->imm.label, tl_branch_value_type(e)); /* br, br_if, clauses */
+  else
+    for (uint32_t i = 0; i <= e->imm.table->n; i++)
+      count_to(c, i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def, tl_branch_value_type(e));
 }
 
 /* e->aux holds "has effects", computed bottom-up as the walk visits each

@@ -166,6 +166,8 @@ bool tl_interp_stacks_ready(tl_store *s);
  * a table, a memory (storage reserved and committed, see memory.c). */
 tl_funcinst *tl_store_func_new(tl_store *s, const uint32_t *params, uint32_t np, const uint32_t *results,
                                uint32_t nr, tl_host_fn fn, void *user);
+/* A host function of module type `type` (NULL ptr past 64 params or results). */
+tl_extern tl_host_func_of_type(tl_store *s, const tl_module *m, uint32_t type, tl_host_fn fn, void *user);
 tl_tableinst *tl_store_table_new(tl_store *s, tl_type elem, uint64_t min, uint64_t max, bool has_max);
 tl_meminst *tl_store_mem_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared);
 tl_meminst *tl_store_mem64_new(tl_store *s, uint64_t min, uint64_t max, bool has_max, bool shared);

@@ -78,6 +78,15 @@ tl_extern tl_host_func_new(tl_store *s, const uint32_t *params, uint32_t np, con
   return (tl_extern){TL_EXTERNKIND_FUNC, tl_store_func_new(s, params, np, results, nr, fn, user)};
 }
 
+tl_extern tl_host_func_of_type(tl_store *s, const tl_module *m, uint32_t type, tl_host_fn fn, void *user) {
+  const tl_functype *ft = TL_FTYPE(m, type);
+  uint32_t p[64], r[64], np = tl_type_arity(m, ft->params), nr = tl_type_arity(m, ft->results);
+  if (np > 64 || nr > 64) return (tl_extern){TL_EXTERNKIND_FUNC, NULL};
+  for (uint32_t k = 0; k < np; k++) p[k] = tl_type_at(m, ft->params, k);
+  for (uint32_t k = 0; k < nr; k++) r[k] = tl_type_at(m, ft->results, k);
+  return tl_host_func_new(s, p, np, r, nr, fn, user);
+}
+
 tl_extern tl_host_global_new(tl_store *s, tl_value v, bool mut) {
   tl_globalinst *g = STORE_NEW(s, tl_globalinst);
   if (!g) return (tl_extern){TL_EXTERNKIND_GLOBAL, NULL};

@@ -122,9 +122,11 @@ expect_error "--dwarf (updating DWARF) without a source map is an error" \
 # emcc -gsource-map: -g --dwarf and the maps (the map carries the lines)
 if command -v wasm-objdump >/dev/null; then
   SM="python3 $TILT_SRC/test/cli/srcmap.py"
-  $SM make "$D/hello.wasm" > h.map
+  add_custom "$D/hello.wasm" hd.wasm .debug_line 00010203   # DWARF the map stands in for
+  $SM make hd.wasm > h.map
+  check_sh "source maps: the input has DWARF" 'customs hd.wasm | grep -q "^\.debug_line$"'
   check "source maps: finalize as emcc -gsource-map runs it" "$TILT_FINALIZE" --minimize-wasm-changes \
-    --output-source-map-url=h2.map -g --dyncalls-i64 --dwarf "$D/hello.wasm" -o h2.wasm \
+    --output-source-map-url=h2.map -g --dyncalls-i64 --dwarf hd.wasm -o h2.wasm \
     --detect-features --input-source-map=h.map --output-source-map=h2.map
   check "source maps: the map is sound" $SM check h2.wasm h2.map
   check_sh "source maps: no line made up" '[ -z "$(comm -23 <($SM lines h2.map) <($SM lines h.map))" ]'
