@@ -452,6 +452,9 @@ typedef struct {           /* set for an import, NULL strings otherwise */
 /* A debug location (source maps): a file of m->debug_files, a line
  * (counting from 1; 0 is none) and a column. */
 typedef struct { uint32_t file, line, col; } tl_debugloc;
+static inline bool tl_loc_eq(const tl_debugloc *a, const tl_debugloc *b) {
+  return a->file == b->file && a->line == b->line && a->col == b->col;
+}
 
 typedef struct {
   uint32_t type;           /* index into module types */

@@ -579,8 +579,7 @@ static void put_clauses(pr *p, const tl_expr *e) {
  * location is not the one printed last (as wasm-opt prints them). */
 static void put_location(pr *p, const tl_expr *e, uint32_t depth) {
   const tl_debugloc *l = tl_loc_get(p->f, e);
-  if (!l || (p->loc && p->loc->file == l->file && p->loc->line == l->line && p->loc->col == l->col))
-    return;
+  if (!l || (p->loc && tl_loc_eq(p->loc, l))) return;
   p->loc = l;
   const char *file = l->file < p->m->debug_files.n ? TL_VEC_AT(&p->m->debug_files, const char *, l->file) : "?";
   tl_buf_printf(p->out, ";;@ %s:%u:%u", file, l->line, l->col);

@@ -112,10 +112,7 @@ static tl_status put_clauses(wr *w, tl_buf *b, const tl_expr *e);
 static void note_location(wr *w, const tl_buf *b, const tl_expr *e) {
   const tl_debugloc *l = tl_loc_get(w->f, e);
   if (!l) return;
-  if (w->locs.n) {
-    const tl_debugloc *last = &TL_VEC_AT(&w->locs, tl_srcmap_entry, w->locs.n - 1).loc;
-    if (last->file == l->file && last->line == l->line && last->col == l->col) return;
-  }
+  if (w->locs.n && tl_loc_eq(&TL_VEC_AT(&w->locs, tl_srcmap_entry, w->locs.n - 1).loc, l)) return;
   tl_srcmap_entry x = {(uint32_t)b->n, true, *l};
   TL_VEC_PUSH(&w->locs, tl_srcmap_entry, x);
 }
