@@ -5,6 +5,7 @@
 #include "text.h"
 #include "../wasm-io/wasmio.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,43 @@ typedef struct {
   const tl_read_options *opt;
   tl_module *m;
 } parse_call;
+
+/* The source token that gave the byte at offset off of the module bytes
+ * (the last mark at or before off), or SIZE_MAX. */
+static size_t source_of(const tl_vec *marks, size_t off) {
+  size_t lo = 0, hi = marks->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (TL_VEC_AT(marks, tl_text_mark, mid).bin <= off) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo ? TL_VEC_AT(marks, tl_text_mark, lo - 1).src : SIZE_MAX;
+}
+
+/* An error the binary reader found at an offset of the bytes made from the
+ * text gets the line and column of the instruction it is about: the text is
+ * parsed again, this time keeping which token each instruction came from
+ * (only on this failure path, so reading stays fast). Errors with no such
+ * instruction (a section's, an index space's) keep their message alone. */
+static void locate_in_text(const char *text, size_t size, tl_error *err) {
+  size_t off = err->offset, src = SIZE_MAX;
+  err->offset = TL_NO_OFFSET;
+  err->line = err->col = 0;
+  if (off == TL_NO_OFFSET) return;
+  tl_toks t;
+  tl_error e2;
+  if (tl_text_lex(text, size, &t, &e2)) return;
+  uint8_t *bin = NULL;
+  size_t n = 0, pos = 0;
+  tl_vec marks;
+  if (!tl_text_module_marks(&t, &pos, true, &bin, &n, &marks, &e2)) {
+    src = source_of(&marks, off);
+    tl_vec_free(&marks);
+    tl_free(bin);
+  }
+  tl_toks_free(&t);
+  if (src != SIZE_MAX) tl_text_locate(err, text, src);
+}
 
 static tl_status parse_in_scope(void *c, tl_error *err) {
   parse_call *p = c;
@@ -27,10 +65,7 @@ static tl_status parse_in_scope(void *c, tl_error *err) {
   if (st) return st;
   st = tl_read(bin, n, p->opt, &p->m, err);
   tl_free(bin);
-  if (st && err) {
-    err->offset = TL_NO_OFFSET;
-    err->line = err->col = 0;
-  }
+  if (st && err) locate_in_text(p->text, p->size, err);
   return st;
 }
 

@@ -12,19 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-tl_status tl_text_fail(tl_error *err, tl_status code, const char *src, size_t off, const char *fmt,
-                       ...) {
-  if (!err) return code;
-  err->code = code;
-  err->offset = off;
-  err->func_index = TL_NO_FUNC;
+void tl_text_locate(tl_error *err, const char *src, size_t off) {
   uint32_t line = 1, col = 1;
   for (size_t i = 0; src && i < off; i++) {
     if (src[i] == '\n') line++, col = 1;
     else col++;
   }
+  err->offset = off;
   err->line = src ? line : 0;
   err->col = src ? col : 0;
+}
+
+tl_status tl_text_fail(tl_error *err, tl_status code, const char *src, size_t off, const char *fmt,
+                       ...) {
+  if (!err) return code;
+  err->code = code;
+  err->func_index = TL_NO_FUNC;
+  tl_text_locate(err, src, off);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err->msg, sizeof err->msg, fmt, ap);

@@ -15,7 +15,10 @@
 #include <string.h>
 
 /* ------------------------------------------------------------- buffers */
-typedef struct { uint8_t *p; size_t n, cap; bool bad; } buf;
+/* A buffer of output bytes, with marks (tl_text_mark, made only when the
+ * parser is asked for them) that say which source token gave the byte at
+ * an offset; copying a buffer into another carries its marks along. */
+typedef struct { uint8_t *p; size_t n, cap; bool bad; tl_vec mk; } buf;
 
 static bool grow(buf *b, size_t need) {
   if (b->bad) return false;
@@ -48,11 +51,31 @@ static void put_s(buf *b, int64_t v) {
     if (done) return;
   }
 }
+/* Marks of src at offsets from..src->n, moved to where those bytes start in b. */
+static void move_marks(buf *b, size_t at, buf *src, size_t from) {
+  size_t k = src->mk.n;
+  while (k > 0 && TL_VEC_AT(&src->mk, tl_text_mark, k - 1).bin >= from) k--;
+  for (size_t j = k; j < src->mk.n; j++) {
+    tl_text_mark m = TL_VEC_AT(&src->mk, tl_text_mark, j);
+    m.bin = m.bin - from + at;
+    TL_VEC_PUSH(&b->mk, tl_text_mark, m);
+  }
+}
 static void put_buf(buf *b, buf *src) {
   if (src->bad) b->bad = true;
+  size_t at = b->n;
   putn(b, src->p, src->n);
+  if (src->mk.n) move_marks(b, at, src, 0);
 }
-static void bfree(buf *b) { tl_free(b->p); memset(b, 0, sizeof *b); }
+static void breset(buf *b) {
+  b->n = 0;
+  b->mk.n = 0;
+}
+static void bfree(buf *b) {
+  tl_free(b->p);
+  tl_vec_free(&b->mk);
+  memset(b, 0, sizeof *b);
+}
 
 /* ------------------------------------------------------------ name maps */
 typedef struct { const char *s; uint32_t len, val; } hent;
@@ -134,9 +157,16 @@ typedef struct {
   uint32_t nlocals;
   uint16_t *ops;         /* instruction names: op + 1 by hash, 0 empty */
   uint32_t opcap;
+  bool marking;          /* record tl_text_marks in the output buffers */
 } P;
 
 static const tl_tok *cur(P *p) { return &p->t[p->i]; }
+/* The byte about to go to o comes from token t. */
+static void mark(P *p, buf *o, const tl_tok *t) {
+  if (!p->marking) return;
+  tl_text_mark m = {o->n, t->off};
+  TL_VEC_PUSH(&o->mk, tl_text_mark, m);
+}
 static const tl_tok *peek(P *p, size_t k) {
   size_t j = p->i + k;
   return j < p->tk->ntok ? &p->t[j] : &p->t[p->tk->ntok - 1];
@@ -193,7 +223,7 @@ static bool take_kw(P *p, const char *kw) {
 static tl_status str(P *p, const char *what) {
   const tl_tok *t = cur(p);
   if (t->kind != TK_STR) return FAIL("expected %s string", what);
-  p->scratch.n = 0;
+  breset(&p->scratch);
   if (grow(&p->scratch, t->len)) p->scratch.n = tl_text_unescape(t->s, t->len, p->scratch.p);
   p->i++;
   return p->scratch.bad ? tl_nomem(p->err, "string") : TL_OK;
@@ -308,7 +338,8 @@ static tl_status reftype(P *p, buf *o) {
 /* (param ...)* (result ...)* into p->sp / p->sr (counts in *np, *nr);
  * param ids go to p->pnames when names is set. */
 static tl_status sig(P *p, bool names, uint32_t *np, uint32_t *nr) {
-  p->sp.n = p->sr.n = 0;
+  breset(&p->sp);
+  breset(&p->sr);
   p->pnames.n = 0;
   *np = *nr = 0;
   while (is_lpar_kw(p, "param")) {
@@ -345,7 +376,7 @@ static tl_status sig(P *p, bool names, uint32_t *np, uint32_t *nr) {
 
 /* The encoded form of the signature in p->sp/p->sr into p->scratch. */
 static void encode_sig(P *p, uint32_t np, uint32_t nr) {
-  p->scratch.n = 0;
+  breset(&p->scratch);
   put(&p->scratch, 0x60);
   put_u(&p->scratch, np);
   put_buf(&p->scratch, &p->sp);
@@ -800,7 +831,12 @@ static tl_status frame_push(P *p, uint8_t kind, uint8_t op, size_t pend, const t
 
 /* Moves p->pend[from..] to o. */
 static void flush_pend(P *p, buf *o, size_t from) {
+  size_t at = o->n;
   putn(o, p->pend.p + from, p->pend.n - from);
+  if (p->pend.mk.n) {
+    move_marks(o, at, &p->pend, from);
+    while (p->pend.mk.n && TL_VEC_AT(&p->pend.mk, tl_text_mark, p->pend.mk.n - 1).bin >= from) p->pend.mk.n--;
+  }
   p->pend.n = from;
 }
 
@@ -816,6 +852,7 @@ static tl_status block_start(P *p, int op, buf *o, const tl_tok **lab) {
 
 /* A ')' closing the top frame f. */
 static tl_status close_paren(P *p, buf *o, frame *f) {
+  if (f->kind != FR_PLAIN) mark(p, o, cur(p));
   switch (f->kind) {
   case FR_PLAIN:
     p->i++;
@@ -883,6 +920,7 @@ static tl_status folded(P *p, buf *o) {
   const tl_tok *lab;
   int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
   if (op < 0 || op == TL_OP_CATCH || op == TL_OP_CATCH_ALL || op == TL_OP_DELEGATE) return unknown_op(p, t);
+  mark(p, op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_TRY_TABLE || op == TL_OP_TRY ? o : &p->pend, t);
   p->i++;
   switch (op) {
   case TL_OP_BLOCK: case TL_OP_LOOP: case TL_OP_TRY_TABLE:
@@ -912,6 +950,7 @@ static tl_status folded(P *p, buf *o) {
 static tl_status flat(P *p, buf *o, frame *f) {
   const tl_tok *t = cur(p), *lab;
   bool in_flat = f->kind == FR_FLAT;
+  mark(p, o, t);
   if (atom_is(t, "end")) {
     if (!in_flat) return FAIL("unexpected end");
     p->i++;
@@ -1010,6 +1049,7 @@ static tl_status instrs(P *p, buf *o) { return instrs_n(p, o, false); }
 /* A constant expression: instr* then end, into o. */
 static tl_status expr(P *p, buf *o) {
   TRY(instrs(p, o));
+  mark(p, o, cur(p));
   put(o, 0x0b);
   return TL_OK;
 }
@@ -1241,7 +1281,7 @@ static tl_status func_field(P *p) {
     TRY(local_name(p, pn ? pn->s : NULL, pn ? pn->len : 0));
   }
   TRY(locals(p));
-  p->body.n = 0;
+  breset(&p->body);
   put_locals(p, &p->body);
   p->labels.n = 0;
   TRY(expr(p, &p->body));
@@ -1348,7 +1388,7 @@ static tl_status elem_field(P *p) {
 
 /* Data strings concatenated into p->body. */
 static tl_status data_strings(P *p) {
-  p->body.n = 0;
+  breset(&p->body);
   while (cur(p)->kind == TK_STR) {
     TRY(str(p, "data"));
     put_buf(&p->body, &p->scratch);
@@ -1658,7 +1698,7 @@ static void assemble(P *p, buf *out) {
   static const uint8_t head[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
   putn(out, head, 8);
   if (p->need_datacount) {
-    p->sec[S_DATACOUNT].n = 0;
+    breset(&p->sec[S_DATACOUNT]);
     p->secn[S_DATACOUNT] = p->secn[S_DATA];
   }
   for (int s = 0; s < NSEC; s++) {
@@ -1689,10 +1729,10 @@ static void p_free(P *p) {
   tl_free(p->ops);
 }
 
-tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
-                         tl_error *err) {
+static tl_status text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
+                              tl_vec *marks, tl_error *err) {
   tl_vec mem64 = {0};
-  P p = {.tk = t, .t = t->t, .i = *pos, .err = err, .mem64 = &mem64};
+  P p = {.tk = t, .t = t->t, .i = *pos, .err = err, .mem64 = &mem64, .marking = marks != NULL};
   tl_status st = TL_OK;
   *out = NULL;
   *size = 0;
@@ -1731,6 +1771,8 @@ tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **ou
     } else {
       *out = o.p;
       *size = o.n;
+      if (marks) *marks = o.mk;
+      else tl_vec_free(&o.mk);
       p.i = end + (end < t->ntok - 1);
       if (whole && cur(&p)->kind != TK_EOF) {
         tl_free(o.p);
@@ -1743,4 +1785,15 @@ tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **ou
   tl_vec_free(&mem64);
   p_free(&p);
   return st;
+}
+
+tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
+                         tl_error *err) {
+  return text_module(t, pos, whole, out, size, NULL, err);
+}
+
+tl_status tl_text_module_marks(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
+                               tl_vec *marks, tl_error *err) {
+  *marks = (tl_vec){0};
+  return text_module(t, pos, whole, out, size, marks, err);
 }

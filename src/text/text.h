@@ -38,6 +38,9 @@ typedef struct {
  * matched). TL_E_MALFORMED with line and column on a bad token. */
 tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err);
 void tl_toks_free(tl_toks *t);
+/* Sets err's offset to off, and its line and column (1-based) to those of
+ * byte off in src. */
+void tl_text_locate(tl_error *err, const char *src, size_t off);
 /* Fills err with the 1-based line and column of byte off in src. */
 tl_status tl_text_fail(tl_error *err, tl_status code, const char *src, size_t off,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -57,4 +60,11 @@ bool tl_text_f64(const char *s, size_t len, uint64_t *out);
  * ...)" are the script runner's. *pos moves past the module. */
 tl_status tl_text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
                          tl_error *err);
+/* The source offset of the token an output byte came from: marks are made
+ * at each instruction's first byte (and a block's end/else/catch bytes). */
+typedef struct { size_t bin, src; } tl_text_mark;
+/* tl_text_module, also giving the marks (tl_text_mark, sorted by bin;
+ * tl_vec_free them). Slower: for locating an error the reader found. */
+tl_status tl_text_module_marks(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
+                               tl_vec *marks, tl_error *err);
 #endif

@@ -75,6 +75,21 @@ expect_error "an atom among inline element expressions is an error, not a hang" 
   '^elematom\.wat:1:[0-9]+: error: ' timeout 20 "$TILT_OPT" elematom.wat -o x.wasm
 expect_error "truncated text is an error, not a crash" '^trunc\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" trunc.wat -o x.wasm
 
+# Errors the validator finds in the bytes made from the text are located
+# at the instruction they are about (found again by a second parse that
+# keeps where each instruction came from), in folded and flat code, in a
+# later function, at a block's end and in a constant expression.
+printf '(module\n  (func (result i32) (i32.const 1))\n  (func (result i32)\n    (i32.add (i64.const 1) (i32.const 2))))\n' > vfold.wat
+expect_error "a folded instruction's type error is located" '^vfold\.wat:4:6: error: type mismatch in i32\.add' "$TILT_OPT" vfold.wat -o x.wasm
+printf '(module (memory 1)\n  (func (param i32)\n    local.get 0\n    f32.load\n    i32.eqz\n    drop))\n' > vflat.wat
+expect_error "a flat instruction's type error is located" '^vflat\.wat:5:5: error: type mismatch in i32\.eqz' "$TILT_OPT" vflat.wat -o x.wasm
+printf '(module\n  (func (param $x i32) (result i32)\n    (if (result i32) (local.get $x)\n      (then (i32.const 1))\n      (else (f32.const 2)))))\n' > vend.wat
+expect_error "a block end's type error is at its parenthesis" '^vend\.wat:5:26: error: type mismatch in end' "$TILT_OPT" vend.wat -o x.wasm
+printf '(module\n  (global $g i32 (i64.const 3)))\n' > vglob.wat
+expect_error "a constant expression's type error is located" '^vglob\.wat:2:31: error: type mismatch in constant' "$TILT_OPT" vglob.wat -o x.wasm
+printf '(module\n  (func (call 7)))\n' > vcall.wat
+expect_error "an unknown index is located" '^vcall\.wat:2:10: error: unknown function 7' "$TILT_OPT" vcall.wat -o x.wasm
+
 # 100,000 folded blocks inside one function: read without recursion.
 python3 -c 'n = 100000; print("(module (func (export \"f\") (result i32) " + "(block (result i32) " * n + "(i32.const 7)" + ")" * n + "))")' > deep.wat
 check_sh "100,000-deep folded nesting reads" '"$TILT_OPT" deep.wat -o deep.wasm && wasm-validate deep.wasm'
