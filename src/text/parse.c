@@ -1065,6 +1065,15 @@ static tl_status scan_types(P *p, size_t end) {
   return TL_OK;
 }
 
+/* True if the field ending at token end holds an inline (kw ...) segment
+ * among the groups from the cursor on: (memory (data ...)), (table t (elem ...)).
+ * Such a segment takes the next index of its space where the field stands. */
+static bool has_inline_seg(P *p, size_t end, const char *kw) {
+  for (size_t i = p->i; i < end; i = p->t[i].kind == TK_LPAR ? p->t[i].match + 1 : i + 1)
+    if (p->t[i].kind == TK_LPAR && atom_is(&p->t[i + 1], kw)) return true;
+  return false;
+}
+
 /* Pass 1: ids of every index space, the explicit types, memory64 flags. */
 static tl_status scan(P *p, size_t end, tl_vec *mem64) {
   while (p->i < end) {
@@ -1083,6 +1092,8 @@ static tl_status scan(P *p, size_t end, tl_vec *mem64) {
       TRY(bind(p, sp, p->count[sp]++));
       bool imp = skip_exports(p);
       TRY(note_def(p, sp, imp, kw));
+      if (!imp && sp == SP_MEM && has_inline_seg(p, open->match, "data")) p->count[SP_DATA]++;
+      if (!imp && sp == SP_TABLE && has_inline_seg(p, open->match, "elem")) p->count[SP_ELEM]++;
       if (sp == SP_MEM) {
         if (imp) p->i = cur(p)->match + 1;
         uint8_t is64 = is_kw(p, "i64");

@@ -52,6 +52,17 @@ check_sh "-O2 too" '"$TILT_OPT" -O2 in.wat -o a2.wasm && "$TILT_OPT" -O2 w.wasm 
 check_sh "tilt-dis reads text, function ids kept as names (wasm-opt and wat2wasm --debug-names do)" \
   '"$TILT_DIS" in.wat > t.txt && grep -q "(import \"env\" \"log\" (func \$log" t.txt && grep -q "(call \$log" t.txt'
 
+# An inline segment ((memory (data ...)), (table t (elem ...))) takes the
+# next index of its space: $d and $e below are segment 1, as wat2wasm reads.
+cat > seg.wat <<'WAT'
+(module
+  (memory (data "a")) (data $d "b")
+  (table funcref (elem $f)) (elem $e func $f)
+  (func $f data.drop $d elem.drop $e))
+WAT
+check_sh "ids after inline segments index as wat2wasm's do" \
+  '"$TILT_OPT" seg.wat -o s1.wasm && wat2wasm seg.wat -o s2.wasm && "$TILT_OPT" s2.wasm -o s3.wasm && "$TILT_DIS" s1.wasm > s1.txt && "$TILT_DIS" s3.wasm > s3.txt && diff s1.txt s3.txt'
+
 printf '(module\n  (func\n    (i32.add (i32.const 1) (i32.const 2) )))\n  (func $x (result i32) i32.const 0x)\n' > bad.wat
 expect_error "a syntax error is FILE:LINE:COL: error:" '^bad\.wat:4:[0-9]+: error: ' "$TILT_OPT" bad.wat -o x.wasm
 printf '(module (func (result i32) (i32.const 1)\n  (i32.bogus)))\n' > op.wat
