@@ -108,6 +108,7 @@ static const uint8_t sec_id[NSEC] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
 typedef struct { uint32_t off, len, np, nr; } ftype;     /* bytes in p->tb */
 typedef struct { const char *s; uint32_t len; } label;
 typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
+typedef struct { uint32_t func, local; label id; } lname; /* a param's or local's $id */
 
 typedef struct {
   const tl_toks *tk;
@@ -132,6 +133,8 @@ typedef struct {
   tl_vec *mem64;         /* uint8_t per memory: 64-bit addresses */
   hmap locals;
   uint32_t nlocals;
+  uint32_t func;         /* index of the function being emitted */
+  tl_vec lnames;         /* lname: every function's local ids, in index order */
   uint16_t *ops;         /* instruction names: op + 1 by hash, 0 empty */
   uint32_t opcap;
 } P;
@@ -1186,6 +1189,10 @@ static tl_status local_name(P *p, const char *s, uint32_t len) {
   uint32_t old;
   if (s && hget(&p->locals, s, len, &old)) return FAIL("duplicate local $%.*s", (int)len, s);
   if (s && !hput(&p->locals, s, len, p->nlocals)) return tl_nomem(p->err, "locals");
+  if (s) {
+    lname ln = {p->func, p->nlocals, {s, len}};
+    TL_VEC_PUSH(&p->lnames, lname, ln);
+  }
   p->nlocals++;
   return TL_OK;
 }
@@ -1246,6 +1253,7 @@ static tl_status func_field(P *p) {
   }
   put_u(&p->sec[S_FUNC], ty);
   p->secn[S_FUNC]++;
+  p->func = idx;
   locals_reset(p);
   for (uint32_t k = 0; k < np; k++) {
     label *pn = k < p->pnames.n ? &TL_VEC_AT(&p->pnames, label, k) : NULL;
@@ -1630,11 +1638,22 @@ static int by_val(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The custom section "name" with the function ids ($name), as wat2wasm
- * --debug-names and wasm-opt keep them: passes and lists (asyncify's, say)
- * see the names, and -g writes them. */
-static void name_section(P *p, buf *out) {
-  const hmap *h = &p->names[SP_FUNC];
+static void put_id(buf *o, const char *s, uint32_t len) {
+  put_u(o, len);
+  putn(o, (const uint8_t *)s, len);
+}
+
+/* Subsection id holding body, unless body is empty. */
+static void put_subsection(buf *out, uint8_t id, buf *body) {
+  if (!body->n && !body->bad) return;
+  put(out, id);
+  put_u(out, body->n);
+  put_buf(out, body);
+}
+
+/* The name map (index -> name, by index) of space sp's ids as subsection id. */
+static void id_map(P *p, int sp, uint8_t id, buf *out) {
+  const hmap *h = &p->names[sp];
   if (!h->n) return;
   hent *v = tl_malloc(h->n * sizeof *v);
   if (!v) {
@@ -1645,24 +1664,72 @@ static void name_section(P *p, buf *out) {
   for (uint32_t i = 0; i < h->cap; i++)
     if (h->e[i].s) v[n++] = h->e[i];
   qsort(v, n, sizeof *v, by_val);
-  buf map = {0}, sub = {0};
+  buf map = {0};
   put_u(&map, n);
   for (uint32_t i = 0; i < n; i++) {
     put_u(&map, v[i].val);
-    put_u(&map, v[i].len);
-    putn(&map, (const uint8_t *)v[i].s, v[i].len);
+    put_id(&map, v[i].s, v[i].len);
   }
-  put(&sub, 4);
-  putn(&sub, (const uint8_t *)"name", 4);
-  put(&sub, 1); /* function names */
-  put_u(&sub, map.n);
-  put_buf(&sub, &map);
-  put(out, 0);
-  put_u(out, sub.n);
-  put_buf(out, &sub);
+  put_subsection(out, id, &map);
   bfree(&map);
-  bfree(&sub);
   tl_free(v);
+}
+
+/* Entries of p->lnames from i on that belong to the same function. */
+static size_t func_run(const P *p, size_t i) {
+  const lname *l = p->lnames.p;
+  size_t j = i;
+  while (j < p->lnames.n && l[j].func == l[i].func) j++;
+  return j - i;
+}
+
+/* Subsection 2, the indirect map func -> (local -> name). p->lnames is in
+ * function order, each function's locals in index order, as it needs. */
+static void local_map(P *p, buf *out) {
+  const lname *l = p->lnames.p;
+  uint32_t nfunc = 0;
+  for (size_t i = 0; i < p->lnames.n; i += func_run(p, i)) nfunc++;
+  if (!nfunc) return;
+  buf map = {0};
+  put_u(&map, nfunc);
+  for (size_t i = 0; i < p->lnames.n;) {
+    size_t n = func_run(p, i);
+    put_u(&map, l[i].func);
+    put_u(&map, n);
+    for (size_t k = i; k < i + n; k++) {
+      put_u(&map, l[k].local);
+      put_id(&map, l[k].id.s, l[k].id.len);
+    }
+    i += n;
+  }
+  put_subsection(out, 2, &map);
+  bfree(&map);
+}
+
+/* The custom section "name" with the ids ($name) written in the text, as
+ * wat2wasm --debug-names and wasm-opt keep them: passes and lists
+ * (asyncify's, say) see the names, the printer prints them, and -g writes
+ * them. Subsections in increasing id order: functions (1), locals (2),
+ * tables (5), memories (6), globals (7), elem (8) and data (9) segments,
+ * tags (11). Type ids (4) are left out: the IR keeps no type names. */
+static void name_section(P *p, buf *out) {
+  buf subs = {0};
+  id_map(p, SP_FUNC, 1, &subs);
+  local_map(p, &subs);
+  id_map(p, SP_TABLE, 5, &subs);
+  id_map(p, SP_MEM, 6, &subs);
+  id_map(p, SP_GLOBAL, 7, &subs);
+  id_map(p, SP_ELEM, 8, &subs);
+  id_map(p, SP_DATA, 9, &subs);
+  id_map(p, SP_TAG, 11, &subs);
+  if (subs.n || subs.bad) {
+    buf sec = {0};
+    put_id(&sec, "name", 4);
+    put_buf(&sec, &subs);
+    put_subsection(out, 0, &sec);
+    bfree(&sec);
+  }
+  bfree(&subs);
 }
 
 static void assemble(P *p, buf *out) {
@@ -1695,6 +1762,7 @@ static void p_free(P *p) {
   tl_vec_free(&p->frames);
   tl_vec_free(&p->pnames);
   tl_vec_free(&p->ltypes);
+  tl_vec_free(&p->lnames);
   tl_free(p->locals.e);
   tl_free(p->tslot);
   tl_free(p->ops);
