@@ -96,6 +96,35 @@ static void hclear(hmap *m) {
   m->n = 0;
 }
 
+static int by_val(const void *a, const void *b) {
+  uint32_t x = ((const hent *)a)->val, y = ((const hent *)b)->val;
+  return x < y ? -1 : x > y;
+}
+
+static void put_id(buf *o, const char *s, uint32_t len) {
+  put_u(o, len);
+  putn(o, (const uint8_t *)s, len);
+}
+
+/* m as a name-section name map: count, then index and name by index. */
+static void put_name_map(buf *o, const hmap *m) {
+  hent *v = tl_malloc((m->n ? m->n : 1) * sizeof *v);
+  if (!v) {
+    o->bad = true;
+    return;
+  }
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->cap; i++)
+    if (m->e[i].s) v[n++] = m->e[i];
+  qsort(v, n, sizeof *v, by_val);
+  put_u(o, n);
+  for (uint32_t i = 0; i < n; i++) {
+    put_u(o, v[i].val);
+    put_id(o, v[i].s, v[i].len);
+  }
+  tl_free(v);
+}
+
 /* -------------------------------------------------------------- parser */
 enum { SP_TYPE, SP_FUNC, SP_TABLE, SP_MEM, SP_GLOBAL, SP_TAG, SP_ELEM, SP_DATA, NSP };
 static const char *const space_name[NSP] = {"type", "func", "table", "memory", "global", "tag", "elem", "data"};
@@ -108,7 +137,6 @@ static const uint8_t sec_id[NSEC] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
 typedef struct { uint32_t off, len, np, nr; } ftype;     /* bytes in p->tb */
 typedef struct { const char *s; uint32_t len; } label;
 typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
-typedef struct { uint32_t func, local; label id; } lname; /* a param's or local's $id */
 
 typedef struct {
   const tl_toks *tk;
@@ -133,8 +161,9 @@ typedef struct {
   tl_vec *mem64;         /* uint8_t per memory: 64-bit addresses */
   hmap locals;
   uint32_t nlocals;
-  uint32_t func;         /* index of the function being emitted */
-  tl_vec lnames;         /* lname: every function's local ids, in index order */
+  buf lnames;            /* name subsection 2's entries so far: func, then its
+                            local ids' name map */
+  uint32_t nlnames;      /* functions in lnames */
   uint16_t *ops;         /* instruction names: op + 1 by hash, 0 empty */
   uint32_t opcap;
 } P;
@@ -1189,10 +1218,6 @@ static tl_status local_name(P *p, const char *s, uint32_t len) {
   uint32_t old;
   if (s && hget(&p->locals, s, len, &old)) return FAIL("duplicate local $%.*s", (int)len, s);
   if (s && !hput(&p->locals, s, len, p->nlocals)) return tl_nomem(p->err, "locals");
-  if (s) {
-    lname ln = {p->func, p->nlocals, {s, len}};
-    TL_VEC_PUSH(&p->lnames, lname, ln);
-  }
   p->nlocals++;
   return TL_OK;
 }
@@ -1239,6 +1264,15 @@ static void put_locals(P *p, buf *o) {
   }
 }
 
+/* Function idx's param and local ids (in p->locals) as an entry of name
+ * subsection 2. */
+static void local_ids(P *p, uint32_t idx) {
+  if (!p->locals.n) return;
+  put_u(&p->lnames, idx);
+  put_name_map(&p->lnames, &p->locals);
+  p->nlnames++;
+}
+
 static tl_status func_field(P *p) {
   uint32_t idx = p->next[SP_FUNC]++, ty, np;
   if (cur(p)->kind == TK_ID) p->i++;
@@ -1253,13 +1287,13 @@ static tl_status func_field(P *p) {
   }
   put_u(&p->sec[S_FUNC], ty);
   p->secn[S_FUNC]++;
-  p->func = idx;
   locals_reset(p);
   for (uint32_t k = 0; k < np; k++) {
     label *pn = k < p->pnames.n ? &TL_VEC_AT(&p->pnames, label, k) : NULL;
     TRY(local_name(p, pn ? pn->s : NULL, pn ? pn->len : 0));
   }
   TRY(locals(p));
+  local_ids(p, idx);
   p->body.n = 0;
   put_locals(p, &p->body);
   p->labels.n = 0;
@@ -1633,16 +1667,6 @@ static tl_status emit(P *p, size_t end) {
   return TL_OK;
 }
 
-static int by_val(const void *a, const void *b) {
-  uint32_t x = ((const hent *)a)->val, y = ((const hent *)b)->val;
-  return x < y ? -1 : x > y;
-}
-
-static void put_id(buf *o, const char *s, uint32_t len) {
-  put_u(o, len);
-  putn(o, (const uint8_t *)s, len);
-}
-
 /* Subsection id holding body, unless body is empty. */
 static void put_subsection(buf *out, uint8_t id, buf *body) {
   if (!body->n && !body->bad) return;
@@ -1651,57 +1675,22 @@ static void put_subsection(buf *out, uint8_t id, buf *body) {
   put_buf(out, body);
 }
 
-/* The name map (index -> name, by index) of space sp's ids as subsection id. */
+/* The name map of space sp's ids as subsection id. */
 static void id_map(P *p, int sp, uint8_t id, buf *out) {
-  const hmap *h = &p->names[sp];
-  if (!h->n) return;
-  hent *v = tl_malloc(h->n * sizeof *v);
-  if (!v) {
-    out->bad = true;
-    return;
-  }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < h->cap; i++)
-    if (h->e[i].s) v[n++] = h->e[i];
-  qsort(v, n, sizeof *v, by_val);
+  if (!p->names[sp].n) return;
   buf map = {0};
-  put_u(&map, n);
-  for (uint32_t i = 0; i < n; i++) {
-    put_u(&map, v[i].val);
-    put_id(&map, v[i].s, v[i].len);
-  }
+  put_name_map(&map, &p->names[sp]);
   put_subsection(out, id, &map);
   bfree(&map);
-  tl_free(v);
 }
 
-/* Entries of p->lnames from i on that belong to the same function. */
-static size_t func_run(const P *p, size_t i) {
-  const lname *l = p->lnames.p;
-  size_t j = i;
-  while (j < p->lnames.n && l[j].func == l[i].func) j++;
-  return j - i;
-}
-
-/* Subsection 2, the indirect map func -> (local -> name). p->lnames is in
- * function order, each function's locals in index order, as it needs. */
+/* Subsection 2, the indirect map func -> (local -> name), from the
+ * entries func_field added in function order. */
 static void local_map(P *p, buf *out) {
-  const lname *l = p->lnames.p;
-  uint32_t nfunc = 0;
-  for (size_t i = 0; i < p->lnames.n; i += func_run(p, i)) nfunc++;
-  if (!nfunc) return;
+  if (!p->nlnames) return;
   buf map = {0};
-  put_u(&map, nfunc);
-  for (size_t i = 0; i < p->lnames.n;) {
-    size_t n = func_run(p, i);
-    put_u(&map, l[i].func);
-    put_u(&map, n);
-    for (size_t k = i; k < i + n; k++) {
-      put_u(&map, l[k].local);
-      put_id(&map, l[k].id.s, l[k].id.len);
-    }
-    i += n;
-  }
+  put_u(&map, p->nlnames);
+  put_buf(&map, &p->lnames);
   put_subsection(out, 2, &map);
   bfree(&map);
 }
@@ -1762,7 +1751,7 @@ static void p_free(P *p) {
   tl_vec_free(&p->frames);
   tl_vec_free(&p->pnames);
   tl_vec_free(&p->ltypes);
-  tl_vec_free(&p->lnames);
+  bfree(&p->lnames);
   tl_free(p->locals.e);
   tl_free(p->tslot);
   tl_free(p->ops);
