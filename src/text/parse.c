@@ -119,6 +119,35 @@ static void hclear(hmap *m) {
   m->n = 0;
 }
 
+static int by_val(const void *a, const void *b) {
+  uint32_t x = ((const hent *)a)->val, y = ((const hent *)b)->val;
+  return x < y ? -1 : x > y;
+}
+
+static void put_id(buf *o, const char *s, uint32_t len) {
+  put_u(o, len);
+  putn(o, (const uint8_t *)s, len);
+}
+
+/* m as a name-section name map: count, then index and name by index. */
+static void put_name_map(buf *o, const hmap *m) {
+  hent *v = tl_malloc((m->n ? m->n : 1) * sizeof *v);
+  if (!v) {
+    o->bad = true;
+    return;
+  }
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->cap; i++)
+    if (m->e[i].s) v[n++] = m->e[i];
+  qsort(v, n, sizeof *v, by_val);
+  put_u(o, n);
+  for (uint32_t i = 0; i < n; i++) {
+    put_u(o, v[i].val);
+    put_id(o, v[i].s, v[i].len);
+  }
+  tl_free(v);
+}
+
 /* -------------------------------------------------------------- parser */
 enum { SP_TYPE, SP_FUNC, SP_TABLE, SP_MEM, SP_GLOBAL, SP_TAG, SP_ELEM, SP_DATA, NSP };
 static const char *const space_name[NSP] = {"type", "func", "table", "memory", "global", "tag", "elem", "data"};
@@ -155,6 +184,9 @@ typedef struct {
   tl_vec *mem64;         /* uint8_t per memory: 64-bit addresses */
   hmap locals;
   uint32_t nlocals;
+  buf lnames;            /* name subsection 2's entries so far: func, then its
+                            local ids' name map */
+  uint32_t nlnames;      /* functions in lnames */
   uint16_t *ops;         /* instruction names: op + 1 by hash, 0 empty */
   uint32_t opcap;
   bool marking;          /* record tl_text_marks in the output buffers */
@@ -1105,6 +1137,15 @@ static tl_status scan_types(P *p, size_t end) {
   return TL_OK;
 }
 
+/* True if the field ending at token end holds an inline (kw ...) segment
+ * among the groups from the cursor on: (memory (data ...)), (table t (elem ...)).
+ * Such a segment takes the next index of its space where the field stands. */
+static bool has_inline_seg(P *p, size_t end, const char *kw) {
+  for (size_t i = p->i; i < end; i = p->t[i].kind == TK_LPAR ? p->t[i].match + 1 : i + 1)
+    if (p->t[i].kind == TK_LPAR && atom_is(&p->t[i + 1], kw)) return true;
+  return false;
+}
+
 /* Pass 1: ids of every index space, the explicit types, memory64 flags. */
 static tl_status scan(P *p, size_t end, tl_vec *mem64) {
   while (p->i < end) {
@@ -1123,6 +1164,8 @@ static tl_status scan(P *p, size_t end, tl_vec *mem64) {
       TRY(bind(p, sp, p->count[sp]++));
       bool imp = skip_exports(p);
       TRY(note_def(p, sp, imp, kw));
+      if (!imp && sp == SP_MEM && has_inline_seg(p, open->match, "data")) p->count[SP_DATA]++;
+      if (!imp && sp == SP_TABLE && has_inline_seg(p, open->match, "elem")) p->count[SP_ELEM]++;
       if (sp == SP_MEM) {
         if (imp) p->i = cur(p)->match + 1;
         uint8_t is64 = is_kw(p, "i64");
@@ -1261,6 +1304,15 @@ static void put_locals(P *p, buf *o) {
   }
 }
 
+/* Function idx's param and local ids (in p->locals) as an entry of name
+ * subsection 2. */
+static void local_ids(P *p, uint32_t idx) {
+  if (!p->locals.n) return;
+  put_u(&p->lnames, idx);
+  put_name_map(&p->lnames, &p->locals);
+  p->nlnames++;
+}
+
 static tl_status func_field(P *p) {
   uint32_t idx = p->next[SP_FUNC]++, ty, np;
   if (cur(p)->kind == TK_ID) p->i++;
@@ -1281,6 +1333,7 @@ static tl_status func_field(P *p) {
     TRY(local_name(p, pn ? pn->s : NULL, pn ? pn->len : 0));
   }
   TRY(locals(p));
+  local_ids(p, idx);
   breset(&p->body);
   put_locals(p, &p->body);
   p->labels.n = 0;
@@ -1654,44 +1707,58 @@ static tl_status emit(P *p, size_t end) {
   return TL_OK;
 }
 
-static int by_val(const void *a, const void *b) {
-  uint32_t x = ((const hent *)a)->val, y = ((const hent *)b)->val;
-  return x < y ? -1 : x > y;
+/* Subsection id holding body, unless body is empty. */
+static void put_subsection(buf *out, uint8_t id, buf *body) {
+  if (!body->n && !body->bad) return;
+  put(out, id);
+  put_u(out, body->n);
+  put_buf(out, body);
 }
 
-/* The custom section "name" with the function ids ($name), as wat2wasm
- * --debug-names and wasm-opt keep them: passes and lists (asyncify's, say)
- * see the names, and -g writes them. */
-static void name_section(P *p, buf *out) {
-  const hmap *h = &p->names[SP_FUNC];
-  if (!h->n) return;
-  hent *v = tl_malloc(h->n * sizeof *v);
-  if (!v) {
-    out->bad = true;
-    return;
-  }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < h->cap; i++)
-    if (h->e[i].s) v[n++] = h->e[i];
-  qsort(v, n, sizeof *v, by_val);
-  buf map = {0}, sub = {0};
-  put_u(&map, n);
-  for (uint32_t i = 0; i < n; i++) {
-    put_u(&map, v[i].val);
-    put_u(&map, v[i].len);
-    putn(&map, (const uint8_t *)v[i].s, v[i].len);
-  }
-  put(&sub, 4);
-  putn(&sub, (const uint8_t *)"name", 4);
-  put(&sub, 1); /* function names */
-  put_u(&sub, map.n);
-  put_buf(&sub, &map);
-  put(out, 0);
-  put_u(out, sub.n);
-  put_buf(out, &sub);
+/* The name map of space sp's ids as subsection id. */
+static void id_map(P *p, int sp, uint8_t id, buf *out) {
+  if (!p->names[sp].n) return;
+  buf map = {0};
+  put_name_map(&map, &p->names[sp]);
+  put_subsection(out, id, &map);
   bfree(&map);
-  bfree(&sub);
-  tl_free(v);
+}
+
+/* Subsection 2, the indirect map func -> (local -> name), from the
+ * entries func_field added in function order. */
+static void local_map(P *p, buf *out) {
+  if (!p->nlnames) return;
+  buf map = {0};
+  put_u(&map, p->nlnames);
+  put_buf(&map, &p->lnames);
+  put_subsection(out, 2, &map);
+  bfree(&map);
+}
+
+/* The custom section "name" with the ids ($name) written in the text, as
+ * wat2wasm --debug-names and wasm-opt keep them: passes and lists
+ * (asyncify's, say) see the names, the printer prints them, and -g writes
+ * them. Subsections in increasing id order: functions (1), locals (2),
+ * tables (5), memories (6), globals (7), elem (8) and data (9) segments,
+ * tags (11). Type ids (4) are left out: the IR keeps no type names. */
+static void name_section(P *p, buf *out) {
+  buf subs = {0};
+  id_map(p, SP_FUNC, 1, &subs);
+  local_map(p, &subs);
+  id_map(p, SP_TABLE, 5, &subs);
+  id_map(p, SP_MEM, 6, &subs);
+  id_map(p, SP_GLOBAL, 7, &subs);
+  id_map(p, SP_ELEM, 8, &subs);
+  id_map(p, SP_DATA, 9, &subs);
+  id_map(p, SP_TAG, 11, &subs);
+  if (subs.n || subs.bad) {
+    buf sec = {0};
+    put_id(&sec, "name", 4);
+    put_buf(&sec, &subs);
+    put_subsection(out, 0, &sec);
+    bfree(&sec);
+  }
+  bfree(&subs);
 }
 
 static void assemble(P *p, buf *out) {
@@ -1724,6 +1791,7 @@ static void p_free(P *p) {
   tl_vec_free(&p->frames);
   tl_vec_free(&p->pnames);
   tl_vec_free(&p->ltypes);
+  bfree(&p->lnames);
   tl_free(p->locals.e);
   tl_free(p->tslot);
   tl_free(p->ops);

@@ -1,7 +1,8 @@
-/* names.c — the "name" custom section (module, function, local, label and
- * extended names) and the "target_features" section. A malformed name
- * section is ignored as a whole, as wasm-opt does: it is checked in a dry
- * pass first and applied only when every subsection parses. */
+/* names.c — the "name" custom section (module, function, local and label
+ * names; table, memory, global, elem, data and tag names) and the
+ * "target_features" section. A malformed name section is ignored as a
+ * whole, as wasm-opt does: it is checked in a dry pass first and applied
+ * only when every subsection parses. */
 #include "reader_int.h"
 
 #include <string.h>
@@ -25,6 +26,7 @@ static const char **name_slot(tl_module *m, uint8_t id, uint32_t idx) {
   case 7: return idx < m->globals.n ? &TL_GLOBAL(m, idx)->name : NULL;
   case 8: return idx < m->elems.n ? &TL_ELEM(m, idx)->name : NULL;
   case 9: return idx < m->datas.n ? &TL_DATA(m, idx)->name : NULL;
+  case 11: return idx < m->tags.n ? &TL_TAG(m, idx)->name : NULL;
   default: return NULL;
   }
 }
@@ -100,7 +102,7 @@ static bool name_pass(rctx *c, const uint8_t *p, size_t size, bool apply) {
     bool ok = true;
     if (id == 0) ok = name_str(&sub, &c->m->name);
     else if (id == 2 || id == 3) ok = indirect_map(&sub, id);
-    else if (id == 1 || (id >= 4 && id <= 9)) ok = name_map(&sub, id);
+    else if (id == 1 || (id >= 4 && id <= 9) || id == 11) ok = name_map(&sub, id);
     else sub.r.p = sub.r.end; /* unknown subsection: skip */
     if (!ok || sub.r.p != sub.r.end) return false;
   }

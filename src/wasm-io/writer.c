@@ -356,6 +356,8 @@ static tl_status sec_name(wr *w, tl_buf *out) {
   subsection(&sec, 8, &sub);
   name_map(&sub, &m->datas, sizeof(tl_data), offsetof(tl_data, name));
   subsection(&sec, 9, &sub);
+  name_map(&sub, &m->tags, sizeof(tl_tag), offsetof(tl_tag, name));
+  subsection(&sec, 11, &sub);
   if (sec.n > head) section(out, 0, &sec);
   tl_buf_free(&sec);
   tl_buf_free(&sub);

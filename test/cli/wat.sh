@@ -52,6 +52,83 @@ check_sh "-O2 too" '"$TILT_OPT" -O2 in.wat -o a2.wasm && "$TILT_OPT" -O2 w.wasm 
 check_sh "tilt-dis reads text, function ids kept as names (wasm-opt and wat2wasm --debug-names do)" \
   '"$TILT_DIS" in.wat > t.txt && grep -q "(import \"env\" \"log\" (func \$log" t.txt && grep -q "(call \$log" t.txt'
 
+# An inline segment ((memory (data ...)), (table t (elem ...))) takes the
+# next index of its space: $d and $e below are segment 1, as wat2wasm reads.
+cat > seg.wat <<'WAT'
+(module
+  (memory (data "a")) (data $d "b")
+  (table funcref (elem $f)) (elem $e func $f)
+  (func $f data.drop $d elem.drop $e))
+WAT
+check_sh "ids after inline segments index as wat2wasm's do" \
+  '"$TILT_OPT" seg.wat -o s1.wasm && wat2wasm seg.wat -o s2.wasm && "$TILT_OPT" s2.wasm -o s3.wasm && "$TILT_DIS" s1.wasm > s1.txt && "$TILT_DIS" s3.wasm > s3.txt && diff s1.txt s3.txt'
+
+# Every $id written in the text is kept in the name section (as wat2wasm
+# --debug-names and wasm-opt keep them), not only function ids: params and
+# locals, tables, memories, globals, elem and data segments, tags; imports
+# count in the index spaces; unnamed items get no name.
+cat > ids.wat <<'WAT'
+(module
+  (import "env" "g" (global $gi i32))
+  (import "env" "m" (memory $mi 1))
+  (table $tab 1 funcref)
+  (memory $mem 1)
+  (global $g (mut i32) (i32.const 0))
+  (global i32 (i32.const 1))
+  (tag $e (param i32))
+  (elem $el (i32.const 0) $add)
+  (data $dat (memory $mem) (i32.const 0) "x")
+  (data "y")
+  (data $d2 "z")
+  (func $add (param $a i32) (result i32) (local $l i32) (local i64) (local $m f32)
+    (local.set $l (local.get $a))
+    (global.set $g (local.get $l))
+    (local.get $l))
+  (func (param i32) (param $y i32) (local $z i32))
+  (func (export "throw") (throw $e (i32.const 1))))
+WAT
+check_sh "-S prints the ids of params, locals, tables, memories, globals and segments" \
+  '"$TILT_OPT" --all-features ids.wat -S > ids.txt &&
+   grep -qF "(param \$a i32) (result i32)" ids.txt && grep -qF "(local \$l i32) (local i64) (local \$m f32)" ids.txt &&
+   grep -qF "(local.set \$l (local.get \$a))" ids.txt && grep -qF "(param i32) (param \$y i32)" ids.txt &&
+   grep -qF "(local \$z i32)" ids.txt && grep -qF "(table \$tab (;0;)" ids.txt &&
+   grep -qF "(memory \$mi (;0;)" ids.txt && grep -qF "(memory \$mem (;1;)" ids.txt &&
+   grep -qF "(global \$gi (;0;)" ids.txt && grep -qF "(global.set \$g " ids.txt && grep -qF "(global (;2;) i32" ids.txt &&
+   grep -qF "(elem \$el (;0;) (table \$tab)" ids.txt && grep -qF "(data \$dat (;0;) (memory \$mem)" ids.txt &&
+   grep -qF "(data (;1;) \"y\")" ids.txt && grep -qF "(data \$d2 (;2;)" ids.txt'
+cat > ids.expect <<'TXT'
+ - func[0] <add>
+ - func[0] local[0] <a>
+ - func[0] local[1] <l>
+ - func[0] local[3] <m>
+ - func[1] local[1] <y>
+ - func[1] local[2] <z>
+ - table[0] <tab>
+ - memory[0] <mi>
+ - memory[1] <mem>
+ - global[0] <gi>
+ - global[1] <g>
+ - elemseg[0] <el>
+ - dataseg[0] <dat>
+ - dataseg[2] <d2>
+TXT
+# wabt 1.0.32 reads tag names from subsection 10 (the spec's, and tilt's, is 11).
+check "-g writes them" "$TILT_OPT" --all-features ids.wat -g -o ids.wasm
+if command -v wasm-objdump >/dev/null; then
+  check_sh "wasm-objdump sees the name map of each space" \
+    'wasm-objdump -x -j name ids.wasm | grep "^ - [a-z]*\[" > ids.got && diff ids.expect ids.got'
+fi
+check_sh "the name subsections are in increasing id order: 1 2 5 6 7 8 9 11" \
+  'test "$(python3 "$TILT_SRC/test/cli/name_subsections.py" ids.wasm)" = "1 2 5 6 7 8 9 11"'
+check_sh "and read back from the binary, they print the same" \
+  '"$TILT_OPT" --all-features ids.wasm -S > ids2.txt && diff ids.txt ids2.txt'
+if [ -n "${TILT_RUN:-}" ]; then
+  printf '(module (tag $e (param i32)) (func (export "throw") (throw $e (i32.const 1))))' > tag.wat
+  "$TILT_OPT" --all-features tag.wat -g -o tag.wasm
+  expect_error "a tag id is kept through -g: an uncaught exception names it" '^error: uncaught exception: tag [$]e$' \
+    "$TILT_RUN" --interp --invoke throw tag.wasm
+fi
+
 printf '(module\n  (func\n    (i32.add (i32.const 1) (i32.const 2) )))\n  (func $x (result i32) i32.const 0x)\n' > bad.wat
 expect_error "a syntax error is FILE:LINE:COL: error:" '^bad\.wat:4:[0-9]+: error: ' "$TILT_OPT" bad.wat -o x.wasm
 printf '(module (func (result i32) (i32.const 1)\n  (i32.bogus)))\n' > op.wat

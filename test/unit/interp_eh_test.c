@@ -21,6 +21,7 @@ static const char *const EH_MOD =
     "(module\n"
     "  (tag $e (export \"e\") (param i32))\n"
     "  (tag $f (param i32 i32))\n"
+    "  (tag (param i64))\n"
     "  (func $thrower (param i32) (throw $e (i32.add (local.get 0) (i32.const 100))))\n"
     "  (func $middle (param i32) (result i32) (call $thrower (local.get 0)) (i32.const -1))\n"
     /* caught two frames below the throw, payload through a legacy catch */
@@ -77,6 +78,7 @@ static const char *const EH_MOD =
     "  (func (export \"throw-ref-null\") (result i32) (throw_ref (ref.null exn)))\n"
     "  (func (export \"uncaught\") (param i32) (result i32) (call $middle (local.get 0)))\n"
     "  (func (export \"uncaught-f\") (result i32) (throw $f (i32.const 1) (i32.const 2)))\n"
+    "  (func (export \"uncaught-anon\") (result i32) (throw 2 (i64.const 1)))\n"
     /* traps pass catch_all and catch_all_ref by */
     "  (func (export \"trap-legacy\") (param i32) (result i32)\n"
     "    (try (result i32) (do (i32.div_u (i32.const 1) (local.get 0))) (catch_all (i32.const 7))))\n"
@@ -123,7 +125,9 @@ START_TEST(uncaught_and_traps) {
   ck_assert_int_eq(call1(inst, "uncaught", 1, &v, &err), TL_E_EXCEPTION);
   ck_assert_str_eq(err.msg, "uncaught exception: tag e");   /* its export name */
   ck_assert_int_eq(call1(inst, "uncaught-f", -1, &v, &err), TL_E_EXCEPTION);
-  ck_assert_str_eq(err.msg, "uncaught exception: tag 1");   /* not exported: its index */
+  ck_assert_str_eq(err.msg, "uncaught exception: tag $f");  /* not exported: its $id */
+  ck_assert_int_eq(call1(inst, "uncaught-anon", -1, &v, &err), TL_E_EXCEPTION);
+  ck_assert_str_eq(err.msg, "uncaught exception: tag 2");   /* nor named: its index */
   ck_assert_int_eq(call1(inst, "throw-ref-null", -1, &v, &err), TL_E_TRAP);
   ck_assert_str_eq(err.msg, "null exception reference");
   ck_assert_int_eq(call1(inst, "trap-legacy", 0, &v, &err), TL_E_TRAP);

@@ -12,9 +12,9 @@
 ;; CHECK: (module
 ;; CHECK:   (type (;0;) (func (param i32)))
 ;; CHECK:   (type (;1;) (func (param i64 i32)))
-;; CHECK:   (table (;0;) i64 2 funcref)
+;; CHECK:   (table $t (;0;) i64 2 funcref)
 ;; CHECK:   (export "dynCall_vi" (func $dynCall_vi))
-;; CHECK:   (elem (;0;) (table 0) (offset (i64.const 0)) func $f)
+;; CHECK:   (elem (;0;) (table $t) (offset (i64.const 0)) func $f)
 ;; CHECK:   (func $f (;0;) (type 0) (param i32))
 ;; CHECK:   (func $dynCall_vi (;1;) (type 1) (param i64) (param i32)
 ;; CHECK:     (call_indirect (type 0) (local.get 1) (local.get 0)))

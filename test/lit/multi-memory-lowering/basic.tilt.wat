@@ -21,7 +21,7 @@
 ;; CHECK: (module
 ;; CHECK:   (type (;0;) (func (result i32)))
 ;; CHECK:   (type (;1;) (func (param i32) (result i32)))
-;; CHECK:   (memory (;0;) 4)
+;; CHECK:   (memory $a (;0;) 4)
 ;; CHECK:   (global $memory1_byte_offset (;0;) (mut i32) (i32.const 65536))
 ;; CHECK:   (global $memory2_byte_offset (;1;) (mut i32) (i32.const 131072))
 ;; CHECK:   (export "f" (func 1))
@@ -110,5 +110,5 @@
 ;; CHECK:       (then
 ;; CHECK:         (return (i32.const -1))))
 ;; CHECK:     (local.get 1))
-;; CHECK:   (data (;0;) (memory 0) (offset (i32.const 131075)) "C")
+;; CHECK:   (data (;0;) (memory $a) (offset (i32.const 131075)) "C")
 ;; CHECK: )

@@ -12,6 +12,6 @@
 ;; CHECK:   (type (;0;) (func (param i64) (result i32)))
 ;; CHECK:   (memory (;0;) i64 1)
 ;; CHECK:   (export "f" (func 0))
-;; CHECK:   (func (;0;) (type 0) (param i64) (result i32)
-;; CHECK:     (i32.load8_s offset=4294967297 (local.get 0)))
+;; CHECK:   (func (;0;) (type 0) (param $p i64) (result i32)
+;; CHECK:     (i32.load8_s offset=4294967297 (local.get $p)))
 ;; CHECK: )

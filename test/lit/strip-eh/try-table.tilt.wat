@@ -20,7 +20,7 @@
 ;; CHECK:   (type (;2;) (func (param exnref) (result i32)))
 ;; CHECK:   (type (;3;) (func (result i32 exnref)))
 ;; CHECK:   (import "env" "g" (func $g (;0;) (type 0)))
-;; CHECK:   (func $standard (;1;) (type 2) (param exnref) (result i32)
+;; CHECK:   (func $standard (;1;) (type 2) (param $r exnref) (result i32)
 ;; CHECK:     (local i32 exnref)
 ;; CHECK:     (block $l0 (result i32 exnref)
 ;; CHECK:       (return
@@ -30,6 +30,6 @@
 ;; CHECK:     (local.set 2) (local.set 1)
 ;; CHECK:     (drop (local.get 2))
 ;; CHECK:     (drop (local.get 1))
-;; CHECK:     (drop (local.get 0))
+;; CHECK:     (drop (local.get $r))
 ;; CHECK:     (unreachable))
 ;; CHECK: )
