@@ -207,9 +207,16 @@ out:
  * the map) and those with traps or wraps where the input had none
  * (remove-relaxed-simd, memory64-lowering); opt-valid (all: nothing runs)
  * takes every pass. Returns how many; *names points at them. */
+static const char *g_only[64];  /* --passes: the pool, when given */
+static uint32_t g_nonly;
+
 static uint32_t fuzz_passes(bool all, const char *const **names) {
   static const char *list[2][256];
   static uint32_t n[2];
+  if (g_nonly) {
+    *names = g_only;
+    return g_nonly;
+  }
   if (!n[all])
     for (uint32_t i = 0; tl_pass_name(i) && n[all] < 256; i++)
       if (all || tl_pass_keeps_behaviour(i)) list[all][n[all]++] = tl_pass_name(i);
@@ -887,6 +894,7 @@ static int usage(FILE *f, int rc) {
           "         opt-valid: opt's passes and pipelines, output must validate and read back (runs nothing)\n"
           "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
           "         [--validate-every N] roundtrip: run wasm-validate every N iterations (0 never)\n"
+          "         [--passes a,b,c] opt, opt-valid: draw passes from these only\n"
           "         [--fuel N] instructions each export call may run (default 4194304); an iteration\n"
           "         where an execution ran out before any export was compared is inconclusive\n"
           "       tilt-fuzz gen [--seed S | --input BYTES] [--count N] -o OUT (a directory when N > 1)\n"
@@ -898,6 +906,21 @@ static int usage(FILE *f, int rc) {
           "       tilt-fuzz count FILE: its IR node count (test helpers)\n"
           "       tilt-fuzz v8-check FILE: exit 1 if tilt's interpreter and V8 (node) differ on it\n");
   return rc;
+}
+
+/* --passes a,b,c: opt and opt-valid draw their passes from these only
+ * (a campaign aimed at passes that changed). False on an unknown name. */
+static bool only_passes(char *list) {
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    uint32_t k = 0;
+    while (tl_pass_name(k) && strcmp(tl_pass_name(k), tok)) k++;
+    if (!tl_pass_name(k)) {
+      cli_fail("--passes: unknown pass %s", tok);
+      return false;
+    }
+    if (g_nonly < sizeof g_only / sizeof *g_only) g_only[g_nonly++] = tl_pass_name(k);
+  }
+  return g_nonly > 0;
 }
 
 int main(int argc, char **argv) {
@@ -931,6 +954,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--pass") && more) o.pass = argv[++i];
     else if (!strcmp(a, "-o") && more) o.out = argv[++i];
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
+    else if (!strcmp(a, "--passes") && more) {
+      if (!only_passes(argv[++i])) return 2;
+      size_t l = strlen(g_extra);
+      snprintf(g_extra + l, sizeof g_extra - l, " --passes %s", argv[i]);
+    }
     else if (!strcmp(a, "--eh") || !strcmp(a, "--no-eh")) {
       g_eh = a[2] == 'e' ? TL_FUZZ_EH_ON : TL_FUZZ_EH_OFF;
       size_t l = strlen(g_extra);

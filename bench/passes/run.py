@@ -32,7 +32,7 @@ import npm_modules  # noqa: E402
 
 LEVELS = ["O2", "Os", "Oz", "O3"]
 VALIDATE = ["wasm-validate", "--enable-threads", "--enable-tail-call", "--enable-extended-const",
-            "--enable-relaxed-simd"]
+            "--enable-relaxed-simd", "--enable-exceptions"]
 # C sources fetched with `npm pack` (the tree-sitter runtime and a grammar).
 C_SOURCES = ["tree-sitter@0.25.1", "tree-sitter-json@0.24.8"]
 # wasm-opt's features: the ones these modules use and wasm-validate knows
@@ -40,7 +40,8 @@ C_SOURCES = ["tree-sitter@0.25.1", "tree-sitter-json@0.24.8"]
 # rejects; --detect-features misses bulk memory on sql.js).
 FEATS = ["--enable-threads", "--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals",
          "--enable-nontrapping-float-to-int", "--enable-simd", "--enable-reference-types",
-         "--enable-multivalue", "--enable-tail-call", "--enable-extended-const"]
+         "--enable-multivalue", "--enable-tail-call", "--enable-extended-const",
+         "--enable-exception-handling"]
 
 
 def flag(p):

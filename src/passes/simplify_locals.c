@@ -41,6 +41,7 @@ typedef struct {
   tl_module *m;
   tl_func *f;
   bool tee, structure, nesting;
+  bool eh;                  /* f has exception handling (tl_expr_has_eh) */
   bool first;               /* the first round: single uses only, no tees */
   bool deferred;            /* the first round left a tee for the next */
   bool changed;
@@ -60,10 +61,16 @@ typedef struct {
 typedef struct { tl_expr **slot; uint32_t next; bool opaque; uint8_t then; } frame;
 
 /* A plain memory load's only side effect is its out-of-bounds trap
- * (LOAD_TRAP): two of them may swap, the trap (and its message) is the same. */
-static uint32_t own_flags(const tl_expr *e) {
+ * (LOAD_TRAP): two of them may swap, the trap (and its message) is the same.
+ * In a function with exception handling, whatever may throw (a call, a
+ * throw) may also branch to a catch of this function that reads locals:
+ * it counts as a branch, so no set moves past it where other gets of its
+ * local exist, and no value that writes locals (or may throw) moves past
+ * it (or past sets of other locals). */
+static uint32_t own_flags(const sl_ctx *c, const tl_expr *e) {
   uint32_t fl = tl_ops[e->op].flags;
   if (e->op == TL_OP_LOOP) fl |= LOOP_FX;
+  if (c->eh && (fl & (TL_F_CALL | TL_F_THROWS))) fl |= TL_F_BRANCH;
   const uint32_t load = TL_F_TRAPS | TL_F_READS_MEM;
   if ((fl & (load | TL_F_WRITES_MEM | TL_F_ATOMIC | TL_F_CALL)) == load) fl = (fl & ~TL_F_TRAPS) | LOAD_TRAP;
   return fl;
@@ -88,6 +95,9 @@ static bool conflict(uint32_t a, uint32_t b) {
   return false;
 }
 
+/* A try_table clause: a branch to imm.idx2.a when it catches. */
+static bool is_clause(const tl_expr *e) { return tl_ops[e->op].imm == TL_IMM_CLAUSE; }
+
 static bool in_vec(const tl_vec *v, uint32_t x) {
   for (size_t i = 0; i < v->n; i++)
     if (TL_VEC_AT(v, uint32_t, i) == x) return true;
@@ -96,10 +106,26 @@ static bool in_vec(const tl_vec *v, uint32_t x) {
 
 static bool is_set(const tl_expr *e) { return e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE; }
 
+/* The local e writes: a set's or tee's, or the payload local a catch arm
+ * stores on entry (ir.h, exception handling); TL_NO_INDEX if none. */
+static uint32_t written_local(const tl_expr *e) {
+  if (is_set(e)) return e->imm.index;
+  return e->op == TL_OP_CATCH ? e->imm.idx2.a : TL_NO_INDEX;
+}
+
 static inline void sum_node(sl_ctx *c, const tl_expr *e, uint32_t *flags) {
-  *flags |= own_flags(e);
+  *flags |= own_flags(c, e);
   if (e->op == TL_OP_LOCAL_GET) PUSH(&c->reads, uint32_t, e->imm.index);
-  if (is_set(e)) PUSH(&c->writes, uint32_t, e->imm.index);
+  uint32_t w = written_local(e);
+  if (w != TL_NO_INDEX) PUSH(&c->writes, uint32_t, w);
+}
+
+/* Kid k of e runs only on some paths, or is where a value that may throw
+ * would be caught by another handler: a catch arm, or the body of a try or
+ * try_table for a value that may throw (aflags). */
+static bool eh_opaque(const tl_expr *e, uint32_t k, uint32_t aflags) {
+  if (e->op == TL_OP_TRY) return k >= 1 || (aflags & (TL_F_CALL | TL_F_THROWS));
+  return e->op == TL_OP_TRY_TABLE && k == 0 && (aflags & (TL_F_CALL | TL_F_THROWS));
 }
 
 /* Flags and locals of the value; false if it is too big to bother. */
@@ -176,7 +202,8 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
       if (fr->next < e->nkid) {
         uint32_t k = fr->next++;
         if (!e->kid[k]) continue;
-        bool op = fr->opaque || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1 && !else_get(e, k, x, aflags));
+        bool op = fr->opaque || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1 && !else_get(e, k, x, aflags)) ||
+                  eh_opaque(e, k, aflags);
         uint8_t then = 0;
         if (fr->then) then = fr->then == 2 || e->op == TL_OP_LOOP || (e->op == TL_OP_IF && k >= 1) ? 2 : 1;
         else if (e->op == TL_OP_IF && k == 1 && e->nkid == 3 && else_get(e, 2, x, aflags))
@@ -196,7 +223,7 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
         if (e->op == TL_OP_LOCAL_GET && e->imm.index == x && !covered) return NULL;
         if (is_set(e) && e->imm.index == x && done.then == 1) covered = true;
         /* x is read after the if only past its end or a branch out */
-        if (c->nget[x] > 1 && (own_flags(e) & TL_F_BRANCH) && !only_to(e, then_label)) return NULL;
+        if (c->nget[x] > 1 && (own_flags(c, e) & TL_F_BRANCH) && !only_to(e, then_label)) return NULL;
         continue;
       }
       if (e->op == TL_OP_LOCAL_GET && e->imm.index == x) {
@@ -212,11 +239,10 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
         return done.slot;
       }
       if (e->op == TL_OP_LOCAL_GET && in_vec(&c->writes, e->imm.index)) return NULL;
-      if (is_set(e) && (e->imm.index == x || in_vec(&c->reads, e->imm.index) ||
-                        in_vec(&c->writes, e->imm.index)))
-        return NULL;
+      uint32_t w = written_local(e);
+      if (w != TL_NO_INDEX && (w == x || in_vec(&c->reads, w) || in_vec(&c->writes, w))) return NULL;
       /* both tests depend on bflags only (and are false for 0) */
-      uint32_t nb = bflags | own_flags(e);
+      uint32_t nb = bflags | own_flags(c, e);
       if (nb == bflags) continue;
       bflags = nb;
       if (c->nget[x] > 1 && (bflags & (TL_F_BRANCH | TL_F_NORETURN))) return NULL;
@@ -383,9 +409,10 @@ static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
   while (st->n) {
     const tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
     if (!budget--) return false;
-    if (own_flags(e) & (TL_F_BRANCH | TL_F_NORETURN | TL_F_CALL | LOOP_FX)) return false;
-    if ((e->op == TL_OP_LOCAL_GET || is_set(e)) && e->imm.index == x) return false;
-    if (is_set(e) && in_vec(&c->reads, e->imm.index)) return false;
+    if (own_flags(c, e) & (TL_F_BRANCH | TL_F_NORETURN | TL_F_CALL | LOOP_FX)) return false;
+    uint32_t w = written_local(e);
+    if ((e->op == TL_OP_LOCAL_GET && e->imm.index == x) || w == x) return false;
+    if (w != TL_NO_INDEX && in_vec(&c->reads, w)) return false;
     for (uint32_t k = 0; k < e->nkid; k++)
       if (e->kid[k]) PUSH(st, frame, ((frame){&e->kid[k], 0, false, 0}));
   }
@@ -591,6 +618,7 @@ static bool rec_all(br_ctx *b, tl_func *f) {
       tl_expr *k = e->kid[i];
       if (k && k->nkid) st[n++] = &e->kid[i];
       else if (k && k->op == TL_OP_BR) b->nbr[k->imm.label]++;
+      else if (k && is_clause(k)) b->nbr[k->imm.idx2.a] = UINT32_MAX / 2; /* never recorded */
     }
   }
   tl_free(st);
@@ -634,7 +662,7 @@ static bool has_fx(sl_ctx *c, tl_expr *v) {
   TL_VEC_AT(st, frame, 0).slot = &v;
   while (st->n) {
     tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
-    if ((own_flags(e) & SIDE) || is_set(e)) return true;
+    if ((own_flags(c, e) & SIDE) || written_local(e) != TL_NO_INDEX) return true;
     for (uint32_t i = 0; i < e->nkid; i++)
       if (e->kid[i]) PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
   }
@@ -684,6 +712,8 @@ static inline void count_node(sl_ctx *c, const tl_expr *e) {
   } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++) c->nbr[e->imm.table->targets[i]]++;
     c->nbr[e->imm.table->def]++;
+  } else if (c->nbr && is_clause(e)) {
+    c->nbr[e->imm.idx2.a]++;
   }
 }
 
@@ -721,6 +751,7 @@ static bool count_uses(sl_ctx *c) {
 static tl_status simplify(tl_pass_ctx *ctx, tl_func *f, bool tee, bool structure, bool nesting) {
   if (!f->body) return TL_OK;
   sl_ctx c = {.m = ctx->m, .f = f, .tee = tee, .structure = structure, .nesting = nesting,
+              .eh = tl_expr_has_eh(f->body),
               .nget = tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
               .nbr = structure ? tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)) : NULL};
   /* Counted once: the rounds keep nget up to date, and branches are never

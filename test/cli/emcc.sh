@@ -7,7 +7,8 @@
 # A program of test/emcc is linked at one of -O0..-Oz, run under
 # node, and its output compared with NAME.out. CI builds one pair per
 # commit, chosen from the commit hash; TILT_EMCC_ALL=1 builds all of them,
-# with Binaryen's tools too, and prints the sizes and link times.
+# with Binaryen's tools too, and prints the sizes and link times
+# (TILT_EMCC_PROGS narrows the set).
 . "$(dirname "$0")/common.inc"
 need emcc
 need node
@@ -17,6 +18,8 @@ SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
 progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp autodebug.c wasmexc.cpp threads.c)
+# TILT_EMCC_PROGS="a.c b.cpp": only these (with TILT_EMCC_ALL: at every level)
+[ -n "${TILT_EMCC_PROGS:-}" ] && read -ra progs <<< "$TILT_EMCC_PROGS"
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread ;; esac; }
 lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; ctors.cpp) echo -sEVAL_CTORS ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread -sPTHREAD_POOL_SIZE=4 -sEXIT_RUNTIME=1 ;; esac; }
 # environment for the link: EMCC_AUTODEBUG is emcc's own switch
