@@ -910,7 +910,9 @@ static int usage(FILE *f, int rc) {
 
 /* --passes a,b,c: opt and opt-valid draw their passes from these only
  * (a campaign aimed at passes that changed). False on an unknown name. */
-static bool only_passes(char *list) {
+static bool only_passes(const char *arg) {
+  static char list[1024]; /* the names point into it */
+  snprintf(list, sizeof list, "%s", arg);
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
     uint32_t k = 0;
     while (tl_pass_name(k) && strcmp(tl_pass_name(k), tok)) k++;

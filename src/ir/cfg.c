@@ -1056,7 +1056,7 @@ tl_expr *tl_cfg_structure(tl_cfg *g, uint32_t entry, const tl_cfg_options *opt) 
 /* ------------------------------------------------- tail branch removal */
 /* Follows the tail positions of a block labeled `label` (the last element
  * of lists, both arms of ifs whose condition can finish, unlabeled
- * blocks) and removes a value-less br to label found there (a br_if there
+ * blocks, a try's body and catch arms) and removes a value-less br to label found there (a br_if there
  * leaves a drop of its condition, which vacuum takes if it has no
  * effects). Each node is a tail of at most one labeled block (the
  * innermost), so the whole walk is linear. */
@@ -1074,6 +1074,17 @@ static bool strip_in(tl_module *m, tl_expr *list, uint32_t label, tl_vec *work) 
       for (uint32_t i = 1; i < e->nkid; i++)
         if (e->kid[i]->op == TL_OP_BLOCK && e->kid[i]->imm.block.label == TL_NO_LABEL)
           TL_VEC_PUSH(work, tl_expr *, e->kid[i]);
+      continue;
+    }
+    if (e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE) {
+      /* a try's body and its catch arms end where the try ends (a
+       * delegate or a try_table clause is no tail) */
+      for (uint32_t i = 0; i < e->nkid; i++) {
+        tl_expr *k = e->kid[i];
+        if (i && (k->op == TL_OP_CATCH || k->op == TL_OP_CATCH_ALL)) k = k->kid[0];
+        else if (i) continue;
+        if (k->op == TL_OP_BLOCK && k->imm.block.label == TL_NO_LABEL) TL_VEC_PUSH(work, tl_expr *, k);
+      }
       continue;
     }
     /* a loop's end falls through like a block's; labeled blocks inside

@@ -133,7 +133,7 @@ static void optimize_dropped_block(tl_walk *w, merge_ctx *c, tl_expr **slot) {
     tl_expr *br_if = s->kid[0]; /* the drop becomes the value-less br_if */
     br_if->kid[0] = br_if->kid[1];
     br_if->nkid = 1;
-    br_if->type = TL_NONE;
+    tl_expr_finalize(w->m, w->f, br_if); /* none, or unreachable with its condition */
     *s = *br_if;
   }
   c->first[l] = UINT32_MAX;

@@ -7,7 +7,7 @@
 
 #include <stdarg.h>
 
-static tl_expr *mk(tl_op op, uint32_t label, uint32_t n, ...) {
+static inline tl_expr *mk(tl_op op, uint32_t label, uint32_t n, ...) {
   tl_expr *e = tl_expr_new(M, op, n);
   if (tl_ops[op].flags & TL_F_CONTROL) e->imm.block.label = label;
   else e->imm.label = label;
@@ -19,7 +19,7 @@ static tl_expr *mk(tl_op op, uint32_t label, uint32_t n, ...) {
   return e;
 }
 
-static tl_expr *c32(int v) { return tl_make_const_i32(M, v); }
-static tl_expr *f32c(void) { return mk(TL_OP_F32_CONST, 0, 0); }
+static inline tl_expr *c32(int v) { return tl_make_const_i32(M, v); }
+static inline tl_expr *f32c(void) { return mk(TL_OP_F32_CONST, 0, 0); }
 
 #endif
