@@ -8,7 +8,10 @@
  * at block/if ends, headers at loops; dead code gets no block), then each
  * local.get takes the meet of the local's definitions that reach it (sets,
  * tees, and the function entry: zero for declared locals, unknown for
- * params). A get all of whose reaching definitions are the same constant
+ * params; a catch arm's payload, unknown). Whatever may throw inside a
+ * try body has edges to that try's handlers (to every enclosing try's:
+ * conservative), from which the catch arms start; a try_table's go to its
+ * clauses' labels. A get all of whose reaching definitions are the same constant
  * becomes that constant; rounds repeat while folding exposes new constants.
  * Assumes valid IR; guarantees the same behaviour and the same types. */
 #include "passes.h"
@@ -67,6 +70,9 @@ typedef struct { tl_expr **slot; uint32_t next, a, b; } frame;
 typedef struct { tl_expr **slot; uint32_t bb; tl_expr *parent; } action; /* get (parent), set or tee */
 typedef struct { uint32_t from, to; } edge;
 typedef struct { uint32_t bb, next; } pending;
+/* An enclosing try body: where what throws there may go (a legacy try's
+ * handler block, from which its catch arms start; a try_table's clauses). */
+typedef struct { uint32_t handler; const tl_expr *table; } try_ctx;
 
 typedef struct {
   tl_module *m;
@@ -79,6 +85,7 @@ typedef struct {
   tl_vec pend;       /* pending: branches to a block/if label not closed yet */
   uint32_t *label_head, *label_hdr; /* per label: pending list, loop header */
   uint32_t nbb, cur; /* block count; current block or NONE in dead code */
+  tl_vec trys;       /* try_ctx: the try bodies the walk is in, innermost last */
   tl_expr *parent;   /* of the leaf leave() is given (NULL: not a leaf) */
 } graph;
 
@@ -121,8 +128,78 @@ static void join(graph *g, const uint32_t *s, uint32_t n, uint32_t label) {
   g->cur = bb;
 }
 
+/* The end of a try's body or of one of its arms: a source of the block
+ * after the try (the list at fr->b). */
+static void note_end(graph *g, frame *fr) {
+  if (g->cur == NONE) return;
+  TL_VEC_PUSH(&g->pend, pending, ((pending){g->cur, fr->b}));
+  fr->b = (uint32_t)g->pend.n - 1;
+}
+
+/* Something that may throw, at the end of the current block (a new one
+ * follows it): it may go to the handlers of every try body around it (all
+ * of them, not only the one that catches: more edges only make fewer
+ * constants). */
+static void may_throw(graph *g) {
+  if (g->cur == NONE || !g->trys.n) return;
+  for (size_t i = 0; i < g->trys.n; i++) {
+    try_ctx *t = &TL_VEC_AT(&g->trys, try_ctx, i);
+    if (!t->table) {
+      TL_VEC_PUSH(&g->edges, edge, ((edge){g->cur, t->handler}));
+      continue;
+    }
+    for (uint32_t k = 1; k < t->table->nkid; k++) branch_to(g, t->table->kid[k]->imm.idx2.a);
+  }
+  /* the handlers see the locals as they are here, not as the block ends */
+  g->cur = new_bb(g, g->cur);
+}
+
+/* Before child i of a try or try_table: the body is a try body; each
+ * catch arm starts from the handler block. */
+static void between_try(graph *g, frame *fr, uint32_t i) {
+  tl_expr *e = *fr->slot;
+  if (i == 0) {
+    fr->a = new_bb(g, NONE);
+    fr->b = NONE;
+    try_ctx t = {fr->a, e->op == TL_OP_TRY_TABLE ? e : NULL};
+    TL_VEC_PUSH(&g->trys, try_ctx, t);
+    return;
+  }
+  if (i == 1) g->trys.n--; /* past the body (a try_table: its clauses) */
+  if (e->op != TL_OP_TRY) return;
+  note_end(g, fr); /* the body's or the previous arm's */
+  if (e->kid[i]->op == TL_OP_DELEGATE) g->cur = NONE;
+  else g->cur = new_bb(g, fr->a);
+}
+
+/* A try's end: its body's and arms' ends and the branches to its label
+ * meet (a try_table's: its body's and its label's, as a block's). */
+static void leave_try(graph *g, frame *fr) {
+  tl_expr *e = *fr->slot;
+  if (e->nkid == 1) g->trys.n--;
+  note_end(g, fr); /* the body's, the last arm's (after a delegate: none) */
+  uint32_t n = 0, s[64];
+  bool many = false;
+  for (uint32_t p = fr->b; p != NONE; p = TL_VEC_AT(&g->pend, pending, p).next) {
+    if (n == 64) { many = true; break; }
+    s[n++] = TL_VEC_AT(&g->pend, pending, p).bb;
+  }
+  if (!many) { /* stays in the current block only if it is the one source */
+    join(g, s, n, e->imm.block.label);
+    return;
+  }
+  /* many arms: one block all of them reach */
+  uint32_t bb = new_bb(g, NONE);
+  for (uint32_t p = fr->b; p != NONE; p = TL_VEC_AT(&g->pend, pending, p).next)
+    TL_VEC_PUSH(&g->edges, edge, ((edge){TL_VEC_AT(&g->pend, pending, p).bb, bb}));
+  g->cur = bb;
+  join(g, &bb, 1, e->imm.block.label);
+}
+
 static void enter(graph *g, frame *fr) {
   tl_expr *e = *fr->slot;
+  if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX && g->cur != NONE) /* the payload */
+    TL_VEC_PUSH(&g->actions, action, ((action){fr->slot, g->cur, NULL}));
   if (e->op == TL_OP_LOOP && e->imm.block.label != TL_NO_LABEL && g->cur != NONE) {
     g->cur = new_bb(g, g->cur);
     g->label_hdr[e->imm.block.label] = g->cur;
@@ -158,6 +235,7 @@ static void leave(graph *g, frame *fr) {
     else s[0] = g->cur, s[1] = fr->a;
     join(g, s, 2, e->imm.block.label);
     return;
+  case TL_OP_TRY: case TL_OP_TRY_TABLE: leave_try(g, fr); return;
   case TL_OP_BR: branch_to(g, e->imm.label); break;
   case TL_OP_BR_IF: /* the branch leaves with the block's state so far */
     branch_to(g, e->imm.label);
@@ -169,7 +247,9 @@ static void leave(graph *g, frame *fr) {
     break;
   default: break;
   }
-  if (tl_ops[e->op].flags & TL_F_NORETURN) g->cur = NONE;
+  uint32_t fl = tl_ops[e->op].flags;
+  if ((fl & TL_F_THROWS) || (fl & (TL_F_CALL | TL_F_NORETURN)) == TL_F_CALL) may_throw(g);
+  if (fl & TL_F_NORETURN) g->cur = NONE;
 }
 
 /* Marks foldable subtrees, collects fold candidates (foldable non-constant
@@ -186,6 +266,7 @@ static void walk(graph *g) {
       tl_expr *k = e->kid[i];
       if (!k) continue;
       if (g->graph && e->op == TL_OP_IF) between(g, fr, i);
+      if (g->graph && (e->op == TL_OP_TRY || e->op == TL_OP_TRY_TABLE)) between_try(g, fr, i);
       if (!k->nkid && !(tl_ops[k->op].flags & TL_F_CONTROL)) { /* a leaf: no frame */
         frame leaf = {&e->kid[i], 0, NONE, NONE};
         k->aux = is_const(k) ? FOLDABLE : 0;
@@ -450,10 +531,11 @@ static uint32_t propagate(graph *g, bool *oom, bool *more) {
   for (size_t i = 0; i < g->actions.n; i++) {
     action *a = &TL_VEC_AT(&g->actions, action, i);
     tl_expr *e = *a->slot;
-    uint32_t l = e->imm.index;
+    bool payload = e->op == TL_OP_CATCH; /* a caught value: not known */
+    uint32_t l = payload ? e->imm.idx2.a : e->imm.index;
     if (!numeric(f->local[l])) continue;
     if (e->op != TL_OP_LOCAL_GET) {
-      item d = {l, a->bb, 0, value_of(e->kid[0])};
+      item d = {l, a->bb, 0, payload ? (val){BOTTOM, 0, {0}} : value_of(e->kid[0])};
       if (last[l] == a->bb) {
         TL_VEC_AT(&defs, item, defat[l]).v = d.v;
       } else {
@@ -539,6 +621,7 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
     bool more = false;
     uint32_t nrep = g.graph ? propagate(&g, &oom, &more) : 0;
     tl_vec_free(&g.cands), tl_vec_free(&g.actions), tl_vec_free(&g.edges), tl_vec_free(&g.pend);
+    tl_vec_free(&g.trys);
     brifs = g.brifs;
     /* no replacement that could expose more: the next round would find
      * nothing (its walk, folds and searches see what this one did) */
