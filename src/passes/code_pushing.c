@@ -4,7 +4,8 @@
  * computed on the paths that leave. It goes to just before the first
  * sibling that reads $x (or writes $x or a local V reads, or a global /
  * memory V reads).
- * Only when $x is set once in the function, is not a param, and all its
+ * Only when $x is set once in the function (a catch arm's payload is a
+ * set), is not a param, and all its
  * gets are in the later siblings past the new position: then every get is
  * still reached only through the set, and no other code observes $x.
  * Assumes: valid IR. Guarantees: the same behaviour; budgeted scans. */
@@ -63,8 +64,8 @@ static sib look(cp_ctx *c, tl_expr *root, uint32_t x, uint32_t vfl) {
     if (!c->budget) s.blocks = true;
     else c->budget--;
     if (e->op == TL_OP_LOCAL_GET && e->imm.index == x) s.gets++, s.blocks = true;
-    if ((e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) && (e->imm.index == x || in_reads(c, e->imm.index)))
-      s.blocks = true;
+    uint32_t w = tl_written_local(e);
+    if (w != TL_NO_INDEX && (w == x || in_reads(c, w))) s.blocks = true;
     if ((vfl & (TL_F_READS_GLOBAL)) && (fl & (TL_F_WRITES_GLOBAL | TL_F_CALL))) s.blocks = true;
     if ((vfl & (TL_F_READS_MEM)) && (fl & (TL_F_WRITES_MEM | TL_F_CALL | TL_F_ATOMIC))) s.blocks = true;
     if ((vfl & (TL_F_READS_TABLE)) && (fl & (TL_F_WRITES_TABLE | TL_F_CALL))) s.blocks = true;
@@ -110,7 +111,7 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
   cp_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (e->op == TL_OP_LOCAL_GET) c->nget[e->imm.index]++;
-  else if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) c->nset[e->imm.index]++;
+  else if (tl_written_local(e) != TL_NO_INDEX) c->nset[tl_written_local(e)]++;
   else if (e->op == TL_OP_BLOCK || e->op == TL_OP_LOOP)
     for (uint32_t i = 0; i + 1 < e->nkid; i++)
       if (e->kid[i]->op == TL_OP_LOCAL_SET && e->kid[i]->imm.index >= c->np) {

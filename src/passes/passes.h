@@ -135,6 +135,13 @@ void tl_module_remove_export(tl_module *m, uint32_t i);
 int32_t tl_module_find_export(const tl_module *m, const char *name); /* -1: none */
 uint32_t tl_module_find_func_named(const tl_module *m, const char *name); /* name section; TL_NO_INDEX */
 tl_expr *tl_make_call(tl_module *m, tl_func *f, uint32_t callee, tl_expr **args, uint32_t n);
+/* The local e writes: a set's or tee's, or the payload local a catch arm
+ * stores on entry (ir.h, exception handling); TL_NO_INDEX if none. */
+static inline uint32_t tl_written_local(const tl_expr *e) {
+  if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) return e->imm.index;
+  return e->op == TL_OP_CATCH ? e->imm.idx2.a : TL_NO_INDEX;
+}
+
 /* The loads and stores of whole values as Binaryen's Load/Store nodes
  * model them: plain, atomic, and v128.load/store (not the SIMD lane,
  * splat, zero and extending forms). */

@@ -3,7 +3,8 @@
  * zero-extending mask of the loaded width gets the load signedness that
  * makes those reads cheaper (sign extensions cost more, as in wasm-opt).
  * When every write of the local (not a param) is such a load, the reads'
- * extensions of the chosen kind are identities and are removed here too.
+ * extensions of the chosen kind are identities and are removed here too
+ * (a catch arm's payload counts as a write that is not a load).
  * Assumes: valid IR with up-to-date types. Guarantees: the same behaviour;
  * two linear walks; no types change. */
 #include "passes.h"
@@ -113,6 +114,8 @@ static void scan(tl_walk *w, tl_expr **slot) {
     u->nset++;
     if (e->op == TL_OP_LOCAL_TEE) u->total++; /* the tee's value is a read we cannot see */
     if (bits) u->nload++, note_bits(&u->lbits, bits);
+  } else if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) {
+    c->u[e->imm.idx2.a].nset++; /* a caught value: a write that is no load */
   } else if (e->nkid) {
     unsigned bits;
     bool sgn;

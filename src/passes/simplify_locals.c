@@ -106,17 +106,10 @@ static bool in_vec(const tl_vec *v, uint32_t x) {
 
 static bool is_set(const tl_expr *e) { return e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE; }
 
-/* The local e writes: a set's or tee's, or the payload local a catch arm
- * stores on entry (ir.h, exception handling); TL_NO_INDEX if none. */
-static uint32_t written_local(const tl_expr *e) {
-  if (is_set(e)) return e->imm.index;
-  return e->op == TL_OP_CATCH ? e->imm.idx2.a : TL_NO_INDEX;
-}
-
 static inline void sum_node(sl_ctx *c, const tl_expr *e, uint32_t *flags) {
   *flags |= own_flags(c, e);
   if (e->op == TL_OP_LOCAL_GET) PUSH(&c->reads, uint32_t, e->imm.index);
-  uint32_t w = written_local(e);
+  uint32_t w = tl_written_local(e);
   if (w != TL_NO_INDEX) PUSH(&c->writes, uint32_t, w);
 }
 
@@ -239,7 +232,7 @@ static tl_expr **find_target(sl_ctx *c, tl_expr *list, uint32_t i, uint32_t x, u
         return done.slot;
       }
       if (e->op == TL_OP_LOCAL_GET && in_vec(&c->writes, e->imm.index)) return NULL;
-      uint32_t w = written_local(e);
+      uint32_t w = tl_written_local(e);
       if (w != TL_NO_INDEX && (w == x || in_vec(&c->reads, w) || in_vec(&c->writes, w))) return NULL;
       /* both tests depend on bflags only (and are false for 0) */
       uint32_t nb = bflags | own_flags(c, e);
@@ -410,7 +403,7 @@ static bool set_moves(sl_ctx *c, tl_expr *list, uint32_t j, uint32_t i) {
     const tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
     if (!budget--) return false;
     if (own_flags(c, e) & (TL_F_BRANCH | TL_F_NORETURN | TL_F_CALL | LOOP_FX)) return false;
-    uint32_t w = written_local(e);
+    uint32_t w = tl_written_local(e);
     if ((e->op == TL_OP_LOCAL_GET && e->imm.index == x) || w == x) return false;
     if (w != TL_NO_INDEX && in_vec(&c->reads, w)) return false;
     for (uint32_t k = 0; k < e->nkid; k++)
@@ -662,7 +655,7 @@ static bool has_fx(sl_ctx *c, tl_expr *v) {
   TL_VEC_AT(st, frame, 0).slot = &v;
   while (st->n) {
     tl_expr *e = *TL_VEC_AT(st, frame, --st->n).slot;
-    if ((own_flags(c, e) & SIDE) || written_local(e) != TL_NO_INDEX) return true;
+    if ((own_flags(c, e) & SIDE) || tl_written_local(e) != TL_NO_INDEX) return true;
     for (uint32_t i = 0; i < e->nkid; i++)
       if (e->kid[i]) PUSH(st, frame, ((frame){&e->kid[i], 0, false, 0}));
   }
