@@ -440,6 +440,8 @@ void tl_nodes_begin(tl_module *m, uint32_t func) {
  * tl_nodes_begin, which takes m->arena.oom): the reader's parallel decode. */
 void tl_nodes_set_oom(jmp_buf *oom) { cur.scratch.oom = oom; }
 
+bool tl_nodes_active(void) { return cur.m != NULL; }
+
 void tl_nodes_abandon(void) {
   cur.m = NULL;
   tl_arena_free(&cur.scratch); /* nothing after tl_nodes_end */

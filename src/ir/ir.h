@@ -736,6 +736,7 @@ void tl_nodes_end(tl_module *m, uint32_t func);
 void tl_nodes_set_oom(jmp_buf *oom); /* this thread's, until tl_nodes_end */
 /* Out of memory unwound this thread: its node scratch goes back unused. */
 void tl_nodes_abandon(void);
+bool tl_nodes_active(void); /* whether this thread is between tl_nodes_begin and _end */
 /* Single-threaded, while nobody holds node pointers other than bodies,
  * initializers, element items and segment offsets: frees the node memory
  * none of them uses and records which body uses which block. Does nothing

@@ -257,9 +257,12 @@ bool tl_oom_worker(const tl_oom_ctx *ctx, void (*fn)(void *arg), void *arg) {
   here.active = ctx->ledger != NULL;
   here.ledger = ctx->ledger;
   here.m = ctx->m;
+  /* a worker nested in a node build (the interpreter's compile inside a
+   * pass) leaves that build alone; one that began it drops it */
+  bool building = tl_nodes_active();
   bool ok = true;
   if (setjmp(jb)) {
-    tl_nodes_abandon();
+    if (!building) tl_nodes_abandon();
     ok = false;
   } else {
     fn(arg);
