@@ -4,7 +4,9 @@
  * `local.set $x (CONST)` $x holds CONST, after `local.set $x (local.get $y)`
  * $x holds $y's current value; at the function's entry every declared
  * (non-param) local holds zero. A sibling that may write a local forgets
- * what was known about it (and about every local known to copy it). A
+ * what was known about it (and about every local known to copy it; a
+ * catch arm writes its payload local). A try's body and arms start knowing
+ * nothing (what throws there may come from anywhere in the body). A
  * first pass scans every list alone (a loop or nested list knowing
  * nothing); a second, top-down, lets the lists of structured code start
  * from what their parent list knew before them (an if's arms after its
@@ -109,7 +111,7 @@ static void learn(rse_ctx *c, uint32_t x, const tl_expr *v) {
 enum { WRITES = 0x8000, SIZE_CAP = SCAN_BUDGET + 1 };
 
 static void summarize(tl_expr *e) {
-  uint32_t size = 1, w = e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE ? WRITES : 0;
+  uint32_t size = 1, w = tl_written_local(e) != TL_NO_INDEX ? WRITES : 0;
   for (uint32_t i = 0; i < e->nkid; i++) {
     if (!e->kid[i]) continue;
     size += e->kid[i]->aux & ~WRITES;
@@ -130,8 +132,8 @@ static bool forget_writes(rse_ctx *c, tl_expr *root, tl_vec *st, bool exact) {
   TL_VEC_PUSH(st, tl_expr *, root);
   while (st->n) {
     tl_expr *e = TL_VEC_AT(st, tl_expr *, --st->n);
-    if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) {
-      forget(c, e->imm.index);
+    if (tl_written_local(e) != TL_NO_INDEX) {
+      forget(c, tl_written_local(e));
       if (!c->n && !exact) return true;
     }
     for (uint32_t i = 0; i < e->nkid; i++)
