@@ -5,8 +5,8 @@
  * The scan goes forward through the following siblings in evaluation
  * order; it replaces copies outside loops only (inside a loop a later
  * write could run before an earlier-placed copy on the next iteration),
- * and stops at the first write of $x, of a local E reads, or of a global
- * (or a call) when E reads globals.
+ * and stops at the first write of $x, of a local E reads (a catch arm's
+ * payload too), or of a global (or a call) when E reads globals.
  * Assumes: valid IR with up-to-date types. Guarantees: the same behaviour;
  * budgeted scans (linear). */
 #include "passes.h"
@@ -97,6 +97,10 @@ static void scan(cse_ctx *c, tl_expr *list, uint32_t i, uint32_t x, tl_expr *v) 
     while (st->n) {
       frame *fr = &TL_VEC_AT(st, frame, st->n - 1);
       tl_expr *e = *fr->slot;
+      /* a catch arm stores its payload before its code runs */
+      if (fr->next == 0 && e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX &&
+          (e->imm.idx2.a == x || in_reads(c, e->imm.idx2.a)))
+        return;
       if (fr->next == 0 && !fr->in_loop && e->op == v->op && equal(e, v, 0)) {
         *fr->slot = tl_make_local_get(c->m, c->f, x);
         c->changed = true;
@@ -181,8 +185,10 @@ static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
  * arm, and the code after a br_if runs right after it, so what they
  * computed dominates there; the else arm is cut. */
 static bool nonlinear_pre(const tl_expr *e, const tl_expr *p, tl_expr *const *slot) {
-  /* (of the control ops, a loop is the one that starts a region) */
-  return e->op == TL_OP_LOOP || (p && p->op == TL_OP_IF && slot == &p->kid[2]);
+  /* (of the control ops, a loop is the one that starts a region; a catch
+   * arm starts one too: the body may have thrown anywhere) */
+  return e->op == TL_OP_LOOP || (p && p->op == TL_OP_IF && slot == &p->kid[2]) ||
+         (p && p->op == TL_OP_TRY && slot != &p->kid[0]);
 }
 
 static bool nonlinear_post(const tl_expr *e, uint32_t flags) {
@@ -362,7 +368,8 @@ static inline __attribute__((always_inline)) void walk(lcse *c, tl_expr **root, 
     while (k < e->nkid) {
       tl_expr **ks = &e->kid[k++], *x = *ks;
       if (!x) continue;
-      if (x->op == TL_OP_LOOP || (k == 3 && e->op == TL_OP_IF)) clear_region(c); /* nonlinear_pre */
+      if (x->op == TL_OP_LOOP || (k == 3 && e->op == TL_OP_IF) || (k >= 2 && e->op == TL_OP_TRY))
+        clear_region(c); /* nonlinear_pre */
       if (x->nkid) { /* descend */
         TL_VEC_AT(st, wframe, st->n - 1).next = k;
         if (st->n == st->cap) tl_vec_grow_inl(st, sizeof(wframe), st->n + 1, c->inl_frames);

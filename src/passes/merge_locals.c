@@ -1,6 +1,7 @@
 /* merge_locals.c — merge-locals: after a copy `local.set $x (local.get $y)`
  * in a block/loop list, gets of $x in the following siblings read $y
- * instead, up to the first sibling that may write $x or $y. The copy often
+ * instead, up to the first sibling that may write $x or $y (a catch arm
+ * writes its payload local). The copy often
  * becomes dead (simplify-locals / coalesce-locals then remove it).
  * Control cannot enter a list in the middle, and no sibling in the range
  * writes either local, so both hold the same value at every rewritten get.
@@ -25,7 +26,8 @@ static bool writes(ml_ctx *c, tl_expr *root) {
   while (c->st.n) {
     tl_expr *e = TL_VEC_AT(&c->st, tl_expr *, --c->st.n);
     if (!c->budget--) return true;
-    if (is_set(e) && (e->imm.index == c->x || e->imm.index == c->y)) return true;
+    uint32_t w = tl_written_local(e); /* a set, a tee, a catch arm's payload */
+    if (w != TL_NO_INDEX && (w == c->x || w == c->y)) return true;
     for (uint32_t i = 0; i < e->nkid; i++)
       if (e->kid[i]) TL_VEC_PUSH(&c->st, tl_expr *, e->kid[i]);
   }
