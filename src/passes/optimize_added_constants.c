@@ -6,7 +6,7 @@
  * required): then X + C cannot wrap around to a used address, so trapping
  * on the unwrapped sum changes nothing. Both C and O+C stay below 1024.
  * -propagate also follows `local.set $x (i32.add Y C)` (the only write of
- * $x, in a block/loop list) into accesses `(local.get $x)` in the following
+ * $x, in a block/loop list; a catch arm's payload is a write) into accesses `(local.get $x)` in the following
  * siblings when every read of $x is such an address: they read Y through a
  * helper local set in $x's place (`local.set $h Y`), with offset += C.
  * Assumes: valid IR. Guarantees: the same behaviour under the assumption;
@@ -112,8 +112,8 @@ static void count_pre(tl_walk *w, tl_expr **slot) {
       TL_VEC_PUSH(&c->gets, tl_expr *, e);
       TL_VEC_PUSH(&c->nums, uint64_t, n);
     }
-  } else if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) {
-    c->li[e->imm.index].nset++;
+  } else if (tl_written_local(e) != TL_NO_INDEX) { /* a set, a tee, a catch arm's payload */
+    c->li[tl_written_local(e)].nset++;
   }
 }
 
