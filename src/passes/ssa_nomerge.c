@@ -6,7 +6,9 @@
  * only this set (control cannot enter a list in the middle). The set and its
  * gets move to a new local when no other get can read the set: either all of
  * $x's gets are owned, or the range ends in a sibling `local.set $x ...`
- * (whose value is owned too) and no branch in the range can leave it.
+ * (whose value is owned too) and no branch in the range can leave it (nor,
+ * in a function with exception handling, a call or throw: a catch outside
+ * the range may read $x). A catch arm's payload is a write of its local.
  * Assumes: valid IR. Tuple locals are left alone.
  * Guarantees: the same behaviour; budgeted scans (linear). */
 #include "passes.h"
@@ -22,6 +24,7 @@ typedef struct {
   tl_vec st, owned;   /* tl_expr * */
   uint32_t budget;
   bool branches;
+  bool eh;            /* f has exception handling: a call or throw may leave the range too */
 } ssa_ctx;
 
 static bool is_set(const tl_expr *e) { return e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE; }
@@ -34,9 +37,10 @@ static bool collect(ssa_ctx *c, tl_expr *root, uint32_t x) {
   while (c->st.n) {
     tl_expr *e = TL_VEC_AT(&c->st, tl_expr *, --c->st.n);
     if (!c->budget--) goto fail;
-    if (is_set(e) && e->imm.index == x) goto fail;
+    if (tl_written_local(e) == x) goto fail; /* a set, a tee, a catch arm's payload */
     if (e->op == TL_OP_LOCAL_GET && e->imm.index == x) TL_VEC_PUSH(&c->owned, tl_expr *, e);
-    if (tl_ops[e->op].flags & TL_F_BRANCH) c->branches = true;
+    uint32_t fl = tl_ops[e->op].flags;
+    if ((fl & TL_F_BRANCH) || (c->eh && (fl & (TL_F_CALL | TL_F_THROWS)))) c->branches = true;
     for (uint32_t i = 0; i < e->nkid; i++)
       if (e->kid[i]) TL_VEC_PUSH(&c->st, tl_expr *, e->kid[i]);
   }
@@ -85,7 +89,8 @@ static void visit(tl_walk *w, tl_expr **slot) {
 
 tl_status tl_pass_ssa_nomerge(tl_pass_ctx *ctx, tl_func *f) {
   ssa_ctx c = {ctx->m, f, tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)),
-               tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), f->nlocal, {0}, {0}, 0, false};
+               tl_scratch_calloc((size_t)f->nlocal + 1, sizeof(uint32_t)), f->nlocal, {0}, {0}, 0, false,
+               f->body && tl_expr_has_eh(f->body)};
   if (!c.nget || !c.nset) {
     tl_free(c.nget), tl_free(c.nset);
     return tl_nomem(ctx->err, "ssa-nomerge");
