@@ -72,6 +72,7 @@ static tl_status parse_in_scope(void *c, tl_error *err) {
   st = tl_text_module(&t, &pos, true, &bin, &n, err);
   tl_toks_free(&t);
   if (st) return st;
+  if (p->opt && p->opt->on_text_parsed) p->opt->on_text_parsed(p->opt->user, p->text, p->size);
   st = tl_read(bin, n, p->opt, &p->m, err);
   tl_free(bin);
   if (st && err) locate_in_text(p->text, p->size, err);

@@ -161,7 +161,11 @@ typedef struct { uint32_t off, len, np, nr; } ftype;     /* bytes in p->tb */
 typedef struct { const char *s; uint32_t len; } label;
 typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
 
-typedef struct { uint16_t op1; uint16_t len; } opslot; /* op + 1 (0: empty), its name's length */
+/* An instruction name as the op table sees it: its length and its first
+ * and last eight bytes (for shorter names, head holds them all), which
+ * are the whole name when it is up to 16 bytes long. */
+typedef struct { uint64_t head, tail; uint32_t len; } opkey;
+typedef struct { uint64_t head, tail; uint16_t len, op1; } opslot; /* op1: op + 1 (0: empty) */
 
 typedef struct {
   const tl_toks *tk;
@@ -190,8 +194,7 @@ typedef struct {
   buf lnames;            /* name subsection 2's entries so far: func, then its
                             local ids' name map */
   uint32_t nlnames;      /* functions in lnames */
-  opslot *ops;           /* instruction names by hash */
-  uint32_t opcap;
+  opslot *ops;           /* instruction names by hash (op_lookup) */
   bool marking;          /* record tl_text_marks in the output buffers */
 } P;
 
@@ -538,26 +541,48 @@ static tl_status blocktype(P *p, buf *o) {
 }
 
 /* --------------------------------------------------------- instructions */
+enum { OPS_LOG2 = 10 }; /* 1024 slots for the ~540 names */
+
+static opkey op_key(const char *s, uint32_t len) {
+  opkey k = {0, 0, len};
+  if (len >= 8) {
+    memcpy(&k.head, s, 8);
+    memcpy(&k.tail, s + len - 8, 8);
+  } else {
+    for (uint32_t i = 0; i < len; i++) k.head |= (uint64_t)(uint8_t)s[i] << (8 * i);
+  }
+  return k;
+}
+
+/* The slot to probe first: the top bits of a product mix every input bit. */
+static uint32_t op_hash(opkey k) {
+  uint64_t h = k.head * 0x9e3779b97f4a7c15ull + k.tail * 0xc2b2ae3d27d4eb4full + k.len * 0x165667b19e3779f9ull;
+  return (uint32_t)(h >> (64 - OPS_LOG2));
+}
+
 static void ops_init(P *p) {
-  p->opcap = 2048;
-  p->ops = tl_calloc(p->opcap, sizeof *p->ops);
+  p->ops = tl_calloc(1u << OPS_LOG2, sizeof *p->ops);
   if (!p->ops) return;
   for (int op = 0; op < TL_NOPS; op++) {
     const tl_opinfo *o = &tl_ops[op];
     if (o->pfx == 0xFF || op == TL_OP_SELECT_T || op == TL_OP_ELSE || op == TL_OP_END) continue;
-    uint32_t len = (uint32_t)strlen(o->text), i = hash(o->text, len) & (p->opcap - 1);
-    while (p->ops[i].op1) i = (i + 1) & (p->opcap - 1);
-    p->ops[i] = (opslot){(uint16_t)(op + 1), (uint16_t)len};
+    opkey k = op_key(o->text, (uint32_t)strlen(o->text));
+    uint32_t i = op_hash(k);
+    while (p->ops[i].op1) i = (i + 1) & ((1u << OPS_LOG2) - 1);
+    p->ops[i] = (opslot){k.head, k.tail, (uint16_t)k.len, (uint16_t)(op + 1)};
   }
 }
 
 /* The instruction an atom names, or -1. */
 static int op_lookup(P *p, const tl_tok *t) {
   const char *s = text(p, t);
-  for (uint32_t i = hash(s, t->aux) & (p->opcap - 1);; i = (i + 1) & (p->opcap - 1)) {
+  opkey k = op_key(s, t->aux);
+  for (uint32_t i = op_hash(k);; i = (i + 1) & ((1u << OPS_LOG2) - 1)) {
     const opslot *e = &p->ops[i];
     if (!e->op1) return -1;
-    if (e->len == t->aux && !memcmp(tl_ops[e->op1 - 1].text, s, t->aux)) return e->op1 - 1;
+    if (e->len == k.len && e->head == k.head && e->tail == k.tail &&
+        (k.len <= 16 || !memcmp(tl_ops[e->op1 - 1].text + 8, s + 8, k.len - 16)))
+      return e->op1 - 1;
   }
 }
 
@@ -1800,23 +1825,40 @@ static void name_section(P *p, buf *out) {
   bfree(&subs);
 }
 
+static size_t leb_size(uint64_t v) {
+  size_t n = 1;
+  while (v >>= 7) n++;
+  return n;
+}
+
+/* Whether section s is written, and its bytes after the id and size. */
+static bool sec_present(const P *p, int s) {
+  return s == S_START ? p->has_start : s == S_DATACOUNT ? p->need_datacount : p->secn[s] > 0;
+}
+static size_t sec_size(const P *p, int s) {
+  return (s == S_START ? 0 : leb_size(p->secn[s])) + p->sec[s].n;
+}
+
+/* The module: each section's bytes go to out once (and are freed), out
+ * sized up front. */
 static void assemble(P *p, buf *out) {
   static const uint8_t head[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
-  putn(out, head, 8);
   if (p->need_datacount) {
     breset(&p->sec[S_DATACOUNT]);
     p->secn[S_DATACOUNT] = p->secn[S_DATA];
   }
+  size_t total = sizeof head;
+  for (int s = 0; s < NSEC; s++)
+    if (sec_present(p, s)) total += 1 + leb_size(sec_size(p, s)) + sec_size(p, s);
+  grow(out, total);
+  putn(out, head, sizeof head);
   for (int s = 0; s < NSEC; s++) {
-    bool present = s == S_START ? p->has_start : s == S_DATACOUNT ? p->need_datacount : p->secn[s] > 0;
-    if (!present) continue;
-    buf tmp = {0};
-    if (s != S_START) put_u(&tmp, p->secn[s]);
-    put_buf(&tmp, &p->sec[s]);
+    if (!sec_present(p, s)) continue;
     put(out, sec_id[s]);
-    put_u(out, tmp.n);
-    put_buf(out, &tmp);
-    bfree(&tmp);
+    put_u(out, sec_size(p, s));
+    if (s != S_START) put_u(out, p->secn[s]);
+    put_buf(out, &p->sec[s]);
+    bfree(&p->sec[s]);
   }
   name_section(p, out);
 }
