@@ -78,11 +78,22 @@ const uint8_t tl_tok_kinds[256] = {
 
 static bool is_idchar(unsigned char c) { return (unsigned)(cls[c] - ID) <= DL - ID; }
 
-static int hexval(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') return (c | 0x20) - 'a' + 10;
-  return -1;
-}
+/* Hex digits' values, 0xff for other bytes. */
+static const uint8_t hex[256] = {
+#define R16 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+  /* 0x00 */ R16, R16, R16,
+  /* 0x30 */ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  /* 0x40 */ 0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  /* 0x50 */ R16,
+  /* 0x60 */ 0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  /* 0x70 */ R16, R16, R16, R16, R16, R16, R16, R16, R16
+#undef R16
+};
+
+static int hexval(unsigned char c) { return hex[c] == 0xff ? -1 : hex[c]; }
+
+/* s[0] and s[1] are hex digits (the two of a \hh escape). */
+static bool hex_pair(const char *s) { return (hex[(unsigned char)s[0]] | hex[(unsigned char)s[1]]) != 0xff; }
 
 typedef struct {
   const char *s;
@@ -216,6 +227,10 @@ static tl_status string(lx *l) {
     }
     if (c != '\\') return lfail(l, l->i, "illegal character in string");
     if (l->i + 1 >= l->n) break;
+    if (l->i + 2 < l->n && hex_pair(l->s + l->i + 1)) { /* \hh, data's usual escape */
+      l->i += 3;
+      continue;
+    }
     TRY(escape(l));
   }
   return lfail(l, start, "unclosed string");
@@ -226,6 +241,11 @@ size_t tl_text_unescape(const char *s, size_t len, uint8_t *out) {
   for (size_t i = 1; i + 1 < len; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c != '\\') { out[n++] = c; continue; }
+    if (hex_pair(s + i + 1)) { /* \hh: checked by the lexer, so s[i + 2] is there */
+      out[n++] = (uint8_t)(hex[(unsigned char)s[i + 1]] << 4 | hex[(unsigned char)s[i + 2]]);
+      i += 2;
+      continue;
+    }
     c = (unsigned char)s[++i];
     switch (c) {
     case 't': out[n++] = '\t'; break;
@@ -429,9 +449,10 @@ static tl_status reserved(lx *l) {
 }
 
 static tl_status lex_loop(lx *l) {
-  while (l->i < l->n) {
+  for (;;) {
+    l->i = skip_space(l->s, l->i, l->n);
+    if (l->i >= l->n) break;
     switch (cls[(unsigned char)l->s[l->i]]) {
-    case SP: l->i = skip_space(l->s, l->i, l->n); break;
     case ID: TRY(atom(l)); break;
     case DL: TRY(id_token(l)); break;
     case LP: TRY(open_paren(l)); break;
@@ -494,7 +515,22 @@ static bool strip(const char *s, size_t len, char *buf, size_t cap, bool hex) {
   return true;
 }
 
+/* The common case of a nat: at most 19 decimal digits, so no overflow,
+ * and no underscores. False if s is not that. */
+static bool small_decimal(const char *s, size_t len, uint64_t *out) {
+  if (!len || len > 19) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned d = (unsigned)(unsigned char)s[i] - '0';
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
 bool tl_text_u64(const char *s, size_t len, uint64_t *out) {
+  if (small_decimal(s, len, out)) return true;
   uint64_t v = 0;
   bool hex = len > 2 && s[0] == '0' && s[1] == 'x';
   size_t i = hex ? 2 : 0, nd = 0;
