@@ -1038,7 +1038,10 @@ static tl_status folded(P *p, buf *o) {
     size_t at = p->pend.n;
     put_op(&p->pend, op);
     TRY(immediates(p, op, &p->pend));
-    return frame_push(p, FR_PLAIN, 0, at, NULL);
+    if (cur_kind(p) != TK_RPAR) return frame_push(p, FR_PLAIN, 0, at, NULL);
+    p->i++; /* a leaf, (op imm*): no operands to wait for, so no frame */
+    flush_pend(p, o, at);
+    return TL_OK;
   }
   }
 }
