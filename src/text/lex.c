@@ -101,8 +101,11 @@ typedef struct {
   tl_error *err;
   tl_vec toks;       /* tl_tok */
   tl_vec *qids;      /* tl_qid: decoded quoted ids */
-  tl_vec open;       /* uint32_t: indices of unmatched TK_LPARs */
-  size_t ann;        /* inside an annotation (@...): open.n at its '(' (its
+  size_t depth;      /* unmatched TK_LPARs */
+  uint32_t top;      /* the innermost one's index + 1 (0: none); each
+                        unmatched '(' keeps the one around it in its aux
+                        until its ')' sets the match there */
+  size_t ann;        /* inside an annotation (@...): depth at its '(' (its
                         tokens are checked, then dropped when it closes); 0
                         outside */
   size_t ann_at;     /* where that annotation began */
@@ -375,6 +378,13 @@ static tl_status str_token(lx *l) {
   return separated(l, start);
 }
 
+/* A '(' at at, now the innermost unmatched one. */
+static inline void open_push(lx *l, size_t at) {
+  push(l, at, l->top);
+  l->top = (uint32_t)l->toks.n;
+  l->depth++;
+}
+
 /* "(@id": checks the id (idchars or a non-empty UTF-8 string) and opens
  * the annotation, whose '(' is pushed as any other. */
 static tl_status annotation(lx *l) {
@@ -382,9 +392,8 @@ static tl_status annotation(lx *l) {
   if (at + 2 >= l->n || (!is_idchar((unsigned char)l->s[at + 2]) && l->s[at + 2] != '"'))
     return lfail(l, at, "empty annotation id");
   size_t idx = l->toks.n;
-  TL_VEC_PUSH(&l->open, uint32_t, (uint32_t)idx);
-  push(l, at, 0);
-  l->ann = l->open.n;
+  open_push(l, at);
+  l->ann = l->depth;
   l->ann_at = at;
   l->ann_tok = (uint32_t)idx;
   l->i += 2;
@@ -409,8 +418,7 @@ static tl_status open_paren(lx *l) {
   size_t at = l->i;
   if (at + 1 < l->n && l->s[at + 1] == ';') return block_comment(l);
   if (at + 1 < l->n && l->s[at + 1] == '@' && !l->ann) return annotation(l);
-  TL_VEC_PUSH(&l->open, uint32_t, (uint32_t)l->toks.n);
-  push(l, at, 0);
+  open_push(l, at);
   l->i++;
   return TL_OK;
 }
@@ -419,14 +427,16 @@ static tl_status open_paren(lx *l) {
  * tokens. */
 static tl_status close_paren(lx *l) {
   size_t at = l->i++;
-  if (!l->open.n) return lfail(l, at, "unexpected \")\"");
-  uint32_t o = TL_VEC_AT(&l->open, uint32_t, --l->open.n);
-  if (l->open.n < l->ann) {
+  if (!l->depth) return lfail(l, at, "unexpected \")\"");
+  tl_tok *o = &((tl_tok *)l->toks.p)[l->top - 1];
+  l->top = o->aux;
+  l->depth--;
+  if (l->depth < l->ann) {
     l->toks.n = l->ann_tok;
     l->ann = 0;
     return TL_OK;
   }
-  TL_VEC_AT(&l->toks, tl_tok, o).aux = (uint32_t)l->toks.n;
+  o->aux = (uint32_t)l->toks.n;
   push(l, at, 0);
   return TL_OK;
 }
@@ -464,9 +474,7 @@ static tl_status lex_loop(lx *l) {
     }
   }
   if (l->ann) return lfail(l, l->ann_at, "unclosed annotation");
-  if (l->open.n)
-    return lfail(l, TL_VEC_AT(&l->toks, tl_tok, TL_VEC_AT(&l->open, uint32_t, l->open.n - 1)).off,
-                 "unclosed \"(\"");
+  if (l->depth) return lfail(l, TL_VEC_AT(&l->toks, tl_tok, l->top - 1).off, "unclosed \"(\"");
   push(l, l->n, 0);
   return TL_OK;
 }
@@ -478,7 +486,6 @@ tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err) {
   if (n > UINT32_MAX) return tl_text_fail(err, TL_E_LIMIT, src, 0, "text too large (4 GiB or more)");
   lx l = {.s = src, .n = n, .err = err, .qids = &out->qids};
   tl_status st = lex_loop(&l);
-  tl_vec_free(&l.open);
   out->t = l.toks.p;
   out->ntok = l.toks.n;
   out->nul = l.nul;
