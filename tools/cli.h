@@ -1,5 +1,5 @@
-/* cli.h — helpers shared by the command-line tools: reading whole files
- * (or stdin for "-"), writing files, printing library errors as
+/* cli.h — helpers shared by the command-line tools: reading or mapping
+ * whole files (or stdin for "-"), writing files, printing library errors as
  * FILE:0xOFFSET: error: MESSAGE and usage errors as PROG: error: MESSAGE,
  * the flag tables that drive both parsing and --help, and dropping custom
  * sections from a written binary. */
