@@ -36,8 +36,10 @@ typedef struct {
   tl_tok *t;         /* ntok tokens, the last is TK_EOF */
   size_t ntok;
   tl_vec qids;       /* tl_qid: decoded quoted ids (malloc'd) */
-  bool nul;          /* a comment holds a NUL byte (anywhere else it is an
-                        error); so a text holds one iff lexing failed or this */
+  bool nul;          /* the text holds a NUL byte the lexer accepted: in a
+                        comment, or after a '\\' in a string (anywhere else
+                        it is an error, so a text that lexed holds a NUL iff
+                        this is set) */
 } tl_toks;
 
 /* The kind of each byte that can start a token (tl_tok_kind). */
