@@ -86,6 +86,14 @@ typedef struct {
                            --input-source-map reads): its locations go to the
                            IR's nodes, for tl_write_options.source_map */
   size_t source_map_size;
+  /* Text input (tl_module_parse_text, tl_module_read_any): if set, called
+   * once the text has been turned into binary, before that is read. After
+   * it the text is read again only to locate an error the binary reader
+   * finds, so a caller that mapped the text from a file can give back its
+   * pages here (madvise MADV_DONTNEED): the peak memory is then that of the
+   * larger step, not of both. */
+  void (*on_text_parsed)(void *user, const char *text, size_t size);
+  void *user;           /* for on_text_parsed */
 } tl_read_options;
 
 typedef struct {

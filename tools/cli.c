@@ -1,4 +1,5 @@
-/* cli.c — file, error and flag-table helpers for the tools (see cli.h). */
+/* cli.c — file (read or mapped), error and flag-table helpers for the
+ * tools (see cli.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -7,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The buffer's first size: a regular file's own size plus one byte (the
  * read that finds the end); pipes, stdin and files that report no size
@@ -55,6 +59,41 @@ int cli_read_file(const char *path, uint8_t **out, size_t *size) {
   *out = p;
   *size = n;
   return 0;
+}
+
+/* Maps the regular file at path whole; false (nothing mapped) for other
+ * files, empty ones and failures, which cli_read_file then reports.
+ * (MAP_POPULATE measured no faster: a fault maps 16 pages of the cache.) */
+static bool map_regular(const char *path, cli_file *out) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return false;
+  struct stat st;
+  void *p = MAP_FAILED;
+  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return false;
+  *out = (cli_file){p, (size_t)st.st_size, true};
+  return true;
+}
+
+int cli_map_file(const char *path, cli_file *out) {
+  if (strcmp(path, "-") && map_regular(path, out)) return 0;
+  uint8_t *p;
+  size_t n;
+  if (cli_read_file(path, &p, &n)) return 1;
+  *out = (cli_file){p, n, false};
+  return 0;
+}
+
+void cli_file_release(cli_file *f) {
+  if (f->mapped) madvise((void *)f->p, f->n, MADV_DONTNEED);
+}
+
+void cli_file_free(cli_file *f) {
+  if (f->mapped) munmap((void *)f->p, f->n);
+  else free((void *)f->p);
+  *f = (cli_file){NULL, 0, false};
 }
 
 int cli_write_file(const char *path, const void *p, size_t n) {

@@ -1,5 +1,5 @@
-/* cli.h — helpers shared by the command-line tools: reading whole files
- * (or stdin for "-"), writing files, printing library errors as
+/* cli.h — helpers shared by the command-line tools: reading or mapping
+ * whole files (or stdin for "-"), writing files, printing library errors as
  * FILE:0xOFFSET: error: MESSAGE and usage errors as PROG: error: MESSAGE,
  * the flag tables that drive both parsing and --help, and dropping custom
  * sections from a written binary. */
@@ -14,6 +14,15 @@
 
 /* Reads a whole file ("-" for stdin) into a malloc'd buffer; 0 on success. */
 int cli_read_file(const char *path, uint8_t **out, size_t *size);
+/* A whole input file, read-only: a regular file is mapped (no copy and no
+ * zeroed pages: the fastest way in for a big text), anything else read as
+ * by cli_read_file. The file must not shrink while it is mapped. */
+typedef struct { const uint8_t *p; size_t n; bool mapped; } cli_file;
+int cli_map_file(const char *path, cli_file *out);
+/* Gives back the pages of a mapped file (they are read in again if the
+ * bytes are used again); nothing for a read one. */
+void cli_file_release(cli_file *f);
+void cli_file_free(cli_file *f);
 int cli_write_file(const char *path, const void *p, size_t n);
 void cli_print_error(const char *path, const tl_error *e);
 /* --input-source-map: reads PATH (none if NULL) into ro->source_map, which

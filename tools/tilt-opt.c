@@ -303,13 +303,19 @@ static int emit(opts *o, tl_module *m) {
   return rc;
 }
 
+/* tl_read_options.on_text_parsed: the text's pages are given back before
+ * the binary made from it is read (the two would add up at the peak). */
+static void release_text(void *user, const char *text, size_t size) {
+  (void)text, (void)size;
+  cli_file_release(user);
+}
+
 static tl_module *load(opts *o) {
-  uint8_t *bytes;
-  size_t size;
-  if (cli_read_file(o->in, &bytes, &size)) return NULL;
+  cli_file in;
+  if (cli_map_file(o->in, &in)) return NULL;
   if (o->translate_to_fuzz) { /* src/fuzz: any bytes -> a valid module */
-    tl_module *fm = tl_fuzz_generate(bytes, size, NULL);
-    free(bytes);
+    tl_module *fm = tl_fuzz_generate(in.p, in.n, NULL);
+    cli_file_free(&in);
     return fm;
   }
   /* features == 0 means the default set to the reader; "none" is spelled
@@ -317,11 +323,11 @@ static tl_module *load(opts *o) {
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
                         .detect_features = o->detect, .no_validate = true,
                         .no_body_bytes = true, /* nothing here JITs */
-                        .threads = o->threads};
-  if (cli_read_source_map(o->in_map, &ro)) return free(bytes), NULL;
+                        .threads = o->threads, .on_text_parsed = release_text, .user = &in};
+  if (cli_read_source_map(o->in_map, &ro)) return cli_file_free(&in), NULL;
   tl_error err = {0};
-  tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
-  free(bytes);
+  tl_module *m = tl_module_read_any(in.p, in.n, &ro, &err);
+  cli_file_free(&in);
   free((void *)ro.source_map);
   /* validated here, as tl_module_read would, once the input bytes are gone
    * (they and the validator's scratch would add up at the peak) */

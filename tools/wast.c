@@ -53,10 +53,14 @@ typedef struct {
 } expect;
 
 static const tl_tok *cur(ws *w) { return &w->tk->t[w->i]; }
-static bool atom_is(const tl_tok *t, const char *kw) {
-  return t->kind == TK_ATOM && t->len == strlen(kw) && !memcmp(t->s, kw, t->len);
+static int kind(const ws *w, const tl_tok *t) { return tl_tok_kind(w->tk, t); }
+static int cur_kind(ws *w) { return kind(w, cur(w)); }
+/* An atom's or a string's text (t->aux bytes). */
+static const char *text(const ws *w, const tl_tok *t) { return tl_tok_text(w->tk, t); }
+static bool atom_is(const ws *w, const tl_tok *t, const char *kw) {
+  return kind(w, t) == TK_ATOM && t->aux == strlen(kw) && !memcmp(text(w, t), kw, t->aux);
 }
-static bool is_kw(ws *w, const char *kw) { return atom_is(cur(w), kw); }
+static bool is_kw(ws *w, const char *kw) { return atom_is(w, cur(w), kw); }
 
 static unsigned line_of(ws *w, size_t off) {
   if (off < w->line_off) w->line_off = 0, w->line_at = 1;
@@ -86,12 +90,12 @@ static void unsupported(ws *w, const char *what, const char *msg) {
 /* Strings from the cursor to the next ')' concatenated (malloc'd). */
 static uint8_t *strings(ws *w, size_t *n) {
   size_t cap = 1;
-  for (size_t j = w->i; w->tk->t[j].kind == TK_STR; j++) cap += w->tk->t[j].len;
+  for (size_t j = w->i; kind(w, &w->tk->t[j]) == TK_STR; j++) cap += w->tk->t[j].aux;
   uint8_t *b = malloc(cap);
   *n = 0;
   if (!b) return NULL;
-  while (cur(w)->kind == TK_STR) {
-    *n += tl_text_unescape(cur(w)->s, cur(w)->len, b + *n);
+  while (cur_kind(w) == TK_STR) {
+    *n += tl_text_unescape(text(w, cur(w)), cur(w)->aux, b + *n);
     w->i++;
   }
   b[*n] = 0;
@@ -102,13 +106,13 @@ static uint8_t *strings(ws *w, size_t *n) {
  * when the text reader rejected it; *def and *name describe the form. */
 static tl_status module_bytes(ws *w, uint8_t **bin, size_t *n, tl_error *err, bool *text_err,
                               bool *def, const tl_tok **name) {
-  size_t open = w->i, end = cur(w)->match;
+  size_t open = w->i, end = cur(w)->aux;
   *text_err = false;
   *def = false;
   *name = NULL;
   w->i += 2;
   if (is_kw(w, "definition")) w->i++, *def = true;
-  if (cur(w)->kind == TK_ID) *name = cur(w), w->i++;
+  if (cur_kind(w) == TK_ID) *name = cur(w), w->i++;
   tl_status st;
   if (is_kw(w, "binary")) {
     w->i++;
@@ -151,11 +155,20 @@ static tl_module *load(ws *w, const uint8_t *bin, size_t n, tl_error *err) {
   return m;
 }
 
-static char *dup_name(const tl_tok *t, size_t *len) {
-  *len = t ? t->len : 0;
+/* An id token's name (without '$'). */
+static const char *id_name(const ws *w, const tl_tok *t, size_t *len) {
+  uint32_t n;
+  const char *s = tl_tok_name(w->tk, t, &n);
+  *len = n;
+  return s;
+}
+
+static char *dup_name(const ws *w, const tl_tok *t, size_t *len) {
+  *len = 0;
   if (!t) return NULL;
-  char *s = malloc(t->len + 1);
-  if (s) memcpy(s, t->s, t->len), s[t->len] = 0;
+  const char *name = id_name(w, t, len);
+  char *s = malloc(*len + 1);
+  if (s) memcpy(s, name, *len), s[*len] = 0;
   return s;
 }
 
@@ -165,15 +178,17 @@ static void name_instance(ws *w, const tl_tok *id, tl_instance *inst) {
   if (!id) return;
   named nm;
   nm.inst = inst;
-  nm.name = dup_name(id, &nm.len);
+  nm.name = dup_name(w, id, &nm.len);
   if (nm.name) TL_VEC_PUSH(&w->insts, named, nm);
 }
 
 static tl_instance *find_inst(ws *w, const tl_tok *id) {
   if (!id) return w->cur;
+  size_t len;
+  const char *s = id_name(w, id, &len);
   for (size_t k = w->insts.n; k-- > 0;) {
     named *nm = &TL_VEC_AT(&w->insts, named, k);
-    if (nm->len == id->len && !memcmp(nm->name, id->s, id->len)) return nm->inst;
+    if (nm->len == len && !memcmp(nm->name, s, len)) return nm->inst;
   }
   return NULL;
 }
@@ -181,9 +196,11 @@ static tl_instance *find_inst(ws *w, const tl_tok *id) {
 /* Is id (or the current module) one that was unsupported? */
 static bool inst_unsupported(ws *w, const tl_tok *id) {
   if (!id) return w->cur_unsup;
+  size_t len;
+  const char *s = id_name(w, id, &len);
   for (size_t k = w->insts.n; k-- > 0;) {
     named *nm = &TL_VEC_AT(&w->insts, named, k);
-    if (nm->len == id->len && !memcmp(nm->name, id->s, id->len)) return !nm->inst;
+    if (nm->len == len && !memcmp(nm->name, s, len)) return !nm->inst;
   }
   return false;
 }
@@ -210,7 +227,7 @@ static void cmd_module(ws *w) {
   }
   if (def) {
     moddef d = {NULL, 0, bin, n};
-    d.name = dup_name(name, &d.len);
+    d.name = dup_name(w, name, &d.len);
     TL_VEC_PUSH(&w->defs, moddef, d);
     /* a definition must still read and validate */
     if (!load(w, bin, n, &err)) report_status(w, "module definition", &err);
@@ -233,17 +250,19 @@ static void cmd_module(ws *w) {
 
 /* (module instance $inst? $def?) */
 static void cmd_instance(ws *w) {
-  size_t end = cur(w)->match;
+  size_t end = cur(w)->aux;
   w->i += 3;
-  const tl_tok *iname = cur(w)->kind == TK_ID ? cur(w) : NULL, *dname = NULL;
+  const tl_tok *iname = cur_kind(w) == TK_ID ? cur(w) : NULL, *dname = NULL;
   if (iname) w->i++;
-  if (cur(w)->kind == TK_ID) dname = cur(w);
+  if (cur_kind(w) == TK_ID) dname = cur(w);
   else dname = iname;
   w->i = end + 1;
   moddef *d = NULL;
+  size_t dlen = 0;
+  const char *ds = dname ? id_name(w, dname, &dlen) : NULL;
   for (size_t k = w->defs.n; k-- > 0 && !d;) {
     moddef *x = &TL_VEC_AT(&w->defs, moddef, k);
-    if (!dname || (x->len == dname->len && x->name && !memcmp(x->name, dname->s, x->len))) d = x;
+    if (!dname || (x->len == dlen && x->name && !memcmp(x->name, ds, x->len))) d = x;
   }
   tl_error err = {0};
   if (!d) {
@@ -261,12 +280,12 @@ static void cmd_instance(ws *w) {
 }
 
 /* ---------------------------------------------------------------- values */
-static bool lane_shape(const tl_tok *t, int *lanes, int *wd, bool *fl) {
+static bool lane_shape(const ws *w, const tl_tok *t, int *lanes, int *wd, bool *fl) {
   static const struct { const char *n; int lanes, w; bool f; } sh[] = {
     {"i8x16", 16, 1, false}, {"i16x8", 8, 2, false}, {"i32x4", 4, 4, false},
     {"i64x2", 2, 8, false}, {"f32x4", 4, 4, true}, {"f64x2", 2, 8, true}};
   for (size_t k = 0; k < 6; k++)
-    if (atom_is(t, sh[k].n)) {
+    if (atom_is(w, t, sh[k].n)) {
       *lanes = sh[k].lanes, *wd = sh[k].w, *fl = sh[k].f;
       return true;
     }
@@ -274,33 +293,34 @@ static bool lane_shape(const tl_tok *t, int *lanes, int *wd, bool *fl) {
 }
 
 /* One scalar literal of w bytes (float if fl): bits, or a nan pattern. */
-static bool scalar(const tl_tok *t, int wd, bool fl, uint64_t *bits, uint8_t *nan) {
+static bool scalar(const ws *w, const tl_tok *t, int wd, bool fl, uint64_t *bits, uint8_t *nan) {
+  const char *s = text(w, t);
   *nan = E_BITS;
-  if (t->kind != TK_ATOM) return false;
-  if (fl && atom_is(t, "nan:canonical")) return *nan = E_NAN_CANON, true;
-  if (fl && atom_is(t, "nan:arithmetic")) return *nan = E_NAN_ARITH, true;
+  if (kind(w, t) != TK_ATOM) return false;
+  if (fl && atom_is(w, t, "nan:canonical")) return *nan = E_NAN_CANON, true;
+  if (fl && atom_is(w, t, "nan:arithmetic")) return *nan = E_NAN_ARITH, true;
   if (fl) {
     if (wd == 4) {
       uint32_t v;
-      if (!tl_text_f32(t->s, t->len, &v)) return false;
+      if (!tl_text_f32(s, t->aux, &v)) return false;
       *bits = v;
       return true;
     }
-    return tl_text_f64(t->s, t->len, bits);
+    return tl_text_f64(s, t->aux, bits);
   }
-  if (wd >= 4) return tl_text_int(t->s, t->len, wd * 8, bits);
-  bool neg = t->s[0] == '-', sign = neg || t->s[0] == '+';
+  if (wd >= 4) return tl_text_int(s, t->aux, wd * 8, bits);
+  bool neg = s[0] == '-', sign = neg || s[0] == '+';
   uint64_t v;
-  if (!tl_text_u64(t->s + sign, t->len - sign, &v)) return false;
+  if (!tl_text_u64(s + sign, t->aux - sign, &v)) return false;
   uint64_t lim = 1ull << (8 * wd);
   if (neg ? v > lim / 2 : v >= lim) return false;
   *bits = neg ? (uint64_t)0 - v : v;
   return true;
 }
 
-static uint32_t ref_type_of(const tl_tok *t) {
-  if (atom_is(t, "func") || atom_is(t, "nofunc")) return TL_VAL_FUNCREF;
-  if (atom_is(t, "extern") || atom_is(t, "noextern")) return TL_VAL_EXTERNREF;
+static uint32_t ref_type_of(const ws *w, const tl_tok *t) {
+  if (atom_is(w, t, "func") || atom_is(w, t, "nofunc")) return TL_VAL_FUNCREF;
+  if (atom_is(w, t, "extern") || atom_is(w, t, "noextern")) return TL_VAL_EXTERNREF;
   return 0;
 }
 
@@ -308,8 +328,8 @@ static uint32_t ref_type_of(const tl_tok *t) {
  * alternatives. false on a form this runner does not read. */
 static bool value(ws *w, expect *e, bool result, tl_vec *alts) {
   memset(e, 0, sizeof *e);
-  if (cur(w)->kind != TK_LPAR) return false;
-  size_t end = cur(w)->match;
+  if (cur_kind(w) != TK_LPAR) return false;
+  size_t end = cur(w)->aux;
   const tl_tok *op = &w->tk->t[w->i + 1];
   w->i += 2;
   bool ok = true;
@@ -318,38 +338,38 @@ static bool value(ws *w, expect *e, bool result, tl_vec *alts) {
     {"f32.const", TL_VAL_F32, 4, true}, {"f64.const", TL_VAL_F64, 8, true}};
   int k = -1;
   for (int j = 0; j < 4; j++)
-    if (atom_is(op, num[j].n)) k = j;
+    if (atom_is(w, op, num[j].n)) k = j;
   if (k >= 0) {
     uint8_t nan;
     e->type = num[k].type, e->w = (uint8_t)num[k].w;
-    ok = scalar(cur(w), num[k].w, num[k].f, &e->bits, &nan) && (result || nan == E_BITS);
+    ok = scalar(w, cur(w), num[k].w, num[k].f, &e->bits, &nan) && (result || nan == E_BITS);
     e->kind = nan;
-  } else if (atom_is(op, "v128.const")) {
+  } else if (atom_is(w, op, "v128.const")) {
     int lanes = 0, wd = 1;
     bool fl = false;
     e->type = TL_VAL_V128, e->kind = E_V128;
-    ok = lane_shape(cur(w), &lanes, &wd, &fl);
+    ok = lane_shape(w, cur(w), &lanes, &wd, &fl);
     w->i++;
     e->w = (uint8_t)wd, e->fl = fl;
     for (int l = 0; ok && l < lanes; l++, w->i++) {
       uint64_t bits = 0;
-      ok = scalar(cur(w), wd, fl, &bits, &e->lane[l]) && (result || e->lane[l] == E_BITS);
+      ok = scalar(w, cur(w), wd, fl, &bits, &e->lane[l]) && (result || e->lane[l] == E_BITS);
       memcpy(e->v + l * wd, &bits, (size_t)wd);
     }
-  } else if (atom_is(op, "ref.null")) {
+  } else if (atom_is(w, op, "ref.null")) {
     e->kind = E_NULL;
-    e->type = ref_type_of(cur(w));
-  } else if (atom_is(op, "ref.extern") || atom_is(op, "ref.host")) {
+    e->type = ref_type_of(w, cur(w));
+  } else if (atom_is(w, op, "ref.extern") || atom_is(w, op, "ref.host")) {
     e->type = TL_VAL_EXTERNREF;
     e->kind = E_NONNULL;
-    if (cur(w)->kind == TK_ATOM) {
-      ok = tl_text_u64(cur(w)->s, cur(w)->len, &e->bits);
+    if (cur_kind(w) == TK_ATOM) {
+      ok = tl_text_u64(text(w, cur(w)), cur(w)->aux, &e->bits);
       e->kind = E_EXTERN;
     }
-  } else if (result && atom_is(op, "either")) {
+  } else if (result && atom_is(w, op, "either")) {
     e->kind = E_EITHER;
     e->alt = (uint32_t)alts->n;
-    while (ok && cur(w)->kind == TK_LPAR) {
+    while (ok && cur_kind(w) == TK_LPAR) {
       expect a;
       ok = value(w, &a, true, alts);
       if (ok) {
@@ -357,9 +377,9 @@ static bool value(ws *w, expect *e, bool result, tl_vec *alts) {
         e->nalt++;
       }
     }
-  } else if (result && op->kind == TK_ATOM && op->len > 4 && !memcmp(op->s, "ref.", 4)) {
+  } else if (result && kind(w, op) == TK_ATOM && op->aux > 4 && !memcmp(text(w, op), "ref.", 4)) {
     e->kind = E_NONNULL; /* ref.func, ref.any, ref.eq, ...: any non-null reference */
-    e->type = atom_is(op, "ref.func") ? TL_VAL_FUNCREF : 0;
+    e->type = atom_is(w, op, "ref.func") ? TL_VAL_FUNCREF : 0;
   } else {
     ok = false;
   }
@@ -415,22 +435,22 @@ static bool matches(const expect *e, const tl_value *g, const tl_vec *alts) {
 /* ---------------------------------------------------------------- actions */
 /* (invoke $id? "name" const*) / (get $id? "name") */
 static tl_status action(ws *w, tl_value *res, uint32_t *nres, tl_error *err, char *fname, size_t fcap) {
-  size_t end = cur(w)->match;
+  size_t end = cur(w)->aux;
   const tl_tok *op = &w->tk->t[w->i + 1];
   w->i += 2;
   *nres = 0;
-  const tl_tok *id = cur(w)->kind == TK_ID ? cur(w) : NULL;
+  const tl_tok *id = cur_kind(w) == TK_ID ? cur(w) : NULL;
   if (id) w->i++;
   tl_instance *inst = find_inst(w, id);
   size_t flen = 0;
-  uint8_t *field = cur(w)->kind == TK_STR ? strings(w, &flen) : NULL;
+  uint8_t *field = cur_kind(w) == TK_STR ? strings(w, &flen) : NULL;
   snprintf(fname, fcap, "%.*s", (int)flen, field ? (char *)field : "");
   tl_status st = TL_OK;
   if (!inst && inst_unsupported(w, id)) {
     st = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "its module is not supported");
   } else if (!inst || !field) {
     st = tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no such module or field");
-  } else if (atom_is(op, "get")) {
+  } else if (atom_is(w, op, "get")) {
     tl_extern x;
     if (tl_instance_export_n(inst, (char *)field, flen, &x) || tl_global_get(x, res))
       st = tl_errorf(err, TL_E_LINK, TL_NO_OFFSET, "no global %s", fname);
@@ -439,7 +459,7 @@ static tl_status action(ws *w, tl_value *res, uint32_t *nres, tl_error *err, cha
     tl_value args[64];
     tl_vec alts = {0};
     uint32_t na = 0;
-    while (!st && cur(w)->kind == TK_LPAR && na < 64) {
+    while (!st && cur_kind(w) == TK_LPAR && na < 64) {
       expect e;
       if (!value(w, &e, false, &alts)) st = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "argument form");
       else to_value(&e, &args[na++]);
@@ -468,7 +488,7 @@ static void cmd_assert_return(ws *w) {
   tl_vec alts = {0};
   uint32_t ne = 0;
   bool ok = true;
-  while (cur(w)->kind == TK_LPAR && ne < 64 && ok) ok = value(w, &ex[ne++], true, &alts);
+  while (cur_kind(w) == TK_LPAR && ne < 64 && ok) ok = value(w, &ex[ne++], true, &alts);
   if (!ok) {
     unsupported(w, "assert_return", "result form");
   } else if (st) {
@@ -510,7 +530,7 @@ static void expect_instantiate_fail(ws *w, const char *what, tl_status want) {
 
 static void cmd_assert_trap(ws *w, const char *what, tl_status want) {
   w->i += 2;
-  if (cur(w)->kind == TK_LPAR && atom_is(&w->tk->t[w->i + 1], "module")) {
+  if (cur_kind(w) == TK_LPAR && atom_is(w, &w->tk->t[w->i + 1], "module")) {
     expect_instantiate_fail(w, what, TL_E_TRAP);
     return;
   }
@@ -520,7 +540,7 @@ static void cmd_assert_trap(ws *w, const char *what, tl_status want) {
   char fname[64];
   tl_status st = action(w, res, &nres, &err, fname, sizeof fname);
   size_t mn = 0;
-  uint8_t *msg = cur(w)->kind == TK_STR ? strings(w, &mn) : NULL;
+  uint8_t *msg = cur_kind(w) == TK_STR ? strings(w, &mn) : NULL;
   if (st == TL_E_UNSUPPORTED) unsupported(w, what, err.msg);
   else if (st != want)
     failf(w, what, "%s: got status %d (%s), expected \"%.*s\"", fname, st, st ? err.msg : "no trap", (int)mn,
@@ -551,7 +571,7 @@ static void cmd_assert_bad(ws *w, bool malformed) {
   const char *what = malformed ? "assert_malformed" : "assert_invalid";
   w->i += 2;
   bool binary = false; /* the binary reader's malformed/invalid split is its own business */
-  for (size_t j = w->i + 2; j < w->i + 5 && !binary; j++) binary = atom_is(&w->tk->t[j], "binary");
+  for (size_t j = w->i + 2; j < w->i + 5 && !binary; j++) binary = atom_is(w, &w->tk->t[j], "binary");
   uint8_t *bin = NULL;
   size_t n = 0;
   tl_error err = {0};
@@ -576,43 +596,43 @@ static void cmd_assert_bad(ws *w, bool malformed) {
 
 static void command(ws *w) {
   const tl_tok *open = cur(w);
-  size_t end = open->match;
+  size_t end = open->aux;
   const tl_tok *kw = &w->tk->t[w->i + 1];
   w->line = line_of(w, open->off);
-  if (atom_is(kw, "module")) {
-    if (atom_is(&w->tk->t[w->i + 2], "instance")) cmd_instance(w);
+  if (atom_is(w, kw, "module")) {
+    if (atom_is(w, &w->tk->t[w->i + 2], "instance")) cmd_instance(w);
     else cmd_module(w);
-  } else if (atom_is(kw, "register")) {
+  } else if (atom_is(w, kw, "register")) {
     w->i += 2;
     size_t n;
     uint8_t *as = strings(w, &n);
-    const tl_tok *id = cur(w)->kind == TK_ID ? cur(w) : NULL;
+    const tl_tok *id = cur_kind(w) == TK_ID ? cur(w) : NULL;
     tl_instance *inst = find_inst(w, id);
     if (!inst && inst_unsupported(w, id)) unsupported(w, "register", "its module is not supported");
     else if (!inst || !as) failf(w, "register", "no module");
     else tl_linker_define_instance(w->l, (char *)as, inst);
     free(as);
-  } else if (atom_is(kw, "invoke") || atom_is(kw, "get")) {
+  } else if (atom_is(w, kw, "invoke") || atom_is(w, kw, "get")) {
     tl_value res[64];
     uint32_t nres;
     tl_error err = {0};
     char fname[64];
     if (action(w, res, &nres, &err, fname, sizeof fname)) report_status(w, "action", &err);
     else w->pass++;
-  } else if (atom_is(kw, "assert_return")) {
+  } else if (atom_is(w, kw, "assert_return")) {
     cmd_assert_return(w);
-  } else if (atom_is(kw, "assert_trap")) {
+  } else if (atom_is(w, kw, "assert_trap")) {
     cmd_assert_trap(w, "assert_trap", TL_E_TRAP);
-  } else if (atom_is(kw, "assert_exhaustion")) {
+  } else if (atom_is(w, kw, "assert_exhaustion")) {
     cmd_assert_trap(w, "assert_exhaustion", TL_E_EXHAUSTED);
-  } else if (atom_is(kw, "assert_exception")) {
+  } else if (atom_is(w, kw, "assert_exception")) {
     cmd_assert_exception(w);
-  } else if (atom_is(kw, "assert_invalid") || atom_is(kw, "assert_malformed")) {
-    cmd_assert_bad(w, atom_is(kw, "assert_malformed"));
-  } else if (atom_is(kw, "assert_unlinkable")) {
+  } else if (atom_is(w, kw, "assert_invalid") || atom_is(w, kw, "assert_malformed")) {
+    cmd_assert_bad(w, atom_is(w, kw, "assert_malformed"));
+  } else if (atom_is(w, kw, "assert_unlinkable")) {
     w->i += 2;
     expect_instantiate_fail(w, "assert_unlinkable", TL_E_LINK);
-  } else if (atom_is(kw, "assert_uninstantiable")) {
+  } else if (atom_is(w, kw, "assert_uninstantiable")) {
     w->i += 2;
     expect_instantiate_fail(w, "assert_uninstantiable", TL_E_TRAP);
   } else {
@@ -642,8 +662,8 @@ static void run_file(ws *w, const char *path) {
   tl_store_set_engine(w->s, w->engine);
   w->l = tl_linker_new();
   tl_spectest_define(w->l, w->s, false);
-  while (cur(w)->kind == TK_LPAR) command(w);
-  if (cur(w)->kind != TK_EOF) failf(w, "script", "unexpected token");
+  while (cur_kind(w) == TK_LPAR) command(w);
+  if (cur_kind(w) != TK_EOF) failf(w, "script", "unexpected token");
   tl_linker_free(w->l);
   tl_store_free(w->s);
   for (size_t k = 0; k < w->mods.n; k++) tl_module_free(TL_VEC_AT(&w->mods, tl_module *, k));

@@ -1,7 +1,9 @@
 /* api.c — tl_module_parse_text: text to binary bytes (parse.c), then the
  * binary reader, which validates and builds the module. Errors from the
  * text carry line and column; errors the reader finds in the bytes made
- * from the text keep their message and function index, without offset. */
+ * from the text are located at the instruction they are about. And
+ * tl_module_read_any: binary or text, told apart by the magic and by NUL
+ * bytes, which the lexer finds on its way. */
 #include "text.h"
 #include "../wasm-io/wasmio.h"
 
@@ -13,6 +15,8 @@ typedef struct {
   const char *text;
   size_t size;
   const tl_read_options *opt;
+  bool stop_at_nul;  /* tl_module_read_any: a text with a NUL is binary */
+  bool nul;          /* so it stopped: the text has a NUL byte */
   tl_module *m;
 } parse_call;
 
@@ -60,9 +64,15 @@ static tl_status parse_in_scope(void *c, tl_error *err) {
   size_t n = 0, pos = 0;
   tl_status st = tl_text_lex(p->text, p->size, &t, err);
   if (st) return st;
+  if (p->stop_at_nul && t.nul) {
+    tl_toks_free(&t);
+    p->nul = true;
+    return TL_OK;
+  }
   st = tl_text_module(&t, &pos, true, &bin, &n, err);
   tl_toks_free(&t);
   if (st) return st;
+  if (p->opt && p->opt->on_text_parsed) p->opt->on_text_parsed(p->opt->user, p->text, p->size);
   st = tl_read(bin, n, p->opt, &p->m, err);
   tl_free(bin);
   if (st && err) locate_in_text(p->text, p->size, err);
@@ -72,7 +82,7 @@ static tl_status parse_in_scope(void *c, tl_error *err) {
 /* In an out-of-memory scope (oom.c), as tl_module_read. */
 tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_options *opt,
                                 tl_error *err) {
-  parse_call p = {text, size, opt, NULL};
+  parse_call p = {.text = text, .size = size, .opt = opt};
   if (tl_oom_run(NULL, parse_in_scope, &p, err, "text") != TL_OK) return NULL;
   return p.m;
 }
@@ -83,13 +93,15 @@ bool tl_is_binary(const uint8_t *bytes, size_t size) {
 
 /* Text never holds a NUL byte (not even in strings, which escape it), so
  * empty input and bytes with a NUL are binary, and get the binary reader's
- * error with its offset (as wasm-opt and wat2wasm reject them too). */
-static bool looks_like_text(const uint8_t *bytes, size_t size) {
-  return size > 0 && !memchr(bytes, 0, size);
-}
-
+ * error with its offset (as wasm-opt and wat2wasm reject them too). The
+ * lexer tells whether a text it read has one (in a comment or after a
+ * '\'; any other NUL stops it with an error): only when reading the text
+ * failed is the input searched for one. */
 tl_module *tl_module_read_any(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                               tl_error *err) {
-  if (tl_is_binary(bytes, size) || !looks_like_text(bytes, size)) return tl_module_read(bytes, size, opt, err);
-  return tl_module_parse_text((const char *)bytes, size, opt, err);
+  if (tl_is_binary(bytes, size) || !size) return tl_module_read(bytes, size, opt, err);
+  parse_call p = {.text = (const char *)bytes, .size = size, .opt = opt, .stop_at_nul = true};
+  tl_status st = tl_oom_run(NULL, parse_in_scope, &p, err, "text");
+  if (p.nul || (st && memchr(bytes, 0, size))) return tl_module_read(bytes, size, opt, err);
+  return st ? NULL : p.m;
 }

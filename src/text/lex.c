@@ -1,7 +1,10 @@
 /* lex.c — the text format's tokens and literals: atoms (keywords, numbers,
  * reserved words), $ids (also $"quoted"), strings with escapes, parentheses
  * matched with an explicit stack; line comments, nested block comments and
- * annotations (@...) are dropped. Literal parsers check the spec's grammar
+ * annotations (@...) are dropped. Tokens are 8 bytes (text.h); a byte-class
+ * table drives the loop, and runs of spaces go eight bytes at a time. It
+ * notes the NUL bytes it accepts (tl_toks.nul) and rejects all others, so
+ * no other pass looks for them. Literal parsers check the spec's grammar
  * (underscores only between digits) and ranges; floats are rounded by
  * strtof/strtod (correctly rounded, hex floats included). */
 #include "text.h"
@@ -36,32 +39,121 @@ tl_status tl_text_fail(tl_error *err, tl_status code, const char *src, size_t of
   return code;
 }
 
-static bool is_idchar(unsigned char c) {
-  if (c >= '0' && c <= '9') return true;
-  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
-  return c && strchr("!#$%&'*+-./:<=>?@\\^_`|~", c);
-}
+/* Byte classes of the lexer's main loop:
+ *   BD  a byte that starts no token: NUL and the other control bytes but
+ *       white space, DEL, and every byte of 0x80 and above
+ *   SP  white space: ' ' '\t' '\n' '\r'
+ *   ID  an idchar but '$': letters, digits, !#%&'*+-./:<=>?@\^_`|~
+ *   DL  '$', the idchar that starts an id
+ *   LP '('   RP ')'   QT '"'   SC ';'
+ *   RS  ",[]{}": reserved, allowed only inside annotations */
+enum { BD, SP, ID, DL, LP, RP, QT, SC, RS };
+static const uint8_t cls[256] = {
+  /*       0   1   2   3   4   5   6   7   8   9   a   b   c   d   e   f */
+  /* 0 */ BD, BD, BD, BD, BD, BD, BD, BD, BD, SP, SP, BD, BD, SP, BD, BD,
+  /* 1 */ BD, BD, BD, BD, BD, BD, BD, BD, BD, BD, BD, BD, BD, BD, BD, BD,
+  /* 2 */ SP, ID, QT, ID, DL, ID, ID, ID, LP, RP, ID, ID, RS, ID, ID, ID,
+  /* 3 */ ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, SC, ID, ID, ID, ID,
+  /* 4 */ ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID,
+  /* 5 */ ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, RS, ID, RS, ID, ID,
+  /* 6 */ ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID,
+  /* 7 */ ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, ID, RS, ID, RS, ID, BD,
+};
 
-static int hexval(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') return (c | 0x20) - 'a' + 10;
-  return -1;
-}
+/* tl_tok_kind's table: the kind of a token by its first byte. */
+const uint8_t tl_tok_kinds[256] = {
+  ['('] = TK_LPAR, [')'] = TK_RPAR, ['"'] = TK_STR, ['$'] = TK_ID,
+  ['!'] = TK_ATOM, ['#'] = TK_ATOM, ['%'] = TK_ATOM, ['&'] = TK_ATOM, ['\''] = TK_ATOM,
+  ['*'] = TK_ATOM, ['+'] = TK_ATOM, ['-'] = TK_ATOM, ['.'] = TK_ATOM, ['/'] = TK_ATOM,
+  ['0'] = TK_ATOM, ['1'] = TK_ATOM, ['2'] = TK_ATOM, ['3'] = TK_ATOM, ['4'] = TK_ATOM,
+  ['5'] = TK_ATOM, ['6'] = TK_ATOM, ['7'] = TK_ATOM, ['8'] = TK_ATOM, ['9'] = TK_ATOM,
+  [':'] = TK_ATOM, ['<'] = TK_ATOM, ['='] = TK_ATOM, ['>'] = TK_ATOM, ['?'] = TK_ATOM,
+  ['@'] = TK_ATOM, ['\\'] = TK_ATOM, ['^'] = TK_ATOM, ['_'] = TK_ATOM, ['`'] = TK_ATOM,
+  ['|'] = TK_ATOM, ['~'] = TK_ATOM,
+#define L(c) [c] = TK_ATOM, [c + 32] = TK_ATOM
+  L('A'), L('B'), L('C'), L('D'), L('E'), L('F'), L('G'), L('H'), L('I'), L('J'), L('K'), L('L'), L('M'),
+  L('N'), L('O'), L('P'), L('Q'), L('R'), L('S'), L('T'), L('U'), L('V'), L('W'), L('X'), L('Y'), L('Z'),
+#undef L
+};
+
+static bool is_idchar(unsigned char c) { return (unsigned)(cls[c] - ID) <= DL - ID; }
+
+/* Hex digits' values, 0xff for other bytes. */
+static const uint8_t hex[256] = {
+#define R16 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+  /* 0x00 */ R16, R16, R16,
+  /* 0x30 */ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  /* 0x40 */ 0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  /* 0x50 */ R16,
+  /* 0x60 */ 0xff, 10, 11, 12, 13, 14, 15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  /* 0x70 */ R16, R16, R16, R16, R16, R16, R16, R16, R16
+#undef R16
+};
+
+static int hexval(unsigned char c) { return hex[c] == 0xff ? -1 : hex[c]; }
+
+/* s[0] and s[1] are hex digits (the two of a \hh escape). */
+static bool hex_pair(const char *s) { return (hex[(unsigned char)s[0]] | hex[(unsigned char)s[1]]) != 0xff; }
 
 typedef struct {
   const char *s;
   size_t n, i;
   tl_error *err;
-  tl_vec *toks;
-  tl_vec *owned;     /* char *: decoded quoted ids */
-  tl_vec open;       /* uint32_t: indices of unmatched TK_LPARs */
-  size_t ann;        /* inside an annotation (@...): its open parentheses; its
-                        tokens are checked but not kept */
-  size_t ann_at;     /* where the outermost annotation began */
+  tl_vec toks;       /* tl_tok */
+  tl_vec *qids;      /* tl_qid: decoded quoted ids */
+  size_t depth;      /* unmatched TK_LPARs */
+  uint32_t top;      /* the innermost one's index + 1 (0: none); each
+                        unmatched '(' keeps the one around it in its aux
+                        until its ')' sets the match there */
+  size_t ann;        /* inside an annotation (@...): depth at its '(' (its
+                        tokens are checked, then dropped when it closes); 0
+                        outside */
+  size_t ann_at;     /* where that annotation began */
+  uint32_t ann_tok;  /* its '(' token, where the tokens are cut back to */
+  bool nul;          /* a NUL byte was accepted (in a comment or escape) */
 } lx;
 
 static tl_status lfail(lx *l, size_t off, const char *msg) {
   return tl_text_fail(l->err, TL_E_MALFORMED, l->s, off, "%s", msg);
+}
+
+/* The index of the first nonzero byte of w, as loaded from memory. */
+static unsigned first_set_byte(uint64_t w) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return (unsigned)__builtin_clzll(w) >> 3;
+#else
+  return (unsigned)__builtin_ctzll(w) >> 3;
+#endif
+}
+
+/* The end of the white space at i: runs of ' ' go eight bytes at a time,
+ * as indentation is most of a printed text. */
+static size_t skip_space(const char *s, size_t i, size_t n) {
+  while (i < n) {
+    if (n - i >= 8) {
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      w ^= 0x2020202020202020ull;
+      if (!w) {
+        i += 8;
+        continue;
+      }
+      i += first_set_byte(w);
+    }
+    if (cls[(unsigned char)s[i]] != SP) return i;
+    i++;
+  }
+  return i;
+}
+
+/* Skips a line comment at l->i (";;") up to its '\n' or '\r'. */
+static void line_comment(lx *l) {
+  for (;;) {
+    while (l->i < l->n && (unsigned char)l->s[l->i] > '\r') l->i++;
+    if (l->i >= l->n || l->s[l->i] == '\n' || l->s[l->i] == '\r') return;
+    if (!l->s[l->i]) l->nul = true;
+    l->i++;
+  }
 }
 
 /* Skips a block comment starting at l->i ("(;"); nesting counted. */
@@ -72,42 +164,77 @@ static tl_status block_comment(lx *l) {
     else if (l->s[l->i] == ';' && l->s[l->i + 1] == ')') {
       l->i += 2;
       if (--depth == 0) return TL_OK;
-    } else l->i++;
+    } else {
+      if (!l->s[l->i]) l->nul = true;
+      l->i++;
+    }
   }
   return lfail(l, start, "unclosed block comment");
 }
 
-/* A string at l->i ('"'): checks escapes and UTF-8; l->i moves past it. */
+/* The end of the bytes from i on that stand for themselves in a string. */
+static size_t plain_run(const char *s, size_t i, size_t n) {
+  while (i < n) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f) break;
+    i++;
+  }
+  return i;
+}
+
+/* A \u{...} escape (l->i on the 'u', at on the '\'): hex digits with '_'
+ * between them, at most 0x10ffff and not a surrogate. */
+static tl_status unicode_escape(lx *l, size_t at) {
+  uint32_t v = 0;
+  size_t nd = 0;
+  if (l->i + 1 >= l->n || l->s[l->i + 1] != '{') return lfail(l, at, "malformed escape in string");
+  l->i += 2;
+  while (l->i < l->n && (hexval((unsigned char)l->s[l->i]) >= 0 || (l->s[l->i] == '_' && nd))) {
+    if (l->s[l->i] != '_') v = v > 0x10ffff ? v : v * 16 + (uint32_t)hexval((unsigned char)l->s[l->i]), nd++;
+    l->i++;
+  }
+  if (!nd || l->i >= l->n || l->s[l->i] != '}' || v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
+    return lfail(l, at, "malformed unicode escape in string");
+  l->i++;
+  return TL_OK;
+}
+
+/* The escape at l->i ('\'); l->i moves past it. A NUL after the '\'
+ * stands for itself, as the escapes t n r " ' \ do. */
+static tl_status escape(lx *l) {
+  size_t at = l->i++;
+  unsigned char c = (unsigned char)l->s[l->i];
+  if (!c) l->nul = true;
+  if (!c || c == 't' || c == 'n' || c == 'r' || c == '"' || c == '\'' || c == '\\') {
+    l->i++;
+    return TL_OK;
+  }
+  if (c == 'u') return unicode_escape(l, at);
+  if (hexval(c) >= 0 && l->i + 1 < l->n && hexval((unsigned char)l->s[l->i + 1]) >= 0) {
+    l->i += 2;
+    return TL_OK;
+  }
+  return lfail(l, at, "malformed escape in string");
+}
+
+/* A string at l->i ('"'): checks escapes and characters; l->i moves past it. */
 static tl_status string(lx *l) {
   size_t start = l->i++;
-  while (l->i < l->n) {
-    unsigned char c = (unsigned char)l->s[l->i];
-    if (c == '"') { l->i++; return TL_OK; }
-    if (c == '\n' || c < 0x20 || c == 0x7f) return lfail(l, l->i, "illegal character in string");
-    if (c != '\\') { l->i++; continue; }
-    size_t at = l->i++;
+  for (;;) {
+    l->i = plain_run(l->s, l->i, l->n);
     if (l->i >= l->n) break;
-    c = (unsigned char)l->s[l->i];
-    if (strchr("tnr\"'\\", c)) { l->i++; continue; }
-    if (c == 'u') {
-      uint32_t v = 0;
-      size_t nd = 0;
-      if (l->i + 1 >= l->n || l->s[l->i + 1] != '{') return lfail(l, at, "malformed escape in string");
-      l->i += 2;
-      while (l->i < l->n && (hexval((unsigned char)l->s[l->i]) >= 0 || (l->s[l->i] == '_' && nd))) {
-        if (l->s[l->i] != '_') v = v > 0x10ffff ? v : v * 16 + (uint32_t)hexval((unsigned char)l->s[l->i]), nd++;
-        l->i++;
-      }
-      if (!nd || l->i >= l->n || l->s[l->i] != '}' || v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
-        return lfail(l, at, "malformed unicode escape in string");
+    unsigned char c = (unsigned char)l->s[l->i];
+    if (c == '"') {
       l->i++;
+      return TL_OK;
+    }
+    if (c != '\\') return lfail(l, l->i, "illegal character in string");
+    if (l->i + 1 >= l->n) break;
+    if (l->i + 2 < l->n && hex_pair(l->s + l->i + 1)) { /* \hh, data's usual escape */
+      l->i += 3;
       continue;
     }
-    if (hexval(c) >= 0 && l->i + 1 < l->n && hexval((unsigned char)l->s[l->i + 1]) >= 0) {
-      l->i += 2;
-      continue;
-    }
-    return lfail(l, at, "malformed escape in string");
+    TRY(escape(l));
   }
   return lfail(l, start, "unclosed string");
 }
@@ -117,6 +244,11 @@ size_t tl_text_unescape(const char *s, size_t len, uint8_t *out) {
   for (size_t i = 1; i + 1 < len; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c != '\\') { out[n++] = c; continue; }
+    if (hex_pair(s + i + 1)) { /* \hh: checked by the lexer, so s[i + 2] is there */
+      out[n++] = (uint8_t)(hex[(unsigned char)s[i + 1]] << 4 | hex[(unsigned char)s[i + 2]]);
+      i += 2;
+      continue;
+    }
     c = (unsigned char)s[++i];
     switch (c) {
     case 't': out[n++] = '\t'; break;
@@ -169,164 +301,201 @@ static bool utf8_ok(const uint8_t *p, size_t n) {
   return true;
 }
 
-static tl_status push(lx *l, uint8_t kind, size_t off, size_t len) {
-  if (l->ann) return TL_OK;
-  tl_tok t = {.kind = kind, .len = (uint32_t)len, .off = off, .s = l->s + off};
-  if (len > UINT32_MAX) return lfail(l, off, "token too long");
-  size_t n0 = l->toks->n;
-  TL_VEC_PUSH(l->toks, tl_tok, t);
-  if (l->toks->n == n0) return tl_nomem(l->err, "tokens");
-  return TL_OK;
-}
-
-/* An id token whose name (without '$', decoded if quoted) is s. Inside an
- * annotation nothing is pushed, so there is no token to name. */
-static tl_status push_id(lx *l, size_t off, size_t len, const char *s) {
-  TRY(push(l, TK_ID, off, len));
-  if (!l->ann) TL_VEC_AT(l->toks, tl_tok, l->toks->n - 1).s = s;
-  return TL_OK;
-}
-
-/* After an atom, id or string the next character must end the token. */
-static bool ends_token(lx *l) {
-  if (l->i >= l->n) return true;
-  char c = l->s[l->i];
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ')' ||
-         (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';');
+/* Appends a token (out of memory unwinds, as vector growth does). Tokens
+ * inside an annotation are pushed too, and cut off when it closes. */
+static inline void push(lx *l, size_t off, size_t aux) {
+  if (l->toks.n >= l->toks.cap) tl_vec_grow(&l->toks, sizeof(tl_tok), l->toks.n + 1);
+  ((tl_tok *)l->toks.p)[l->toks.n++] = (tl_tok){(uint32_t)off, (uint32_t)aux};
 }
 
 /* After an atom, id or string the next character must end the token: else
  * the run is one reserved token (idchars, strings, ",;[]{}"), an error
  * outside annotations. */
-static tl_status separated(lx *l, size_t start) {
-  while (!ends_token(l)) {
+static tl_status not_separated(lx *l, size_t start) {
+  for (;;) {
+    if (l->i >= l->n) return TL_OK;
+    unsigned char c = (unsigned char)l->s[l->i];
+    int k = cls[c];
+    if (k == SP || k == LP || k == RP || (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';')) return TL_OK;
     if (!l->ann) return lfail(l, start, "unknown operator: tokens not separated");
-    char c = l->s[l->i];
     if (c == '"') TRY(string(l));
-    else if (is_idchar((unsigned char)c) || (c && strchr(",;[]{}", c))) l->i++;
+    else if (is_idchar(c) || k == SC || k == RS) l->i++;
     else return lfail(l, l->i, "unexpected character");
   }
-  return TL_OK;
+}
+
+/* The check after a token, with its common case (white space or a
+ * parenthesis follows) inline. */
+static inline tl_status separated(lx *l, size_t start) {
+  if (l->i < l->n) {
+    int k = cls[(unsigned char)l->s[l->i]];
+    if (k == SP || k == LP || k == RP) return TL_OK;
+  }
+  return not_separated(l, start);
+}
+
+/* $"quoted": the name decoded into l->qids, checked for emptiness and UTF-8. */
+static tl_status quoted_id(lx *l, size_t start) {
+  size_t q = l->i;
+  TRY(string(l));
+  size_t raw = l->i - q;
+  char *d = tl_malloc(raw + 1);
+  if (!d) return tl_nomem(l->err, "id");
+  size_t n = tl_text_unescape(l->s + q, raw, (uint8_t *)d), k = l->qids->n;
+  tl_qid id = {d, (uint32_t)n};
+  TL_VEC_PUSH(l->qids, tl_qid, id);
+  if (l->qids->n == k) {
+    tl_free(d);
+    return tl_nomem(l->err, "id");
+  }
+  if (!n) return lfail(l, start, "empty identifier");
+  if (!utf8_ok((const uint8_t *)d, n)) return lfail(l, start, "malformed UTF-8 encoding in identifier");
+  push(l, start, k);
+  return separated(l, start);
 }
 
 static tl_status id_token(lx *l) {
   size_t start = l->i++;
-  if (l->i < l->n && l->s[l->i] == '"') {
-    size_t q = l->i;
-    TRY(string(l));
-    size_t raw = l->i - q;
-    char *d = tl_malloc(raw + 1);
-    if (!d) return tl_nomem(l->err, "id");
-    size_t n = tl_text_unescape(l->s + q, raw, (uint8_t *)d), n0 = l->owned->n;
-    TL_VEC_PUSH(l->owned, char *, d);
-    if (l->owned->n == n0) {
-      tl_free(d);
-      return tl_nomem(l->err, "id");
-    }
-    if (!n) return lfail(l, start, "empty identifier");
-    if (!utf8_ok((const uint8_t *)d, n)) return lfail(l, start, "malformed UTF-8 encoding in identifier");
-    TRY(push_id(l, start, n, d));
-    return separated(l, start);
-  }
+  if (l->i < l->n && l->s[l->i] == '"') return quoted_id(l, start);
   while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
   if (l->i == start + 1) return lfail(l, start, "empty identifier");
-  TRY(push_id(l, start, l->i - start - 1, l->s + start + 1));
+  push(l, start, l->i - start - 1);
   return separated(l, start);
 }
 
-static tl_status paren(lx *l, char c) {
-  size_t at = l->i++;
-  if (l->ann) {
-    if (c == '(') l->ann++;
-    else l->ann--;
-    return TL_OK;
-  }
-  if (c == '(') {
-    uint32_t idx = (uint32_t)l->toks->n;
-    size_t n0 = l->open.n;
-    TL_VEC_PUSH(&l->open, uint32_t, idx);
-    if (l->open.n == n0) return tl_nomem(l->err, "parentheses");
-    return push(l, TK_LPAR, at, 1);
-  }
-  if (!l->open.n) return lfail(l, at, "unexpected \")\"");
-  uint32_t o = TL_VEC_AT(&l->open, uint32_t, --l->open.n);
-  TL_VEC_AT(l->toks, tl_tok, o).match = (uint32_t)l->toks->n;
-  return push(l, TK_RPAR, at, 1);
+static inline tl_status atom(lx *l) {
+  size_t start = l->i, i = start + 1;
+  while (i < l->n && is_idchar((unsigned char)l->s[i])) i++;
+  l->i = i;
+  push(l, start, i - start);
+  return separated(l, start);
 }
 
-static tl_status token(lx *l) {
-  char c = l->s[l->i];
-  if (c == ' ' || c == '\t' || c == '\n' || c == '\r') { l->i++; return TL_OK; }
-  if (c == ';' && l->i + 1 < l->n && l->s[l->i + 1] == ';') {
-    while (l->i < l->n && l->s[l->i] != '\n' && l->s[l->i] != '\r') l->i++;
-    return TL_OK;
-  }
-  if (c == '(' && l->i + 1 < l->n && l->s[l->i + 1] == ';') return block_comment(l);
-  if (c == '(' && !l->ann && l->i + 1 < l->n && l->s[l->i + 1] == '@') {
-    if (l->i + 2 >= l->n || (!is_idchar((unsigned char)l->s[l->i + 2]) && l->s[l->i + 2] != '"'))
-      return lfail(l, l->i, "empty annotation id");
-    l->ann = 1;
-    l->ann_at = l->i;
-    l->i += 2;
-    if (l->s[l->i] == '"') { /* a name: not empty, valid UTF-8 */
-      size_t q = l->i;
-      TRY(string(l));
-      uint8_t *d = tl_malloc(l->i - q);
-      if (!d) return tl_nomem(l->err, "annotation");
-      size_t dn = tl_text_unescape(l->s + q, l->i - q, d);
-      bool ok = utf8_ok(d, dn);
-      tl_free(d);
-      if (!dn) return lfail(l, q - 2, "empty annotation id");
-      if (!ok) return lfail(l, q, "malformed UTF-8 encoding in annotation id");
-      return TL_OK;
-    }
-    while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
-    return TL_OK;
-  }
-  if (c == '(' || c == ')') return paren(l, c);
-  if (c == '"') {
-    size_t start = l->i;
+static tl_status str_token(lx *l) {
+  size_t start = l->i;
+  TRY(string(l));
+  push(l, start, l->i - start);
+  return separated(l, start);
+}
+
+/* A '(' at at, now the innermost unmatched one. */
+static inline void open_push(lx *l, size_t at) {
+  push(l, at, l->top);
+  l->top = (uint32_t)l->toks.n;
+  l->depth++;
+}
+
+/* "(@id": checks the id (idchars or a non-empty UTF-8 string) and opens
+ * the annotation, whose '(' is pushed as any other. */
+static tl_status annotation(lx *l) {
+  size_t at = l->i;
+  if (at + 2 >= l->n || (!is_idchar((unsigned char)l->s[at + 2]) && l->s[at + 2] != '"'))
+    return lfail(l, at, "empty annotation id");
+  size_t idx = l->toks.n;
+  open_push(l, at);
+  l->ann = l->depth;
+  l->ann_at = at;
+  l->ann_tok = (uint32_t)idx;
+  l->i += 2;
+  if (l->s[l->i] == '"') { /* a name: not empty, valid UTF-8 */
+    size_t q = l->i;
     TRY(string(l));
-    TRY(push(l, TK_STR, start, l->i - start));
-    return separated(l, start);
+    uint8_t *d = tl_malloc(l->i - q);
+    if (!d) return tl_nomem(l->err, "annotation");
+    size_t dn = tl_text_unescape(l->s + q, l->i - q, d);
+    bool ok = utf8_ok(d, dn);
+    tl_free(d);
+    if (!dn) return lfail(l, q - 2, "empty annotation id");
+    if (!ok) return lfail(l, q, "malformed UTF-8 encoding in annotation id");
+    return TL_OK;
   }
-  if (c == '$') return id_token(l);
-  if (is_idchar((unsigned char)c)) {
-    size_t start = l->i;
-    while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
-    TRY(push(l, TK_ATOM, start, l->i - start));
-    return separated(l, start);
+  while (l->i < l->n && is_idchar((unsigned char)l->s[l->i])) l->i++;
+  return TL_OK;
+}
+
+/* '(' at l->i: a block comment, an annotation or a parenthesis. */
+static tl_status open_paren(lx *l) {
+  size_t at = l->i;
+  if (at + 1 < l->n && l->s[at + 1] == ';') return block_comment(l);
+  if (at + 1 < l->n && l->s[at + 1] == '@' && !l->ann) return annotation(l);
+  open_push(l, at);
+  l->i++;
+  return TL_OK;
+}
+
+/* ')' at l->i: matches the last open '('; closing an annotation drops its
+ * tokens. */
+static tl_status close_paren(lx *l) {
+  size_t at = l->i++;
+  if (!l->depth) return lfail(l, at, "unexpected \")\"");
+  tl_tok *o = &((tl_tok *)l->toks.p)[l->top - 1];
+  l->top = o->aux;
+  l->depth--;
+  if (l->depth < l->ann) {
+    l->toks.n = l->ann_tok;
+    l->ann = 0;
+    return TL_OK;
   }
-  if (l->ann && c && strchr(",;[]{}", c)) {
-    l->i++;
-    return separated(l, l->i - 1);
+  o->aux = (uint32_t)l->toks.n;
+  push(l, at, 0);
+  return TL_OK;
+}
+
+/* ';' at l->i: a line comment, or a reserved token in an annotation. */
+static tl_status semicolon(lx *l) {
+  if (l->i + 1 < l->n && l->s[l->i + 1] == ';') {
+    line_comment(l);
+    return TL_OK;
   }
-  return lfail(l, l->i, "unexpected character");
+  if (!l->ann) return lfail(l, l->i, "unexpected character");
+  l->i++;
+  return separated(l, l->i - 1);
+}
+
+static tl_status reserved(lx *l) {
+  if (!l->ann) return lfail(l, l->i, "unexpected character");
+  l->i++;
+  return separated(l, l->i - 1);
+}
+
+static tl_status lex_loop(lx *l) {
+  for (;;) {
+    l->i = skip_space(l->s, l->i, l->n);
+    if (l->i >= l->n) break;
+    switch (cls[(unsigned char)l->s[l->i]]) {
+    case ID: TRY(atom(l)); break;
+    case DL: TRY(id_token(l)); break;
+    case LP: TRY(open_paren(l)); break;
+    case RP: TRY(close_paren(l)); break;
+    case QT: TRY(str_token(l)); break;
+    case SC: TRY(semicolon(l)); break;
+    case RS: TRY(reserved(l)); break;
+    default: return lfail(l, l->i, "unexpected character");
+    }
+  }
+  if (l->ann) return lfail(l, l->ann_at, "unclosed annotation");
+  if (l->depth) return lfail(l, TL_VEC_AT(&l->toks, tl_tok, l->top - 1).off, "unclosed \"(\"");
+  push(l, l->n, 0);
+  return TL_OK;
 }
 
 tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err) {
   memset(out, 0, sizeof *out);
   out->src = src;
   out->n = n;
-  tl_vec toks = {0};
-  lx l = {.s = src, .n = n, .err = err, .toks = &toks, .owned = &out->owned};
-  tl_status st = TL_OK;
-  while (st == TL_OK && l.i < n) st = token(&l);
-  if (st == TL_OK && l.ann) st = lfail(&l, l.ann_at, "unclosed annotation");
-  if (st == TL_OK && l.open.n)
-    st = lfail(&l, TL_VEC_AT(&toks, tl_tok, TL_VEC_AT(&l.open, uint32_t, l.open.n - 1)).off,
-               "unclosed \"(\"");
-  if (st == TL_OK) st = push(&l, TK_EOF, n, 0);
-  tl_vec_free(&l.open);
-  out->t = toks.p;
-  out->ntok = toks.n;
+  if (n > UINT32_MAX) return tl_text_fail(err, TL_E_LIMIT, src, 0, "text too large (4 GiB or more)");
+  lx l = {.s = src, .n = n, .err = err, .qids = &out->qids};
+  tl_status st = lex_loop(&l);
+  out->t = l.toks.p;
+  out->ntok = l.toks.n;
+  out->nul = l.nul;
   if (st) tl_toks_free(out);
   return st;
 }
 
 void tl_toks_free(tl_toks *t) {
-  for (size_t i = 0; i < t->owned.n; i++) tl_free(TL_VEC_AT(&t->owned, char *, i));
-  tl_vec_free(&t->owned);
+  for (size_t i = 0; i < t->qids.n; i++) tl_free(TL_VEC_AT(&t->qids, tl_qid, i).s);
+  tl_vec_free(&t->qids);
   tl_free(t->t);
   t->t = NULL;
   t->ntok = 0;
@@ -353,7 +522,22 @@ static bool strip(const char *s, size_t len, char *buf, size_t cap, bool hex) {
   return true;
 }
 
+/* The common case of a nat: at most 19 decimal digits, so no overflow,
+ * and no underscores. False if s is not that. */
+static bool small_decimal(const char *s, size_t len, uint64_t *out) {
+  if (!len || len > 19) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned d = (unsigned)(unsigned char)s[i] - '0';
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
 bool tl_text_u64(const char *s, size_t len, uint64_t *out) {
+  if (small_decimal(s, len, out)) return true;
   uint64_t v = 0;
   bool hex = len > 2 && s[0] == '0' && s[1] == 'x';
   size_t i = hex ? 2 : 0, nd = 0;

@@ -161,9 +161,16 @@ typedef struct { uint32_t off, len, np, nr; } ftype;     /* bytes in p->tb */
 typedef struct { const char *s; uint32_t len; } label;
 typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
 
+/* An instruction name as the op table sees it: its length and its first
+ * and last eight bytes (for shorter names, head holds them all), which
+ * are the whole name when it is up to 16 bytes long. */
+typedef struct { uint64_t head, tail; uint32_t len; } opkey;
+typedef struct { uint64_t head, tail; uint16_t len, op1; } opslot; /* op1: op + 1 (0: empty) */
+
 typedef struct {
   const tl_toks *tk;
   const tl_tok *t;
+  const char *src;       /* tk->src */
   size_t i;
   tl_error *err;
   hmap names[NSP];
@@ -187,12 +194,17 @@ typedef struct {
   buf lnames;            /* name subsection 2's entries so far: func, then its
                             local ids' name map */
   uint32_t nlnames;      /* functions in lnames */
-  uint16_t *ops;         /* instruction names: op + 1 by hash, 0 empty */
-  uint32_t opcap;
+  opslot *ops;           /* instruction names by hash (op_lookup) */
   bool marking;          /* record tl_text_marks in the output buffers */
 } P;
 
 static const tl_tok *cur(P *p) { return &p->t[p->i]; }
+static int kind(const P *p, const tl_tok *t) { return tl_tok_kind(p->tk, t); }
+static int cur_kind(P *p) { return kind(p, cur(p)); }
+/* An atom's or string's text: t->aux bytes. */
+static const char *text(const P *p, const tl_tok *t) { return p->src + t->off; }
+/* An id's name (without '$'), its length in *len. */
+static const char *id_name(const P *p, const tl_tok *t, uint32_t *len) { return tl_tok_name(p->tk, t, len); }
 /* The byte about to go to o comes from token t. */
 static void mark(P *p, buf *o, const tl_tok *t) {
   if (!p->marking) return;
@@ -203,13 +215,17 @@ static const tl_tok *peek(P *p, size_t k) {
   size_t j = p->i + k;
   return j < p->tk->ntok ? &p->t[j] : &p->t[p->tk->ntok - 1];
 }
-static bool atom_is(const tl_tok *t, const char *kw) {
-  return t->kind == TK_ATOM && t->len == strlen(kw) && !memcmp(t->s, kw, t->len);
+/* True if t is the atom kw (len bytes). kw starts with a letter, so a
+ * token of another kind never matches: its first byte is ( ) " or $, or
+ * it is the TK_EOF, whose aux is 0. */
+static bool atom_eq(const P *p, const tl_tok *t, const char *kw, uint32_t len) {
+  return t->aux == len && p->src[t->off] == kw[0] && !memcmp(p->src + t->off, kw, len);
 }
-static bool is_kw(P *p, const char *kw) { return atom_is(cur(p), kw); }
-static bool is_lpar_kw(P *p, const char *kw) { return cur(p)->kind == TK_LPAR && atom_is(peek(p, 1), kw); }
+static bool atom_is(const P *p, const tl_tok *t, const char *kw) { return atom_eq(p, t, kw, (uint32_t)strlen(kw)); }
+static bool is_kw(P *p, const char *kw) { return atom_is(p, cur(p), kw); }
+static bool is_lpar_kw(P *p, const char *kw) { return cur_kind(p) == TK_LPAR && atom_is(p, peek(p, 1), kw); }
 static bool is_lpar_kw_at(P *p, size_t k, const char *kw) {
-  return peek(p, k)->kind == TK_LPAR && atom_is(peek(p, k + 1), kw);
+  return kind(p, peek(p, k)) == TK_LPAR && atom_is(p, peek(p, k + 1), kw);
 }
 
 static tl_status failat(P *p, const tl_tok *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -225,17 +241,17 @@ static tl_status failat(P *p, const tl_tok *t, const char *fmt, ...) {
 
 static tl_status unexpected(P *p) {
   const tl_tok *t = cur(p);
-  if (t->kind == TK_EOF) return FAIL("unexpected end of input");
-  if (t->kind == TK_ATOM) return FAIL("unexpected token \"%.*s\"", (int)(t->len > 40 ? 40 : t->len), t->s);
+  if (kind(p, t) == TK_EOF) return FAIL("unexpected end of input");
+  if (kind(p, t) == TK_ATOM) return FAIL("unexpected token \"%.*s\"", (int)(t->aux > 40 ? 40 : t->aux), text(p, t));
   return FAIL("unexpected token");
 }
 static tl_status lpar(P *p) {
-  if (cur(p)->kind != TK_LPAR) return unexpected(p);
+  if (cur_kind(p) != TK_LPAR) return unexpected(p);
   p->i++;
   return TL_OK;
 }
 static tl_status rpar(P *p) {
-  if (cur(p)->kind != TK_RPAR) return unexpected(p);
+  if (cur_kind(p) != TK_RPAR) return unexpected(p);
   p->i++;
   return TL_OK;
 }
@@ -254,9 +270,9 @@ static bool take_kw(P *p, const char *kw) {
 /* A string token decoded into p->scratch. */
 static tl_status str(P *p, const char *what) {
   const tl_tok *t = cur(p);
-  if (t->kind != TK_STR) return FAIL("expected %s string", what);
+  if (kind(p, t) != TK_STR) return FAIL("expected %s string", what);
   breset(&p->scratch);
-  if (grow(&p->scratch, t->len)) p->scratch.n = tl_text_unescape(t->s, t->len, p->scratch.p);
+  if (grow(&p->scratch, t->aux)) p->scratch.n = tl_text_unescape(text(p, t), t->aux, p->scratch.p);
   p->i++;
   return p->scratch.bad ? tl_nomem(p->err, "string") : TL_OK;
 }
@@ -267,13 +283,16 @@ static tl_status name(P *p, buf *o, const char *what) {
   return TL_OK;
 }
 
-static bool is_nat(const tl_tok *t) { return t->kind == TK_ATOM && t->s[0] >= '0' && t->s[0] <= '9'; }
-static bool at_index(P *p) { return cur(p)->kind == TK_ID || is_nat(cur(p)); }
+/* An atom starting with a digit. */
+static bool is_nat(const P *p, const tl_tok *t) {
+  return t->off < p->tk->n && p->src[t->off] >= '0' && p->src[t->off] <= '9';
+}
+static bool at_index(P *p) { return cur_kind(p) == TK_ID || is_nat(p, cur(p)); }
 
 static tl_status u32_lit(P *p, uint32_t *out) {
   uint64_t v;
-  if (!is_nat(cur(p))) return unexpected(p);
-  if (!tl_text_u64(cur(p)->s, cur(p)->len, &v) || v > UINT32_MAX) return FAIL("constant out of range");
+  if (!is_nat(p, cur(p))) return unexpected(p);
+  if (!tl_text_u64(text(p, cur(p)), cur(p)->aux, &v) || v > UINT32_MAX) return FAIL("constant out of range");
   *out = (uint32_t)v;
   p->i++;
   return TL_OK;
@@ -281,9 +300,11 @@ static tl_status u32_lit(P *p, uint32_t *out) {
 
 static tl_status idx_of(P *p, int sp, uint32_t *out) {
   const tl_tok *t = cur(p);
-  if (t->kind == TK_ID) {
-    if (!hget(&p->names[sp], t->s, t->len, out))
-      return FAIL("unknown %s $%.*s", space_name[sp], (int)(t->len > 40 ? 40 : t->len), t->s);
+  if (kind(p, t) == TK_ID) {
+    uint32_t len;
+    const char *s = id_name(p, t, &len);
+    if (!hget(&p->names[sp], s, len, out))
+      return FAIL("unknown %s $%.*s", space_name[sp], (int)(len > 40 ? 40 : len), s);
     p->i++;
     return TL_OK;
   }
@@ -293,26 +314,47 @@ static tl_status idx_of(P *p, int sp, uint32_t *out) {
 /* Registers an optional $id of space sp for index idx. */
 static tl_status bind(P *p, int sp, uint32_t idx) {
   const tl_tok *t = cur(p);
-  if (t->kind != TK_ID) return TL_OK;
-  uint32_t old;
-  if (hget(&p->names[sp], t->s, t->len, &old)) return FAIL("duplicate %s $%.*s", space_name[sp], (int)t->len, t->s);
-  if (!hput(&p->names[sp], t->s, t->len, idx)) return tl_nomem(p->err, "names");
+  if (kind(p, t) != TK_ID) return TL_OK;
+  uint32_t old, len;
+  const char *s = id_name(p, t, &len);
+  if (hget(&p->names[sp], s, len, &old)) return FAIL("duplicate %s $%.*s", space_name[sp], (int)len, s);
+  if (!hput(&p->names[sp], s, len, idx)) return tl_nomem(p->err, "names");
   p->i++;
   return TL_OK;
 }
 
 /* ---------------------------------------------------------------- types */
-static int heaptype_byte(const tl_tok *t) {
-  static const struct { const char *n; uint8_t b; } h[] = {
-    {"func", 0x70}, {"extern", 0x6f}, {"any", 0x6e}, {"eq", 0x6d}, {"i31", 0x6c}, {"struct", 0x6b},
-    {"array", 0x6a}, {"exn", 0x69}, {"none", 0x71}, {"noextern", 0x72}, {"nofunc", 0x73}, {"noexn", 0x74}};
-  for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
-    if (atom_is(t, h[i].n)) return h[i].b;
+/* Keywords that stand for a byte, with their lengths. */
+typedef struct { const char *n; uint8_t len, b; } kwbyte;
+#define KB(s, b) {s, sizeof s - 1, b}
+static const kwbyte heaptypes[] = {
+  KB("func", 0x70), KB("extern", 0x6f), KB("any", 0x6e), KB("eq", 0x6d), KB("i31", 0x6c), KB("struct", 0x6b),
+  KB("array", 0x6a), KB("exn", 0x69), KB("none", 0x71), KB("noextern", 0x72), KB("nofunc", 0x73),
+  KB("noexn", 0x74)};
+/* The numeric and vector types (0x7b and up) first, then the short forms
+ * of reference types. */
+static const kwbyte valtypes[] = {
+  KB("i32", 0x7f), KB("i64", 0x7e), KB("f32", 0x7d), KB("f64", 0x7c), KB("v128", 0x7b), KB("funcref", 0x70),
+  KB("externref", 0x6f), KB("exnref", 0x69), KB("anyref", 0x6e), KB("eqref", 0x6d), KB("i31ref", 0x6c),
+  KB("structref", 0x6b), KB("arrayref", 0x6a), KB("nullref", 0x71), KB("nullfuncref", 0x73),
+  KB("nullexternref", 0x72), KB("nullexnref", 0x74)};
+#undef KB
+
+/* The byte of the keyword t among k[0..nk), or -1. */
+static int kw_byte(const P *p, const tl_tok *t, const kwbyte *k, size_t nk) {
+  for (size_t i = 0; i < nk; i++)
+    if (atom_eq(p, t, k[i].n, k[i].len)) return k[i].b;
   return -1;
+}
+static int heaptype_byte(const P *p, const tl_tok *t) {
+  return kw_byte(p, t, heaptypes, sizeof heaptypes / sizeof heaptypes[0]);
+}
+static int valtype_byte(const P *p, const tl_tok *t) {
+  return kw_byte(p, t, valtypes, sizeof valtypes / sizeof valtypes[0]);
 }
 
 static tl_status heaptype(P *p, buf *o) {
-  int b = heaptype_byte(cur(p));
+  int b = heaptype_byte(p, cur(p));
   if (b >= 0) {
     put(o, (uint8_t)b);
     p->i++;
@@ -324,30 +366,18 @@ static tl_status heaptype(P *p, buf *o) {
   return TL_OK;
 }
 
-static bool is_valtype_start(P *p) {
-  static const char *const v[] = {"i32", "i64", "f32", "f64", "v128", "funcref", "externref", "exnref",
-                                  "anyref", "eqref", "i31ref", "structref", "arrayref", "nullref",
-                                  "nullfuncref", "nullexternref", "nullexnref"};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-    if (is_kw(p, v[i])) return true;
-  return is_lpar_kw(p, "ref");
-}
+static bool is_valtype_start(P *p) { return valtype_byte(p, cur(p)) >= 0 || is_lpar_kw(p, "ref"); }
 
 static tl_status valtype(P *p, buf *o) {
-  static const struct { const char *n; uint8_t b; } v[] = {
-    {"i32", 0x7f}, {"i64", 0x7e}, {"f32", 0x7d}, {"f64", 0x7c}, {"v128", 0x7b}, {"funcref", 0x70},
-    {"externref", 0x6f}, {"exnref", 0x69}, {"anyref", 0x6e}, {"eqref", 0x6d}, {"i31ref", 0x6c},
-    {"structref", 0x6b}, {"arrayref", 0x6a}, {"nullref", 0x71}, {"nullfuncref", 0x73},
-    {"nullexternref", 0x72}, {"nullexnref", 0x74}};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-    if (is_kw(p, v[i].n)) {
-      put(o, v[i].b);
-      p->i++;
-      return TL_OK;
-    }
+  int b = valtype_byte(p, cur(p));
+  if (b >= 0) {
+    put(o, (uint8_t)b);
+    p->i++;
+    return TL_OK;
+  }
   if (take_lpar_kw(p, "ref")) {
     bool null = take_kw(p, "null");
-    int hb = heaptype_byte(cur(p));
+    int hb = heaptype_byte(p, cur(p));
     if (null && (hb == 0x70 || hb == 0x6f || hb == 0x69)) { /* the short forms */
       put(o, (uint8_t)hb);
       p->i++;
@@ -361,9 +391,7 @@ static tl_status valtype(P *p, buf *o) {
 }
 
 static tl_status reftype(P *p, buf *o) {
-  if (!is_valtype_start(p) || is_kw(p, "i32") || is_kw(p, "i64") || is_kw(p, "f32") || is_kw(p, "f64") ||
-      is_kw(p, "v128"))
-    return FAIL("expected a reference type");
+  if (!is_valtype_start(p) || valtype_byte(p, cur(p)) >= 0x7b) return FAIL("expected a reference type");
   return valtype(p, o);
 }
 
@@ -376,9 +404,10 @@ static tl_status sig(P *p, bool names, uint32_t *np, uint32_t *nr) {
   *np = *nr = 0;
   while (is_lpar_kw(p, "param")) {
     p->i += 2;
-    if (cur(p)->kind == TK_ID) {
+    if (cur_kind(p) == TK_ID) {
       if (!names) return FAIL("unexpected token: parameter name");
-      label l = {cur(p)->s, cur(p)->len};
+      label l;
+      l.s = id_name(p, cur(p), &l.len);
       p->i++;
       TL_VEC_PUSH(&p->pnames, label, l);
       TRY(valtype(p, &p->sp));
@@ -386,7 +415,7 @@ static tl_status sig(P *p, bool names, uint32_t *np, uint32_t *nr) {
       TRY(rpar(p));
       continue;
     }
-    while (cur(p)->kind != TK_RPAR) {
+    while (cur_kind(p) != TK_RPAR) {
       label l = {NULL, 0};
       TL_VEC_PUSH(&p->pnames, label, l);
       TRY(valtype(p, &p->sp));
@@ -396,7 +425,7 @@ static tl_status sig(P *p, bool names, uint32_t *np, uint32_t *nr) {
   }
   while (is_lpar_kw(p, "result")) {
     p->i += 2;
-    while (cur(p)->kind != TK_RPAR) {
+    while (cur_kind(p) != TK_RPAR) {
       TRY(valtype(p, &p->sr));
       ++*nr;
     }
@@ -512,43 +541,68 @@ static tl_status blocktype(P *p, buf *o) {
 }
 
 /* --------------------------------------------------------- instructions */
+enum { OPS_LOG2 = 10 }; /* 1024 slots for the ~540 names */
+
+static opkey op_key(const char *s, uint32_t len) {
+  opkey k = {0, 0, len};
+  if (len >= 8) {
+    memcpy(&k.head, s, 8);
+    memcpy(&k.tail, s + len - 8, 8);
+  } else {
+    for (uint32_t i = 0; i < len; i++) k.head |= (uint64_t)(uint8_t)s[i] << (8 * i);
+  }
+  return k;
+}
+
+/* The slot to probe first: the top bits of a product mix every input bit. */
+static uint32_t op_hash(opkey k) {
+  uint64_t h = k.head * 0x9e3779b97f4a7c15ull + k.tail * 0xc2b2ae3d27d4eb4full + k.len * 0x165667b19e3779f9ull;
+  return (uint32_t)(h >> (64 - OPS_LOG2));
+}
+
 static void ops_init(P *p) {
-  p->opcap = 2048;
-  p->ops = tl_calloc(p->opcap, sizeof *p->ops);
+  p->ops = tl_calloc(1u << OPS_LOG2, sizeof *p->ops);
   if (!p->ops) return;
   for (int op = 0; op < TL_NOPS; op++) {
     const tl_opinfo *o = &tl_ops[op];
     if (o->pfx == 0xFF || op == TL_OP_SELECT_T || op == TL_OP_ELSE || op == TL_OP_END) continue;
-    uint32_t len = (uint32_t)strlen(o->text), i = hash(o->text, len) & (p->opcap - 1);
-    while (p->ops[i]) i = (i + 1) & (p->opcap - 1);
-    p->ops[i] = (uint16_t)(op + 1);
+    opkey k = op_key(o->text, (uint32_t)strlen(o->text));
+    uint32_t i = op_hash(k);
+    while (p->ops[i].op1) i = (i + 1) & ((1u << OPS_LOG2) - 1);
+    p->ops[i] = (opslot){k.head, k.tail, (uint16_t)k.len, (uint16_t)(op + 1)};
   }
 }
 
+/* The instruction an atom names, or -1. */
 static int op_lookup(P *p, const tl_tok *t) {
-  for (uint32_t i = hash(t->s, t->len) & (p->opcap - 1);; i = (i + 1) & (p->opcap - 1)) {
-    if (!p->ops[i]) return -1;
-    const char *n = tl_ops[p->ops[i] - 1].text;
-    if (!strncmp(n, t->s, t->len) && !n[t->len]) return p->ops[i] - 1;
+  const char *s = text(p, t);
+  opkey k = op_key(s, t->aux);
+  for (uint32_t i = op_hash(k);; i = (i + 1) & ((1u << OPS_LOG2) - 1)) {
+    const opslot *e = &p->ops[i];
+    if (!e->op1) return -1;
+    if (e->len == k.len && e->head == k.head && e->tail == k.tail &&
+        (k.len <= 16 || !memcmp(tl_ops[e->op1 - 1].text + 8, s + 8, k.len - 16)))
+      return e->op1 - 1;
   }
 }
 
 /* Instructions of WebAssembly 3.0 that tilt does not have (GC, typed
  * function references): unsupported, not malformed. */
-static bool known_unsupported(const tl_tok *t) {
+static bool known_unsupported(const P *p, const tl_tok *t) {
   static const char *const pre[] = {"struct.", "array.", "i31.", "ref.", "br_on_", "call_ref",
                                     "return_call_ref", "any.", "extern."};
   for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
-    if (t->len >= strlen(pre[k]) && !memcmp(t->s, pre[k], strlen(pre[k]))) return true;
+    if (t->aux >= strlen(pre[k]) && !memcmp(text(p, t), pre[k], strlen(pre[k]))) return true;
   return false;
 }
 
 static tl_status unknown_op(P *p, const tl_tok *t) {
-  if (t->kind != TK_ATOM) return unexpected(p);
-  if (known_unsupported(t))
-    return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, t->off, "instruction %.*s is not supported",
-                        (int)(t->len > 40 ? 40 : t->len), t->s);
-  return FAIL("unknown operator %.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+  if (kind(p, t) != TK_ATOM) return unexpected(p);
+  int len = (int)(t->aux > 40 ? 40 : t->aux);
+  if (known_unsupported(p, t))
+    return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, t->off, "instruction %.*s is not supported", len,
+                        text(p, t));
+  return FAIL("unknown operator %.*s", len, text(p, t));
 }
 
 static void put_op(buf *o, int op) {
@@ -560,7 +614,8 @@ static void put_op(buf *o, int op) {
 }
 
 static tl_status label_push(P *p, const tl_tok *id) {
-  label l = {id ? id->s : NULL, id ? id->len : 0};
+  label l = {NULL, 0};
+  if (id) l.s = id_name(p, id, &l.len);
   size_t n0 = p->labels.n;
   TL_VEC_PUSH(&p->labels, label, l);
   return p->labels.n == n0 ? tl_nomem(p->err, "labels") : TL_OK;
@@ -568,31 +623,35 @@ static tl_status label_push(P *p, const tl_tok *id) {
 
 /* An optional label id at the cursor (consumed). */
 static const tl_tok *opt_label(P *p) {
-  if (cur(p)->kind != TK_ID) return NULL;
+  if (cur_kind(p) != TK_ID) return NULL;
   return &p->t[p->i++];
 }
 
 static tl_status label_idx(P *p, uint32_t *out) {
   const tl_tok *t = cur(p);
-  if (t->kind == TK_ID) {
+  if (kind(p, t) == TK_ID) {
+    uint32_t len;
+    const char *s = id_name(p, t, &len);
     for (size_t k = p->labels.n; k-- > 0;) {
       label *l = &TL_VEC_AT(&p->labels, label, k);
-      if (l->s && l->len == t->len && !memcmp(l->s, t->s, t->len)) {
+      if (l->s && l->len == len && !memcmp(l->s, s, len)) {
         *out = (uint32_t)(p->labels.n - 1 - k);
         p->i++;
         return TL_OK;
       }
     }
-    return FAIL("unknown label $%.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+    return FAIL("unknown label $%.*s", (int)(len > 40 ? 40 : len), s);
   }
   return u32_lit(p, out);
 }
 
 static tl_status local_idx(P *p, uint32_t *out) {
   const tl_tok *t = cur(p);
-  if (t->kind == TK_ID) {
-    if (!hget(&p->locals, t->s, t->len, out))
-      return FAIL("unknown local $%.*s", (int)(t->len > 40 ? 40 : t->len), t->s);
+  if (kind(p, t) == TK_ID) {
+    uint32_t len;
+    const char *s = id_name(p, t, &len);
+    if (!hget(&p->locals, s, len, out))
+      return FAIL("unknown local $%.*s", (int)(len > 40 ? 40 : len), s);
     p->i++;
     return TL_OK;
   }
@@ -601,10 +660,11 @@ static tl_status local_idx(P *p, uint32_t *out) {
 
 /* "end $l" / "else $l": the id must name the construct being closed. */
 static tl_status check_end_label(P *p) {
-  if (cur(p)->kind != TK_ID) return TL_OK;
-  const tl_tok *t = cur(p);
+  if (cur_kind(p) != TK_ID) return TL_OK;
+  uint32_t len;
+  const char *s = id_name(p, cur(p), &len);
   label *l = p->labels.n ? &TL_VEC_AT(&p->labels, label, p->labels.n - 1) : NULL;
-  if (!l || !l->s || l->len != t->len || memcmp(l->s, t->s, t->len)) return FAIL("mismatching label");
+  if (!l || !l->s || l->len != len || memcmp(l->s, s, len)) return FAIL("mismatching label");
   p->i++;
   return TL_OK;
 }
@@ -614,23 +674,27 @@ static tl_status opt_index(P *p, int sp, uint32_t *out) {
   return at_index(p) ? idx_of(p, sp, out) : TL_OK;
 }
 
-static bool at_memarg_kw(const tl_tok *t) {
-  return t->kind == TK_ATOM && ((t->len > 7 && !memcmp(t->s, "offset=", 7)) || (t->len > 6 && !memcmp(t->s, "align=", 6)));
+/* An atom that starts with prefix and goes on after it. */
+static bool atom_has_prefix(const P *p, const tl_tok *t, const char *prefix, uint32_t len) {
+  return t->aux > len && kind(p, t) == TK_ATOM && !memcmp(text(p, t), prefix, len);
+}
+static bool at_memarg_kw(const P *p, const tl_tok *t) {
+  return atom_has_prefix(p, t, "offset=", 7) || atom_has_prefix(p, t, "align=", 6);
 }
 
 /* memidx? offset=N? align=N? */
 static tl_status memarg(P *p, buf *o, int op, bool lane) {
   uint32_t mem = 0;
-  if (cur(p)->kind == TK_ID ||
-      (is_nat(cur(p)) && (!lane || is_nat(peek(p, 1)) || at_memarg_kw(peek(p, 1)))))
+  if (cur_kind(p) == TK_ID ||
+      (is_nat(p, cur(p)) && (!lane || is_nat(p, peek(p, 1)) || at_memarg_kw(p, peek(p, 1)))))
     TRY(idx_of(p, SP_MEM, &mem));
   uint64_t off = 0, align = 1ull << tl_op_natural_align(op);
-  if (is_kw(p, "offset=") || (cur(p)->kind == TK_ATOM && cur(p)->len > 7 && !memcmp(cur(p)->s, "offset=", 7))) {
-    if (!tl_text_u64(cur(p)->s + 7, cur(p)->len - 7, &off)) return FAIL("malformed offset: constant out of range");
+  if (is_kw(p, "offset=") || atom_has_prefix(p, cur(p), "offset=", 7)) {
+    if (!tl_text_u64(text(p, cur(p)) + 7, cur(p)->aux - 7, &off)) return FAIL("malformed offset: constant out of range");
     p->i++;
   }
-  if (cur(p)->kind == TK_ATOM && cur(p)->len > 6 && !memcmp(cur(p)->s, "align=", 6)) {
-    if (!tl_text_u64(cur(p)->s + 6, cur(p)->len - 6, &align) || !align || (align & (align - 1)))
+  if (atom_has_prefix(p, cur(p), "align=", 6)) {
+    if (!tl_text_u64(text(p, cur(p)) + 6, cur(p)->aux - 6, &align) || !align || (align & (align - 1)))
       return FAIL("alignment must be a power of two");
     p->i++;
   }
@@ -644,16 +708,16 @@ static tl_status memarg(P *p, buf *o, int op, bool lane) {
 
 static tl_status num_i(P *p, int bits, uint64_t *v) {
   const tl_tok *t = cur(p);
-  if (t->kind != TK_ATOM || !tl_text_int(t->s, t->len, bits, v))
-    return t->kind == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
+  if (kind(p, t) != TK_ATOM || !tl_text_int(text(p, t), t->aux, bits, v))
+    return kind(p, t) == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
   p->i++;
   return TL_OK;
 }
 
 static tl_status num_f32(P *p, buf *o) {
   uint32_t v;
-  if (cur(p)->kind != TK_ATOM || !tl_text_f32(cur(p)->s, cur(p)->len, &v))
-    return cur(p)->kind == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
+  if (cur_kind(p) != TK_ATOM || !tl_text_f32(text(p, cur(p)), cur(p)->aux, &v))
+    return cur_kind(p) == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
   p->i++;
   putn(o, &v, 4); /* little-endian host */
   return TL_OK;
@@ -661,8 +725,8 @@ static tl_status num_f32(P *p, buf *o) {
 
 static tl_status num_f64(P *p, buf *o) {
   uint64_t v;
-  if (cur(p)->kind != TK_ATOM || !tl_text_f64(cur(p)->s, cur(p)->len, &v))
-    return cur(p)->kind == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
+  if (cur_kind(p) != TK_ATOM || !tl_text_f64(text(p, cur(p)), cur(p)->aux, &v))
+    return cur_kind(p) == TK_ATOM ? FAIL("constant out of range") : unexpected(p);
   p->i++;
   putn(o, &v, 8);
   return TL_OK;
@@ -681,11 +745,12 @@ static tl_status v128_lit(P *p, buf *o) {
       uint64_t v;
       const tl_tok *t = cur(p);
       int w = sh[k].w;
-      if (t->kind != TK_ATOM) return unexpected(p);
+      if (kind(p, t) != TK_ATOM) return unexpected(p);
       if (w == 8) TRY(num_i(p, 64, &v));
       else {
-        bool neg = t->s[0] == '-', sign = neg || t->s[0] == '+';
-        if (!tl_text_u64(t->s + sign, t->len - sign, &v)) return FAIL("constant out of range");
+        const char *s = text(p, t);
+        bool neg = s[0] == '-', sign = neg || s[0] == '+';
+        if (!tl_text_u64(s + sign, t->aux - sign, &v)) return FAIL("constant out of range");
         uint64_t lim = 1ull << (8 * w);
         if (neg ? v > lim / 2 : v >= lim) return FAIL("constant out of range");
         if (neg) v = (uint64_t)0 - v;
@@ -741,7 +806,7 @@ static tl_status immediates(P *p, int op, buf *o) {
       uint32_t n = 0;
       tl_status st = TL_OK;
       while (!st && take_lpar_kw(p, "result")) {
-        while (!st && cur(p)->kind != TK_RPAR) st = valtype(p, &tmp), n++;
+        while (!st && cur_kind(p) != TK_RPAR) st = valtype(p, &tmp), n++;
         if (!st) p->i++;
       }
       if (!st) put_u(o, n), put_buf(o, &tmp);
@@ -793,7 +858,7 @@ static tl_status immediates(P *p, int op, buf *o) {
   case TL_IMM_MEM_INIT:
     p->need_datacount = true;
     x = 0;
-    if (at_index(p) && (peek(p, 1)->kind == TK_ID || is_nat(peek(p, 1)))) TRY(idx_of(p, SP_MEM, &x));
+    if (at_index(p) && (kind(p, peek(p, 1)) == TK_ID || is_nat(p, peek(p, 1)))) TRY(idx_of(p, SP_MEM, &x));
     TRY(idx_of(p, SP_DATA, &y));
     put_u(o, y), put_u(o, x);
     return TL_OK;
@@ -801,7 +866,7 @@ static tl_status immediates(P *p, int op, buf *o) {
   case TL_IMM_ELEM: TRY(idx_of(p, SP_ELEM, &x)); put_u(o, x); return TL_OK;
   case TL_IMM_TABLE_INIT:
     x = 0;
-    if (at_index(p) && (peek(p, 1)->kind == TK_ID || is_nat(peek(p, 1)))) TRY(idx_of(p, SP_TABLE, &x));
+    if (at_index(p) && (kind(p, peek(p, 1)) == TK_ID || is_nat(p, peek(p, 1)))) TRY(idx_of(p, SP_TABLE, &x));
     TRY(idx_of(p, SP_ELEM, &y));
     put_u(o, y), put_u(o, x);
     return TL_OK;
@@ -950,7 +1015,7 @@ static tl_status close_paren(P *p, buf *o, frame *f) {
 static tl_status folded(P *p, buf *o) {
   const tl_tok *t = cur(p);
   const tl_tok *lab;
-  int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
+  int op = kind(p, t) == TK_ATOM ? op_lookup(p, t) : -1;
   if (op < 0 || op == TL_OP_CATCH || op == TL_OP_CATCH_ALL || op == TL_OP_DELEGATE) return unknown_op(p, t);
   mark(p, op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_TRY_TABLE || op == TL_OP_TRY ? o : &p->pend, t);
   p->i++;
@@ -973,7 +1038,10 @@ static tl_status folded(P *p, buf *o) {
     size_t at = p->pend.n;
     put_op(&p->pend, op);
     TRY(immediates(p, op, &p->pend));
-    return frame_push(p, FR_PLAIN, 0, at, NULL);
+    if (cur_kind(p) != TK_RPAR) return frame_push(p, FR_PLAIN, 0, at, NULL);
+    p->i++; /* a leaf, (op imm*): no operands to wait for, so no frame */
+    flush_pend(p, o, at);
+    return TL_OK;
   }
   }
 }
@@ -983,7 +1051,7 @@ static tl_status flat(P *p, buf *o, frame *f) {
   const tl_tok *t = cur(p), *lab;
   bool in_flat = f->kind == FR_FLAT;
   mark(p, o, t);
-  if (atom_is(t, "end")) {
+  if (atom_is(p, t, "end")) {
     if (!in_flat) return FAIL("unexpected end");
     p->i++;
     TRY(check_end_label(p));
@@ -992,7 +1060,7 @@ static tl_status flat(P *p, buf *o, frame *f) {
     p->frames.n--;
     return TL_OK;
   }
-  if (atom_is(t, "else")) {
+  if (atom_is(p, t, "else")) {
     if (!in_flat || f->op != TL_OP_IF || f->seen_else) return FAIL("unexpected else");
     p->i++;
     TRY(check_end_label(p));
@@ -1000,7 +1068,7 @@ static tl_status flat(P *p, buf *o, frame *f) {
     put(o, 0x05);
     return TL_OK;
   }
-  int op = t->kind == TK_ATOM ? op_lookup(p, t) : -1;
+  int op = kind(p, t) == TK_ATOM ? op_lookup(p, t) : -1;
   if (op < 0) return unknown_op(p, t);
   p->i++;
   switch (op) {
@@ -1042,14 +1110,14 @@ static tl_status instrs_n(P *p, buf *o, bool one) {
   TRY(frame_push(p, FR_SEQ, 0, 0, NULL));
   while (p->frames.n > base) {
     frame *f = &TL_VEC_AT(&p->frames, frame, p->frames.n - 1);
-    const tl_tok *t = cur(p);
+    int k = cur_kind(p);
     if (o->bad || p->pend.bad) return tl_nomem(p->err, "code");
     if (one && started && f->kind == FR_SEQ) {
       p->frames.n--;
       break;
     }
     started = true;
-    if (t->kind == TK_RPAR) {
+    if (k == TK_RPAR) {
       if (f->kind == FR_SEQ) {
         p->frames.n--;
         break;
@@ -1063,13 +1131,13 @@ static tl_status instrs_n(P *p, buf *o, bool one) {
       f->kind = FR_IF_THEN;
       continue;
     }
-    if (t->kind == TK_LPAR) {
+    if (k == TK_LPAR) {
       p->i++;
       TRY(folded(p, o));
       continue;
     }
     if (f->kind == FR_PLAIN || f->kind == FR_IF_COND) return unexpected(p);
-    if (t->kind == TK_EOF) return FAIL("unexpected end of input");
+    if (k == TK_EOF) return FAIL("unexpected end of input");
     TRY(flat(p, o, f));
   }
   if (p->labels.n != lbase) return FAIL("unexpected end of instructions");
@@ -1087,15 +1155,15 @@ static tl_status expr(P *p, buf *o) {
 }
 
 /* ---------------------------------------------------------- module fields */
-static int field_space(const tl_tok *t) {
+static int field_space(const P *p, const tl_tok *t) {
   for (int sp = SP_FUNC; sp <= SP_TAG; sp++)
-    if (atom_is(t, space_name[sp])) return sp;
+    if (atom_is(p, t, space_name[sp])) return sp;
   return -1;
 }
 
 /* Skips (export ...) groups; true if an (import ...) follows. */
 static bool skip_exports(P *p) {
-  while (is_lpar_kw(p, "export")) p->i = cur(p)->match + 1;
+  while (is_lpar_kw(p, "export")) p->i = cur(p)->aux + 1;
   return is_lpar_kw(p, "import");
 }
 
@@ -1111,11 +1179,11 @@ static tl_status note_def(P *p, int sp, bool import, const tl_tok *at) {
 /* (type $id? (func $id? sig)), its id bound already */
 static tl_status type_def(P *p) {
   uint32_t np, nr;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   if (is_lpar_kw(p, "sub") || is_lpar_kw(p, "struct") || is_lpar_kw(p, "array"))
     return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, cur(p)->off, "GC types are not supported");
   if (!take_lpar_kw(p, "func")) return FAIL("expected (func");
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   TRY(sig(p, true, &np, &nr));
   TRY(rpar(p));
   TRY(rpar(p));
@@ -1127,8 +1195,8 @@ static tl_status type_def(P *p) {
 /* Pass 1b: the explicit type definitions, in order (their ids are bound). */
 static tl_status scan_types(P *p, size_t end) {
   while (p->i < end) {
-    size_t next = cur(p)->match + 1;
-    if (atom_is(peek(p, 1), "type")) {
+    size_t next = cur(p)->aux + 1;
+    if (atom_is(p, peek(p, 1), "type")) {
       p->i += 2;
       TRY(type_def(p));
     }
@@ -1141,41 +1209,41 @@ static tl_status scan_types(P *p, size_t end) {
  * among the groups from the cursor on: (memory (data ...)), (table t (elem ...)).
  * Such a segment takes the next index of its space where the field stands. */
 static bool has_inline_seg(P *p, size_t end, const char *kw) {
-  for (size_t i = p->i; i < end; i = p->t[i].kind == TK_LPAR ? p->t[i].match + 1 : i + 1)
-    if (p->t[i].kind == TK_LPAR && atom_is(&p->t[i + 1], kw)) return true;
+  for (size_t i = p->i; i < end; i = kind(p, &p->t[i]) == TK_LPAR ? p->t[i].aux + 1 : i + 1)
+    if (kind(p, &p->t[i]) == TK_LPAR && atom_is(p, &p->t[i + 1], kw)) return true;
   return false;
 }
 
 /* Pass 1: ids of every index space, the explicit types, memory64 flags. */
 static tl_status scan(P *p, size_t end, tl_vec *mem64) {
   while (p->i < end) {
-    if (cur(p)->kind != TK_LPAR) return unexpected(p);
+    if (cur_kind(p) != TK_LPAR) return unexpected(p);
     const tl_tok *open = cur(p);
-    size_t next = open->match + 1;
+    size_t next = open->aux + 1;
     p->i++;
     const tl_tok *kw = cur(p);
-    int sp = field_space(kw);
+    int sp = field_space(p, kw);
     p->i++;
-    if (atom_is(kw, "type")) {
+    if (atom_is(p, kw, "type")) {
       TRY(bind(p, SP_TYPE, p->count[SP_TYPE]++));
-    } else if (atom_is(kw, "rec")) {
+    } else if (atom_is(p, kw, "rec")) {
       return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, kw->off, "GC types (rec) are not supported");
     } else if (sp >= 0) {
       TRY(bind(p, sp, p->count[sp]++));
       bool imp = skip_exports(p);
       TRY(note_def(p, sp, imp, kw));
-      if (!imp && sp == SP_MEM && has_inline_seg(p, open->match, "data")) p->count[SP_DATA]++;
-      if (!imp && sp == SP_TABLE && has_inline_seg(p, open->match, "elem")) p->count[SP_ELEM]++;
+      if (!imp && sp == SP_MEM && has_inline_seg(p, open->aux, "data")) p->count[SP_DATA]++;
+      if (!imp && sp == SP_TABLE && has_inline_seg(p, open->aux, "elem")) p->count[SP_ELEM]++;
       if (sp == SP_MEM) {
-        if (imp) p->i = cur(p)->match + 1;
+        if (imp) p->i = cur(p)->aux + 1;
         uint8_t is64 = is_kw(p, "i64");
         TL_VEC_PUSH(mem64, uint8_t, is64);
       }
-    } else if (atom_is(kw, "import")) {
-      if (cur(p)->kind != TK_STR || peek(p, 1)->kind != TK_STR || peek(p, 2)->kind != TK_LPAR)
+    } else if (atom_is(p, kw, "import")) {
+      if (cur_kind(p) != TK_STR || kind(p, peek(p, 1)) != TK_STR || kind(p, peek(p, 2)) != TK_LPAR)
         return FAIL("malformed import");
       p->i += 3;
-      sp = field_space(cur(p));
+      sp = field_space(p, cur(p));
       if (sp < 0) return unexpected(p);
       p->i++;
       TRY(bind(p, sp, p->count[sp]++));
@@ -1184,10 +1252,10 @@ static tl_status scan(P *p, size_t end, tl_vec *mem64) {
         uint8_t is64 = is_kw(p, "i64");
         TL_VEC_PUSH(mem64, uint8_t, is64);
       }
-    } else if (atom_is(kw, "elem") || atom_is(kw, "data")) {
-      sp = atom_is(kw, "elem") ? SP_ELEM : SP_DATA;
+    } else if (atom_is(p, kw, "elem") || atom_is(p, kw, "data")) {
+      sp = atom_is(p, kw, "elem") ? SP_ELEM : SP_DATA;
       TRY(bind(p, sp, p->count[sp]++));
-    } else if (!atom_is(kw, "export") && !atom_is(kw, "start")) {
+    } else if (!atom_is(p, kw, "export") && !atom_is(p, kw, "start")) {
       return failat(p, kw, "unknown module field");
     }
     p->i = next;
@@ -1222,11 +1290,11 @@ static tl_status limits(P *p, buf *o, bool mem) {
   if (!is64) take_kw(p, "i32");
   uint64_t min, max = 0;
   const tl_tok *t = cur(p);
-  if (!is_nat(t) || !tl_text_u64(t->s, t->len, &min)) return is_nat(t) ? FAIL("constant out of range") : unexpected(p);
+  if (!is_nat(p, t) || !tl_text_u64(text(p, t), t->aux, &min)) return is_nat(p, t) ? FAIL("constant out of range") : unexpected(p);
   p->i++;
-  bool has_max = is_nat(cur(p));
+  bool has_max = is_nat(p, cur(p));
   if (has_max) {
-    if (!tl_text_u64(cur(p)->s, cur(p)->len, &max)) return FAIL("constant out of range");
+    if (!tl_text_u64(text(p, cur(p)), cur(p)->aux, &max)) return FAIL("constant out of range");
     p->i++;
   }
   bool shared = mem && take_kw(p, "shared");
@@ -1266,22 +1334,21 @@ static tl_status local_name(P *p, const char *s, uint32_t len) {
 static tl_status locals(P *p) {
   p->ltypes.n = 0;
   while (take_lpar_kw(p, "local")) {
-    const tl_tok *id = cur(p)->kind == TK_ID ? cur(p) : NULL;
-    if (id) p->i++;
-    while (cur(p)->kind != TK_RPAR) {
-      buf b = {0};
-      tl_status st = valtype(p, &b);
+    const tl_tok *id = cur_kind(p) == TK_ID ? cur(p) : NULL;
+    const char *name_s = NULL;
+    uint32_t name_len = 0;
+    if (id) name_s = id_name(p, id, &name_len), p->i++;
+    while (cur_kind(p) != TK_RPAR) {
+      buf *b = &p->scratch;
+      breset(b);
+      TRY(valtype(p, b));
       lty l = {{0}, 0};
-      if (st || b.bad || b.n > sizeof l.b) {
-        bool oom = b.bad;
-        bfree(&b);
-        return st ? st : oom ? tl_nomem(p->err, "locals") : FAIL("bad local type");
-      }
-      memcpy(l.b, b.p, b.n);
-      l.n = (uint8_t)b.n;
-      bfree(&b);
+      if (b->bad) return tl_nomem(p->err, "locals");
+      if (b->n > sizeof l.b) return FAIL("bad local type");
+      memcpy(l.b, b->p, b->n);
+      l.n = (uint8_t)b->n;
       TL_VEC_PUSH(&p->ltypes, lty, l);
-      TRY(local_name(p, id ? id->s : NULL, id ? id->len : 0));
+      TRY(local_name(p, name_s, name_len));
       if (id) break;
     }
     TRY(rpar(p));
@@ -1315,7 +1382,7 @@ static void local_ids(P *p, uint32_t idx) {
 
 static tl_status func_field(P *p) {
   uint32_t idx = p->next[SP_FUNC]++, ty, np;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   TRY(inline_exports(p, 0, idx));
   bool imp;
   TRY(inline_import(p, &imp));
@@ -1352,7 +1419,7 @@ static tl_status offset(P *p, buf *o, const char *kw) {
     TRY(expr(p, o));
     return rpar(p);
   }
-  if (cur(p)->kind != TK_LPAR) return unexpected(p);
+  if (cur_kind(p) != TK_LPAR) return unexpected(p);
   p->labels.n = 0;
   TRY(instrs_n(p, o, true));
   put(o, 0x0b);
@@ -1372,12 +1439,12 @@ static tl_status elemlist(P *p, buf *o, uint32_t *flags, bool need_kind) {
     exprs = true;
     st = reftype(p, &rt);
   }
-  while (!st && cur(p)->kind != TK_RPAR) {
+  while (!st && cur_kind(p) != TK_RPAR) {
     if (exprs) {
       st = offset(p, &items, "item");
     } else {
       uint32_t x;
-      if (cur(p)->kind == TK_LPAR) { st = unexpected(p); break; }
+      if (cur_kind(p) == TK_LPAR) { st = unexpected(p); break; }
       st = idx_of(p, SP_FUNC, &x);
       put_u(&items, x);
     }
@@ -1421,7 +1488,7 @@ static tl_status elem_seg(P *p, int mode, uint32_t table, buf *off) {
 }
 
 static tl_status elem_field(P *p) {
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   if (take_kw(p, "declare")) return elem_seg(p, 2, 0, NULL);
   uint32_t table = 0;
   bool active = false;
@@ -1430,7 +1497,7 @@ static tl_status elem_field(P *p) {
     TRY(rpar(p));
     active = true;
   }
-  if (!active && (cur(p)->kind != TK_LPAR || is_lpar_kw(p, "item") || is_lpar_kw(p, "ref")))
+  if (!active && (cur_kind(p) != TK_LPAR || is_lpar_kw(p, "item") || is_lpar_kw(p, "ref")))
     return elem_seg(p, 1, 0, NULL);
   buf off = {0};
   tl_status st = offset(p, &off, "offset");
@@ -1442,7 +1509,7 @@ static tl_status elem_field(P *p) {
 /* Data strings concatenated into p->body. */
 static tl_status data_strings(P *p) {
   breset(&p->body);
-  while (cur(p)->kind == TK_STR) {
+  while (cur_kind(p) == TK_STR) {
     TRY(str(p, "data"));
     put_buf(&p->body, &p->scratch);
   }
@@ -1451,8 +1518,8 @@ static tl_status data_strings(P *p) {
 
 static tl_status data_field(P *p) {
   buf *d = &p->sec[S_DATA];
-  if (cur(p)->kind == TK_ID) p->i++;
-  if (cur(p)->kind != TK_LPAR) {
+  if (cur_kind(p) == TK_ID) p->i++;
+  if (cur_kind(p) != TK_LPAR) {
     put(d, 1);
   } else {
     uint32_t mem = 0;
@@ -1473,7 +1540,7 @@ static tl_status data_field(P *p) {
 
 static tl_status table_field(P *p) {
   uint32_t idx = p->next[SP_TABLE]++;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   TRY(inline_exports(p, 1, idx));
   bool imp;
   TRY(inline_import(p, &imp));
@@ -1493,8 +1560,8 @@ static tl_status table_field(P *p) {
     if (!st) {
       /* count the items (only a '(' has a match: a stray atom among
        * expressions steps by one, and offset() rejects it below) */
-      for (; cur(p)->kind != TK_RPAR && cur(p)->kind != TK_EOF; n++)
-        p->i = cur(p)->kind == TK_LPAR ? cur(p)->match + 1 : p->i + 1;
+      for (; cur_kind(p) != TK_RPAR && cur_kind(p) != TK_EOF; n++)
+        p->i = cur_kind(p) == TK_LPAR ? cur(p)->aux + 1 : p->i + 1;
       p->i = save;
       put_buf(o, &rt);
       put(o, is64 ? 5 : 1), put_u(o, n), put_u(o, n);
@@ -1503,7 +1570,7 @@ static tl_status table_field(P *p) {
       /* the list: a reftype then items, or function indices */
       p->i = save;
       buf *e = &p->sec[S_ELEM];
-      if (cur(p)->kind == TK_LPAR) {
+      if (cur_kind(p) == TK_LPAR) {
         bool six = idx || rt.n != 1 || rt.p[0] != 0x70;
         put_u(e, six ? 6 : 4);
         if (six) put_u(e, idx);
@@ -1535,7 +1602,7 @@ static tl_status table_field(P *p) {
   buf lim = {0}, rt = {0};
   tl_status st = limits(p, &lim, false);
   if (!st) st = reftype(p, &rt);
-  if (!st && !imp && cur(p)->kind == TK_LPAR) {
+  if (!st && !imp && cur_kind(p) == TK_LPAR) {
     /* table with an initializer expression; a null one is the plain form */
     buf e = {0};
     p->labels.n = 0;
@@ -1558,7 +1625,7 @@ static tl_status table_field(P *p) {
 
 static tl_status memory_field(P *p) {
   uint32_t idx = p->next[SP_MEM]++;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   TRY(inline_exports(p, 2, idx));
   bool imp;
   TRY(inline_import(p, &imp));
@@ -1588,7 +1655,7 @@ static tl_status memory_field(P *p) {
 
 static tl_status global_field(P *p) {
   uint32_t idx = p->next[SP_GLOBAL]++;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   TRY(inline_exports(p, 3, idx));
   bool imp;
   TRY(inline_import(p, &imp));
@@ -1605,7 +1672,7 @@ static tl_status global_field(P *p) {
 
 static tl_status tag_field(P *p) {
   uint32_t idx = p->next[SP_TAG]++, ty, np;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   TRY(inline_exports(p, 4, idx));
   bool imp;
   TRY(inline_import(p, &imp));
@@ -1625,11 +1692,11 @@ static tl_status import_field(P *p) {
   TRY(name(p, o, "import name"));
   p->secn[S_IMPORT]++;
   TRY(lpar(p));
-  int sp = field_space(cur(p));
+  int sp = field_space(p, cur(p));
   p->i++;
   uint32_t idx = p->next[sp]++, ty, np;
   (void)idx;
-  if (cur(p)->kind == TK_ID) p->i++;
+  if (cur_kind(p) == TK_ID) p->i++;
   buf lim = {0}, rt = {0};
   tl_status st = TL_OK;
   switch (sp) {
@@ -1685,21 +1752,21 @@ static tl_status start_field(P *p) {
 /* Pass 2: every field's entries. */
 static tl_status emit(P *p, size_t end) {
   while (p->i < end) {
-    size_t next = cur(p)->match + 1;
+    size_t next = cur(p)->aux + 1;
     p->i++;
     const tl_tok *kw = cur(p);
     p->i++;
     tl_status st = TL_OK;
-    if (atom_is(kw, "func")) st = func_field(p);
-    else if (atom_is(kw, "table")) st = table_field(p);
-    else if (atom_is(kw, "memory")) st = memory_field(p);
-    else if (atom_is(kw, "global")) st = global_field(p);
-    else if (atom_is(kw, "tag")) st = tag_field(p);
-    else if (atom_is(kw, "import")) st = import_field(p);
-    else if (atom_is(kw, "export")) st = export_field(p);
-    else if (atom_is(kw, "start")) st = start_field(p);
-    else if (atom_is(kw, "elem")) st = elem_field(p), st = st ? st : rpar(p);
-    else if (atom_is(kw, "data")) st = data_field(p), st = st ? st : rpar(p);
+    if (atom_is(p, kw, "func")) st = func_field(p);
+    else if (atom_is(p, kw, "table")) st = table_field(p);
+    else if (atom_is(p, kw, "memory")) st = memory_field(p);
+    else if (atom_is(p, kw, "global")) st = global_field(p);
+    else if (atom_is(p, kw, "tag")) st = tag_field(p);
+    else if (atom_is(p, kw, "import")) st = import_field(p);
+    else if (atom_is(p, kw, "export")) st = export_field(p);
+    else if (atom_is(p, kw, "start")) st = start_field(p);
+    else if (atom_is(p, kw, "elem")) st = elem_field(p), st = st ? st : rpar(p);
+    else if (atom_is(p, kw, "data")) st = data_field(p), st = st ? st : rpar(p);
     else p->i = next; /* type: done in pass 1 */
     TRY(st);
     if (p->i != next) return unexpected(p);
@@ -1761,23 +1828,40 @@ static void name_section(P *p, buf *out) {
   bfree(&subs);
 }
 
+static size_t leb_size(uint64_t v) {
+  size_t n = 1;
+  while (v >>= 7) n++;
+  return n;
+}
+
+/* Whether section s is written, and its bytes after the id and size. */
+static bool sec_present(const P *p, int s) {
+  return s == S_START ? p->has_start : s == S_DATACOUNT ? p->need_datacount : p->secn[s] > 0;
+}
+static size_t sec_size(const P *p, int s) {
+  return (s == S_START ? 0 : leb_size(p->secn[s])) + p->sec[s].n;
+}
+
+/* The module: each section's bytes go to out once (and are freed), out
+ * sized up front. */
 static void assemble(P *p, buf *out) {
   static const uint8_t head[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
-  putn(out, head, 8);
   if (p->need_datacount) {
     breset(&p->sec[S_DATACOUNT]);
     p->secn[S_DATACOUNT] = p->secn[S_DATA];
   }
+  size_t total = sizeof head;
+  for (int s = 0; s < NSEC; s++)
+    if (sec_present(p, s)) total += 1 + leb_size(sec_size(p, s)) + sec_size(p, s);
+  grow(out, total);
+  putn(out, head, sizeof head);
   for (int s = 0; s < NSEC; s++) {
-    bool present = s == S_START ? p->has_start : s == S_DATACOUNT ? p->need_datacount : p->secn[s] > 0;
-    if (!present) continue;
-    buf tmp = {0};
-    if (s != S_START) put_u(&tmp, p->secn[s]);
-    put_buf(&tmp, &p->sec[s]);
+    if (!sec_present(p, s)) continue;
     put(out, sec_id[s]);
-    put_u(out, tmp.n);
-    put_buf(out, &tmp);
-    bfree(&tmp);
+    put_u(out, sec_size(p, s));
+    if (s != S_START) put_u(out, p->secn[s]);
+    put_buf(out, &p->sec[s]);
+    bfree(&p->sec[s]);
   }
   name_section(p, out);
 }
@@ -1800,7 +1884,7 @@ static void p_free(P *p) {
 static tl_status text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t **out, size_t *size,
                               tl_vec *marks, tl_error *err) {
   tl_vec mem64 = {0};
-  P p = {.tk = t, .t = t->t, .i = *pos, .err = err, .mem64 = &mem64, .marking = marks != NULL};
+  P p = {.tk = t, .t = t->t, .src = t->src, .i = *pos, .err = err, .mem64 = &mem64, .marking = marks != NULL};
   tl_status st = TL_OK;
   *out = NULL;
   *size = 0;
@@ -1808,10 +1892,10 @@ static tl_status text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t 
   ops_init(&p);
   if (!p.ops) return tl_nomem(err, "text");
   if (is_lpar_kw(&p, "module")) {
-    end = cur(&p)->match;
+    end = cur(&p)->aux;
     p.i += 2;
     take_kw(&p, "definition");
-    if (cur(&p)->kind == TK_ID) p.i++;
+    if (cur_kind(&p) == TK_ID) p.i++;
     if (is_kw(&p, "binary") || is_kw(&p, "quote"))
       st = failat(&p, cur(&p), "binary and quoted modules are read by the script runner");
   } else if (whole) {
@@ -1842,7 +1926,7 @@ static tl_status text_module(const tl_toks *t, size_t *pos, bool whole, uint8_t 
       if (marks) *marks = o.mk;
       else tl_vec_free(&o.mk);
       p.i = end + (end < t->ntok - 1);
-      if (whole && cur(&p)->kind != TK_EOF) {
+      if (whole && cur_kind(&p) != TK_EOF) {
         tl_free(o.p);
         *out = NULL;
         st = unexpected(&p);

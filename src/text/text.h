@@ -17,25 +17,54 @@
  * reserved words; what it means depends on where it is. */
 enum { TK_EOF, TK_LPAR, TK_RPAR, TK_ATOM, TK_ID, TK_STR };
 
+/* A token: 8 bytes, as a big text has millions of them. Its kind is not
+ * stored: it follows from its first byte ('(' ')' '"' '$', else an atom),
+ * and the one TK_EOF is at the source's end (tl_tok_kind). */
 typedef struct {
-  uint8_t kind;      /* TK_* */
-  uint32_t len;      /* bytes of the token's text (for TK_ID: of the name) */
-  uint32_t match;    /* TK_LPAR: index of its TK_RPAR */
-  size_t off;        /* byte offset of the token in the source */
-  const char *s;     /* TK_ID: the name without '$' (decoded if quoted) */
+  uint32_t off;      /* byte offset of the token in the source */
+  uint32_t aux;      /* TK_LPAR: index of its TK_RPAR; TK_ID: the name's
+                        length, or for a quoted id ($"...") the index of its
+                        decoded name in tl_toks.qids; TK_ATOM, TK_STR: bytes
+                        of the token's text; else 0 */
 } tl_tok;
+
+typedef struct { char *s; uint32_t len; } tl_qid; /* a quoted id's decoded name */
 
 typedef struct {
   const char *src;
-  size_t n;
+  size_t n;          /* less than 4 GiB (tl_text_lex checks) */
   tl_tok *t;         /* ntok tokens, the last is TK_EOF */
   size_t ntok;
-  tl_vec owned;      /* char *: decoded quoted ids */
+  tl_vec qids;       /* tl_qid: decoded quoted ids (malloc'd) */
+  bool nul;          /* the text holds a NUL byte the lexer accepted: in a
+                        comment, or after a '\\' in a string (anywhere else
+                        it is an error, so a text that lexed holds a NUL iff
+                        this is set) */
 } tl_toks;
+
+/* The kind of each byte that can start a token (tl_tok_kind). */
+extern const uint8_t tl_tok_kinds[256];
+static inline int tl_tok_kind(const tl_toks *t, const tl_tok *k) {
+  return k->off < t->n ? tl_tok_kinds[(uint8_t)t->src[k->off]] : TK_EOF;
+}
+/* The text of a token (for TK_STR with its quotes; tl_tok.aux bytes for
+ * atoms and strings). */
+static inline const char *tl_tok_text(const tl_toks *t, const tl_tok *k) { return t->src + k->off; }
+/* A TK_ID's name: without '$', decoded if quoted. */
+static inline const char *tl_tok_name(const tl_toks *t, const tl_tok *k, uint32_t *len) {
+  if (t->src[k->off + 1] != '"') {
+    *len = k->aux;
+    return t->src + k->off + 1;
+  }
+  const tl_qid *q = &TL_VEC_AT(&t->qids, tl_qid, k->aux);
+  *len = q->len;
+  return q->s;
+}
 
 /* lex.c */
 /* Splits src into tokens (comments and annotations dropped, parentheses
- * matched). TL_E_MALFORMED with line and column on a bad token. */
+ * matched). TL_E_MALFORMED with line and column on a bad token; TL_E_LIMIT
+ * for a text of 4 GiB or more. */
 tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err);
 void tl_toks_free(tl_toks *t);
 /* Sets err's offset to off, and its line and column (1-based) to those of

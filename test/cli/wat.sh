@@ -152,6 +152,21 @@ expect_error "an atom among inline element expressions is an error, not a hang" 
   '^elematom\.wat:1:[0-9]+: error: ' timeout 20 "$TILT_OPT" elematom.wat -o x.wasm
 expect_error "truncated text is an error, not a crash" '^trunc\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" trunc.wat -o x.wasm
 
+# Input with a NUL byte is binary, so it gets the binary reader's error at
+# offset 0 (as wat2wasm and wasm-opt reject it). The lexer notes the NULs it
+# accepts (in comments, after a backslash) and stops at any other; after a
+# text error before the NUL, the input is searched for one.
+printf '(module) ;; \000\n' > nulcomment.wat
+expect_error "a NUL in a line comment makes the input binary" '^nulcomment\.wat:0x0: error: ' "$TILT_OPT" nulcomment.wat -o x.wasm
+printf '(module (; \000 ;))' > nulblock.wat
+expect_error "a NUL in a block comment too" '^nulblock\.wat:0x0: error: ' "$TILT_OPT" nulblock.wat -o x.wasm
+printf '(module (memory 1) (data (i32.const 0) "\\\000"))' > nulesc.wat
+expect_error "a NUL after a backslash in a string too" '^nulesc\.wat:0x0: error: ' "$TILT_OPT" nulesc.wat -o x.wasm
+printf '(module (func nop \000))' > nultok.wat
+expect_error "a NUL between tokens too" '^nultok\.wat:0x0: error: ' "$TILT_OPT" nultok.wat -o x.wasm
+printf '(module (func "\n))\n\000' > nullate.wat
+expect_error "a NUL after a text error too" '^nullate\.wat:0x0: error: ' "$TILT_OPT" nullate.wat -o x.wasm
+
 # Errors the validator finds in the bytes made from the text are located
 # at the instruction they are about (found again by a second parse that
 # keeps where each instruction came from), in folded and flat code, in a

@@ -3,7 +3,8 @@
  * of built nodes of every expression kind, error returns (and messages) on
  * bad indices, labels, shapes and orders, a module using every kind of
  * expression through tl_module_validate, tl_module_write and wabt's
- * wasm-validate (skipped if absent), and write -> read -> print text. */
+ * wasm-validate (skipped if absent), and write -> read -> print text; and
+ * the text reader's on_text_parsed hook (when it runs, with what). */
 #include "tilt.h"
 
 #include <check.h>
@@ -1010,6 +1011,40 @@ START_TEST(deep_body) {
   tl_module_free(m);
 } END_TEST
 
+/* tl_read_options.on_text_parsed: once per text that became binary, with
+ * the text, before that is read; not for a text error; an error the binary
+ * reader finds afterwards is still located in the text. */
+typedef struct { int calls; const char *text; size_t size; } hook_log;
+static void note_text_parsed(void *user, const char *text, size_t size) {
+  hook_log *h = user;
+  h->calls++, h->text = text, h->size = size;
+}
+
+START_TEST(text_parsed_hook) {
+  static const char ok[] = "(module (func (result i32) (i32.const 1)))";
+  static const char bad_text[] = "(module (func (i32.bogus)))";
+  static const char bad_type[] = "(module\n  (func (result i32)\n    i64.const 1))";
+  hook_log h = {0};
+  tl_read_options o = {.on_text_parsed = note_text_parsed, .user = &h};
+  tl_error e;
+  tl_module *m = tl_module_parse_text(ok, sizeof ok - 1, &o, &e);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_int_eq(h.calls, 1);
+  ck_assert_ptr_eq(h.text, ok);
+  ck_assert_uint_eq(h.size, sizeof ok - 1);
+  tl_module_free(m);
+  m = tl_module_read_any((const uint8_t *)ok, sizeof ok - 1, &o, &e);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_int_eq(h.calls, 2);
+  tl_module_free(m);
+  ck_assert_ptr_null(tl_module_parse_text(bad_text, sizeof bad_text - 1, &o, &e));
+  ck_assert_int_eq(h.calls, 2);
+  ck_assert_ptr_null(tl_module_parse_text(bad_type, sizeof bad_type - 1, &o, &e));
+  ck_assert_int_eq(h.calls, 3);
+  ck_assert_int_eq(e.code, TL_E_INVALID);
+  ck_assert_uint_eq(e.line, 3);
+} END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("capi");
   TCase *tc = tcase_create("build");
@@ -1030,6 +1065,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, relooper_body);
   tcase_add_test(tc, random_arguments);
   tcase_add_test(tc, deep_body);
+  tcase_add_test(tc, text_parsed_hook);
   suite_add_tcase(s, tc);
   return s;
 }
