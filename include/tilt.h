@@ -124,9 +124,11 @@ typedef struct {
 tl_module *tl_module_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                           tl_error *err);
 /* Reads a module in the text format (a .wat file: "(module ...)" or its
- * fields alone). On failure returns NULL and fills *err: text errors have
- * line and col (1-based) and the byte offset in text; errors found after
- * the text was read (validation) have no offset. */
+ * fields alone). On failure returns NULL and fills *err: errors have line
+ * and col (1-based) and the byte offset in text; a validation error has
+ * those of the instruction it is about (a block's end: its closing
+ * parenthesis), or none when it is about no instruction (an index space,
+ * a section). */
 tl_module *tl_module_parse_text(const char *text, size_t size, const tl_read_options *opt,
                                 tl_error *err);
 /* True if bytes start with the binary magic "\0asm". */
