@@ -11,7 +11,11 @@
  *  - terminating tails: lists anywhere ending in the same code and then
  *    `unreachable` or `return` keep one copy at the function's end.
  * Moved code stays in scope: S may only branch to labels still enclosing it
- * at its new place (equality maps the labels S defines itself). Order of
+ * at its new place (equality maps the labels S defines itself). With
+ * exception handling, code moving to a block's or the function's end may
+ * leave a try: then S holds nothing that may throw and no EH node (the same
+ * handlers catch the same things); try_table clauses are paths into their
+ * labels. Order of
  * execution is unchanged on every path, so effects need no check.
  * Assumes: valid IR. Guarantees: the same behaviour; no growth by the byte
  * estimate (opcodes and immediates). Rounds of linear walks (MAX_ROUNDS,
@@ -52,6 +56,7 @@ typedef struct {
   uint64_t budget;
   bool changed;
   bool nomem;           /* a scratch allocation failed: fold nothing more */
+  bool eh;              /* f has exception handling (tl_expr_has_eh) */
 } cf;
 
 /* ---- hashing and equality ---------------------------------------------- */
@@ -174,8 +179,11 @@ static bool inside(cf *c, uint32_t l, uint32_t lo, uint32_t hi) {
 }
 
 /* Every branch in e that leaves e goes to a label not defined inside
- * [lo, hi), or to `allow` (TL_NO_LABEL: none). */
-static bool targets_ok(cf *c, tl_expr *e, uint32_t lo, uint32_t hi, uint32_t allow) {
+ * [lo, hi), or to `allow` (TL_NO_LABEL: none). With leaves_try (code
+ * moving to a block's or the function's end in a function with exception
+ * handling: it may leave a try body or catch arm), nothing in e may throw
+ * or be an EH node, so which handler catches what stays the same. */
+static bool targets_ok(cf *c, tl_expr *e, uint32_t lo, uint32_t hi, uint32_t allow, bool leaves_try) {
   start_seq(c);
   c->st.n = 0;
   TL_VEC_PUSH(&c->st, tl_expr *, e);
@@ -183,6 +191,7 @@ static bool targets_ok(cf *c, tl_expr *e, uint32_t lo, uint32_t hi, uint32_t all
     tl_expr *x = TL_VEC_AT(&c->st, tl_expr *, --c->st.n);
     if (!x) continue;
     uint32_t fl = tl_ops[x->op].flags;
+    if (leaves_try && (fl & (TL_F_CALL | TL_F_THROWS | TL_F_EH | TL_F_LABEL_USE))) return false;
     if ((fl & TL_F_CONTROL) && x->imm.block.label != TL_NO_LABEL && x->imm.block.label < c->mapcap)
       c->stamp[x->imm.block.label] = c->gen;
     if (fl & TL_F_BRANCH) {
@@ -217,6 +226,8 @@ static void count_branch(cf *c, tl_expr *e) {
     for (uint32_t i = 0; i < e->imm.table->n; i++)
       if (e->imm.table->targets[i] < c->nlab) c->cnt[e->imm.table->targets[i]]++;
     if (e->imm.table->def < c->nlab) c->cnt[e->imm.table->def]++;
+  } else if (tl_ops[e->op].imm == TL_IMM_CLAUSE) { /* a try_table clause: a path into its label */
+    if (e->imm.idx2.a < c->nlab) c->cnt[e->imm.idx2.a]++;
   } else if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL ||
              e->op == TL_OP_RETURN_CALL_INDIRECT) {
     if (c->body_label < c->nlab) c->cnt[c->body_label]++;
@@ -297,7 +308,7 @@ static void fold_if(cf *c, cand *cd) {
   while (k < na && k < nb && deep_eq(c, a[na - 1 - k], b[nb - 1 - k])) k++;
   /* Only the items that stay in scope after the if (a contiguous suffix). */
   uint32_t kk = 0;
-  while (kk < k && targets_ok(c, a[na - 1 - kk], cd->lo, cd->hi, TL_NO_LABEL)) kk++;
+  while (kk < k && targets_ok(c, a[na - 1 - kk], cd->lo, cd->hi, TL_NO_LABEL, false)) kk++;
   k = kk;
   if (!k || (int64_t)size_of(a + (na - k), k) <= (cd->in_list ? 0 : BLOCK_COST) + (na == k && nb == k))
     return;
@@ -420,7 +431,7 @@ static void fold_block(cf *c, cand *cd, tail *t, uint32_t nt) {
     if (members < 2) continue;
     bool all = !is_body && members == c->cnt[lab] + (falls ? 1u : 0u);
     uint32_t kk = 0;
-    while (kk < k && targets_ok(c, item_at(&p[r], kk), cd->lo, cd->hi, all ? TL_NO_LABEL : lab)) kk++;
+    while (kk < k && targets_ok(c, item_at(&p[r], kk), cd->lo, cd->hi, all ? TL_NO_LABEL : lab, c->eh)) kk++;
     if (!kk) continue;
     int64_t s = saving(p, np, r, kk, all, falls, cd->in_list);
     if (s > best) best = s, best_k = kk, best_r = r, best_all = all;
@@ -524,7 +535,7 @@ static bool fold_terminating(cf *c) {
     }
     if (members < 2) continue;
     uint32_t kk = 0;
-    while (kk < k && targets_ok(c, item_at(&p[r], kk), 0, UINT32_MAX, c->body_label)) kk++;
+    while (kk < k && targets_ok(c, item_at(&p[r], kk), 0, UINT32_MAX, c->body_label, c->eh)) kk++;
     if (kk < 2) continue;
     int64_t s = (int64_t)size_of(&p[r].list->kid[p[r].end - kk], kk) * (members - 1) -
                 (int64_t)members * BR_COST - BLOCK_COST - 1;
@@ -644,6 +655,7 @@ tl_status tl_pass_code_folding(tl_pass_ctx *ctx, tl_func *f) {
   cf c = {0};
   c.m = ctx->m;
   c.f = f;
+  c.eh = tl_expr_has_eh(f->body);
   uint64_t n = tl_expr_count(f->body);
   bool fresh = false;   /* the last analysis still describes the body */
   for (int r = 0; r < MAX_ROUNDS && !c.nomem; r++) {
