@@ -10,19 +10,14 @@
 #include <string.h>
 #include "check_main.h"
 
-static tl_module *M;
-static tl_func *F;
+#include "ir_build.h"
 
 static void setup(void) {
-  M = tl_module_alloc();
-  F = tl_module_add_func(M);
-  F->type = tl_functype_intern(M, TL_I32, TL_I32);
+  ir_fixture(TL_I32, TL_I32);
   tl_func_add_local(M, F, TL_I32);
 }
 
-static void teardown(void) { tl_module_destroy(M); }
-
-#include "ir_build.h"
+static void teardown(void) { ir_teardown(); }
 static tl_expr *unr(void) { return tl_make_unreachable(M); }
 static uint32_t lab(void) { return tl_func_new_label(M, F); }
 

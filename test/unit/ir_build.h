@@ -1,11 +1,23 @@
-/* ir_build.h — building expression trees by hand in unit tests: mk(op,
- * label, nkid, kids...) makes a node with those kids and finalizes it;
- * c32 / f32c make constants. The including test defines the module M and
- * the function F the nodes belong to before including this. */
+/* ir_build.h — building expression trees by hand in unit tests: the
+ * module M with one function F (ir_fixture makes them, ir_teardown frees
+ * them: a Check fixture's setup calls the one, its teardown is the other);
+ * mk(op, label, nkid, kids...) makes a node of F with those kids and
+ * finalizes it; c32 / f32c make constants. */
 #ifndef TILT_TEST_IR_BUILD_H
 #define TILT_TEST_IR_BUILD_H
 
 #include <stdarg.h>
+
+static tl_module *M;
+static tl_func *F;
+
+static inline void ir_fixture(tl_type params, tl_type results) {
+  M = tl_module_alloc();
+  F = tl_module_add_func(M);
+  F->type = tl_functype_intern(M, params, results);
+}
+
+static inline void ir_teardown(void) { tl_module_destroy(M); }
 
 static inline tl_expr *mk(tl_op op, uint32_t label, uint32_t n, ...) {
   tl_expr *e = tl_expr_new(M, op, n);

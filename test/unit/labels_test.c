@@ -11,18 +11,13 @@
 #include <stdlib.h>
 #include "check_main.h"
 
-static tl_module *M;
-static tl_func *F;
+#include "ir_build.h"
 
 static void setup(void) {
-  M = tl_module_alloc();
-  F = tl_module_add_func(M);
-  F->type = tl_functype_intern(M, TL_NONE, TL_NONE);
+  ir_fixture(TL_NONE, TL_NONE);
 }
 
-static void teardown(void) { tl_module_destroy(M); }
-
-#include "ir_build.h"
+static void teardown(void) { ir_teardown(); }
 
 START_TEST(counts_and_post_order_types) {
   uint32_t fl = tl_func_new_label(M, F), a = tl_func_new_label(M, F), b = tl_func_new_label(M, F);

@@ -11,18 +11,13 @@
 #include <stdlib.h>
 #include "check_main.h"
 
-static tl_module *M;
-static tl_func *F;
+#include "ir_build.h"
 
 static void setup(void) {
-  M = tl_module_alloc();
-  F = tl_module_add_func(M);
-  F->type = tl_functype_intern(M, TL_NONE, TL_NONE);
+  ir_fixture(TL_NONE, TL_NONE);
 }
 
-static void teardown(void) { tl_module_destroy(M); }
-
-#include "ir_build.h"
+static void teardown(void) { ir_teardown(); }
 
 static void run_pass_and_validate(const char *pass) {
   tl_error err;
