@@ -9,6 +9,15 @@ if(TARGET tilt-run)
   set_tests_properties(spec.wast PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 
+# spec.print: every module of the 3.0 suite (core, legacy, custom) is read
+# back from its printed text before the script's commands run on it; the
+# totals must be the plain run's (test/wast/print_check.sh).
+if(TARGET tilt-run)
+  add_test(NAME spec.print
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/wast/print_check.sh $<TARGET_FILE:tilt-run> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(spec.print PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
 # wast.relaxed_roundtrip: the relaxed SIMD modules of the 3.0 suite through
 # tilt's text reader and writer, validated by wabt (test/wast/text_roundtrip.py).
 if(TARGET tilt-opt)

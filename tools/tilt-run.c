@@ -5,7 +5,7 @@
  *                                              the program's status
  *   tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]
  *                                              calls an export, prints results
- *   tilt-run --wast [--interp|--jit] [-v] [--skip-list F] FILE.wast...
+ *   tilt-run --wast [--interp|--jit] [-v] [--skip-list F] [--print-check] FILE.wast...
  *                                              runs spec scripts (wast.c)
  * A trap prints "error: trap: REASON" and exits 134. An uncaught wasm
  * exception prints "error: uncaught exception: tag T" and exits 1.
@@ -35,7 +35,7 @@ static void usage(void) {
   fprintf(stderr, "usage: tilt-run [--interp|--jit] [-O2] [--eager] [--compile-only] [--fuel N]\n"
                   "                [--max-depth N] [--threads N] [--stats] prog.wasm [ARGS...]\n"
                   "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n"
-                  "       tilt-run --wast [--interp|--jit] [-v] [--skip-list F] FILE.wast...\n");
+                  "       tilt-run --wast [--interp|--jit] [-v] [--skip-list F] [--print-check] FILE.wast...\n");
   exit(2);
 }
 

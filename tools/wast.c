@@ -28,6 +28,7 @@ typedef struct {
   int engine;
   uint32_t features;
   bool verbose, quiet;
+  bool print_check;          /* --print-check: every module is read back from its printed text */
   unsigned max_shown, shown;
   tl_store *s;
   tl_linker *l;
@@ -140,9 +141,32 @@ static tl_status module_bytes(ws *w, uint8_t **bin, size_t *n, tl_error *err, bo
   return st;
 }
 
+/* --print-check: the module is replaced by the one its text
+ * (tl_module_print) reads back to with tilt's text reader, so every
+ * command after it checks what the printed text means: the printer emits
+ * the text syntax of every feature the reader takes. NULL (a failure
+ * counted) when the text does not print or read back. */
+static tl_module *through_text(ws *w, tl_module *m) {
+  tl_read_options o = {.features = w->features};
+  char *text = tl_module_print(m);
+  tl_error err = {0};
+  tl_module *back = text ? tl_module_parse_text(text, strlen(text), &o, &err) : NULL;
+  if (!text) failf(w, "print check", "the module did not print");
+  else if (!back)
+    failf(w, "print check", "the printed text does not read back (line %u col %u: %s)", err.line, err.col, err.msg);
+  free(text);
+  tl_module_free(m);
+  return back;
+}
+
 static tl_module *load(ws *w, const uint8_t *bin, size_t n, tl_error *err) {
   tl_read_options o = {.features = w->features};
   tl_module *m = tl_module_read(bin, n, &o, err);
+  if (m && w->print_check && !(m = through_text(w, m))) {
+    *err = (tl_error){.code = TL_E_INVALID};
+    snprintf(err->msg, sizeof err->msg, "its printed text does not read back");
+    return NULL;
+  }
   if (m) {
     size_t n0 = w->mods.n;
     TL_VEC_PUSH(&w->mods, tl_module *, m);
@@ -706,6 +730,7 @@ int tl_wast_main(int argc, char **argv) {
     if (!strcmp(a, "--interp")) { w0.engine = TL_ENGINE_INTERP; continue; }
     if (!strcmp(a, "--jit")) { w0.engine = TL_ENGINE_JIT; continue; }
     if (!strcmp(a, "-v")) { w0.verbose = true; continue; }
+    if (!strcmp(a, "--print-check")) { w0.print_check = true; continue; }
     if (!strcmp(a, "--skip-list") && i + 1 < argc) { skip = argv[++i]; continue; }
     if (!strcmp(a, "--max-failures") && i + 1 < argc) { w0.max_shown = (unsigned)atoi(argv[++i]); continue; }
     if (!strcmp(a, "--no-feature") && i + 1 < argc) { w0.features &= ~tl_feature_from_name(argv[++i]); continue; }

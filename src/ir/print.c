@@ -420,6 +420,11 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   case TL_OP_TABLE_SET: case TL_OP_TABLE_FILL:
     return i == 1 ? table_elem(p, e->imm.index) : it;
   case TL_OP_TABLE_GROW: return i == 0 ? table_elem(p, e->imm.index) : it;
+  case TL_OP_THROW: {
+    tl_type ps = e->imm.index < p->m->tags.n ? tl_tag_params(p->m, e->imm.index) : TL_NONE;
+    return i < tl_type_arity(p->m, ps) ? tl_type_at(p->m, ps, i) : TL_UNREACHABLE;
+  }
+  case TL_OP_THROW_REF: return TL_EXNREF;
   case TL_OP_TUPLE_MAKE:
     return want != W_ANY && tl_type_is_tuple(want) && i < tl_type_arity(p->m, want) ? tl_type_at(p->m, want, i) : W_ANY;
   default: return TL_UNREACHABLE;
