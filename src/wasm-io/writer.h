@@ -27,7 +27,9 @@ typedef struct {
   /* per function (writer_code.c) */
   tl_func *f;            /* NULL in constant expressions */
   uint32_t fi;           /* function index, or TL_NO_FUNC */
-  uint32_t *base;        /* tl_func_local_map */
+  uint32_t *base;        /* first wasm local of each IR local (tl_func_local_map,
+                            then elision and grouping by type, group_locals) */
+  uint32_t *width;       /* wasm locals of each IR local (0: elided) */
   uint32_t scratch[TL_NBASIC]; /* 1 + index in stypes of a scratch local, 0 = none */
   tl_vec stypes;         /* tl_type of each scratch local */
   uint32_t *pos;         /* label id -> position in labels, or TL_NO_INDEX */

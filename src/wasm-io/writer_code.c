@@ -179,7 +179,7 @@ static tl_status check_local(wr *w, uint32_t l) {
 static tl_status emit_local(wr *w, tl_buf *b, const tl_expr *e) {
   uint32_t l = e->imm.index;
   TRY(check_local(w, l));
-  uint32_t base = w->base[l], n = w->base[l + 1] - base;
+  uint32_t base = w->base[l], n = w->width[l];
   if (e->op == TL_OP_LOCAL_GET || (e->op == TL_OP_LOCAL_TEE && n == 1)) {
     uint8_t code = e->op == TL_OP_LOCAL_GET ? 0x20 : 0x22;
     for (uint32_t i = 0; i < n; i++) local_op(b, code, base + i);
@@ -820,7 +820,7 @@ static tl_status enter(wr *w, tl_buf *b, tl_expr *x) {
     if (x->nkid == 1 && is_tuple_local_get(w, x->kid[0])) {
       if (in_set(&w->elide_gets, x)) return TL_OK;   /* already on the stack */
       uint32_t l = x->kid[0]->imm.index;
-      if (x->imm.index >= w->base[l + 1] - w->base[l])
+      if (x->imm.index >= w->width[l])
         return WR_FAIL(w, TL_E_INVALID, "tuple.extract %u out of range", x->imm.index);
       local_op(b, 0x20, w->base[l] + x->imm.index);
       return TL_OK;
@@ -1040,7 +1040,9 @@ static bool reset_func(wr *w, tl_func *f, uint32_t fi) {
   w->elide_sets.n = w->elide_gets.n = w->cut.n = 0;
   memset(w->scratch, 0, sizeof w->scratch);
   tl_free(w->base);
+  tl_free(w->width);
   w->base = f ? tl_func_local_map(w->m, f) : NULL;
+  w->width = NULL;
   uint32_t n = f ? f->nlabel : 0;
   if (n > w->npos) {
     tl_free(w->pos);
@@ -1052,34 +1054,68 @@ static bool reset_func(wr *w, tl_func *f, uint32_t fi) {
   return true;
 }
 
-/* The wasm type of declared local k (after the params), scratch ones last. */
-static tl_type local_at(wr *w, uint32_t k, uint32_t *ir) {
-  tl_func *f = w->f;
-  uint32_t nl = w->base[f->nlocal];
-  if (k >= nl) return TL_VEC_AT(&w->stypes, tl_type, k - nl);
-  while (w->base[*ir + 1] <= k) (*ir)++;
-  return tl_type_at(w->m, f->local[*ir], k - w->base[*ir]);
+/* Each IR local's width in wasm locals, from the map as elision left it
+ * (consecutive: base[i + 1] - base[i]); false when out of memory. */
+static bool take_widths(wr *w, tl_func *f) {
+  if (!(w->width = tl_scratch_realloc(NULL, f->nlocal + 1, sizeof *w->width))) return false;
+  for (uint32_t i = 0; i < f->nlocal; i++) w->width[i] = w->base[i + 1] - w->base[i];
+  return true;
 }
 
-/* Locals as runs of equal types: (count, type) pairs. */
-static tl_status put_locals(wr *w, tl_buf *b, uint32_t nparams) {
-  uint32_t from = w->base[nparams], to = w->base[w->f->nlocal] + (uint32_t)w->stypes.n;
-  uint32_t runs = 0, ir = nparams;
-  for (uint32_t k = from; k < to; k++) {
-    uint32_t j = ir;
-    tl_type t = local_at(w, k, &ir);
-    runs += k == from || t != local_at(w, k - 1, &j);
+/* Declared locals grouped by type, as Binaryen's writer groups them (a run
+ * of one type costs one declaration entry): the types in the order they
+ * first appear, each local's relative order kept. Left as they are when a
+ * tuple local is declared (its components must stay consecutive) or
+ * nothing moves; else the map goes to w->maps[fi] too (the name section
+ * numbers local names through it). False when out of memory. */
+static bool group_locals(wr *w, tl_func *f, uint32_t fi, uint32_t np) {
+  tl_type order[TL_NBASIC];
+  uint32_t ntypes = 0, next = w->base[np], moved = 0;
+  bool seen[TL_NBASIC] = {false};
+  for (uint32_t i = np; i < f->nlocal; i++) {
+    tl_type t = f->local[i];
+    if (t >= TL_NBASIC) return true; /* a tuple */
+    if (w->width[i] && !seen[t]) seen[t] = true, order[ntypes++] = t;
   }
+  for (uint32_t k = 0; k < ntypes; k++)
+    for (uint32_t i = np; i < f->nlocal; i++) {
+      if (!w->width[i] || f->local[i] != order[k]) continue;
+      moved += w->base[i] != next;
+      w->base[i] = next++;
+    }
+  if (!moved) return true;
+  if (!w->maps) return false;
+  tl_free(w->maps[fi]);
+  if (!(w->maps[fi] = tl_scratch_realloc(NULL, f->nlocal + 1, sizeof(uint32_t)))) return false;
+  memcpy(w->maps[fi], w->base, (f->nlocal + 1) * sizeof(uint32_t));
+  return true;
+}
+
+/* Locals as runs of equal types: (count, type) pairs, in wasm index order
+ * (scratch locals last). */
+static tl_status put_locals(wr *w, tl_buf *b, uint32_t nparams) {
+  tl_func *f = w->f;
+  uint32_t from = w->base[nparams], nl = w->base[f->nlocal], to = nl + (uint32_t)w->stypes.n;
+  tl_type *t = tl_scratch_realloc(NULL, to - from + 1, sizeof *t);
+  if (!t) return wr_fail(w, tl_nomem(w->err, "writer"));
+  for (uint32_t i = nparams; i < f->nlocal; i++)
+    for (uint32_t k = 0; k < w->width[i]; k++) t[w->base[i] + k - from] = tl_type_at(w->m, f->local[i], k);
+  for (uint32_t k = nl; k < to; k++) t[k - from] = TL_VEC_AT(&w->stypes, tl_type, k - nl);
+  uint32_t runs = 0;
+  for (uint32_t k = from; k < to; k++) runs += k == from || t[k - from] != t[k - 1 - from];
   wr_u32(b, runs);
-  ir = nparams;
   for (uint32_t k = from; k < to;) {
-    tl_type t = local_at(w, k, &ir);
-    uint32_t n = 1, j = ir;
-    while (k + n < to && local_at(w, k + n, &j) == t) n++;
+    uint32_t n = 1;
+    while (k + n < to && t[k + n - from] == t[k - from]) n++;
     wr_u32(b, n);
-    TRY(wr_valtype(w, b, t));
+    tl_status s = wr_valtype(w, b, t[k - from]);
+    if (s) {
+      tl_free(t);
+      return s;
+    }
     k += n;
   }
+  tl_free(t);
   return TL_OK;
 }
 
@@ -1091,10 +1127,11 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *locals) {
   if (!reset_func(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
   if (!f->body || f->body->op != TL_OP_BLOCK)
     return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
-  if (!mark_cut(w, f) || !plan_elision(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
-  w->locs.n = 0;
   uint32_t np = tl_func_nparams(m, f);
   if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
+  if (!mark_cut(w, f) || !plan_elision(w, f, fi) || !take_widths(w, f) || !group_locals(w, f, fi, np))
+    return wr_fail(w, tl_nomem(w->err, "writer"));
+  w->locs.n = 0;
   TRY(push_label(w, f->body->imm.block.label));
   push_frame(w, K_LIST, NULL, f->body->kid, f->body->nkid, tl_func_type(m, f)->results);
   TRY(run(w, body));
@@ -1301,8 +1338,9 @@ void wr_free(wr *w) {
   tl_free(w->maps);
   w->maps = NULL;
   tl_free(w->base);
+  tl_free(w->width);
   tl_free(w->pos);
-  w->base = w->pos = NULL;
+  w->base = w->pos = w->width = NULL;
   wr_so_free(w->so);
   w->so = NULL;
 }
