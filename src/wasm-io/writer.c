@@ -9,6 +9,7 @@
  * deterministic bytes, or a TL_E_INVALID/TL_E_UNSUPPORTED error. */
 #include "writer.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Known sections in the order they must appear; the index is a "slot". */
@@ -283,6 +284,13 @@ static uint32_t named_locals(const tl_module *m, const tl_func *f) {
   return n;
 }
 
+typedef struct { uint32_t index, local; } wr_lpair; /* wasm index, IR local */
+
+static int by_wasm_index(const void *a, const void *b) {
+  uint32_t x = ((const wr_lpair *)a)->index, y = ((const wr_lpair *)b)->index;
+  return x < y ? -1 : x > y;
+}
+
 /* False when out of memory. */
 static bool local_names(wr *w, tl_buf *sub) {
   tl_module *m = w->m;
@@ -295,14 +303,25 @@ static bool local_names(wr *w, tl_buf *sub) {
     uint32_t n = named_locals(m, f);
     if (!n) continue;
     uint32_t *base = wr_local_map(w, (uint32_t)i);
-    if (!base) return false;
-    wr_u32(sub, (uint32_t)i);
-    wr_u32(sub, n);
-    for (uint32_t l = 0; l < f->nlocal; l++) {
-      if (!f->local_name[l] || tl_type_is_tuple(f->local[l])) continue;
-      wr_u32(sub, base[l]);
-      wr_name(sub, f->local_name[l]);
+    wr_lpair *by_index = tl_scratch_realloc(NULL, n + 1, sizeof *by_index);
+    if (!base || !by_index) {
+      tl_free(base), tl_free(by_index);
+      return false;
     }
+    /* in wasm index order (the writer may group locals by type); a local
+     * the writer left out has no index and no name */
+    uint32_t k = 0;
+    for (uint32_t l = 0; l < f->nlocal; l++)
+      if (f->local_name[l] && !tl_type_is_tuple(f->local[l]) && base[l] != TL_NO_INDEX)
+        by_index[k++] = (wr_lpair){base[l], l};
+    qsort(by_index, k, sizeof *by_index, by_wasm_index);
+    wr_u32(sub, (uint32_t)i);
+    wr_u32(sub, k);
+    for (uint32_t j = 0; j < k; j++) {
+      wr_u32(sub, by_index[j].index);
+      wr_name(sub, f->local_name[by_index[j].local]);
+    }
+    tl_free(by_index);
     tl_free(base);
   }
   return true;

@@ -1067,7 +1067,8 @@ static bool take_widths(wr *w, tl_func *f) {
  * first appear, each local's relative order kept. Left as they are when a
  * tuple local is declared (its components must stay consecutive) or
  * nothing moves; else the map goes to w->maps[fi] too (the name section
- * numbers local names through it). False when out of memory. */
+ * numbers local names through it, in index order). False when out of
+ * memory. */
 static bool group_locals(wr *w, tl_func *f, uint32_t fi, uint32_t np) {
   tl_type order[TL_NBASIC];
   uint32_t ntypes = 0, next = w->base[np], moved = 0;
@@ -1083,12 +1084,21 @@ static bool group_locals(wr *w, tl_func *f, uint32_t fi, uint32_t np) {
       moved += w->base[i] != next;
       w->base[i] = next++;
     }
-  if (!moved) return true;
-  if (!w->maps) return false;
-  tl_free(w->maps[fi]);
-  if (!(w->maps[fi] = tl_scratch_realloc(NULL, f->nlocal + 1, sizeof(uint32_t)))) return false;
-  memcpy(w->maps[fi], w->base, (f->nlocal + 1) * sizeof(uint32_t));
+  if (moved) {
+    if (!w->maps) return false;
+    tl_free(w->maps[fi]);
+    if (!(w->maps[fi] = tl_scratch_realloc(NULL, f->nlocal + 1, sizeof(uint32_t)))) return false;
+    memcpy(w->maps[fi], w->base, (f->nlocal + 1) * sizeof(uint32_t));
+  }
   return true;
+}
+
+/* The map kept for the name section marks the locals elision left out
+ * (no wasm local: no name) with TL_NO_INDEX. */
+static void mark_elided(wr *w, tl_func *f, uint32_t fi) {
+  if (!w->maps || !w->maps[fi]) return;
+  for (uint32_t i = 0; i < f->nlocal; i++)
+    if (!w->width[i]) w->maps[fi][i] = TL_NO_INDEX;
 }
 
 /* Locals as runs of equal types: (count, type) pairs, in wasm index order
@@ -1131,6 +1141,7 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *locals) {
   if (np > f->nlocal) return WR_FAIL(w, TL_E_INVALID, "function %u: fewer locals than params", fi);
   if (!mark_cut(w, f) || !plan_elision(w, f, fi) || !take_widths(w, f) || !group_locals(w, f, fi, np))
     return wr_fail(w, tl_nomem(w->err, "writer"));
+  mark_elided(w, f, fi);
   w->locs.n = 0;
   TRY(push_label(w, f->body->imm.block.label));
   push_frame(w, K_LIST, NULL, f->body->kid, f->body->nkid, tl_func_type(m, f)->results);
