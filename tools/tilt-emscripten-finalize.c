@@ -218,6 +218,14 @@ static tl_module *load(opts *o) {
   return m;
 }
 
+/* Binaryen's finalize writes no target_features section (108: the
+ * features go to the metadata's "features" list instead; wasm-ld puts the
+ * section after the code, so no source map offset moves). */
+static bool is_target_features(const char *name, size_t len, void *ctx) {
+  (void)ctx;
+  return len == 15 && !memcmp(name, "target_features", 15);
+}
+
 static int write_module(const opts *o, tl_module *m, const char *meta) {
   if (o->emit_text) {
     char *text = tl_module_print(m);
@@ -239,6 +247,7 @@ static int write_module(const opts *o, tl_module *m, const char *meta) {
   size_t size;
   tl_error err;
   if (tl_module_write(m, &wo, &bytes, &size, &err) != TL_OK) return cli_print_error(o->out, &err), 1;
+  size = cli_strip_custom(bytes, size, is_target_features, NULL);
   int rc = cli_write_file(o->out, bytes, size);
   free(bytes);
   return rc ? (free(map), rc) : cli_write_source_map(o->out_map, map);
