@@ -86,6 +86,8 @@ typedef struct {
   uint32_t *label_head, *label_hdr; /* per label: pending list, loop header */
   uint32_t nbb, cur; /* block count; current block or NONE in dead code */
   tl_vec trys;       /* try_ctx: the try bodies the walk is in, innermost last */
+  tl_vec ends;       /* uint32_t: blocks ending a try's body or arm (a stack: a
+                        try's are those from its frame's b on) */
   tl_expr *parent;   /* of the leaf leave() is given (NULL: not a leaf) */
 } graph;
 
@@ -129,11 +131,9 @@ static void join(graph *g, const uint32_t *s, uint32_t n, uint32_t label) {
 }
 
 /* The end of a try's body or of one of its arms: a source of the block
- * after the try (the list at fr->b). */
-static void note_end(graph *g, frame *fr) {
-  if (g->cur == NONE) return;
-  TL_VEC_PUSH(&g->pend, pending, ((pending){g->cur, fr->b}));
-  fr->b = (uint32_t)g->pend.n - 1;
+ * after the try. */
+static void note_end(graph *g) {
+  if (g->cur != NONE) TL_VEC_PUSH(&g->ends, uint32_t, g->cur);
 }
 
 /* Something that may throw, at the end of the current block (a new one
@@ -160,14 +160,14 @@ static void between_try(graph *g, frame *fr, uint32_t i) {
   tl_expr *e = *fr->slot;
   if (i == 0) {
     fr->a = new_bb(g, NONE);
-    fr->b = NONE;
+    fr->b = (uint32_t)g->ends.n;
     try_ctx t = {fr->a, e->op == TL_OP_TRY_TABLE ? e : NULL};
     TL_VEC_PUSH(&g->trys, try_ctx, t);
     return;
   }
   if (i == 1) g->trys.n--; /* past the body (a try_table: its clauses) */
   if (e->op != TL_OP_TRY) return;
-  note_end(g, fr); /* the body's or the previous arm's */
+  note_end(g); /* the body's or the previous arm's */
   if (e->kid[i]->op == TL_OP_DELEGATE) g->cur = NONE;
   else g->cur = new_bb(g, fr->a);
 }
@@ -177,23 +177,10 @@ static void between_try(graph *g, frame *fr, uint32_t i) {
 static void leave_try(graph *g, frame *fr) {
   tl_expr *e = *fr->slot;
   if (e->nkid == 1) g->trys.n--;
-  note_end(g, fr); /* the body's, the last arm's (after a delegate: none) */
-  uint32_t n = 0, s[64];
-  bool many = false;
-  for (uint32_t p = fr->b; p != NONE; p = TL_VEC_AT(&g->pend, pending, p).next) {
-    if (n == 64) { many = true; break; }
-    s[n++] = TL_VEC_AT(&g->pend, pending, p).bb;
-  }
-  if (!many) { /* stays in the current block only if it is the one source */
-    join(g, s, n, e->imm.block.label);
-    return;
-  }
-  /* many arms: one block all of them reach */
-  uint32_t bb = new_bb(g, NONE);
-  for (uint32_t p = fr->b; p != NONE; p = TL_VEC_AT(&g->pend, pending, p).next)
-    TL_VEC_PUSH(&g->edges, edge, ((edge){TL_VEC_AT(&g->pend, pending, p).bb, bb}));
-  g->cur = bb;
-  join(g, &bb, 1, e->imm.block.label);
+  note_end(g); /* the body's, the last arm's (after a delegate: none) */
+  uint32_t n = (uint32_t)g->ends.n - fr->b, *s = n ? &TL_VEC_AT(&g->ends, uint32_t, fr->b) : NULL;
+  join(g, s, n, e->imm.block.label); /* stays in the current block only if it is the one source */
+  g->ends.n = fr->b;
 }
 
 static void enter(graph *g, frame *fr) {
@@ -621,7 +608,7 @@ tl_status tl_pass_precompute_propagate(tl_pass_ctx *ctx, tl_func *f) {
     bool more = false;
     uint32_t nrep = g.graph ? propagate(&g, &oom, &more) : 0;
     tl_vec_free(&g.cands), tl_vec_free(&g.actions), tl_vec_free(&g.edges), tl_vec_free(&g.pend);
-    tl_vec_free(&g.trys);
+    tl_vec_free(&g.trys), tl_vec_free(&g.ends);
     brifs = g.brifs;
     /* no replacement that could expose more: the next round would find
      * nothing (its walk, folds and searches see what this one did) */
