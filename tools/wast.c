@@ -38,6 +38,7 @@ typedef struct {
   tl_instance *cur;
   bool cur_unsup;            /* the last module was unsupported: commands on it are too */
   unsigned pass, fail, unsup, skip;
+  unsigned printed;          /* --print-check: modules read back from their text */
   size_t line_off;           /* line counting: offset and line reached */
   unsigned line_at, line;
 } ws;
@@ -154,6 +155,7 @@ static tl_module *through_text(ws *w, tl_module *m) {
   if (!text) failf(w, "print check", "the module did not print");
   else if (!back)
     failf(w, "print check", "the printed text does not read back (line %u col %u: %s)", err.line, err.col, err.msg);
+  else w->printed++;
   free(text);
   tl_module_free(m);
   return back;
@@ -721,7 +723,7 @@ static char *skip_reason(const char *list, const char *base) {
 int tl_wast_main(int argc, char **argv) {
   ws w0 = {.engine = TL_ENGINE_JIT, .features = TL_FEATURES_ALL, .max_shown = 5};
   const char *skip = NULL;
-  unsigned tp = 0, tf = 0, tu = 0, bad = 0, nfiles = 0;
+  unsigned tp = 0, tf = 0, tu = 0, bad = 0, nfiles = 0, nprinted = 0;
   const char *env = getenv("TILT_ENGINE");
   if (env && !strcmp(env, "interp")) w0.engine = TL_ENGINE_INTERP;
   for (int i = 1; i < argc; i++) {
@@ -747,10 +749,11 @@ int tl_wast_main(int argc, char **argv) {
     if (why) printf(" [skip list:%s]", why);
     putchar('\n');
     fflush(stdout);
-    tp += w.pass, tf += w.fail, tu += w.unsup, nfiles++;
+    tp += w.pass, tf += w.fail, tu += w.unsup, nfiles++, nprinted += w.printed;
     if (w.fail && !why) bad++;
     free(why);
   }
+  if (w0.print_check) printf("print check: %u modules read back from their printed text\n", nprinted);
   printf("total: %u files, %u passed, %u failed, %u unsupported; %u files with unexpected failures\n", nfiles,
          tp, tf, tu, bad);
   return bad ? 1 : 0;
