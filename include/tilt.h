@@ -79,6 +79,13 @@ typedef struct {
   bool no_validate;     /* skip validation after reading */
   bool no_body_bytes;   /* keep no copy of each body's bytes (f->code, which only
                            the JIT compiles): for callers that never JIT */
+  bool lazy_bodies;     /* validate each body from its bytes and keep them, making
+                           no IR until something needs it (a pass, the printer,
+                           the interpreter, a C API call on the body): a read and
+                           write with no passes (or only ones that leave bodies
+                           alone) copies the bodies as they came. Off when a
+                           source map is given, the name section names labels,
+                           or detect_features is set */
   uint32_t threads;     /* threads for decoding and validating large modules'
                            bodies (also kept for tl_module_validate later); 0 =
                            one per core; the module is the same for any count */

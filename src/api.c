@@ -75,8 +75,9 @@ typedef struct {
 } print_call;
 
 static tl_status print_in_scope(void *c, tl_error *err) {
-  (void)err;
   print_call *p = c;
+  tl_status s = tl_module_decode_all(p->m, err);
+  if (s != TL_OK) return s;
   tl_print_module(p->m, &p->b);
   tl_buf_byte(&p->b, 0);
   return TL_OK;

@@ -1,9 +1,13 @@
 /* tilt-roundtrip — a test tool: read, validate, write, re-read and re-write a
  * module and check the writer reaches a fixed point after one normalization
  * (w1 == w2 and print(m2) == print(m3)); also reports whether the first read
- * was already "exact" (print(m1) == print(m2)). --expect-invalid inverts the
- * check for inputs that must be rejected; --bench times read and write and
- * reports peak memory. Runs nothing external: the test scripts do that. */
+ * was already "exact" (print(m1) == print(m2)). Every input is also read
+ * with lazy bodies (tl_read_options.lazy_bodies), which must accept and
+ * refuse exactly what the full read does, with the same error, and whose
+ * write (bodies copied as read) must give w1 once read fully and written.
+ * --expect-invalid inverts the check for inputs that must be rejected;
+ * --bench times read and write and reports peak memory (--lazy: of the lazy
+ * read). Runs nothing external: the test scripts do that. */
 #include "cli.h"
 
 #include <inttypes.h>
@@ -20,7 +24,7 @@ typedef struct {
   char **ins;                     /* the inputs (argv order); nin of them */
   int nin;
   tl_read_options ro;
-  bool expect_invalid, bench, quiet;
+  bool expect_invalid, bench, quiet, lazy;
   int repeat;
 } opts;
 
@@ -42,7 +46,7 @@ static int usage(FILE *f, int rc) {
   fprintf(f,
           "usage: tilt-roundtrip [FEATURES] [-o W1.wasm | --out-suffix SUF] [-q] IN.wasm...\n"
           "       tilt-roundtrip [FEATURES] --expect-invalid IN.wasm...\n"
-          "       tilt-roundtrip [FEATURES] --bench [-n REPEAT] [-o OUT.wasm] IN.wasm\n"
+          "       tilt-roundtrip [FEATURES] --bench [--lazy] [-n REPEAT] [-o OUT.wasm] IN.wasm\n"
           "FEATURES: --all-features, --features=a,b,... or --enable-a (wasm-opt names;\n"
           "          the default is wasm-opt's default set)\n"
           "exit: 0 ok, 1 round-trip failure or mismatch, 2 IN rejected, 3 usage/io;\n"
@@ -86,6 +90,7 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strncmp(a, "--enable-", 9)) continue;
     else if (!strcmp(a, "--expect-invalid")) o->expect_invalid = true;
     else if (!strcmp(a, "--bench")) o->bench = true;
+    else if (!strcmp(a, "--lazy")) o->lazy = true;
     else if (!strcmp(a, "-q")) o->quiet = true;
     else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout, 0) - 1;
     else if (a[0] == '-' && a[1]) return usage(stderr, RC_USAGE);
@@ -188,7 +193,9 @@ static int bench(const opts *o, const uint8_t *in, size_t n) {
   tl_error err;
   for (int i = 0; i < o->repeat; i++) {
     stamp t0 = now();
-    tl_module *m = tl_module_read(in, n, &o->ro, &err);
+    tl_read_options ro = o->ro;
+    ro.lazy_bodies = o->lazy;
+    tl_module *m = tl_module_read(in, n, &ro, &err);
     stamp t1 = now();
     if (!m) {
       report("reading", o->in, &err);
@@ -229,10 +236,47 @@ static int write_beside(const char *in, const char *suffix, const uint8_t *p, si
   return rc;
 }
 
+static bool same_error(const tl_error *a, const tl_error *b) {
+  return a->code == b->code && a->offset == b->offset && !strcmp(a->msg, b->msg);
+}
+
+/* The lazy read of the input against the full one (m1, or its error e1):
+ * the same verdict and error; once written, read fully and written again,
+ * the bytes of w1. */
+static int check_lazy(const opts *o, const uint8_t *in, size_t n, const tl_error *e1, const uint8_t *w1, size_t n1,
+                      bool ok1) {
+  tl_read_options lo = o->ro;
+  lo.lazy_bodies = true;
+  tl_error el = {0}, err;
+  tl_module *ml = load(in, n, &lo, &el), *mr = NULL;
+  int rc = RC_MISMATCH;
+  uint8_t *wl = NULL, *wr = NULL;
+  size_t nl = 0, nr = 0;
+  tl_write_options wo = {.debug_names = true};
+  if (!ok1 || !ml) {
+    if (!ok1 && !ml && same_error(e1, &el)) return RC_OK;
+    fprintf(stderr, "tilt-roundtrip: %s: the lazy read %s (%s), the full read %s (%s)\n", o->in,
+            ml ? "accepts" : "refuses", ml ? "" : el.msg, ok1 ? "accepts" : "refuses", ok1 ? "" : e1->msg);
+    tl_module_free(ml);
+    return RC_MISMATCH;
+  }
+  if (tl_module_write(ml, &wo, &wl, &nl, &err) != TL_OK) report("writing the lazy read", o->in, &err);
+  else if (!(mr = load(wl, nl, &o->ro, &err))) report("reading the lazy write", o->in, &err);
+  else if (tl_module_write(mr, &wo, &wr, &nr, &err) != TL_OK) report("writing the lazy write read back", o->in, &err);
+  else if (nr != n1 || memcmp(wr, w1, n1))
+    fprintf(stderr, "tilt-roundtrip: %s: the lazy write read back and written (%zu bytes) != w1 (%zu bytes), first difference at 0x%zx\n",
+            o->in, nr, n1, first_diff(wr, nr, w1, n1));
+  else rc = RC_OK;
+  free(wl), free(wr);
+  tl_module_free(ml), tl_module_free(mr);
+  return rc;
+}
+
 static int run(const opts *o, const uint8_t *in, size_t n) {
   tl_error err;
   if (o->bench) return bench(o, in, n);
   tl_module *m1 = load(in, n, &o->ro, &err);
+  if (!m1 && check_lazy(o, in, n, &err, NULL, 0, false)) return RC_MISMATCH;
   if (o->expect_invalid) {
     if (m1) {
       fprintf(stderr, "tilt-roundtrip: %s: accepted, but it must be rejected\n", o->in);
@@ -259,6 +303,7 @@ static int run(const opts *o, const uint8_t *in, size_t n) {
     rc = RC_USAGE;
   } else {
     rc = check(o, m1, n, w1, n1);
+    if (!rc) rc = check_lazy(o, in, n, NULL, w1, n1, true);
   }
   free(w1);
   tl_module_free(m1);

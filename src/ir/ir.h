@@ -470,6 +470,10 @@ typedef struct {
   uint32_t nlabel;         /* label ids are 0..nlabel-1 */
   uint32_t label_cap;      /* capacity of label_name[] when it is set */
   const char **label_name; /* nlabel entries or NULL */
+  bool lazy;               /* read with tl_read_options.lazy_bodies and not
+                              decoded yet: body is NULL, code/code_size hold the
+                              checked bytes (locals and code; its locals are in
+                              local[]); tl_func_decode makes the IR */
   uint32_t body_offset;    /* byte offset of the body in the input */
   const uint8_t *code;     /* the body's bytes (locals and code), in the module
                               arena, for the JIT; NULL if built in memory */
@@ -688,6 +692,14 @@ tl_type tl_index_operand_type(const tl_module *m, int op, tl_imm im, uint32_t i,
 tl_module *tl_module_alloc(void);     /* NULL on malloc failure */
 void tl_module_destroy(tl_module *m);
 tl_func *tl_module_add_func(tl_module *m);      /* zeroed, appended */
+/* A defined function: a body, or a lazy one's bytes. */
+static inline bool tl_func_defined(const tl_func *f) { return f->body || f->lazy; }
+/* Lazy bodies (reader_code.c, registry.c): f->lazy's IR made from its
+ * bytes (no-op otherwise); all of them, on the pass pool. The bodies were
+ * validated when read, so only memory can fail (or a reader bug, reported). */
+tl_status tl_func_decode(tl_module *m, uint32_t fi, tl_error *err);
+tl_status tl_module_decode_all(tl_module *m, tl_error *err);
+bool tl_module_has_lazy(const tl_module *m);
 tl_functype *tl_func_type(const tl_module *m, const tl_func *f);
 uint32_t tl_func_nparams(const tl_module *m, const tl_func *f);
 uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);

@@ -1175,7 +1175,7 @@ static bool check_funcs(vc *c) {
     if (f->type >= m->types.n)
       return fail(c, TL_E_INVALID, "function %u: type index %u out of range", i, f->type);
     if (!check_import(c, &f->imp, imported, "function", i)) return false;
-    if (imported != !f->body)
+    if (imported == tl_func_defined(f))
       return fail(c, TL_E_INVALID, "function %u: %s", i, imported ? "import with a body" : "no body");
   }
   return true;

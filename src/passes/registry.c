@@ -21,12 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false
-#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false
-#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true
-#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false
-#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false
-#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true
+#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false, true
+#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false, true
+#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true, true
+#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, true
+#define PASS_FN_MODULE_NOBODY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, false
+#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, true
+#define PASS_FN_MODULE_IFACE_NOBODY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, false
+#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true, true
 static const tl_pass_info registry[] = {
 #define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
@@ -161,6 +163,7 @@ static void run_stack(void *user, uint32_t i) {
   tl_status s = TL_OK;
   c.err = &e;
   if (j->own) tl_nodes_begin(j->ctx->m, i);
+  if (f->lazy) s = tl_func_decode(j->ctx->m, i, &e); /* first touch */
   int eh = -1; /* whether f holds EH nodes: found out when a pass needs it */
   for (uint32_t p = 0; p < j->npass && s == TL_OK; p++) {
     if (!j->pass[p]->eh && eh < 0) eh = tl_expr_has_eh(f->body);
@@ -223,7 +226,7 @@ static tl_status run_func_passes(tl_pass_ctx *ctx, const tl_pass_info *const *p,
   pthread_mutex_init(&j.lock, NULL);
   loop l = {0, 0, order, run_stack, &j, {0}, false};
   for (uint32_t i = 0; i < nf; i++)
-    if (TL_FUNC(m, i)->body && (!which || which[i])) order[l.n++] = i;
+    if (tl_func_defined(TL_FUNC(m, i)) && (!which || which[i])) order[l.n++] = i;
   uint32_t threads = m->arena.lock ? 1 : threads_for(ctx, l.n);
   /* a chosen few (the -optimizing module passes' changed functions) may
    * have grown far beyond their read size: counted */
@@ -301,9 +304,59 @@ tl_status tl_run_func_passes_on(tl_pass_ctx *ctx, const char *const *names, uint
 static void forget_body_bytes(tl_module *m, uint32_t npasses) {
   if (!npasses) return;
   for (uint32_t i = 0; i < m->funcs.n; i++) {
+    if (TL_FUNC(m, i)->lazy) continue; /* untouched: its bytes are its body */
     TL_FUNC(m, i)->code = NULL;
     TL_FUNC(m, i)->code_size = 0;
   }
+}
+
+/* ---- lazy bodies ---------------------------------------------------------- */
+bool tl_module_has_lazy(const tl_module *m) {
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    if (TL_FUNC(m, i)->lazy) return true;
+  return false;
+}
+
+typedef struct {
+  tl_module *m;
+  uint32_t *which;
+  pthread_mutex_t lock;
+  uint32_t failed;     /* lowest failing function, UINT32_MAX: none */
+  tl_status status;
+  tl_error err;
+} decode_job;
+
+static void decode_one(void *user, uint32_t k) {
+  decode_job *j = user;
+  uint32_t i = j->which[k];
+  tl_error e = {0};
+  bool own = !j->m->capi; /* C API users may hold nodes: as in run_func_passes */
+  if (own) tl_nodes_begin(j->m, i);
+  tl_status s = tl_func_decode(j->m, i, &e);
+  if (own) tl_nodes_end(j->m, i);
+  if (s == TL_OK) return;
+  pthread_mutex_lock(&j->lock);
+  if (i < j->failed) j->failed = i, j->status = s, j->err = e;
+  pthread_mutex_unlock(&j->lock);
+}
+
+tl_status tl_module_decode_all(tl_module *m, tl_error *err) {
+  if (!tl_module_has_lazy(m)) return TL_OK;
+  decode_job j = {.m = m, .failed = UINT32_MAX};
+  uint32_t n = 0;
+  if (!(j.which = tl_scratch_realloc(NULL, m->funcs.n + 1, sizeof *j.which))) return tl_nomem(err, "decoding bodies");
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    if (TL_FUNC(m, i)->lazy) j.which[n++] = i;
+  tl_order_by_size(m, j.which, n);
+  pthread_mutex_init(&j.lock, NULL);
+  tl_pass_options po = {.threads = m->threads};
+  tl_pass_ctx ctx = {.m = m, .opt = &po};
+  tl_run_parallel(&ctx, n, decode_one, &j);
+  pthread_mutex_destroy(&j.lock);
+  tl_free(j.which);
+  if (j.failed == UINT32_MAX) return TL_OK;
+  if (err) *err = j.err, err->func_index = j.failed;
+  return j.status;
 }
 
 static void mark_one(void *user, uint32_t i) { tl_nodes_sweep_mark(user, i); }
@@ -348,8 +401,11 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     ctx.pass = p->name;
     double t0 = now_seconds();
     if (p->kind == TL_PASS_FUNC) sweep(&ctx);
+    /* a module pass that reads bodies sees them all decoded */
+    if (p->kind != TL_PASS_FUNC && p->bodies) s = tl_module_decode_all(m, err);
     /* C API users may hold nodes: bodies stay where they are */
-    s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
+    if (s == TL_OK)
+      s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK)
       s = after_pass(err, p->name);

@@ -928,6 +928,7 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->no_body_bytes = opt && opt->no_body_bytes;
   c->threads = opt ? opt->threads : 0;
   c->label_map = label_names;
+  c->lazy = opt && opt->lazy_bodies && !label_names && !detect && !opt->source_map;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
   tl_srcmap sm = {0};
   tl_status s = TL_OK;

@@ -50,15 +50,6 @@ typedef struct {
   tl_debugloc loc;
 } frame;
 
-typedef struct {
-  rctx *c;
-  rd *r;
-  tl_module *m;
-  tl_func *f;
-  uint32_t nwasm;          /* wasm locals (params + declared) */
-  const uint8_t *at;       /* start of the current instruction */
-  const char *opname;
-} fctx;
 
 #define STK(x) (&(x)->c->stack)
 #define TOPF(x) (&TL_VEC_AT(&(x)->c->frames, frame, (x)->c->frames.n - 1))
@@ -73,10 +64,12 @@ void code_scratch_free(rctx *c) {
   tl_vec_free(&c->labels);
   tl_vec_free(&c->lmap);
   tl_vec_free(&c->lmap_off);
+  tl_vec_free(&c->cstack);
+  tl_vec_free(&c->cframes);
+  tl_vec_free(&c->ctypes);
 }
 
-static tl_status fail(fctx *x, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static tl_status fail(fctx *x, tl_status code, const char *fmt, ...) {
+tl_status rdc_fail(fctx *x, tl_status code, const char *fmt, ...) {
   char msg[160];
   va_list ap;
   va_start(ap, fmt);
@@ -85,8 +78,7 @@ static tl_status fail(fctx *x, tl_status code, const char *fmt, ...) {
   return rd_fail_at(x->r, x->at, code, "%s", msg);
 }
 
-static const char *tname(fctx *x, tl_type t) {
-  (void)x;
+const char *rdc_tname(tl_type t) {
   if (t == TL_UNREACHABLE) return "any";
   return tl_type_is_tuple(t) ? "tuple" : tl_type_name(t);
 }
@@ -214,11 +206,11 @@ static tl_status pop_typed(fctx *x, tl_type want, tl_expr **out, tl_type *got) {
   tl_expr *e = pop1(x, &t);
   if (got) *got = t;
   if (!e)
-    return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but nothing on stack", x->opname,
-                tname(x, want));
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but nothing on stack", x->opname,
+                rdc_tname(want));
   if (t != TL_UNREACHABLE && t != want && want != TL_UNREACHABLE)
-    return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, tname(x, want),
-                tname(x, t));
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(want),
+                rdc_tname(t));
   *out = e;
   return TL_OK;
 }
@@ -227,7 +219,7 @@ static tl_status pop_want(fctx *x, tl_type want, tl_expr **out) { return pop_typ
 
 static tl_status pop_any(fctx *x, tl_expr **out, tl_type *t) {
   *out = pop1(x, t);
-  if (!*out) return fail(x, TL_E_INVALID, "type mismatch in %s, expected a value but nothing on stack", x->opname);
+  if (!*out) return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected a value but nothing on stack", x->opname);
   return TL_OK;
 }
 
@@ -253,8 +245,8 @@ static tl_status pop_vals(fctx *x, tl_type want, tl_expr **out, tl_type *types) 
     TRY(pop_any(x, &v, &t));
     tl_type w = tl_type_at(m, want, k);
     if (t != TL_UNREACHABLE && t != w)
-      return fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, tname(x, w),
-                  tname(x, t));
+      return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(w),
+                  rdc_tname(t));
     if (types) types[k] = t;
     if (tm) tm->kid[k] = v;
     else *out = v;
@@ -285,7 +277,7 @@ static void set_unreachable(fctx *x) {
 static tl_type label_type(frame *fr) { return fr->kind == K_LOOP ? fr->params : fr->results; }
 
 static tl_status get_label(fctx *x, uint32_t depth, frame **out) {
-  if (depth >= x->c->frames.n) return fail(x, TL_E_INVALID, "unknown label %u", depth);
+  if (depth >= x->c->frames.n) return rdc_fail(x, TL_E_INVALID, "unknown label %u", depth);
   *out = &TL_VEC_AT(&x->c->frames, frame, x->c->frames.n - 1 - depth);
   return TL_OK;
 }
@@ -347,7 +339,7 @@ static tl_status close_list(fctx *x, tl_expr ***kids, uint32_t *nk) {
   size_t lo = fr->height, n = 0;
   for (size_t i = floor_of(fr); i < STK(x)->n; i++)
     if (ent(x, i)->t != TL_NONE)
-      return fail(x, TL_E_INVALID, "type mismatch at end of %s: values remain on the stack",
+      return rdc_fail(x, TL_E_INVALID, "type mismatch at end of %s: values remain on the stack",
                   fr->kind == K_FUNC ? "function" : "block");
   for (size_t i = lo; i < STK(x)->n; i++) n += ent(x, i)->e != NULL;
   tl_expr **k = tl_node_alloc(x->m, (n + 1) * sizeof *k, _Alignof(tl_expr *));
@@ -379,7 +371,7 @@ static tl_expr *make_arm(fctx *x, tl_expr **kids, uint32_t n) {
 
 static tl_status do_else(fctx *x) {
   frame *fr = TOPF(x);
-  if (fr->kind != K_IF) return fail(x, TL_E_MALFORMED, "else without matching if");
+  if (fr->kind != K_IF) return rdc_fail(x, TL_E_MALFORMED, "else without matching if");
   tl_expr **kids;
   uint32_t n;
   TRY(close_list(x, &kids, &n));
@@ -440,7 +432,7 @@ static tl_status do_end(fctx *x, bool *done) {
     break;
   case K_IF:
     if (fr.params != fr.results)
-      return fail(x, TL_E_INVALID, "type mismatch: if without else must have matching param and result types");
+      return rdc_fail(x, TL_E_INVALID, "type mismatch: if without else must have matching param and result types");
     e = fr.node;
     e->kid[1] = make_arm(x, kids, n);
     if (fr.params != TL_NONE) {
@@ -461,7 +453,7 @@ static tl_status do_end(fctx *x, bool *done) {
 }
 
 /* ----------------------------------------------------------- immediates */
-static tl_status rd_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt) {
+tl_status rdc_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt) {
   tl_module *m = x->m;
   rd *r = x->r;
   *bt = TL_NO_INDEX;
@@ -487,12 +479,12 @@ static tl_status rd_blocktype(fctx *x, tl_type *params, tl_type *results, uint32
 }
 
 static tl_status need_mem(fctx *x, uint32_t idx) {
-  if (idx >= x->m->memories.n) return fail(x, TL_E_INVALID, "unknown memory %u in %s", idx, x->opname);
+  if (idx >= x->m->memories.n) return rdc_fail(x, TL_E_INVALID, "unknown memory %u in %s", idx, x->opname);
   return TL_OK;
 }
 
-static tl_status need_table(fctx *x, uint32_t idx) {
-  if (idx >= x->m->tables.n) return fail(x, TL_E_INVALID, "unknown table %u in %s", idx, x->opname);
+tl_status rdc_need_table(fctx *x, uint32_t idx) {
+  if (idx >= x->m->tables.n) return rdc_fail(x, TL_E_INVALID, "unknown table %u in %s", idx, x->opname);
   return TL_OK;
 }
 
@@ -543,13 +535,13 @@ static tl_status rd_memarg(fctx *x, int op, tl_memarg *ma) {
   TRY(need_mem(x, mem));
   TRY(rd_offset(x, mem, &off));
   ma->align = align;
-  tl_memarg_set_offset(x->m, ma, off);
+  if (!x->check) tl_memarg_set_offset(x->m, ma, off); /* may intern: not while checking */
   ma->mem = (uint16_t)mem;
   uint32_t nat = tl_op_natural_align(op);
   if (tl_ops[op].flags & TL_F_ATOMIC) {
-    if (align != nat) return fail(x, TL_E_INVALID, "alignment must be equal to natural in %s", x->opname);
+    if (align != nat) return rdc_fail(x, TL_E_INVALID, "alignment must be equal to natural in %s", x->opname);
   } else if (align > nat) {
-    return fail(x, TL_E_INVALID, "alignment must not be larger than natural in %s", x->opname);
+    return rdc_fail(x, TL_E_INVALID, "alignment must not be larger than natural in %s", x->opname);
   }
   return TL_OK;
 }
@@ -565,23 +557,24 @@ static uint32_t lane_count(int op) {
 
 static tl_status rd_lane(fctx *x, int op, uint8_t *lane) {
   TRY(rd_byte(x->r, lane, "lane index"));
-  if (*lane >= lane_count(op)) return fail(x, TL_E_INVALID, "invalid lane index %u in %s", *lane, x->opname);
+  if (*lane >= lane_count(op)) return rdc_fail(x, TL_E_INVALID, "invalid lane index %u in %s", *lane, x->opname);
   return TL_OK;
 }
 
 static tl_status need_data(fctx *x, uint32_t idx) {
-  if (!x->m->has_datacount) return fail(x, TL_E_MALFORMED, "data count section required for %s", x->opname);
-  if (idx >= x->c->datacount) return fail(x, TL_E_INVALID, "unknown data segment %u", idx);
+  if (x->c->trusted) return TL_OK;
+  if (!x->m->has_datacount) return rdc_fail(x, TL_E_MALFORMED, "data count section required for %s", x->opname);
+  if (idx >= x->c->datacount) return rdc_fail(x, TL_E_INVALID, "unknown data segment %u", idx);
   return TL_OK;
 }
 
 static tl_status need_elem(fctx *x, uint32_t idx) {
-  if (idx >= x->m->elems.n) return fail(x, TL_E_INVALID, "unknown elem segment %u", idx);
+  if (idx >= x->m->elems.n) return rdc_fail(x, TL_E_INVALID, "unknown elem segment %u", idx);
   return TL_OK;
 }
 
 /* Immediates of the opcode families with a regular signature. */
-static tl_status rd_imm(fctx *x, int op, tl_imm *im) {
+tl_status rdc_imm(fctx *x, int op, tl_imm *im) {
   rd *r = x->r;
   tl_module *m = x->m;
   const uint8_t *b;
@@ -592,16 +585,13 @@ static tl_status rd_imm(fctx *x, int op, tl_imm *im) {
   case TL_IMM_F32: TRY(rd_bytes(r, 4, &b, "f32 constant")); memcpy(&im->f32, b, 4); return TL_OK;
   case TL_IMM_F64: TRY(rd_bytes(r, 8, &b, "f64 constant")); memcpy(&im->f64, b, 8); return TL_OK;
   case TL_IMM_V128:
-    TRY(rd_bytes(r, 16, &b, "v128 constant"));
-    im->v128 = tl_node_alloc(m, 16, 8);
-    memcpy(im->v128, b, 16);
-    return TL_OK;
   case TL_IMM_SHUFFLE:
-    TRY(rd_bytes(r, 16, &b, "shuffle lanes"));
+    TRY(rd_bytes(r, 16, &b, tl_ops[op].imm == TL_IMM_V128 ? "v128 constant" : "shuffle lanes"));
+    for (int i = 0; tl_ops[op].imm == TL_IMM_SHUFFLE && i < 16; i++)
+      if (b[i] >= 32) return rdc_fail(x, TL_E_INVALID, "invalid lane index %u in %s", b[i], x->opname);
+    if (x->check) return TL_OK; /* nothing kept */
     im->v128 = tl_node_alloc(m, 16, 8);
     memcpy(im->v128, b, 16);
-    for (int i = 0; i < 16; i++)
-      if (b[i] >= 32) return fail(x, TL_E_INVALID, "invalid lane index %u in %s", b[i], x->opname);
     return TL_OK;
   case TL_IMM_MEMARG: return rd_memarg(x, op, &im->mem);
   case TL_IMM_MEMARG_LANE: TRY(rd_memarg(x, op, &im->mem)); return rd_lane(x, op, &im->mem.lane);
@@ -614,31 +604,31 @@ static tl_status rd_imm(fctx *x, int op, tl_imm *im) {
     return need_data(x, im->idx2.a);
   case TL_IMM_DATA: TRY(rd_u32(r, &im->index, "data index")); return need_data(x, im->index);
   case TL_IMM_ELEM: TRY(rd_u32(r, &im->index, "elem index")); return need_elem(x, im->index);
-  case TL_IMM_TABLE: TRY(rd_u32(r, &im->index, "table index")); return need_table(x, im->index);
+  case TL_IMM_TABLE: TRY(rd_u32(r, &im->index, "table index")); return rdc_need_table(x, im->index);
   case TL_IMM_TABLE_INIT:
     TRY(rd_u32(r, &im->idx2.a, "elem index"));
     TRY(rd_u32(r, &im->idx2.b, "table index"));
     TRY(need_elem(x, im->idx2.a));
-    TRY(need_table(x, im->idx2.b));
+    TRY(rdc_need_table(x, im->idx2.b));
     if (TL_ELEM(m, im->idx2.a)->type != TL_TABLE(m, im->idx2.b)->elem)
-      return fail(x, TL_E_INVALID, "type mismatch in table.init: element and table types differ");
+      return rdc_fail(x, TL_E_INVALID, "type mismatch in table.init: element and table types differ");
     return TL_OK;
   case TL_IMM_TABLE_COPY:
     TRY(rd_u32(r, &im->idx2.a, "table index"));
     TRY(rd_u32(r, &im->idx2.b, "table index"));
-    TRY(need_table(x, im->idx2.a));
-    TRY(need_table(x, im->idx2.b));
+    TRY(rdc_need_table(x, im->idx2.a));
+    TRY(rdc_need_table(x, im->idx2.b));
     if (TL_TABLE(m, im->idx2.a)->elem != TL_TABLE(m, im->idx2.b)->elem)
-      return fail(x, TL_E_INVALID, "type mismatch in table.copy: table types differ");
+      return rdc_fail(x, TL_E_INVALID, "type mismatch in table.copy: table types differ");
     return TL_OK;
   case TL_IMM_FENCE: return zero_byte(x);
   case TL_IMM_FUNC:
     TRY(rd_u32(r, &im->index, "function index"));
-    if (im->index >= m->funcs.n) return fail(x, TL_E_INVALID, "unknown function %u", im->index);
-    if (op == TL_OP_REF_FUNC && !is_declared(x->c, im->index))
-      return fail(x, TL_E_INVALID, "undeclared function reference %u", im->index);
+    if (im->index >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", im->index);
+    if (op == TL_OP_REF_FUNC && !x->c->trusted && !is_declared(x->c, im->index))
+      return rdc_fail(x, TL_E_INVALID, "undeclared function reference %u", im->index);
     return TL_OK;
-  default: return fail(x, TL_E_MALFORMED, "unexpected immediate in %s", x->opname);
+  default: return rdc_fail(x, TL_E_MALFORMED, "unexpected immediate in %s", x->opname);
   }
 }
 
@@ -647,7 +637,7 @@ static tl_status do_plain(fctx *x, int op) {
   const tl_opinfo *oi = &tl_ops[op];
   tl_imm im;
   memset(&im, 0, sizeof im);
-  TRY(rd_imm(x, op, &im));
+  TRY(rdc_imm(x, op, &im));
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, oi->nops);
   e->imm = im;
   uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
@@ -662,7 +652,7 @@ static tl_status do_plain(fctx *x, int op) {
 static tl_status do_block(fctx *x, int op) {
   tl_type params, results;
   uint32_t bt;
-  TRY(rd_blocktype(x, &params, &results, &bt));
+  TRY(rdc_blocktype(x, &params, &results, &bt));
   tl_expr *cond = NULL, *v;
   if (op == TL_OP_IF) TRY(pop_want(x, TL_I32, &cond));
   TRY(pop_vals(x, params, &v, NULL));
@@ -811,7 +801,7 @@ static tl_status do_br_table(fctx *x) {
   tl_brtable *bt = tl_brtable_new(m, n + 1); /* the default read into targets[n] */
   uint32_t *targets = bt->targets;
   frame **fr = tl_malloc((n + 1) * sizeof *fr);
-  if (!fr) return fail(x, TL_E_NOMEM, "out of memory");
+  if (!fr) return rdc_fail(x, TL_E_NOMEM, "out of memory");
   tl_status s = TL_OK;
   for (uint32_t i = 0; i <= n && !s; i++) {
     s = rd_u32(x->r, &depth, "label");
@@ -821,15 +811,15 @@ static tl_status do_br_table(fctx *x) {
   uint32_t ar = tl_type_arity(m, lt);
   tl_type *types = tl_calloc(ar + 1, sizeof *types);
   tl_expr *cond = NULL, *v = NULL;
-  if (!types) s = fail(x, TL_E_NOMEM, "out of memory");
+  if (!types) s = rdc_fail(x, TL_E_NOMEM, "out of memory");
   if (!s) s = pop_want(x, TL_I32, &cond);
   if (!s) s = pop_vals(x, lt, &v, types);
   for (uint32_t i = 0; i <= n && !s; i++) {
     tl_type ti = label_type(fr[i]);
-    if (tl_type_arity(m, ti) != ar) s = fail(x, TL_E_INVALID, "type mismatch in br_table: label arities differ");
+    if (tl_type_arity(m, ti) != ar) s = rdc_fail(x, TL_E_INVALID, "type mismatch in br_table: label arities differ");
     for (uint32_t k = 0; k < ar && !s; k++)
       if (types[k] != TL_UNREACHABLE && types[k] != tl_type_at(m, ti, k))
-        s = fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
+        s = rdc_fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
     if (!s) targets[i] = fr[i]->kind == K_FUNC ? 0 : fr[i]->label;
   }
   tl_free(types);
@@ -876,17 +866,17 @@ static tl_status do_call(fctx *x, int op) {
   if (ind) {
     TRY(rd_u32(x->r, &a, "type index"));
     TRY(rd_u32(x->r, &b, "table index"));
-    if (a >= m->types.n) return fail(x, TL_E_INVALID, "unknown type %u", a);
-    TRY(need_table(x, b));
-    if (TL_TABLE(m, b)->elem != TL_FUNCREF) return fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
+    if (a >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", a);
+    TRY(rdc_need_table(x, b));
+    if (TL_TABLE(m, b)->elem != TL_FUNCREF) return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
     ft = TL_FTYPE(m, a);
   } else {
     TRY(rd_u32(x->r, &a, "function index"));
-    if (a >= m->funcs.n) return fail(x, TL_E_INVALID, "unknown function %u", a);
+    if (a >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", a);
     ft = tl_func_type(m, TL_FUNC(m, a));
   }
   if (tail && ft->results != tl_func_type(m, x->f)->results)
-    return fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
   uint32_t np = tl_type_arity(m, ft->params);
   tl_expr *e = tl_expr_new(m, (tl_op)op, np + ind);
   if (ind) {
@@ -913,7 +903,7 @@ static tl_status do_select(fctx *x, int op) {
   if (op == TL_OP_SELECT_T) {
     uint32_t n;
     TRY(rd_u32(x->r, &n, "select type count"));
-    if (n != 1) return fail(x, TL_E_INVALID, "invalid result arity in select");
+    if (n != 1) return rdc_fail(x, TL_E_INVALID, "invalid result arity in select");
     TRY(rd_valtype(x->c, x->r, &want));
   }
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, 3);
@@ -927,7 +917,7 @@ static tl_status do_select(fctx *x, int op) {
     TRY(pop_any(x, &e->kid[1], &t2));
     TRY(pop_typed(x, t2, &e->kid[0], &t1));
     if (t1 == TL_UNREACHABLE) t1 = t2;
-    if (tl_type_is_ref(t1)) return fail(x, TL_E_INVALID, "type mismatch: select without type on reference values");
+    if (tl_type_is_ref(t1)) return rdc_fail(x, TL_E_INVALID, "type mismatch: select without type on reference values");
   }
   tl_expr_finalize(x->m, x->f, e);
   push(x, e, t1);
@@ -937,7 +927,7 @@ static tl_status do_select(fctx *x, int op) {
 static tl_status do_local(fctx *x, int op) {
   uint32_t idx;
   TRY(rd_u32(x->r, &idx, "local index"));
-  if (idx >= x->nwasm) return fail(x, TL_E_INVALID, "unknown local %u", idx);
+  if (idx >= x->nwasm) return rdc_fail(x, TL_E_INVALID, "unknown local %u", idx);
   tl_type t = x->f->local[idx];
   if (op == TL_OP_LOCAL_GET) {
     push(x, get_local(x, idx), t);
@@ -953,12 +943,12 @@ static tl_status do_local(fctx *x, int op) {
 static tl_status do_global(fctx *x, int op) {
   uint32_t idx;
   TRY(rd_u32(x->r, &idx, "global index"));
-  if (idx >= x->m->globals.n) return fail(x, TL_E_INVALID, "unknown global %u", idx);
+  if (idx >= x->m->globals.n) return rdc_fail(x, TL_E_INVALID, "unknown global %u", idx);
   tl_global *g = TL_GLOBAL(x->m, idx);
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, op == TL_OP_GLOBAL_SET);
   e->imm.index = idx;
   if (op == TL_OP_GLOBAL_SET) {
-    if (!g->mut) return fail(x, TL_E_INVALID, "global is immutable: global.set %u", idx);
+    if (!g->mut) return rdc_fail(x, TL_E_INVALID, "global is immutable: global.set %u", idx);
     TRY(pop_want(x, g->type, &e->kid[0]));
   }
   tl_expr_finalize(x->m, x->f, e);
@@ -970,7 +960,7 @@ static tl_status do_global(fctx *x, int op) {
 static tl_status do_table(fctx *x, int op) {
   uint32_t idx;
   TRY(rd_u32(x->r, &idx, "table index"));
-  TRY(need_table(x, idx));
+  TRY(rdc_need_table(x, idx));
   tl_type rt = TL_TABLE(x->m, idx)->elem, it = TL_TABLE(x->m, idx)->is64 ? TL_I64 : TL_I32;
   tl_type sig[3];
   uint32_t n = 0;
@@ -990,9 +980,9 @@ static tl_status do_table(fctx *x, int op) {
 }
 
 /* ---------------------------------------------------- exception handling */
-static tl_status need_tag(fctx *x, uint32_t *tag) {
+tl_status rdc_need_tag(fctx *x, uint32_t *tag) {
   TRY(rd_u32(x->r, tag, "tag index"));
-  if (*tag >= x->m->tags.n) return fail(x, TL_E_INVALID, "unknown tag %u", *tag);
+  if (*tag >= x->m->tags.n) return rdc_fail(x, TL_E_INVALID, "unknown tag %u", *tag);
   return TL_OK;
 }
 
@@ -1036,9 +1026,9 @@ static tl_status do_catch(fctx *x, int op) {
   frame *fr = TOPF(x);
   uint32_t tag = 0;
   if (fr->kind != K_TRY && fr->kind != K_CATCH)
-    return fail(x, TL_E_MALFORMED, fr->kind == K_CATCH_ALL ? "%s after catch_all" : "%s without a matching try",
+    return rdc_fail(x, TL_E_MALFORMED, fr->kind == K_CATCH_ALL ? "%s after catch_all" : "%s without a matching try",
                 x->opname);
-  if (op == TL_OP_CATCH) TRY(need_tag(x, &tag));
+  if (op == TL_OP_CATCH) TRY(rdc_need_tag(x, &tag));
   tl_expr **kids;
   uint32_t n;
   TRY(close_list(x, &kids, &n));
@@ -1063,7 +1053,7 @@ static tl_status do_catch(fctx *x, int op) {
 /* delegate L ends a try without arms; L counts from outside the try. */
 static tl_status do_delegate(fctx *x) {
   frame *fr = TOPF(x);
-  if (fr->kind != K_TRY) return fail(x, TL_E_MALFORMED, "delegate without a matching try");
+  if (fr->kind != K_TRY) return rdc_fail(x, TL_E_MALFORMED, "delegate without a matching try");
   uint32_t depth;
   TRY(rd_u32(x->r, &depth, "label"));
   tl_expr **kids;
@@ -1086,7 +1076,7 @@ static tl_status do_delegate(fctx *x) {
 
 static tl_status do_throw(fctx *x) {
   uint32_t tag;
-  TRY(need_tag(x, &tag));
+  TRY(rdc_need_tag(x, &tag));
   tl_type pt = tl_tag_params(x->m, tag);
   uint32_t n = tl_type_arity(x->m, pt);
   tl_expr *e = tl_expr_new(x->m, TL_OP_THROW, n);
@@ -1104,7 +1094,7 @@ static tl_status do_rethrow(fctx *x) {
   TRY(rd_u32(x->r, &depth, "label"));
   TRY(get_label(x, depth, &t));
   if (t->kind != K_CATCH && t->kind != K_CATCH_ALL)
-    return fail(x, TL_E_INVALID, "invalid rethrow label %u: not a catch", depth);
+    return rdc_fail(x, TL_E_INVALID, "invalid rethrow label %u: not a catch", depth);
   tl_expr *e = tl_expr_new(x->m, TL_OP_RETHROW, 0);
   e->imm.label = t->label;
   tl_expr_finalize(x->m, x->f, e);
@@ -1121,7 +1111,7 @@ static tl_status rd_clause(fctx *x, tl_expr **out) {
   uint32_t tag = 0, depth;
   TRY(rd_byte(x->r, &kind, "catch kind"));
   if (kind > 3) return rd_fail_at(x->r, at, TL_E_MALFORMED, "malformed catch clause kind %u", kind);
-  if (kind < 2) TRY(need_tag(x, &tag));
+  if (kind < 2) TRY(rdc_need_tag(x, &tag));
   TRY(rd_u32(x->r, &depth, "label"));
   frame *t = NULL;
   TRY(get_label(x, depth, &t));
@@ -1132,9 +1122,9 @@ static tl_status rd_clause(fctx *x, tl_expr **out) {
   tl_type lt = label_type(t);
   if (e->type != lt) {
     if (t->kind == K_LOOP && lt != TL_NONE)
-      return fail(x, TL_E_UNSUPPORTED, "try_table catch to a loop with parameters is not supported");
-    return fail(x, TL_E_INVALID, "type mismatch in catch clause: sends %s to a label of %s", tname(x, e->type),
-                tname(x, lt));
+      return rdc_fail(x, TL_E_UNSUPPORTED, "try_table catch to a loop with parameters is not supported");
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in catch clause: sends %s to a label of %s", rdc_tname(e->type),
+                rdc_tname(lt));
   }
   if (t->kind != K_LOOP) note_branch(x, e->imm.label, e);
   *out = e;
@@ -1144,7 +1134,7 @@ static tl_status rd_clause(fctx *x, tl_expr **out) {
 static tl_status do_try_table(fctx *x) {
   tl_type params, results;
   uint32_t bt, n;
-  TRY(rd_blocktype(x, &params, &results, &bt));
+  TRY(rdc_blocktype(x, &params, &results, &bt));
   TRY(rd_count(x->r, &n, 2, "catch clauses"));
   tl_expr *e = tl_expr_new(x->m, TL_OP_TRY_TABLE, n + 1);
   for (uint32_t i = 0; i < n; i++) TRY(rd_clause(x, &e->kid[i + 1]));
@@ -1195,7 +1185,7 @@ static tl_status do_special(fctx *x, int op, bool *done) {
     tl_type rt;
     uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
     if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
-      return fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
+      return rdc_fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
     TRY(rd_null_heaptype(x->c, x->r, &rt));
     e = tl_expr_new(m, TL_OP_REF_NULL, 0);
     e->imm.index = rt;
@@ -1207,12 +1197,12 @@ static tl_status do_special(fctx *x, int op, bool *done) {
     e = tl_expr_new(m, TL_OP_REF_IS_NULL, 1);
     TRY(pop_any(x, &e->kid[0], &t));
     if (t != TL_UNREACHABLE && !tl_type_is_ref(t))
-      return fail(x, TL_E_INVALID, "type mismatch in ref.is_null, expected a reference but got %s", tname(x, t));
+      return rdc_fail(x, TL_E_INVALID, "type mismatch in ref.is_null, expected a reference but got %s", rdc_tname(t));
     tl_expr_finalize(m, x->f, e);
     push(x, e, TL_I32);
     return TL_OK;
   default:
-    return fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
+    return rdc_fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
   }
 }
 
@@ -1239,7 +1229,7 @@ static tl_status located(fctx *x, int op, bool *done) {
   return TL_OK;
 }
 
-static tl_status rd_instr(fctx *x, bool *done) {
+tl_status rdc_opcode(fctx *x, int *out) {
   rd *r = x->r;
   x->at = r->p;
   uint8_t b;
@@ -1249,11 +1239,17 @@ static tl_status rd_instr(fctx *x, bool *done) {
   if (pfx) TRY(rd_u32(r, &code, "opcode"));
   int op = pfx ? tl_op_decode(b, code) : tl_op_decode(0, b);
   if (op < 0 || tl_ops[op].pfx == 0xff) {
-    if (pfx) return fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
-    return fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x", b);
+    if (pfx) return rdc_fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
+    return rdc_fail(x, TL_E_MALFORMED, "illegal opcode 0x%02x", b);
   }
   x->opname = tl_ops[op].text;
-  TRY(need_feature(x->c, r, x->at, tl_ops[op].feat, x->opname));
+  *out = op;
+  return need_feature(x->c, r, x->at, tl_ops[op].feat, x->opname);
+}
+
+static tl_status rd_instr(fctx *x, bool *done) {
+  int op;
+  TRY(rdc_opcode(x, &op));
   if (x->c->smap) return located(x, op, done);
   if (tl_ops[op].nops != TL_SIG_SPECIAL) return do_plain(x, op);
   return do_special(x, op, done);
@@ -1269,7 +1265,7 @@ static void mark_prolog_epilog(rctx *c, tl_func *f, uint32_t start, uint32_t siz
 }
 
 /* Locals: count them all first (limit before allocating), then fill. */
-static tl_status rd_locals(fctx *x) {
+tl_status rdc_locals(fctx *x) {
   rd *r = x->r;
   tl_module *m = x->m;
   tl_func *f = x->f;
@@ -1314,22 +1310,65 @@ static tl_status rd_locals(fctx *x) {
   return TL_OK;
 }
 
-static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
-  tl_module *m = c->m;
-  fctx x = {c, r, m, TL_FUNC(m, fi), 0, r->p, "function"};
-  x.f->body_offset = (uint32_t)(r->p - r->base);
-  TRY(rd_locals(&x));
+/* The code of a body, its locals read: to IR, as f->body. */
+static tl_status rd_code(fctx *x) {
+  rctx *c = x->c;
+  rd *r = x->r;
   c->stack.n = c->frames.n = c->labels.n = 0;
   if (c->label_map) TL_VEC_PUSH(&c->lmap_off, size_t, c->lmap.n);
-  x.f->nlabel = 0;
-  new_label(&x); /* label 0: the function's own */
-  open_frame(&x, K_FUNC, TL_NONE, tl_func_type(m, x.f)->results, TL_NO_INDEX, NULL);
+  x->f->nlabel = 0;
+  new_label(x); /* label 0: the function's own */
+  open_frame(x, K_FUNC, TL_NONE, tl_func_type(x->m, x->f)->results, TL_NO_INDEX, NULL);
   bool done = false;
   while (!done) {
     if (r->p >= r->end) return rd_fail(r, TL_E_MALFORMED, "unexpected end of function body (missing end)");
-    TRY(rd_instr(&x, &done));
+    TRY(rd_instr(x, &done));
   }
   if (r->p != r->end) return rd_fail(r, TL_E_MALFORMED, "junk after end of function body");
+  return TL_OK;
+}
+
+/* Body fi from r: decoded, or with c->lazy checked and left as bytes. */
+static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
+  if (c->lazy) return rd_check_body(c, r, fi);
+  fctx x = {c, r, c->m, TL_FUNC(c->m, fi), 0, r->p, "function", false};
+  x.f->body_offset = (uint32_t)(r->p - r->base);
+  TRY(rdc_locals(&x));
+  return rd_code(&x);
+}
+
+/* ---------------------------------------------- lazy bodies, decoded */
+/* A body the checker passed: its code (after the local declarations, which
+ * f->local already holds) to IR. Nothing can be invalid; what could still
+ * fail is memory (the caller's scope) or a bug, reported as such. */
+static tl_status decode_checked(tl_module *m, uint32_t fi, tl_error *err) {
+  tl_func *f = TL_FUNC(m, fi);
+  rctx c = {0};
+  c.m = m;
+  c.err = err;
+  c.feat = TL_FEAT_ALL;
+  c.trusted = true;
+  c.threads = 1;
+  rd r = {f->code, f->code + f->code_size, f->code, err, fi};
+  fctx x = {&c, &r, m, f, f->nlocal, r.p, "function", false};
+  uint32_t n, k;
+  tl_type t;
+  tl_status s = rd_u32(&r, &n, "local declarations");
+  for (uint32_t i = 0; i < n && !s; i++)
+    if (!(s = rd_u32(&r, &k, "local count"))) s = rd_valtype(&c, &r, &t);
+  if (!s) s = rd_code(&x);
+  code_scratch_free(&c);
+  return s;
+}
+
+tl_status tl_func_decode(tl_module *m, uint32_t fi, tl_error *err) {
+  tl_func *f = TL_FUNC(m, fi);
+  if (!f->lazy) return TL_OK;
+  tl_error e = {0};
+  tl_status s = decode_checked(m, fi, &e);
+  if (s == TL_E_NOMEM) return tl_nomem(err, "decoding a body");
+  if (s) return tl_errorf(err, s, e.offset, "function %u: decoding a checked body failed (a reader bug): %.120s", fi, e.msg);
+  f->lazy = false;
   return TL_OK;
 }
 
@@ -1387,6 +1426,9 @@ static void par_free(rctx *c) {
     tl_vec_free(&wc->labels);
     tl_vec_free(&wc->lmap);
     tl_vec_free(&wc->lmap_off);
+    tl_vec_free(&wc->cstack);
+    tl_vec_free(&wc->cframes);
+    tl_vec_free(&wc->ctypes);
     tl_free(p->w[k]);
   }
   tl_free(p->w);
@@ -1421,6 +1463,7 @@ static wctx *take_ctx(par *p, uint32_t *k_out) {
     if (w) {
       w->c = *p->c; /* shares the read-only state: module, features, declared */
       w->c.stack = w->c.frames = w->c.labels = w->c.lmap = w->c.lmap_off = (tl_vec){0};
+      w->c.cstack = w->c.cframes = w->c.ctypes = (tl_vec){0};
       w->c.err = &w->err;
       w->c.par = NULL;
       p->w[k = p->nw++] = w;
@@ -1513,7 +1556,7 @@ static void par_keep(rctx *c, par *p, uint32_t n) {
       for (size_t k = pb->lo; k < pb->hi; k++) TL_VEC_PUSH(&c->lmap, uint32_t, TL_VEC_AT(&wc->lmap, uint32_t, k));
     }
     f->code_size = pb->size;
-    if (c->no_body_bytes) continue;
+    if (c->no_body_bytes && !c->lazy) continue;
     uint8_t *keep = tl_arena_alloc(&m->arena, pb->size ? pb->size : 1, 1);
     if (pb->size) memcpy(keep, pb->b, pb->size);
     f->code = keep;
@@ -1591,7 +1634,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
     if (s) return s;
     if (c->smap) mark_prolog_epilog(c, TL_FUNC(m, fi), (uint32_t)(b - r->base), size);
     TL_FUNC(m, fi)->code_size = size; /* kept without the bytes too: the pass runner schedules by it */
-    if (c->no_body_bytes) continue;
+    if (c->no_body_bytes && !c->lazy) continue;
     uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);
     if (size) memcpy(keep, b, size);
     TL_FUNC(m, fi)->code = keep;

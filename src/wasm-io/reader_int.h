@@ -23,11 +23,16 @@ typedef struct {
   uint32_t nfunc_decl;     /* function section count */
   bool has_funcsec, has_code, has_data;
   bool no_body_bytes;      /* tl_read_options.no_body_bytes: f->code stays NULL */
+  bool lazy;               /* tl_read_options.lazy_bodies: bodies are checked
+                              (reader_check.c), not decoded, and keep their bytes */
+  bool trusted;            /* decoding a body checked before (tl_func_decode):
+                              ref.func and data indices need no context */
   uint32_t datacount;
   tl_vec declared;         /* uint8_t per function: may be named by ref.func */
   const uint8_t *names;    /* the "name" section, parsed at the end */
   size_t names_size;
   tl_vec stack, frames, labels; /* function reader scratch (reader_code.c) */
+  tl_vec cstack, cframes, ctypes; /* the checker's (reader_check.c) */
   bool label_map;          /* keep lmap: the name section may name labels */
   tl_vec lmap;             /* uint32_t: IR label of each wasm label, all bodies */
   tl_vec lmap_off;         /* size_t: where each defined function's labels start */
@@ -60,9 +65,32 @@ void mark_declared(rctx *c, uint32_t func);
 bool is_declared(const rctx *c, uint32_t func);
 tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out);
 
-/* reader_code.c */
+/* reader_code.c: one body's reading state, shared with the checker */
+typedef struct {
+  rctx *c;
+  rd *r;
+  tl_module *m;
+  tl_func *f;
+  uint32_t nwasm;          /* wasm locals (params + declared) */
+  const uint8_t *at;       /* start of the current instruction */
+  const char *opname;
+  bool check;              /* the checker's: immediates are read, not kept */
+} fctx;
+
 tl_status rd_code_section(rctx *c, rd *r);
 void code_scratch_free(rctx *c);
+/* Shared by the decoder and the checker: the same rules, the same errors. */
+tl_status rdc_fail(fctx *x, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *rdc_tname(tl_type t);
+tl_status rdc_opcode(fctx *x, int *op);       /* reads it; features checked */
+tl_status rdc_locals(fctx *x);                /* the local declarations into f->local */
+tl_status rdc_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt);
+tl_status rdc_imm(fctx *x, int op, tl_imm *im); /* immediates of an op with a sig */
+tl_status rdc_need_table(fctx *x, uint32_t idx);
+tl_status rdc_need_tag(fctx *x, uint32_t *tag);
+
+/* reader_check.c: validates body fi from r without building IR. */
+tl_status rd_check_body(rctx *c, rd *r, uint32_t fi);
 
 /* names.c */
 void rd_name_section(rctx *c, const uint8_t *p, size_t n);

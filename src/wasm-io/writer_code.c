@@ -1134,6 +1134,11 @@ static tl_status put_locals(wr *w, tl_buf *b, uint32_t nparams) {
 static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *locals) {
   tl_module *m = w->m;
   tl_func *f = TL_FUNC(m, fi);
+  if (f->lazy) { /* as read (and checked): locals and code, verbatim */
+    w->locs.n = 0;
+    tl_buf_put(body, f->code, f->code_size);
+    return TL_OK;
+  }
   if (!reset_func(w, f, fi)) return wr_fail(w, tl_nomem(w->err, "writer"));
   if (!f->body || f->body->op != TL_OP_BLOCK)
     return WR_FAIL(w, TL_E_INVALID, "function %u has no body block", fi);
