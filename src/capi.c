@@ -222,6 +222,11 @@ static tl_func *defined_func(tl_module *m, uint32_t func, const char *who) {
     bad(m, "%s: function %u is an import", who, func);
     return NULL;
   }
+  tl_error e = {0};
+  if (tl_func_decode(m, func, &e) != TL_OK) { /* a lazy body: its IR on first touch */
+    bad(m, "%s: function %u: %s", who, func, e.msg);
+    return NULL;
+  }
   return TL_FUNC(m, func);
 }
 

@@ -323,6 +323,7 @@ static tl_module *load(opts *o) {
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
                         .detect_features = o->detect, .no_validate = true,
                         .no_body_bytes = true, /* nothing here JITs */
+                        .lazy_bodies = true, /* IR only where something reads a body */
                         .threads = o->threads, .on_text_parsed = release_text, .user = &in};
   if (cli_read_source_map(o->in_map, &ro)) return cli_file_free(&in), NULL;
   tl_error err = {0};

@@ -404,11 +404,15 @@ static tl_instance *link_instance(tl_store *s, tl_module *m, tl_linker *l, tl_er
   return k.inst;
 }
 
+static tl_status decode_in_scope(void *m, tl_error *err) { return tl_module_decode_all(m, err); }
+
 tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *err) {
   if (!tl_interp_stacks_ready(s) || (l && l->oom)) {
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
     return NULL;
   }
+  /* lazy bodies (tl_read_options.lazy_bodies): the interpreter runs IR */
+  if (tl_module_has_lazy(m) && tl_oom_run(m, decode_in_scope, m, err, "decode") != TL_OK) return NULL;
   tl_instance *inst = link_instance(s, m, l, err);
   if (!inst) return NULL;
   if (m->has_start) {

@@ -235,7 +235,7 @@ static tl_status chk_call(fctx *x, int op) {
 }
 
 static tl_status chk_select(fctx *x, int op) {
-  tl_type want = TL_UNREACHABLE, t1, t2;
+  tl_type want = TL_UNREACHABLE, t1 = TL_UNREACHABLE, t2 = TL_UNREACHABLE;
   if (op == TL_OP_SELECT_T) {
     uint32_t n;
     TRY(rd_u32(x->r, &n, "select type count"));
