@@ -86,6 +86,12 @@ typedef struct {
                            alone) copies the bodies as they came. Off when a
                            source map is given, the name section names labels,
                            or detect_features is set */
+  bool borrow_bytes;    /* with lazy_bodies: a lazy body points into the bytes
+                           given instead of a copy of them; the caller keeps
+                           them alive and unchanged until the module is freed
+                           (their pages may be given back meanwhile if they can
+                           come back unchanged, as a file mapping's can).
+                           Ignored for text, whose binary is tilt's own */
   uint32_t threads;     /* threads for decoding and validating large modules'
                            bodies (also kept for tl_module_validate later); 0 =
                            one per core; the module is the same for any count */

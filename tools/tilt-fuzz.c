@@ -161,6 +161,46 @@ static void text_roundtrip(run *r, uint64_t seed, const uint8_t *w0, size_t n0, 
   tl_module_free(m);
 }
 
+/* Lazy bodies against the full read: w0 read lazily and written, then read
+ * fully and written, gives w1; and each of a few corruptions of w0 gets the
+ * same verdict and error from both reads (the checker of reader_check.c
+ * against the decoder). */
+static void lazy_leg(run *r, uint64_t seed, const uint8_t *w0, size_t n0, const uint8_t *w1, size_t n1) {
+  tl_read_options ro = all_features(), lo = ro;
+  lo.lazy_bodies = true;
+  tl_error e1 = {0}, e2 = {0};
+  uint8_t *wl = NULL, *wr = NULL;
+  size_t nl = 0, nr = 0;
+  tl_module *ml = tl_module_read(w0, n0, &lo, &e2), *mr = NULL;
+  if (!ml || !write_mod(ml, &wl, &nl) || !(mr = read_mod(wl, nl, &e2)) || !write_mod(mr, &wr, &nr))
+    fail(r, seed, w0, n0, "lazy read/write failed", e2.msg);
+  else if (nr != n1 || memcmp(wr, w1, n1))
+    fail(r, seed, w0, n0, "the lazy write, read fully and written, differs from the full write", NULL);
+  if (ml) tl_module_free(ml);
+  if (mr) tl_module_free(mr);
+  free(wl), free(wr);
+  uint8_t *bad = n0 ? malloc(n0) : NULL;
+  uint64_t st = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (int k = 0; bad && k < 4; k++) {
+    memcpy(bad, w0, n0);
+    for (int j = 0; j < 1 + k; j++) {
+      st = st * 6364136223846793005ull + 1442695040888963407ull;
+      bad[(st >> 33) % n0] ^= (uint8_t)(1u << ((st >> 20) & 7));
+    }
+    tl_module *a = tl_module_read(bad, n0, &ro, &e1), *b = tl_module_read(bad, n0, &lo, &e2);
+    if (a && tl_module_validate(a, &e1) != TL_OK) tl_module_free(a), a = NULL;
+    if (b && tl_module_validate(b, &e2) != TL_OK) tl_module_free(b), b = NULL;
+    if (!a != !b || (!a && (e1.code != e2.code || e1.offset != e2.offset || strcmp(e1.msg, e2.msg)))) {
+      char why[400];
+      snprintf(why, sizeof why, "full read: %s; lazy read: %s", a ? "ok" : e1.msg, b ? "ok" : e2.msg);
+      fail(r, seed, bad, n0, "a corrupted module: the lazy read and the full read disagree", why);
+    }
+    if (a) tl_module_free(a);
+    if (b) tl_module_free(b);
+  }
+  free(bad);
+}
+
 static void iter_roundtrip(run *r, uint64_t seed, uint64_t i) {
   tl_module *m0 = gen_seed(seed, 0);
   tl_error err;
@@ -186,6 +226,7 @@ static void iter_roundtrip(run *r, uint64_t seed, uint64_t i) {
   if (n1 != n2 || memcmp(w1, w2, n1)) fail(r, seed, w0, n0, "second write differs from the first", NULL);
   else if (strcmp(p2, p3)) fail(r, seed, w0, n0, "printed IR differs after a round trip", p3);
   else text_roundtrip(r, seed, w0, n0, m2, p2);
+  lazy_leg(r, seed, w0, n0, w1, n1);
   if (r->o->validate_every && i % r->o->validate_every == 0 && wabt_reads(m0)) {
     char path[512];
     snprintf(path, sizeof path, "/tmp/tilt-fuzz-%d.wasm", (int)getpid());

@@ -43,6 +43,7 @@ typedef struct {
   uint32_t opt_level, shrink_level;
   bool low_memory_unused, zero_filled_memory;
   int stack_ir;            /* optimize the written stack code: 1 on, -1 off, 0 by -O level */
+  cli_file input;          /* a binary input the module's lazy bodies point into */
   const char *in_map, *out_map, *map_url; /* source maps: -ism, -osm, -osu */
 } opts;
 
@@ -324,16 +325,19 @@ static tl_module *load(opts *o) {
                         .detect_features = o->detect, .no_validate = true,
                         .no_body_bytes = true, /* nothing here JITs */
                         .lazy_bodies = true, /* IR only where something reads a body */
+                        .borrow_bytes = true, /* into the mapping, kept in o->input */
                         .threads = o->threads, .on_text_parsed = release_text, .user = &in};
   if (cli_read_source_map(o->in_map, &ro)) return cli_file_free(&in), NULL;
   tl_error err = {0};
   tl_module *m = tl_module_read_any(in.p, in.n, &ro, &err);
-  cli_file_free(&in);
+  if (m && tl_is_binary(in.p, in.n)) o->input = in; /* freed after the output is written */
+  else cli_file_free(&in);
   free((void *)ro.source_map);
   /* validated here, as tl_module_read would, once the input bytes are gone
    * (they and the validator's scratch would add up at the peak) */
   if (m && o->validate && tl_module_validate(m, &err) != TL_OK) {
     tl_module_free(m);
+    cli_file_free(&o->input);
     m = NULL;
   }
   if (!m) {
@@ -544,6 +548,9 @@ int main(int argc, char **argv) {
   if (!m) return free_opts(&o), 1;
   char *before = o.fuzz_exec ? fuzz_log(&o, m) : NULL;
   int rc = run_passes(&o, m);
+  /* the bodies the passes decoded need no input: its pages go back (a
+   * lazy one left will read them again from the file as it is written) */
+  if (o.npasses) cli_file_release(&o.input);
   if (!rc && before) {
     char *after = fuzz_log(&o, m);
     rc = compare_logs(&o, before, after);
@@ -558,6 +565,7 @@ int main(int argc, char **argv) {
   malloc_give_back();
   if (!rc) rc = emit(&o, m);
   else tl_module_free(m);
+  cli_file_free(&o.input);
   free_opts(&o);
   return rc;
 }

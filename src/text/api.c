@@ -73,7 +73,9 @@ static tl_status parse_in_scope(void *c, tl_error *err) {
   tl_toks_free(&t);
   if (st) return st;
   if (p->opt && p->opt->on_text_parsed) p->opt->on_text_parsed(p->opt->user, p->text, p->size);
-  st = tl_read(bin, n, p->opt, &p->m, err);
+  tl_read_options ro = p->opt ? *p->opt : (tl_read_options){0};
+  ro.borrow_bytes = false; /* bin is ours, freed here */
+  st = tl_read(bin, n, &ro, &p->m, err);
   tl_free(bin);
   if (st && err) locate_in_text(p->text, p->size, err);
   return st;

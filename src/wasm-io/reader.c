@@ -718,12 +718,17 @@ static tl_status rd_datas(rctx *c, rd *r) {
     const uint8_t *b;
     TRY(rd_u32(r, &d.size, "data segment size"));
     TRY(rd_bytes(r, d.size, &b, "data segment"));
-    uint8_t *copy = tl_arena_alloc(&m->arena, d.size, 1);
-    if (d.size) memcpy(copy, b, d.size);
-    d.bytes = copy;
+    d.bytes = rd_keep(c, b, d.size);
     TL_VEC_PUSH(&m->datas, tl_data, d);
   }
   return TL_OK;
+}
+
+const uint8_t *rd_keep(rctx *c, const uint8_t *p, size_t n) {
+  if (c->borrow) return p; /* the caller keeps the input */
+  uint8_t *copy = tl_arena_alloc(&c->m->arena, n ? n : 1, 1);
+  if (n) memcpy(copy, p, n);
+  return copy;
 }
 
 static tl_status rd_custom(rctx *c, rd *r, uint8_t after) {
@@ -737,9 +742,7 @@ static tl_status rd_custom(rctx *c, rd *r, uint8_t after) {
       c->names_size = n;
     }
   } else {
-    uint8_t *copy = tl_arena_alloc(&m->arena, n, 1);
-    if (n) memcpy(copy, r->p, n);
-    cu.bytes = copy;
+    cu.bytes = rd_keep(c, r->p, n);
     cu.size = (uint32_t)n;
     cu.after = after;
     TL_VEC_PUSH(&m->customs, tl_custom, cu);
@@ -929,6 +932,7 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->threads = opt ? opt->threads : 0;
   c->label_map = label_names;
   c->lazy = opt && opt->lazy_bodies && !label_names && !detect && !opt->source_map;
+  c->borrow = c->lazy && opt->borrow_bytes;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
   tl_srcmap sm = {0};
   tl_status s = TL_OK;

@@ -1557,9 +1557,7 @@ static void par_keep(rctx *c, par *p, uint32_t n) {
     }
     f->code_size = pb->size;
     if (c->no_body_bytes && !c->lazy) continue;
-    uint8_t *keep = tl_arena_alloc(&m->arena, pb->size ? pb->size : 1, 1);
-    if (pb->size) memcpy(keep, pb->b, pb->size);
-    f->code = keep;
+    f->code = rd_keep(c, pb->b, pb->size);
   }
 }
 
@@ -1635,10 +1633,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
     if (c->smap) mark_prolog_epilog(c, TL_FUNC(m, fi), (uint32_t)(b - r->base), size);
     TL_FUNC(m, fi)->code_size = size; /* kept without the bytes too: the pass runner schedules by it */
     if (c->no_body_bytes && !c->lazy) continue;
-    uint8_t *keep = tl_arena_alloc(&m->arena, size ? size : 1, 1);
-    if (size) memcpy(keep, b, size);
-    TL_FUNC(m, fi)->code = keep;
-    TL_FUNC(m, fi)->code_size = size;
+    TL_FUNC(m, fi)->code = rd_keep(c, b, size);
   }
   return TL_OK;
 }

@@ -25,6 +25,7 @@ typedef struct {
   bool no_body_bytes;      /* tl_read_options.no_body_bytes: f->code stays NULL */
   bool lazy;               /* tl_read_options.lazy_bodies: bodies are checked
                               (reader_check.c), not decoded, and keep their bytes */
+  bool borrow;             /* tl_read_options.borrow_bytes: lazy bodies point into the input */
   bool trusted;            /* decoding a body checked before (tl_func_decode):
                               ref.func and data indices need no context */
   uint32_t datacount;
@@ -64,6 +65,9 @@ tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const c
 void mark_declared(rctx *c, uint32_t func);
 bool is_declared(const rctx *c, uint32_t func);
 tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out);
+/* Bytes of the input the module keeps: p itself when c->borrow, else an
+ * arena copy. */
+const uint8_t *rd_keep(rctx *c, const uint8_t *p, size_t n);
 
 /* reader_code.c: one body's reading state, shared with the checker */
 typedef struct {
