@@ -700,6 +700,17 @@ static inline bool tl_func_defined(const tl_func *f) { return f->body || f->lazy
 tl_status tl_func_decode(tl_module *m, uint32_t fi, tl_error *err);
 tl_status tl_module_decode_all(tl_module *m, tl_error *err);
 bool tl_module_has_lazy(const tl_module *m);
+/* The index immediates of a lazy body's bytes (code_scan.c), in order: what
+ * module passes that only need references read without decoding. A memarg
+ * without a memory index reports memory 0. tl_code_remap appends the body
+ * to out with each index of space s mapped through map[s] (NULL: kept). */
+enum { TL_SPACE_FUNC, TL_SPACE_GLOBAL, TL_SPACE_TABLE, TL_SPACE_MEMORY, TL_SPACE_ELEM, TL_SPACE_DATA,
+       TL_SPACE_TYPE, TL_SPACE_TAG, TL_NSPACES };
+typedef struct { uint8_t space; uint16_t op; uint32_t index; } tl_code_ref;
+void tl_code_refs(const tl_module *m, const uint8_t *code, uint32_t size,
+                  void (*fn)(void *user, const tl_code_ref *ref), void *user);
+void tl_code_remap(const tl_module *m, const uint8_t *code, uint32_t size, uint32_t *const map[TL_NSPACES],
+                   tl_buf *out);
 tl_functype *tl_func_type(const tl_module *m, const tl_func *f);
 uint32_t tl_func_nparams(const tl_module *m, const tl_func *f);
 uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);

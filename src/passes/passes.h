@@ -39,8 +39,8 @@ typedef struct {
                            alone does not behave the same */
   bool traps;           /* same behaviour only where something never runs
                            (FUNC_TRAPS, MODULE_TRAPS) */
-  bool bodies;          /* MODULE: reads function bodies, so lazy ones are
-                           decoded before it runs (all but the _NOBODY kinds) */
+  bool lazy;            /* MODULE: takes lazy bodies as they are (the _LAZY
+                           kinds); before any other, they are decoded */
 } tl_pass_info;
 
 #define PASS_DECL_FUNC(id) tl_status tl_pass_##id(tl_pass_ctx *, tl_func *);
@@ -48,8 +48,8 @@ typedef struct {
 #define PASS_DECL_FUNC_TRAPS(id) PASS_DECL_FUNC(id)
 #define PASS_DECL_MODULE(id) tl_status tl_pass_##id(tl_pass_ctx *);
 #define PASS_DECL_MODULE_IFACE(id) PASS_DECL_MODULE(id)
-#define PASS_DECL_MODULE_NOBODY(id) PASS_DECL_MODULE(id)
-#define PASS_DECL_MODULE_IFACE_NOBODY(id) PASS_DECL_MODULE(id)
+#define PASS_DECL_MODULE_LAZY(id) PASS_DECL_MODULE(id)
+#define PASS_DECL_MODULE_IFACE_LAZY(id) PASS_DECL_MODULE(id)
 #define PASS_DECL_MODULE_TRAPS(id) PASS_DECL_MODULE(id)
 #define PASS(id, name, help, kind) PASS_DECL_##kind(id)
 #include "passes.def"

@@ -21,14 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false, true
-#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false, true
-#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true, true
-#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, true
-#define PASS_FN_MODULE_NOBODY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, false
-#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, true
-#define PASS_FN_MODULE_IFACE_NOBODY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, false
-#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true, true
+#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false, false
+#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false, false
+#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true, false
+#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, false
+#define PASS_FN_MODULE_LAZY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, true
+#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, false
+#define PASS_FN_MODULE_IFACE_LAZY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, true
+#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true, false
 static const tl_pass_info registry[] = {
 #define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
@@ -402,7 +402,7 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     double t0 = now_seconds();
     if (p->kind == TL_PASS_FUNC) sweep(&ctx);
     /* a module pass that reads bodies sees them all decoded */
-    if (p->kind != TL_PASS_FUNC && p->bodies) s = tl_module_decode_all(m, err);
+    if (p->kind != TL_PASS_FUNC && !p->lazy) s = tl_module_decode_all(m, err);
     /* C API users may hold nodes: bodies stay where they are */
     if (s == TL_OK)
       s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);

@@ -14,13 +14,18 @@
  * "referenced but not used" functions). What only its old body used goes.
  * A tag goes when no throw, catch or try_table clause names it and it is
  * not exported (an exception of it could not be thrown nor told apart).
+ * Lazy bodies (still bytes) are not decoded: their index immediates are
+ * listed from the bytes (tl_code_refs) and renumbered there (tl_code_remap).
  * Guarantees: same behaviour; indices renumbered consistently everywhere. */
 #include "passes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_FUNC, K_GLOBAL, K_TABLE, K_MEMORY, K_ELEM, K_DATA, K_TYPE, K_TAG, NKINDS };
+/* the index spaces, as tl_code_refs numbers them */
+enum { K_FUNC = TL_SPACE_FUNC, K_GLOBAL = TL_SPACE_GLOBAL, K_TABLE = TL_SPACE_TABLE, K_MEMORY = TL_SPACE_MEMORY,
+       K_ELEM = TL_SPACE_ELEM, K_DATA = TL_SPACE_DATA, K_TYPE = TL_SPACE_TYPE, K_TAG = TL_SPACE_TAG,
+       NKINDS = TL_NSPACES };
 /* Export kinds (TL_EXTERN_*) as index spaces. */
 static const int extern_kinds[] = {K_FUNC, K_TABLE, K_MEMORY, K_GLOBAL, K_TAG};
 
@@ -32,6 +37,7 @@ typedef struct {
   tl_vec work;     /* functions whose bodies are still to scan */
   tl_vec refs;     /* tl_expr *: the scanned module-level nodes that carry an index */
   tl_vec *frefs;   /* per function: tl_expr *, its body's nodes that carry one */
+  tl_vec *lrefs;   /* per lazy function: tl_code_ref, its bytes' index immediates */
   uint8_t *scanned[NKINDS];  /* globals, elems, datas whose expressions were scanned */
   uint8_t *live;   /* functions whose bodies are scanned (used[K_FUNC]: kept) */
   uint8_t *called; /* types a reachable call_indirect uses */
@@ -107,6 +113,16 @@ static void note(rume *r, const tl_expr *e) {
   }
 }
 
+/* What an index immediate of a lazy body uses (note's rules, from bytes). */
+static void note_ref(rume *r, const tl_code_ref *ref) {
+  use(r, ref->space, ref->index);
+  if (ref->op == TL_OP_TABLE_GET) r->open = true;
+  if (tl_ops[ref->op].imm == TL_IMM_CALL_INDIRECT && ref->space == K_TYPE && ref->index < r->count[K_TYPE])
+    r->called[ref->index] = 1;
+}
+
+static void push_ref(void *v, const tl_code_ref *ref) { TL_VEC_PUSH((tl_vec *)v, tl_code_ref, *ref); }
+
 static void scan_visit(tl_walk *w, tl_expr **slot) {
   rume *r = w->ctx;
   if (!carries(*slot)) return;
@@ -129,7 +145,8 @@ static void collect_one(void *user, uint32_t k) {
   rume *r = user;
   uint32_t i = r->m->nimported_funcs + k;
   tl_func *f = TL_FUNC(r->m, i);
-  if (f->body) tl_walk_post(r->m, f, &f->body, collect_visit, &r->frefs[i]);
+  if (f->lazy) tl_code_refs(r->m, f->code, f->code_size, push_ref, &r->lrefs[i]);
+  else if (f->body) tl_walk_post(r->m, f, &f->body, collect_visit, &r->frefs[i]);
 }
 
 static void mark_roots(rume *r) {
@@ -165,8 +182,9 @@ static void propagate(rume *r) {
     again = false;
     while (r->work.n) {
       uint32_t fi = TL_VEC_AT(&r->work, uint32_t, --r->work.n);
-      const tl_vec *v = &r->frefs[fi];
+      const tl_vec *v = &r->frefs[fi], *l = &r->lrefs[fi];
       for (size_t k = 0; k < v->n; k++) note(r, TL_VEC_AT(v, tl_expr *, k));
+      for (size_t k = 0; k < l->n; k++) note_ref(r, &TL_VEC_AT(l, tl_code_ref, k));
     }
     for (uint32_t i = 0; i < m->globals.n; i++)
       if (scan_once(r, K_GLOBAL, i)) {
@@ -235,9 +253,11 @@ static void settle(rume *r) {
 static void empty_body(tl_module *m, tl_func *f) {
   uint32_t np = tl_func_nparams(m, f);
   if (f->body && f->body->nkid == 0 && f->nlocal == np) return;
+  if (f->lazy && f->code_size == 2 && f->code[0] == 0 && f->code[1] == 0x0b) return; /* the same, as bytes */
   f->nlocal = np;
   if (f->has_scratch_base && f->scratch_base > np) f->scratch_base = np;
   f->nlabel = 1;
+  f->lazy = false;
   tl_expr *u = tl_make_unreachable(m);
   f->body = tl_make_block(m, TL_OP_BLOCK, 0, &u, 1);
   f->code = NULL;
@@ -302,7 +322,22 @@ static uint32_t count_used(rume *r, int kind, uint32_t below) {
   return n;
 }
 
-static void rewrite_all(rume *r, bool renumbered) {
+/* A kept lazy body's bytes with the renumbered spaces' indices rewritten
+ * (changed[k]: space k was renumbered). */
+static void remap_lazy(rume *r, tl_func *f, const bool *changed) {
+  uint32_t *map[NKINDS] = {0};
+  for (int k = 0; k < NKINDS; k++)
+    if (changed[k]) map[k] = r->remap[k];
+  tl_buf b = {0};
+  tl_code_remap(r->m, f->code, f->code_size, map, &b);
+  uint8_t *p = tl_arena_alloc(&r->m->arena, b.n ? b.n : 1, 1);
+  memcpy(p, b.p, b.n);
+  f->code = p;
+  f->code_size = (uint32_t)b.n;
+  tl_buf_free(&b);
+}
+
+static void rewrite_all(rume *r, bool renumbered, const bool *changed) {
   tl_module *m = r->m;
   if (!renumbered) return;
   for (uint32_t i = 0; i < m->funcs.n; i++) TL_FUNC(m, i)->type = r->remap[K_TYPE][TL_FUNC(m, i)->type];
@@ -311,6 +346,7 @@ static void rewrite_all(rume *r, bool renumbered) {
     if (!r->live[i]) continue; /* dropped, or its old body gone (empty_body) */
     const tl_vec *v = &r->frefs[i];
     for (size_t k = 0; k < v->n; k++) rewrite(r, TL_VEC_AT(v, tl_expr *, k));
+    if (r->lrefs[i].n) remap_lazy(r, TL_FUNC(m, r->remap[K_FUNC][i]), changed);
   }
   for (uint32_t i = 0; i < m->elems.n; i++) TL_ELEM(m, i)->table = r->remap[K_TABLE][TL_ELEM(m, i)->table];
   for (uint32_t i = 0; i < m->datas.n; i++) TL_DATA(m, i)->mem = r->remap[K_MEMORY][TL_DATA(m, i)->mem];
@@ -329,11 +365,12 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   r.live = tl_calloc(m->funcs.n + 1, 1);
   r.called = tl_calloc(m->types.n + 1, 1);
   r.frefs = tl_calloc(m->funcs.n + 1, sizeof *r.frefs);
+  r.lrefs = tl_calloc(m->funcs.n + 1, sizeof *r.lrefs);
   for (int k = 0; k < NKINDS; k++) {
     r.used[k] = tl_calloc(r.count[k] + 1, 1);
     r.scanned[k] = tl_calloc(r.count[k] + 1, 1);
     r.remap[k] = tl_calloc(r.count[k] + 1, sizeof(uint32_t));
-    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called || !r.frefs) {
+    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called || !r.frefs || !r.lrefs) {
       for (int j = 0; j <= k; j++) {
         tl_free(r.used[j]);
         tl_free(r.scanned[j]);
@@ -342,6 +379,7 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
       tl_free(r.live);
       tl_free(r.called);
       tl_free(r.frefs);
+      tl_free(r.lrefs);
       return TL_E_NOMEM;
     }
   }
@@ -361,13 +399,13 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   m->nimported_tables = count_used(&r, K_TABLE, m->nimported_tables);
   m->nimported_memories = count_used(&r, K_MEMORY, m->nimported_memories);
   m->nimported_tags = count_used(&r, K_TAG, m->nimported_tags);
-  bool renumbered = false;
+  bool renumbered = false, changed[NKINDS];
   for (int k = 0; k < NKINDS; k++) {
     size_t before = vecs[k]->n;
     compact(&r, k, vecs[k], sizes[k]);
-    renumbered |= vecs[k]->n != before;
+    renumbered |= changed[k] = vecs[k]->n != before;
   }
-  rewrite_all(&r, renumbered);
+  rewrite_all(&r, renumbered, changed);
   for (int k = 0; k < NKINDS; k++) {
     tl_free(r.used[k]);
     tl_free(r.scanned[k]);
@@ -375,8 +413,9 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   }
   tl_vec_free(&r.work);
   tl_vec_free(&r.refs);
-  for (size_t i = 0; i < r.count[K_FUNC]; i++) tl_vec_free(&r.frefs[i]);
+  for (size_t i = 0; i < r.count[K_FUNC]; i++) tl_vec_free(&r.frefs[i]), tl_vec_free(&r.lrefs[i]);
   tl_free(r.frefs);
+  tl_free(r.lrefs);
   tl_vec_free(&r.deferred);
   tl_free(r.live);
   tl_free(r.called);

@@ -567,6 +567,51 @@ static tl_status read_t(const tl_buf *b, uint32_t threads, tl_module **m, tl_err
   return *m ? TL_OK : e->code;
 }
 
+/* Lazy bodies: checked, kept as bytes (body NULL), copied verbatim by the
+ * writer; the printer and a C API call naming the function decode them. */
+START_TEST(lazy_bodies) {
+  tl_buf b = {0};
+  hdr(&b);
+  sec(&b, 1, S("\x01\x60\x00\x01\x7f"));
+  sec(&b, 3, S("\x02\x00\x00"));
+  /* f: a block holding i32.const 7 with its LEB padded to 3 bytes; g: call f */
+  const uint8_t *bodies[2] = {(const uint8_t *)"\x00\x02\x7f\x41\x87\x80\x00\x0b\x0b",
+                              (const uint8_t *)"\x01\x01\x7e\x10\x00\x0b"};
+  size_t sizes[2] = {9, 6};
+  code(&b, bodies, sizes, 2);
+  tl_read_options o = {.lazy_bodies = true};
+  tl_error e = {0};
+  tl_module *m = tl_module_read(b.p, b.n, &o, &e);
+  ck_assert_ptr_nonnull(m);
+  for (uint32_t i = 0; i < 2; i++) {
+    ck_assert(TL_FUNC(m, i)->lazy);
+    ck_assert_ptr_null(TL_FUNC(m, i)->body);
+  }
+  ck_assert_uint_eq(TL_FUNC(m, 1)->nlocal, 1); /* the locals are read */
+  ck_assert_int_eq(tl_module_validate(m, &e), TL_OK);
+  uint8_t *out = NULL;
+  size_t n = 0;
+  ck_assert_int_eq(tl_module_write(m, NULL, &out, &n, &e), TL_OK);
+  ck_assert_uint_eq(n, b.n);
+  ck_assert_mem_eq(out, b.p, n); /* padding and all */
+  free(out);
+  /* the C API decodes what it touches: g gains a local, f stays bytes */
+  ck_assert_uint_eq(tl_function_add_var(m, 1, TL_TYPE_F64), 1);
+  ck_assert(!TL_FUNC(m, 1)->lazy && TL_FUNC(m, 1)->body && TL_FUNC(m, 0)->lazy);
+  ck_assert_int_eq(tl_module_write(m, NULL, &out, &n, &e), TL_OK);
+  ck_assert_uint_eq(n, b.n + 2); /* one more local declaration: 1 x f64 */
+  free(out);
+  char *text = tl_module_print(m); /* decodes the rest */
+  ck_assert_ptr_nonnull(strstr(text, "i32.const 7"));
+  ck_assert(!TL_FUNC(m, 0)->lazy && TL_FUNC(m, 0)->body);
+  free(text);
+  ck_assert_int_eq(tl_module_write(m, NULL, &out, &n, &e), TL_OK);
+  ck_assert_uint_lt(n, b.n + 2); /* the padding is gone once decoded */
+  free(out);
+  tl_module_free(m);
+  tl_buf_free(&b);
+} END_TEST
+
 START_TEST(parallel_same_ir) {
   tl_buf b = {0}, w1 = {0};
   big_module(&b, 400, 10, 60, NONE, NONE, NONE);
@@ -666,6 +711,7 @@ int main(void) {
   TCase *tc = tcase_create("reader");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, minimal_module);
+  tcase_add_test(tc, lazy_bodies);
   tcase_add_test(tc, rewrite_fixed_point);
   tcase_add_test(tc, bad_header);
   tcase_add_test(tc, zeroes_fail_at_once);
