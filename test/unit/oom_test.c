@@ -28,6 +28,7 @@ typedef struct {
   size_t n;
   uint32_t threads;        /* op_read: reader threads */
   bool text;               /* op_read: w is text */
+  bool lazy;               /* op_read: lazy bodies, then a renumbering pass, a decoding one and a write */
 } input;
 
 static tl_module *read_in(const input *in) {
@@ -90,10 +91,18 @@ static tl_status op_read(tl_module *m, const void *arg, tl_error *err) {
   tl_read_options ro = {0};
   ro.features = TL_FEATURES_ALL;
   ro.threads = in->threads;
+  ro.lazy_bodies = in->lazy;
   tl_module *r = in->text ? tl_module_parse_text((const char *)in->w, in->n, &ro, err)
                           : tl_module_read(in->w, in->n, &ro, err);
+  tl_status st = r ? TL_OK : err->code;
+  if (r && in->lazy) {
+    static const char *const passes[] = {"remove-unused-module-elements", "precompute"};
+    tl_pass_options po = {.threads = in->threads};
+    st = tl_module_run_passes(r, passes, 2, &po, err);
+    if (!st) st = op_write(r, NULL, err);
+  }
   tl_module_free(r);
-  return r ? TL_OK : err->code;
+  return st;
 }
 
 /* The execution API outside any scope: instantiate (import a.f a host
@@ -240,7 +249,7 @@ static input generate(uint64_t seed, size_t nbytes, bool names) {
   tl_write_options wo = {.debug_names = names};
   ck_assert_int_eq(tl_module_write(g, &wo, &w, &n, &err), TL_OK);
   tl_module_free(g);
-  return (input){w, n, 1, false};
+  return (input){w, n, 1, false, false};
 }
 
 /* Generated modules. */
@@ -359,7 +368,7 @@ static const uint8_t small[] = {
 };
 
 START_TEST(handmade) {
-  input in = {small, sizeof small, 1, false};
+  input in = {small, sizeof small, 1, false, false};
   tl_module *m = read_in(&in);
   tl_module_free(m);
   uint32_t wn = 0, pn = 0;
@@ -432,13 +441,13 @@ static const level pipeline_levels[] = {{2, 0, false}, {2, 1, false}, {3, 0, fal
 /* Instantiating and running, on the interpreter and the JIT. */
 START_TEST(running) {
   static const int engines[] = {TL_ENGINE_INTERP, TL_ENGINE_JIT};
-  input in = {pipeline_small, sizeof pipeline_small, 1, false};
+  input in = {pipeline_small, sizeof pipeline_small, 1, false, false};
   ck_assert_uint_gt(fail_each(&in, op_run, &engines[_i]), 0);
 }
 END_TEST
 
 START_TEST(pipeline_handmade) {
-  input in = {pipeline_small, sizeof pipeline_small, 1, false};
+  input in = {pipeline_small, sizeof pipeline_small, 1, false, false};
   ck_assert_uint_gt(fail_each(&in, op_optimize_write, &pipeline_levels[_i]), 0);
 }
 END_TEST
@@ -457,7 +466,7 @@ END_TEST
 START_TEST(every_pass) {
   const char *name = tl_pass_name((uint32_t)_i);
   ck_assert_ptr_nonnull(name);
-  input in = {pipeline_small, sizeof pipeline_small, 0, false};
+  input in = {pipeline_small, sizeof pipeline_small, 0, false, false};
   fail_each(&in, op_pass, name);
   input g = generate(5 + (uint64_t)_i % 3, 1024, true);
   fail_each(&g, op_pass, name);
@@ -477,11 +486,16 @@ START_TEST(reading) {
   ck_assert_uint_gt(fail_each(&g, op_read, &g), 0);
   g.threads = 2;
   ck_assert_uint_gt(fail_each(&g, op_read, &g), 0);
+  g.lazy = true; /* checked, not decoded; then renumbered as bytes, decoded by a pass, written */
+  ck_assert_uint_gt(fail_each(&g, op_read, &g), 0);
+  g.threads = 1;
+  ck_assert_uint_gt(fail_each(&g, op_read, &g), 0);
+  g.lazy = false;
   tl_module *m = read_in(&g);
   char *text = tl_module_print(m);
   ck_assert_ptr_nonnull(text);
   tl_module_free(m);
-  input t = {(const uint8_t *)text, strlen(text), 1, true};
+  input t = {(const uint8_t *)text, strlen(text), 1, true, false};
   ck_assert_uint_gt(fail_each(&g, op_read, &t), 0);
   free(text);
   free((void *)g.w);
