@@ -10,7 +10,10 @@
  * changed (tl_run_func_passes_on). Node memory: a sweep before each
  * top-level stack and after the last pass frees what no body uses, and each
  * body a top-level stack ran on moves to a block of its own, freeing its
- * old one (expr.c), so one pass run's garbage does not outlive it. */
+ * old one (expr.c), so one pass run's garbage does not outlive it.
+ * Lazy bodies (tl_read_options.lazy_bodies) are decoded where first needed:
+ * by the worker that runs a stack on the function, or all at once (on the
+ * pool) before a module pass that is not of a _LAZY kind. */
 #include "passes.h"
 
 #include <pthread.h>
