@@ -4,7 +4,8 @@
  * stripped of `!= 0` and double eqz, shifts masked, shl+shr_s to extend*_s
  * (sign-ext enabled), masks that a narrow load already guarantees, strength
  * reduction by powers of two, if/select arms swapped under eqz, exact
- * float identities (neg/abs of neg/abs), wrap of extend.
+ * float identities (neg/abs of neg/abs), wrap of extend, and of i64
+ * arithmetic over extends and constants (done in i32).
  * Assumes valid IR with up-to-date types. Guarantees: the same behaviour
  * bit for bit (no float rewrite that could change a NaN payload, no
  * removal of code that may have effects, no reordering of effects); types
@@ -126,6 +127,38 @@ static unsigned sleb_size(bool is64, uint64_t v) {
     n++;
   }
   return n;
+}
+
+/* wrap(x op y) for op in add, sub, mul, and, or, xor is (wrap x) op32
+ * (wrap y): the low 32 bits of the result depend only on theirs. So a
+ * wrapped tree of such ops over extended i32 values and constants is the
+ * same tree in i32 (Go's address arithmetic: wrap(extend(sp) + C) is sp +
+ * C). A bounded depth: narrowable and narrow recurse at most that far. */
+enum { NARROW_DEPTH = 3 };
+
+static bool wraps_through(int op) {
+  return op == TL_OP_I64_ADD || op == TL_OP_I64_SUB || op == TL_OP_I64_MUL || op == TL_OP_I64_AND ||
+         op == TL_OP_I64_OR || op == TL_OP_I64_XOR;
+}
+
+static bool narrowable(const tl_expr *e, int depth) {
+  if (e->op == TL_OP_I64_EXTEND_I32_U || e->op == TL_OP_I64_EXTEND_I32_S || e->op == TL_OP_I64_CONST) return true;
+  return depth > 0 && wraps_through(e->op) && narrowable(e->kid[0], depth - 1) && narrowable(e->kid[1], depth - 1);
+}
+
+/* A narrowable tree in i32 (its nodes reused; kids in place, so the order
+ * of effects is the same). */
+static tl_expr *narrow(tl_module *m, tl_expr *e, int depth) {
+  if (e->op == TL_OP_I64_CONST) return iconst(m, false, (uint32_t)(uint64_t)e->imm.i64);
+  if (e->op != TL_OP_I64_ADD && e->op != TL_OP_I64_SUB && e->op != TL_OP_I64_MUL && e->op != TL_OP_I64_AND &&
+      e->op != TL_OP_I64_OR && e->op != TL_OP_I64_XOR)
+    return e->kid[0]; /* an extend: its i32 */
+  bool is64;
+  e->op = wide(base_op(e->op, &is64), false);
+  e->type = TL_I32;
+  e->kid[0] = narrow(m, e->kid[0], depth - 1);
+  e->kid[1] = narrow(m, e->kid[1], depth - 1);
+  return mark(e);
 }
 
 static int log2_exact(uint64_t v) {
@@ -402,6 +435,7 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
   case TL_OP_I32_WRAP_I64:
     if (e->kid[0]->op == TL_OP_I64_EXTEND_I32_U || e->kid[0]->op == TL_OP_I64_EXTEND_I32_S)
       return e->kid[0]->kid[0];
+    if (narrowable(e->kid[0], NARROW_DEPTH)) return narrow(m, e->kid[0], NARROW_DEPTH);
     return e;
   case TL_OP_I32_EXTEND8_S: case TL_OP_I64_EXTEND8_S:
     if (e->kid[0]->op == (e->op == TL_OP_I32_EXTEND8_S ? TL_OP_I32_LOAD8_S : TL_OP_I64_LOAD8_S))
