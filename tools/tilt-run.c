@@ -197,6 +197,7 @@ int main(int argc, char **argv) {
   tl_error err = {0};
   tl_read_options ro = {0};
   ro.features = TL_FEATURES_ALL;
+  ro.lazy_bodies = engine == TL_ENGINE_JIT && !opt; /* the JIT compiles bytes: no IR */
   tl_module *m = tl_module_read_any(bytes, n, &ro, &err);
   free(bytes);
   if (!m) {

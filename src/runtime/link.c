@@ -411,8 +411,11 @@ tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *e
     tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
     return NULL;
   }
-  /* lazy bodies (tl_read_options.lazy_bodies): the interpreter runs IR */
-  if (tl_module_has_lazy(m) && tl_oom_run(m, decode_in_scope, m, err, "decode") != TL_OK) return NULL;
+  /* lazy bodies (tl_read_options.lazy_bodies): the interpreter runs IR; the
+   * JIT compiles the bytes */
+  if (s->engine != TL_ENGINE_JIT && tl_module_has_lazy(m) &&
+      tl_oom_run(m, decode_in_scope, m, err, "decode") != TL_OK)
+    return NULL;
   tl_instance *inst = link_instance(s, m, l, err);
   if (!inst) return NULL;
   if (m->has_start) {
