@@ -222,6 +222,11 @@ static tl_expr *opt_eqz(tl_module *m, tl_expr *e) {
       e->kid[0] = y;
       return mark(e);
     }
+    /* eqz(wrap(x)) where x is a narrow load (its high 32 bits are zero or
+     * copies of bit 31, so x is 0 just when its low 32 bits are) is
+     * i64.eqz(x): a byte less */
+    if (x->op == TL_OP_I32_WRAP_I64 && x->kid[0]->op >= TL_OP_I64_LOAD8_S && x->kid[0]->op <= TL_OP_I64_LOAD32_U)
+      return un(m, TL_OP_I64_EQZ, x->kid[0]);
   }
   if (x->op == TL_OP_I64_EXTEND_I32_U || x->op == TL_OP_I64_EXTEND_I32_S)
     return un(m, TL_OP_I32_EQZ, x->kid[0]);
