@@ -5,7 +5,8 @@
  * (sign-ext enabled), masks that a narrow load already guarantees, strength
  * reduction by powers of two, if/select arms swapped under eqz, exact
  * float identities (neg/abs of neg/abs), wrap of extend, and of i64
- * arithmetic over extends and constants (done in i32).
+ * arithmetic over extends and constants (done in i32), br_table targets
+ * equal to the default at its end dropped.
  * Assumes valid IR with up-to-date types. Guarantees: the same behaviour
  * bit for bit (no float rewrite that could change a NaN payload, no
  * removal of code that may have effects, no reordering of effects); types
@@ -396,6 +397,11 @@ static tl_expr *opt_binary(tl_module *m, tl_expr *e, int b, bool is64) {
 }
 
 static tl_expr *opt_node(tl_module *m, tl_expr *e) {
+  if (e->op == TL_OP_BR_TABLE) { /* trailing targets that are the default go: the same jumps */
+    tl_brtable *t = e->imm.table;
+    while (t->n && t->targets[t->n - 1] == t->def) t->n--;
+    return e;
+  }
   if (e->type == TL_UNREACHABLE) return e;
   bool is64;
   int b = base_op(e->op, &is64);
