@@ -207,41 +207,21 @@ static tl_status chk_return(fctx *x) {
 
 static tl_status chk_call(fctx *x, int op) {
   tl_module *m = x->m;
-  bool ind = op == TL_OP_CALL_INDIRECT || op == TL_OP_RETURN_CALL_INDIRECT;
-  bool tail = op == TL_OP_RETURN_CALL || op == TL_OP_RETURN_CALL_INDIRECT;
-  uint32_t a, b = 0;
+  uint32_t a, b;
   tl_functype *ft;
-  if (ind) {
-    TRY(rd_u32(x->r, &a, "type index"));
-    TRY(rd_u32(x->r, &b, "table index"));
-    if (a >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", a);
-    TRY(rdc_need_table(x, b));
-    if (TL_TABLE(m, b)->elem != TL_FUNCREF)
-      return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
-    ft = TL_FTYPE(m, a);
-  } else {
-    TRY(rd_u32(x->r, &a, "function index"));
-    if (a >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", a);
-    ft = tl_func_type(m, TL_FUNC(m, a));
-  }
-  if (tail && ft->results != tl_func_type(m, x->f)->results)
-    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
-  if (ind) TRY(pop_want(x, tl_table_is64(m, b) ? TL_I64 : TL_I32, NULL));
+  TRY(rdc_callee(x, op, &a, &b, &ft));
+  if (op == TL_OP_CALL_INDIRECT || op == TL_OP_RETURN_CALL_INDIRECT)
+    TRY(pop_want(x, tl_table_is64(m, b) ? TL_I64 : TL_I32, NULL));
   uint32_t np = tl_type_arity(m, ft->params);
   for (uint32_t k = np; k-- > 0;) TRY(pop_want(x, tl_type_at(m, ft->params, k), NULL));
-  if (tail) set_unreachable(x);
+  if (op == TL_OP_RETURN_CALL || op == TL_OP_RETURN_CALL_INDIRECT) set_unreachable(x);
   else push_all(x, ft->results);
   return TL_OK;
 }
 
 static tl_status chk_select(fctx *x, int op) {
-  tl_type want = TL_UNREACHABLE, t1 = TL_UNREACHABLE, t2 = TL_UNREACHABLE;
-  if (op == TL_OP_SELECT_T) {
-    uint32_t n;
-    TRY(rd_u32(x->r, &n, "select type count"));
-    if (n != 1) return rdc_fail(x, TL_E_INVALID, "invalid result arity in select");
-    TRY(rd_valtype(x->c, x->r, &want));
-  }
+  tl_type want, t1 = TL_UNREACHABLE, t2 = TL_UNREACHABLE;
+  TRY(rdc_select_type(x, op, &want));
   TRY(pop_want(x, TL_I32, NULL));
   if (op == TL_OP_SELECT_T) {
     TRY(pop_want(x, want, NULL));
@@ -269,30 +249,19 @@ static tl_status chk_local(fctx *x, int op) {
 
 static tl_status chk_global(fctx *x, int op) {
   uint32_t idx;
-  TRY(rd_u32(x->r, &idx, "global index"));
-  if (idx >= x->m->globals.n) return rdc_fail(x, TL_E_INVALID, "unknown global %u", idx);
+  TRY(rdc_global(x, op, &idx));
   tl_global *g = TL_GLOBAL(x->m, idx);
-  if (op == TL_OP_GLOBAL_GET) {
-    push(x, g->type);
-    return TL_OK;
-  }
-  if (!g->mut) return rdc_fail(x, TL_E_INVALID, "global is immutable: global.set %u", idx);
-  return pop_want(x, g->type, NULL);
+  if (op == TL_OP_GLOBAL_GET) push(x, g->type);
+  else TRY(pop_want(x, g->type, NULL));
+  return TL_OK;
 }
 
 static tl_status chk_table(fctx *x, int op) {
   uint32_t idx;
   TRY(rd_u32(x->r, &idx, "table index"));
   TRY(rdc_need_table(x, idx));
-  tl_type rt = TL_TABLE(x->m, idx)->elem, it = TL_TABLE(x->m, idx)->is64 ? TL_I64 : TL_I32;
-  tl_type sig[3], res = TL_NONE;
-  uint32_t n = 0;
-  switch (op) {
-  case TL_OP_TABLE_GET: sig[n++] = it; res = rt; break;
-  case TL_OP_TABLE_SET: sig[n++] = it; sig[n++] = rt; break;
-  case TL_OP_TABLE_GROW: sig[n++] = rt; sig[n++] = it; res = it; break;
-  default: sig[n++] = it; sig[n++] = rt; sig[n++] = it; break;
-  }
+  tl_type sig[3], res;
+  uint32_t n = rdc_table_sig(x, op, idx, sig, &res);
   for (uint32_t k = n; k-- > 0;) TRY(pop_want(x, sig[k], NULL));
   if (res != TL_NONE) push(x, res);
   return TL_OK;

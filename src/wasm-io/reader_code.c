@@ -856,27 +856,37 @@ static tl_status do_return(fctx *x) {
   return TL_OK;
 }
 
+tl_status rdc_callee(fctx *x, int op, uint32_t *a, uint32_t *b, tl_functype **ft) {
+  tl_module *m = x->m;
+  bool ind = op == TL_OP_CALL_INDIRECT || op == TL_OP_RETURN_CALL_INDIRECT;
+  bool tail = op == TL_OP_RETURN_CALL || op == TL_OP_RETURN_CALL_INDIRECT;
+  *b = 0;
+  if (ind) {
+    TRY(rd_u32(x->r, a, "type index"));
+    TRY(rd_u32(x->r, b, "table index"));
+    if (*a >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", *a);
+    TRY(rdc_need_table(x, *b));
+    if (TL_TABLE(m, *b)->elem != TL_FUNCREF)
+      return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
+    *ft = TL_FTYPE(m, *a);
+  } else {
+    TRY(rd_u32(x->r, a, "function index"));
+    if (*a >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", *a);
+    *ft = tl_func_type(m, TL_FUNC(m, *a));
+  }
+  if (tail && (*ft)->results != tl_func_type(m, x->f)->results)
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
+  return TL_OK;
+}
+
 /* call, call_indirect and their return_ forms. */
 static tl_status do_call(fctx *x, int op) {
   tl_module *m = x->m;
   bool ind = op == TL_OP_CALL_INDIRECT || op == TL_OP_RETURN_CALL_INDIRECT;
   bool tail = op == TL_OP_RETURN_CALL || op == TL_OP_RETURN_CALL_INDIRECT;
-  uint32_t a, b = 0;
+  uint32_t a, b;
   tl_functype *ft;
-  if (ind) {
-    TRY(rd_u32(x->r, &a, "type index"));
-    TRY(rd_u32(x->r, &b, "table index"));
-    if (a >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", a);
-    TRY(rdc_need_table(x, b));
-    if (TL_TABLE(m, b)->elem != TL_FUNCREF) return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
-    ft = TL_FTYPE(m, a);
-  } else {
-    TRY(rd_u32(x->r, &a, "function index"));
-    if (a >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", a);
-    ft = tl_func_type(m, TL_FUNC(m, a));
-  }
-  if (tail && ft->results != tl_func_type(m, x->f)->results)
-    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
+  TRY(rdc_callee(x, op, &a, &b, &ft));
   uint32_t np = tl_type_arity(m, ft->params);
   tl_expr *e = tl_expr_new(m, (tl_op)op, np + ind);
   if (ind) {
@@ -898,14 +908,18 @@ static tl_status do_call(fctx *x, int op) {
   return TL_OK;
 }
 
+tl_status rdc_select_type(fctx *x, int op, tl_type *want) {
+  *want = TL_UNREACHABLE;
+  if (op != TL_OP_SELECT_T) return TL_OK;
+  uint32_t n;
+  TRY(rd_u32(x->r, &n, "select type count"));
+  if (n != 1) return rdc_fail(x, TL_E_INVALID, "invalid result arity in select");
+  return rd_valtype(x->c, x->r, want);
+}
+
 static tl_status do_select(fctx *x, int op) {
-  tl_type want = TL_UNREACHABLE, t1, t2;
-  if (op == TL_OP_SELECT_T) {
-    uint32_t n;
-    TRY(rd_u32(x->r, &n, "select type count"));
-    if (n != 1) return rdc_fail(x, TL_E_INVALID, "invalid result arity in select");
-    TRY(rd_valtype(x->c, x->r, &want));
-  }
+  tl_type want, t1, t2;
+  TRY(rdc_select_type(x, op, &want));
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, 3);
   TRY(pop_want(x, TL_I32, &e->kid[2]));
   if (op == TL_OP_SELECT_T) {
@@ -940,20 +954,37 @@ static tl_status do_local(fctx *x, int op) {
   return TL_OK;
 }
 
+tl_status rdc_global(fctx *x, int op, uint32_t *idx) {
+  TRY(rd_u32(x->r, idx, "global index"));
+  if (*idx >= x->m->globals.n) return rdc_fail(x, TL_E_INVALID, "unknown global %u", *idx);
+  if (op == TL_OP_GLOBAL_SET && !TL_GLOBAL(x->m, *idx)->mut)
+    return rdc_fail(x, TL_E_INVALID, "global is immutable: global.set %u", *idx);
+  return TL_OK;
+}
+
 static tl_status do_global(fctx *x, int op) {
   uint32_t idx;
-  TRY(rd_u32(x->r, &idx, "global index"));
-  if (idx >= x->m->globals.n) return rdc_fail(x, TL_E_INVALID, "unknown global %u", idx);
+  TRY(rdc_global(x, op, &idx));
   tl_global *g = TL_GLOBAL(x->m, idx);
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, op == TL_OP_GLOBAL_SET);
   e->imm.index = idx;
-  if (op == TL_OP_GLOBAL_SET) {
-    if (!g->mut) return rdc_fail(x, TL_E_INVALID, "global is immutable: global.set %u", idx);
-    TRY(pop_want(x, g->type, &e->kid[0]));
-  }
+  if (op == TL_OP_GLOBAL_SET) TRY(pop_want(x, g->type, &e->kid[0]));
   tl_expr_finalize(x->m, x->f, e);
   push(x, e, op == TL_OP_GLOBAL_GET ? g->type : TL_NONE);
   return TL_OK;
+}
+
+uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *res) {
+  tl_type rt = TL_TABLE(x->m, idx)->elem, it = TL_TABLE(x->m, idx)->is64 ? TL_I64 : TL_I32;
+  uint32_t n = 0;
+  *res = TL_NONE;
+  switch (op) {
+  case TL_OP_TABLE_GET: sig[n++] = it; *res = rt; break;
+  case TL_OP_TABLE_SET: sig[n++] = it; sig[n++] = rt; break;
+  case TL_OP_TABLE_GROW: sig[n++] = rt; sig[n++] = it; *res = it; break;
+  default: sig[n++] = it; sig[n++] = rt; sig[n++] = it; break;
+  }
+  return n;
 }
 
 /* table.get/set/grow/fill (table.size is plain). */
@@ -961,16 +992,8 @@ static tl_status do_table(fctx *x, int op) {
   uint32_t idx;
   TRY(rd_u32(x->r, &idx, "table index"));
   TRY(rdc_need_table(x, idx));
-  tl_type rt = TL_TABLE(x->m, idx)->elem, it = TL_TABLE(x->m, idx)->is64 ? TL_I64 : TL_I32;
-  tl_type sig[3];
-  uint32_t n = 0;
-  tl_type res = TL_NONE;
-  switch (op) {
-  case TL_OP_TABLE_GET: sig[n++] = it; res = rt; break;
-  case TL_OP_TABLE_SET: sig[n++] = it; sig[n++] = rt; break;
-  case TL_OP_TABLE_GROW: sig[n++] = rt; sig[n++] = it; res = it; break;
-  default: sig[n++] = it; sig[n++] = rt; sig[n++] = it; break;
-  }
+  tl_type sig[3], res;
+  uint32_t n = rdc_table_sig(x, op, idx, sig, &res);
   tl_expr *e = tl_expr_new(x->m, (tl_op)op, n);
   e->imm.index = idx;
   for (uint32_t k = n; k-- > 0;) TRY(pop_want(x, sig[k], &e->kid[k]));

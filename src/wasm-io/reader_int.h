@@ -92,6 +92,13 @@ tl_status rdc_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt
 tl_status rdc_imm(fctx *x, int op, tl_imm *im); /* immediates of an op with a sig */
 tl_status rdc_need_table(fctx *x, uint32_t idx);
 tl_status rdc_need_tag(fctx *x, uint32_t *tag);
+/* call*: the callee index (a; b: the table of an indirect one) and type,
+ * checked (a tail call's results against the caller's) */
+tl_status rdc_callee(fctx *x, int op, uint32_t *a, uint32_t *b, tl_functype **ft);
+tl_status rdc_select_type(fctx *x, int op, tl_type *want); /* TL_UNREACHABLE: untyped select */
+tl_status rdc_global(fctx *x, int op, uint32_t *idx);     /* global.set: of a mutable one */
+/* table.get/set/grow/fill's operand types (returns how many) and result */
+uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *res);
 
 /* reader_check.c: validates body fi from r without building IR. */
 tl_status rd_check_body(rctx *c, rd *r, uint32_t fi);
