@@ -392,6 +392,52 @@ static inline __attribute__((always_inline)) void walk(lcse *c, tl_expr **root, 
 static void scan_walk(lcse *c, tl_expr **root) { walk(c, root, false); }
 static void check_walk(lcse *c, tl_expr **root) { walk(c, root, true); }
 
+static unsigned leb_bytes(uint64_t v) {
+  unsigned n = 1;
+  while (v >= 128) v >>= 7, n++;
+  return n;
+}
+
+static unsigned sleb_bytes(int64_t v) {
+  unsigned n = 1;
+  while (v >= 64 || v < -64) v >>= 7, n++;
+  return n;
+}
+
+/* Estimated encoded bytes of e: opcodes (2 when prefixed) and immediates. */
+static uint64_t encoded_bytes(tl_expr *root) {
+  uint64_t s = 0;
+  tl_vec st = {0};
+  TL_VEC_PUSH(&st, tl_expr *, root);
+  while (st.n) {
+    tl_expr *e = TL_VEC_AT(&st, tl_expr *, --st.n);
+    if (!e) continue;
+    s += tl_ops[e->op].pfx ? 2 : 1;
+    switch (tl_ops[e->op].imm) {
+    case TL_IMM_NONE: break;
+    case TL_IMM_I32: s += sleb_bytes(e->imm.i32); break;
+    case TL_IMM_I64: s += sleb_bytes(e->imm.i64); break;
+    case TL_IMM_F32: s += 4; break;
+    case TL_IMM_F64: s += 8; break;
+    case TL_IMM_V128: s += 16; break;
+    case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: s += 1 + leb_bytes(e->imm.mem.offset); break;
+    case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: s += leb_bytes(e->imm.index); break;
+    default: s += 1; break;
+    }
+    for (uint32_t j = 0; j < e->nkid; j++) TL_VEC_PUSH(&st, tl_expr *, e->kid[j]);
+  }
+  tl_vec_free(&st);
+  return s;
+}
+
+/* Shrinking (-Os/-Oz): reuse pays when the local.gets (2 bytes each) and
+ * the tee (2 more) cost less than the repeats they replace. */
+static bool worth_reusing(tl_pass_ctx *ctx, rec *r) {
+  if (!ctx->opt->shrink_level) return true;
+  int64_t e = (int64_t)encoded_bytes(*r->slot);
+  return (int64_t)r->requests * (e - 2) - 2 > 0;
+}
+
 static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
   lcse c = {.m = ctx->m, .f = f, .min_size = 2, .epoch = 1};
   slotent tab0[64] = {{0}}; /* the first table: no allocation for small functions */
@@ -414,6 +460,7 @@ static bool phase2(tl_pass_ctx *ctx, tl_func *f) {
       any = false;
       for (size_t i = 0; i < c.recs.n; i++) {
         rec *r = &TL_VEC_AT(&c.recs, rec, i);
+        if (r->orig < 0 && r->requests && !worth_reusing(ctx, r)) r->requests = 0;
         if (r->orig < 0 && r->requests) {
           local[i] = tl_func_add_var(ctx->m, f, (*r->slot)->type);
           any = true;
