@@ -22,20 +22,26 @@ static bool is_access(const tl_expr *e) {
   return (k == TL_IMM_MEMARG || k == TL_IMM_MEMARG_LANE) && e->nkid >= 1;
 }
 
-/* The constant side of an i32.add, or of an i64.add (a 64-bit memory's
- * address; NULL if neither or both are constant). */
-static tl_expr *added_const(const tl_expr *add, tl_expr **other) {
-  if (add->op != TL_OP_I32_ADD && add->op != TL_OP_I64_ADD) return NULL;
-  int k = add->op == TL_OP_I32_ADD ? TL_OP_I32_CONST : TL_OP_I64_CONST;
-  bool c0 = add->kid[0]->op == k, c1 = add->kid[1]->op == k;
-  if (c0 == c1) return NULL;
-  *other = add->kid[c0 ? 1 : 0];
-  return add->kid[c0 ? 0 : 1];
-}
-
 /* A constant's value (i32 or i64: it is one the access's address type). */
 static int64_t const_value(const tl_expr *c) {
   return c->op == TL_OP_I32_CONST ? c->imm.i32 : c->imm.i64;
+}
+
+/* x + C (either side constant) or x - C, in i32 or in i64 (a 64-bit
+ * memory's address): true with the other side in *other and the value
+ * added in *value (-C for a sub; optimize-instructions writes x + 64 as
+ * x - -64, a byte shorter). */
+static bool added_const(const tl_expr *e, tl_expr **other, int64_t *value) {
+  bool add = e->op == TL_OP_I32_ADD || e->op == TL_OP_I64_ADD, sub = e->op == TL_OP_I32_SUB || e->op == TL_OP_I64_SUB;
+  if (!add && !sub) return false;
+  int k = e->op == TL_OP_I32_ADD || e->op == TL_OP_I32_SUB ? TL_OP_I32_CONST : TL_OP_I64_CONST;
+  bool c0 = e->kid[0]->op == k, c1 = e->kid[1]->op == k;
+  if (c0 == c1 || (sub && c0)) return false;
+  *other = e->kid[c0 ? 1 : 0];
+  int64_t v = const_value(e->kid[c0 ? 0 : 1]);
+  if (sub && v == (k == TL_OP_I32_CONST ? INT32_MIN : INT64_MIN)) return false;
+  *value = sub ? -v : v;
+  return true;
 }
 
 /* (a large memory64 offset, out of line, is never below LOW_MEMORY) */
@@ -67,10 +73,10 @@ static void absorb_offset(tl_module *m, tl_expr *e) {
 static void fold_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot, *x = NULL;
   if (!is_access(e)) return;
-  tl_expr *c = added_const(e->kid[0], &x);
+  int64_t v;
   tl_memarg ma = e->imm.mem;
-  if (c && fits(&ma, const_value(c))) {
-    e->imm.mem.offset += (uint32_t)const_value(c);
+  if (added_const(e->kid[0], &x, &v) && fits(&ma, v)) {
+    e->imm.mem.offset += (uint32_t)v;
     e->kid[0] = x;
   }
   absorb_offset(w->m, e);
@@ -127,13 +133,13 @@ static void count_post(tl_walk *w, tl_expr **slot) {
     }
     return;
   }
-  tl_expr *k = e->op == TL_OP_LOCAL_SET ? added_const(e->kid[0], &y) : NULL;
-  if (!k) return;
+  int64_t v;
+  if (e->op != TL_OP_LOCAL_SET || !added_const(e->kid[0], &y, &v)) return;
   tl_expr *p = tl_walk_parent(w, 1);
   if (!p || (p->op != TL_OP_BLOCK && p->op != TL_OP_LOOP)) return;
   local_info *l = &c->li[e->imm.index];
   l->set = e;
-  l->c = const_value(k);
+  l->c = v;
   l->from = c->num; /* the next sibling's number */
   TL_VEC_PUSH(&c->pend, pending, ((pending){e, p}));
 }
@@ -157,7 +163,8 @@ static void prop_visit(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot, *y = NULL;
   if (e->op == TL_OP_LOCAL_SET && e->imm.index < c->n && c->li[e->imm.index].ok &&
       c->li[e->imm.index].set == e) {
-    added_const(e->kid[0], &y);
+    int64_t v;
+    added_const(e->kid[0], &y, &v);
     e->kid[0] = y;
     return;
   }

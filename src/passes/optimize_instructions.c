@@ -316,6 +316,14 @@ static tl_expr *opt_binary(tl_module *m, tl_expr *e, int b, bool is64) {
       e->kid[1] = iconst(m, is64, add);
       return mark(e);
     }
+    /* x + c -> x - (-c) when -c is shorter (c = 64: 0xc0 0x00; -64: 0x40);
+     * optimize-added-constants takes both forms */
+    uint64_t neg = (0 - c) & mask;
+    if (b == TL_OP_I32_ADD && sleb_size(is64, neg) < sleb_size(is64, c)) {
+      e->op = wide(TL_OP_I32_SUB, is64);
+      e->kid[1] = iconst(m, is64, neg);
+      return mark(e);
+    }
     return e;
   }
   case TL_OP_I32_MUL: {
