@@ -421,7 +421,7 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf
 void tl_buf_free(tl_buf *b);
 
 /* -------------------------------------------------------------- module */
-typedef struct { tl_type params, results; } tl_functype;
+typedef struct { tl_type params, results; const char *name; /* name section (type names), or NULL */ } tl_functype;
 
 /* Import and export names are byte strings that may contain NUL: each has a
  * byte length next to it, and the bytes are always followed by a NUL so

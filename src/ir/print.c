@@ -94,12 +94,13 @@ static const char *raw_memory(const void *m, uint32_t i) { return TL_MEMORY((tl_
 static const char *raw_table(const void *m, uint32_t i) { return TL_TABLE((tl_module *)m, i)->name; }
 static const char *raw_elem(const void *m, uint32_t i) { return TL_ELEM((tl_module *)m, i)->name; }
 static const char *raw_data(const void *m, uint32_t i) { return TL_DATA((tl_module *)m, i)->name; }
+static const char *raw_type(const void *m, uint32_t i) { return TL_FTYPE((tl_module *)m, i)->name; }
 static const char *raw_local(const void *f, uint32_t i) {
   const tl_func *fn = f;
   return fn->local_name && !tl_type_is_tuple(fn->local[i]) ? fn->local_name[i] : NULL;
 }
 
-enum { NS_FUNC, NS_GLOBAL, NS_MEMORY, NS_TABLE, NS_ELEM, NS_DATA, NS_LOCAL, NNS };
+enum { NS_FUNC, NS_GLOBAL, NS_MEMORY, NS_TABLE, NS_ELEM, NS_DATA, NS_TYPE, NS_LOCAL, NNS };
 
 /* ----------------------------------------------------------- printer */
 enum {
@@ -846,7 +847,9 @@ static void print_types(pr *p) {
   for (uint32_t i = 0; i < p->m->types.n; i++) {
     tl_functype *ft = TL_FTYPE(p->m, i);
     newline(p, 1);
-    tl_buf_printf(p->out, "(type (;%u;) (func", i);
+    put(p, "(type");
+    put_name(p, NS_TYPE, i);
+    put(p, " (func");
     if (tl_type_arity(p->m, ft->params)) {
       put(p, " (param ");
       put_types(p, ft->params);
@@ -1130,6 +1133,7 @@ static void names_begin(pr *p) {
   p->ns[NS_TABLE] = names_make(m, (uint32_t)m->tables.n, raw_table);
   p->ns[NS_ELEM] = names_make(m, (uint32_t)m->elems.n, raw_elem);
   p->ns[NS_DATA] = names_make(m, (uint32_t)m->datas.n, raw_data);
+  p->ns[NS_TYPE] = names_make(m, (uint32_t)m->types.n, raw_type);
 }
 
 /* Binary section order, with the code section where functions print:

@@ -95,7 +95,7 @@ uint32_t tl_functype_intern(tl_module *m, tl_type params, tl_type results) {
     tl_functype *ft = TL_FTYPE(m, i);
     if (ft->params == params && ft->results == results) return i;
   }
-  tl_functype ft = {params, results};
+  tl_functype ft = {params, results, NULL};
   TL_VEC_PUSH(&m->types, tl_functype, ft);
   return (uint32_t)m->types.n - 1;
 }

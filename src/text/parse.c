@@ -1806,12 +1806,13 @@ static void local_map(P *p, buf *out) {
  * wat2wasm --debug-names and wasm-opt keep them: passes and lists
  * (asyncify's, say) see the names, the printer prints them, and -g writes
  * them. Subsections in increasing id order: functions (1), locals (2),
- * tables (5), memories (6), globals (7), elem (8) and data (9) segments,
- * tags (11). Type ids (4) are left out: the IR keeps no type names. */
+ * types (4), tables (5), memories (6), globals (7), elem (8) and data (9)
+ * segments, tags (11). */
 static void name_section(P *p, buf *out) {
   buf subs = {0};
   id_map(p, SP_FUNC, 1, &subs);
   local_map(p, &subs);
+  id_map(p, SP_TYPE, 4, &subs);
   id_map(p, SP_TABLE, 5, &subs);
   id_map(p, SP_MEM, 6, &subs);
   id_map(p, SP_GLOBAL, 7, &subs);

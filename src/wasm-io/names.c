@@ -21,6 +21,7 @@ static bool name_str(nctx *n, const char **out) {
 static const char **name_slot(tl_module *m, uint8_t id, uint32_t idx) {
   switch (id) {
   case 1: return idx < m->funcs.n ? &TL_FUNC(m, idx)->name : NULL;
+  case 4: return idx < m->types.n ? &TL_FTYPE(m, idx)->name : NULL;
   case 5: return idx < m->tables.n ? &TL_TABLE(m, idx)->name : NULL;
   case 6: return idx < m->memories.n ? &TL_MEMORY(m, idx)->name : NULL;
   case 7: return idx < m->globals.n ? &TL_GLOBAL(m, idx)->name : NULL;

@@ -430,7 +430,7 @@ static tl_status rd_types(rctx *c, rd *r) {
       for (uint32_t j = 0; j < cnt; j++) TRY(rd_valtype(c, r, &t[j]));
       pr[k] = tl_type_tuple(m, t, cnt);
     }
-    tl_functype ft = {pr[0], pr[1]};
+    tl_functype ft = {pr[0], pr[1], NULL};
     TL_VEC_PUSH(&m->types, tl_functype, ft);
   }
   return TL_OK;

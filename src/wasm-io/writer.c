@@ -365,6 +365,8 @@ static tl_status sec_name(wr *w, tl_buf *out) {
   subsection(&sec, 2, &sub);
   label_names(w, &sub);
   subsection(&sec, 3, &sub);
+  name_map(&sub, &m->types, sizeof(tl_functype), offsetof(tl_functype, name));
+  subsection(&sec, 4, &sub);
   name_map(&sub, &m->tables, sizeof(tl_table), offsetof(tl_table, name));
   subsection(&sec, 5, &sub);
   name_map(&sub, &m->memories, sizeof(tl_memory), offsetof(tl_memory, name));
