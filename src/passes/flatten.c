@@ -8,7 +8,12 @@
  * parent); types are recomputed once at the end (tl_func_refinalize).
  * An if whose condition is unreachable is replaced by the condition: its
  * type is unreachable, so it gets no temp, yet its arms and the branches
- * to it may carry values (its dead arms are dropped, not flattened). */
+ * to it may carry values (its dead arms are dropped, not flattened).
+ * A legacy try is an if with a body and catch arms: each sets the try's
+ * temp, and an arm's preludes stay in the arm (a catch writes its payload
+ * local on entry, which counts as a write for the held reads). A function
+ * with a try_table is left as it is, as Binaryen's flatten refuses one: its
+ * clauses send values to labels, which no local can carry instead. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -57,6 +62,10 @@ static frame *fr(fl *c, uint32_t d) {
 }
 
 static bool is_control(const tl_expr *e) { return tl_ops[e->op].flags & TL_F_CONTROL; }
+static bool is_arm(const tl_expr *e) { return e->op == TL_OP_CATCH || e->op == TL_OP_CATCH_ALL; }
+/* Kids that are code run in place, not operands: control nodes' and a
+ * try's catch arms'. */
+static bool holds_code(const tl_expr *e) { return is_control(e) || is_arm(e); }
 
 /* Operands that stay in place: constants and local.get. */
 static bool is_leaf(const tl_expr *e) {
@@ -85,13 +94,15 @@ static void push(fl *c, tl_expr *e) { TL_VEC_PUSH(&c->pl, tl_expr *, e); }
 /* Operand position: the parent evaluates the node as an operand, so its
  * preludes go before the parent (an if's condition counts). */
 static bool op_pos(const tl_expr *p, tl_expr **slot) {
-  return p && (!is_control(p) || (p->op == TL_OP_IF && slot == &p->kid[0]));
+  return p && (!holds_code(p) || (p->op == TL_OP_IF && slot == &p->kid[0]));
 }
 
 /* Value position of a control parent that has a temp for its value. */
 static bool val_pos(fl *c, const tl_expr *p, tl_expr **slot, uint32_t d) {
-  if (!p || !is_control(p) || d == 0 || fr(c, d - 1)->temp == TL_NO_INDEX) return false;
+  if (!p || !holds_code(p) || d == 0 || fr(c, d - 1)->temp == TL_NO_INDEX) return false;
   if (p->op == TL_OP_IF) return slot != &p->kid[0];
+  if (p->op == TL_OP_TRY) return slot == &p->kid[0]; /* the body; the arms relay */
+  if (is_arm(p)) return true;
   return slot == &p->kid[p->nkid - 1];
 }
 
@@ -123,9 +134,14 @@ static void pre(tl_walk *w, tl_expr **slot) {
     e->nkid = 1; /* its arms never run: post puts the condition in its place */
   frame *F = fr(c, d);
   *F = (frame){(uint32_t)c->pl.n, (uint32_t)c->held.n, TL_NO_INDEX, 0, false};
-  if (!is_control(e))
+  if (!holds_code(e))
     for (uint32_t i = 0; i < e->nkid; i++)
       if (e->kid[i] && !is_leaf(e->kid[i])) F->lastnl = i + 1;
+  if (is_arm(e) && d > 0) { /* its body's value goes where the try's does */
+    F->temp = fr(c, d - 1)->temp;
+    F->consumed = true;
+    return;
+  }
   if (d == 0 || !is_control(e) || !tl_type_is_concrete(e->type)) return;
   tl_expr *p = tl_walk_parent(w, 1);
   uint32_t ptemp = fr(c, d - 1)->temp;
@@ -188,7 +204,7 @@ static void hold(fl *c, tl_expr *p, tl_expr **slot, tl_expr *rep, uint32_t d) {
 /* A control node whose value is not consumed in place leaves a get of its
  * temp; the node itself becomes a prelude. */
 static tl_expr *control(fl *c, tl_expr *e, frame *F) {
-  if (e->op != TL_OP_IF) relist(c, e, F);
+  if (e->op != TL_OP_IF && e->op != TL_OP_TRY) relist(c, e, F);
   if (F->temp == TL_NO_INDEX) return e;
   e->type = TL_NONE;
   if (F->consumed) return e;
@@ -239,7 +255,7 @@ static tl_expr *place(fl *c, tl_walk *w, tl_expr **slot, frame *F, tl_expr *rep)
     hold(c, p, slot, rep, w->depth);
     return rep;
   }
-  if (p->op != TL_OP_IF) {
+  if (p->op != TL_OP_IF && p->op != TL_OP_TRY && !is_arm(p)) {
     push(c, rep);
     return rep;
   }
@@ -268,8 +284,8 @@ static void post(tl_walk *w, tl_expr **slot) {
     return;
   }
   tl_expr *p = tl_walk_parent(w, 1);
-  if ((e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) && e->imm.index < c->nold)
-    c->wrote[e->imm.index] = ++c->clock;
+  uint32_t written = tl_written_local(e); /* a set, a tee, a catch's payload */
+  if (written != TL_NO_INDEX && written < c->nold) c->wrote[written] = ++c->clock;
   if (e->op == TL_OP_IF && e->nkid == 1) {
     rep = e->kid[0]; /* an if whose condition is unreachable (see pre) */
   } else if (is_control(e)) {
@@ -286,8 +302,8 @@ static void post(tl_walk *w, tl_expr **slot) {
   } else if (has_value(e)) {
     rep = branch(c, e);
   }
-  if (is_control(rep) || rep->op == TL_OP_UNREACHABLE) {
-    /* done: a control node's value was handled above */
+  if (holds_code(rep) || rep->op == TL_OP_UNREACHABLE) {
+    /* done: a control node's value was handled above (an arm relays it) */
   } else if (tl_type_is_concrete(rep->type) && val_pos(c, p, slot, d)) {
     rep = set(c, fr(c, d - 1)->temp, rep);
   } else if (!is_leaf(rep) && tl_type_is_concrete(rep->type) && op_pos(p, slot) &&
@@ -339,8 +355,15 @@ static void wrap_body(fl *c) {
   body->nkid = 1;
 }
 
+static void find_try_table(tl_walk *w, tl_expr **slot) {
+  if ((*slot)->op == TL_OP_TRY_TABLE) *(bool *)w->ctx = true;
+}
+
 tl_status tl_pass_flatten(tl_pass_ctx *ctx, tl_func *f) {
   if (!f->body) return TL_OK;
+  bool try_table = false;
+  if (tl_expr_has_eh(f->body)) tl_walk_post(ctx->m, f, &f->body, find_try_table, &try_table);
+  if (try_table) return TL_OK;
   fl c = {.m = ctx->m, .f = f, .nold = f->nlocal};
   wrap_body(&c);
   c.brtemp = tl_scratch_realloc(NULL, f->nlabel + 1, sizeof *c.brtemp);
