@@ -46,6 +46,9 @@ check_sh "the re-encoded body is 4 bytes smaller" '[ $(( $(size padded.wasm) - $
 check "and validates" wasm-validate v.wasm
 check_sh "--print decodes the lazy body" '"$TILT_OPT" padded.wasm --print | grep -q "i32.const 7"'
 check_sh "-S writes its text" '"$TILT_OPT" padded.wasm -S -o out.wat && grep -q "i32.const 7" out.wat'
+check_sh "-o onto the input itself (its mapping holds the lazy bodies until they are written)" \
+  'cp padded.wasm same.wasm && "$TILT_OPT" same.wasm -o same.wasm && cmp padded.wasm same.wasm &&
+   "$TILT_OPT" same.wasm --vacuum -o same.wasm && cmp v.wasm same.wasm'
 expect_error "a body that is not valid is still refused, with its offset" \
   "bad.wasm:0x[0-9a-f]+: .*type mismatch" "$TILT_OPT" bad.wasm -o x.wasm
 if [ -n "${TILT_RUN:-}" ]; then
