@@ -18,14 +18,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "npm"))
+sys.path.insert(0, os.path.join(REPO, "bench", "passes"))
 import npm_modules  # noqa: E402
+from run import FEATS  # noqa: E402  (wasm-opt's feature flags, as bench/passes gives them)
 
 # pinned: esbuild (Go), swc and biome (Rust, wasm-bindgen), ffmpeg (Emscripten)
 PACKAGES = ["esbuild-wasm@0.28.2", "@swc/wasm@1.15.3", "@biomejs/wasm-nodejs@2.3.8", "@ffmpeg/core@0.12.10"]
-FEATS = ["--enable-threads", "--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals",
-         "--enable-nontrapping-float-to-int", "--enable-simd", "--enable-reference-types",
-         "--enable-multivalue", "--enable-tail-call", "--enable-extended-const",
-         "--enable-exception-handling"]
 JOBS = {"rw": [], "strip": ["--strip-debug", "--strip-producers"], "O2": ["-O2"], "Os": ["-Os"]}
 
 

@@ -276,10 +276,7 @@ static tl_status chk_ref(fctx *x, int op) {
     push(x, TL_I32);
     return TL_OK;
   }
-  uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
-  if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
-    return rdc_fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
-  TRY(rd_null_heaptype(x->c, x->r, &t));
+  TRY(rdc_ref_null(x, &t));
   push(x, t);
   return TL_OK;
 }

@@ -1169,6 +1169,13 @@ static tl_status do_try_table(fctx *x) {
   return TL_OK;
 }
 
+tl_status rdc_ref_null(fctx *x, tl_type *t) {
+  uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
+  if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
+    return rdc_fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
+  return rd_null_heaptype(x->c, x->r, t);
+}
+
 static tl_status do_special(fctx *x, int op, bool *done) {
   tl_module *m = x->m;
   tl_expr *e;
@@ -1206,10 +1213,7 @@ static tl_status do_special(fctx *x, int op, bool *done) {
     return do_table(x, op);
   case TL_OP_REF_NULL: {
     tl_type rt;
-    uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
-    if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
-      return rdc_fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
-    TRY(rd_null_heaptype(x->c, x->r, &rt));
+    TRY(rdc_ref_null(x, &rt));
     e = tl_expr_new(m, TL_OP_REF_NULL, 0);
     e->imm.index = rt;
     tl_expr_finalize(m, x->f, e);

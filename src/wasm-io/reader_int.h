@@ -97,6 +97,7 @@ tl_status rdc_need_tag(fctx *x, uint32_t *tag);
 tl_status rdc_callee(fctx *x, int op, uint32_t *a, uint32_t *b, tl_functype **ft);
 tl_status rdc_select_type(fctx *x, int op, tl_type *want); /* TL_UNREACHABLE: untyped select */
 tl_status rdc_global(fctx *x, int op, uint32_t *idx);     /* global.set: of a mutable one */
+tl_status rdc_ref_null(fctx *x, tl_type *t);              /* ref.null's heap type */
 /* table.get/set/grow/fill's operand types (returns how many) and result */
 uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *res);
 
