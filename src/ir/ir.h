@@ -405,6 +405,17 @@ void tl_vec_free_inl(tl_vec *v, const void *inl);
 
 /* A growable byte buffer in malloc'd memory (writer and printer output). */
 typedef struct { uint8_t *p; size_t n, cap; } tl_buf;
+/* Bytes of v's LEB128 encoding (the shortest), unsigned and signed. */
+static inline unsigned tl_uleb_size(uint64_t v) {
+  unsigned n = 1;
+  while (v >>= 7) n++;
+  return n;
+}
+static inline unsigned tl_sleb_size(int64_t v) {
+  unsigned n = 1;
+  while (v >= 64 || v < -64) v >>= 7, n++;
+  return n;
+}
 /* Makes room for want bytes in all (out of line: the puts inline only the
  * capacity test). */
 void tl_buf_grow(tl_buf *b, size_t want);

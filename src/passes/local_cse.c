@@ -392,18 +392,6 @@ static inline __attribute__((always_inline)) void walk(lcse *c, tl_expr **root, 
 static void scan_walk(lcse *c, tl_expr **root) { walk(c, root, false); }
 static void check_walk(lcse *c, tl_expr **root) { walk(c, root, true); }
 
-static unsigned leb_bytes(uint64_t v) {
-  unsigned n = 1;
-  while (v >= 128) v >>= 7, n++;
-  return n;
-}
-
-static unsigned sleb_bytes(int64_t v) {
-  unsigned n = 1;
-  while (v >= 64 || v < -64) v >>= 7, n++;
-  return n;
-}
-
 /* Estimated encoded bytes of e: opcodes (2 when prefixed) and immediates. */
 static uint64_t encoded_bytes(tl_expr *root) {
   uint64_t s = 0;
@@ -415,13 +403,13 @@ static uint64_t encoded_bytes(tl_expr *root) {
     s += tl_ops[e->op].pfx ? 2 : 1;
     switch (tl_ops[e->op].imm) {
     case TL_IMM_NONE: break;
-    case TL_IMM_I32: s += sleb_bytes(e->imm.i32); break;
-    case TL_IMM_I64: s += sleb_bytes(e->imm.i64); break;
+    case TL_IMM_I32: s += tl_sleb_size(e->imm.i32); break;
+    case TL_IMM_I64: s += tl_sleb_size(e->imm.i64); break;
     case TL_IMM_F32: s += 4; break;
     case TL_IMM_F64: s += 8; break;
     case TL_IMM_V128: s += 16; break;
-    case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: s += 1 + leb_bytes(e->imm.mem.offset); break;
-    case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: s += leb_bytes(e->imm.index); break;
+    case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: s += 1 + tl_uleb_size(e->imm.mem.offset); break;
+    case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: s += tl_uleb_size(e->imm.index); break;
     default: s += 1; break;
     }
     for (uint32_t j = 0; j < e->nkid; j++) TL_VEC_PUSH(&st, tl_expr *, e->kid[j]);

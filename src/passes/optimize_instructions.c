@@ -121,13 +121,7 @@ static bool concrete_kids(const tl_expr *e) {
 }
 
 static unsigned sleb_size(bool is64, uint64_t v) {
-  int64_t s = is64 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
-  unsigned n = 1;
-  while (s >= 64 || s < -64) {
-    s >>= 7;
-    n++;
-  }
-  return n;
+  return tl_sleb_size(is64 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v);
 }
 
 /* wrap(x op y) for op in add, sub, mul, and, or, xor is (wrap x) op32
@@ -151,9 +145,7 @@ static bool narrowable(const tl_expr *e, int depth) {
  * of effects is the same). */
 static tl_expr *narrow(tl_module *m, tl_expr *e, int depth) {
   if (e->op == TL_OP_I64_CONST) return iconst(m, false, (uint32_t)(uint64_t)e->imm.i64);
-  if (e->op != TL_OP_I64_ADD && e->op != TL_OP_I64_SUB && e->op != TL_OP_I64_MUL && e->op != TL_OP_I64_AND &&
-      e->op != TL_OP_I64_OR && e->op != TL_OP_I64_XOR)
-    return e->kid[0]; /* an extend: its i32 */
+  if (!wraps_through(e->op)) return e->kid[0]; /* an extend: its i32 */
   bool is64;
   e->op = wide(base_op(e->op, &is64), false);
   e->type = TL_I32;

@@ -201,9 +201,9 @@ static int by_size_desc(const void *a, const void *b) {
 
 /* The size a body was read with (bytes; cheap, and while the passes run
  * over every body the read is a good enough guide), else, or when exact,
- * its node count. */
+ * its node count (a body still lazy has only its bytes). */
 static uint64_t size_of(tl_func *f, bool exact) {
-  return f->code_size && !exact ? f->code_size : f->body ? tl_expr_count(f->body) : 0;
+  return f->code_size && (!exact || f->lazy) ? f->code_size : f->body ? tl_expr_count(f->body) : 0;
 }
 
 static void order_by_size(tl_module *m, uint32_t *order, uint32_t n, bool exact) {
@@ -320,46 +320,18 @@ bool tl_module_has_lazy(const tl_module *m) {
   return false;
 }
 
-typedef struct {
-  tl_module *m;
-  uint32_t *which;
-  pthread_mutex_t lock;
-  uint32_t failed;     /* lowest failing function, UINT32_MAX: none */
-  tl_status status;
-  tl_error err;
-} decode_job;
-
-static void decode_one(void *user, uint32_t k) {
-  decode_job *j = user;
-  uint32_t i = j->which[k];
-  tl_error e = {0};
-  bool own = !j->m->capi; /* C API users may hold nodes: as in run_func_passes */
-  if (own) tl_nodes_begin(j->m, i);
-  tl_status s = tl_func_decode(j->m, i, &e);
-  if (own) tl_nodes_end(j->m, i);
-  if (s == TL_OK) return;
-  pthread_mutex_lock(&j->lock);
-  if (i < j->failed) j->failed = i, j->status = s, j->err = e;
-  pthread_mutex_unlock(&j->lock);
-}
-
+/* Every lazy body decoded: the runner with an empty stack (run_stack
+ * decodes on first touch), on the pool, biggest first. */
 tl_status tl_module_decode_all(tl_module *m, tl_error *err) {
   if (!tl_module_has_lazy(m)) return TL_OK;
-  decode_job j = {.m = m, .failed = UINT32_MAX};
-  uint32_t n = 0;
-  if (!(j.which = tl_scratch_realloc(NULL, m->funcs.n + 1, sizeof *j.which))) return tl_nomem(err, "decoding bodies");
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
-    if (TL_FUNC(m, i)->lazy) j.which[n++] = i;
-  tl_order_by_size(m, j.which, n);
-  pthread_mutex_init(&j.lock, NULL);
+  uint8_t *which = tl_scratch_calloc(m->funcs.n + 1, 1);
+  if (!which) return tl_nomem(err, "decoding bodies");
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) which[i] = TL_FUNC(m, i)->lazy;
   tl_pass_options po = {.threads = m->threads};
-  tl_pass_ctx ctx = {.m = m, .opt = &po};
-  tl_run_parallel(&ctx, n, decode_one, &j);
-  pthread_mutex_destroy(&j.lock);
-  tl_free(j.which);
-  if (j.failed == UINT32_MAX) return TL_OK;
-  if (err) *err = j.err, err->func_index = j.failed;
-  return j.status;
+  tl_pass_ctx ctx = {.m = m, .err = err, .opt = &po};
+  tl_status s = run_func_passes(&ctx, NULL, 0, which, !m->capi); /* C API users may hold nodes */
+  tl_free(which);
+  return s;
 }
 
 static void mark_one(void *user, uint32_t i) { tl_nodes_sweep_mark(user, i); }

@@ -36,12 +36,6 @@ static void dep_visit(tl_walk *w, tl_expr **slot) {
   if ((*slot)->op == TL_OP_GLOBAL_GET) TL_VEC_PUSH(v, uint32_t, (*slot)->imm.index);
 }
 
-static uint32_t leb_size(uint64_t v) {
-  uint32_t n = 1;
-  while (v >= 128) { v >>= 7; n++; }
-  return n;
-}
-
 /* Greedy: repeatedly place the unplaced global with the highest count all
  * of whose dependencies are placed (ties: lowest original index). Quadratic
  * in the number of globals only through the ready scan, which is fine for
@@ -104,7 +98,7 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
   if (greedy(m, c.count, deps, order, scratch)) {
     uint64_t before = 0, after = 0;
     for (uint32_t k = 0; k < ng; k++) {
-      uint64_t w = always ? 128 + k : leb_size(k); /* always: a smooth cost, for testing */
+      uint64_t w = always ? 128 + k : tl_uleb_size(k); /* always: a smooth cost, for testing */
       before += (uint64_t)c.count[k] * w;
       after += (uint64_t)c.count[order[k]] * w;
     }

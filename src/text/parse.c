@@ -1829,18 +1829,12 @@ static void name_section(P *p, buf *out) {
   bfree(&subs);
 }
 
-static size_t leb_size(uint64_t v) {
-  size_t n = 1;
-  while (v >>= 7) n++;
-  return n;
-}
-
 /* Whether section s is written, and its bytes after the id and size. */
 static bool sec_present(const P *p, int s) {
   return s == S_START ? p->has_start : s == S_DATACOUNT ? p->need_datacount : p->secn[s] > 0;
 }
 static size_t sec_size(const P *p, int s) {
-  return (s == S_START ? 0 : leb_size(p->secn[s])) + p->sec[s].n;
+  return (s == S_START ? 0 : tl_uleb_size(p->secn[s])) + p->sec[s].n;
 }
 
 /* The module: each section's bytes go to out once (and are freed), out
@@ -1853,7 +1847,7 @@ static void assemble(P *p, buf *out) {
   }
   size_t total = sizeof head;
   for (int s = 0; s < NSEC; s++)
-    if (sec_present(p, s)) total += 1 + leb_size(sec_size(p, s)) + sec_size(p, s);
+    if (sec_present(p, s)) total += 1 + tl_uleb_size(sec_size(p, s)) + sec_size(p, s);
   grow(out, total);
   putn(out, head, sizeof head);
   for (int s = 0; s < NSEC; s++) {
