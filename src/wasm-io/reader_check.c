@@ -10,8 +10,6 @@
 
 #include <string.h>
 
-enum { C_FUNC, C_BLOCK, C_LOOP, C_IF, C_ELSE, C_TRY, C_CATCH, C_CATCH_ALL, C_TRY_TABLE };
-
 typedef struct {
   uint8_t kind;
   bool unreachable;        /* the stack is polymorphic */
@@ -98,7 +96,7 @@ static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results) {
   push_all(x, params);
 }
 
-static tl_type label_type(const cframe *fr) { return fr->kind == C_LOOP ? fr->params : fr->results; }
+static tl_type label_type(const cframe *fr) { return fr->kind == K_LOOP ? fr->params : fr->results; }
 
 static tl_status get_label(fctx *x, uint32_t depth, cframe **out) {
   if (depth >= FRAMES(x)->n) return rdc_fail(x, TL_E_INVALID, "unknown label %u", depth);
@@ -119,7 +117,7 @@ static tl_status close_frame(fctx *x) {
   fr = top(x);
   if (VALS(x)->n != fr->height)
     return rdc_fail(x, TL_E_INVALID, "type mismatch at end of %s: values remain on the stack",
-                    fr->kind == C_FUNC ? "function" : "block");
+                    fr->kind == K_FUNC ? "function" : "block");
   return TL_OK;
 }
 
@@ -130,16 +128,16 @@ static tl_status chk_block(fctx *x, int op) {
   TRY(rdc_blocktype(x, &params, &results, &bt));
   if (op == TL_OP_IF) TRY(pop_want(x, TL_I32, NULL));
   TRY(pop_vals(x, params, false));
-  uint8_t kind = op == TL_OP_BLOCK ? C_BLOCK : op == TL_OP_LOOP ? C_LOOP : op == TL_OP_IF ? C_IF : C_TRY;
+  uint8_t kind = op == TL_OP_BLOCK ? K_BLOCK : op == TL_OP_LOOP ? K_LOOP : op == TL_OP_IF ? K_IF : K_TRY;
   open_frame(x, kind, params, results);
   return TL_OK;
 }
 
 static tl_status chk_else(fctx *x) {
-  if (top(x)->kind != C_IF) return rdc_fail(x, TL_E_MALFORMED, "else without matching if");
+  if (top(x)->kind != K_IF) return rdc_fail(x, TL_E_MALFORMED, "else without matching if");
   TRY(close_frame(x));
   cframe *fr = top(x);
-  fr->kind = C_ELSE;
+  fr->kind = K_ELSE;
   fr->unreachable = false;
   push_all(x, fr->params);
   return TL_OK;
@@ -149,11 +147,11 @@ static tl_status chk_end(fctx *x, bool *done) {
   TRY(close_frame(x));
   cframe fr = *top(x);
   FRAMES(x)->n--;
-  if (fr.kind == C_FUNC) {
+  if (fr.kind == K_FUNC) {
     *done = true;
     return TL_OK;
   }
-  if (fr.kind == C_IF && fr.params != fr.results)
+  if (fr.kind == K_IF && fr.params != fr.results)
     return rdc_fail(x, TL_E_INVALID, "type mismatch: if without else must have matching param and result types");
   push_all(x, fr.results);
   return TL_OK;
@@ -284,21 +282,18 @@ static tl_status chk_ref(fctx *x, int op) {
 /* -------------------------------------------------- exception handling */
 static tl_status chk_catch(fctx *x, int op) {
   cframe *fr = top(x);
-  uint32_t tag = 0;
-  if (fr->kind != C_TRY && fr->kind != C_CATCH)
-    return rdc_fail(x, TL_E_MALFORMED, fr->kind == C_CATCH_ALL ? "%s after catch_all" : "%s without a matching try",
-                    x->opname);
-  if (op == TL_OP_CATCH) TRY(rdc_need_tag(x, &tag));
+  uint32_t tag;
+  TRY(rdc_catch(x, op, fr->kind, &tag));
   TRY(close_frame(x));
   fr = top(x);
-  fr->kind = op == TL_OP_CATCH ? C_CATCH : C_CATCH_ALL;
+  fr->kind = op == TL_OP_CATCH ? K_CATCH : K_CATCH_ALL;
   fr->unreachable = false;
   if (op == TL_OP_CATCH) push_all(x, tl_tag_params(x->m, tag));
   return TL_OK;
 }
 
 static tl_status chk_delegate(fctx *x) {
-  if (top(x)->kind != C_TRY) return rdc_fail(x, TL_E_MALFORMED, "delegate without a matching try");
+  if (top(x)->kind != K_TRY) return rdc_fail(x, TL_E_MALFORMED, "delegate without a matching try");
   uint32_t depth;
   TRY(rd_u32(x->r, &depth, "label"));
   TRY(close_frame(x));
@@ -324,7 +319,7 @@ static tl_status chk_throw(fctx *x, int op) {
     cframe *t = NULL;
     TRY(rd_u32(x->r, &depth, "label"));
     TRY(get_label(x, depth, &t));
-    if (t->kind != C_CATCH && t->kind != C_CATCH_ALL)
+    if (t->kind != K_CATCH && t->kind != K_CATCH_ALL)
       return rdc_fail(x, TL_E_INVALID, "invalid rethrow label %u: not a catch", depth);
   }
   set_unreachable(x);
@@ -351,7 +346,7 @@ static tl_status chk_clause(fctx *x) {
     same = want == sent;
   }
   if (same) return TL_OK;
-  if (t->kind == C_LOOP && lt != TL_NONE)
+  if (t->kind == K_LOOP && lt != TL_NONE)
     return rdc_fail(x, TL_E_UNSUPPORTED, "try_table catch to a loop with parameters is not supported");
   return rdc_fail(x, TL_E_INVALID, "type mismatch in catch clause: sends %s to a label of %s",
                   n == 0 ? "none" : n > 1 ? "tuple" : rdc_tname(np ? pt : TL_EXNREF), rdc_tname(lt));
@@ -364,7 +359,7 @@ static tl_status chk_try_table(fctx *x) {
   TRY(rd_count(x->r, &n, 2, "catch clauses"));
   for (uint32_t i = 0; i < n; i++) TRY(chk_clause(x));
   TRY(pop_vals(x, params, false));
-  open_frame(x, C_TRY_TABLE, params, results);
+  open_frame(x, K_TRY_TABLE, params, results);
   return TL_OK;
 }
 
@@ -414,7 +409,7 @@ tl_status rd_check_body(rctx *c, rd *r, uint32_t fi) {
   x.f->body_offset = (uint32_t)(r->p - r->base);
   TRY(rdc_locals(&x));
   VALS(&x)->n = FRAMES(&x)->n = 0;
-  open_frame(&x, C_FUNC, TL_NONE, tl_func_type(x.m, x.f)->results);
+  open_frame(&x, K_FUNC, TL_NONE, tl_func_type(x.m, x.f)->results);
   bool done = false;
   while (!done) {
     if (r->p >= r->end) return rd_fail(r, TL_E_MALFORMED, "unexpected end of function body (missing end)");

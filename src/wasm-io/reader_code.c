@@ -32,7 +32,6 @@ typedef struct { tl_expr *e; tl_type t; } entry;
 
 /* K_TRY: a try's body; K_CATCH / K_CATCH_ALL: in its arm (node: the TRY,
  * whose last kid is the arm); K_TRY_TABLE: node is the TRY_TABLE. */
-enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE, K_TRY, K_CATCH, K_CATCH_ALL, K_TRY_TABLE };
 typedef struct {
   uint8_t kind;
   bool unreachable;        /* stack is polymorphic */
@@ -1045,13 +1044,18 @@ static uint32_t payload_set_local(fctx *x, tl_type pt) {
   return idx;
 }
 
+tl_status rdc_catch(fctx *x, int op, uint8_t kind, uint32_t *tag) {
+  *tag = 0;
+  if (kind != K_TRY && kind != K_CATCH)
+    return rdc_fail(x, TL_E_MALFORMED, kind == K_CATCH_ALL ? "%s after catch_all" : "%s without a matching try",
+                    x->opname);
+  return op == TL_OP_CATCH ? rdc_need_tag(x, tag) : TL_OK;
+}
+
 static tl_status do_catch(fctx *x, int op) {
   frame *fr = TOPF(x);
-  uint32_t tag = 0;
-  if (fr->kind != K_TRY && fr->kind != K_CATCH)
-    return rdc_fail(x, TL_E_MALFORMED, fr->kind == K_CATCH_ALL ? "%s after catch_all" : "%s without a matching try",
-                x->opname);
-  if (op == TL_OP_CATCH) TRY(rdc_need_tag(x, &tag));
+  uint32_t tag;
+  TRY(rdc_catch(x, op, fr->kind, &tag));
   tl_expr **kids;
   uint32_t n;
   TRY(close_list(x, &kids, &n));

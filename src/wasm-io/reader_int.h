@@ -69,6 +69,10 @@ tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out);
  * arena copy. */
 const uint8_t *rd_keep(rctx *c, const uint8_t *p, size_t n);
 
+/* The control frames of a body, the decoder's and the checker's: K_TRY is
+ * a try's body, K_CATCH / K_CATCH_ALL one of its arms. */
+enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE, K_TRY, K_CATCH, K_CATCH_ALL, K_TRY_TABLE };
+
 /* reader_code.c: one body's reading state, shared with the checker */
 typedef struct {
   rctx *c;
@@ -98,6 +102,8 @@ tl_status rdc_callee(fctx *x, int op, uint32_t *a, uint32_t *b, tl_functype **ft
 tl_status rdc_select_type(fctx *x, int op, tl_type *want); /* TL_UNREACHABLE: untyped select */
 tl_status rdc_global(fctx *x, int op, uint32_t *idx);     /* global.set: of a mutable one */
 tl_status rdc_ref_null(fctx *x, tl_type *t);              /* ref.null's heap type */
+/* catch / catch_all in a frame of kind `kind`: where it may stand, its tag */
+tl_status rdc_catch(fctx *x, int op, uint8_t kind, uint32_t *tag);
 /* table.get/set/grow/fill's operand types (returns how many) and result */
 uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *res);
 
