@@ -539,3 +539,11 @@ tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp) {
   if (ok) sp[-1] = r;
   return sp;
 }
+
+tl_v *tl_simd_eval(int op, uint32_t lane, tl_v *sp) {
+  tl_ins ins;
+  memset(&ins, 0, sizeof ins);
+  ins.op = (uint16_t)op;
+  ins.n = (uint16_t)lane;
+  return tl_interp_simd(&ins, sp);
+}

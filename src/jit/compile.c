@@ -18,66 +18,12 @@
  * try_table clauses get landing pads that reload register locals and go on
  * as a catch body or a branch. The normal path runs no extra instruction
  * for a try; a function with handlers keeps rbx in its frame's pad slot. */
-#include "jit.h"
+#include "jc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
-enum { V_CONST, V_LOCAL, V_SLOT, V_REG, V_FLAGS };
-typedef struct { uint8_t kind, type, reg, cc; uint32_t local; int64_t imm; } valent;
-enum { C_FUNC, C_BLOCK, C_LOOP, C_IF, C_TRY, C_TRY_TABLE };
-typedef struct {
-  uint8_t kind;
-  bool has_else;
-  uint32_t height, np, nr;
-  int bt_kind;             /* 0 empty, 1 one value type, 2 type index */
-  uint32_t bt;
-  int32_t fix_end, fix_else;
-  size_t loop_pc;
-  size_t fuel_fix;         /* fuel: the imm32 this construct's count patches */
-  uint32_t fuel_n, fuel_prev;   /* instructions counted; enclosing counter */
-  uint32_t hctx;           /* the handler a delegate to this label goes to */
-  uint32_t hid, outer_h;   /* try, try_table: its handler; the one around it */
-  uint32_t exn_local;      /* try: the hidden local keeping a caught exception */
-  bool in_catch;           /* try: past its first catch arm */
-  uint32_t clause0, nclause;    /* try_table: its clauses in jc.clauses */
-} ctl;
-typedef struct { uint8_t kind; uint32_t tag, label; } tclause;   /* a try_table clause */
-
-typedef struct jc {
-  x64_buf *b;
-  tl_instance *inst;
-  tl_module *m;
-  uint32_t fidx, nlocals, nparams;
-  uint8_t *ltype;
-  valent *st;
-  uint32_t n, cap, maxh;
-  ctl *cs;
-  uint32_t nc, ccap;
-  bool dead;
-  uint32_t dead_depth;
-  int32_t trap[JT_NTRAPS];
-  uint32_t busy;           /* pool registers in use, bit per register */
-  int gpool[6], ngpool;    /* scratch GPRs left after register locals */
-  int8_t *lreg;            /* per local: its register, or -1 (frame slot) */
-  uint32_t rl[12], nrl;    /* locals kept in registers */
-  tl_vec *callfix;         /* {at, func} pairs; NULL: calls through jctx.fn[] */
-  tl_vec *lazyfix;         /* jfix of the calls through jctx.fn[] */
-  bool fuel;               /* emit fuel checks */
-  uint32_t fl;             /* fuel: index of the innermost loop (or function) */
-  const uint8_t *p, *end;
-  bool bad;
-  const char *why;
-  jmp_buf *oom;            /* compile_func's: a failed stack allocation */
-  /* exceptions */
-  size_t fstart;           /* the function's entry in b */
-  bool has_eh;             /* has a try or try_table: rbx kept in the pad slot */
-  uint32_t ntry, try_depth;   /* legacy try nesting: maximum, now */
-  uint32_t cur_h;          /* innermost handler in effect (JEH_NONE: none) */
-  tl_vec sites, handlers, arms, clauses;   /* jeh_site, jeh_handler, jeh_arm, tclause */
-  jeh *eh_out;             /* compile_func's result: the tables, or NULL */
-} jc;
 
 static const int gpool_all[] = {RSI, RDI, R8, R9, R10, R11};
 /* Registers for hot locals: GPRs r14, rbp (callee-saved in C, so helpers
@@ -87,13 +33,9 @@ static const int gpool_all[] = {RSI, RDI, R8, R9, R10, R11};
 static const int lgpr[] = {R14, RBP, R11, R10};
 static const int xpool[] = {XMM(2), XMM(3), XMM(4), XMM(5), XMM(6), XMM(7)};
 
-static bool isf(uint8_t t) { return t == TL_F32 || t == TL_F64; }
-static bool w64(uint8_t t) { return t == TL_I64 || t == TL_F64 || tl_type_is_ref(t); }
-static x64_op home(jc *c, uint32_t h) { return x64_m(RBX, (int32_t)(8 * (c->nlocals + h))); }
-static x64_op loc(uint32_t i) { return x64_m(RBX, (int32_t)(8 * i)); }
 
 /* ------------------------------------------------------------ decoding */
-static uint64_t leb(jc *c) {
+uint64_t jc_leb(jc *c) {
   uint64_t v = 0;
   for (int s = 0; c->p < c->end; s += 7) {
     uint8_t b = *c->p++;
@@ -141,15 +83,15 @@ static uint8_t select_type(jc *c) {
 }
 
 /* ----------------------------------------------------------- registers */
-static x64_op lop(jc *c, uint32_t i) { return c->lreg[i] >= 0 ? x64_r(c->lreg[i]) : loc(i); }
-static void ld(jc *c, int r, uint8_t t, x64_op src);
-static void st_(jc *c, int r, uint8_t t, x64_op dst);
+static x64_op lop(jc *c, uint32_t i) { return c->lreg[i] >= 0 ? x64_r(c->lreg[i]) : loc(c, i); }
+void jc_ld(jc *c, int r, uint8_t t, x64_op src);
+void jc_st(jc *c, int r, uint8_t t, x64_op dst);
 /* Register locals to their frame slots (before a call) and back (after). */
 static void sync_out(jc *c) {
-  for (uint32_t k = 0; k < c->nrl; k++) st_(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c->rl[k]));
+  for (uint32_t k = 0; k < c->nrl; k++) jc_st(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c, c->rl[k]));
 }
 static void sync_in(jc *c) {
-  for (uint32_t k = 0; k < c->nrl; k++) ld(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c->rl[k]));
+  for (uint32_t k = 0; k < c->nrl; k++) jc_ld(c, c->lreg[c->rl[k]], c->ltype[c->rl[k]], loc(c, c->rl[k]));
 }
 /* After a call instruction: its return address is a site of the handler
  * in effect (eh.c looks it up when unwinding). */
@@ -166,9 +108,9 @@ static void emit_call_abs(jc *c, void *fn) {
   sync_in(c);
 }
 
-static void spill(jc *c, uint32_t i);
+void jc_spill(jc *c, uint32_t i);
 
-static int alloc_reg(jc *c, bool fl) {
+int jc_alloc_reg(jc *c, bool fl) {
   const int *pool = fl ? xpool : c->gpool;
   int np = fl ? 6 : c->ngpool;
   for (int k = 0; k < np; k++)
@@ -179,7 +121,7 @@ static int alloc_reg(jc *c, bool fl) {
   for (uint32_t i = 0; i < c->n; i++)
     if (c->st[i].kind == V_REG && (c->st[i].reg >= 16) == fl) {
       int r = c->st[i].reg;
-      spill(c, i);
+      jc_spill(c, i);
       c->busy |= 1u << r;
       return r;
     }
@@ -187,32 +129,44 @@ static int alloc_reg(jc *c, bool fl) {
   c->why = "out of registers";
   return fl ? XMM(2) : RSI;
 }
-static void free_reg(jc *c, int r) { c->busy &= ~(1u << r); }
+void jc_free_reg(jc *c, int r) { c->busy &= ~(1u << r); }
 
 /* mov between a register and memory or register of the value's type */
-static void mov_rr(jc *c, int d, int s);
-static void ld(jc *c, int r, uint8_t t, x64_op src) {
+void jc_mov_rr(jc *c, int d, int s);
+void jc_ld(jc *c, int r, uint8_t t, x64_op src) {
   if (!src.mem) {                      /* register to register: full copies, no merge */
-    mov_rr(c, r, src.reg);
+    jc_mov_rr(c, r, src.reg);
     return;
   }
-  if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F10, 2, r, src, false);
+  if (t == TL_V128) x64_rm(c->b, 0xF3, false, 0x0F6F, 2, r, src, false);      /* movdqu */
+  else if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F10, 2, r, src, false);
   else x64_rm(c->b, 0, w64(t), 0x8B, 1, r, src, false);
 }
-static void st_(jc *c, int r, uint8_t t, x64_op dst) {
+void jc_st(jc *c, int r, uint8_t t, x64_op dst) {
   if (!dst.mem) {
-    mov_rr(c, dst.reg, r);
+    jc_mov_rr(c, dst.reg, r);
     return;
   }
-  if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F11, 2, r, dst, false);
+  if (t == TL_V128) x64_rm(c->b, 0xF3, false, 0x0F7F, 2, r, dst, false);
+  else if (r >= 16) x64_rm(c->b, t == TL_F32 ? 0xF3 : 0xF2, false, 0x0F11, 2, r, dst, false);
   else x64_rm(c->b, 0, w64(t), 0x89, 1, r, dst, false);
 }
-static void mov_rr(jc *c, int d, int s) {
+void jc_mov_rr(jc *c, int d, int s) {
   if (d == s) return;
   if (d >= 16) x64_rm(c->b, 0, false, 0x0F28, 2, d, x64_r(s), false); /* movaps */
   else x64_rm(c->b, 0, true, 0x8B, 1, d, x64_r(s), false);
 }
+/* A v128 constant's bytes (V_CONST's imm points at them in the body). */
+static uint64_t v128_half(int64_t imm, int i) {
+  uint64_t h;
+  memcpy(&h, (const uint8_t *)(intptr_t)imm + 8 * i, 8);
+  return h;
+}
 static void st_imm(jc *c, uint8_t t, int64_t imm, x64_op dst) {
+  if (t == TL_V128) {
+    for (int i = 0; i < 2; i++, dst.disp += 8) st_imm(c, TL_I64, (int64_t)v128_half(imm, i), dst);
+    return;
+  }
   bool w = w64(t);
   if (!w || (imm >= INT32_MIN && imm <= INT32_MAX)) {
     x64_rm(c->b, 0, w, 0xC7, 1, 0, dst, false);
@@ -227,11 +181,33 @@ static void setcc_to(jc *c, int cc, int r) {
   x64_rm(c->b, 0, false, 0x0FB6, 2, r, x64_r(r), true);
 }
 
+/* xmm r = the 16 bytes at imm: pxor / pcmpeqd for 0 and all ones, else
+ * movq + pinsrq from rax (SSE4.1). */
+void jc_xconst(jc *c, int r, const uint8_t *bytes) {
+  int64_t imm = (int64_t)(intptr_t)bytes;
+  uint64_t lo = v128_half(imm, 0), hi = v128_half(imm, 1);
+  if (lo == hi && (lo == 0 || lo == UINT64_MAX)) {
+    x64_rm(c->b, 0x66, false, lo ? 0x0F76 : 0x0FEF, 2, r, x64_r(r), false);
+    return;
+  }
+  x64_mov_ri(c->b, RAX, lo);
+  x64_rm(c->b, 0x66, true, 0x0F6E, 2, r, x64_r(RAX), false);              /* movq xmm, rax */
+  if (hi == lo) {
+    x64_rm(c->b, 0x66, false, 0x0F6C, 2, r, x64_r(r), false);             /* punpcklqdq */
+    return;
+  }
+  x64_mov_ri(c->b, RAX, hi);
+  x64_rm(c->b, 0x66, true, 0x0F3A22, 3, r, x64_r(RAX), false);            /* pinsrq xmm, rax, 1 */
+  x64_byte(c->b, 1);
+}
+
 /* Loads v into register r (r already owned by the caller). */
-static void load_into(jc *c, int r, valent *v) {
+void jc_load_into(jc *c, int r, valent *v) {
   switch (v->kind) {
   case V_CONST:
-    if (r >= 16) {
+    if (v->type == TL_V128) {
+      jc_xconst(c, r, (const uint8_t *)(intptr_t)v->imm);
+    } else if (r >= 16) {
       if (v->imm == 0) x64_rm(c->b, 0, false, 0x0F57, 2, r, x64_r(r), false); /* xorps */
       else {
         x64_mov_ri(c->b, RAX, v->type == TL_F32 ? (uint32_t)v->imm : (uint64_t)v->imm);
@@ -241,98 +217,99 @@ static void load_into(jc *c, int r, valent *v) {
       x64_mov_ri(c->b, r, v->type == TL_I32 ? (uint32_t)v->imm : (uint64_t)v->imm);
     }
     break;
-  case V_LOCAL: ld(c, r, v->type, lop(c, v->local)); break;
-  case V_SLOT: ld(c, r, v->type, home(c, (uint32_t)v->imm)); break;
-  case V_REG: mov_rr(c, r, v->reg); break;
+  case V_LOCAL: jc_ld(c, r, v->type, lop(c, v->local)); break;
+  case V_SLOT: jc_ld(c, r, v->type, home(c, (uint32_t)v->imm)); break;
+  case V_REG: jc_mov_rr(c, r, v->reg); break;
   case V_FLAGS: setcc_to(c, v->cc, r); break;
   }
 }
 
 /* Forces stack entry i into its home slot. */
-static void spill(jc *c, uint32_t i) {
+void jc_spill(jc *c, uint32_t i) {
   valent *v = &c->st[i];
-  x64_op h = home(c, i);
+  x64_op h = home(c, v->hs);
   switch (v->kind) {
   case V_SLOT: return;
   case V_CONST: st_imm(c, v->type, v->imm, h); break;
   case V_LOCAL: {
-    int t = isf(v->type) ? XMM(0) : RAX;
-    ld(c, t, v->type, lop(c, v->local));
-    st_(c, t, v->type, h);
+    int t = xr(v->type) ? XMM(0) : RAX;
+    jc_ld(c, t, v->type, lop(c, v->local));
+    jc_st(c, t, v->type, h);
     break;
   }
-  case V_REG: st_(c, v->reg, v->type, h); free_reg(c, v->reg); break;
-  case V_FLAGS: setcc_to(c, v->cc, RAX); st_(c, RAX, TL_I32, h); break;
+  case V_REG: jc_st(c, v->reg, v->type, h); jc_free_reg(c, v->reg); break;
+  case V_FLAGS: setcc_to(c, v->cc, RAX); jc_st(c, RAX, TL_I32, h); break;
   }
   v->kind = V_SLOT;
-  v->imm = i;
+  v->imm = v->hs;
 }
 static void flush_all(jc *c) {
-  for (uint32_t i = 0; i < c->n; i++) spill(c, i);
+  for (uint32_t i = 0; i < c->n; i++) jc_spill(c, i);
 }
-static void flush_regs(jc *c) {
+void jc_flush_regs(jc *c) {
   for (uint32_t i = 0; i < c->n; i++)
-    if (c->st[i].kind == V_REG || c->st[i].kind == V_FLAGS) spill(c, i);
+    if (c->st[i].kind == V_REG || c->st[i].kind == V_FLAGS) jc_spill(c, i);
 }
 
 /* Gives entry i a register of its own and returns it. */
-static int to_reg(jc *c, uint32_t i) {
+int jc_to_reg(jc *c, uint32_t i) {
   valent *v = &c->st[i];
   if (v->kind == V_REG) return v->reg;
-  int r = alloc_reg(c, isf(v->type));
+  int r = jc_alloc_reg(c, xr(v->type));
   v = &c->st[i];
-  load_into(c, r, v);
+  jc_load_into(c, r, v);
   v->kind = V_REG;
   v->reg = (uint8_t)r;
   return r;
 }
 
-static void push(jc *c, valent v) {
+void jc_push(jc *c, valent v) {
   if (c->n == c->cap) {
     valent *st = tl_scratch_realloc(c->st, c->cap ? 2 * (size_t)c->cap : 64, sizeof *c->st);
     if (!st) longjmp(*c->oom, 1);   /* the stacks are c's: nothing leaks */
     c->st = st;
     c->cap = c->cap ? 2 * c->cap : 64;
   }
+  v.hs = hs_at(c, c->n);
   c->st[c->n++] = v;
-  if (c->n > c->maxh) c->maxh = c->n;
+  if (v.hs + tw(v.type) > c->maxh) c->maxh = v.hs + tw(v.type);
 }
-static void push_reg(jc *c, uint8_t t, int r) { push(c, (valent){V_REG, t, (uint8_t)r, 0, 0, 0}); }
-static void push_slot(jc *c, uint8_t t) { push(c, (valent){V_SLOT, t, 0, 0, 0, c->n}); }
-static void push_flags(jc *c, int cc) { push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0}); }
-static valent pop(jc *c) { return c->st[--c->n]; }
+void jc_push_reg(jc *c, uint8_t t, int r) { jc_push(c, (valent){V_REG, t, (uint8_t)r, 0, 0, 0, 0}); }
+void jc_push_slot(jc *c, uint8_t t) { jc_push(c, (valent){V_SLOT, t, 0, 0, 0, hs_at(c, c->n), 0}); }
+static void push_flags(jc *c, int cc) { jc_push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0, 0}); }
+valent jc_pop(jc *c) { return c->st[--c->n]; }
 /* Pops the top into a register it owns. */
-static int pop_reg(jc *c) {
-  int r = to_reg(c, c->n - 1);
+int jc_pop_reg(jc *c) {
+  int r = jc_to_reg(c, c->n - 1);
   c->n--;
   return r;
 }
-static void drop_entry(jc *c, valent v) {
-  if (v.kind == V_REG) free_reg(c, v.reg);
+void jc_drop_entry(jc *c, valent v) {
+  if (v.kind == V_REG) jc_free_reg(c, v.reg);
 }
 static void settle_flags(jc *c) {
-  if (c->n && c->st[c->n - 1].kind == V_FLAGS) to_reg(c, c->n - 1);
+  if (c->n && c->st[c->n - 1].kind == V_FLAGS) jc_to_reg(c, c->n - 1);
 }
 /* Operand form of a popped value for an instruction taking r/m. */
-static x64_op opnd(jc *c, valent *v) {
+x64_op jc_opnd(jc *c, valent *v) {
   if (v->kind == V_LOCAL) return lop(c, v->local);
   if (v->kind == V_SLOT) return home(c, (uint32_t)v->imm);
   return x64_r(v->reg);
 }
 /* Turns a popped const/flags into a register (for instructions without an
  * immediate form); returns the operand. */
-static x64_op opnd_reg(jc *c, valent *v) {
+x64_op jc_opnd_reg(jc *c, valent *v) {
   if (v->kind == V_CONST || v->kind == V_FLAGS) {
-    int r = alloc_reg(c, isf(v->type));
-    load_into(c, r, v);
+    int r = jc_alloc_reg(c, xr(v->type));
+    jc_load_into(c, r, v);
     v->kind = V_REG;
     v->reg = (uint8_t)r;
   }
-  return opnd(c, v);
+  return jc_opnd(c, v);
 }
 
 /* ------------------------------------------------------------ control */
-static void trap_jcc(jc *c, int cc, int why) { c->trap[why] = cc < 0 ? x64_jmp(c->b, c->trap[why]) : x64_jcc(c->b, cc, c->trap[why]); }
+void jc_trap_jcc(jc *c, int cc, int why) { c->trap[why] = cc < 0 ? x64_jmp(c->b, c->trap[why]) : x64_jcc(c->b, cc, c->trap[why]); }
 
 /* sub qword [*fuel], n; jle fuel trap. Returns where n goes (patched later). */
 static size_t fuel_check(jc *c) {
@@ -340,7 +317,7 @@ static size_t fuel_check(jc *c) {
   x64_rm(c->b, 0, true, 0x81, 1, 5, x64_m(RAX, 0), false);
   size_t at = c->b->n;
   x64_imm32(c->b, 1);
-  trap_jcc(c, CC_LE, JT_FUEL);
+  jc_trap_jcc(c, CC_LE, JT_FUEL);
   return at;
 }
 static void fuel_patch(jc *c, ctl *k) {
@@ -359,12 +336,12 @@ static void put_home(jc *c, uint32_t e, x64_op dst) {
   valent *v = &c->st[e];
   switch (v->kind) {
   case V_CONST: st_imm(c, v->type, v->imm, dst); return;
-  case V_REG: st_(c, v->reg, v->type, dst); return;
-  case V_FLAGS: setcc_to(c, v->cc, RAX); st_(c, RAX, TL_I32, dst); return;
+  case V_REG: jc_st(c, v->reg, v->type, dst); return;
+  case V_FLAGS: setcc_to(c, v->cc, RAX); jc_st(c, RAX, TL_I32, dst); return;
   default: {
-    int t = isf(v->type) ? XMM(0) : RAX;
-    load_into(c, t, v);
-    st_(c, t, v->type, dst);
+    int t = xr(v->type) ? XMM(0) : RAX;
+    jc_load_into(c, t, v);
+    jc_st(c, t, v->type, dst);
   }
   }
 }
@@ -381,15 +358,17 @@ static void emit_br(jc *c, ctl *k) {
   uint32_t ar = k->kind == C_LOOP ? k->np : k->nr;
   if (k->kind == C_FUNC) {
     for (uint32_t i = c->n - ar; i < c->n; i++)
-      if (c->st[i].kind == V_LOCAL) to_reg(c, i);
-    for (uint32_t i = 0; i < ar; i++) put_home(c, c->n - ar + i, loc(i));
+      if (c->st[i].kind == V_LOCAL) jc_to_reg(c, i);
+    for (uint32_t i = 0, w = 0; i < ar; w += tw(c->st[c->n - ar + i].type), i++)
+      put_home(c, c->n - ar + i, x64_m(RBX, (int32_t)(8 * w)));
     emit_epilogue(c);
     return;
   }
-  for (uint32_t i = 0; i < ar; i++) {
-    uint32_t e = c->n - ar + i, d = k->height + i;
-    if (c->st[e].kind == V_SLOT && c->st[e].imm == d) continue;
-    put_home(c, e, home(c, d));
+  /* ascending: a value's words never overlap a later value's source */
+  for (uint32_t i = 0, d = hs_at(c, k->height); i < ar; i++) {
+    uint32_t e = c->n - ar + i;
+    if (!(c->st[e].kind == V_SLOT && c->st[e].imm == d)) put_home(c, e, home(c, d));
+    d += tw(c->st[e].type);
   }
   if (k->kind == C_LOOP) x64_jmp_to(c->b, -1, k->loop_pc);
   else k->fix_end = x64_jmp(c->b, k->fix_end);
@@ -426,23 +405,18 @@ static int pop_cond(jc *c) {
     x64_rm(c->b, 0, false, 0x31, 1, RAX, x64_r(RAX), false);       /* xor eax,eax: ZF=1 */
     return v.imm ? CC_E : CC_NE;
   }
-  int r = pop_reg(c);
+  int r = jc_pop_reg(c);
   flush_all(c);
   x64_rm(c->b, 0, false, 0x85, 1, r, x64_r(r), false);
-  free_reg(c, r);
+  jc_free_reg(c, r);
   return CC_NE;
 }
 
-/* r13 (memory 0's base) never changes inside an instance's code: memories
- * live in fixed reservations (runtime.c), grow in place, and direct calls
- * stay within the instance (other instances are entered through the
- * trampoline, which saves and restores r13). Nothing to reload. */
-static void reload_mem(jc *c) { (void)c; }
 
 /* Calls helper fn(ctx, &slot[h], a, b, depth, rsp). */
 static void call_helper(jc *c, void *fn, uint32_t h, uint32_t a, uint32_t b) {
   x64_rm(c->b, 0, true, 0x89, 1, R12, x64_r(RDI), false);
-  x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, h), false);
+  x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, hs_at(c, h)), false);
   x64_mov_ri(c->b, RDX, a);
   x64_mov_ri(c->b, RCX, b);
   x64_rm(c->b, 0, true, 0x89, 1, R15, x64_r(R8), false);
@@ -451,21 +425,20 @@ static void call_helper(jc *c, void *fn, uint32_t h, uint32_t a, uint32_t b) {
 }
 
 /* The generic path: operands to home slots, helper computes results there. */
-static void helper_op(jc *c, uint32_t op, uint32_t nops, uint32_t a, uint32_t b, const uint8_t *rt,
-                      uint32_t nr, bool mem) {
-  flush_regs(c);
-  for (uint32_t i = c->n - nops; i < c->n; i++) spill(c, i);
+void jc_helper_op(jc *c, void *fn, uint32_t op, uint32_t nops, uint32_t a, uint32_t b, const uint8_t *rt,
+                  uint32_t nr) {
+  jc_flush_regs(c);
+  for (uint32_t i = c->n - nops; i < c->n; i++) jc_spill(c, i);
   uint32_t h = c->n - nops;
   c->n = h;
   x64_rm(c->b, 0, true, 0x89, 1, R12, x64_r(RDI), false);
-  x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, h), false);
+  x64_rm(c->b, 0, true, 0x8D, 1, RSI, home(c, hs_at(c, h)), false);
   x64_mov_ri(c->b, RDX, op);
   x64_mov_ri(c->b, RCX, a);
   x64_mov_ri(c->b, R8, b);
   x64_rm(c->b, 0, true, 0x89, 1, R15, x64_r(R9), false);
-  emit_call_abs(c, (void *)tl_jit_h_op);
-  for (uint32_t i = 0; i < nr; i++) push_slot(c, rt[i]);
-  if (mem) reload_mem(c);
+  emit_call_abs(c, fn);
+  for (uint32_t i = 0; i < nr; i++) jc_push_slot(c, rt[i]);
 }
 
 static void func_sig(jc *c, uint32_t ti, uint32_t *np, uint32_t *nr) {
@@ -476,7 +449,7 @@ static void func_sig(jc *c, uint32_t ti, uint32_t *np, uint32_t *nr) {
 static void push_results(jc *c, uint32_t ti) {
   tl_functype *ft = TL_FTYPE(c->m, ti);
   uint32_t nr = tl_type_arity(c->m, ft->results);
-  for (uint32_t i = 0; i < nr; i++) push_slot(c, (uint8_t)tl_type_at(c->m, ft->results, i));
+  for (uint32_t i = 0; i < nr; i++) jc_push_slot(c, (uint8_t)tl_type_at(c->m, ft->results, i));
 }
 
 static void ctl_push(jc *c, ctl k) {
@@ -490,7 +463,7 @@ static void ctl_push(jc *c, ctl k) {
 }
 
 static void reset_stack(jc *c, uint32_t h) {
-  while (c->n > h) drop_entry(c, pop(c));
+  while (c->n > h) jc_drop_entry(c, jc_pop(c));
 }
 
 static ctl read_bt(jc *c, uint8_t kind) {
@@ -526,7 +499,7 @@ static void end_block(jc *c) {
     c->fl = k->fuel_prev;
   }
   reset_stack(c, k->height);
-  for (uint32_t i = 0; i < k->nr; i++) push_slot(c, bt_type(c, k, false, i));
+  for (uint32_t i = 0; i < k->nr; i++) jc_push_slot(c, bt_type(c, k, false, i));
   c->dead = false;
   c->nc--;
 }
@@ -535,25 +508,28 @@ static void end_block(jc *c) {
 static void skip_imm(jc *c, int op) {
   switch (tl_ops[op].imm) {
   case TL_IMM_BLOCK: read_bt(c, C_BLOCK); break;
-  case TL_IMM_BR_TABLE: { uint64_t n = leb(c); for (uint64_t i = 0; i <= n; i++) leb(c); break; }
+  case TL_IMM_BR_TABLE: { uint64_t n = jc_leb(c); for (uint64_t i = 0; i <= n; i++) jc_leb(c); break; }
   case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT:
-  case TL_IMM_TABLE_COPY: leb(c); leb(c); break;
-  case TL_IMM_MEMARG: { uint64_t a = leb(c); if (a & 0x40) leb(c); leb(c); break; }
+  case TL_IMM_TABLE_COPY: jc_leb(c); jc_leb(c); break;
+  case TL_IMM_MEMARG: { uint64_t a = jc_leb(c); if (a & 0x40) jc_leb(c); jc_leb(c); break; }
   case TL_IMM_I32: case TL_IMM_I64: sleb(c); break;
   case TL_IMM_F32: c->p += 4; break;
   case TL_IMM_F64: c->p += 8; break;
+  case TL_IMM_V128: case TL_IMM_SHUFFLE: c->p += 16; break;
+  case TL_IMM_LANE: c->p++; break;
+  case TL_IMM_MEMARG_LANE: { uint64_t a = jc_leb(c); if (a & 0x40) jc_leb(c); jc_leb(c); c->p++; break; }
   case TL_IMM_REFTYPE: c->p++; break;
-  case TL_IMM_SELECT_T: { uint64_t n = leb(c); while (n--) select_type(c); break; }
+  case TL_IMM_SELECT_T: { uint64_t n = jc_leb(c); while (n--) select_type(c); break; }
   case TL_IMM_TRY_TABLE: {
     read_bt(c, C_BLOCK);
-    for (uint64_t n = leb(c); n-- && c->p < c->end;) {
-      if (*c->p++ < 2) leb(c);
-      leb(c);
+    for (uint64_t n = jc_leb(c); n-- && c->p < c->end;) {
+      if (*c->p++ < 2) jc_leb(c);
+      jc_leb(c);
     }
     break;
   }
   case TL_IMM_NONE: break;
-  default: leb(c); break;
+  default: jc_leb(c); break;
   }
 }
 
@@ -576,10 +552,10 @@ static void alu_op(jc *c, bool w, alu k, int ra, valent *b, bool imul) {
     }
     return;
   }
-  x64_op o = opnd_reg(c, b);
+  x64_op o = jc_opnd_reg(c, b);
   if (imul) x64_rm(c->b, 0, w, 0x0FAF, 2, ra, o, false);
   else x64_rm(c->b, 0, w, k.rop, 1, ra, o, false);
-  drop_entry(c, *b);
+  jc_drop_entry(c, *b);
 }
 
 /* The top two entries are a = local x (in a GPR) and b, and the next
@@ -591,7 +567,7 @@ static bool in_place(jc *c) {
   if (c->p >= c->end || (*c->p != 0x21 && *c->p != 0x22)) return false;
   const uint8_t *save = c->p;
   c->p++;
-  uint64_t idx = leb(c);
+  uint64_t idx = jc_leb(c);
   c->p = save;
   if (idx != a->local) return false;
   for (uint32_t i = 0; i + 2 < c->n; i++)
@@ -602,8 +578,8 @@ static bool in_place(jc *c) {
 static void finish_in_place(jc *c, uint32_t x) {
   bool tee = *c->p == 0x22;
   c->p++;
-  leb(c);
-  if (tee) push(c, (valent){V_LOCAL, c->ltype[x], 0, 0, x, 0});
+  jc_leb(c);
+  if (tee) jc_push(c, (valent){V_LOCAL, c->ltype[x], 0, 0, x, 0, 0});
 }
 
 static bool int_binop(jc *c, int op) {
@@ -633,25 +609,27 @@ static bool int_binop(jc *c, int op) {
     bool swapped = false;
     if (a.kind == V_CONST && b.kind != V_CONST && tab[i].cmp) swapped = true;
     else if (a.kind == V_CONST && b.kind != V_CONST && tab[i].comm) swapped = true;
-    if (swapped) {
+    if (swapped) {                  /* the values trade places, not homes */
+      a.hs = b.hs;
+      b.hs = c->st[c->n - 2].hs;
       c->st[c->n - 1] = a;
       c->st[c->n - 2] = b;
     }
     /* x = x op b; local.set x, with x in a register: op straight into it */
     if (!tab[i].cmp && !swapped && in_place(c)) {
-      valent bb = pop(c), aa = pop(c);
+      valent bb = jc_pop(c), aa = jc_pop(c);
       alu_op(c, tab[i].w, tab[i].k, c->lreg[aa.local], &bb, tab[i].imul);
       finish_in_place(c, aa.local);
       return true;
     }
-    valent bb = pop(c);
+    valent bb = jc_pop(c);
     valent *av = &c->st[c->n - 1];
     bool lr = tab[i].cmp && av->kind == V_LOCAL && c->lreg[av->local] >= 0;
-    int ra = lr ? c->lreg[av->local] : pop_reg(c);       /* cmp reads a local's register */
+    int ra = lr ? c->lreg[av->local] : jc_pop_reg(c);       /* cmp reads a local's register */
     if (lr) c->n--;
     alu_op(c, tab[i].w, tab[i].k, ra, &bb, tab[i].imul);
     if (tab[i].cmp) {
-      if (!lr) free_reg(c, ra);
+      if (!lr) jc_free_reg(c, ra);
       int cc = tab[i].cc;
       if (swapped && cc != CC_E && cc != CC_NE) {
         static const int sw[16] = {[CC_L] = CC_G, [CC_G] = CC_L, [CC_LE] = CC_GE, [CC_GE] = CC_LE,
@@ -660,7 +638,7 @@ static bool int_binop(jc *c, int op) {
       }
       push_flags(c, cc);
     } else {
-      push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
+      jc_push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
     }
     return true;
   }
@@ -675,20 +653,20 @@ static bool shift_op(jc *c, int op) {
   for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
     if (tab[i].op != op) continue;
     bool inpl = in_place(c);
-    valent b = pop(c);
+    valent b = jc_pop(c);
     uint32_t x = c->st[c->n - 1].local;
-    int ra = inpl ? c->lreg[x] : pop_reg(c);
+    int ra = inpl ? c->lreg[x] : jc_pop_reg(c);
     if (inpl) c->n--;
     if (b.kind == V_CONST) {
       x64_rm(c->b, 0, tab[i].w, 0xC1, 1, tab[i].digit, x64_r(ra), false);
       x64_byte(c->b, (uint8_t)(b.imm & (tab[i].w ? 63 : 31)));
     } else {
-      load_into(c, RCX, &b);
-      drop_entry(c, b);
+      jc_load_into(c, RCX, &b);
+      jc_drop_entry(c, b);
       x64_rm(c->b, 0, tab[i].w, 0xD3, 1, tab[i].digit, x64_r(ra), false);
     }
     if (inpl) finish_in_place(c, x);
-    else push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
+    else jc_push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
     return true;
   }
   return false;
@@ -708,17 +686,17 @@ static bool div_op(jc *c, int op) {
   case TL_OP_I64_REM_U: w = 1; sgn = 0; rem = 1; break;
   default: return false;
   }
-  valent b = pop(c);
+  valent b = jc_pop(c);
   int rb = RCX;
-  load_into(c, RCX, &b);
-  drop_entry(c, b);
-  valent a = pop(c);
-  load_into(c, RAX, &a);
-  drop_entry(c, a);
-  int rd = alloc_reg(c, false);
+  jc_load_into(c, RCX, &b);
+  jc_drop_entry(c, b);
+  valent a = jc_pop(c);
+  jc_load_into(c, RAX, &a);
+  jc_drop_entry(c, a);
+  int rd = jc_alloc_reg(c, false);
   if (!(b.kind == V_CONST && b.imm != 0)) {
     x64_rm(c->b, 0, w, 0x85, 1, rb, x64_r(rb), false);
-    trap_jcc(c, CC_E, JT_DIV0);
+    jc_trap_jcc(c, CC_E, JT_DIV0);
   }
   int32_t done = -1;
   if (sgn && !(b.kind == V_CONST && b.imm != -1)) {
@@ -730,7 +708,7 @@ static bool div_op(jc *c, int op) {
     } else {
       x64_mov_ri(c->b, RDX, w ? (uint64_t)INT64_MIN : 0x80000000u);
       x64_rm(c->b, 0, w, 0x3B, 1, RAX, x64_r(RDX), false);
-      trap_jcc(c, CC_E, JT_OVERFLOW);
+      jc_trap_jcc(c, CC_E, JT_OVERFLOW);
       x64_rm(c->b, 0, w, 0xF7, 1, 3, x64_r(RAX), false);  /* neg */
       x64_rm(c->b, 0, w, 0x8B, 1, RDX, x64_r(RAX), false);
     }
@@ -746,9 +724,9 @@ static bool div_op(jc *c, int op) {
   x64_rm(c->b, 0, w, 0xF7, 1, sgn ? 7 : 6, x64_r(rb), false);
   if (!rem) x64_rm(c->b, 0, w, 0x8B, 1, RDX, x64_r(RAX), false);
   x64_patch(c->b, done, c->b->n);
-  mov_rr(c, rd, RDX);
+  jc_mov_rr(c, rd, RDX);
   if (!w) x64_rm(c->b, 0, false, 0x8B, 1, rd, x64_r(rd), false);
-  push_reg(c, w ? TL_I64 : TL_I32, rd);
+  jc_push_reg(c, w ? TL_I64 : TL_I32, rd);
   return true;
 }
 
@@ -760,12 +738,12 @@ static bool float_op(jc *c, int op) {
     {TL_OP_F64_MUL, 0xF2, 0x59, TL_F64}, {TL_OP_F64_DIV, 0xF2, 0x5E, TL_F64}};
   for (size_t i = 0; i < sizeof ar / sizeof *ar; i++) {
     if (ar[i].op != op) continue;
-    valent b = pop(c);
-    int ra = pop_reg(c);
-    x64_op o = opnd_reg(c, &b);
+    valent b = jc_pop(c);
+    int ra = jc_pop_reg(c);
+    x64_op o = jc_opnd_reg(c, &b);
     x64_rm(c->b, ar[i].pfx, false, 0x0F00 | ar[i].code, 2, ra, o, false);
-    drop_entry(c, b);
-    push_reg(c, ar[i].t, ra);
+    jc_drop_entry(c, b);
+    jc_push_reg(c, ar[i].t, ra);
     return true;
   }
   static const struct { int op; bool d; int kind; } cmp[] = {
@@ -775,34 +753,34 @@ static bool float_op(jc *c, int op) {
   for (size_t i = 0; i < sizeof cmp / sizeof *cmp; i++) {
     if (cmp[i].op != op) continue;
     int k = cmp[i].kind;
-    valent b = pop(c);
-    int ra = pop_reg(c);
+    valent b = jc_pop(c);
+    int ra = jc_pop_reg(c);
     int rb = -1;
     x64_op o;
     if (k == 2 || k == 4) {                                  /* a < b: ucomi b, a */
       valent tmp = b;
       rb = isf(tmp.type) && tmp.kind == V_REG ? tmp.reg : -1;
-      if (rb < 0) { rb = alloc_reg(c, true); load_into(c, rb, &tmp); }
+      if (rb < 0) { rb = jc_alloc_reg(c, true); jc_load_into(c, rb, &tmp); }
       x64_rm(c->b, cmp[i].d ? 0x66 : 0, false, 0x0F2E, 2, rb, x64_r(ra), false);
-      free_reg(c, rb);
-      free_reg(c, ra);
+      jc_free_reg(c, rb);
+      jc_free_reg(c, ra);
       push_flags(c, k == 2 ? CC_A : CC_AE);
       return true;
     }
-    o = opnd_reg(c, &b);
+    o = jc_opnd_reg(c, &b);
     x64_rm(c->b, cmp[i].d ? 0x66 : 0, false, 0x0F2E, 2, ra, o, false);
-    drop_entry(c, b);
-    free_reg(c, ra);
+    jc_drop_entry(c, b);
+    jc_free_reg(c, ra);
     if (k == 3 || k == 5) {
       push_flags(c, k == 3 ? CC_A : CC_AE);
       return true;
     }
-    int r = alloc_reg(c, false);
+    int r = jc_alloc_reg(c, false);
     x64_rm(c->b, 0, false, 0x0F90 | (k == 0 ? CC_E : CC_NE), 2, 0, x64_r(r), true);
     x64_rm(c->b, 0, false, 0x0F90 | (k == 0 ? CC_NP : CC_P), 2, 0, x64_r(RCX), true);
     x64_rm(c->b, 0, false, k == 0 ? 0x22 : 0x0A, 1, r, x64_r(RCX), true);  /* and/or r8, cl */
     x64_rm(c->b, 0, false, 0x0FB6, 2, r, x64_r(r), true);
-    push_reg(c, TL_I32, r);
+    jc_push_reg(c, TL_I32, r);
     return true;
   }
   return false;
@@ -817,9 +795,9 @@ static bool unary_op(jc *c, int op) {
       top->cc ^= 1;
       return true;
     }
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0, op == TL_OP_I64_EQZ, 0x85, 1, r, x64_r(r), false);
-    free_reg(c, r);
+    jc_free_reg(c, r);
     push_flags(c, CC_E);
     return true;
   }
@@ -827,36 +805,36 @@ static bool unary_op(jc *c, int op) {
   case TL_OP_I64_CLZ: case TL_OP_I64_CTZ: case TL_OP_I64_POPCNT: {
     bool w = op >= TL_OP_I64_CLZ;
     int k = (op - (w ? TL_OP_I64_CLZ : TL_OP_I32_CLZ));
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0xF3, w, k == 0 ? 0x0FBD : k == 1 ? 0x0FBC : 0x0FB8, 2, r, x64_r(r), false);
-    push_reg(c, w ? TL_I64 : TL_I32, r);
+    jc_push_reg(c, w ? TL_I64 : TL_I32, r);
     return true;
   }
   case TL_OP_I32_WRAP_I64: case TL_OP_I64_EXTEND_I32_U: {
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0, false, 0x8B, 1, r, x64_r(r), false);
-    push_reg(c, op == TL_OP_I32_WRAP_I64 ? TL_I32 : TL_I64, r);
+    jc_push_reg(c, op == TL_OP_I32_WRAP_I64 ? TL_I32 : TL_I64, r);
     return true;
   }
   case TL_OP_I64_EXTEND_I32_S: case TL_OP_I64_EXTEND32_S: {
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0, true, 0x63, 1, r, x64_r(r), false);
-    push_reg(c, TL_I64, r);
+    jc_push_reg(c, TL_I64, r);
     return true;
   }
   case TL_OP_I32_EXTEND8_S: case TL_OP_I32_EXTEND16_S: case TL_OP_I64_EXTEND8_S:
   case TL_OP_I64_EXTEND16_S: {
     bool w = op == TL_OP_I64_EXTEND8_S || op == TL_OP_I64_EXTEND16_S;
     bool b8 = op == TL_OP_I32_EXTEND8_S || op == TL_OP_I64_EXTEND8_S;
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0, w, b8 ? 0x0FBE : 0x0FBF, 2, r, x64_r(r), b8);
-    push_reg(c, w ? TL_I64 : TL_I32, r);
+    jc_push_reg(c, w ? TL_I64 : TL_I32, r);
     return true;
   }
   case TL_OP_F32_SQRT: case TL_OP_F64_SQRT: {
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, op == TL_OP_F32_SQRT ? 0xF3 : 0xF2, false, 0x0F51, 2, r, x64_r(r), false);
-    push_reg(c, op == TL_OP_F32_SQRT ? TL_F32 : TL_F64, r);
+    jc_push_reg(c, op == TL_OP_F32_SQRT ? TL_F32 : TL_F64, r);
     return true;
   }
   case TL_OP_F32_CEIL: case TL_OP_F32_FLOOR: case TL_OP_F32_TRUNC: case TL_OP_F32_NEAREST:
@@ -864,16 +842,16 @@ static bool unary_op(jc *c, int op) {
     bool d = op >= TL_OP_F64_CEIL;
     int k = op - (d ? TL_OP_F64_CEIL : TL_OP_F32_CEIL);
     static const uint8_t mode[4] = {2, 1, 3, 0};
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0x66, false, d ? 0x0F3A0B : 0x0F3A0A, 3, r, x64_r(r), false);
     x64_byte(c->b, (uint8_t)(mode[k] | 8));
-    push_reg(c, d ? TL_F64 : TL_F32, r);
+    jc_push_reg(c, d ? TL_F64 : TL_F32, r);
     return true;
   }
   case TL_OP_F32_ABS: case TL_OP_F32_NEG: case TL_OP_F64_ABS: case TL_OP_F64_NEG: {
     bool d = op == TL_OP_F64_ABS || op == TL_OP_F64_NEG;
     bool neg = op == TL_OP_F32_NEG || op == TL_OP_F64_NEG;
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0x66, d, 0x0F7E, 2, r, x64_r(RAX), false);   /* movd/movq rax, xmm */
     if (d) {
       x64_mov_ri(c->b, RCX, neg ? 0x8000000000000000ull : 0x7fffffffffffffffull);
@@ -883,33 +861,33 @@ static bool unary_op(jc *c, int op) {
       x64_imm32(c->b, neg ? 0x80000000u : 0x7fffffffu);
     }
     x64_rm(c->b, 0x66, d, 0x0F6E, 2, r, x64_r(RAX), false);
-    push_reg(c, d ? TL_F64 : TL_F32, r);
+    jc_push_reg(c, d ? TL_F64 : TL_F32, r);
     return true;
   }
   case TL_OP_I32_REINTERPRET_F32: case TL_OP_I64_REINTERPRET_F64: {
     bool d = op == TL_OP_I64_REINTERPRET_F64;
-    int x = pop_reg(c);
-    int r = alloc_reg(c, false);
+    int x = jc_pop_reg(c);
+    int r = jc_alloc_reg(c, false);
     x64_rm(c->b, 0x66, d, 0x0F7E, 2, x, x64_r(r), false);
-    free_reg(c, x);
-    push_reg(c, d ? TL_I64 : TL_I32, r);
+    jc_free_reg(c, x);
+    jc_push_reg(c, d ? TL_I64 : TL_I32, r);
     return true;
   }
   case TL_OP_F32_REINTERPRET_I32: case TL_OP_F64_REINTERPRET_I64: {
     bool d = op == TL_OP_F64_REINTERPRET_I64;
-    valent v = pop(c);
-    int x = alloc_reg(c, true);
-    x64_op o = opnd_reg(c, &v);
+    valent v = jc_pop(c);
+    int x = jc_alloc_reg(c, true);
+    x64_op o = jc_opnd_reg(c, &v);
     x64_rm(c->b, 0x66, d, 0x0F6E, 2, x, o, false);
-    drop_entry(c, v);
-    push_reg(c, d ? TL_F64 : TL_F32, x);
+    jc_drop_entry(c, v);
+    jc_push_reg(c, d ? TL_F64 : TL_F32, x);
     return true;
   }
   case TL_OP_F64_PROMOTE_F32: case TL_OP_F32_DEMOTE_F64: {
     bool p = op == TL_OP_F64_PROMOTE_F32;
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, p ? 0xF3 : 0xF2, false, 0x0F5A, 2, r, x64_r(r), false);
-    push_reg(c, p ? TL_F64 : TL_F32, r);
+    jc_push_reg(c, p ? TL_F64 : TL_F32, r);
     return true;
   }
   case TL_OP_F32_CONVERT_I32_S: case TL_OP_F64_CONVERT_I32_S: case TL_OP_F32_CONVERT_I64_S:
@@ -917,14 +895,14 @@ static bool unary_op(jc *c, int op) {
     bool d = op == TL_OP_F64_CONVERT_I32_S || op == TL_OP_F64_CONVERT_I64_S || op == TL_OP_F64_CONVERT_I32_U;
     bool w = op == TL_OP_F32_CONVERT_I64_S || op == TL_OP_F64_CONVERT_I64_S ||
              op == TL_OP_F32_CONVERT_I32_U || op == TL_OP_F64_CONVERT_I32_U;
-    int r = pop_reg(c);                          /* i32 values are zero-extended */
+    int r = jc_pop_reg(c);                          /* i32 values are zero-extended */
     if (top->type == TL_I32 && w) x64_rm(c->b, 0, false, 0x8B, 1, r, x64_r(r), false);
     else if (!w) { /* 32-bit signed source */ }
-    int x = alloc_reg(c, true);
+    int x = jc_alloc_reg(c, true);
     x64_rm(c->b, 0, false, 0x0F57, 2, x, x64_r(x), false);       /* xorps: no false dependency */
     x64_rm(c->b, d ? 0xF2 : 0xF3, w, 0x0F2A, 2, x, x64_r(r), false);
-    free_reg(c, r);
-    push_reg(c, d ? TL_F64 : TL_F32, x);
+    jc_free_reg(c, r);
+    jc_push_reg(c, d ? TL_F64 : TL_F32, x);
     return true;
   }
   default: return false;
@@ -957,9 +935,9 @@ static x64_op mem64_addr(jc *c, uint64_t off, unsigned size);
 /* mi: the memory (32-bit unless m64, which is memory 0). Memory 0's base
  * is r13; another's is a constant of this instance's code (a memory's data
  * never moves once the JIT adopted it, runtime.c), put in rdx. */
-static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64, uint32_t mi) {
+x64_op jc_mem_addr(jc *c, uint64_t off, unsigned size, bool m64, uint32_t mi) {
   if (m64) return mem64_addr(c, off, size);
-  valent a = pop(c);
+  valent a = jc_pop(c);
   int base = R13;
   if (mi) {
     base = RDX;
@@ -974,11 +952,11 @@ static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64, uint32_t mi
   int r = RAX;
   if (a.kind == V_REG) {
     r = a.reg;
-    free_reg(c, r);
+    jc_free_reg(c, r);
   } else if (a.kind == V_LOCAL && c->lreg[a.local] >= 0) {
     r = c->lreg[a.local];                      /* index straight from the local's register */
   } else {
-    load_into(c, RAX, &a);
+    jc_load_into(c, RAX, &a);
   }
   if (off <= INT32_MAX) return x64_mi(base, r, 1, (int32_t)off);
   x64_mov_ri(c->b, RCX, off);
@@ -995,15 +973,15 @@ static x64_op mem_addr(jc *c, uint64_t off, unsigned size, bool m64, uint32_t mi
  * below pages * 64 KiB (pages read from the memory instance: another
  * instance may have grown it). Then [r13 + addr + off]. */
 static x64_op mem64_addr(jc *c, uint64_t off, unsigned size) {
-  valent a = pop(c);
+  valent a = jc_pop(c);
   int r = RAX;
   if (a.kind == V_REG) {
     r = a.reg;
-    free_reg(c, r);
+    jc_free_reg(c, r);
   } else if (a.kind == V_LOCAL && c->lreg[a.local] >= 0) {
     r = c->lreg[a.local];
   } else {
-    load_into(c, RAX, &a);
+    jc_load_into(c, RAX, &a);
   }
   x64_buf *b = c->b;
   x64_rm(b, 0, true, 0x8B, 1, RCX, x64_r(r), false);               /* mov rcx, addr */
@@ -1015,12 +993,12 @@ static x64_op mem64_addr(jc *c, uint64_t off, unsigned size) {
   x64_rm(b, 0, true, 0x8B, 1, RCX, x64_r(r), false);               /* mov rcx, addr */
   x64_rm(b, 0, true, 0x81, 1, 0, x64_r(RCX), false);               /* add rcx, off + size - 1 */
   x64_imm32(b, (uint32_t)(off + size - 1));
-  trap_jcc(c, CC_B, JT_OOB_MEM);
+  jc_trap_jcc(c, CC_B, JT_OOB_MEM);
   x64_rm(b, 0, true, 0xC1, 1, 5, x64_r(RCX), false);               /* shr rcx, 16 */
   x64_byte(b, 16);
   x64_rm(b, 0, true, 0x8B, 1, RDX, x64_m(R12, JC_MEM0), false);     /* mov rdx, [jctx.mem0] */
   x64_rm(b, 0, true, 0x3B, 1, RCX, x64_m(RDX, (int32_t)offsetof(tl_meminst, pages)), false);
-  trap_jcc(c, CC_AE, JT_OOB_MEM);                                   /* page >= pages */
+  jc_trap_jcc(c, CC_AE, JT_OOB_MEM);                                   /* page >= pages */
   if (!b->oom) b->p[from - 1] = (uint8_t)(b->n - from);             /* < 128 bytes */
   return x64_mi(R13, r, 1, (int32_t)off);
 }
@@ -1033,20 +1011,20 @@ static bool mem_op(jc *c, int op, uint64_t off, bool m64, uint32_t mi) {
     if (!store) {
       valent *av = &c->st[c->n - 1];
       bool reuse = av->kind == V_REG && !isf(k->t);       /* mov esi, [r13+rsi+off] */
-      int r = reuse ? av->reg : alloc_reg(c, isf(k->t));  /* before: spills use rax */
-      x64_op o = mem_addr(c, off, k->size, m64, mi);
+      int r = reuse ? av->reg : jc_alloc_reg(c, isf(k->t));  /* before: spills use rax */
+      x64_op o = jc_mem_addr(c, off, k->size, m64, mi);
       c->busy |= 1u << r;
       x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, false);
-      push_reg(c, k->t, r);
+      jc_push_reg(c, k->t, r);
       return true;
     }
-    valent v = pop(c);
+    valent v = jc_pop(c);
     int r;
     if (v.kind == V_REG) r = v.reg;
-    else { r = alloc_reg(c, isf(k->t)); load_into(c, r, &v); v.kind = V_REG; v.reg = (uint8_t)r; }
-    x64_op o = mem_addr(c, off, k->size, m64, mi);
+    else { r = jc_alloc_reg(c, isf(k->t)); jc_load_into(c, r, &v); v.kind = V_REG; v.reg = (uint8_t)r; }
+    x64_op o = jc_mem_addr(c, off, k->size, m64, mi);
     x64_rm(c->b, k->pfx, k->w, k->opc, k->nopc, r, o, k->size == 1);
-    drop_entry(c, v);
+    jc_drop_entry(c, v);
     return true;
   }
   return false;
@@ -1055,20 +1033,20 @@ static bool mem_op(jc *c, int op, uint64_t off, bool m64, uint32_t mi) {
 /* ------------------------------------------------------------- locals */
 static void flush_local(jc *c, uint32_t idx) {
   for (uint32_t i = 0; i < c->n; i++)
-    if (c->st[i].kind == V_LOCAL && c->st[i].local == idx) to_reg(c, i);
+    if (c->st[i].kind == V_LOCAL && c->st[i].local == idx) jc_to_reg(c, i);
 }
 static void set_local(jc *c, uint32_t idx, valent *v) {
   uint8_t t = c->ltype[idx];
   if (v->kind == V_LOCAL && v->local == idx) return;
   if (c->lreg[idx] >= 0) {
-    load_into(c, c->lreg[idx], v);
+    jc_load_into(c, c->lreg[idx], v);
     return;
   }
-  if (v->kind == V_CONST) { st_imm(c, t, v->imm, loc(idx)); return; }
-  if (v->kind == V_REG) { st_(c, v->reg, t, loc(idx)); return; }
-  int tr = isf(t) ? XMM(0) : RAX;
-  load_into(c, tr, v);
-  st_(c, tr, t, loc(idx));
+  if (v->kind == V_CONST) { st_imm(c, t, v->imm, loc(c, idx)); return; }
+  if (v->kind == V_REG) { jc_st(c, v->reg, t, loc(c, idx)); return; }
+  int tr = xr(t) ? XMM(0) : RAX;
+  jc_load_into(c, tr, v);
+  jc_st(c, tr, t, loc(c, idx));
 }
 
 /* --------------------------------------------------------------- calls */
@@ -1076,28 +1054,27 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
   tl_func *f = TL_FUNC(c->m, fi);
   uint32_t np, nr;
   func_sig(c, f->type, &np, &nr);
-  flush_regs(c);
-  for (uint32_t i = c->n - np; i < c->n; i++) spill(c, i);
-  uint32_t h = c->n - np;
+  jc_flush_regs(c);
+  for (uint32_t i = c->n - np; i < c->n; i++) jc_spill(c, i);
+  uint32_t h = c->n - np, hw = hs_at(c, h);
   if (fi < c->m->nimported_funcs) {
     call_helper(c, (void *)tl_jit_h_call, h, fi, 0);
     c->n = h;
     push_results(c, f->type);
-    reload_mem(c);
     if (tail) emit_br(c, &c->cs[0]);
     return;
   }
   if (tail) {
-    for (uint32_t i = 0; i < np; i++) {
-      ld(c, RAX, TL_I64, home(c, h + i));
-      st_(c, RAX, TL_I64, loc(i));
+    for (uint32_t w = 0, nw = hs_at(c, c->n) - hw; w < nw; w++) {
+      jc_ld(c, RAX, TL_I64, home(c, hw + w));
+      jc_st(c, RAX, TL_I64, x64_m(RBX, (int32_t)(8 * w)));
     }
     x64_rm(c->b, 0, true, 0xFF, 1, 0, x64_r(R15), false);
     x64_rm(c->b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
     x64_byte(c->b, 8);
   } else {
     sync_out(c);
-    x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
+    x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, hw), false);
   }
   if (c->callfix) {                                  /* call/jmp rel32 */
     x64_byte(c->b, tail ? 0xE9 : 0xE8);
@@ -1115,10 +1092,9 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
   c->n = h;
   if (tail) return;
   note_site(c);
-  x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
+  x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nls + hw))), false);
   sync_in(c);
   push_results(c, f->type);
-  reload_mem(c);
 }
 
 /* call_indirect: a helper checks the element and returns the entry of a
@@ -1127,16 +1103,16 @@ static void call_direct(jc *c, uint32_t fi, bool tail) {
 static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
   uint32_t np, nr;
   func_sig(c, ti, &np, &nr);
-  flush_regs(c);
-  for (uint32_t i = c->n - np - 1; i < c->n; i++) spill(c, i);
-  uint32_t h = c->n - np - 1;
+  jc_flush_regs(c);
+  for (uint32_t i = c->n - np - 1; i < c->n; i++) jc_spill(c, i);
+  uint32_t h = c->n - np - 1, hw = hs_at(c, h);
   call_helper(c, (void *)tl_jit_h_resolve, h, ti, table);
   x64_rm(c->b, 0, true, 0x85, 1, RAX, x64_r(RAX), false);
   int32_t slow = x64_jcc(c->b, CC_E, -1);
   if (tail) {
-    for (uint32_t i = 0; i < np; i++) {
-      ld(c, RCX, TL_I64, home(c, h + i));
-      st_(c, RCX, TL_I64, loc(i));
+    for (uint32_t w = 0, nw = hs_at(c, c->n - 1) - hw; w < nw; w++) {
+      jc_ld(c, RCX, TL_I64, home(c, hw + w));
+      jc_st(c, RCX, TL_I64, x64_m(RBX, (int32_t)(8 * w)));
     }
     x64_rm(c->b, 0, true, 0xFF, 1, 0, x64_r(R15), false);
     x64_rm(c->b, 0, true, 0x83, 1, 0, x64_r(RSP), false);
@@ -1144,10 +1120,10 @@ static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
     x64_rm(c->b, 0, false, 0xFF, 1, 4, x64_r(RAX), false);         /* jmp rax */
   } else {
     sync_out(c);
-    x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, h), false);
+    x64_rm(c->b, 0, true, 0x8D, 1, RBX, home(c, hw), false);
     x64_rm(c->b, 0, false, 0xFF, 1, 2, x64_r(RAX), false);         /* call rax */
     note_site(c);
-    x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nlocals + h))), false);
+    x64_rm(c->b, 0, true, 0x8D, 1, RBX, x64_m(RBX, -(int32_t)(8 * (c->nls + hw))), false);
     sync_in(c);
   }
   int32_t done = tail ? -1 : x64_jmp(c->b, -1);
@@ -1156,27 +1132,26 @@ static void call_indirect(jc *c, uint32_t ti, uint32_t table, bool tail) {
   x64_patch(c->b, done, c->b->n);
   c->n = h;
   push_results(c, ti);
-  reload_mem(c);
   if (tail) emit_br(c, &c->cs[0]);
 }
 
 /* ---------------------------------------------------------- the body */
 static void select_op(jc *c, uint8_t t) {
-  int rc = pop_reg(c);                   /* a compare is materialized first */
-  valent b = pop(c);
-  int ra = to_reg(c, c->n - 1);
-  x64_op ob = opnd_reg(c, &b);
+  int rc = jc_pop_reg(c);                   /* a compare is materialized first */
+  valent b = jc_pop(c);
+  int ra = jc_to_reg(c, c->n - 1);
+  x64_op ob = jc_opnd_reg(c, &b);
   x64_rm(c->b, 0, false, 0x85, 1, rc, x64_r(rc), false);
-  free_reg(c, rc);
-  if (isf(t)) {
+  jc_free_reg(c, rc);
+  if (xr(t)) {
     int32_t skip = x64_jcc(c->b, CC_NE, -1);
-    if (b.kind == V_REG) mov_rr(c, ra, b.reg);
-    else ld(c, ra, t, ob);
+    if (b.kind == V_REG) jc_mov_rr(c, ra, b.reg);
+    else jc_ld(c, ra, t, ob);
     x64_patch(c->b, skip, c->b->n);
   } else {
     x64_rm(c->b, 0, w64(t), 0x0F44, 2, ra, ob, false);     /* cmovz */
   }
-  drop_entry(c, b);
+  jc_drop_entry(c, b);
   c->st[c->n - 1].type = t;
 }
 
@@ -1207,13 +1182,7 @@ static void add_arm(jc *c, uint32_t h, jeh_arm a) {
 static void push_payload(jc *c, uint32_t tag) {
   tl_type pt = tl_tag_params(c->m, tag);
   uint32_t n = tl_type_arity(c->m, pt);
-  for (uint32_t i = 0; i < n; i++) push_slot(c, (uint8_t)tl_type_at(c->m, pt, i));
-}
-static bool tag_has_v128(jc *c, uint32_t tag) {
-  tl_type pt = tl_tag_params(c->m, tag);
-  for (uint32_t i = 0, n = tl_type_arity(c->m, pt); i < n; i++)
-    if (tl_type_at(c->m, pt, i) == TL_V128) return true;
-  return false;
+  for (uint32_t i = 0; i < n; i++) jc_push_slot(c, (uint8_t)tl_type_at(c->m, pt, i));
 }
 
 /* try and try_table open like a block; their handler covers the calls of
@@ -1249,11 +1218,8 @@ static void catch_arm(jc *c, uint32_t tag) {
     k->in_catch = true;
     c->cur_h = k->hctx = k->outer_h;
   }
-  if (tag != JEH_NONE && tag_has_v128(c, tag)) {
-    c->bad = true;
-    c->why = "SIMD is not supported by the JIT yet";
-  }
-  jeh_arm a = {tag, landing_pad(c, k), 8 * (c->nlocals + k->height), 8 * k->exn_local, 0};
+  uint32_t pad = landing_pad(c, k);
+  jeh_arm a = {tag, pad, 8 * (c->nls + hs_at(c, k->height)), 8 * c->lw[k->exn_local], 0};
   add_arm(c, k->hid, a);
   if (tag != JEH_NONE) push_payload(c, tag);
 }
@@ -1270,15 +1236,11 @@ static void delegate(jc *c, uint32_t l) {
  * catch_all_ref), tag, label; kept in c->clauses until its end. */
 static void read_clauses(jc *c, ctl *k) {
   k->clause0 = (uint32_t)c->clauses.n;
-  k->nclause = (uint32_t)leb(c);
+  k->nclause = (uint32_t)jc_leb(c);
   for (uint32_t i = 0; i < k->nclause; i++) {
     tclause t = {c->p < c->end ? *c->p++ : 0, 0, 0};
-    if (t.kind < 2) t.tag = (uint32_t)leb(c);
-    t.label = (uint32_t)leb(c);
-    if (t.kind < 2 && tag_has_v128(c, t.tag)) {
-      c->bad = true;
-      c->why = "SIMD is not supported by the JIT yet";
-    }
+    if (t.kind < 2) t.tag = (uint32_t)jc_leb(c);
+    t.label = (uint32_t)jc_leb(c);
     TL_VEC_PUSH(&c->clauses, tclause, t);
   }
 }
@@ -1295,12 +1257,12 @@ static void end_try_table(jc *c) {
   for (uint32_t i = 0; i < k->nclause; i++) {
     tclause t = TL_VEC_AT(&c->clauses, tclause, k->clause0 + i);
     k = &c->cs[c->nc - 1];
-    uint32_t dst = 8 * (c->nlocals + k->height);
-    jeh_arm a = {t.kind < 2 ? t.tag : JEH_NONE, landing_pad(c, k), dst, JEH_NONE, 0};
+    uint32_t pad = landing_pad(c, k);
+    jeh_arm a = {t.kind < 2 ? t.tag : JEH_NONE, pad, 8 * (c->nls + hs_at(c, k->height)), JEH_NONE, 0};
     if (t.kind < 2) push_payload(c, t.tag);
     if (t.kind == 1 || t.kind == 3) {
-      a.exn_dst = 8 * (c->nlocals + c->n);
-      push_slot(c, TL_EXNREF);
+      a.exn_dst = 8 * (c->nls + hs_at(c, c->n));
+      jc_push_slot(c, TL_EXNREF);
     }
     add_arm(c, k->hid, a);
     emit_br(c, &c->cs[c->nc - 2 - t.label]);
@@ -1312,8 +1274,8 @@ static void end_try_table(jc *c) {
 /* throw tag: the payload to home slots, the helper unwinds. */
 static void eh_throw(jc *c, uint32_t tag) {
   uint32_t n = tl_type_arity(c->m, tl_tag_params(c->m, tag));
-  flush_regs(c);
-  for (uint32_t i = c->n - n; i < c->n; i++) spill(c, i);
+  jc_flush_regs(c);
+  for (uint32_t i = c->n - n; i < c->n; i++) jc_spill(c, i);
   uint32_t h = c->n - n;
   call_helper(c, (void *)tl_jit_h_throw, h, tag, 0);
   reset_stack(c, c->cs[c->nc - 1].height);
@@ -1322,8 +1284,8 @@ static void eh_throw(jc *c, uint32_t tag) {
 
 /* throw_ref (the exnref on top; null traps) */
 static void eh_throw_ref(jc *c) {
-  flush_regs(c);
-  spill(c, c->n - 1);
+  jc_flush_regs(c);
+  jc_spill(c, c->n - 1);
   call_helper(c, (void *)tl_jit_h_throw_ref, c->n - 1, 0, 0);
   reset_stack(c, c->cs[c->nc - 1].height);
   c->dead = true;
@@ -1355,7 +1317,7 @@ static void op_one(jc *c, int op) {
   switch (op) {
   case TL_OP_NOP: return;
   case TL_OP_UNREACHABLE:
-    trap_jcc(c, -1, JT_UNREACHABLE);
+    jc_trap_jcc(c, -1, JT_UNREACHABLE);
     reset_stack(c, c->cs[c->nc - 1].height);
     c->dead = true;
     return;
@@ -1385,28 +1347,22 @@ static void op_one(jc *c, int op) {
     ctl_push(c, k);
     return;
   }
-  case TL_OP_CATCH: catch_arm(c, (uint32_t)leb(c)); return;
+  case TL_OP_CATCH: catch_arm(c, (uint32_t)jc_leb(c)); return;
   case TL_OP_CATCH_ALL: catch_arm(c, JEH_NONE); return;
   case TL_OP_DELEGATE:
-    delegate(c, (uint32_t)leb(c));
+    delegate(c, (uint32_t)jc_leb(c));
     c->cur_h = c->cs[c->nc - 1].outer_h;
     c->try_depth--;
     end_block(c);
     return;
   case TL_OP_THROW: {
-    uint32_t tag = (uint32_t)leb(c);
-    if (tag_has_v128(c, tag)) {
-      c->bad = true;
-      c->why = "SIMD is not supported by the JIT yet";
-      return;
-    }
-    eh_throw(c, tag);
+    eh_throw(c, (uint32_t)jc_leb(c));
     return;
   }
   case TL_OP_THROW_REF: eh_throw_ref(c); return;
   case TL_OP_RETHROW: {
-    ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
-    push(c, (valent){V_LOCAL, TL_EXNREF, 0, 0, k->exn_local, 0});
+    ctl *k = &c->cs[c->nc - 1 - (uint32_t)jc_leb(c)];
+    jc_push(c, (valent){V_LOCAL, TL_EXNREF, 0, 0, k->exn_local, 0, 0});
     eh_throw_ref(c);
     return;
   }
@@ -1420,7 +1376,7 @@ static void op_one(jc *c, int op) {
     k->fix_else = -1;
     k->has_else = true;
     reset_stack(c, k->height);
-    for (uint32_t i = 0; i < k->np; i++) push_slot(c, bt_type(c, k, true, i));
+    for (uint32_t i = 0; i < k->np; i++) jc_push_slot(c, bt_type(c, k, true, i));
     c->dead = false;
     return;
   }
@@ -1441,27 +1397,27 @@ static void op_one(jc *c, int op) {
     end_block(c);
     return;
   case TL_OP_BR: {
-    ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+    ctl *k = &c->cs[c->nc - 1 - (uint32_t)jc_leb(c)];
     if (k->kind == C_FUNC) emit_br(c, k);
-    else { flush_regs(c); emit_br(c, k); }
+    else { jc_flush_regs(c); emit_br(c, k); }
     reset_stack(c, c->cs[c->nc - 1].height);
     c->dead = true;
     return;
   }
   case TL_OP_BR_IF: {
-    ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+    ctl *k = &c->cs[c->nc - 1 - (uint32_t)jc_leb(c)];
     int cc = pop_cond(c);
     emit_br_cc(c, k, cc);
     return;
   }
   case TL_OP_BR_TABLE: {
-    uint32_t n = (uint32_t)leb(c);
+    uint32_t n = (uint32_t)jc_leb(c);
     valent iv = c->st[c->n - 1];
     int r = RAX;
     if (iv.kind == V_CONST) { c->n--; flush_all(c); x64_mov_ri(c->b, RDX, (uint32_t)iv.imm); }
-    else { r = pop_reg(c); flush_all(c); mov_rr(c, RDX, r); free_reg(c, r); }
+    else { r = jc_pop_reg(c); flush_all(c); jc_mov_rr(c, RDX, r); jc_free_reg(c, r); }
     for (uint32_t i = 0; i <= n; i++) {
-      ctl *k = &c->cs[c->nc - 1 - (uint32_t)leb(c)];
+      ctl *k = &c->cs[c->nc - 1 - (uint32_t)jc_leb(c)];
       if (i == n) { emit_br(c, k); break; }
       x64_rm(c->b, 0, false, 0x81, 1, 7, x64_r(RDX), false);
       x64_imm32(c->b, i);
@@ -1476,18 +1432,18 @@ static void op_one(jc *c, int op) {
     reset_stack(c, c->cs[c->nc - 1].height);
     c->dead = true;
     return;
-  case TL_OP_CALL: call_direct(c, (uint32_t)leb(c), false); return;
+  case TL_OP_CALL: call_direct(c, (uint32_t)jc_leb(c), false); return;
   case TL_OP_RETURN_CALL: {
     uint32_t h = c->cur_h;            /* the frame is gone: its handlers too */
     c->cur_h = JEH_NONE;
-    call_direct(c, (uint32_t)leb(c), true);
+    call_direct(c, (uint32_t)jc_leb(c), true);
     c->cur_h = h;
     reset_stack(c, c->cs[c->nc - 1].height);
     c->dead = true;
     return;
   }
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: {
-    uint32_t ti = (uint32_t)leb(c), tb = (uint32_t)leb(c), h = c->cur_h;
+    uint32_t ti = (uint32_t)jc_leb(c), tb = (uint32_t)jc_leb(c), h = c->cur_h;
     if (op == TL_OP_RETURN_CALL_INDIRECT) c->cur_h = JEH_NONE;
     call_indirect(c, ti, tb, op == TL_OP_RETURN_CALL_INDIRECT);
     c->cur_h = h;
@@ -1497,80 +1453,85 @@ static void op_one(jc *c, int op) {
     }
     return;
   }
-  case TL_OP_DROP: drop_entry(c, pop(c)); return;
+  case TL_OP_DROP: jc_drop_entry(c, jc_pop(c)); return;
   case TL_OP_SELECT: select_op(c, c->st[c->n - 2].type); return;
   case TL_OP_SELECT_T: {
-    uint64_t n = leb(c);
+    uint64_t n = jc_leb(c);
     uint8_t t = TL_I32;
     while (n--) t = select_type(c);
     select_op(c, t);
     return;
   }
-  case TL_OP_LOCAL_GET: { uint32_t i = (uint32_t)leb(c); push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0}); return; }
+  case TL_OP_LOCAL_GET: { uint32_t i = (uint32_t)jc_leb(c); jc_push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0, 0}); return; }
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: {
-    uint32_t i = (uint32_t)leb(c);
-    valent v = pop(c);
+    uint32_t i = (uint32_t)jc_leb(c);
+    valent v = jc_pop(c);
     flush_local(c, i);
     set_local(c, i, &v);
     if (op == TL_OP_LOCAL_TEE) {
-      if (v.kind == V_REG || v.kind == V_CONST) push(c, v);
-      else push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0});
+      if (v.kind == V_REG || v.kind == V_CONST) jc_push(c, v);
+      else jc_push(c, (valent){V_LOCAL, c->ltype[i], 0, 0, i, 0, 0});
     } else {
-      drop_entry(c, v);
+      jc_drop_entry(c, v);
     }
     return;
   }
   case TL_OP_GLOBAL_GET: {
-    uint32_t gi = (uint32_t)leb(c);
+    uint32_t gi = (uint32_t)jc_leb(c);
     uint8_t t = (uint8_t)TL_GLOBAL(c->m, gi)->type;
-    int r = alloc_reg(c, isf(t));
+    int r = jc_alloc_reg(c, xr(t));
     global_addr(c, gi);
-    ld(c, r, t, GV);
-    push_reg(c, t, r);
+    jc_ld(c, r, t, GV);
+    jc_push_reg(c, t, r);
     return;
   }
   case TL_OP_GLOBAL_SET: {
-    uint32_t gi = (uint32_t)leb(c);
+    uint32_t gi = (uint32_t)jc_leb(c);
     uint8_t t = (uint8_t)TL_GLOBAL(c->m, gi)->type;
-    valent v = pop(c);
-    int r = isf(t) ? XMM(0) : RCX;
-    load_into(c, r, &v);
-    drop_entry(c, v);
+    valent v = jc_pop(c);
+    int r = xr(t) ? XMM(0) : RCX;
+    jc_load_into(c, r, &v);
+    jc_drop_entry(c, v);
     global_addr(c, gi);
-    st_(c, r, t, GV);
+    jc_st(c, r, t, GV);
     return;
   }
-  case TL_OP_I32_CONST: push(c, (valent){V_CONST, TL_I32, 0, 0, 0, (int32_t)sleb(c)}); return;
-  case TL_OP_I64_CONST: push(c, (valent){V_CONST, TL_I64, 0, 0, 0, sleb(c)}); return;
-  case TL_OP_F32_CONST: { uint32_t v; memcpy(&v, c->p, 4); c->p += 4; push(c, (valent){V_CONST, TL_F32, 0, 0, 0, v}); return; }
-  case TL_OP_F64_CONST: { int64_t v; memcpy(&v, c->p, 8); c->p += 8; push(c, (valent){V_CONST, TL_F64, 0, 0, 0, v}); return; }
-  case TL_OP_REF_NULL: { uint8_t t = valtype(*c->p++); push(c, (valent){V_CONST, t, 0, 0, 0, 0}); return; }
+  case TL_OP_I32_CONST: jc_push(c, (valent){V_CONST, TL_I32, 0, 0, 0, (int32_t)sleb(c), 0}); return;
+  case TL_OP_I64_CONST: jc_push(c, (valent){V_CONST, TL_I64, 0, 0, 0, sleb(c), 0}); return;
+  case TL_OP_F32_CONST: { uint32_t v; memcpy(&v, c->p, 4); c->p += 4; jc_push(c, (valent){V_CONST, TL_F32, 0, 0, 0, v, 0}); return; }
+  case TL_OP_F64_CONST: { int64_t v; memcpy(&v, c->p, 8); c->p += 8; jc_push(c, (valent){V_CONST, TL_F64, 0, 0, 0, v, 0}); return; }
+  case TL_OP_REF_NULL: { uint8_t t = valtype(*c->p++); jc_push(c, (valent){V_CONST, t, 0, 0, 0, 0, 0}); return; }
   case TL_OP_REF_FUNC: {
-    uint32_t fi = (uint32_t)leb(c);
-    push(c, (valent){V_CONST, TL_FUNCREF, 0, 0, 0, (int64_t)(intptr_t)c->inst->funcs[fi]});
+    uint32_t fi = (uint32_t)jc_leb(c);
+    jc_push(c, (valent){V_CONST, TL_FUNCREF, 0, 0, 0, (int64_t)(intptr_t)c->inst->funcs[fi], 0});
     return;
   }
   case TL_OP_REF_IS_NULL: {
-    int r = pop_reg(c);
+    int r = jc_pop_reg(c);
     x64_rm(c->b, 0, true, 0x85, 1, r, x64_r(r), false);
-    free_reg(c, r);
+    jc_free_reg(c, r);
     push_flags(c, CC_E);
     return;
   }
   default: break;
   }
+  if (oi->pfx == 0xFD) {
+    jc_simd(c, op);
+    return;
+  }
   if (oi->imm == TL_IMM_FENCE) { c->p++; return; }
   if (oi->imm == TL_IMM_MEMARG) {
-    uint64_t al = leb(c), mi = (al & 0x40) ? leb(c) : 0;
-    uint64_t off = leb(c);
+    uint64_t al = jc_leb(c), mi = (al & 0x40) ? jc_leb(c) : 0;
+    uint64_t off = jc_leb(c);
     bool m64 = tl_memory_is64(c->m, (uint32_t)mi);
     if (m64 && !mi && off < INT32_MAX - 16 && mem_op(c, op, off, true, 0)) return;
     if (m64) {
       /* memory64 (atomics, SIMD, a memory other than 0, a big offset): in
        * C, with explicit checks; the u64 offset as one more operand */
       uint8_t rt[1] = {oi->result};
-      push(c, (valent){V_CONST, TL_I64, 0, 0, 0, (int64_t)off});
-      helper_op(c, (uint32_t)op, oi->nops + 1u, 0, (uint32_t)mi | JB_ADDR64, rt, oi->result != TL_NONE, false);
+      jc_push(c, (valent){V_CONST, TL_I64, 0, 0, 0, (int64_t)off, 0});
+      jc_helper_op(c, (void *)tl_jit_h_op, (uint32_t)op, oi->nops + 1u, 0, (uint32_t)mi | JB_ADDR64, rt,
+                   oi->result != TL_NONE);
       return;
     }
     if (mem_op(c, op, off, false, (uint32_t)mi)) return;
@@ -1578,7 +1539,8 @@ static void op_one(jc *c, int op) {
      * SIMD accesses: in C */
     if ((oi->flags & TL_F_ATOMIC) || (mi && tl_ops[op].pfx != 0xFD)) {
       uint8_t rt[1] = {oi->result};
-      helper_op(c, (uint32_t)op, oi->nops, (uint32_t)off, (uint32_t)mi, rt, oi->result != TL_NONE, false);
+      jc_helper_op(c, (void *)tl_jit_h_op, (uint32_t)op, oi->nops, (uint32_t)off, (uint32_t)mi, rt,
+                   oi->result != TL_NONE);
       return;
     }
   }
@@ -1588,10 +1550,10 @@ static void op_one(jc *c, int op) {
   switch (oi->imm) {
   case TL_IMM_NONE: break;
   case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT: case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY:
-    a = (uint32_t)leb(c);
-    b = (uint32_t)leb(c);
+    a = (uint32_t)jc_leb(c);
+    b = (uint32_t)jc_leb(c);
     break;
-  case TL_IMM_TABLE: case TL_IMM_MEM: case TL_IMM_DATA: case TL_IMM_ELEM: a = (uint32_t)leb(c); break;
+  case TL_IMM_TABLE: case TL_IMM_MEM: case TL_IMM_DATA: case TL_IMM_ELEM: a = (uint32_t)jc_leb(c); break;
   default:
     c->bad = true;
     c->why = "unsupported instruction";
@@ -1599,11 +1561,9 @@ static void op_one(jc *c, int op) {
   }
   uint8_t rt[1];
   uint32_t nops, nr = 0;
-  bool mem = false;
   if (oi->nops != TL_SIG_SPECIAL) {
     nops = oi->nops;
     if (oi->result != TL_NONE) { rt[0] = oi->result; nr = 1; }
-    mem = op == TL_OP_MEMORY_GROW || op == TL_OP_MEMORY_INIT;
   } else {
     switch (op) {
     case TL_OP_TABLE_GET: nops = 1; nr = 1; rt[0] = (uint8_t)TL_TABLE(c->m, a)->elem; break;
@@ -1612,14 +1572,14 @@ static void op_one(jc *c, int op) {
     case TL_OP_TABLE_FILL: nops = 3; break;
     case TL_OP_TABLE_SIZE: nops = 0; nr = 1; rt[0] = TL_I32; break;
     case TL_OP_MEMORY_SIZE: nops = 0; nr = 1; rt[0] = TL_I32; break;
-    case TL_OP_MEMORY_GROW: nops = 1; nr = 1; rt[0] = TL_I32; mem = true; break;
+    case TL_OP_MEMORY_GROW: nops = 1; nr = 1; rt[0] = TL_I32; break;
     default: c->bad = true; c->why = "unsupported instruction"; return;
     }
   }
   bool r64 = op == TL_OP_MEMORY_SIZE || op == TL_OP_MEMORY_GROW ? tl_memory_is64(c->m, a)
            : op == TL_OP_TABLE_SIZE || op == TL_OP_TABLE_GROW ? tl_table_is64(c->m, a) : false;
   if (nr && r64) rt[0] = TL_I64;   /* memory64/table64: sizes are i64 */
-  helper_op(c, (uint32_t)op, nops, a, b, rt, nr, mem);
+  jc_helper_op(c, (void *)tl_jit_h_op, (uint32_t)op, nops, a, b, rt, nr);
 }
 
 /* Picks the most used locals (uses inside loops weigh 8x per level) for
@@ -1641,9 +1601,9 @@ static bool choose_locals(jc *c) {   /* false when out of memory */
   c->has_eh = false;
   while (c->p < c->end) {
     uint8_t byte = *c->p++;
-    int op = byte == 0xFC || byte == 0xFD || byte == 0xFE ? tl_op_decode(byte, (uint32_t)leb(c))
+    int op = byte == 0xFC || byte == 0xFD || byte == 0xFE ? tl_op_decode(byte, (uint32_t)jc_leb(c))
                                                            : tl_op_decode(0, byte);
-    if (op < 0 || byte == 0xFD) break;
+    if (op < 0) break;
     if (op == TL_OP_BLOCK || op == TL_OP_LOOP || op == TL_OP_IF || op == TL_OP_TRY ||
         op == TL_OP_TRY_TABLE) {
       skip_imm(c, op);
@@ -1659,12 +1619,12 @@ static bool choose_locals(jc *c) {   /* false when out of memory */
       if (tries > c->ntry) c->ntry = tries;
       c->has_eh |= op == TL_OP_TRY || op == TL_OP_TRY_TABLE;
     } else if (op == TL_OP_END || op == TL_OP_DELEGATE) {
-      if (op == TL_OP_DELEGATE) leb(c);
+      if (op == TL_OP_DELEGATE) jc_leb(c);
       uint8_t l = loops.n ? TL_VEC_AT(&loops, uint8_t, --loops.n) : 0;
       depth -= l == 1;
       tries -= l == 2;
     } else if (op == TL_OP_LOCAL_GET || op == TL_OP_LOCAL_SET || op == TL_OP_LOCAL_TEE) {
-      uint64_t i = leb(c);
+      uint64_t i = jc_leb(c);
       if (i < nl) cnt[i] += (uint64_t)1 << (depth > 5 ? 15 : 3 * depth);
     } else {
       skip_imm(c, op);
@@ -1677,12 +1637,12 @@ static bool choose_locals(jc *c) {   /* false when out of memory */
   for (int round = 0; round < 12; round++) {
     uint32_t best = UINT32_MAX;
     for (uint32_t i = 0; i < nl; i++) {
-      if (c->lreg[i] >= 0 || cnt[i] < 2 || c->ltype[i] == TL_V128) continue;
-      if (isf(c->ltype[i]) ? nx >= 8 : ng >= 4) continue;
+      if (c->lreg[i] >= 0 || cnt[i] < 2) continue;
+      if (xr(c->ltype[i]) ? nx >= 8 : ng >= 4) continue;
       if (best == UINT32_MAX || cnt[i] > cnt[best]) best = i;
     }
     if (best == UINT32_MAX) break;
-    c->lreg[best] = (int8_t)(isf(c->ltype[best]) ? XMM(8 + nx++) : lgpr[ng++]);
+    c->lreg[best] = (int8_t)(xr(c->ltype[best]) ? XMM(8 + nx++) : lgpr[ng++]);
     c->rl[c->nrl++] = best;
   }
   c->ngpool = 0;
@@ -1707,23 +1667,21 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   c->nparams = tl_type_arity(m, ft->params);
   /* locals: params then the declared groups */
   const uint8_t *save = c->p;
-  uint64_t ng = leb(c), nl = c->nparams;
-  for (uint64_t g = 0; g < ng; g++) { nl += leb(c); select_type(c); }
+  uint64_t ng = jc_leb(c), nl = c->nparams;
+  for (uint64_t g = 0; g < ng; g++) { nl += jc_leb(c); select_type(c); }
   if (nl > 1000000) return tl_errorf(err, TL_E_LIMIT, TL_NO_OFFSET, "too many locals for the JIT");
   tl_free(c->ltype);
   if (!(c->ltype = tl_scratch_realloc(NULL, nl + 1, 1))) return tl_nomem(err, "JIT");
   for (uint32_t i = 0; i < c->nparams; i++) c->ltype[i] = (uint8_t)tl_type_at(m, ft->params, i);
   c->p = save;
-  ng = leb(c);
+  ng = jc_leb(c);
   uint32_t li = c->nparams;
   for (uint64_t g = 0; g < ng; g++) {
-    uint64_t k = leb(c);
+    uint64_t k = jc_leb(c);
     uint8_t t = select_type(c);
     for (uint64_t j = 0; j < k; j++) c->ltype[li++] = t;
   }
   c->nlocals = (uint32_t)nl;
-  for (uint32_t i = 0; i < nl; i++)
-    if (c->ltype[i] == TL_V128) return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "SIMD is not supported by the JIT yet; use --interp");
   if (!choose_locals(c)) return tl_nomem(err, "JIT");
   if (c->ntry) {                 /* hidden locals: a caught exception per legacy try depth */
     uint8_t *lt = tl_scratch_realloc(c->ltype, nl + c->ntry + 1, 1);
@@ -1738,6 +1696,14 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
     nl += c->ntry;
     c->nlocals = (uint32_t)nl;
   }
+  tl_free(c->lw);
+  if (!(c->lw = tl_scratch_realloc(NULL, nl + 1, sizeof *c->lw))) return tl_nomem(err, "JIT");
+  c->nls = 0;
+  for (uint32_t i = 0; i < nl; i++) {
+    c->lw[i] = c->nls;
+    c->nls += tw(c->ltype[i]);
+  }
+  c->lw[nl] = c->nls;
   c->sites.n = c->handlers.n = c->arms.n = c->clauses.n = 0;
   c->cur_h = JEH_NONE;
   c->try_depth = 0;
@@ -1754,27 +1720,27 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   x64_byte(c->b, 8);
   if (c->has_eh) x64_rm(c->b, 0, true, 0x89, 1, RBX, x64_m(RSP, 0), false);  /* mov [rsp], rbx */
   x64_rm(c->b, 0, true, 0xFF, 1, 1, x64_r(R15), false);              /* dec r15 */
-  trap_jcc(c, CC_E, JT_EXHAUSTED);
+  jc_trap_jcc(c, CC_E, JT_EXHAUSTED);
   x64_rm(c->b, 0, true, 0x8D, 1, RAX, x64_m(RBX, 0x7fffffff), false);
   size_t frame_fix = c->b->n - 4;
   x64_rm(c->b, 0, true, 0x3B, 1, RAX, x64_m(R12, JC_LIMIT), false);
-  trap_jcc(c, CC_A, JT_EXHAUSTED);
+  jc_trap_jcc(c, CC_A, JT_EXHAUSTED);
   size_t fuel_fix = c->fuel ? fuel_check(c) : 0;
   if (nl > c->nparams) {
-    uint32_t k = (uint32_t)nl - c->nparams;
+    uint32_t w0 = c->lw[c->nparams], k = c->nls - w0;
     if (k <= 8) {
       x64_mov_ri(c->b, RAX, 0);
-      for (uint32_t i = c->nparams; i < nl; i++) st_(c, RAX, TL_I64, loc(i));
+      for (uint32_t w = w0; w < c->nls; w++) jc_st(c, RAX, TL_I64, x64_m(RBX, (int32_t)(8 * w)));
     } else {
       x64_mov_ri(c->b, RAX, 0);
-      x64_rm(c->b, 0, true, 0x8D, 1, RDI, loc(c->nparams), false);
+      x64_rm(c->b, 0, true, 0x8D, 1, RDI, loc(c, c->nparams), false);
       x64_mov_ri(c->b, RCX, k);
       x64_byte(c->b, 0xF3); x64_byte(c->b, 0x48); x64_byte(c->b, 0xAB);   /* rep stosq */
     }
   }
   for (uint32_t k = 0; k < c->nrl; k++) {
     uint32_t i = c->rl[k];
-    if (i < c->nparams) ld(c, c->lreg[i], c->ltype[i], loc(i));
+    if (i < c->nparams) jc_ld(c, c->lreg[i], c->ltype[i], loc(c, i));
     else if (c->lreg[i] >= 16) x64_rm(c->b, 0, false, 0x0F57, 2, c->lreg[i], x64_r(c->lreg[i]), false);
     else x64_mov_ri(c->b, c->lreg[i], 0);
   }
@@ -1799,11 +1765,10 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
     uint8_t byte = *c->p++;
     int op;
     if (byte == 0xFC || byte == 0xFD || byte == 0xFE) {
-      uint32_t code = (uint32_t)leb(c);
-      if (byte == 0xFD)
+      op = tl_op_decode(byte, (uint32_t)jc_leb(c));
+      if (byte == 0xFD && !tl_jit_simd_ok())
         return tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
-                         "SIMD is not supported by the JIT yet; use --interp");
-      op = tl_op_decode(byte, code);
+                         "SIMD on the JIT needs SSE4.2, which this CPU lacks; use --interp");
     } else {
       op = tl_op_decode(0, byte);
     }
@@ -1833,7 +1798,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
   }
   c->oom = NULL;
   if (c->b->oom) return tl_nomem(err, "JIT");
-  int32_t frame = (int32_t)(8 * ((uint64_t)nl + c->maxh + 8));
+  int32_t frame = (int32_t)(8 * ((uint64_t)c->nls + c->maxh + 8));
   memcpy(c->b->p + frame_fix, &frame, 4);
   if (c->handlers.n && !(c->eh_out = make_tables(c, c->b->n - start))) return tl_nomem(err, "JIT");
   return TL_OK;
@@ -1871,6 +1836,7 @@ static void jc_free(jc *c) {
   tl_free(c->cs);
   tl_free(c->ltype);
   tl_free(c->lreg);
+  tl_free(c->lw);
 }
 
 static tl_status no_body(uint32_t fi, tl_error *err) {

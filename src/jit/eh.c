@@ -113,7 +113,8 @@ _Noreturn void tl_jit_throw(jctx *c, tl_exn *x, uint64_t *rsp, uint64_t depth) {
     if (a) {
       uint8_t *rbx = (uint8_t *)(uintptr_t)f[0];
       if (a->tag != JEH_NONE)
-        for (uint32_t i = 0; i < x->n; i++) memcpy(rbx + a->dst + 8 * i, &x->v[i].i64, 8);
+        for (uint32_t i = 0, w = 0; i < x->n; i++)
+          w += tl_jit_put((uint64_t *)(void *)(rbx + a->dst) + w, &x->v[i], x->tag->sig->types[i]);
       if (a->exn_dst != JEH_NONE) memcpy(rbx + a->exn_dst, &x, 8);
       jump(f, (uint64_t)(uintptr_t)rbx, fn->start + a->pad, c, depth);
     }
@@ -132,11 +133,7 @@ void tl_jit_h_throw(jctx *c, uint64_t *sp, uint32_t tag, uint32_t unused, uint64
   uint32_t n = t->sig->np;
   tl_v small[8] = {{0}}, *v = small;
   if (n > 8 && !(v = tl_scratch_calloc(n, sizeof *v))) goto nomem;
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t ty = t->sig->types[i];
-    memset(&v[i], 0, sizeof v[i]);
-    v[i].i64 = ty == TL_I32 || ty == TL_F32 ? (uint32_t)sp[i] : sp[i];
-  }
+  for (uint32_t i = 0, w = 0; i < n; i++) w += tl_jit_get(&v[i], sp + w, t->sig->types[i]);
   tl_exn *x = tl_exn_new(c->inst->s, t, v);
   if (v != small) tl_free(v);
   if (!x) goto nomem;

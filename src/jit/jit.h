@@ -6,9 +6,12 @@
  * goes through the instance's function table jctx.fn[], whose entries start
  * at the lazy thunk (eax = function index). Eager compilation compiles the
  * whole module on several threads with direct calls between its functions.
- * Generated code keeps rbx = wasm frame (8-byte slots: locals, then operand
- * stack), r12 = jctx, r13 = memory 0 base, r14 = memory 0 size in bytes,
- * r15 = remaining call depth. Native stack: every JIT frame is exactly two
+ * Generated code keeps rbx = wasm frame (8-byte words: locals, then operand
+ * stack; a v128 takes two words, every other value one), r12 = jctx,
+ * r13 = memory 0 base, r15 = remaining call depth. r13 never changes inside
+ * an instance's code: memories live in fixed reservations (runtime.c) and
+ * grow in place, and calls into another instance go through the
+ * trampoline, which saves and restores it. Native stack: every JIT frame is exactly two
  * words, [rsp] = a pad slot (functions with handlers keep their rbx there)
  * and [rsp+8] = the return address into its caller; generated code never
  * pushes, so rsp is constant inside a function body. Exceptions: eh.c. */
@@ -183,5 +186,30 @@ extern const uint8_t *tl_jit_tramp_ret, *tl_jit_tramp_exc;
 /* tl_jit_h_op's b for an access to a 64-bit memory (memory64): the memory
  * index | JB_ADDR64; the memarg's u64 offset follows the operands. */
 #define JB_ADDR64 (1u << 31)
+/* tl_jit_h_simd's b for a memory access: memory | lane << JB_LANE_SHIFT
+ * (| JB_ADDR64); a the memarg offset (32-bit memories) */
+#define JB_LANE_SHIFT 20
+#define JB_MEM_MASK 0xFFFFFu
+void tl_jit_h_simd(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth);
+
+/* Frame words of a value of type t, and a value moved between frame words
+ * and a runtime slot (i32/f32 zero-extended); both return the words used. */
+static inline uint32_t tl_jit_words(uint32_t t) { return t == TL_V128 ? 2 : 1; }
+static inline uint32_t tl_jit_get(tl_v *v, const uint64_t *w, uint32_t t) {
+  memset(v, 0, sizeof *v);
+  if (t == TL_V128) memcpy(v->b, w, 16);
+  else v->i64 = t == TL_I32 || t == TL_F32 ? (uint32_t)w[0] : w[0];
+  return tl_jit_words(t);
+}
+static inline uint32_t tl_jit_put(uint64_t *w, const tl_v *v, uint32_t t) {
+  memcpy(w, v->b, 8 * tl_jit_words(t));
+  return tl_jit_words(t);
+}
+/* Words the first n types of ts take. */
+static inline uint32_t tl_jit_nwords(const uint32_t *ts, uint32_t n) {
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < n; i++) w += tl_jit_words(ts[i]);
+  return w;
+}
 
 #endif

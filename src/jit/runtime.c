@@ -525,21 +525,24 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth, uint64
   /* a host function (it sees the calling instance's memory), or a function
    * of another store */
   uint32_t n = f->np > f->nr ? f->np : f->nr;
+  uint32_t pw = tl_jit_nwords(f->types, f->np), rw = tl_jit_nwords(f->types + f->np, f->nr);
   tl_value small[16], *buf = small;
   if (2 * n > 16 && !(buf = tl_scratch_calloc(2 * (size_t)n, sizeof *buf)))
     jtrap(js, TL_E_NOMEM, "out of memory (host call)");
   tl_value *a = buf, *r = buf + n;
-  for (uint32_t i = 0; i < f->np; i++) {
+  for (uint32_t i = 0, w = 0; i < f->np; i++) {
+    tl_v v;
     memset(&a[i], 0, sizeof a[i]);
     a[i].type = f->types[i];
-    a[i].of.i64 = (int64_t)mask(f->types[i], sp[i]);
+    w += tl_jit_get(&v, sp + w, f->types[i]);
+    memcpy(a[i].of.v128, v.b, 16);
   }
   for (uint32_t i = 0; i < f->nr; i++) {
     memset(&r[i], 0, sizeof r[i]);
     r[i].type = f->types[f->np + i];
   }
   uint64_t *top0 = js->top;
-  js->top = sp + n + 1;
+  js->top = sp + (pw > rw ? pw : rw) + 1;
   tl_error e = {0};
   tl_status st;
   if (f->host) {
@@ -549,7 +552,11 @@ static void invoke(jctx *c, tl_funcinst *f, uint64_t *sp, uint64_t depth, uint64
     st = tl_func_call(f->inst->s, (tl_extern){TL_EXTERNKIND_FUNC, f}, a, f->np, r, f->nr, NULL, &e);
   }
   js->top = top0;
-  for (uint32_t i = 0; st == TL_OK && i < f->nr; i++) sp[i] = (uint64_t)r[i].of.i64;
+  for (uint32_t i = 0, w = 0; st == TL_OK && i < f->nr; i++) {
+    tl_v v;
+    memcpy(v.b, r[i].of.v128, 16);
+    w += tl_jit_put(sp + w, &v, f->types[f->np + i]);
+  }
   if (buf != small) tl_free(buf);
   tl_store *s = c->inst->s;
   if (st == TL_E_EXCEPTION && s->exn) {   /* a wasm exception through the host */
@@ -576,7 +583,7 @@ void tl_jit_h_call(jctx *c, uint64_t *sp, uint32_t fidx, uint32_t unused, uint64
 static tl_funcinst *elem_checked(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table) {
   tl_funcinst *sig = &c->inst->sigs[ti];
   tl_tableinst *t = c->inst->tables[table];
-  uint64_t i = IX(sp[sig->np], t->is64);
+  uint64_t i = IX(sp[tl_jit_nwords(sig->types, sig->np)], t->is64);
   if (i >= t->n) jtrap(c->js, TL_E_TRAP, "undefined element");
   tl_funcinst *f = t->e[i];
   if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
@@ -599,7 +606,7 @@ void tl_jit_h_call_indirect(jctx *c, uint64_t *sp, uint32_t ti, uint32_t table, 
                             uint64_t *rsp) {
   tl_funcinst *sig = &c->inst->sigs[ti];
   tl_tableinst *t = c->inst->tables[table];
-  uint64_t i = IX(sp[sig->np], t->is64);
+  uint64_t i = IX(sp[tl_jit_nwords(sig->types, sig->np)], t->is64);
   if (i >= t->n) jtrap(c->js, TL_E_TRAP, "undefined element");
   tl_funcinst *f = t->e[i];
   if (!f) jtrap(c->js, TL_E_TRAP, "uninitialized element");
@@ -840,6 +847,65 @@ void tl_jit_h_op(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uin
   jtrap(c->js, TL_E_UNSUPPORTED, "JIT: instruction without a helper");
 }
 
+/* ---------------------------------------------------------------- SIMD */
+/* A SIMD load or store: v[0] the address, v[1] a stored or lane-loaded
+ * v128; nw the operands' words (a 64-bit memory's u64 offset follows them). */
+static void simd_access(jctx *c, uint64_t *sp, int op, const tl_v *v, uint32_t nw, uint32_t off, uint32_t b) {
+  tl_meminst *mm = c->inst->mems[b & JB_MEM_MASK];
+  unsigned n = 1u << tl_op_natural_align(op), lane = (b >> JB_LANE_SHIFT) & 15;
+  uint64_t ea;
+  if (!(b & JB_ADDR64)) ea = v[0].i64 + off;
+  else if (__builtin_add_overflow(v[0].i64, sp[nw], &ea)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  if (oob(ea, n, mm->pages * TL_PAGE)) jtrap(c->js, TL_E_TRAP, "out of bounds memory access");
+  uint8_t *p = mm->data + ea;
+  tl_v r[1];
+  memset(r, 0, sizeof r);
+  switch (op) {
+  case TL_OP_V128_STORE: memcpy(p, v[1].b, 16); return;
+  case TL_OP_V128_STORE8_LANE: case TL_OP_V128_STORE16_LANE: case TL_OP_V128_STORE32_LANE:
+  case TL_OP_V128_STORE64_LANE:
+    memcpy(p, v[1].b + lane * n, n);
+    return;
+  case TL_OP_V128_LOAD8_LANE: case TL_OP_V128_LOAD16_LANE: case TL_OP_V128_LOAD32_LANE:
+  case TL_OP_V128_LOAD64_LANE:
+    r[0] = v[1];
+    memcpy(r[0].b + lane * n, p, n);
+    break;
+  case TL_OP_V128_LOAD8_SPLAT: case TL_OP_V128_LOAD16_SPLAT: case TL_OP_V128_LOAD32_SPLAT:
+  case TL_OP_V128_LOAD64_SPLAT:
+    for (unsigned i = 0; i < 16 / n; i++) memcpy(r[0].b + i * n, p, n);
+    break;
+  case TL_OP_V128_LOAD8X8_S: case TL_OP_V128_LOAD8X8_U: case TL_OP_V128_LOAD16X4_S:
+  case TL_OP_V128_LOAD16X4_U: case TL_OP_V128_LOAD32X2_S: case TL_OP_V128_LOAD32X2_U: {
+    static const int ext[6] = {TL_OP_I16X8_EXTEND_LOW_I8X16_S, TL_OP_I16X8_EXTEND_LOW_I8X16_U,
+                               TL_OP_I32X4_EXTEND_LOW_I16X8_S, TL_OP_I32X4_EXTEND_LOW_I16X8_U,
+                               TL_OP_I64X2_EXTEND_LOW_I32X4_S, TL_OP_I64X2_EXTEND_LOW_I32X4_U};
+    memcpy(r[0].b, p, 8);
+    tl_simd_eval(ext[op - TL_OP_V128_LOAD8X8_S], 0, r + 1);
+    break;
+  }
+  default: memcpy(r[0].b, p, n); break;       /* v128.load, load32/64_zero */
+  }
+  tl_jit_put(sp, &r[0], TL_V128);
+}
+
+/* A SIMD instruction the compiler leaves to C: operands at sp in frame
+ * words, the result replaces them; a: the lane (or a 32-bit memory's
+ * offset), b: see JB_LANE_SHIFT. */
+void tl_jit_h_simd(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, uint64_t depth) {
+  (void)depth;
+  const tl_opinfo *oi = &tl_ops[op];
+  tl_v v[3];
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < oi->nops; i++) w += tl_jit_get(&v[i], sp + w, oi->ops[i]);
+  if (oi->imm == TL_IMM_MEMARG || oi->imm == TL_IMM_MEMARG_LANE) {
+    simd_access(c, sp, (int)op, v, w, a, b);
+    return;
+  }
+  tl_simd_eval((int)op, a, v + oi->nops);
+  tl_jit_put(sp, &v[0], oi->result);
+}
+
 /* ------------------------------------------------------------- entry */
 tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_error *err) {
   jctx *c;
@@ -853,12 +919,16 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
   }
   match_fuel(c);
   uint64_t *base = js->top;
-  uint32_t n = f->np > f->nr ? f->np : f->nr;
-  if (base + n + 16 > js->stack_end)
+  uint32_t pw = tl_jit_nwords(f->types, f->np), rw = tl_jit_nwords(f->types + f->np, f->nr);
+  if (base + (pw > rw ? pw : rw) + 16 > js->stack_end)
     return tl_errorf(err, TL_E_EXHAUSTED, TL_NO_OFFSET, "call stack exhausted");
   void *entry = entry_of(c, f->index, err);
   if (!entry) return err->code;
-  for (uint32_t i = 0; i < f->np; i++) base[i] = mask(f->types[i], args[i].i64);
+  for (uint32_t i = 0, w = 0; i < f->np; i++) {
+    tl_v v;                                 /* i32 and f32 zero-extended */
+    tl_jit_get(&v, args[i].w, f->types[i]);
+    w += tl_jit_put(base + w, &v, f->types[i]);
+  }
   jmp_buf jb, *prev = js->jb;
   uint64_t *volatile top0 = js->top;
   jstore *volatile prev_js = cur_js;
@@ -878,7 +948,7 @@ tl_status tl_jit_run(tl_store *s, tl_funcinst *f, tl_v *args, tl_v *results, tl_
   cur_js = prev_js;
   if (outer && js->fuel_on) s->fuel = js->fuel > 0 ? (uint64_t)js->fuel : 1;
   if (thrown) return tl_exn_uncaught(s, js->exn, err);
-  for (uint32_t i = 0; i < f->nr; i++) results[i].i64 = mask(f->types[f->np + i], base[i]);
+  for (uint32_t i = 0, w = 0; i < f->nr; i++) w += tl_jit_get(&results[i], base + w, f->types[f->np + i]);
   return TL_OK;
 }
 

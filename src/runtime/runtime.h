@@ -202,4 +202,11 @@ uint64_t tl_trunc_sat_f64(double d, bool is64, bool sign);
 uint32_t tl_canon32(uint32_t r);
 uint64_t tl_canon64(uint64_t r);
 
+/* interp_simd.c: the lane semantics of one SIMD instruction without a
+ * memory access (i8x16.shuffle and v128.const excepted), on the slots just
+ * below sp (operands in stack order; the result replaces the first one);
+ * lane: extract/replace_lane's immediate. Both engines use it: the JIT for
+ * the instructions it does not compile inline. Returns the new sp. */
+tl_v *tl_simd_eval(int op, uint32_t lane, tl_v *sp);
+
 #endif
