@@ -93,7 +93,22 @@ static bool int_bin(int op, int *w, int *k) {
 /* Float lanewise ops: kind over (a, b) raw bits of width w (4 or 8). */
 enum { F_ADD, F_SUB, F_MUL, F_DIV, F_MIN, F_MAX, F_PMIN, F_PMAX, F_EQ, F_NE, F_LT, F_GT, F_LE, F_GE };
 
+/* add/sub/mul/div with a NaN operand: that operand quieted, a's if both
+ * are (what x86 does, so that the JIT's lanes agree bit for bit; C leaves
+ * the choice to the compiler, which may swap the operands). */
+static bool nan_in(int k, int w, uint64_t a, uint64_t b, uint64_t *r) {
+  if (k > F_DIV) return false;
+  uint64_t m = w == 4 ? 0x7fffffffu : 0x7fffffffffffffffull, inf = w == 4 ? 0x7f800000u : 0x7ff0000000000000ull;
+  uint64_t q = w == 4 ? 0x00400000u : 0x0008000000000000ull;
+  if ((a & m) > inf) *r = a | q;
+  else if ((b & m) > inf) *r = b | q;
+  else return false;
+  return true;
+}
+
 static uint64_t fbin(int k, int w, uint64_t a, uint64_t b) {
+  uint64_t nan;
+  if (nan_in(k, w, a, b, &nan)) return nan;
   if (w == 4) {
     float x = tl_f32((uint32_t)a), y = tl_f32((uint32_t)b);
     switch (k) {

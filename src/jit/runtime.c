@@ -899,6 +899,7 @@ void tl_jit_h_simd(jctx *c, uint64_t *sp, uint32_t op, uint32_t a, uint32_t b, u
   uint32_t w = 0;
   for (uint32_t i = 0; i < oi->nops; i++) w += tl_jit_get(&v[i], sp + w, oi->ops[i]);
   if (oi->imm == TL_IMM_MEMARG || oi->imm == TL_IMM_MEMARG_LANE) {
+    if (b & JB_ADDR64) v[0].i64 = sp[0];    /* the table's i32 address is an i64 here */
     simd_access(c, sp, (int)op, v, w, a, b);
     return;
   }
