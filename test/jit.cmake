@@ -27,6 +27,11 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
            COMMAND sh ${CMAKE_SOURCE_DIR}/test/jit/run.sh $<TARGET_FILE:tilt-run>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/jit-run)
   set_tests_properties(jit.run PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # jit.simd: SIMD kernels (clang -msimd128) print what native builds print.
+  add_test(NAME jit.simd
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/jit/simd.sh $<TARGET_FILE:tilt-run> $<TARGET_FILE:tilt-opt>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/jit-simd)
+  set_tests_properties(jit.simd PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   # jit.emcc_eh: C++ exceptions (em++ -fwasm-exceptions) on the JIT.
   add_test(NAME jit.emcc_eh
            COMMAND sh ${CMAKE_SOURCE_DIR}/test/jit/emcc_eh.sh $<TARGET_FILE:tilt-run>
