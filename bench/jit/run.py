@@ -7,12 +7,15 @@ prints the median CPU time (user+sys of the child) of several runs and the
 ratios. Then compile speed: tilt-run --compile-only vs new WebAssembly.Module
 under Liftoff, in MB/s, for the programs and any large modules given with
 --modules (e.g. the foundation issue's npm modules, esbuild-wasm).
-usage: run.py [--tilt-run PATH] [--runs N] [--only NAME,...] [--compile-only]
+--simd runs the SIMD kernels of simd/ instead (clang -O2 -msimd128; their
+native builds are the kernels' scalar twins at gcc -O2).
+usage: run.py [--tilt-run PATH] [--runs N] [--only NAME,...] [--simd] [--compile-only]
               [--modules F.wasm...]"""
 import argparse, math, os, resource, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = ["fib", "sieve", "matmul", "nbody", "hash", "sort", "interp", "strings"]
+SIMD_PROGS = ["blur", "dot", "matmul", "search", "base64", "nn"]
 
 
 def cpu_run(cmd):
@@ -35,11 +38,13 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--modules", nargs="*", default=[])
     ap.add_argument("--compile-only", action="store_true", help="only the compile-speed part")
+    ap.add_argument("--simd", action="store_true", help="the SIMD kernels (simd/*.c, -msimd128)")
     a = ap.parse_args()
     if a.compile_only:
         compile_speed(a, a.modules)
         return
-    progs = a.only.split(",") if a.only else PROGS
+    progs = a.only.split(",") if a.only else SIMD_PROGS if a.simd else PROGS
+    srcdir, simd = (os.path.join(HERE, "simd"), ["-msimd128"]) if a.simd else (HERE, [])
     out = tempfile.mkdtemp(prefix="tilt-bench-")
     node = ["node", "--experimental-wasi-unstable-preview1", "--no-warnings"]
     js = os.path.join(HERE, "wasi-run.mjs")
@@ -51,9 +56,9 @@ def main():
     }
     res = {}
     for p in progs:
-        src = os.path.join(HERE, p + ".c")
+        src = os.path.join(srcdir, p + ".c")
         w, n = os.path.join(out, p + ".wasm"), os.path.join(out, p)
-        subprocess.run(["clang", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", src, "-o", w], check=True)
+        subprocess.run(["clang", "--target=wasm32-wasi", "--sysroot=/usr", "-O2"] + simd + [src, "-o", w], check=True)
         subprocess.run(["gcc", "-O2", src, "-o", n, "-lm"], check=True)
         res[p] = {}
         want = None

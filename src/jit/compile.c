@@ -181,24 +181,46 @@ static void setcc_to(jc *c, int cc, int r) {
   x64_rm(c->b, 0, false, 0x0FB6, 2, r, x64_r(r), true);
 }
 
-/* xmm r = the 16 bytes at imm: pxor / pcmpeqd for 0 and all ones, else
- * movq + pinsrq from rax (SSE4.1). */
+void jc_sse_const(jc *c, uint8_t pfx, uint32_t opc, int d, const uint8_t *bytes, int imm) {
+  x64_rm(c->b, pfx, false, opc, opc > 0xFFFF ? 3 : 2, d, x64_rip(0), false);
+  jconst k;
+  k.at = (uint32_t)c->b->n - 4;
+  k.off = 0;
+  k.tail = imm >= 0;
+  memcpy(k.v, bytes, 16);
+  if (imm >= 0) x64_byte(c->b, (uint8_t)imm);
+  TL_VEC_PUSH(&c->pool, jconst, k);
+}
+
+/* pxor / pcmpeqd for 0 and all ones, else movaps from the pool */
 void jc_xconst(jc *c, int r, const uint8_t *bytes) {
-  int64_t imm = (int64_t)(intptr_t)bytes;
-  uint64_t lo = v128_half(imm, 0), hi = v128_half(imm, 1);
-  if (lo == hi && (lo == 0 || lo == UINT64_MAX)) {
-    x64_rm(c->b, 0x66, false, lo ? 0x0F76 : 0x0FEF, 2, r, x64_r(r), false);
-    return;
+  uint64_t lo, hi;
+  memcpy(&lo, bytes, 8);
+  memcpy(&hi, bytes + 8, 8);
+  if (lo == hi && (lo == 0 || lo == UINT64_MAX)) x64_rm(c->b, 0x66, false, lo ? 0x0F76 : 0x0FEF, 2, r, x64_r(r), false);
+  else jc_sse_const(c, 0, 0x0F28, r, bytes, -1);
+}
+
+/* The pool after the code: each distinct constant once (among the last 64
+ * placed), 16-aligned, every use's disp32 patched. */
+static void emit_pool(jc *c) {
+  if (!c->pool.n) return;
+  while (c->b->n & 15) x64_byte(c->b, 0xCC);
+  for (size_t i = 0; i < c->pool.n; i++) {
+    jconst *k = &TL_VEC_AT(&c->pool, jconst, i);
+    size_t j = i > 64 ? i - 64 : 0;
+    for (; j < i; j++)
+      if (!memcmp(TL_VEC_AT(&c->pool, jconst, j).v, k->v, 16)) break;
+    if (j < i) {
+      k->off = TL_VEC_AT(&c->pool, jconst, j).off;
+    } else {
+      k->off = (uint32_t)c->b->n;
+      x64_put(c->b, k->v, 16);
+    }
+    int32_t rel = (int32_t)((int64_t)k->off - (int64_t)(k->at + 4 + k->tail));
+    if (!c->b->oom) memcpy(c->b->p + k->at, &rel, 4);
   }
-  x64_mov_ri(c->b, RAX, lo);
-  x64_rm(c->b, 0x66, true, 0x0F6E, 2, r, x64_r(RAX), false);              /* movq xmm, rax */
-  if (hi == lo) {
-    x64_rm(c->b, 0x66, false, 0x0F6C, 2, r, x64_r(r), false);             /* punpcklqdq */
-    return;
-  }
-  x64_mov_ri(c->b, RAX, hi);
-  x64_rm(c->b, 0x66, true, 0x0F3A22, 3, r, x64_r(RAX), false);            /* pinsrq xmm, rax, 1 */
-  x64_byte(c->b, 1);
+  c->pool.n = 0;
 }
 
 /* Loads v into register r (r already owned by the caller). */
@@ -1704,7 +1726,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
     c->nls += tw(c->ltype[i]);
   }
   c->lw[nl] = c->nls;
-  c->sites.n = c->handlers.n = c->arms.n = c->clauses.n = 0;
+  c->sites.n = c->handlers.n = c->arms.n = c->clauses.n = c->pool.n = 0;
   c->cur_h = JEH_NONE;
   c->try_depth = 0;
   c->n = c->nc = c->maxh = 0;
@@ -1796,6 +1818,7 @@ static tl_status compile_func(jc *c, uint32_t fi, tl_error *err) {
     x64_mov_ri(c->b, RDX, (uint32_t)i);
     emit_call_abs(c, (void *)tl_jit_h_trap);
   }
+  emit_pool(c);
   c->oom = NULL;
   if (c->b->oom) return tl_nomem(err, "JIT");
   int32_t frame = (int32_t)(8 * ((uint64_t)c->nls + c->maxh + 8));
@@ -1832,6 +1855,7 @@ static void jc_free(jc *c) {
   tl_vec_free(&c->handlers);
   tl_vec_free(&c->arms);
   tl_vec_free(&c->clauses);
+  tl_vec_free(&c->pool);
   tl_free(c->st);
   tl_free(c->cs);
   tl_free(c->ltype);

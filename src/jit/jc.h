@@ -67,6 +67,7 @@ typedef struct jc {
   uint32_t ntry, try_depth;   /* legacy try nesting: maximum, now */
   uint32_t cur_h;          /* innermost handler in effect (JEH_NONE: none) */
   tl_vec sites, handlers, arms, clauses;   /* jeh_site, jeh_handler, jeh_arm, tclause */
+  tl_vec pool;             /* jconst: v128 constants placed after the code */
   jeh *eh_out;             /* compile_func's result: the tables, or NULL */
 } jc;
 
@@ -104,7 +105,18 @@ void jc_drop_entry(jc *c, valent v);
 x64_op jc_opnd(jc *c, valent *v);        /* a popped value as r/m */
 x64_op jc_opnd_reg(jc *c, valent *v);    /* the same, constants and flags in a register */
 void jc_trap_jcc(jc *c, int cc, int why);
-/* xmm r = the 16 bytes at bytes (uses rax) */
+/* v128 constants live in a 16-aligned pool after the function's code
+ * (compile.c writes it), read [rip + disp]: one aligned load, or a memory
+ * operand of the instruction that uses them. */
+typedef struct {
+  uint32_t at;             /* the disp32 to patch */
+  uint32_t off;            /* where the constant went */
+  uint8_t tail;            /* instruction bytes after the disp32 */
+  uint8_t v[16];
+} jconst;
+/* op d, [the 16 bytes at bytes] ([pfx] 0F.. opcode; imm >= 0: an imm8 follows) */
+void jc_sse_const(jc *c, uint8_t pfx, uint32_t opc, int d, const uint8_t *bytes, int imm);
+/* xmm r = the 16 bytes at bytes */
 void jc_xconst(jc *c, int r, const uint8_t *bytes);
 /* [base + address + off] for an access of size bytes to memory mi (pops
  * the address; m64: memory 0 is 64-bit, checked) */

@@ -31,6 +31,9 @@ typedef struct { uint8_t *p; size_t n, cap; bool oom; } x64_buf;
 typedef struct { bool mem; int8_t base, index; uint8_t scale; int32_t disp; int reg; } x64_op;
 static inline x64_op x64_r(int r) { x64_op o = {false, 0, -1, 0, 0, r}; return o; }
 static inline x64_op x64_m(int base, int32_t disp) { x64_op o = {true, (int8_t)base, -1, 0, disp, 0}; return o; }
+/* [rip + disp]: disp is relative to the end of the instruction */
+#define X64_RIP (-1)
+static inline x64_op x64_rip(int32_t disp) { x64_op o = {true, X64_RIP, -1, 0, disp, 0}; return o; }
 static inline x64_op x64_mi(int base, int index, int scale, int32_t disp) {
   x64_op o = {true, (int8_t)base, (int8_t)index, (uint8_t)scale, disp, 0};
   return o;

@@ -40,12 +40,24 @@ static void shift_imm(jc *c, uint32_t opc, int digit, int r, uint8_t k) {
 static void movaps(jc *c, int d, int s) { if (d != s) rr(c, 0, 0x0F28, d, s); }
 static void all_ones(jc *c, int r) { rr(c, 0x66, 0x0F76, r, r); }          /* pcmpeqd */
 static void zero(jc *c, int r) { rr(c, 0x66, 0x0FEF, r, r); }              /* pxor */
-/* r = 16 copies of the byte pattern of lane value v of width w bytes */
+/* the 16 bytes of lanes of width w bytes, each v */
+static void lanes_of(uint8_t b[16], uint64_t v, int w) {
+  for (int i = 0; i < 16; i += w) memcpy(b + i, &v, (size_t)w);
+}
+/* r = lanes of value v */
 static void splat_const(jc *c, int r, uint64_t v, int w) {
   uint8_t b[16];
-  for (int i = 0; i < 16; i += w) memcpy(b + i, &v, (size_t)w);
+  lanes_of(b, v, w);
   jc_xconst(c, r, b);
 }
+/* op d, [lanes of value v] (the pool's copy as the memory operand) */
+static void op_lanes(jc *c, uint8_t pfx, uint32_t opc, int d, uint64_t v, int w) {
+  uint8_t b[16];
+  lanes_of(b, v, w);
+  jc_sse_const(c, pfx, opc, d, b, -1);
+}
+static bool is_vconst(const valent *v) { return v->kind == V_CONST && v->type == TL_V128; }
+static const uint8_t *vbytes(const valent *v) { return (const uint8_t *)(intptr_t)v->imm; }
 
 /* ------------------------------------------------------------ operands */
 /* A popped value in an xmm register of its own (for the result). */
@@ -66,13 +78,23 @@ static int src(jc *c, valent *v) {
 static void push_x(jc *c, int r) { jc_push_reg(c, TL_V128, r); }
 static void push_flags(jc *c, int cc) { jc_push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0, 0}); }
 
+/* d op= the popped s: a register, or a constant's pool copy; imm >= 0:
+ * the instruction's imm8 */
+static void op_with(jc *c, uint8_t pfx, uint32_t opc, int d, valent *s, int imm) {
+  if (is_vconst(s)) {
+    jc_sse_const(c, pfx, opc, d, vbytes(s), imm);
+    return;
+  }
+  rr(c, pfx, opc, d, src(c, s));
+  if (imm >= 0) x64_byte(c->b, (uint8_t)imm);
+  jc_drop_entry(c, *s);
+}
+
 /* a = a op b (or b op a when swap, the result in b's register) */
 static void binary(jc *c, uint8_t pfx, uint32_t opc, bool swap, bool negate) {
   valent b = jc_pop(c), a = jc_pop(c);
-  int d, s;
-  if (swap) { d = own(c, &b); s = src(c, &a); jc_drop_entry(c, a); }
-  else { d = own(c, &a); s = src(c, &b); jc_drop_entry(c, b); }
-  rr(c, pfx, opc, d, s);
+  int d = own(c, swap ? &b : &a);
+  op_with(c, pfx, opc, d, swap ? &a : &b, -1);
   if (negate) {
     all_ones(c, X0);
     rr(c, 0x66, 0x0FEF, d, X0);
@@ -82,10 +104,8 @@ static void binary(jc *c, uint8_t pfx, uint32_t opc, bool swap, bool negate) {
 /* cmpps/cmppd with predicate p (0 eq, 1 lt, 2 le, 4 ne) */
 static void fcmp(jc *c, bool dbl, uint8_t p, bool swap) {
   valent b = jc_pop(c), a = jc_pop(c);
-  int d, s;
-  if (swap) { d = own(c, &b); s = src(c, &a); jc_drop_entry(c, a); }
-  else { d = own(c, &a); s = src(c, &b); jc_drop_entry(c, b); }
-  rri(c, dbl ? 0x66 : 0, 0x0FC2, d, s, p);
+  int d = own(c, swap ? &b : &a);
+  op_with(c, dbl ? 0x66 : 0, 0x0FC2, d, swap ? &a : &b, p);
   push_x(c, d);
 }
 /* unsigned a >= b: max(a, b) == a (or <=: min); negate for < and > */
@@ -200,20 +220,17 @@ static void shuffle(jc *c, const uint8_t *m) {
   if (!use_b) {
     jc_drop_entry(c, b);
     int r = jc_pop_reg(c);
-    jc_xconst(c, X0, ma);
-    rr(c, 0x66, 0x0F3800, r, X0);
+    jc_sse_const(c, 0x66, 0x0F3800, r, ma, -1);
     push_x(c, r);
     return;
   }
   valent a = jc_pop(c);
   int rb = own(c, &b);
-  jc_xconst(c, X0, mb);
-  rr(c, 0x66, 0x0F3800, rb, X0);
+  jc_sse_const(c, 0x66, 0x0F3800, rb, mb, -1);
   if (use_a) {
     int ra = src(c, &a);
     movaps(c, X1, ra);
-    jc_xconst(c, X0, ma);
-    rr(c, 0x66, 0x0F3800, X1, X0);
+    jc_sse_const(c, 0x66, 0x0F3800, X1, ma, -1);
     rr(c, 0x66, 0x0FEB, rb, X1);                                                /* por */
   }
   jc_drop_entry(c, a);
@@ -313,8 +330,7 @@ static bool shift(jc *c, int op) {
     } else if (tab[i].w == 1) {                       /* word shift, then mask each byte */
       if (k) {
         shift_imm(c, 0x0F71, tab[i].digit, r, k);
-        splat_const(c, X0, tab[i].kind == 0 ? (0xFFu << k) & 0xFF : 0xFFu >> k, 1);
-        rr(c, 0x66, 0x0FDB, r, X0);
+        op_lanes(c, 0x66, 0x0FDB, r, tab[i].kind == 0 ? (0xFFu << k) & 0xFF : 0xFFu >> k, 1);
       }
     } else if (tab[i].w == 8 && tab[i].kind == 1) {   /* ((x ^ s) >>u k) ^ s, s the sign */
       movaps(c, X0, r);
@@ -574,8 +590,7 @@ static bool misc(jc *c, int op) {
   case TL_OP_I8X16_SWIZZLE: {                  /* indices >= 16 set bit 7: zero */
     valent i = jc_pop(c);
     int r = jc_pop_reg(c), x = own(c, &i);
-    splat_const(c, X0, 0x70, 1);
-    rr(c, 0x66, 0x0FDC, x, X0);                                                 /* paddusb */
+    op_lanes(c, 0x66, 0x0FDC, x, 0x70, 1);                                      /* paddusb */
     rr(c, 0x66, 0x0F3800, r, x);
     jc_free_reg(c, x);
     push_x(c, r);
@@ -591,24 +606,16 @@ static bool misc(jc *c, int op) {
   }
   case TL_OP_I16X8_EXTADD_PAIRWISE_I8X16_U: {
     int r = jc_pop_reg(c);
-    splat_const(c, X0, 1, 1);
-    rr(c, 0x66, 0x0F3804, r, X0);
+    op_lanes(c, 0x66, 0x0F3804, r, 1, 1);
     push_x(c, r);
     return true;
   }
   case TL_OP_I32X4_EXTADD_PAIRWISE_I16X8_S: case TL_OP_I32X4_EXTADD_PAIRWISE_I16X8_U: {
     bool u = op == TL_OP_I32X4_EXTADD_PAIRWISE_I16X8_U;
     int r = jc_pop_reg(c);
-    if (u) {
-      splat_const(c, X0, 0x8000, 2);
-      rr(c, 0x66, 0x0FEF, r, X0);
-    }
-    splat_const(c, X0, 1, 2);
-    rr(c, 0x66, 0x0FF5, r, X0);                                                 /* pmaddwd */
-    if (u) {
-      splat_const(c, X0, 0x10000, 4);
-      rr(c, 0x66, 0x0FFE, r, X0);
-    }
+    if (u) op_lanes(c, 0x66, 0x0FEF, r, 0x8000, 2);
+    op_lanes(c, 0x66, 0x0FF5, r, 1, 2);                                         /* pmaddwd */
+    if (u) op_lanes(c, 0x66, 0x0FFE, r, 0x10000, 4);
     push_x(c, r);
     return true;
   }
@@ -616,8 +623,7 @@ static bool misc(jc *c, int op) {
     valent acc = jc_pop(c), b = jc_pop(c);
     int r = jc_pop_reg(c), xb = own(c, &b), xa = src(c, &acc);
     rr(c, 0x66, 0x0F3804, xb, r);              /* pmaddubsw b (unsigned), a */
-    splat_const(c, X0, 1, 2);
-    rr(c, 0x66, 0x0FF5, xb, X0);
+    op_lanes(c, 0x66, 0x0FF5, xb, 1, 2);
     rr(c, 0x66, 0x0FFE, xb, xa);
     movaps(c, r, xb);
     jc_free_reg(c, xb);

@@ -60,6 +60,13 @@ static void modrm(x64_buf *b, int mod, int reg, int rm) {
 void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_op o, bool bytereg) {
   r &= 15;
   if (pfx) x64_byte(b, pfx);
+  if (o.mem && o.base == X64_RIP) {                 /* [rip + disp32] */
+    rex(b, w, r, 0, 0, bytereg && r >= 4 && r < 8);
+    for (int i = nopc - 1; i >= 0; i--) x64_byte(b, (uint8_t)(opc >> (8 * i)));
+    modrm(b, 0, r, 5);
+    x64_imm32(b, (uint32_t)o.disp);
+    return;
+  }
   int base = o.mem ? o.base : (o.reg & 15), index = o.mem && o.index >= 0 ? o.index : 0;
   bool force = bytereg && ((r >= 4 && r < 8) || (!o.mem && base >= 4 && base < 8));
   rex(b, w, r, index, base, force);

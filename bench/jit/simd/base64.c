@@ -43,7 +43,7 @@ static long encode(const uint8_t *s, long n, char *d) {
 }
 
 int main(int argc, char **argv) {
-  int reps = scale(argc, argv, 400);
+  int reps = scale(argc, argv, 10000);
   uint32_t seed = 99;
   for (int i = 0; i < N; i++) {
     seed = seed * 1103515245u + 12345u;

@@ -7,7 +7,7 @@ static uint8_t img[H][W], out[H][W];
 static uint16_t row[W];
 
 int main(int argc, char **argv) {
-  int reps = scale(argc, argv, 400);
+  int reps = scale(argc, argv, 2000);
   uint32_t seed = 12345;
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++) {

@@ -30,7 +30,7 @@ static void saxpy(float *out, float k, const float *p, int n) {
 }
 
 int main(int argc, char **argv) {
-  int reps = scale(argc, argv, 40000);
+  int reps = scale(argc, argv, 1000000);
   for (int i = 0; i < N; i++) {
     a[i] = (float)((i * 37) % 101) / 101.0f - 0.5f;
     b[i] = (float)((i * 53) % 103) / 103.0f - 0.5f;

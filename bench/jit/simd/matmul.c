@@ -6,7 +6,7 @@
 static float a[N][N], b[N][N], c[N][N];
 
 int main(int argc, char **argv) {
-  int reps = scale(argc, argv, 60);
+  int reps = scale(argc, argv, 1000);
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++) {
       a[i][j] = (float)((i * 7 + j * 3) % 17) / 17.0f;

@@ -69,7 +69,7 @@ static void layer2(void) {
 }
 
 int main(int argc, char **argv) {
-  int reps = scale(argc, argv, 6000);
+  int reps = scale(argc, argv, 150000);
   uint32_t seed = 2024;
   for (int j = 0; j < HID; j++) {
     for (int i = 0; i < IN; i++) {

@@ -25,7 +25,7 @@ static long count(const char *s, long n, const char *pat, long m) {
 }
 
 int main(int argc, char **argv) {
-  int reps = scale(argc, argv, 300);
+  int reps = scale(argc, argv, 4000);
   static const char *words[] = {"wasm ", "simd ", "lane ", "vector ", "shuffle ", "swizzle ", "\n", "the "};
   long at = 0;
   uint32_t seed = 7;
