@@ -739,8 +739,12 @@ void tl_store_free(tl_store *s);
  * runs code without checks while no budget is set. */
 void tl_store_set_fuel(tl_store *s, uint64_t fuel);
 /* Execution engine of later calls: the interpreter (default) or the x86-64
- * JIT (src/jit). The JIT compiles each function at its first call; a
- * function using SIMD fails then with TL_E_UNSUPPORTED. */
+ * JIT (src/jit). The JIT compiles each function at its first call. SIMD
+ * needs SSE4.2 (checked once with cpuid); without it a function using
+ * SIMD fails with TL_E_UNSUPPORTED. Relaxed SIMD results on the JIT are
+ * x86's choices among those the spec allows (swizzle, min/max, q15mulr and
+ * the dot products may differ from the interpreter's deterministic
+ * profile; madd is unfused and the truncations saturate on both). */
 enum { TL_ENGINE_INTERP = 0, TL_ENGINE_JIT = 1 };
 void tl_store_set_engine(tl_store *s, int engine);
 /* JIT: compiles every function of inst now (instead of at the first call)

@@ -9,9 +9,9 @@
  * Legacy SSE needs 16-byte aligned memory operands, which frame words are
  * not, so operands come in registers (movdqu loads them). xmm0 and xmm1 are
  * scratch: sequences use them only after every operand is in a register.
- * What is not compiled inline (64-bit memories past the checked fast path,
- * i8x16 and i64x2.shr_s shifts by a variable count) calls tl_jit_h_simd,
- * which runs the interpreter's lane semantics (tl_simd_eval). Relaxed SIMD:
+ * What is not compiled inline (accesses to 64-bit memories other than the
+ * checked fast path of memory 0) calls tl_jit_h_simd, which runs the
+ * interpreter's lane semantics (tl_simd_eval). Relaxed SIMD:
  * swizzle, min/max, q15mulr and the dot products take the plain x86
  * instruction (a result the spec allows; the interpreter's deterministic
  * profile may differ), madd is unfused and the truncations saturate, as the
@@ -285,8 +285,49 @@ static void bitmask(jc *c, int op) {
 }
 
 /* ------------------------------------------------------------- shifts */
-/* k: lane-width shift of a constant count; returns false for a variable
- * count this cannot do inline (i8x16, i64x2.shr_s). */
+/* xmm0 = 16 copies of the low byte of eax */
+static void splat_al(jc *c) {
+  x64_rm(c->b, 0x66, false, 0x0F6E, 2, X0, x64_r(RAX), false);                 /* movd */
+  rr(c, 0x66, 0x0F60, X0, X0);                                                  /* punpcklbw */
+  rri(c, 0xF2, 0x0F70, X0, X0, 0);                                              /* pshuflw */
+  rri(c, 0x66, 0x0F70, X0, X0, 0);                                              /* pshufd */
+}
+
+/* i8x16 shifts and i64x2.shr_s by a count in xmm1 (and in ecx, masked) */
+static void shift_var_sequence(jc *c, int op, int r) {
+  switch (op) {
+  case TL_OP_I8X16_SHL: case TL_OP_I8X16_SHR_U: {
+    bool left = op == TL_OP_I8X16_SHL;
+    rr(c, 0x66, left ? 0x0FF1 : 0x0FD1, r, X1);                                 /* psllw / psrlw */
+    x64_mov_ri(c->b, RAX, 0xFF);
+    x64_rm(c->b, 0, false, 0xD3, 1, left ? 4 : 5, x64_r(RAX), false);           /* shl/shr eax, cl */
+    splat_al(c);
+    rr(c, 0x66, 0x0FDB, r, X0);
+    break;
+  }
+  case TL_OP_I8X16_SHR_S:                           /* bytes to words, shift by count + 8, pack */
+    x64_rm(c->b, 0, false, 0x83, 1, 0, x64_r(RCX), false);                      /* add ecx, 8 */
+    x64_byte(c->b, 8);
+    x64_rm(c->b, 0x66, false, 0x0F6E, 2, X1, x64_r(RCX), false);
+    movaps(c, X0, r);
+    rr(c, 0x66, 0x0F68, X0, X0);
+    rr(c, 0x66, 0x0F60, r, r);
+    rr(c, 0x66, 0x0FE1, X0, X1);                                                /* psraw */
+    rr(c, 0x66, 0x0FE1, r, X1);
+    rr(c, 0x66, 0x0F63, r, X0);
+    break;
+  default:                                          /* i64x2.shr_s: ((x ^ s) >>u k) ^ s */
+    movaps(c, X0, r);
+    shift_imm(c, 0x0F72, 4, X0, 31);
+    rri(c, 0x66, 0x0F70, X0, X0, 0xF5);
+    rr(c, 0x66, 0x0FEF, r, X0);
+    rr(c, 0x66, 0x0FD3, r, X1);                                                 /* psrlq */
+    rr(c, 0x66, 0x0FEF, r, X0);
+  }
+}
+
+/* Lane shifts: by a constant count (immediate forms), or by a variable
+ * one masked to the lane width. */
 static bool shift(jc *c, int op) {
   static const struct { int op; uint8_t w, kind; uint32_t var, imm; int digit; } tab[] = {
     /* kind 0 shl, 1 shr_s, 2 shr_u */
@@ -304,16 +345,15 @@ static bool shift(jc *c, int op) {
     valent n = c->st[c->n - 1];
     uint8_t bits = (uint8_t)(8 * tab[i].w);
     if (n.kind != V_CONST) {
-      if (!tab[i].var) return false;
       jc_pop(c);
-      int g = n.kind == V_REG ? n.reg : jc_alloc_reg(c, false);
-      if (n.kind != V_REG) jc_load_into(c, g, &n);
-      x64_rm(c->b, 0, false, 0x83, 1, 4, x64_r(g), false);                    /* and g, bits-1 */
-      x64_byte(c->b, (uint8_t)(bits - 1));
       int r = jc_pop_reg(c);
-      x64_rm(c->b, 0x66, false, 0x0F6E, 2, X1, x64_r(g), false);               /* movd xmm1, g */
-      jc_free_reg(c, g);
-      rr(c, 0x66, tab[i].var, r, X1);
+      jc_load_into(c, RCX, &n);
+      jc_drop_entry(c, n);
+      x64_rm(c->b, 0, false, 0x83, 1, 4, x64_r(RCX), false);                  /* and ecx, bits-1 */
+      x64_byte(c->b, (uint8_t)(bits - 1));
+      x64_rm(c->b, 0x66, false, 0x0F6E, 2, X1, x64_r(RCX), false);             /* movd xmm1, ecx */
+      if (tab[i].var) rr(c, 0x66, tab[i].var, r, X1);
+      else shift_var_sequence(c, op, r);
       push_x(c, r);
       return true;
     }
