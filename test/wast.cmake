@@ -53,3 +53,13 @@ if(TARGET tilt-run)
     set_tests_properties(wast.memory64_high_${e} PROPERTIES PASS_REGULAR_EXPRESSION " 24 passed, 0 failed")
   endforeach()
 endif()
+
+# wast.eh_v128_*: exceptions carrying v128 payloads across frames, through
+# legacy catch, try_table catch and catch_ref/throw_ref (test/wast/eh_v128.wast).
+if(TARGET tilt-run)
+  foreach(_eng jit interp)
+    add_test(NAME wast.eh_v128_${_eng}
+             COMMAND $<TARGET_FILE:tilt-run> --wast --${_eng} ${CMAKE_SOURCE_DIR}/test/wast/eh_v128.wast)
+    set_tests_properties(wast.eh_v128_${_eng} PROPERTIES PASS_REGULAR_EXPRESSION " 6 passed, 0 failed")
+  endforeach()
+endif()
