@@ -580,21 +580,33 @@ static void alu_op(jc *c, bool w, alu k, int ra, valent *b, bool imul) {
   jc_drop_entry(c, *b);
 }
 
-/* The top two entries are a = local x (in a GPR) and b, and the next
- * instruction is local.set/tee x: then x's register can take the result,
- * unless another deferred entry still reads x. */
-static bool in_place(jc *c) {
-  valent *a = &c->st[c->n - 2];
-  if (a->kind != V_LOCAL || c->lreg[a->local] < 0 || c->lreg[a->local] >= 16) return false;
-  if (c->p >= c->end || (*c->p != 0x21 && *c->p != 0x22)) return false;
+/* The next instruction is local.set/tee x, x lives in a GPR, and no entry
+ * below the top two (a, b) still reads x: the result of a op b can be made
+ * in x's register (a copied there first, unless a is x; so b must not read
+ * x then). Returns x, or -1. */
+static int in_place(jc *c) {
+  if (c->p >= c->end || (*c->p != 0x21 && *c->p != 0x22)) return -1;
   const uint8_t *save = c->p;
   c->p++;
-  uint64_t idx = jc_leb(c);
+  uint64_t x = jc_leb(c);
   c->p = save;
-  if (idx != a->local) return false;
+  if (x >= c->nlocals || c->lreg[x] < 0 || c->lreg[x] >= 16) return -1;
+  const valent *a = &c->st[c->n - 2], *b = &c->st[c->n - 1];
+  bool a_is_x = a->kind == V_LOCAL && a->local == x;
+  if (!a_is_x && b->kind == V_LOCAL && b->local == x) return -1;
   for (uint32_t i = 0; i + 2 < c->n; i++)
-    if (c->st[i].kind == V_LOCAL && c->st[i].local == a->local) return false;
-  return true;
+    if (c->st[i].kind == V_LOCAL && c->st[i].local == x) return -1;
+  return (int)x;
+}
+/* Pops a into x's register (in_place's x) and returns the register. */
+static int pop_into_local(jc *c, uint32_t x) {
+  valent a = jc_pop(c);
+  int r = c->lreg[x];
+  if (!(a.kind == V_LOCAL && a.local == x)) {
+    jc_load_into(c, r, &a);
+    jc_drop_entry(c, a);
+  }
+  return r;
 }
 /* Consumes the local.set/tee that in_place saw. */
 static void finish_in_place(jc *c, uint32_t x) {
@@ -637,11 +649,12 @@ static bool int_binop(jc *c, int op) {
       c->st[c->n - 1] = a;
       c->st[c->n - 2] = b;
     }
-    /* x = x op b; local.set x, with x in a register: op straight into it */
-    if (!tab[i].cmp && !swapped && in_place(c)) {
-      valent bb = jc_pop(c), aa = jc_pop(c);
-      alu_op(c, tab[i].w, tab[i].k, c->lreg[aa.local], &bb, tab[i].imul);
-      finish_in_place(c, aa.local);
+    /* x = a op b; local.set x, with x in a register: op straight into it */
+    int x = tab[i].cmp ? -1 : in_place(c);
+    if (x >= 0) {
+      valent bb = jc_pop(c);
+      alu_op(c, tab[i].w, tab[i].k, pop_into_local(c, (uint32_t)x), &bb, tab[i].imul);
+      finish_in_place(c, (uint32_t)x);
       return true;
     }
     valent bb = jc_pop(c);
@@ -674,11 +687,9 @@ static bool shift_op(jc *c, int op) {
     {TL_OP_I64_SHR_S, 7, 1}, {TL_OP_I64_SHR_U, 5, 1}, {TL_OP_I64_ROTL, 0, 1}, {TL_OP_I64_ROTR, 1, 1}};
   for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
     if (tab[i].op != op) continue;
-    bool inpl = in_place(c);
+    int x = in_place(c);
     valent b = jc_pop(c);
-    uint32_t x = c->st[c->n - 1].local;
-    int ra = inpl ? c->lreg[x] : jc_pop_reg(c);
-    if (inpl) c->n--;
+    int ra = x >= 0 ? pop_into_local(c, (uint32_t)x) : jc_pop_reg(c);
     if (b.kind == V_CONST) {
       x64_rm(c->b, 0, tab[i].w, 0xC1, 1, tab[i].digit, x64_r(ra), false);
       x64_byte(c->b, (uint8_t)(b.imm & (tab[i].w ? 63 : 31)));
@@ -687,7 +698,7 @@ static bool shift_op(jc *c, int op) {
       jc_drop_entry(c, b);
       x64_rm(c->b, 0, tab[i].w, 0xD3, 1, tab[i].digit, x64_r(ra), false);
     }
-    if (inpl) finish_in_place(c, x);
+    if (x >= 0) finish_in_place(c, (uint32_t)x);
     else jc_push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
     return true;
   }
