@@ -764,6 +764,10 @@ typedef struct {
                             part: the wall time it needs on idle cores */
 } tl_jit_stats;
 void tl_jit_get_stats(tl_instance *inst, tl_jit_stats *out);
+/* Process-wide: whether SIMD code the JIT compiles from now on may use AVX
+ * (VEX) encodings where the CPU has them (the default), or only SSE4.1/4.2
+ * (to test or compare that path). */
+void tl_jit_use_avx(bool on);
 /* Maximum wasm call depth (default 10000). */
 void tl_store_set_max_depth(tl_store *s, uint32_t frames);
 

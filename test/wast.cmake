@@ -63,3 +63,11 @@ if(TARGET tilt-run)
     set_tests_properties(wast.eh_v128_${_eng} PROPERTIES PASS_REGULAR_EXPRESSION " 6 passed, 0 failed")
   endforeach()
 endif()
+
+# wast.simd_sse: the SIMD and relaxed SIMD spec files on the JIT's SSE-only
+# encodings (--no-avx), which machines without AVX run.
+if(TARGET tilt-run)
+  add_test(NAME wast.simd_sse
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/wast/simd_sse.sh $<TARGET_FILE:tilt-run> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(wast.simd_sse PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -463,6 +463,7 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
       m = o;
     }
     char *a = tl_module_fuzz_exec_engine(m, g_fuel, TL_ENGINE_INTERP);   /* both count fuel */
+    tl_jit_use_avx(((seed >> 1) ^ (uint64_t)pass) & 1);   /* SIMD in VEX and in SSE forms */
     char *b = tl_module_fuzz_exec_engine(m, g_fuel, TL_ENGINE_JIT);
     if (!same_logs(r, a, b)) {
       size_t dl = strlen(a) + strlen(b) + 64;

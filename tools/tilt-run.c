@@ -17,7 +17,8 @@
  * function, print time and code size), --eager (compile every function
  * before running; by default each compiles at its first call), --threads N
  * (threads for --eager/--compile-only; default one per core), --stats (JIT:
- * print how many functions were compiled and the code size to stderr).
+ * print how many functions were compiled and the code size to stderr),
+ * --no-avx (the JIT's SIMD code in SSE forms even where the CPU has AVX).
  * TILT_ENGINE=interp in the environment makes the interpreter the default. */
 #include "cli.h"
 #include "host/host.h"
@@ -33,7 +34,7 @@ extern char **environ;
 
 static void usage(void) {
   fprintf(stderr, "usage: tilt-run [--interp|--jit] [-O2] [--eager] [--compile-only] [--fuel N]\n"
-                  "                [--max-depth N] [--threads N] [--stats] prog.wasm [ARGS...]\n"
+                  "                [--max-depth N] [--threads N] [--stats] [--no-avx] prog.wasm [ARGS...]\n"
                   "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n"
                   "       tilt-run --wast [--interp|--jit] [-v] [--skip-list F] [--print-check] FILE.wast...\n");
   exit(2);
@@ -161,6 +162,13 @@ static int invoke(tl_instance *inst, const char *name, int argc, char **argv, tl
 
 int main(int argc, char **argv) {
   cli_init(argv[0]);
+  for (int k = 1; k < argc; k++)          /* --no-avx: every mode, then out of the way */
+    if (!strcmp(argv[k], "--no-avx")) {
+      tl_jit_use_avx(false);
+      memmove(argv + k, argv + k + 1, (size_t)(argc - k) * sizeof *argv);
+      argc--;
+      break;
+    }
   for (int k = 1; k < argc; k++)
     if (!strcmp(argv[k], "--wast")) return tl_wast_main(argc, argv);
   const char *inv = NULL;

@@ -181,8 +181,17 @@ static void setcc_to(jc *c, int cc, int r) {
   x64_rm(c->b, 0, false, 0x0FB6, 2, r, x64_r(r), true);
 }
 
+static void note_const(jc *c, const uint8_t *bytes, int imm);
 void jc_sse_const(jc *c, uint8_t pfx, uint32_t opc, int d, const uint8_t *bytes, int imm) {
   x64_rm(c->b, pfx, false, opc, opc > 0xFFFF ? 3 : 2, d, x64_rip(0), false);
+  note_const(c, bytes, imm);
+}
+void jc_vex_const(jc *c, uint8_t pfx, uint32_t opc, int d, int v, const uint8_t *bytes, int imm) {
+  x64_vex(c->b, pfx, false, opc, d, v, x64_rip(0));
+  note_const(c, bytes, imm);
+}
+/* The rip displacement just written reads bytes (patched by emit_pool). */
+static void note_const(jc *c, const uint8_t *bytes, int imm) {
   jconst k;
   k.at = (uint32_t)c->b->n - 4;
   k.off = 0;

@@ -114,8 +114,10 @@ typedef struct {
   uint8_t tail;            /* instruction bytes after the disp32 */
   uint8_t v[16];
 } jconst;
-/* op d, [the 16 bytes at bytes] ([pfx] 0F.. opcode; imm >= 0: an imm8 follows) */
+/* op d, [the 16 bytes at bytes] ([pfx] 0F.. opcode; imm >= 0: an imm8
+ * follows); vex >= -1: the VEX form with second source vex (-1: none) */
 void jc_sse_const(jc *c, uint8_t pfx, uint32_t opc, int d, const uint8_t *bytes, int imm);
+void jc_vex_const(jc *c, uint8_t pfx, uint32_t opc, int d, int v, const uint8_t *bytes, int imm);
 /* xmm r = the 16 bytes at bytes */
 void jc_xconst(jc *c, int r, const uint8_t *bytes);
 /* [base + address + off] for an access of size bytes to memory mi (pops

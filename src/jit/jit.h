@@ -44,6 +44,8 @@ void x64_imm32(x64_buf *b, uint32_t v);
 void x64_imm64(x64_buf *b, uint64_t v);
 /* [pfx] [REX] opcode(1..3 bytes) modrm: reg field r (register number or /digit) */
 void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_op o, bool bytereg);
+/* VEX.128 form of [pfx] 0F.. opc: reg field r, second source v (-1: none), r/m o */
+void x64_vex(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int r, int v, x64_op o);
 void x64_mov_ri(x64_buf *b, int r, uint64_t imm);           /* shortest mov of an immediate */
 int32_t x64_jcc(x64_buf *b, int cc, int32_t chain);          /* 0F 8x rel32; returns fixup */
 int32_t x64_jmp(x64_buf *b, int32_t chain);                  /* E9 rel32 */

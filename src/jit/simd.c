@@ -78,6 +78,51 @@ static int src(jc *c, valent *v) {
 static void push_x(jc *c, int r) { jc_push_reg(c, TL_V128, r); }
 static void push_flags(jc *c, int cc) { jc_push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0, 0}); }
 
+/* ---------------------------------------------------------------- AVX */
+/* AVX (cpuid and the OS saving ymm state), checked once: then the
+ * lanewise binary and unary instructions take their VEX forms, d = x op y
+ * without copying x first, y straight from its frame words or the pool
+ * (VEX memory operands need no alignment). */
+static bool avx_off;
+void tl_jit_use_avx(bool on) { avx_off = !on; }
+static bool avx(void) {
+  static int ok = -1;
+  if (avx_off) return false;
+  if (ok < 0) {
+    unsigned a, b, cx, d;
+    ok = 0;
+    if (__get_cpuid(1, &a, &b, &cx, &d) && (cx & bit_AVX) && (cx & bit_OSXSAVE)) {
+      unsigned lo, hi;
+      __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+      ok = (lo & 6) == 6;
+    }
+  }
+  return ok == 1;
+}
+
+/* A popped value as the r/m operand of a VEX instruction: its register,
+ * a register local's register, or its frame words. */
+static x64_op vex_rm(jc *c, valent *v) {
+  if (v->kind == V_LOCAL && c->lreg[v->local] < 0) return loc(c, v->local);
+  if (v->kind == V_SLOT) return home(c, (uint32_t)v->imm);
+  return x64_r(src(c, v));
+}
+
+/* d = x op y in VEX form (d: x's register if x is one of its own, else a
+ * fresh one); imm >= 0: the imm8. Returns d. */
+static int vex_binary(jc *c, uint8_t pfx, uint32_t opc, valent *x, valent *y, int imm) {
+  int s1 = src(c, x);
+  int d = x->kind == V_REG ? x->reg : jc_alloc_reg(c, true);
+  if (is_vconst(y)) {
+    jc_vex_const(c, pfx, opc, d, s1, vbytes(y), imm);
+  } else {
+    x64_vex(c->b, pfx, false, opc, d, s1, vex_rm(c, y));
+    if (imm >= 0) x64_byte(c->b, (uint8_t)imm);
+    jc_drop_entry(c, *y);
+  }
+  return d;
+}
+
 /* d op= the popped s: a register, or a constant's pool copy; imm >= 0:
  * the instruction's imm8 */
 static void op_with(jc *c, uint8_t pfx, uint32_t opc, int d, valent *s, int imm) {
@@ -93,8 +138,13 @@ static void op_with(jc *c, uint8_t pfx, uint32_t opc, int d, valent *s, int imm)
 /* a = a op b (or b op a when swap, the result in b's register) */
 static void binary(jc *c, uint8_t pfx, uint32_t opc, bool swap, bool negate) {
   valent b = jc_pop(c), a = jc_pop(c);
-  int d = own(c, swap ? &b : &a);
-  op_with(c, pfx, opc, d, swap ? &a : &b, -1);
+  int d;
+  if (avx()) {
+    d = vex_binary(c, pfx, opc, swap ? &b : &a, swap ? &a : &b, -1);
+  } else {
+    d = own(c, swap ? &b : &a);
+    op_with(c, pfx, opc, d, swap ? &a : &b, -1);
+  }
   if (negate) {
     all_ones(c, X0);
     rr(c, 0x66, 0x0FEF, d, X0);
@@ -104,8 +154,13 @@ static void binary(jc *c, uint8_t pfx, uint32_t opc, bool swap, bool negate) {
 /* cmpps/cmppd with predicate p (0 eq, 1 lt, 2 le, 4 ne) */
 static void fcmp(jc *c, bool dbl, uint8_t p, bool swap) {
   valent b = jc_pop(c), a = jc_pop(c);
-  int d = own(c, swap ? &b : &a);
-  op_with(c, dbl ? 0x66 : 0, 0x0FC2, d, swap ? &a : &b, p);
+  int d;
+  if (avx()) {
+    d = vex_binary(c, dbl ? 0x66 : 0, 0x0FC2, swap ? &b : &a, swap ? &a : &b, p);
+  } else {
+    d = own(c, swap ? &b : &a);
+    op_with(c, dbl ? 0x66 : 0, 0x0FC2, d, swap ? &a : &b, p);
+  }
   push_x(c, d);
 }
 /* unsigned a >= b: max(a, b) == a (or <=: min); negate for < and > */
@@ -122,9 +177,22 @@ static void ucmp(jc *c, uint32_t minmax, uint32_t eq, bool negate) {
   }
   push_x(c, d);
 }
-static void unary(jc *c, uint8_t pfx, uint32_t opc) {
+static void unary(jc *c, uint8_t pfx, uint32_t opc, int imm) {
+  if (avx()) {                   /* d = op [x]: x's frame words read as they are */
+    valent x = jc_pop(c);
+    int d = x.kind == V_REG ? x.reg : jc_alloc_reg(c, true);
+    if (is_vconst(&x)) jc_vex_const(c, pfx, opc, d, -1, vbytes(&x), imm);
+    else {
+      x64_vex(c->b, pfx, false, opc, d, -1, vex_rm(c, &x));
+      if (imm >= 0) x64_byte(c->b, (uint8_t)imm);
+      if (x.kind == V_REG && x.reg != d) jc_drop_entry(c, x);
+    }
+    push_x(c, d);
+    return;
+  }
   int r = jc_pop_reg(c);
   rr(c, pfx, opc, r, r);
+  if (imm >= 0) x64_byte(c->b, (uint8_t)imm);
   push_x(c, r);
 }
 
@@ -847,13 +915,8 @@ static bool simple_op(jc *c, int op) {
     case K_SWAP: binary(c, e->pfx, e->opc, true, false); break;
     case K_BIN_NOT: binary(c, e->pfx, e->opc, false, true); break;
     case K_SWAP_NOT: binary(c, e->pfx, e->opc, true, true); break;
-    case K_UN: unary(c, e->pfx, e->opc); break;
-    case K_UN_IMM: {
-      int r = jc_pop_reg(c);
-      rri(c, e->pfx, e->opc, r, r, (uint8_t)e->opc2);
-      push_x(c, r);
-      break;
-    }
+    case K_UN: unary(c, e->pfx, e->opc, -1); break;
+    case K_UN_IMM: unary(c, e->pfx, e->opc, (int)e->opc2); break;
     case K_FCMP: fcmp(c, e->pfx == 0x66, (uint8_t)e->opc2, false); break;
     case K_FCMP_SWAP: fcmp(c, e->pfx == 0x66, (uint8_t)e->opc2, true); break;
     case K_UCMP: ucmp(c, e->opc, e->opc2, false); break;

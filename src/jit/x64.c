@@ -57,20 +57,14 @@ static void modrm(x64_buf *b, int mod, int reg, int rm) {
   x64_byte(b, (uint8_t)((mod << 6) | ((reg & 7) << 3) | (rm & 7)));
 }
 
-void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_op o, bool bytereg) {
-  r &= 15;
-  if (pfx) x64_byte(b, pfx);
+/* ModRM (and SIB, displacement) of reg field r and operand o */
+static void operand(x64_buf *b, int r, x64_op o) {
   if (o.mem && o.base == X64_RIP) {                 /* [rip + disp32] */
-    rex(b, w, r, 0, 0, bytereg && r >= 4 && r < 8);
-    for (int i = nopc - 1; i >= 0; i--) x64_byte(b, (uint8_t)(opc >> (8 * i)));
     modrm(b, 0, r, 5);
     x64_imm32(b, (uint32_t)o.disp);
     return;
   }
-  int base = o.mem ? o.base : (o.reg & 15), index = o.mem && o.index >= 0 ? o.index : 0;
-  bool force = bytereg && ((r >= 4 && r < 8) || (!o.mem && base >= 4 && base < 8));
-  rex(b, w, r, index, base, force);
-  for (int i = nopc - 1; i >= 0; i--) x64_byte(b, (uint8_t)(opc >> (8 * i)));
+  int base = o.mem ? o.base : (o.reg & 15);
   if (!o.mem) {
     modrm(b, 3, r, base);
     return;
@@ -85,6 +79,42 @@ void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_
   }
   if (mod == 1) x64_byte(b, (uint8_t)(int8_t)o.disp);
   else if (mod == 2) x64_imm32(b, (uint32_t)o.disp);
+}
+
+/* The base and index registers REX/VEX extend (0 for none or rip). */
+static int op_base(x64_op o) { return !o.mem ? o.reg & 15 : o.base == X64_RIP ? 0 : o.base; }
+static int op_index(x64_op o) { return o.mem && o.index >= 0 ? o.index : 0; }
+
+void x64_rm(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int nopc, int r, x64_op o, bool bytereg) {
+  r &= 15;
+  if (pfx) x64_byte(b, pfx);
+  int base = op_base(o);
+  bool force = bytereg && ((r >= 4 && r < 8) || (!o.mem && base >= 4 && base < 8));
+  rex(b, w, r, op_index(o), base, force);
+  for (int i = nopc - 1; i >= 0; i--) x64_byte(b, (uint8_t)(opc >> (8 * i)));
+  operand(b, r, o);
+}
+
+/* VEX.128: pfx 0/66/F3/F2 -> pp, opc 0F xx / 0F 38 xx / 0F 3A xx -> map
+ * and opcode byte; v the second source (vvvv), -1 for none. The two-byte
+ * form when it can say everything. */
+void x64_vex(x64_buf *b, uint8_t pfx, bool w, uint32_t opc, int r, int v, x64_op o) {
+  r &= 15;
+  int base = op_base(o), index = op_index(o);
+  uint8_t pp = pfx == 0x66 ? 1 : pfx == 0xF3 ? 2 : pfx == 0xF2 ? 3 : 0;
+  uint8_t map = opc > 0xFFFF ? ((opc >> 8) & 0xFF) == 0x38 ? 2 : 3 : 1;
+  uint8_t vvvv = (uint8_t)(~(v < 0 ? 0 : v & 15) & 15);
+  uint8_t R = (uint8_t)(!(r & 8)), X = (uint8_t)(!(index & 8)), B = (uint8_t)(!(base & 8));
+  if (map == 1 && X && B && !w) {
+    x64_byte(b, 0xC5);
+    x64_byte(b, (uint8_t)(R << 7 | vvvv << 3 | pp));
+  } else {
+    x64_byte(b, 0xC4);
+    x64_byte(b, (uint8_t)(R << 7 | X << 6 | B << 5 | map));
+    x64_byte(b, (uint8_t)(w << 7 | vvvv << 3 | pp));
+  }
+  x64_byte(b, (uint8_t)opc);
+  operand(b, r, o);
 }
 
 void x64_mov_ri(x64_buf *b, int r, uint64_t imm) {

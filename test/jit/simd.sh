@@ -3,8 +3,9 @@
 # (auto-vectorized loops and wasm_simd128.h intrinsics: blur, dot/saxpy,
 # matmul, substring search, base64, a quantized neural net layer) built with
 # clang --target=wasm32-wasi -O2 -msimd128 print what their gcc -O2 native
-# build prints, on the JIT (lazy and eager), on the interpreter, and after
-# tilt-opt -O2 on the JIT (ctest jit.simd). Small scale (argument 3).
+# build prints, on the JIT (lazy, eager, SSE-only with --no-avx), on the
+# interpreter, and after tilt-opt -O2 on the JIT (ctest jit.simd). Small
+# scale (argument 3).
 # Exit 77 without clang's wasm32-wasi target or gcc.
 R=$1; OPT=$2; REPO=$3; OUT=$4
 K=$REPO/bench/jit/simd
@@ -20,7 +21,8 @@ for k in blur dot matmul search base64 nn; do
   n=$(wasm-objdump -d "$OUT/$k.wasm" 2>/dev/null | grep -c -E 'v128|i8x16|i16x8|i32x4|f32x4' || true)
   [ "${n:-0}" -gt 0 ] || echo "note: $k has no SIMD instructions (wasm-objdump missing?)"
   want=$("$OUT/$k" 3)
-  for run in "--jit $OUT/$k.wasm" "--jit --eager $OUT/$k.wasm" "--interp $OUT/$k.wasm" "--jit $OUT/$k.O2.wasm"; do
+  for run in "--jit $OUT/$k.wasm" "--jit --eager $OUT/$k.wasm" "--jit --no-avx $OUT/$k.wasm" \
+             "--interp $OUT/$k.wasm" "--jit $OUT/$k.O2.wasm"; do
     # shellcheck disable=SC2086
     got=$("$R" $run 3)
     if [ "$got" != "$want" ]; then echo "FAIL $k ($run): '$got', native '$want'"; fail=1; fi
