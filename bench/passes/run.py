@@ -41,7 +41,7 @@ C_SOURCES = ["tree-sitter@0.25.1", "tree-sitter-json@0.24.8"]
 FEATS = ["--enable-threads", "--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals",
          "--enable-nontrapping-float-to-int", "--enable-simd", "--enable-reference-types",
          "--enable-multivalue", "--enable-tail-call", "--enable-extended-const",
-         "--enable-exception-handling"]
+         "--enable-exception-handling", "--enable-relaxed-simd"]
 
 
 def flag(p):

@@ -14,7 +14,10 @@ import subprocess
 PACKAGES = ["sql.js@1.16.0", "esbuild-wasm@0.28.2", "hash-wasm@4.13.0", "brotli-wasm@3.0.1",
             "web-tree-sitter@0.27.1", "zstd-codec@0.1.5",
             # C++ built with -fwasm-exceptions (legacy try/catch/delegate/rethrow): issue 19
-            "wasm-vips@0.0.19", "web-ifc@0.0.78"]
+            "wasm-vips@0.0.19", "web-ifc@0.0.78",
+            # Stockfish 17/18-class engines, plain SIMD and relaxed SIMD builds
+            # (i32x4.relaxed_dot_i8x16_i7x16_add_s in the NNUE): issue 20
+            "@lichess-org/stockfish-web@0.5.0"]
 BINARYEN = "binaryen@132.0.0"
 
 # base64 of "\0asm" starts with AGFzbQ; the run ends at the first non-base64 char.
