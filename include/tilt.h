@@ -747,6 +747,17 @@ void tl_store_set_fuel(tl_store *s, uint64_t fuel);
  * profile; madd is unfused and the truncations saturate on both). */
 enum { TL_ENGINE_INTERP = 0, TL_ENGINE_JIT = 1 };
 void tl_store_set_engine(tl_store *s, int engine);
+/* Relaxed SIMD on the interpreter: the spec's deterministic profile (the
+ * default: every choice the first the spec lists) or the native one, the
+ * choices the JIT makes on x86 (swizzle as pshufb: an index with bit 7
+ * clear reads lane index & 15; min/max as minps/maxps: a < b ? a : b, b
+ * on NaN or equal; q15mulr as pmulhrsw: 0x8000 * 0x8000 wraps to 0x8000;
+ * the dot products as pmaddubsw with the second operand unsigned, summed
+ * with i16 saturation), so that both engines compute the same. Both
+ * profiles keep madd unfused and the truncations saturating. The JIT
+ * always runs the native profile. */
+enum { TL_RELAXED_DETERMINISTIC = 0, TL_RELAXED_NATIVE = 1 };
+void tl_store_set_relaxed(tl_store *s, int profile);
 /* JIT: compiles every function of inst now (instead of at the first call)
  * on `threads` threads (0: one per core). Optional outputs: the size of the
  * machine code, and the process CPU and wall seconds the compilation took

@@ -259,14 +259,18 @@ char *tl_module_fuzz_exec(tl_module *m, uint64_t fuel) {
 /* fuel for each call; a WASI command's _start gets TL_FUZZ_COMMAND_FUEL
  * when that is more. */
 char *tl_module_fuzz_exec_engine(tl_module *m, uint64_t fuel, int engine) {
-  tl_fuzz_exec_options o = {fuel, fuel && fuel < TL_FUZZ_COMMAND_FUEL ? TL_FUZZ_COMMAND_FUEL : fuel, engine};
+  tl_fuzz_exec_options o = {fuel, fuel && fuel < TL_FUZZ_COMMAND_FUEL ? TL_FUZZ_COMMAND_FUEL : fuel, engine,
+                            TL_RELAXED_DETERMINISTIC};
   return tl_fuzz_exec(m, &o);
 }
 
 static char *fuzz_exec_impl(tl_module *m, const tl_fuzz_exec_options *o) {
   tl_buf log = {0};
   tl_store *s = tl_store_new();
-  if (s) tl_store_set_engine(s, o->engine);
+  if (s) {
+    tl_store_set_engine(s, o->engine);
+    tl_store_set_relaxed(s, o->relaxed);
+  }
   tl_linker *l = tl_linker_new();
   stub *stubs = tl_scratch_calloc(m->nimported_funcs + 1, sizeof *stubs);
   if (!s || !l || !stubs) {

@@ -71,3 +71,15 @@ if(TARGET tilt-run)
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/wast/simd_sse.sh $<TARGET_FILE:tilt-run> ${CMAKE_SOURCE_DIR})
   set_tests_properties(wast.simd_sse PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# wast.relaxed_native_*: relaxed SIMD's native profile (test/wast/relaxed_native.wast)
+# on the JIT in VEX and SSE forms and on the interpreter with --relaxed-native.
+if(TARGET tilt-run)
+  foreach(_run "jit;--jit" "jit_sse;--jit;--no-avx" "interp;--interp;--relaxed-native")
+    list(GET _run 0 _name)
+    list(REMOVE_AT _run 0)
+    add_test(NAME wast.relaxed_native_${_name}
+             COMMAND $<TARGET_FILE:tilt-run> ${_run} --wast ${CMAKE_SOURCE_DIR}/test/wast/relaxed_native.wast)
+    set_tests_properties(wast.relaxed_native_${_name} PROPERTIES PASS_REGULAR_EXPRESSION " 10 passed, 0 failed")
+  endforeach()
+endif()

@@ -436,9 +436,8 @@ static void iter_opt_valid(run *r, uint64_t seed, uint64_t i) {
 /* ------------------------------------------------------------------ jit */
 static void iter_jit(run *r, uint64_t seed, uint64_t i) {
   (void)i;
-  /* relaxed SIMD results are each engine's choice among the allowed ones
-   * (the JIT's differ from the interpreter's deterministic profile) */
-  tl_module *m = gen_seed(seed, TL_FEATURES_ALL & ~TL_FEATURE_RELAXED_SIMD);
+  /* relaxed SIMD included: the interpreter runs the JIT's (native) profile */
+  tl_module *m = gen_seed(seed, 0);
   uint8_t *w = NULL;
   size_t n = 0;
   bool ok = write_mod(m, &w, &n);
@@ -462,7 +461,9 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
       tl_module_free(m);
       m = o;
     }
-    char *a = tl_module_fuzz_exec_engine(m, g_fuel, TL_ENGINE_INTERP);   /* both count fuel */
+    tl_fuzz_exec_options io = {g_fuel, g_fuel && g_fuel < TL_FUZZ_COMMAND_FUEL ? TL_FUZZ_COMMAND_FUEL : g_fuel,
+                               TL_ENGINE_INTERP, TL_RELAXED_NATIVE};
+    char *a = tl_fuzz_exec(m, &io);                                       /* both count fuel */
     tl_jit_use_avx(((seed >> 1) ^ (uint64_t)pass) & 1);   /* SIMD in VEX and in SSE forms */
     char *b = tl_module_fuzz_exec_engine(m, g_fuel, TL_ENGINE_JIT);
     if (!same_logs(r, a, b)) {

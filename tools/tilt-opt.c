@@ -447,7 +447,8 @@ enum { FUZZ_FUEL = 10000000 };
 
 static char *fuzz_log(const opts *o, tl_module *m) {
   tl_fuzz_exec_options fo = {o->fuzz_fuel ? o->fuzz_fuel : FUZZ_FUEL,
-                             o->fuzz_fuel ? o->fuzz_fuel : TL_FUZZ_COMMAND_FUEL, TL_ENGINE_INTERP};
+                             o->fuzz_fuel ? o->fuzz_fuel : TL_FUZZ_COMMAND_FUEL, TL_ENGINE_INTERP,
+                             TL_RELAXED_DETERMINISTIC};
   return tl_fuzz_exec(m, &fo);
 }
 

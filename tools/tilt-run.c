@@ -18,7 +18,9 @@
  * before running; by default each compiles at its first call), --threads N
  * (threads for --eager/--compile-only; default one per core), --stats (JIT:
  * print how many functions were compiled and the code size to stderr),
- * --no-avx (the JIT's SIMD code in SSE forms even where the CPU has AVX).
+ * --no-avx (the JIT's SIMD code in SSE forms even where the CPU has AVX),
+ * --relaxed-native (the interpreter's relaxed SIMD picks what the JIT
+ * picks; default: the spec's deterministic profile; also for --wast).
  * TILT_ENGINE=interp in the environment makes the interpreter the default. */
 #include "cli.h"
 #include "host/host.h"
@@ -34,9 +36,11 @@ extern char **environ;
 
 static void usage(void) {
   fprintf(stderr, "usage: tilt-run [--interp|--jit] [-O2] [--eager] [--compile-only] [--fuel N]\n"
-                  "                [--max-depth N] [--threads N] [--stats] [--no-avx] prog.wasm [ARGS...]\n"
+                  "                [--max-depth N] [--threads N] [--stats] [--no-avx] [--relaxed-native]\n"
+                  "                prog.wasm [ARGS...]\n"
                   "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n"
-                  "       tilt-run --wast [--interp|--jit] [-v] [--skip-list F] [--print-check] FILE.wast...\n");
+                  "       tilt-run --wast [--interp|--jit] [--relaxed-native] [-v] [--skip-list F] [--print-check]\n"
+                  "                FILE.wast...\n");
   exit(2);
 }
 
@@ -178,6 +182,7 @@ int main(int argc, char **argv) {
   const char *env_engine = getenv("TILT_ENGINE");
   if (env_engine && !strcmp(env_engine, "interp")) engine = TL_ENGINE_INTERP;
   bool compile_only = false, eager = false, stats = false;
+  int relaxed = TL_RELAXED_DETERMINISTIC;
   int threads = 0;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
@@ -188,6 +193,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--compile-only")) compile_only = true;
     else if (!strcmp(argv[i], "--eager")) eager = true;
     else if (!strcmp(argv[i], "--stats")) stats = true;
+    else if (!strcmp(argv[i], "--relaxed-native")) relaxed = TL_RELAXED_NATIVE;
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fuel") && i + 1 < argc) fuel = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc) depth = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -219,6 +225,7 @@ int main(int argc, char **argv) {
   tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false, NULL, NULL};
   tl_store *s = tl_store_new();
   tl_store_set_engine(s, engine);
+  tl_store_set_relaxed(s, relaxed);
   if (fuel) tl_store_set_fuel(s, fuel);
   if (depth) tl_store_set_max_depth(s, depth);
   tl_linker *l = tl_linker_new();

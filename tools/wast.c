@@ -26,6 +26,7 @@ typedef struct {
   const tl_toks *tk;
   size_t i;                  /* cursor */
   int engine;
+  int relaxed;              /* the interpreter's relaxed SIMD profile */
   uint32_t features;
   bool verbose, quiet;
   bool print_check;          /* --print-check: every module is read back from its printed text */
@@ -686,6 +687,7 @@ static void run_file(ws *w, const char *path) {
   w->line_off = 0, w->line_at = 1;
   w->s = tl_store_new();
   tl_store_set_engine(w->s, w->engine);
+  tl_store_set_relaxed(w->s, w->relaxed);
   w->l = tl_linker_new();
   tl_spectest_define(w->l, w->s, false);
   while (cur_kind(w) == TK_LPAR) command(w);
@@ -731,6 +733,7 @@ int tl_wast_main(int argc, char **argv) {
     if (!strcmp(a, "--wast")) continue;
     if (!strcmp(a, "--interp")) { w0.engine = TL_ENGINE_INTERP; continue; }
     if (!strcmp(a, "--jit")) { w0.engine = TL_ENGINE_JIT; continue; }
+    if (!strcmp(a, "--relaxed-native")) { w0.relaxed = TL_RELAXED_NATIVE; continue; }
     if (!strcmp(a, "-v")) { w0.verbose = true; continue; }
     if (!strcmp(a, "--print-check")) { w0.print_check = true; continue; }
     if (!strcmp(a, "--skip-list") && i + 1 < argc) { skip = argv[++i]; continue; }

@@ -52,6 +52,7 @@ typedef struct {
   uint64_t fuel;          /* instructions each export call may run (0 = no limit) */
   uint64_t command_fuel;  /* the same for a WASI command's _start (0 = fuel) */
   int engine;             /* TL_ENGINE_INTERP or TL_ENGINE_JIT */
+  int relaxed;            /* the interpreter's relaxed SIMD profile (TL_RELAXED_*) */
 } tl_fuzz_exec_options;
 char *tl_fuzz_exec(tl_module *m, const tl_fuzz_exec_options *o);
 /* tl_module_fuzz_exec on engine TL_ENGINE_INTERP or TL_ENGINE_JIT. */

@@ -805,7 +805,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
         break;
       }
       if (tl_ops[ins->op].pfx == 0xFD) {
-        sp = tl_interp_simd(ins, sp);
+        sp = s->relaxed == TL_RELAXED_NATIVE ? tl_interp_simd_native(ins, sp) : tl_interp_simd(ins, sp);
         break;
       }
       st = tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET, "interpreter: %s not supported",

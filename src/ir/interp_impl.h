@@ -95,6 +95,8 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
                              uint32_t np, tl_v *results, tl_error *err);
 /* interp_simd.c: executes SIMD op on the operand stack top; returns the new sp */
 tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp);
+/* The same with relaxed SIMD's native profile (TL_RELAXED_NATIVE). */
+tl_v *tl_interp_simd_native(const tl_ins *ins, tl_v *sp);
 
 
 

@@ -555,6 +555,60 @@ tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp) {
   return sp;
 }
 
+/* ---- relaxed SIMD: the native profile (x86's choices, the JIT's) ---- */
+static int64_t sat16(int64_t x) { return clamp(x, smin(2), smax(2)); }
+/* pmaddubsw: unsigned bytes of u times signed bytes of s, pairs summed
+ * with i16 saturation */
+static int64_t maddubs(const tl_v *u, const tl_v *s, int i) {
+  return sat16((int64_t)lu(u, 1, 2 * i) * ls(s, 1, 2 * i) + (int64_t)lu(u, 1, 2 * i + 1) * ls(s, 1, 2 * i + 1));
+}
+
+/* Returns the new sp, or NULL when op is the same in both profiles. */
+static tl_v *relaxed_native(int op, tl_v *sp) {
+  tl_v r;
+  switch (op) {
+  case TL_OP_I8X16_RELAXED_SWIZZLE:
+    for (int i = 0; i < 16; i++) r.b[i] = sp[-1].b[i] & 0x80 ? 0 : sp[-2].b[sp[-1].b[i] & 15];
+    break;
+  case TL_OP_F32X4_RELAXED_MIN: case TL_OP_F32X4_RELAXED_MAX: {
+    bool mx = op == TL_OP_F32X4_RELAXED_MAX;
+    for (int i = 0; i < 4; i++) {
+      float a = tl_f32((uint32_t)lu(&sp[-2], 4, i)), b = tl_f32((uint32_t)lu(&sp[-1], 4, i));
+      lset(&r, 4, i, (mx ? a > b : a < b) ? lu(&sp[-2], 4, i) : lu(&sp[-1], 4, i));
+    }
+    break;
+  }
+  case TL_OP_F64X2_RELAXED_MIN: case TL_OP_F64X2_RELAXED_MAX: {
+    bool mx = op == TL_OP_F64X2_RELAXED_MAX;
+    for (int i = 0; i < 2; i++) {
+      double a = tl_f64(lu(&sp[-2], 8, i)), b = tl_f64(lu(&sp[-1], 8, i));
+      lset(&r, 8, i, (mx ? a > b : a < b) ? lu(&sp[-2], 8, i) : lu(&sp[-1], 8, i));
+    }
+    break;
+  }
+  case TL_OP_I16X8_RELAXED_Q15MULR_S:          /* wraps: 0x8000 * 0x8000 gives 0x8000 */
+    for (int i = 0; i < 8; i++) lset(&r, 2, i, (uint64_t)((ls(&sp[-2], 2, i) * ls(&sp[-1], 2, i) + 0x4000) >> 15));
+    break;
+  case TL_OP_I16X8_RELAXED_DOT_I8X16_I7X16_S:
+    for (int i = 0; i < 8; i++) lset(&r, 2, i, (uint64_t)maddubs(&sp[-1], &sp[-2], i));
+    break;
+  case TL_OP_I32X4_RELAXED_DOT_I8X16_I7X16_ADD_S:
+    for (int i = 0; i < 4; i++)
+      lset(&r, 4, i, (uint64_t)(maddubs(&sp[-2], &sp[-3], 2 * i) + maddubs(&sp[-2], &sp[-3], 2 * i + 1)) +
+                         lu(&sp[-1], 4, i));
+    sp[-3] = r;
+    return sp - 2;
+  default: return NULL;
+  }
+  sp[-2] = r;
+  return sp - 1;
+}
+
+tl_v *tl_interp_simd_native(const tl_ins *ins, tl_v *sp) {
+  tl_v *nsp = tl_ops[ins->op].flags & TL_F_RELAXED ? relaxed_native(ins->op, sp) : NULL;
+  return nsp ? nsp : tl_interp_simd(ins, sp);
+}
+
 tl_v *tl_simd_eval(int op, uint32_t lane, tl_v *sp) {
   tl_ins ins;
   memset(&ins, 0, sizeof ins);

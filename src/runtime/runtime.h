@@ -115,6 +115,7 @@ struct tl_store {
   uint32_t max_depth;
   uint64_t fuel;            /* 0 = unlimited */
   int engine;               /* TL_ENGINE_* */
+  int relaxed;              /* the interpreter's relaxed SIMD profile: TL_RELAXED_* */
   tl_exn *exn;              /* the exception of the last TL_E_EXCEPTION */
   void *jit;                /* the JIT's per-store state (src/jit) */
   tl_oom_guard guard;       /* made under a scope: freed if its call fails */

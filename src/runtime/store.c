@@ -34,6 +34,7 @@ void tl_store_free(tl_store *s) {
 }
 
 void tl_store_set_fuel(tl_store *s, uint64_t fuel) { s->fuel = fuel; }
+void tl_store_set_relaxed(tl_store *s, int profile) { s->relaxed = profile; }
 
 void tl_store_set_engine(tl_store *s, int engine) { s->engine = engine; }
 
