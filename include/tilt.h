@@ -106,7 +106,14 @@ typedef struct {
    * pages here (madvise MADV_DONTNEED): the peak memory is then that of the
    * larger step, not of both. */
   void (*on_text_parsed)(void *user, const char *text, size_t size);
-  void *user;           /* for on_text_parsed */
+  /* Text input, while it is read: the reader goes over the text front to
+   * back a few times (lexing, then the parser's passes), and every 64 MB or
+   * so calls this with how far the current pass has come: it does not read
+   * text[0, done) again in this pass. A caller that mapped the text may
+   * give those pages back (madvise MADV_DONTNEED); a later pass faults them
+   * in again. With it, a huge text stays resident only a window at a time. */
+  void (*on_text_window)(void *user, const char *text, size_t done);
+  void *user;           /* for on_text_parsed and on_text_window */
 } tl_read_options;
 
 typedef struct {

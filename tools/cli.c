@@ -86,8 +86,12 @@ int cli_map_file(const char *path, cli_file *out) {
   return 0;
 }
 
-void cli_file_release(cli_file *f) {
-  if (f->mapped) madvise((void *)f->p, f->n, MADV_DONTNEED);
+void cli_file_release(cli_file *f) { cli_file_release_prefix(f, f->n); }
+
+void cli_file_release_prefix(cli_file *f, size_t n) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  n = n < f->n ? n / page * page : f->n;
+  if (f->mapped && n) madvise((void *)f->p, n, MADV_DONTNEED);
 }
 
 void cli_file_free(cli_file *f) {

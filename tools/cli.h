@@ -22,6 +22,8 @@ int cli_map_file(const char *path, cli_file *out);
 /* Gives back the pages of a mapped file (they are read in again if the
  * bytes are used again); nothing for a read one. */
 void cli_file_release(cli_file *f);
+/* The same for the first n bytes (whole pages only). */
+void cli_file_release_prefix(cli_file *f, size_t n);
 void cli_file_free(cli_file *f);
 int cli_write_file(const char *path, const void *p, size_t n);
 void cli_print_error(const char *path, const tl_error *e);

@@ -310,6 +310,13 @@ static void release_text(void *user, const char *text, size_t size) {
   (void)text, (void)size;
   cli_file_release(user);
 }
+/* tl_read_options.on_text_window: what a pass of the text reader has gone
+ * over is given back as it goes, so a huge text is resident a window at a
+ * time (each pass faults it in again from the page cache). */
+static void release_text_prefix(void *user, const char *text, size_t done) {
+  (void)text;
+  cli_file_release_prefix(user, done);
+}
 
 static tl_module *load(opts *o) {
   cli_file in;
@@ -326,7 +333,8 @@ static tl_module *load(opts *o) {
                         .no_body_bytes = true, /* nothing here JITs */
                         .lazy_bodies = true, /* IR only where something reads a body */
                         .borrow_bytes = true, /* into the mapping, kept in o->input */
-                        .threads = o->threads, .on_text_parsed = release_text, .user = &in};
+                        .threads = o->threads, .on_text_parsed = release_text,
+                        .on_text_window = release_text_prefix, .user = &in};
   if (cli_read_source_map(o->in_map, &ro)) return cli_file_free(&in), NULL;
   tl_error err = {0};
   tl_module *m = tl_module_read_any(in.p, in.n, &ro, &err);

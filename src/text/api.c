@@ -62,7 +62,9 @@ static tl_status parse_in_scope(void *c, tl_error *err) {
   tl_toks t;
   uint8_t *bin = NULL;
   size_t n = 0, pos = 0;
-  tl_status st = tl_text_lex(p->text, p->size, &t, err);
+  tl_status st = p->opt && p->opt->on_text_window
+                     ? tl_text_lex_windowed(p->text, p->size, &t, err, p->opt->on_text_window, p->opt->user)
+                     : tl_text_lex(p->text, p->size, &t, err);
   if (st) return st;
   if (p->stop_at_nul && t.nul) {
     tl_toks_free(&t);

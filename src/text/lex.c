@@ -110,6 +110,9 @@ typedef struct {
                         outside */
   size_t ann_at;     /* where that annotation began */
   uint32_t ann_tok;  /* its '(' token, where the tokens are cut back to */
+  void (*window)(void *, const char *, size_t);   /* tl_toks.window */
+  void *win_user;
+  size_t win_next;   /* call window when i reaches this */
   bool nul;          /* a NUL byte was accepted (in a comment or escape) */
 } lx;
 
@@ -462,6 +465,10 @@ static tl_status lex_loop(lx *l) {
   for (;;) {
     l->i = skip_space(l->s, l->i, l->n);
     if (l->i >= l->n) break;
+    if (l->i >= l->win_next) {
+      if (l->window) l->window(l->win_user, l->s, l->i);
+      l->win_next = l->i + TL_TEXT_WINDOW;
+    }
     switch (cls[(unsigned char)l->s[l->i]]) {
     case ID: TRY(atom(l)); break;
     case DL: TRY(id_token(l)); break;
@@ -480,11 +487,19 @@ static tl_status lex_loop(lx *l) {
 }
 
 tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err) {
+  return tl_text_lex_windowed(src, n, out, err, NULL, NULL);
+}
+
+tl_status tl_text_lex_windowed(const char *src, size_t n, tl_toks *out, tl_error *err,
+                               void (*window)(void *, const char *, size_t), void *user) {
   memset(out, 0, sizeof *out);
   out->src = src;
   out->n = n;
+  out->window = window;
+  out->win_user = user;
   if (n > UINT32_MAX) return tl_text_fail(err, TL_E_LIMIT, src, 0, "text too large (4 GiB or more)");
-  lx l = {.s = src, .n = n, .err = err, .qids = &out->qids};
+  lx l = {.s = src, .n = n, .err = err, .qids = &out->qids, .window = window, .win_user = user,
+          .win_next = TL_TEXT_WINDOW};
   tl_status st = lex_loop(&l);
   out->t = l.toks.p;
   out->ntok = l.toks.n;

@@ -196,7 +196,16 @@ typedef struct {
   uint32_t nlnames;      /* functions in lnames */
   opslot *ops;           /* instruction names by hash (op_lookup) */
   bool marking;          /* record tl_text_marks in the output buffers */
+  size_t win_next;       /* the pass calls tk->window when it passes this */
 } P;
+
+/* The pass is at the field starting at token *t: what lies before is done
+ * with for this pass (tl_toks.window, every TL_TEXT_WINDOW bytes). */
+static void pass_at(P *p, const tl_tok *t) {
+  if (!p->tk->window || t->off < p->win_next) return;
+  p->tk->window(p->tk->win_user, p->src, t->off);
+  p->win_next = t->off + TL_TEXT_WINDOW;
+}
 
 static const tl_tok *cur(P *p) { return &p->t[p->i]; }
 static int kind(const P *p, const tl_tok *t) { return tl_tok_kind(p->tk, t); }
@@ -1194,7 +1203,9 @@ static tl_status type_def(P *p) {
 
 /* Pass 1b: the explicit type definitions, in order (their ids are bound). */
 static tl_status scan_types(P *p, size_t end) {
+  p->win_next = TL_TEXT_WINDOW;
   while (p->i < end) {
+    pass_at(p, cur(p));
     size_t next = cur(p)->aux + 1;
     if (atom_is(p, peek(p, 1), "type")) {
       p->i += 2;
@@ -1216,7 +1227,9 @@ static bool has_inline_seg(P *p, size_t end, const char *kw) {
 
 /* Pass 1: ids of every index space, the explicit types, memory64 flags. */
 static tl_status scan(P *p, size_t end, tl_vec *mem64) {
+  p->win_next = TL_TEXT_WINDOW;
   while (p->i < end) {
+    pass_at(p, cur(p));
     if (cur_kind(p) != TK_LPAR) return unexpected(p);
     const tl_tok *open = cur(p);
     size_t next = open->aux + 1;
@@ -1751,7 +1764,9 @@ static tl_status start_field(P *p) {
 
 /* Pass 2: every field's entries. */
 static tl_status emit(P *p, size_t end) {
+  p->win_next = TL_TEXT_WINDOW;
   while (p->i < end) {
+    pass_at(p, cur(p));
     size_t next = cur(p)->aux + 1;
     p->i++;
     const tl_tok *kw = cur(p);

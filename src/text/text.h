@@ -40,7 +40,12 @@ typedef struct {
                         comment, or after a '\\' in a string (anywhere else
                         it is an error, so a text that lexed holds a NUL iff
                         this is set) */
+  /* tl_read_options.on_text_window, called by the lexer and each parser
+   * pass every TL_TEXT_WINDOW bytes (NULL: never) */
+  void (*window)(void *user, const char *text, size_t done);
+  void *win_user;
 } tl_toks;
+#define TL_TEXT_WINDOW ((size_t)64 << 20)
 
 /* The kind of each byte that can start a token (tl_tok_kind). */
 extern const uint8_t tl_tok_kinds[256];
@@ -66,6 +71,10 @@ static inline const char *tl_tok_name(const tl_toks *t, const tl_tok *k, uint32_
  * matched). TL_E_MALFORMED with line and column on a bad token; TL_E_LIMIT
  * for a text of 4 GiB or more. */
 tl_status tl_text_lex(const char *src, size_t n, tl_toks *out, tl_error *err);
+/* The same, calling window(user, src, done) as it goes (tl_toks.window,
+ * which it keeps for the parser). */
+tl_status tl_text_lex_windowed(const char *src, size_t n, tl_toks *out, tl_error *err,
+                               void (*window)(void *, const char *, size_t), void *user);
 void tl_toks_free(tl_toks *t);
 /* Sets err's offset to off, and its line and column (1-based) to those of
  * byte off in src. */
