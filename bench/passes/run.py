@@ -32,7 +32,7 @@ import npm_modules  # noqa: E402
 
 LEVELS = ["O2", "Os", "Oz", "O3"]
 VALIDATE = ["wasm-validate", "--enable-threads", "--enable-tail-call", "--enable-extended-const",
-            "--enable-relaxed-simd", "--enable-exceptions"]
+            "--enable-relaxed-simd", "--enable-exceptions", "--enable-memory64"]
 # C sources fetched with `npm pack` (the tree-sitter runtime and a grammar).
 C_SOURCES = ["tree-sitter@0.25.1", "tree-sitter-json@0.24.8"]
 # wasm-opt's features: the ones these modules use and wasm-validate knows
@@ -41,7 +41,7 @@ C_SOURCES = ["tree-sitter@0.25.1", "tree-sitter-json@0.24.8"]
 FEATS = ["--enable-threads", "--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals",
          "--enable-nontrapping-float-to-int", "--enable-simd", "--enable-reference-types",
          "--enable-multivalue", "--enable-tail-call", "--enable-extended-const",
-         "--enable-exception-handling", "--enable-relaxed-simd"]
+         "--enable-exception-handling", "--enable-relaxed-simd", "--enable-memory64"]
 
 
 def flag(p):
@@ -102,6 +102,19 @@ def compile_c(out, cache):
                     print("bench: %s does not compile (%s), skipped" % (src, p.stdout.decode()[-300:]))
                     continue
             mods.append(("c%s/%s" % (o, base), w, True))
+    # memory64 (issue 20): test/memory64/programs.c, freestanding, as wasm64
+    # (Debian has no wasm64 libc, so it is not a WASI program: no run check
+    # here; test/memory64/run.sh runs it)
+    src = os.path.join(REPO, "test", "memory64", "programs.c")
+    for o in ("O0", "O2"):
+        w = os.path.join(out, "c64-%s-programs.wasm" % o)
+        if not os.path.exists(w) or os.path.getmtime(w) < os.path.getmtime(src):
+            p = subprocess.run(["clang", "--target=wasm64", "-" + o, "-nostdlib", "-Wl,--no-entry",
+                                "-Wl,--export=run", src, "-o", w], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if p.returncode:
+                print("bench: no wasm64 build of %s (%s), skipped" % (src, p.stdout.decode()[-300:]))
+                continue
+        mods.append(("c%s/memory64-programs" % o, w, False))
     return mods
 
 

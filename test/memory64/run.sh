@@ -4,7 +4,8 @@
 # -O2 output validates (wasm-validate --enable-memory64) and both engines
 # give the same results before and after; --memory64-lowering makes it a
 # wasm32 module (validates without memory64, same results on both engines;
-# a -O2 after it too). Exit 77 without clang's wasm64 target or wabt.
+# a -O2 after it too); then programs.c (below). Exit 77 without clang's
+# wasm64 target or wabt.
 OPT=$1 RUN=$2 OUT=$3
 SRC=$(dirname "$0")
 mkdir -p "$OUT"
@@ -27,4 +28,31 @@ for e in interp jit; do
     [ "$("$RUN" --$e --invoke get "$OUT/$m.wasm" 5)" = "i64:1029" ]
   done
 done
+
+# programs.c: a freestanding program (LZ77, SHA-256, quicksort, hashing,
+# bignums over MBs of static data) as wasm64 at -O0 and -O2, through tilt
+# -O2/-Os/-Oz and --memory64-lowering: every output validates (wabt, and
+# wasm-opt 108 where installed) and run(2, 14) (16 KB of input) gives what
+# the native build
+# prints, on both engines.
+if command -v gcc >/dev/null; then
+  gcc -O2 -DNATIVE -w "$SRC/programs.c" -o "$OUT/programs"
+  want="i64:$("$OUT/programs" 2 14)"
+  for o in O0 O2; do
+    clang --target=wasm64 -$o -nostdlib -Wl,--no-entry -Wl,--export=run -o "$OUT/p$o.wasm" "$SRC/programs.c"
+    for l in O2 Os Oz lower; do
+      if [ $l = lower ]; then "$OPT" --enable-memory64 "$OUT/p$o.wasm" --memory64-lowering -O2 -o "$OUT/p$o.$l.wasm"
+      else "$OPT" --enable-memory64 -$l "$OUT/p$o.wasm" -o "$OUT/p$o.$l.wasm"; fi
+      wasm-validate --enable-memory64 "$OUT/p$o.$l.wasm"
+      if command -v wasm-opt >/dev/null; then wasm-opt -all "$OUT/p$o.$l.wasm" -o /dev/null; fi
+      for e in interp jit; do
+        for m in "p$o" "p$o.$l"; do
+          got=$("$RUN" --$e --invoke run "$OUT/$m.wasm" 2 14)
+          [ "$got" = "$want" ] || { echo "programs $m on $e: $got, native $want"; exit 1; }
+        done
+      done
+    done
+  done
+  echo "memory64 programs: $want on both engines, -O0/-O2 inputs x -O2/-Os/-Oz/lowered outputs"
+fi
 echo "memory64.clang: ok"
