@@ -254,6 +254,7 @@ static const lazy_pass lazy_passes[] = {
   {"reorder-globals", "reorder-globals-always", "1"}, /* also below 128 globals */
   {"simplify-globals", NULL, NULL},
   {"simplify-globals-optimizing", NULL, NULL},
+  {"memory-packing", NULL, NULL},
 };
 
 static int check_lazy_pass(const opts *o, const uint8_t *in, size_t n, const tl_read_options *lo,
