@@ -544,6 +544,13 @@ typedef struct {
    * old => new name mapping, print-function-map the index:name lines), in
    * order, with `user`; NULL: the text is dropped. */
   void (*on_output)(void *user, const char *text, size_t len);
+  /* Called once, with `user`, when the passes have decoded every lazy body
+   * (tl_read_options.lazy_bodies; never if none was lazy or some stays
+   * lazy): until the module is written nothing reads the bytes the bodies
+   * were read from, so a caller that lent them from a file mapping may give
+   * their pages back here, and the peak memory is the IR's, not the IR's
+   * plus the input's. */
+  void (*on_bodies_decoded)(void *user);
 } tl_pass_options;
 
 /* After passes ran, the JIT engine cannot instantiate m directly (it

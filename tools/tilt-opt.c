@@ -366,7 +366,7 @@ static void pass_output(void *user, const char *text, size_t len) {
 
 /* on_pass_done's user: what --debug and --debug-ir report. */
 typedef struct {
-  const opts *o;
+  opts *o;
   tl_module *m;
 } reporter;
 
@@ -380,6 +380,13 @@ static void report_pass(void *user, const char *pass, double seconds, uint64_t n
   char *text = tl_module_print(r->m);
   fprintf(stderr, ";; IR after pass %s\n%s", pass, text ? text : ";; (out of memory printing)\n");
   free(text);
+}
+
+/* on_bodies_decoded: the input's pages go back while the passes hold the
+ * IR (a body still lazy at the output reads them again from the file). */
+static void release_input(void *user) {
+  const reporter *r = user;
+  cli_file_release(&r->o->input);
 }
 
 static size_t binary_size(tl_module *m) {
@@ -426,7 +433,7 @@ static int run_passes(opts *o, tl_module *m) {
                         .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
                         .low_memory_unused = o->low_memory_unused,
                         .zero_filled_memory = o->zero_filled_memory,
-                        .on_output = pass_output};
+                        .on_output = pass_output, .on_bodies_decoded = release_input};
   uint32_t n;
   const char **names = kept_passes(o, &po, &n);
   if (!names) return cli_fail("out of memory"), 1;

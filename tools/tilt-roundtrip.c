@@ -5,7 +5,8 @@
  * with lazy bodies (tl_read_options.lazy_bodies), which must accept and
  * refuse exactly what the full read does, with the same error, and whose
  * write (bodies copied as read) must give w1 once read fully and written,
- * and so must remove-unused-module-elements' (which renumbers the bytes).
+ * and so must the output of each module pass that takes lazy bodies as
+ * bytes (remove-unused-module-elements, directize, ...: lazy_passes).
  * --expect-invalid inverts the check for inputs that must be rejected;
  * --bench times read and write and reports peak memory (--lazy: of the lazy
  * read). Runs nothing external: the test scripts do that. */
@@ -241,27 +242,50 @@ static bool same_error(const tl_error *a, const tl_error *b) {
   return a->code == b->code && a->offset == b->offset && !strcmp(a->msg, b->msg);
 }
 
-/* remove-unused-module-elements renumbers a lazy body's immediates in its
- * bytes: the result read fully and written must be the pass's on the full
- * read, written. */
-static int check_lazy_rume(const opts *o, const uint8_t *in, size_t n, const tl_read_options *lo) {
-  const char *pass = "remove-unused-module-elements";
+/* The module passes that take lazy bodies as bytes (MODULE_LAZY: they read
+ * and renumber immediates in the bytes, and decode only the bodies they
+ * change): on the lazy read, read back fully and written, each must give
+ * the bytes it gives on the full read, written. */
+typedef struct { const char *name, *arg_key, *arg_value; } lazy_pass;
+static const lazy_pass lazy_passes[] = {
+  {"remove-unused-module-elements", NULL, NULL},
+  {"directize", NULL, NULL},
+  {"duplicate-import-elimination", NULL, NULL},
+  {"reorder-globals", "reorder-globals-always", "1"}, /* also below 128 globals */
+  {"simplify-globals", NULL, NULL},
+  {"simplify-globals-optimizing", NULL, NULL},
+  {"memory-packing", NULL, NULL},
+};
+
+static int check_lazy_pass(const opts *o, const uint8_t *in, size_t n, const tl_read_options *lo,
+                           const lazy_pass *lp) {
+  const char *pass = lp->name;
+  tl_pass_options po = {.nargs = lp->arg_key ? 1 : 0, .arg_keys = &lp->arg_key, .arg_values = &lp->arg_value};
   tl_write_options wo = {.debug_names = true};
   tl_error err;
   uint8_t *wa = NULL, *wl = NULL, *wr = NULL;
   size_t na = 0, nl = 0, nr = 0;
   tl_module *ma = load(in, n, &o->ro, &err), *ml = load(in, n, lo, &err), *mr = NULL;
   int rc = RC_MISMATCH;
-  if (!ma || !ml || tl_module_run_passes(ma, &pass, 1, NULL, &err) || tl_module_write(ma, &wo, &wa, &na, &err) ||
-      tl_module_run_passes(ml, &pass, 1, NULL, &err) || tl_module_write(ml, &wo, &wl, &nl, &err) ||
+  char what[96];
+  snprintf(what, sizeof what, "%s on the lazy and the full read", pass);
+  if (!ma || !ml || tl_module_run_passes(ma, &pass, 1, &po, &err) || tl_module_write(ma, &wo, &wa, &na, &err) ||
+      tl_module_run_passes(ml, &pass, 1, &po, &err) || tl_module_write(ml, &wo, &wl, &nl, &err) ||
       !(mr = load(wl, nl, &o->ro, &err)) || tl_module_write(mr, &wo, &wr, &nr, &err))
-    report("remove-unused-module-elements on the lazy and the full read", o->in, &err);
+    report(what, o->in, &err);
   else if (na != nr || memcmp(wa, wr, na))
-    fprintf(stderr, "tilt-roundtrip: %s: remove-unused-module-elements on the lazy read, read back and written, "
-            "differs from it on the full read at 0x%zx\n", o->in, first_diff(wa, na, wr, nr));
+    fprintf(stderr, "tilt-roundtrip: %s: %s on the lazy read, read back and written, "
+            "differs from it on the full read at 0x%zx\n", o->in, pass, first_diff(wa, na, wr, nr));
   else rc = RC_OK;
   free(wa), free(wl), free(wr);
   tl_module_free(ma), tl_module_free(ml), tl_module_free(mr);
+  return rc;
+}
+
+static int check_lazy_passes(const opts *o, const uint8_t *in, size_t n, const tl_read_options *lo) {
+  int rc = RC_OK;
+  for (size_t k = 0; k < sizeof lazy_passes / sizeof *lazy_passes && rc == RC_OK; k++)
+    rc = check_lazy_pass(o, in, n, lo, &lazy_passes[k]);
   return rc;
 }
 
@@ -294,7 +318,7 @@ static int check_lazy(const opts *o, const uint8_t *in, size_t n, const tl_error
   else rc = RC_OK;
   free(wl), free(wr);
   tl_module_free(ml), tl_module_free(mr);
-  return rc ? rc : check_lazy_rume(o, in, n, &lo);
+  return rc ? rc : check_lazy_passes(o, in, n, &lo);
 }
 
 static int run(const opts *o, const uint8_t *in, size_t n) {

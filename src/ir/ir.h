@@ -722,6 +722,10 @@ void tl_code_refs(const tl_module *m, const uint8_t *code, uint32_t size,
                   void (*fn)(void *user, const tl_code_ref *ref), void *user);
 void tl_code_remap(const tl_module *m, const uint8_t *code, uint32_t size, uint32_t *const map[TL_NSPACES],
                    tl_buf *out);
+/* f's lazy bytes renumbered through map (tl_code_remap) into new bytes in
+ * m's arena; every lazy body's indices of one space through map. */
+void tl_func_remap_code(tl_module *m, tl_func *f, uint32_t *const map[TL_NSPACES]);
+void tl_module_remap_lazy(tl_module *m, uint32_t space, uint32_t *map);
 tl_functype *tl_func_type(const tl_module *m, const tl_func *f);
 uint32_t tl_func_nparams(const tl_module *m, const tl_func *f);
 uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t);

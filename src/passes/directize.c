@@ -14,6 +14,8 @@
  * directize-initial-contents-immutable@1 (as in wasm-opt; true of LLVM's
  * output) the segments' entries are trusted even in imported, exported or
  * written tables; null and out-of-range entries of those stay unknown.
+ * Lazy bodies (still bytes) are read without decoding (tl_code_refs): one
+ * is decoded only when it calls through a known table.
  * Guarantees the same behaviour. */
 #include "passes.h"
 
@@ -48,6 +50,36 @@ static void mark_writes(tl_walk *w, tl_expr **slot) {
   case TL_OP_TABLE_INIT: tab[e->imm.idx2.b].modified = true; break;
   default: break;
   }
+}
+
+/* A lazy body's table writes, from its bytes (code_scan.c): table.set,
+ * table.fill, table.grow and table.init name the table they write (the
+ * last's other immediate is a segment); table.copy names it first, then
+ * the table it reads. */
+typedef struct {
+  table_info *tab;
+  bool copy_src;   /* the next table.copy immediate is the source */
+} lazy_writes;
+
+static void lazy_write(void *user, const tl_code_ref *r) {
+  lazy_writes *c = user;
+  if (r->space != TL_SPACE_TABLE) return;
+  switch (r->op) {
+  case TL_OP_TABLE_SET: case TL_OP_TABLE_FILL: case TL_OP_TABLE_GROW: case TL_OP_TABLE_INIT:
+    c->tab[r->index].modified = true;
+    break;
+  case TL_OP_TABLE_COPY:
+    if (!c->copy_src) c->tab[r->index].modified = true;
+    c->copy_src = !c->copy_src;
+    break;
+  default: break;
+  }
+}
+
+static void mark_body_writes(tl_module *m, tl_func *f, table_info *tab) {
+  lazy_writes c = {tab, false};
+  if (f->lazy) tl_code_refs(m, f->code, f->code_size, lazy_write, &c);
+  else tl_walk_post(m, f, &f->body, mark_writes, tab);
 }
 
 /* Lays the active segments of table t over nulls; false if any offset is
@@ -93,8 +125,7 @@ static void analyze(tl_module *m, table_info *tab, bool initial_immutable, bool 
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) tab[TL_EXPORT(m, i)->index].modified = true;
   for (uint32_t t = 0; t < m->tables.n; t++) tab[t].known = initial_immutable || !tab[t].modified;
   if (!any_known(tab, m->tables.n)) return;
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
-    tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, mark_writes, tab);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++) mark_body_writes(m, TL_FUNC(m, i), tab);
   for (uint32_t t = 0; t < m->tables.n; t++) {
     if (tab[t].modified && !initial_immutable) tab[t].known = false;
     if (tab[t].known && !flatten(m, t, &tab[t], nomem)) tab[t].known = false;
@@ -217,6 +248,41 @@ static void visit(tl_walk *w, tl_expr **slot) {
   d->changed = true;
 }
 
+/* Whether a lazy body calls through a known table (from its bytes): only
+ * then is it decoded; the rest stay bytes. */
+typedef struct {
+  const table_info *tab;
+  bool any;
+} lazy_calls;
+
+static void lazy_call(void *user, const tl_code_ref *r) {
+  lazy_calls *c = user;
+  if (r->space == TL_SPACE_TABLE && (r->op == TL_OP_CALL_INDIRECT || r->op == TL_OP_RETURN_CALL_INDIRECT) &&
+      c->tab[r->index].known)
+    c->any = true;
+}
+
+static bool calls_known(tl_module *m, const tl_func *f, const table_info *tab) {
+  lazy_calls c = {tab, false};
+  tl_code_refs(m, f->code, f->code_size, lazy_call, &c);
+  return c.any;
+}
+
+/* Rewrites function i's call_indirects through known tables; a lazy body
+ * is decoded only when it has some. */
+static tl_status directize_func(tl_pass_ctx *ctx, dz *d, uint32_t i) {
+  tl_func *f = TL_FUNC(d->m, i);
+  if (f->lazy) {
+    if (!calls_known(d->m, f, d->tab)) return TL_OK;
+    tl_status s = tl_func_decode(d->m, i, ctx->err);
+    if (s != TL_OK) return s;
+  }
+  d->changed = false;
+  tl_walk_post(d->m, f, &f->body, visit, d);
+  if (d->changed) tl_func_refinalize(d->m, f);
+  return TL_OK;
+}
+
 tl_status tl_pass_directize(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   if (!m->tables.n) return TL_OK;
@@ -225,15 +291,11 @@ tl_status tl_pass_directize(tl_pass_ctx *ctx) {
   dz d = {m, tl_scratch_calloc(m->tables.n, sizeof(table_info)), arg && strcmp(arg, "0") != 0, false, false};
   if (!d.tab) return tl_nomem(ctx->err, "directize");
   analyze(m, d.tab, imm && strcmp(imm, "0") != 0, &d.nomem);
-  if (!d.nomem && any_known(d.tab, m->tables.n)) {
-    for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !d.nomem; i++) {
-      tl_func *f = TL_FUNC(m, i);
-      d.changed = false;
-      tl_walk_post(m, f, &f->body, visit, &d);
-      if (d.changed) tl_func_refinalize(m, f);
-    }
-  }
+  tl_status s = TL_OK;
+  if (!d.nomem && any_known(d.tab, m->tables.n))
+    for (uint32_t i = m->nimported_funcs; i < m->funcs.n && !d.nomem && s == TL_OK; i++)
+      s = directize_func(ctx, &d, i);
   for (uint32_t t = 0; t < m->tables.n; t++) tl_free(d.tab[t].entry);
   tl_free(d.tab);
-  return d.nomem ? tl_nomem(ctx->err, "directize") : TL_OK;
+  return s != TL_OK ? s : d.nomem ? tl_nomem(ctx->err, "directize") : TL_OK;
 }

@@ -3,6 +3,7 @@
  * later copy (call, return_call, ref.func anywhere, exports, start) goes to
  * the first, and the copies are removed, indices renumbered (wasm-opt's
  * duplicate-import-elimination). Names of the removed copies are lost.
+ * Lazy bodies stay bytes: their function indices are renumbered there.
  * Guarantees the same behaviour. */
 #include "passes.h"
 
@@ -81,6 +82,7 @@ tl_status tl_pass_duplicate_import_elimination(tl_pass_ctx *ctx) {
     for (uint32_t i = 0; i < nf; i++)
       if (target[i] != i) remap[i] = remap[target[i]];
     tl_walk_module(m, remap_visit, remap);
+    tl_module_remap_lazy(m, TL_SPACE_FUNC, remap);
     for (size_t i = 0; i < m->exports.n; i++)
       if (TL_EXPORT(m, i)->kind == TL_EXTERN_FUNC) TL_EXPORT(m, i)->index = remap[TL_EXPORT(m, i)->index];
     if (m->has_start) m->start = remap[m->start];

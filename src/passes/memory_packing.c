@@ -15,7 +15,9 @@
  * memory's initial size. data.drop of an active segment is a nop (active
  * segments are dropped at instantiation); one that memory.init names is
  * left whole (its traps must keep their reason). Keeps at most 100000
- * segments (the web limit). Guarantees the same behaviour; data indices renumbered everywhere. */
+ * segments (the web limit). Lazy bodies stay bytes unless they name a
+ * segment (memory.init, data.drop: found with tl_code_refs), which are
+ * decoded. Guarantees the same behaviour; data indices renumbered everywhere. */
 #include "passes.h"
 
 #include <stdio.h>
@@ -69,11 +71,27 @@ typedef struct {
   uint8_t *has;
 } has_job;
 
+/* has_visit on a lazy body's bytes: only memory.init and data.drop name a
+ * data segment there. */
+static void has_ref(void *user, const tl_code_ref *r) {
+  if (r->space == TL_SPACE_DATA) *(uint8_t *)user = 1;
+}
+
 static void has_one(void *user, uint32_t k) {
   has_job *j = user;
   uint32_t i = j->m->nimported_funcs + k;
   tl_func *f = TL_FUNC(j->m, i);
-  tl_walk_post_only(j->m, f, &f->body, has_visit, &j->has[i], SEG_OPS);
+  if (f->lazy) tl_code_refs(j->m, f->code, f->code_size, has_ref, &j->has[i]);
+  else tl_walk_post_only(j->m, f, &f->body, has_visit, &j->has[i], SEG_OPS);
+}
+
+/* The lazy bodies that name a segment are decoded (the pass counts and
+ * rewrites their nodes); the rest stay bytes. */
+static tl_status decode_has(tl_module *m, const uint8_t *has, tl_error *err) {
+  tl_status s = TL_OK;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n && s == TL_OK; i++)
+    if (has[i]) s = tl_func_decode(m, i, err);
+  return s;
 }
 
 static tl_expr *dest_at(tl_module *m, tl_func *f, const tl_expr *d, uint32_t loc, uint32_t k) {
@@ -298,10 +316,11 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   bool split_passive = !TL_MEMORY(m, 0)->is64;
   has_job hj = {m, has};
   tl_run_parallel(ctx, (uint32_t)m->funcs.n - m->nimported_funcs, has_one, &hj);
-  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+  tl_status st = decode_has(m, has, ctx->err);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n && st == TL_OK; i++)
     if (has[i]) tl_walk_post_only(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, count_visit, &c, SEG_OPS);
   tl_vec out = {0};
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && st == TL_OK; i++) {
     tl_data *d = TL_DATA(m, i);
     bool active = d->mode == TL_SEG_ACTIVE;
     if (!active && !c.inits[i]) {
@@ -337,6 +356,7 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   for (size_t i = 0; i < n; i++) changed |= c.nop_drop[i] || c.remap[i] != i || c.plan[i].n;
   for (size_t i = 0; i < n && !changed; i++)
     changed = TL_DATA(m, i)->size != TL_VEC_AT(&out, tl_data, i).size;
+  changed &= st == TL_OK; /* a body failed to decode: nothing changes */
   if (changed) {
     tl_vec old = m->datas;
     m->datas = out;
@@ -359,5 +379,5 @@ tl_status tl_pass_memory_packing(tl_pass_ctx *ctx) {
   for (size_t i = 0; i < n; i++) tl_vec_free(&c.plan[i]);
   tl_free(c.plan);
   tl_free(c.remap);
-  return TL_OK;
+  return st;
 }

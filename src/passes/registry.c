@@ -343,6 +343,14 @@ static void sweep(tl_pass_ctx *ctx) {
   tl_nodes_sweep_end(ctx->m);
 }
 
+/* opt->on_bodies_decoded, once the last lazy body has been decoded; *told
+ * starts true when none was lazy. */
+static void tell_decoded(tl_module *m, const tl_pass_options *opt, bool *told) {
+  if (*told || tl_module_has_lazy(m)) return;
+  *told = true;
+  if (opt->on_bodies_decoded) opt->on_bodies_decoded(opt->user);
+}
+
 static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_t n,
                                const tl_pass_options *opt, tl_error *err) {
   tl_pass_options none = {0};
@@ -357,6 +365,7 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   }
   bool one_by_one = opt->validate_each || opt->on_pass_done;
+  bool told = !tl_module_has_lazy(m);
   tl_status s = TL_OK;
   for (uint32_t i = 0; i < n && s == TL_OK;) {
     uint32_t np = 0;
@@ -378,9 +387,11 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     if (p->kind == TL_PASS_FUNC) sweep(&ctx);
     /* a module pass that reads bodies sees them all decoded */
     if (p->kind != TL_PASS_FUNC && !p->lazy) s = tl_module_decode_all(m, err);
+    if (s == TL_OK) tell_decoded(m, opt, &told);
     /* C API users may hold nodes: bodies stay where they are */
     if (s == TL_OK)
       s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
+    if (s == TL_OK) tell_decoded(m, opt, &told);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK)
       s = after_pass(err, p->name);

@@ -328,13 +328,7 @@ static void remap_lazy(rume *r, tl_func *f, const bool *changed) {
   uint32_t *map[NKINDS] = {0};
   for (int k = 0; k < NKINDS; k++)
     if (changed[k]) map[k] = r->remap[k];
-  tl_buf b = {0};
-  tl_code_remap(r->m, f->code, f->code_size, map, &b);
-  uint8_t *p = tl_arena_alloc(&r->m->arena, b.n ? b.n : 1, 1);
-  memcpy(p, b.p, b.n);
-  f->code = p;
-  f->code_size = (uint32_t)b.n;
-  tl_buf_free(&b);
+  tl_func_remap_code(r->m, f, map);
 }
 
 static void rewrite_all(rume *r, bool renumbered, const bool *changed) {

@@ -7,7 +7,8 @@
  * greedy topological one (highest count among the globals whose
  * dependencies are placed); imports stay first. The result is kept only if
  * its estimated LEB size beats the original order. Guarantees the same
- * behaviour; every global index renumbered. */
+ * behaviour; every global index renumbered. Lazy bodies stay bytes: their
+ * uses are counted (tl_code_refs) and renumbered there. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -28,6 +29,17 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 static void remap_visit(tl_walk *w, tl_expr **slot) {
   rg_ctx *c = w->ctx;
   if (tl_ops[(*slot)->op].imm == TL_IMM_GLOBAL) (*slot)->imm.index = c->remap[(*slot)->imm.index];
+}
+
+static void count_ref(void *user, const tl_code_ref *r) {
+  if (r->space == TL_SPACE_GLOBAL) ((uint32_t *)user)[r->index]++;
+}
+
+/* count_visit over the module, lazy bodies counted from their bytes. */
+static void count_uses(tl_module *m, rg_ctx *c) {
+  tl_walk_module(m, count_visit, c);
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    if (TL_FUNC(m, i)->lazy) tl_code_refs(m, TL_FUNC(m, i)->code, TL_FUNC(m, i)->code_size, count_ref, c->count);
 }
 
 /* Collects the globals an init reads (its dependencies). */
@@ -92,7 +104,7 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
   key *scratch = tl_scratch_realloc(NULL, (size_t)ng + 1, sizeof(key));
   tl_status st = c.count && c.remap && order && deps && old && scratch ? TL_OK : tl_nomem(ctx->err, "reorder-globals");
   if (st != TL_OK) goto done;
-  tl_walk_module(m, count_visit, &c);
+  count_uses(m, &c);
   for (uint32_t i = ni; i < ng; i++)
     if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, dep_visit, &deps[i]);
   if (greedy(m, c.count, deps, order, scratch)) {
@@ -107,6 +119,7 @@ tl_status tl_pass_reorder_globals(tl_pass_ctx *ctx) {
       for (uint32_t i = 0; i < ng; i++) old[i] = *TL_GLOBAL(m, i);
       for (uint32_t i = 0; i < ng; i++) *TL_GLOBAL(m, c.remap[i]) = old[i];
       tl_walk_module(m, remap_visit, &c);
+      tl_module_remap_lazy(m, TL_SPACE_GLOBAL, c.remap);
       for (size_t i = 0; i < m->exports.n; i++)
         if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL)
           TL_EXPORT(m, i)->index = c.remap[TL_EXPORT(m, i)->index];

@@ -7,7 +7,9 @@
  * pipeline (pipeline.c, -O2 function passes) on the functions it changed.
  * ref.func inits are not folded (the ref.func would need a declaration
  * once the global is gone). Guarantees the same behaviour; leaves removing the now-unused globals to
- * remove-unused-module-elements. */
+ * remove-unused-module-elements. Lazy bodies stay bytes unless rewritten:
+ * their global uses are counted from the bytes (tl_code_refs), and one is
+ * decoded only when it reads a global to fold or writes an unread one. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -70,14 +72,51 @@ typedef struct {
   sg_ctx *c;
   const uint8_t *fold, *unread;
   uint8_t *touched;      /* count: 2 if the body has global ops; rewrite: 1 if changed */
+  bool failed;           /* decoding a lazy body failed */
 } sg_job;
+
+/* count_visit on a lazy body's bytes (tl_code_refs) */
+static void count_ref(void *user, const tl_code_ref *ref) {
+  count_ctx *k = user;
+  if (ref->space != TL_SPACE_GLOBAL) return;
+  uint32_t *n = ref->op == TL_OP_GLOBAL_SET ? k->c->sets : k->c->gets;
+  __atomic_fetch_add(&n[ref->index], 1, __ATOMIC_RELAXED);
+  k->has = true;
+}
 
 static void count_in(void *user, uint32_t k) {
   sg_job *j = user;
   uint32_t i = j->m->nimported_funcs + k;
+  tl_func *f = TL_FUNC(j->m, i);
   count_ctx cc = {j->c, false};
-  tl_walk_post_only(j->m, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, count_visit, &cc, GLOBAL_OPS);
+  if (f->lazy) tl_code_refs(j->m, f->code, f->code_size, count_ref, &cc);
+  else tl_walk_post_only(j->m, f, &f->body, count_visit, &cc, GLOBAL_OPS);
   if (cc.has) j->touched[i] = 2;
+}
+
+/* Whether a lazy body reads a global to fold or writes one nobody reads. */
+typedef struct {
+  const sg_job *j;
+  bool any;
+} need_ctx;
+
+static void need_ref(void *user, const tl_code_ref *ref) {
+  need_ctx *n = user;
+  if (ref->space == TL_SPACE_GLOBAL)
+    n->any |= ref->op == TL_OP_GLOBAL_SET ? n->j->unread[ref->index] : n->j->fold[ref->index];
+}
+
+/* A lazy body is decoded only when the rewrite would change it. */
+static bool decoded_if_needed(sg_job *j, uint32_t i) {
+  tl_func *f = TL_FUNC(j->m, i);
+  if (!f->lazy) return true;
+  need_ctx n = {j, false};
+  tl_code_refs(j->m, f->code, f->code_size, need_ref, &n);
+  if (!n.any) return false;
+  tl_error e = {0};
+  if (tl_func_decode(j->m, i, &e) == TL_OK) return true;
+  __atomic_store_n(&j->failed, true, __ATOMIC_RELAXED); /* out of memory (the body was checked) */
+  return false;
 }
 
 static void rewrite_in(void *user, uint32_t k) {
@@ -85,7 +124,7 @@ static void rewrite_in(void *user, uint32_t k) {
   uint32_t i = j->m->nimported_funcs + k;
   bool has = j->touched[i] == 2;
   j->touched[i] = 0;
-  if (!has) return; /* nothing to rewrite there */
+  if (!has || !decoded_if_needed(j, i)) return; /* nothing to rewrite there */
   rw_ctx r = {j->m, j->fold, j->unread, false};
   tl_walk_post_only(j->m, TL_FUNC(j->m, i), &TL_FUNC(j->m, i)->body, rewrite_visit, &r, GLOBAL_OPS);
   if (r.changed) {
@@ -107,7 +146,7 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   }
   for (size_t i = 0; i < m->exports.n; i++)
     if (TL_EXPORT(m, i)->kind == TL_EXTERN_GLOBAL) c.exported[TL_EXPORT(m, i)->index] = 1;
-  sg_job j = {m, &c, fold, unread, touched};
+  sg_job j = {m, &c, fold, unread, touched, false};
   tl_run_parallel(ctx, nf - m->nimported_funcs, count_in, &j);
   count_ctx cc = {&c, false};
   for (uint32_t i = 0; i < ng; i++)
@@ -142,8 +181,8 @@ static tl_status run(tl_pass_ctx *ctx, bool optimizing) {
   }
   for (size_t i = 0; i < m->datas.n; i++)
     if (TL_DATA(m, i)->offset) tl_walk_post(m, NULL, &TL_DATA(m, i)->offset, rewrite_visit, &r);
-  tl_status st = TL_OK;
-  if (optimizing) {
+  tl_status st = j.failed ? tl_nomem(ctx->err, "simplify-globals: decoding a body") : TL_OK;
+  if (optimizing && st == TL_OK) {
     const char *names[64];
     uint32_t n = tl_pipeline(2, 0, names, 64);
     st = tl_run_func_passes_on(ctx, names, n, touched);

@@ -4,7 +4,9 @@
  * those immediates, copying the rest of the bytes. The body was checked when
  * read (reader_check.c), so the walk trusts its shape; it is driven by the
  * opcode table's immediate kinds. A memarg without a memory index names
- * memory 0; renumbered to another memory, it gains the index. */
+ * memory 0; renumbered to another memory, it gains the index. The new
+ * bytes of a renumbered body go to the module arena (the old ones may be
+ * the caller's, borrowed). */
 #include "reader_int.h"
 
 #include <string.h>
@@ -185,4 +187,21 @@ void tl_code_remap(const tl_module *m, const uint8_t *code, uint32_t size, uint3
                    tl_buf *out) {
   walker w = {.m = m, .map = map, .out = out};
   walk(&w, code, size);
+}
+
+void tl_func_remap_code(tl_module *m, tl_func *f, uint32_t *const map[TL_NSPACES]) {
+  tl_buf b = {0};
+  tl_code_remap(m, f->code, f->code_size, map, &b);
+  uint8_t *p = tl_arena_alloc(&m->arena, b.n ? b.n : 1, 1);
+  if (b.n) memcpy(p, b.p, b.n);
+  f->code = p;
+  f->code_size = (uint32_t)b.n;
+  tl_buf_free(&b);
+}
+
+void tl_module_remap_lazy(tl_module *m, uint32_t space, uint32_t *map) {
+  uint32_t *maps[TL_NSPACES] = {0};
+  maps[space] = map;
+  for (uint32_t i = m->nimported_funcs; i < m->funcs.n; i++)
+    if (TL_FUNC(m, i)->lazy) tl_func_remap_code(m, TL_FUNC(m, i), maps);
 }

@@ -51,6 +51,35 @@ check_sh "-o onto the input itself (its mapping holds the lazy bodies until they
    "$TILT_OPT" same.wasm --vacuum -o same.wasm && cmp v.wasm same.wasm'
 expect_error "a body that is not valid is still refused, with its offset" \
   "bad.wasm:0x[0-9a-f]+: .*type mismatch" "$TILT_OPT" bad.wasm -o x.wasm
+# --directize reads the bodies it leaves alone as bytes: the table writes
+# it must see (table.set into $w; table.copy into $c, from $r) come from
+# them, and only a body calling through a known table is decoded. Calls
+# through $w and $c stay; the one through $r (index 1: $b) becomes call 1.
+if command -v wat2wasm > /dev/null; then
+  cat > tables.wat <<'EOF'
+(module
+  (type $t (func (result i32)))
+  (table $w 2 funcref)
+  (table $c 2 funcref)
+  (table $r 2 funcref)
+  (elem (table $w) (i32.const 0) func $a $b)
+  (elem (table $c) (i32.const 0) func $a $b)
+  (elem (table $r) (i32.const 0) func $a $b)
+  (func $a (result i32) i32.const 1)
+  (func $b (result i32) i32.const 2)
+  (func (export "set") (table.set $w (i32.const 0) (ref.null func)))
+  (func (export "copy") (table.copy $c $r (i32.const 0) (i32.const 0) (i32.const 1)))
+  (func (export "cw") (result i32) (call_indirect $w (type $t) (i32.const 0)))
+  (func (export "cc") (result i32) (call_indirect $c (type $t) (i32.const 0)))
+  (func (export "cr") (result i32) (call_indirect $r (type $t) (i32.const 1))))
+EOF
+  check "tables.wat assembles" wat2wasm --enable-all tables.wat -o tables.wasm
+  check "--directize on it" "$TILT_OPT" -all tables.wasm --directize -o dz.wasm
+  check_sh "calls through the written tables stay, the other becomes call 1" \
+    '"$TILT_OPT" -all dz.wasm --print > dz.txt && grep -q "(call_indirect (type 0) (i32.const 0))" dz.txt &&
+     grep -q "(call_indirect 1 (type 0) (i32.const 0))" dz.txt && grep -q "(call 1))" dz.txt &&
+     [ $(grep -c call_indirect dz.txt) = 2 ]'
+fi
 if [ -n "${TILT_RUN:-}" ]; then
   check_sh "the copied module runs: g() = 7" '"$TILT_RUN" --invoke g out.wasm | grep -qx "i32:7"'
   check_sh "-O2 output runs the same" '"$TILT_OPT" padded.wasm -O2 -o o2.wasm && "$TILT_RUN" --invoke g o2.wasm | grep -qx "i32:7"'

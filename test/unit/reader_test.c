@@ -612,6 +612,52 @@ START_TEST(lazy_bodies) {
   tl_buf_free(&b);
 } END_TEST
 
+static void count_call(void *user) { ++*(int *)user; }
+
+/* tl_pass_options.on_bodies_decoded: once, when the last lazy body is
+ * decoded (a module pass that reads bodies, or a function pass stack);
+ * never while one stays lazy or when none was. */
+static int run_counting(tl_module *m, const char *const *names, uint32_t n) {
+  int calls = 0;
+  tl_pass_options po = {.threads = 1, .on_bodies_decoded = count_call, .user = &calls};
+  tl_error e = {0};
+  ck_assert_int_eq(tl_module_run_passes(m, names, n, &po, &e), TL_OK);
+  return calls;
+}
+
+START_TEST(bodies_decoded_hook) {
+  tl_buf b = {0};
+  hdr(&b);
+  sec(&b, 1, S("\x01\x60\x00\x01\x7f"));
+  sec(&b, 3, S("\x02\x00\x00"));
+  sec(&b, 7, S("\x02\x01\x66\x00\x00\x01\x67\x00\x01")); /* export both */
+  const uint8_t *bodies[2] = {(const uint8_t *)"\x00\x41\x07\x0b",
+                              (const uint8_t *)"\x00\x10\x00\x0b"};
+  size_t sizes[2] = {4, 4};
+  code(&b, bodies, sizes, 2);
+  tl_read_options o = {.lazy_bodies = true};
+  tl_error e = {0};
+  /* a lazy module pass decodes nothing: no call */
+  tl_module *m = tl_module_read(b.p, b.n, &o, &e);
+  ck_assert_ptr_nonnull(m);
+  const char *rume[] = {"remove-unused-module-elements"};
+  ck_assert_int_eq(run_counting(m, rume, 1), 0);
+  ck_assert(TL_FUNC(m, 0)->lazy && TL_FUNC(m, 1)->lazy);
+  /* function passes then a module pass: called once, after the first stack */
+  const char *mixed[] = {"vacuum", "dce", "directize", "vacuum"};
+  ck_assert_int_eq(run_counting(m, mixed, 4), 1);
+  ck_assert(!TL_FUNC(m, 0)->lazy && !TL_FUNC(m, 1)->lazy);
+  ck_assert_int_eq(run_counting(m, mixed, 4), 0); /* nothing lazy any more */
+  tl_module_free(m);
+  /* a module pass that reads bodies decodes them all first */
+  m = tl_module_read(b.p, b.n, &o, &e);
+  ck_assert_ptr_nonnull(m);
+  const char *dfe[] = {"duplicate-function-elimination"};
+  ck_assert_int_eq(run_counting(m, dfe, 1), 1);
+  tl_module_free(m);
+  tl_buf_free(&b);
+} END_TEST
+
 START_TEST(parallel_same_ir) {
   tl_buf b = {0}, w1 = {0};
   big_module(&b, 400, 10, 60, NONE, NONE, NONE);
@@ -712,6 +758,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, minimal_module);
   tcase_add_test(tc, lazy_bodies);
+  tcase_add_test(tc, bodies_decoded_hook);
   tcase_add_test(tc, rewrite_fixed_point);
   tcase_add_test(tc, bad_header);
   tcase_add_test(tc, zeroes_fail_at_once);
