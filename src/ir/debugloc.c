@@ -276,6 +276,8 @@ const tl_debugloc *tl_srcmap_at(const tl_srcmap *sm, uint32_t start, uint32_t of
 
 void tl_srcmap_free(tl_srcmap *sm) { tl_vec_free(&sm->entries); }
 
+bool tl_module_has_dwarf(const tl_module *m) { return m && m->dwarf_locs; }
+
 /* ---- writing one ------------------------------------------------------------ */
 static void put_vlq(tl_buf *b, int64_t v) {
   uint64_t u = v < 0 ? ((uint64_t)(-v) << 1) | 1 : (uint64_t)v << 1;
@@ -310,7 +312,7 @@ void tl_srcmap_write(const tl_module *m, const tl_srcmap_entry *e, size_t n, tl_
     if (i) tl_buf_byte(out, ',');
     put_vlq(out, (int64_t)e[i].offset - off);
     off = e[i].offset;
-    if (!e[i].has_loc) continue;
+    if (!e[i].has_loc || e[i].loc.file >= m->debug_files.n) continue; /* none, or a DWARF address */
     put_vlq(out, (int64_t)e[i].loc.file - file);
     put_vlq(out, (int64_t)e[i].loc.line - line);
     put_vlq(out, (int64_t)e[i].loc.col - col);
