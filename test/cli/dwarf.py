@@ -11,6 +11,8 @@ Addresses are DWARF's: offsets in the code section's payload.
                             every sequence spans one function exactly, every
                             named subprogram's low_pc/high_pc are its
                             function's; prints the counts
+  dwarf.py lines WASM       each instruction: ADDRESS FUNCTION TEXT FILE:LINE
+  dwarf.py extents WASM     each function: NAME START END
   dwarf.py same W1 W2       W2's line table gives the same FILE:LINE as W1's
                             for the instructions of the functions whose
                             code is (nearly) the same in both, and for the
@@ -245,6 +247,15 @@ def main():
         check(sys.argv[2])
     elif cmd == "same":
         same(sys.argv[2], sys.argv[3])
+    elif cmd == "lines":
+        wasm = sys.argv[2]
+        t = line_table(wasm)
+        for name, (start, end, ins) in sorted(functions(wasm).items(), key=lambda f: f[1][0]):
+            for a, text in ins:
+                print("%#x %s %s %s" % (a, name, text, lookup(t, a)))
+    elif cmd == "extents":
+        for name, (start, end, _) in sorted(functions(sys.argv[2]).items(), key=lambda f: f[1][0]):
+            print("%s %#x %#x" % (name, start, end))
     elif cmd == "same3":
         same3(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
