@@ -1065,11 +1065,13 @@ static bool take_widths(wr *w, tl_func *f) {
 /* Declared locals grouped by type, as Binaryen's writer groups them (a run
  * of one type costs one declaration entry): the types in the order they
  * first appear, each local's relative order kept. Left as they are when a
- * tuple local is declared (its components must stay consecutive) or
- * nothing moves; else the map goes to w->maps[fi] too (the name section
+ * tuple local is declared (its components must stay consecutive), when
+ * DWARF is kept (its variable locations name locals by index, as in
+ * Binaryen) or nothing moves; else the map goes to w->maps[fi] too (the name section
  * numbers local names through it, in index order). False when out of
  * memory. */
 static bool group_locals(wr *w, tl_func *f, uint32_t fi, uint32_t np) {
+  if (w->opt->dwarf && w->m->dwarf_locs) return true; /* DWARF names locals by index */
   tl_type order[TL_NBASIC];
   uint32_t ntypes = 0, next = w->base[np], moved = 0;
   bool seen[TL_NBASIC] = {false};

@@ -4,7 +4,8 @@ tests of tilt's DWARF rewriter (src/wasm-io/dwarf.c), and broken variants.
 
   dwarfgen.py good OUT.wasm        three functions: main (exported, calls
                                    helper), helper, dead (nothing calls
-                                   it); nops to remove. Every instruction
+                                   it); nops to remove; helper's locals
+                                   i32, f64, i32 (not to be regrouped). Every instruction
                                    has a row of its own (line 100 * (its
                                    function + 1) + its index, column its
                                    index), each function's local
@@ -59,13 +60,15 @@ def vec(items):
     return uleb(len(items)) + b"".join(items)
 
 
-NOP, END, CALL, DROP, CONST, GET, ADD = 0x01, 0x0b, 0x10, 0x1a, 0x41, 0x20, 0x6a
+NOP, END, CALL, DROP, CONST, GET, SET, ADD = 0x01, 0x0b, 0x10, 0x1a, 0x41, 0x20, 0x21, 0x6a
 # (name, type, locals declaration bytes, [instruction bytes])
 FUNCS = [
     ("main", 0, b"\x00", [bytes([NOP]), bytes([NOP]), bytes([CONST, 5]), bytes([CALL, 1]),
                           bytes([DROP]), bytes([NOP]), bytes([END])]),
-    ("helper", 1, b"\x01\x01\x7f", [bytes([GET, 0]), bytes([NOP]), bytes([CONST, 1]),
-                                    bytes([ADD]), bytes([END])]),
+    # locals i32, f64, i32: kept in that order (DWARF names locals by index)
+    ("helper", 1, b"\x03\x01\x7f\x01\x7c\x01\x7f", [bytes([GET, 0]), bytes([NOP]), bytes([CONST, 1]),
+                                                    bytes([ADD]), bytes([SET, 3]), bytes([GET, 3]),
+                                                    bytes([END])]),
     ("dead", 0, b"\x00", [bytes([NOP]), bytes([NOP]), bytes([END])]),
 ]
 
