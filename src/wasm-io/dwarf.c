@@ -434,6 +434,7 @@ static void out_flags(lout *o, const lrow *r) {
 
 /* Row r at address a: a special opcode when one encodes the step. */
 static void out_row(lout *o, const lrow *r, uint32_t a) {
+  if (a < o->addr) return; /* addresses only grow in a sequence */
   out_flags(o, r);
   uint32_t d = a - o->addr;
   int64_t dl = (int64_t)r->line - (int64_t)o->line;
@@ -524,7 +525,7 @@ typedef struct {
   const amap *am;
   const ltab *lines;
   tl_vec abbrevs, specs;   /* abbrev (sorted by code), aspec: the unit's table */
-  tl_vec done_ranges, done_loc; /* uint32_t: list offsets already mapped */
+  tl_vec done_ranges, done_loc; /* uint8_t bit sets: the list offsets mapped */
   tl_error *err;
 } dinfo;
 
@@ -618,12 +619,17 @@ static tl_status map_list(dinfo *d, bool is_loc, uint32_t off, uint32_t old_base
   tl_vec *done = is_loc ? &d->done_loc : &d->done_ranges;
   if (!sec) return tl_errorf(d->err, TL_E_MALFORMED, d->info->offset, ".debug_info: names a %s that is not there",
                              is_loc ? ".debug_loc" : ".debug_ranges");
-  for (size_t i = 0; i < done->n; i++)
-    if (TL_VEC_AT(done, uint32_t, i) == off) return TL_OK;
-  TL_VEC_PUSH(done, uint32_t, off);
   uint8_t *out = (is_loc ? d->new_loc : d->new_ranges).p;
   cur c = {sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
-  if (off > sec->size) return bad(&c, c.end, "list offset past the section");
+  if (off >= sec->size || !out) return bad(&c, c.end, "list offset past the section");
+  if (!done->n) {
+    tl_vec_grow(done, 1, sec->size / 8 + 1);
+    memset(done->p, 0, sec->size / 8 + 1);
+    done->n = sec->size / 8 + 1;
+  }
+  uint8_t *bits = done->p;
+  if (bits[off / 8] & (1u << (off % 8))) return TL_OK; /* a list two DIEs name */
+  bits[off / 8] |= (uint8_t)(1u << (off % 8));
   c.p += off;
   uint32_t base = old_base, new_base = map_addr(d->am, old_base);
   for (;;) {
@@ -671,6 +677,7 @@ typedef struct {           /* what one DIE's attributes need after reading */
   bool has_low;
   uint8_t *high_at;        /* a data-form high_pc (length from low_pc) */
   size_t high_size;
+  bool high_leb;           /* DW_FORM_udata: a LEB128 of high_size bytes */
   uint64_t high;
 } die;
 
@@ -691,7 +698,13 @@ static tl_status attr(dinfo *d, cur *c, const aspec *s, uint16_t ver, bool unit_
     return TL_OK;
   }
   bool data = form == 0x0b || form == 0x05 || form == 0x06 || form == 0x07 || form == 0x0f;
-  if (s->attr == 0x12 && data) x->high_at = out, x->high_size = n, x->high = v;
+  if (s->attr == 0x12 && data) {
+    x->high_at = out, x->high_size = n, x->high = v, x->high_leb = form == 0x0f;
+    if (form == 0x0f) {
+      cur l = {at, at + n, c->base, c->sec, c->err};
+      TRY(get_leb(&l, false, &x->high, "DW_AT_high_pc"));
+    }
+  }
   bool offset = form == 0x17 || (ver <= 3 && (form == 0x06 || form == 0x07));
   if (s->attr == 0x10 && offset && n == 4) {             /* DW_AT_stmt_list */
     uint32_t no;
@@ -709,8 +722,13 @@ static void fix_high(dinfo *d, const die *x) {
   uint32_t nl = map_addr(d->am, x->low);
   uint32_t nh = map_addr(d->am, (uint32_t)(x->low + x->high));
   uint64_t len = nh > nl ? nh - nl : 0;
-  if (x->high_size < 8 && len >> (8 * x->high_size)) len = (1ull << (8 * x->high_size)) - 1;
-  for (size_t i = 0; i < x->high_size && i < 8; i++) x->high_at[i] = (uint8_t)(len >> (8 * i));
+  unsigned bits = (unsigned)(x->high_leb ? 7 * x->high_size : 8 * x->high_size);
+  if (bits < 64 && len >> bits) len = (1ull << bits) - 1; /* as long as it fits in place */
+  for (size_t i = 0; i < x->high_size; i++) {
+    uint64_t part = x->high_leb ? (7 * i < 64 ? len >> (7 * i) : 0) : (8 * i < 64 ? len >> (8 * i) : 0);
+    if (!x->high_leb) x->high_at[i] = (uint8_t)part;
+    else x->high_at[i] = (uint8_t)((part & 0x7f) | (i + 1 < x->high_size ? 0x80 : 0));
+  }
 }
 
 static tl_status unit(dinfo *d, cur *c) {

@@ -431,12 +431,21 @@ static int custom_slot(wr *w, const tl_custom *c) {
 }
 
 /* With tl_write_options.dwarf: c's rewritten bytes, if dwarf.c rewrote
- * it; .debug_aranges, which it does not map, is left out (NULL). */
+ * it (the first section of its name: another is left out, as dwarf.c
+ * read only the first); .debug_aranges, which it does not map, is left
+ * out (NULL). */
 static const tl_custom *dwarf_custom(const wr *w, const tl_custom *c, tl_custom *tmp) {
   if (!w->m->dwarf_locs || !w->opt->dwarf || strncmp(c->name, ".debug_", 7)) return c;
   if (!strcmp(c->name, ".debug_aranges")) return NULL;
   for (int k = 0; k < TL_DWARF_NSECS; k++)
-    if (w->dwarf.has[k] && !strcmp(c->name, tl_dwarf_names[k])) {
+    if (w->dwarf.has[k] && w->dwarf.bytes[k].n && !strcmp(c->name, tl_dwarf_names[k])) {
+      for (size_t i = 0; i < w->m->customs.n; i++) {
+        const tl_custom *first = &TL_VEC_AT(&w->m->customs, tl_custom, i);
+        if (!strcmp(first->name, c->name)) {
+          if (first != c) return NULL;
+          break;
+        }
+      }
       *tmp = *c;
       tmp->bytes = w->dwarf.bytes[k].p;
       tmp->size = (uint32_t)w->dwarf.bytes[k].n;

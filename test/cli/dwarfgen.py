@@ -11,7 +11,8 @@ tests of tilt's DWARF rewriter (src/wasm-io/dwarf.c), and broken variants.
                                    index), each function's local
                                    declarations line 100 * (function + 1).
                                    One unit: its ranges list, a subprogram
-                                   per function (data4 high_pc), a variable
+                                   per function (data4 high_pc; helper's
+                                   a padded udata), a variable
                                    with a location list in main
   dwarfgen.py bad NAME OUT.wasm    a broken variant; prints the error
                                    tilt-opt -g must give ("0xOFFSET:
@@ -126,6 +127,8 @@ def abbrevs(v):
     a += b"\x11\x01" + b"\x12\x06" + b"\x03" + (b"\x7e" if "bad_form" in v else b"\x08") + b"\x00\x00"
     # 3: variable: location (loclist), name
     a += uleb(3) + uleb(0x34) + b"\x00" + b"\x02\x17" + b"\x03\x08" + b"\x00\x00"
+    # 4: subprogram: low_pc, high_pc (udata, padded to 3 bytes), name
+    a += uleb(4) + uleb(0x2e) + b"\x01" + b"\x11\x01" + b"\x12\x0f" + b"\x03\x08" + b"\x00\x00"
     return bytes(a) + b"\x00"
 
 
@@ -138,7 +141,10 @@ def info(layout, v):
         at.setdefault("name", 11 + len(die) + 1 + 8)
         if fi == 1:
             at["code2"] = 11 + len(die)
-        die += uleb(9 if "bad_code" in v and fi == 1 else 2) + u32(start) + u32(end - start)
+        if fi == 1:   # helper's high_pc a padded LEB128
+            die += uleb(9 if "bad_code" in v else 4) + u32(start) + bytes([0x80 | (end - start), 0x80, 0])
+        else:
+            die += uleb(2) + u32(start) + u32(end - start)
         die += FUNCS[fi][0].encode() + b"\x00"
         if fi == 0:
             die += uleb(3) + u32(0) + b"x\x00"
