@@ -46,6 +46,16 @@ for seed in $(seq 1 ${TILT_DWARF_MUTATIONS:-150}); do
 done
 check_sh "mutated DWARF: $written written, $errors errors, no crash" '[ $crashes = 0 ] && [ $errors -gt 0 ] && [ $written -gt 0 ]'
 
+# the -O pipelines leave out what Binaryen's leave out to keep DWARF
+# (invalidatesDWARF); named, such a pass runs, with wasm-opt's warning
+check_sh "-g -O2 with DWARF: no coalesce-locals, dae, inlining, duplicate-function-elimination" \
+  '"$TILT_OPT" -g -O3 --debug g.wasm -o x.wasm 2> d.txt && grep -q "^\[pass\] vacuum" d.txt &&
+   ! grep -Eq "^\[pass\] (coalesce-locals|dae-optimizing|inlining-optimizing|duplicate-function-elimination|local-cse|merge-locals|ssa-nomerge) " d.txt'
+check_sh "-O2 without -g: they run" \
+  '"$TILT_OPT" -O2 --debug g.wasm -o x.wasm 2> d.txt && grep -q "^\[pass\] coalesce-locals " d.txt && grep -q "^\[pass\] inlining-optimizing " d.txt'
+check_sh "-g --inlining with DWARF: it runs, with a warning" \
+  '"$TILT_OPT" -g --inlining g.wasm -o x.wasm 2> d.txt && grep -q "warning: running pass .inlining. which is not fully compatible with DWARF" d.txt'
+
 if ! command -v llvm-dwarfdump >/dev/null || ! command -v wasm-objdump >/dev/null; then
   echo "SKIP: the line table checks need llvm-dwarfdump and wasm-objdump"
   finish
