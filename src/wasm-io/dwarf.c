@@ -364,9 +364,8 @@ static tl_status read_lines(const dsec *sec, ltab *t, tl_error *err) {
   return TL_OK;
 }
 
-/* The input row in effect at address a, or NULL: the last row at or
- * before a in the sequence starting last at or before a. */
-static const lrow *row_at(const ltab *t, uint32_t a) {
+/* The index of the first sequence starting after a. */
+static size_t seq_after(const ltab *t, uint32_t a) {
   const lseq *q = t->seqs.p;
   size_t lo = 0, hi = t->seqs.n;
   while (lo < hi) {
@@ -374,15 +373,40 @@ static const lrow *row_at(const ltab *t, uint32_t a) {
     if (q[mid].start <= a) lo = mid + 1;
     else hi = mid;
   }
-  if (!lo || a >= q[lo - 1].end) return NULL;
-  const lrow *r = (const lrow *)t->rows.p + q[lo - 1].first;
-  size_t l = 0, h = q[lo - 1].n;
+  return lo;
+}
+
+/* The sequence that describes the function read at [start, end): one that
+ * spans it exactly if there is one (the linker keeps one copy of a C++
+ * inline function, and every unit that had a copy has a sequence at its
+ * address, of its own copy's length), else the last starting at or before
+ * start; NULL if that one does not reach start. */
+static const lseq *seq_for(const ltab *t, uint32_t start, uint32_t end) {
+  const lseq *q = t->seqs.p;
+  size_t k = seq_after(t, start);
+  for (size_t i = k; i-- > 0 && q[i].start == start;)
+    if (q[i].end == end) return &q[i];
+  return k && start < q[k - 1].end ? &q[k - 1] : NULL;
+}
+
+/* The row of sequence q in effect at address a, or NULL. */
+static const lrow *row_in(const ltab *t, const lseq *q, uint32_t a) {
+  if (!q || a < q->start || a >= q->end) return NULL;
+  const lrow *r = (const lrow *)t->rows.p + q->first;
+  size_t l = 0, h = q->n;
   while (l < h) {
     size_t mid = l + (h - l) / 2;
     if (r[mid].addr <= a) l = mid + 1;
     else h = mid;
   }
   return l ? &r[l - 1] : NULL;
+}
+
+/* The input row in effect at address a, or NULL: in the sequence starting
+ * last at or before a. */
+static const lrow *row_at(const ltab *t, uint32_t a) {
+  size_t k = seq_after(t, a);
+  return k ? row_in(t, (const lseq *)t->seqs.p + k - 1, a) : NULL;
 }
 
 /* ---- .debug_line: writing ------------------------------------------------- */
@@ -460,17 +484,23 @@ static void out_end(lout *o, uint32_t a) {
   tl_buf_byte(o->out, 1);
 }
 
-/* One written function's sequence in program prog: entries e[0..n) (its
- * prolog to its epilog). */
-static void out_func(lout *o, const ltab *t, uint32_t prog, const tl_srcmap_entry *e, size_t n,
-                     uint32_t code) {
+/* The function groups of the writer's entries: e[first, first + n) from a
+ * prolog to its epilog, the input sequence that described it. */
+typedef struct { uint32_t first, n, prog; const lseq *seq; } fgroup;
+
+/* One written function's sequence: its entries' rows, from its own input
+ * sequence, or another of its program for code a pass brought in. */
+static void out_func(lout *o, const ltab *t, const fgroup *g, const tl_srcmap_entry *e, uint32_t code) {
   const lrow *last = NULL;
   bool started = false;
-  uint32_t end = e[n - 1].offset - code + 1;
-  for (size_t i = 0; i < n; i++) {
+  e += g->first;
+  uint32_t end = e[g->n - 1].offset - code + 1;
+  for (size_t i = 0; i < g->n; i++) {
     if (!e[i].has_loc || e[i].loc.file != TL_LOC_DWARF) continue;
-    const lrow *r = row_at(t, e[i].loc.line - 1);
-    if (!r || r->prog != prog || r == last) continue;
+    uint32_t old = e[i].loc.line - 1;
+    const lrow *r = row_in(t, g->seq, old);
+    if (!r) r = row_at(t, old);
+    if (!r || r->prog != g->prog || r == last) continue;
     uint32_t a = e[i].offset - code;
     if (!started) out_set_address(o, a), started = true;
     out_row(o, r, a);
@@ -479,19 +509,17 @@ static void out_func(lout *o, const ltab *t, uint32_t prog, const tl_srcmap_entr
   if (started) out_end(o, end);
 }
 
-/* The function groups of the writer's entries: [start, end) index ranges
- * from a prolog to its epilog. */
-typedef struct { uint32_t first, n, prog; } fgroup;
-
 static void groups(tl_vec *out, const ltab *t, const tl_srcmap_entry *e, size_t n) {
   size_t open = SIZE_MAX;
   for (size_t i = 0; i < n; i++) {
     if (!e[i].has_loc || e[i].loc.file != TL_LOC_DWARF) continue;
     if (e[i].loc.col == TL_LOC_DWARF_START) open = i;
     if (e[i].loc.col != TL_LOC_DWARF_END || open == SIZE_MAX) continue;
-    const lrow *r = row_at(t, e[open].loc.line - 1);
+    uint32_t start = e[open].loc.line - 1, end = e[i].loc.line; /* the final end's address + 1 */
+    const lseq *q = seq_for(t, start, end);
+    const lrow *r = row_in(t, q, start);
     if (r) {
-      fgroup g = {(uint32_t)open, (uint32_t)(i + 1 - open), r->prog};
+      fgroup g = {(uint32_t)open, (uint32_t)(i + 1 - open), r->prog, q};
       TL_VEC_PUSH(out, fgroup, g);
     }
     open = SIZE_MAX;
@@ -509,7 +537,7 @@ static void write_lines(const dsec *sec, ltab *t, const tl_vec *gs, const tl_src
     lout o = {p, out, 0, 1, 1, 0, 0, p->default_stmt != 0};
     for (size_t i = 0; i < gs->n; i++) {
       const fgroup *g = &TL_VEC_AT(gs, fgroup, i);
-      if (g->prog == k) out_func(&o, t, k, e + g->first, g->n, code);
+      if (g->prog == k) out_func(&o, t, g, e, code);
     }
     put_u32_at(out->p + len_at, (uint32_t)(out->n - len_at - 4));
   }

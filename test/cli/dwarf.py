@@ -9,8 +9,8 @@ Addresses are DWARF's: offsets in the code section's payload.
   dwarf.py check WASM       the DWARF fits the code: every row sits at an
                             instruction or a function's local declarations,
                             every sequence spans one function exactly, every
-                            named subprogram's low_pc/high_pc are its
-                            function's; prints the counts
+                            subprogram with code spans a function exactly;
+                            prints the counts
   dwarf.py lines WASM       each instruction: ADDRESS FUNCTION TEXT FILE:LINE
   dwarf.py extents WASM     each function: NAME START END
   dwarf.py same W1 W2       W2's line table gives the same FILE:LINE as W1's
@@ -55,14 +55,17 @@ def code_start(wasm):
 
 def functions(wasm):
     """name -> (start, end, [(address, instruction text)]); start is the
-    local declarations, end one past the final end"""
+    local declarations, end one past the final end. A name several
+    functions have (C++ constructor and destructor variants) is NAME@K
+    for the K-th of them after the first"""
     base = code_start(wasm)
-    funcs, cur = {}, None
+    funcs, cur, seen = {}, None, {}
     for line in run("wasm-objdump", "-d", wasm).splitlines():
         m = re.match(r"([0-9a-f]+) func\[(\d+)\](?: <(.*)>)?:", line)
         if m:
             name = m.group(3) or "func%s" % m.group(2)
-            cur = funcs.setdefault(name, [int(m.group(1), 16) - base, 0, []])
+            k = seen[name] = seen.get(name, -1) + 1
+            cur = funcs[name + ("@%d" % k if k else "")] = [int(m.group(1), 16) - base, 0, []]
             continue
         m = re.match(r"\s*([0-9a-f]+):\s+((?:[0-9a-f]{2} )+)\s*\|\s*(.*)", line)
         if m and cur is not None:
@@ -104,13 +107,35 @@ def line_table(wasm):
     return seqs
 
 
-def lookup(seqs, addr):
-    i = bisect.bisect_right([s[0] for s in seqs], addr) - 1
-    if i < 0 or addr >= seqs[i][1]:
-        return "?"
-    rows = seqs[i][2]
-    j = bisect.bisect_right([r[0] for r in rows], addr) - 1
-    return "%s:%d" % (rows[j][1], rows[j][2]) if j >= 0 else "?"
+class Lines:
+    """a module's line table, looked up as a debugger would: in the
+    sequence that spans the function an address is in exactly (the linker
+    keeps one copy of a C++ inline function; each unit that had one has a
+    sequence at its address, of its own copy's length), else in the last
+    sequence starting at or before it"""
+
+    def __init__(self, wasm, funcs=None):
+        self.seqs = line_table(wasm)
+        self.starts = [s[0] for s in self.seqs]
+        exact = {(s[0], s[1]): s for s in self.seqs}
+        ext = sorted((f[0], f[1]) for f in (funcs or functions(wasm)).values())
+        self.ext_starts = [e[0] for e in ext]
+        self.ext = [(e, exact.get(e)) for e in ext]
+
+    def seq(self, addr):
+        i = bisect.bisect_right(self.ext_starts, addr) - 1
+        if i >= 0 and addr < self.ext[i][0][1] and self.ext[i][1]:
+            return self.ext[i][1]
+        i = bisect.bisect_right(self.starts, addr) - 1
+        return self.seqs[i] if i >= 0 and addr < self.seqs[i][1] else None
+
+    def at(self, addr):
+        s = self.seq(addr)
+        if not s:
+            return "?"
+        rows = s[2]
+        j = bisect.bisect_right([r[0] for r in rows], addr) - 1
+        return "%s:%d" % (rows[j][1], rows[j][2]) if j >= 0 else "?"
 
 
 def subprograms(wasm):
@@ -154,15 +179,14 @@ def check(wasm):
             nrows += 1
             if a not in insns:
                 bad.append("row at %#x (%s:%d) is at no instruction" % (a, fl, ln))
-    names = [n for n in funcs]
     nsub = 0
+    extents = {(f[0], f[1]) for f in funcs.values()}
     for name, low, high in subprograms(wasm):
-        if low == 0 or names.count(name) != 1:
+        if low == 0:   # its code is gone (or was never linked in)
             continue
-        f = funcs[name]
         nsub += 1
-        if (low, high) != (f[0], f[1]):
-            bad.append("subprogram %s is [%#x, %#x), its function [%#x, %#x)" % (name, low, high, f[0], f[1]))
+        if (low, high) not in extents:
+            bad.append("subprogram %s is [%#x, %#x), no function's extent" % (name, low, high))
     if bad:
         sys.exit("\n".join(bad[:40]))
     if not seqs or not nsub:
@@ -198,12 +222,12 @@ def pairs(f1, f2, only_calls=False):
 
 def same(w1, w2):
     f1, f2 = functions(w1), functions(w2)
-    t1, t2 = line_table(w1), line_table(w2)
+    t1, t2 = Lines(w1, f1), Lines(w2, f2)
     n = {"insn": 0, "call": 0}
     bad = []
     for name, x, y, kind in pairs(f1, f2):
         n[kind] += 1
-        la, lb = lookup(t1, x[0]), lookup(t2, y[0])
+        la, lb = t1.at(x[0]), t2.at(y[0])
         if la != lb:
             bad.append("%s: %s at %#x: %s, then %#x: %s" % (name, x[1], x[0], la, y[0], lb))
     if bad:
@@ -218,12 +242,12 @@ def same3(win, wb, wt):
     differ from win's (the module both were made from) and wt's are
     win's"""
     fi, fb, ft = functions(win), functions(wb), functions(wt)
-    ti, tb, tt = line_table(win), line_table(wb), line_table(wt)
-    truth = {y[0]: lookup(ti, x[0]) for _, x, y, _ in pairs(fi, ft, True)}
+    ti, tb, tt = Lines(win, fi), Lines(wb, fb), Lines(wt, ft)
+    truth = {y[0]: ti.at(x[0]) for _, x, y, _ in pairs(fi, ft, True)}
     agree = fixed = 0
     bad = []
     for name, x, y, _ in pairs(fb, ft, True):
-        lb, lt = lookup(tb, x[0]), lookup(tt, y[0])
+        lb, lt = tb.at(x[0]), tt.at(y[0])
         if lb == lt:
             agree += 1
         elif truth.get(y[0]) == lt:
@@ -242,17 +266,18 @@ def main():
     cmd = sys.argv[1]
     if cmd == "at":
         wasm = sys.argv[2]
-        print(lookup(line_table(wasm), int(sys.argv[3], 0) - code_start(wasm)))
+        print(Lines(wasm).at(int(sys.argv[3], 0) - code_start(wasm)))
     elif cmd == "check":
         check(sys.argv[2])
     elif cmd == "same":
         same(sys.argv[2], sys.argv[3])
     elif cmd == "lines":
         wasm = sys.argv[2]
-        t = line_table(wasm)
-        for name, (start, end, ins) in sorted(functions(wasm).items(), key=lambda f: f[1][0]):
+        funcs = functions(wasm)
+        t = Lines(wasm, funcs)
+        for name, (start, end, ins) in sorted(funcs.items(), key=lambda f: f[1][0]):
             for a, text in ins:
-                print("%#x %s %s %s" % (a, name, text, lookup(t, a)))
+                print("%#x %s %s %s" % (a, name, text, t.at(a)))
     elif cmd == "extents":
         for name, (start, end, _) in sorted(functions(sys.argv[2]).items(), key=lambda f: f[1][0]):
             print("%s %#x %#x" % (name, start, end))
