@@ -64,7 +64,7 @@ static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file ('-' for stdout)"},
   {O_TEXT, "--emit-text", "-S", false, "emit text instead of binary (to stdout without -o)"},
   {O_PRINT, "--print", NULL, false, "print the module as text to stdout"},
-  {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
+  {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section) and DWARF, its code addresses updated (without source maps or --strip-dwarf)"},
   {O_VALIDATE, "--validate", NULL, false, "validate the module (the default)"},
   {O_NO_VALIDATE, "--no-validation", "-n", false, "skip validation, assume the input is valid"},
   {O_ALL, "--all-features", "-all", false, "enable all features"},
