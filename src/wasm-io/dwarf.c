@@ -640,6 +640,20 @@ static tl_status skip_form(cur *c, uint64_t *form) {
   return bad(c, c->p, "DW_FORM_indirect nested too deep");
 }
 
+/* Whether offset off (< size) of a section is in the bit set done; it is
+ * after. */
+static bool seen_before(tl_vec *done, uint32_t size, uint32_t off) {
+  if (!done->n) {
+    tl_vec_grow(done, 1, size / 8 + 1);
+    memset(done->p, 0, size / 8 + 1);
+    done->n = size / 8 + 1;
+  }
+  uint8_t *bits = done->p, bit = (uint8_t)(1u << (off % 8));
+  bool seen = bits[off / 8] & bit;
+  bits[off / 8] |= bit;
+  return seen;
+}
+
 /* Maps list entries (start, end) of .debug_ranges (is_loc false) or
  * .debug_loc at off, for a unit whose base address was old_base. */
 static tl_status map_list(dinfo *d, bool is_loc, uint32_t off, uint32_t old_base) {
@@ -650,14 +664,7 @@ static tl_status map_list(dinfo *d, bool is_loc, uint32_t off, uint32_t old_base
   uint8_t *out = (is_loc ? d->new_loc : d->new_ranges).p;
   cur c = {sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
   if (off >= sec->size || !out) return bad(&c, c.end, "list offset past the section");
-  if (!done->n) {
-    tl_vec_grow(done, 1, sec->size / 8 + 1);
-    memset(done->p, 0, sec->size / 8 + 1);
-    done->n = sec->size / 8 + 1;
-  }
-  uint8_t *bits = done->p;
-  if (bits[off / 8] & (1u << (off % 8))) return TL_OK; /* a list two DIEs name */
-  bits[off / 8] |= (uint8_t)(1u << (off % 8));
+  if (seen_before(done, sec->size, off)) return TL_OK; /* a list two DIEs name */
   c.p += off;
   uint32_t base = old_base, new_base = map_addr(d->am, old_base);
   for (;;) {
