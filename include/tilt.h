@@ -103,7 +103,10 @@ typedef struct {
                            each node remembers the code address it was read from,
                            for tl_write_options.dwarf. Only for a binary with a
                            .debug_line section and no source_map; bodies are then
-                           read serially and not lazily */
+                           read serially and not lazily. DWARF 2-4 with 4-byte
+                           addresses; malformed or unsupported DWARF (DWARF 5 or
+                           64-bit units) fails the read with TL_E_MALFORMED at
+                           its offset */
   /* Text input (tl_module_parse_text, tl_module_read_any): if set, called
    * once the text has been turned into binary, before that is read. After
    * it the text is read again only to locate an error the binary reader
@@ -133,10 +136,10 @@ typedef struct {
                            .debug_line from the nodes' addresses and map the code
                            addresses of .debug_info, .debug_ranges and .debug_loc
                            to the new code (.debug_aranges is dropped); bodies are
-                           then encoded on one thread. Malformed or unsupported
-                           DWARF (DWARF 5, 64-bit units) fails the write with
-                           TL_E_MALFORMED at its input offset. Without it, or for
-                           a module read without dwarf, .debug_* are copied as is */
+                           then encoded on one thread and declared locals keep
+                           their order (DWARF names locals by index). Without it,
+                           or for a module read without dwarf, .debug_* are
+                           copied as is */
 } tl_write_options;
 
 /* Out of memory: every call below returns TL_E_NOMEM (or NULL, or the
