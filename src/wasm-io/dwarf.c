@@ -526,8 +526,18 @@ static void groups(tl_vec *out, const ltab *t, const tl_srcmap_entry *e, size_t 
   }
 }
 
-static void write_lines(const dsec *sec, ltab *t, const tl_vec *gs, const tl_srcmap_entry *e,
+static int cmp_group(const void *a, const void *b) {
+  const fgroup *x = a, *y = b;
+  if (x->prog != y->prog) return x->prog < y->prog ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first; /* output order within a program */
+}
+
+/* Each input program's header and the sequences of the functions it
+ * described (gs sorted by program here). */
+static void write_lines(const dsec *sec, ltab *t, tl_vec *gs, const tl_srcmap_entry *e,
                         uint32_t code, tl_buf *out) {
+  if (gs->n) qsort(gs->p, gs->n, sizeof(fgroup), cmp_group);
+  size_t gi = 0;
   for (uint32_t k = 0; k < t->progs.n; k++) {
     lprog *p = &TL_VEC_AT(&t->progs, lprog, k);
     p->new_off = (uint32_t)out->n;
@@ -535,10 +545,8 @@ static void write_lines(const dsec *sec, ltab *t, const tl_vec *gs, const tl_src
     tl_buf_put(out, "\0\0\0\0", 4);
     tl_buf_put(out, sec->bytes + p->off + 4, p->hdr - p->off - 4);
     lout o = {p, out, 0, 1, 1, 0, 0, p->default_stmt != 0};
-    for (size_t i = 0; i < gs->n; i++) {
-      const fgroup *g = &TL_VEC_AT(gs, fgroup, i);
-      if (g->prog == k) out_func(&o, t, g, e, code);
-    }
+    for (; gi < gs->n && TL_VEC_AT(gs, fgroup, gi).prog == k; gi++)
+      out_func(&o, t, &TL_VEC_AT(gs, fgroup, gi), e, code);
     put_u32_at(out->p + len_at, (uint32_t)(out->n - len_at - 4));
   }
 }
@@ -700,11 +708,16 @@ static bool is_loclist_attr(uint32_t a) {
 
 /* The new offset of the line program at old offset off. */
 static bool new_stmt_list(const dinfo *d, uint32_t off, uint32_t *out) {
-  for (size_t i = 0; i < d->lines->progs.n; i++) {
-    const lprog *p = &TL_VEC_AT(&d->lines->progs, lprog, i);
-    if (p->off == off) return *out = p->new_off, true;
+  const lprog *p = d->lines->progs.p; /* in section order */
+  size_t lo = 0, hi = d->lines->progs.n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p[mid].off < off) lo = mid + 1;
+    else hi = mid;
   }
-  return false;
+  if (lo == d->lines->progs.n || p[lo].off != off) return false;
+  *out = p[lo].new_off;
+  return true;
 }
 
 typedef struct {           /* what one DIE's attributes need after reading */
