@@ -561,6 +561,7 @@ typedef struct {
   const amap *am;
   const ltab *lines;
   tl_vec abbrevs, specs;   /* abbrev (sorted by code), aspec: the unit's table */
+  uint32_t abbrev_off;     /* ... read from this offset (+1; 0: none yet) */
   tl_vec done_ranges, done_loc; /* uint8_t bit sets: the list offsets mapped */
   tl_error *err;
 } dinfo;
@@ -571,6 +572,8 @@ static int cmp_abbrev(const void *a, const void *b) {
 }
 
 static tl_status read_abbrevs(dinfo *d, uint32_t off) {
+  if (d->abbrev_off && d->abbrev_off - 1 == off) return TL_OK; /* units sharing a table */
+  d->abbrev_off = 0;
   d->abbrevs.n = d->specs.n = 0;
   if (!d->abbrev) return tl_errorf(d->err, TL_E_MALFORMED, d->info->offset, ".debug_info: no .debug_abbrev");
   cur c = {d->abbrev->bytes, d->abbrev->bytes + d->abbrev->size, d->abbrev->bytes, d->abbrev, d->err};
@@ -599,6 +602,7 @@ static tl_status read_abbrevs(dinfo *d, uint32_t off) {
     TL_VEC_PUSH(&d->abbrevs, abbrev, a);
   }
   if (d->abbrevs.n) qsort(d->abbrevs.p, d->abbrevs.n, sizeof(abbrev), cmp_abbrev);
+  d->abbrev_off = off + 1;
   return TL_OK;
 }
 
