@@ -153,6 +153,8 @@ for pair in "${pairs[@]}"; do
         # where Binaryen's lines differ from the linker's, tilt's must not
         check "$p $l: the same lines as Binaryen's (or the linker's where Binaryen's differ)" \
           $DW same3 out/tilt/$n$l.in.wasm out/binaryen/$n$l.wasm out/tilt/$n$l.wasm
+        check_sh "$p $l: llvm-dwarfdump --verify finds no more errors in tilt's DWARF than in Binaryen's" \
+          '[ $(llvm-dwarfdump --verify out/tilt/'"$n$l"'.wasm 2>&1 | grep -c "error:") -le $(llvm-dwarfdump --verify out/binaryen/'"$n$l"'.wasm 2>&1 | grep -c "error:") ]'
       fi
       if [ $p = srcmap.c ]; then
         check_sh "$p $l: the Binaryen build's map gives the trap the same line" \
