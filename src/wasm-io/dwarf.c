@@ -11,8 +11,11 @@
  *   - .debug_line: each line program's header kept byte for byte, its
  *     rows made anew: one sequence per written function, a row where a
  *     node's old address fell under a different input row (same file,
- *     line, column and flags); rows of another unit's program (code a pass
- *     copied across units) and sequences of code that is gone are dropped;
+ *     line, column and flags), taken from the input sequence that spans
+ *     the function exactly when several start there (the copies of a C++
+ *     inline function the linker merged); rows of another unit's program
+ *     (code a pass copied across units), the other copies' sequences and
+ *     those of code that is gone are dropped;
  *   - .debug_info: DW_AT_stmt_list to the new program offsets, and every
  *     DW_FORM_addr (low_pc, high_pc, entry_pc, call site pcs) and data-form
  *     high_pc mapped, in place (sizes do not change);
@@ -25,7 +28,8 @@
  * start and end); one in no written function maps to 0. Local indices in
  * location expressions are not rewritten. Malformed or unsupported DWARF
  * (DWARF 5 or 64-bit units, other address sizes) is an error with the byte
- * offset in the input, never a crash. */
+ * offset in the input (the reader runs this once with no code to find it),
+ * never a crash. */
 #include "wasmio.h"
 
 #include <stdio.h>
