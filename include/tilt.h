@@ -99,6 +99,14 @@ typedef struct {
                            --input-source-map reads): its locations go to the
                            IR's nodes, for tl_write_options.source_map */
   size_t source_map_size;
+  bool dwarf;           /* keep DWARF right (wasm-opt -g with .debug_* sections):
+                           each node remembers the code address it was read from,
+                           for tl_write_options.dwarf. Only for a binary with a
+                           .debug_line section and no source_map; bodies are then
+                           read serially and not lazily. DWARF 2-4 with 4-byte
+                           addresses; malformed or unsupported DWARF (DWARF 5 or
+                           64-bit units) fails the read with TL_E_MALFORMED at
+                           its offset */
   /* Text input (tl_module_parse_text, tl_module_read_any): if set, called
    * once the text has been turned into binary, before that is read. After
    * it the text is read again only to locate an error the binary reader
@@ -131,6 +139,14 @@ typedef struct {
                            encoded on one thread */
   const char *source_map_url; /* if set: a sourceMappingURL section naming the map,
                            after the names (it replaces the module's own) */
+  bool dwarf;           /* a module read with tl_read_options.dwarf: rewrite its
+                           .debug_line from the nodes' addresses and map the code
+                           addresses of .debug_info, .debug_ranges and .debug_loc
+                           to the new code (.debug_aranges is dropped); bodies are
+                           then encoded on one thread and declared locals keep
+                           their order (DWARF names locals by index). Without it,
+                           or for a module read without dwarf, .debug_* are
+                           copied as is */
 } tl_write_options;
 
 /* Out of memory: every call below returns TL_E_NOMEM (or NULL, or the
@@ -540,6 +556,10 @@ typedef struct {
   uint32_t optimize_level, shrink_level;
   bool low_memory_unused;    /* addresses below 1024 are never accessed */
   bool zero_filled_memory;   /* imported memories start zero-filled too */
+  bool preserve_dwarf;       /* the module keeps DWARF (tl_module_has_dwarf): the
+                                -O pipelines leave out the passes that would make
+                                its variable locations or function structure wrong
+                                (tl_pass_invalidates_dwarf), as Binaryen does */
   /* Where passes that report write their text (minify-imports* the
    * old => new name mapping, print-function-map the index:name lines), in
    * order, with `user`; NULL: the text is dropped. */
@@ -631,6 +651,13 @@ bool tl_pass_changes_interface(uint32_t i);
 /* Whether pass i keeps every module's behaviour: not an interface renamer,
  * nor a pass replacing instructions by traps (remove-relaxed-simd). */
 bool tl_pass_keeps_behaviour(uint32_t i);
+/* Whether pass `name` breaks what DWARF says beyond code addresses (local
+ * indices, parameters, functions): Binaryen's invalidatesDWARF set
+ * (coalesce-locals, dae, duplicate-function-elimination, flatten,
+ * inlining, local-cse, merge-locals, merge-similar-functions, ssa*). */
+bool tl_pass_invalidates_dwarf(const char *name);
+/* Whether m was read with tl_read_options.dwarf and has DWARF to keep. */
+bool tl_module_has_dwarf(const tl_module *m);
 /* Runs the default pipeline of -O<opt_level> (0-4); shrink_level 1 is -Os,
  * 2 is -Oz (with opt_level 2), as wasm-opt defines them. */
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,

@@ -8,9 +8,11 @@
  * The module changes and the metadata JSON printed on stdout are
  * tl_module_emscripten_finalize's; "features" lists the input's
  * target_features section (plus --enable-FEATURE flags), as Binaryen's.
- * Flags tilt does not implement (--dwarf (emcc -g) unless a source map is
- * written (emcc -gsource-map: DWARF is dropped, the map has the lines),
- * --all-features) are errors naming the flag. Installed as
+ * --dwarf (emcc -g) keeps the DWARF sections, their code addresses and
+ * line table mapped to the new code (tl_read_options.dwarf); with source
+ * maps (emcc -gsource-map, which strips DWARF right after) DWARF is
+ * dropped and the map has the lines. Flags tilt does not implement
+ * (--all-features) are errors naming the flag. Installed as
  * tilt-emscripten-finalize, and as wasm-emscripten-finalize with
  * -DTILT_BINARYEN_NAMES=ON. Exit status: 0 on success, 1 on any error. */
 #include "cli.h"
@@ -44,7 +46,7 @@ typedef enum { O_OUTPUT, O_DEBUG, O_DWARF, O_TEXT, O_NO_META, O_BASE, O_SIDE, O_
 static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file (without one no module is written)"},
   {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
-  {O_DWARF, "--dwarf", NULL, false, "updating DWARF: only with --output-source-map (emcc -gsource-map), where DWARF is dropped as without it; an error otherwise"},
+  {O_DWARF, "--dwarf", NULL, false, "keep DWARF, its line table and code addresses updated (dropped with source maps)"},
   {O_TEXT, "--emit-text", "-S", false, "write text (to stdout without -o), the metadata in a comment"},
   {O_NO_META, "--no-emit-metadata", "-n", false, "do not print the metadata JSON"},
   {O_BASE, "--global-base", NULL, true, "the address static data starts at (with --separate-data-segments)"},
@@ -208,7 +210,8 @@ static tl_module *load(opts *o) {
   uint32_t feats = 0;
   if (tl_is_binary(bytes, size) && !target_features(o->in, bytes, size, &feats)) return free(bytes), NULL;
   o->fo.features = (feats | o->feature_flags_on) & ~o->feature_flags_off;
-  tl_read_options ro = {.features = TL_FEATURES_ALL, .no_body_bytes = true};
+  tl_read_options ro = {.features = TL_FEATURES_ALL, .no_body_bytes = true,
+                        .dwarf = o->fo.keep_dwarf};
   if (cli_read_source_map(o->in_map, &ro)) return free(bytes), NULL;
   tl_error err;
   tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
@@ -240,7 +243,7 @@ static int write_module(const opts *o, tl_module *m, const char *meta) {
     free(all);
     return rc;
   }
-  tl_write_options wo = {.debug_names = o->debug_names, .source_map_url = o->map_url};
+  tl_write_options wo = {.debug_names = o->debug_names, .source_map_url = o->map_url, .dwarf = true};
   char *map = NULL;
   if (o->out_map) wo.source_map = &map;
   uint8_t *bytes;
@@ -272,7 +275,7 @@ int main(int argc, char **argv) {
   if (!cli_parse_args(argc, argv, parse_flag, &o, &o.in)) return 1;
   /* emcc -gsource-map passes --dwarf with the maps: the map carries the
    * lines, and emcc strips DWARF right after (wasm-opt --strip-dwarf) */
-  if (o.dwarf && !o.out_map) return !unsupported("--dwarf without --output-source-map");
+  o.fo.keep_dwarf = o.dwarf && !o.in_map && !o.out_map;
   bool write = o.out || o.emit_text;
   o.fo.no_bodies = !write;
   tl_module *m = load(&o);

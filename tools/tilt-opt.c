@@ -64,7 +64,7 @@ static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file ('-' for stdout)"},
   {O_TEXT, "--emit-text", "-S", false, "emit text instead of binary (to stdout without -o)"},
   {O_PRINT, "--print", NULL, false, "print the module as text to stdout"},
-  {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
+  {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section) and DWARF, its code addresses updated (without source maps or --strip-dwarf)"},
   {O_VALIDATE, "--validate", NULL, false, "validate the module (the default)"},
   {O_NO_VALIDATE, "--no-validation", "-n", false, "skip validation, assume the input is valid"},
   {O_ALL, "--all-features", "-all", false, "enable all features"},
@@ -276,7 +276,7 @@ static bool optimize_stack(const opts *o) {
 static int write_binary(opts *o, tl_module *m) {
   tl_write_options wo = {.debug_names = o->debug_names && !o->strip_debug,
                          .optimize_stack = optimize_stack(o), .threads = o->threads,
-                         .source_map_url = o->strip_debug ? NULL : o->map_url};
+                         .source_map_url = o->strip_debug ? NULL : o->map_url, .dwarf = true};
   char *map = NULL;
   if (o->out_map) wo.source_map = &map;
   uint8_t *bytes;
@@ -318,6 +318,12 @@ static void release_text_prefix(void *user, const char *text, size_t done) {
   cli_file_release_prefix(user, done);
 }
 
+/* -g with DWARF sections and no source maps or strip flags: DWARF is kept
+ * right (wasm-opt's shouldPreserveDWARF). */
+static bool keep_dwarf(const opts *o) {
+  return o->debug_names && !o->strip_debug && !o->strip_dwarf && !o->in_map && !o->out_map;
+}
+
 static tl_module *load(opts *o) {
   cli_file in;
   if (cli_map_file(o->in, &in)) return NULL;
@@ -334,7 +340,7 @@ static tl_module *load(opts *o) {
                         .lazy_bodies = true, /* IR only where something reads a body */
                         .borrow_bytes = true, /* into the mapping, kept in o->input */
                         .threads = o->threads, .on_text_parsed = release_text,
-                        .on_text_window = release_text_prefix, .user = &in};
+                        .on_text_window = release_text_prefix, .user = &in, .dwarf = keep_dwarf(o)};
   if (cli_read_source_map(o->in_map, &ro)) return cli_file_free(&in), NULL;
   tl_error err = {0};
   tl_module *m = tl_module_read_any(in.p, in.n, &ro, &err);
@@ -417,7 +423,10 @@ static const char **kept_passes(const opts *o, const tl_pass_options *po, uint32
     bool level = o->passes[i] == default_pipeline;
     for (uint32_t j = 0; j < (level ? npipe : 1); j++) {
       const char *name = level ? pipe[j] : o->passes[i];
-      if (!skipped(o, name)) out[(*n)++] = name;
+      if (skipped(o, name)) continue;
+      out[(*n)++] = name;
+      if (!level && po->preserve_dwarf && tl_pass_invalidates_dwarf(name)) /* as wasm-opt warns */
+        fprintf(stderr, "tilt-opt: warning: running pass '%s' which is not fully compatible with DWARF\n", name);
     }
   }
   return out;
@@ -433,7 +442,8 @@ static int run_passes(opts *o, tl_module *m) {
                         .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
                         .low_memory_unused = o->low_memory_unused,
                         .zero_filled_memory = o->zero_filled_memory,
-                        .on_output = pass_output, .on_bodies_decoded = release_input};
+                        .on_output = pass_output, .on_bodies_decoded = release_input,
+                        .preserve_dwarf = tl_module_has_dwarf(m)};
   uint32_t n;
   const char **names = kept_passes(o, &po, &n);
   if (!names) return cli_fail("out of memory"), 1;

@@ -20,6 +20,9 @@ struct tl_locmap {
   const tl_expr **key;     /* open addressing; NULL = empty */
   tl_debugloc *val;
   uint32_t n, cap;         /* cap: a power of two, or 0 */
+  struct tl_locmap *moving; /* the map a body's move is filling (tl_loc_move_begin),
+                              held here so that it goes with this one if the
+                              move runs out of memory */
 };
 
 static uint32_t slot_of(const tl_locmap *lm, const tl_expr *e) {
@@ -75,6 +78,7 @@ void tl_loc_set(tl_func *f, const tl_expr *e, tl_debugloc l) {
 
 void tl_locmap_free(tl_locmap *lm) {
   if (!lm) return;
+  tl_locmap_free(lm->moving);
   tl_free(lm->key);
   tl_free(lm->val);
   tl_free(lm);
@@ -88,6 +92,9 @@ void tl_func_forget_locs(tl_func *f) {
 /* ---- moving a body: the map follows its nodes ------------------------------ */
 void tl_loc_move_begin(tl_locmap **fresh, const tl_func *f) {
   *fresh = f && f->locs && f->locs->n ? map_new() : NULL;
+  if (!*fresh) return;
+  tl_locmap_free(f->locs->moving);
+  f->locs->moving = *fresh;
 }
 
 void tl_loc_moved(tl_locmap *fresh, const tl_func *f, const tl_expr *from, const tl_expr *to) {
@@ -97,6 +104,7 @@ void tl_loc_moved(tl_locmap *fresh, const tl_func *f, const tl_expr *from, const
 
 void tl_loc_move_end(tl_locmap *fresh, tl_func *f) {
   if (!f || !f->locs) return;
+  if (f->locs->moving == fresh) f->locs->moving = NULL;
   tl_locmap_free(f->locs);
   f->locs = fresh;
 }
@@ -276,6 +284,8 @@ const tl_debugloc *tl_srcmap_at(const tl_srcmap *sm, uint32_t start, uint32_t of
 
 void tl_srcmap_free(tl_srcmap *sm) { tl_vec_free(&sm->entries); }
 
+bool tl_module_has_dwarf(const tl_module *m) { return m && m->dwarf_locs; }
+
 /* ---- writing one ------------------------------------------------------------ */
 static void put_vlq(tl_buf *b, int64_t v) {
   uint64_t u = v < 0 ? ((uint64_t)(-v) << 1) | 1 : (uint64_t)v << 1;
@@ -310,7 +320,7 @@ void tl_srcmap_write(const tl_module *m, const tl_srcmap_entry *e, size_t n, tl_
     if (i) tl_buf_byte(out, ',');
     put_vlq(out, (int64_t)e[i].offset - off);
     off = e[i].offset;
-    if (!e[i].has_loc) continue;
+    if (!e[i].has_loc || e[i].loc.file >= m->debug_files.n) continue; /* none, or a DWARF address */
     put_vlq(out, (int64_t)e[i].loc.file - file);
     put_vlq(out, (int64_t)e[i].loc.line - line);
     put_vlq(out, (int64_t)e[i].loc.col - col);

@@ -463,6 +463,12 @@ typedef struct {           /* set for an import, NULL strings otherwise */
 /* A debug location (source maps): a file of m->debug_files, a line
  * (counting from 1; 0 is none) and a column. */
 typedef struct { uint32_t file, line, col; } tl_debugloc;
+/* A location read from DWARF (tl_read_options.dwarf, wasm-io/dwarf.c) is
+ * the code address the node was read from: file TL_LOC_DWARF, line the
+ * address + 1, col 0, or TL_LOC_DWARF_START / _END for a function's local
+ * declarations (prolog) and final end (epilog). */
+#define TL_LOC_DWARF UINT32_MAX
+enum { TL_LOC_DWARF_START = 1, TL_LOC_DWARF_END = 2 };
 static inline bool tl_loc_eq(const tl_debugloc *a, const tl_debugloc *b) {
   return a->file == b->file && a->line == b->line && a->col == b->col;
 }
@@ -582,6 +588,8 @@ struct tl_module {
   tl_vec types;            /* tl_functype */
   tl_vec funcs;            /* tl_func; imports first */
   tl_vec debug_files;      /* const char *: the sources debug locations name */
+  bool dwarf_locs;         /* the reader gave nodes their DWARF code addresses as
+                              locations (tl_read_options.dwarf) */
   tl_vec globals;          /* tl_global; imports first */
   tl_vec memories;         /* tl_memory; imports first */
   tl_vec tables;           /* tl_table; imports first */

@@ -585,7 +585,7 @@ static void put_clauses(pr *p, const tl_expr *e) {
  * location is not the one printed last (as wasm-opt prints them). */
 static void put_location(pr *p, const tl_expr *e, uint32_t depth) {
   const tl_debugloc *l = tl_loc_get(p->f, e);
-  if (!l || (p->loc && tl_loc_eq(p->loc, l))) return;
+  if (!l || l->file == TL_LOC_DWARF || (p->loc && tl_loc_eq(p->loc, l))) return; /* DWARF: no source */
   p->loc = l;
   const char *file = l->file < p->m->debug_files.n ? TL_VEC_AT(&p->m->debug_files, const char *, l->file) : "?";
   tl_buf_printf(p->out, ";;@ %s:%u:%u", file, l->line, l->col);

@@ -116,28 +116,47 @@ static bool applies(when w, uint32_t o, uint32_t s, bool lm) {
   return false;
 }
 
-/* The registered rows of the stages in [from, to] that apply. */
-static uint32_t collect(stage from, stage to, uint32_t o, uint32_t s, bool lm, const char **names,
+/* Binaryen's passes whose invalidatesDWARF() is true (pass.h): they
+ * change locals, parameters or which functions exist, which DWARF's
+ * variable locations and subprograms describe. Code addresses are kept
+ * right after any pass (dwarf.c); these would still leave the rest wrong. */
+static const char *const breaks_dwarf[] = {
+  "coalesce-locals", "coalesce-locals-learning", "dae", "dae-optimizing",
+  "duplicate-function-elimination", "flatten", "inlining", "inlining-optimizing",
+  "local-cse", "merge-locals", "merge-similar-functions", "ssa", "ssa-nomerge",
+};
+
+bool tl_pass_invalidates_dwarf(const char *name) {
+  for (size_t i = 0; i < sizeof breaks_dwarf / sizeof *breaks_dwarf; i++)
+    if (!strcmp(name, breaks_dwarf[i])) return true;
+  return false;
+}
+
+/* The registered rows of the stages in [from, to] that apply; with
+ * DWARF to keep, not those that would break it (Binaryen's
+ * addIfNoDWARFIssues). */
+static uint32_t collect(stage from, stage to, const tl_pass_options *po, const char **names,
                         uint32_t cap) {
-  uint32_t n = 0;
+  uint32_t n = 0, o = po->optimize_level, s = po->shrink_level;
   if (o == 0 && s == 0) return 0;
   for (size_t i = 0; i < sizeof rows / sizeof *rows && n < cap; i++)
-    if (rows[i].st >= from && rows[i].st <= to && applies(rows[i].w, o, s, lm) &&
-        tl_pass_find(rows[i].name))
+    if (rows[i].st >= from && rows[i].st <= to && applies(rows[i].w, o, s, po->low_memory_unused) &&
+        tl_pass_find(rows[i].name) && !(po->preserve_dwarf && tl_pass_invalidates_dwarf(rows[i].name)))
       names[n++] = rows[i].name;
   return n;
 }
 
 uint32_t tl_pipeline(uint32_t opt_level, uint32_t shrink_level, const char **names, uint32_t cap) {
-  return collect(PRE, POST, opt_level, shrink_level, false, names, cap);
+  tl_pass_options po = {.optimize_level = opt_level, .shrink_level = shrink_level};
+  return collect(PRE, POST, &po, names, cap);
 }
 
 uint32_t tl_pipeline_for(const tl_pass_options *o, const char **names, uint32_t cap) {
-  return collect(PRE, POST, o->optimize_level, o->shrink_level, o->low_memory_unused, names, cap);
+  return collect(PRE, POST, o, names, cap);
 }
 
 uint32_t tl_pipeline_function(const tl_pass_options *o, const char **names, uint32_t cap) {
-  return collect(FUNC, FUNC, o->optimize_level, o->shrink_level, o->low_memory_unused, names, cap);
+  return collect(FUNC, FUNC, o, names, cap);
 }
 
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,

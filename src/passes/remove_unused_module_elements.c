@@ -309,7 +309,10 @@ static void compact(rume *r, int kind, tl_vec *v, size_t elem) {
   uint32_t out = 0;
   for (size_t i = 0; i < v->n; i++) {
     r->remap[kind][i] = out;
-    if (!r->used[kind][i]) continue;
+    if (!r->used[kind][i]) {
+      if (kind == K_FUNC) tl_func_forget_locs((tl_func *)((char *)v->p + i * elem)); /* its locations go too */
+      continue;
+    }
     if (out != i) memmove((char *)v->p + out * elem, (char *)v->p + i * elem, elem);
     out++;
   }

@@ -745,6 +745,10 @@ static tl_status rd_custom(rctx *c, rd *r, uint8_t after) {
     cu.bytes = rd_keep(c, r->p, n);
     cu.size = (uint32_t)n;
     cu.after = after;
+    if (c->dwarf) {   /* where each custom section's bytes were, for tl_dwarf_update */
+      while (c->custom_offsets.n < m->customs.n) TL_VEC_PUSH(&c->custom_offsets, uint32_t, 0);
+      TL_VEC_PUSH(&c->custom_offsets, uint32_t, (uint32_t)(r->p - r->base));
+    }
     TL_VEC_PUSH(&m->customs, tl_custom, cu);
   }
   r->p = r->end;
@@ -856,11 +860,12 @@ static bool may_name_labels(const uint8_t *p, size_t n) {
 /* Finds target_features before reading, so that the features it names are
  * accepted wherever they are used, and whether labels may have names.
  * Tolerant: stops at anything malformed. */
-static tl_features scan_customs(const uint8_t *p, size_t n, bool *label_names) {
+static tl_features scan_customs(const uint8_t *p, size_t n, bool *label_names, bool *dwarf) {
   tl_features f = 0;
   const uint8_t *end = p + n;
   bool names = false;
   *label_names = true;
+  *dwarf = false;
   if (n < 8 || memcmp(p, "\0asm\1\0\0\0", 8)) return 0;
   p += 8;
   while (p < end) {
@@ -873,6 +878,7 @@ static tl_features scan_customs(const uint8_t *p, size_t n, bool *label_names) {
     p = se;
     if (id != 0 || !(k = tl_leb_read_u32(s, se, &len)) || len > (size_t)(se - s - k)) continue;
     s += k;
+    if (len == 11 && !memcmp(s, ".debug_line", 11)) *dwarf = true;
     if (len == 15 && !memcmp(s, "target_features", 15)) f |= rd_target_features(s + len, (size_t)(se - s - len));
     if (len == 4 && !memcmp(s, "name", 4) && !names) {
       names = true;
@@ -885,8 +891,20 @@ static tl_features scan_customs(const uint8_t *p, size_t n, bool *label_names) {
 
 static void rctx_free(rctx *c) {
   code_scratch_free(c);
+  tl_vec_free(&c->custom_offsets);
   tl_vec_free(&c->declared);
   tl_free(c);
+}
+
+/* DWARF to keep is read through once now, so that what is malformed or
+ * unsupported in it fails the read at its input offset (the writer maps
+ * the same sections again). */
+static tl_status check_dwarf(rctx *c) {
+  tl_dwarf_out out;
+  while (c->custom_offsets.n < c->m->customs.n) TL_VEC_PUSH(&c->custom_offsets, uint32_t, 0);
+  tl_status s = tl_dwarf_update(c->m, NULL, 0, 0, c->custom_offsets.p, &out, c->err);
+  tl_dwarf_free(&out);
+  return s;
 }
 
 static tl_status read_all(rctx *c, rd *r) {
@@ -917,7 +935,8 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   tl_features base = opt && opt->features ? opt->features : tl_features_default();
   bool detect = opt && opt->detect_features;
   bool label_names;
-  tl_features tf = scan_customs(bytes, size, &label_names);
+  bool has_lines;
+  tl_features tf = scan_customs(bytes, size, &label_names, &has_lines);
   tl_module *m = tl_module_alloc();
   rctx *c = tl_calloc(1, sizeof *c);
   if (!m || !c) {
@@ -931,7 +950,9 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   c->no_body_bytes = opt && opt->no_body_bytes;
   c->threads = opt ? opt->threads : 0;
   c->label_map = label_names;
-  c->lazy = opt && opt->lazy_bodies && !label_names && !detect && !opt->source_map;
+  c->dwarf = opt && opt->dwarf && !opt->source_map && has_lines;
+  m->dwarf_locs = c->dwarf;
+  c->lazy = opt && opt->lazy_bodies && !label_names && !detect && !opt->source_map && !c->dwarf;
   c->borrow = c->lazy && opt->borrow_bytes;
   rd r = {bytes, bytes + size, bytes, err, TL_NO_FUNC};
   tl_srcmap sm = {0};
@@ -941,7 +962,9 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
     c->smap = &sm;
     c->threads = 1; /* bodies in order: locations are looked up as read */
   }
+  if (c->dwarf) c->threads = 1;
   if (s == TL_OK) s = guarded_read(c, &r);
+  if (s == TL_OK && c->dwarf) s = check_dwarf(c);
   tl_srcmap_free(&sm);
   if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
   rctx_free(c);

@@ -1242,7 +1242,9 @@ static tl_status do_special(fctx *x, int op, bool *done) {
  * its kind; a construct gets the location of its block/loop/if/try, kept in
  * its frame until its end makes the node. */
 static tl_status located(fctx *x, int op, bool *done) {
-  const tl_debugloc *l = tl_srcmap_at(x->c->smap, x->c->body_start, (uint32_t)(x->at - x->r->base));
+  uint32_t at = (uint32_t)(x->at - x->r->base);
+  tl_debugloc dl = tl_dwarf_loc(at - x->c->code_start, 0);
+  const tl_debugloc *l = x->c->dwarf ? &dl : tl_srcmap_at(x->c->smap, x->c->body_start, at);
   size_t n0 = STK(x)->n;
   tl_expr *top0 = n0 ? ent(x, n0 - 1)->e : NULL;
   bool end = op == TL_OP_END, has = false;
@@ -1281,7 +1283,7 @@ tl_status rdc_opcode(fctx *x, int *out) {
 static tl_status rd_instr(fctx *x, bool *done) {
   int op;
   TRY(rdc_opcode(x, &op));
-  if (x->c->smap) return located(x, op, done);
+  if (x->c->smap || x->c->dwarf) return located(x, op, done);
   if (tl_ops[op].nops != TL_SIG_SPECIAL) return do_plain(x, op);
   return do_special(x, op, done);
 }
@@ -1289,6 +1291,11 @@ static tl_status rd_instr(fctx *x, bool *done) {
 /* With an input source map: the locations mapped exactly at the body's
  * local declarations and at its final end. */
 static void mark_prolog_epilog(rctx *c, tl_func *f, uint32_t start, uint32_t size) {
+  if (c->dwarf) {
+    f->prolog = tl_dwarf_loc(start - c->code_start, TL_LOC_DWARF_START);
+    f->epilog = tl_dwarf_loc(start + size - 1 - c->code_start, TL_LOC_DWARF_END);
+    return;
+  }
   const tl_debugloc *p = tl_srcmap_at(c->smap, start, start);
   const tl_debugloc *e = tl_srcmap_at(c->smap, start + size - 1, start + size - 1);
   if (p) f->prolog = *p;
@@ -1643,6 +1650,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
   tl_module *m = c->m;
   uint32_t n;
   const uint8_t *at = r->p;
+  c->code_start = (uint32_t)(at - r->base);
   TRY(rd_count(r, &n, 2, "function body"));
   if (n != c->nfunc_decl)
     return rd_fail_at(r, at, TL_E_MALFORMED, "function and code section have inconsistent lengths (%u, %u)",
@@ -1661,7 +1669,7 @@ tl_status rd_code_section(rctx *c, rd *r) {
     tl_status s = rd_body(c, &br, fi);
     tl_nodes_end(m, fi);
     if (s) return s;
-    if (c->smap) mark_prolog_epilog(c, TL_FUNC(m, fi), (uint32_t)(b - r->base), size);
+    if (c->smap || c->dwarf) mark_prolog_epilog(c, TL_FUNC(m, fi), (uint32_t)(b - r->base), size);
     TL_FUNC(m, fi)->code_size = size; /* kept without the bytes too: the pass runner schedules by it */
     if (c->no_body_bytes && !c->lazy) continue;
     TL_FUNC(m, fi)->code = rd_keep(c, b, size);

@@ -43,6 +43,10 @@ typedef struct {
   tl_type **own_locals;    /* a decode worker's body: its locals once malloc'd (past the scan's room) */
   const tl_srcmap *smap;   /* the input source map (then bodies are read serially), or NULL */
   uint32_t body_start;     /* offset of the body being read (its size), for smap */
+  bool dwarf;              /* nodes get their code addresses as locations (dwarf.c;
+                              then bodies are read serially too) */
+  uint32_t code_start;     /* offset of the code section's payload, for dwarf */
+  tl_vec custom_offsets;   /* uint32_t: each custom section's input offset, for dwarf */
 } rctx;
 
 tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

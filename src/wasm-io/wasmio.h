@@ -18,6 +18,21 @@ void tl_leb_write_u64(tl_buf *b, uint64_t v);
 void tl_leb_write_s32(tl_buf *b, int32_t v);
 void tl_leb_write_s64(tl_buf *b, int64_t v);
 
+/* dwarf.c — DWARF kept right when code moves: the new bytes of the
+ * sections it rewrites (tl_dwarf_names; has[i]: the module has that
+ * section), from the writer's located nodes e[0..n) (offsets in the output,
+ * whose code section payload starts at `code`). offsets: each custom
+ * section's offset in the input, for errors (NULL: errors at 0). */
+enum { TL_DWARF_NSECS = 4 };
+typedef struct { bool has[TL_DWARF_NSECS]; tl_buf bytes[TL_DWARF_NSECS]; } tl_dwarf_out;
+extern const char *const tl_dwarf_names[TL_DWARF_NSECS];
+tl_status tl_dwarf_update(const tl_module *m, const tl_srcmap_entry *e, size_t n, uint32_t code,
+                          const uint32_t *offsets, tl_dwarf_out *out, tl_error *err);
+void tl_dwarf_free(tl_dwarf_out *o);
+/* The location of a node read at code address addr (kind: 0, or
+ * TL_LOC_DWARF_START / _END). */
+tl_debugloc tl_dwarf_loc(uint32_t addr, uint32_t kind);
+
 /* reader.c */
 tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
                   tl_module **out, tl_error *err);

@@ -430,12 +430,38 @@ static int custom_slot(wr *w, const tl_custom *c) {
   return p;
 }
 
+/* With tl_write_options.dwarf: c's rewritten bytes, if dwarf.c rewrote
+ * it (the first section of its name: another is left out, as dwarf.c
+ * read only the first); .debug_aranges, which it does not map, is left
+ * out (NULL). */
+static const tl_custom *dwarf_custom(const wr *w, const tl_custom *c, tl_custom *tmp) {
+  if (!w->m->dwarf_locs || !w->opt->dwarf || strncmp(c->name, ".debug_", 7)) return c;
+  if (!strcmp(c->name, ".debug_aranges")) return NULL;
+  for (int k = 0; k < TL_DWARF_NSECS; k++)
+    if (w->dwarf.has[k] && w->dwarf.bytes[k].n && !strcmp(c->name, tl_dwarf_names[k])) {
+      for (size_t i = 0; i < w->m->customs.n; i++) {
+        const tl_custom *first = &TL_VEC_AT(&w->m->customs, tl_custom, i);
+        if (!strcmp(first->name, c->name)) {
+          if (first != c) return NULL;
+          break;
+        }
+      }
+      *tmp = *c;
+      tmp->bytes = w->dwarf.bytes[k].p;
+      tmp->size = (uint32_t)w->dwarf.bytes[k].n;
+      return tmp;
+    }
+  return c;
+}
+
 static void customs_at(wr *w, const tl_write_options *opt, tl_buf *out, int slot) {
   if (opt->strip_custom) return;
   for (size_t i = 0; i < w->m->customs.n; i++) {
-    tl_custom *c = &TL_VEC_AT(&w->m->customs, tl_custom, i);
+    tl_custom *c = &TL_VEC_AT(&w->m->customs, tl_custom, i), tmp;
     if (opt->source_map_url && !strcmp(c->name, "sourceMappingURL")) continue; /* replaced */
-    if (custom_slot(w, c) == slot) custom(out, c);
+    if (custom_slot(w, c) != slot) continue;
+    const tl_custom *d = dwarf_custom(w, c, &tmp);
+    if (d) custom(out, d);
   }
 }
 
@@ -502,6 +528,9 @@ static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
       for (size_t i = 0; i < w->smap.n; i++)   /* offsets in the module written */
         TL_VEC_AT(&w->smap, tl_srcmap_entry, i).offset += (uint32_t)(moved - start);
       dst = out;
+      if (opt->dwarf && w->m->dwarf_locs &&
+          (s = tl_dwarf_update(w->m, w->smap.p, w->smap.n, (uint32_t)moved, NULL, &w->dwarf, w->err)))
+        break;
     } else {
       if ((s = fns[p](w, &body)) != TL_OK) break;
       section(dst, order[p], &body);
@@ -525,6 +554,7 @@ static tl_status write_any(tl_module *m, const tl_write_options *opt, bool consu
   w.m = m;
   w.err = err;
   w.opt = opt ? opt : &defaults;
+  w.want_locs = w.opt->source_map || (w.opt->dwarf && m->dwarf_locs);
   /* which body memory only its own function uses: the last sweep's index
    * (the pass runner ends with one); C API modules may share any node */
   w.consume = consume && !m->capi;

@@ -53,6 +53,8 @@ typedef struct {
   /* an output source map (tl_write_options.source_map; bodies then go serially) */
   tl_vec locs;           /* tl_srcmap_entry: this function's, at offsets in its body */
   tl_vec smap;           /* tl_srcmap_entry: all, at offsets in the output */
+  bool want_locs;        /* record them: an output source map, or DWARF to update */
+  tl_dwarf_out dwarf;    /* tl_write_options.dwarf: the rewritten .debug_* sections */
 } wr;
 
 /* Fails with a message; sets func_index to the function being written. */

@@ -118,7 +118,7 @@ static void note_location(wr *w, const tl_buf *b, const tl_expr *e) {
 }
 
 static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
-  if (w->opt->source_map) note_location(w, b, e);
+  if (w->want_locs) note_location(w, b, e);
   tl_buf_byte(b, (uint8_t)tl_ops[e->op].code);
   TRY(put_blocktype(w, b, e));
   if (e->op == TL_OP_TRY_TABLE) TRY(put_clauses(w, b, e));
@@ -291,7 +291,7 @@ static tl_status emit_op_bytes(wr *w, tl_buf *b, const tl_expr *e);
 
 /* A node whose children are all on the stack. */
 static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
-  if (!w->opt->source_map || !w->f) return emit_op_bytes(w, b, e);
+  if (!w->want_locs || !w->f) return emit_op_bytes(w, b, e);
   size_t n = w->locs.n, at = b->n;
   note_location(w, b, e);
   TRY(emit_op_bytes(w, b, e));
@@ -1065,11 +1065,13 @@ static bool take_widths(wr *w, tl_func *f) {
 /* Declared locals grouped by type, as Binaryen's writer groups them (a run
  * of one type costs one declaration entry): the types in the order they
  * first appear, each local's relative order kept. Left as they are when a
- * tuple local is declared (its components must stay consecutive) or
- * nothing moves; else the map goes to w->maps[fi] too (the name section
+ * tuple local is declared (its components must stay consecutive), when
+ * DWARF is kept (its variable locations name locals by index, as in
+ * Binaryen) or nothing moves; else the map goes to w->maps[fi] too (the name section
  * numbers local names through it, in index order). False when out of
  * memory. */
 static bool group_locals(wr *w, tl_func *f, uint32_t fi, uint32_t np) {
+  if (w->opt->dwarf && w->m->dwarf_locs) return true; /* DWARF names locals by index */
   tl_type order[TL_NBASIC];
   uint32_t ntypes = 0, next = w->base[np], moved = 0;
   bool seen[TL_NBASIC] = {false};
@@ -1237,7 +1239,7 @@ static void par_one(void *user, uint32_t k) {
 
 static bool worth_parallel(wr *w, uint32_t n) {
   tl_module *m = w->m;
-  return n >= 2 && !m->arena.lock && !w->opt->source_map && tl_module_has_nodes(m, TL_PAR_MIN_NODES);
+  return n >= 2 && !m->arena.lock && !w->want_locs && tl_module_has_nodes(m, TL_PAR_MIN_NODES);
 }
 
 /* Appends the window's entries in order (redoing serial ones here). */
@@ -1327,7 +1329,7 @@ tl_status wr_code_section(wr *w, tl_buf *out) {
       body.n = locals.n = 0;
       if ((s = emit_func(w, i, &body, &locals))) break;
       put_entry(out, &locals, &body);
-      if (w->opt->source_map) add_locations(w, TL_FUNC(m, i), out->n, locals.n, body.n);
+      if (w->want_locs) add_locations(w, TL_FUNC(m, i), out->n, locals.n, body.n);
       consume(w, i);
     }
   }
@@ -1350,6 +1352,7 @@ void wr_free(wr *w) {
   tl_vec *v[] = {&w->extra,  &w->tcache, &w->lnames,     &w->stypes, &w->labels,
                  &w->frames, &w->elide_sets, &w->elide_gets, &w->cut, &w->locs, &w->smap};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) tl_vec_free(v[i]);
+  tl_dwarf_free(&w->dwarf);
   for (size_t i = 0; w->maps && i < w->m->funcs.n; i++) tl_free(w->maps[i]);
   tl_free(w->maps);
   w->maps = NULL;

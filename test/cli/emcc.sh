@@ -17,15 +17,16 @@ need node
 SRC=$TILT_SRC/test/emcc
 
 # program: compile flags | link flags
-progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp autodebug.c wasmexc.cpp threads.c)
+progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcmap.c ctors.cpp autodebug.c wasmexc.cpp threads.c dwarf.c)
 # TILT_EMCC_PROGS="a.c b.cpp": only these (with TILT_EMCC_ALL: at every level)
 [ -n "${TILT_EMCC_PROGS:-}" ] && read -ra progs <<< "$TILT_EMCC_PROGS"
-cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; ctors.cpp) echo -sEVAL_CTORS ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread -sPTHREAD_POOL_SIZE=4 -sEXIT_RUNTIME=1 ;; esac; }
+cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; dwarf.c) echo -g ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; dwarf.c) echo -g ;; ctors.cpp) echo -sEVAL_CTORS ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread -sPTHREAD_POOL_SIZE=4 -sEXIT_RUNTIME=1 ;; esac; }
 # environment for the link: EMCC_AUTODEBUG is emcc's own switch
 lenv() { case $1 in autodebug.c) echo EMCC_AUTODEBUG=1 ;; esac; }
 levels=(-O0 -O1 -O2 -O3 -Os -Oz)
 SM="python3 $TILT_SRC/test/cli/srcmap.py"
+DW="python3 $TILT_SRC/test/cli/dwarf.py"
 # the lines emcc's AUTODEBUG imports print (left out when comparing)
 autolog="^(log_execution|get_|set_|load_ptr|load_val_|store_ptr|store_val_)[a-z0-9]* "
 
@@ -37,10 +38,23 @@ trap_line() {
   [ -n "$off" ] && $SM at $1/$2.wasm.map $off
 }
 
+# dwarf_line DIR NAME: the source line .debug_line gives for where the
+# program traps
+dwarf_line() {
+  local off
+  off=$(node --no-experimental-fetch $1/$2.js x 2>&1 | grep -m1 -o 'wasm-function\[[0-9]*\]:0x[0-9a-f]*' | sed 's/.*://')
+  [ -n "$off" ] && $DW at $1/$2.wasm $off
+}
+
+# The wrappers log each call; finalize's also keeps its input (the
+# linker's output) as fin-in.wasm, what the line tables are checked against.
 mkdir -p bin
 for tool in wasm-opt wasm-metadce wasm-emscripten-finalize wasm-ctor-eval; do
-  printf '#!/bin/sh\necho "%s $*" >> "%s/tools.log"\nexec "%s/%s" "$@"\n' \
-    "$tool" "$T" "$TILT_BINARYEN_BIN" "$tool" > bin/$tool
+  keep=""
+  [ $tool = wasm-emscripten-finalize ] &&
+    keep='for a in "$@"; do case $a in *.wasm) cp "$a" "'"$T"'/fin-in.wasm"; break ;; esac; done'
+  printf '#!/bin/sh\necho "%s $*" >> "%s/tools.log"\n%s\nexec "%s/%s" "$@"\n' \
+    "$tool" "$T" "$keep" "$TILT_BINARYEN_BIN" "$tool" > bin/$tool
   chmod +x bin/$tool
 done
 
@@ -79,7 +93,7 @@ for pair in "${pairs[@]}"; do
   else fail "$p $l: emcc with tilt's tools: $(head -c 2000 link.err)"; continue; fi
   case $l in -O0|-O1) ;; *) check_sh "$p $l: tilt-opt ran" 'grep -q "^wasm-opt .*'"$l"'" tools.log' ;; esac
   check_sh "$p $l: tilt-emscripten-finalize ran" 'grep -q "^wasm-emscripten-finalize .*--minimize-wasm-changes" tools.log'
-  case $p:$l in srcmap.c:*|autodebug.c:*) ;; # -g, AUTODEBUG: emcc runs neither (for Binaryen too)
+  case $p:$l in srcmap.c:*|autodebug.c:*|dwarf.c:*) ;; # -g, AUTODEBUG: emcc runs neither (for Binaryen too)
   *:-O3|*:-Os|*:-Oz)
     check_sh "$p $l: tilt-metadce and the import/export minifier ran" \
       'grep -q "^wasm-metadce --graph-file=" tools.log && grep -q "^wasm-opt .*--minify-imports-and-exports-and-modules" tools.log' ;;
@@ -111,6 +125,19 @@ for pair in "${pairs[@]}"; do
     fi
     check_sh "$p $l: the trap maps to the division's line" '[ "$(trap_line out/tilt $n$l)" = srcmap.c:14 ]'
   fi
+  if [ $p = dwarf.c ]; then
+    check_sh "$p $l: finalize kept DWARF (--dwarf), tilt-opt -g did not strip it" \
+      'grep -q "^wasm-emscripten-finalize .*--dwarf" tools.log && ! grep -q -- "--strip-dwarf" tools.log &&
+       { case '"$l"' in -O0|-O1) true ;; *) grep -q "^wasm-opt .* -g" tools.log ;; esac; }'
+    cp fin-in.wasm out/tilt/$n$l.in.wasm
+    if command -v llvm-dwarfdump >/dev/null && command -v wasm-objdump >/dev/null; then
+      check "$p $l: rows at instructions, sequences and subprograms span functions" $DW check out/tilt/$n$l.wasm
+      check "$p $l: the line table gives the linker's lines" $DW same out/tilt/$n$l.in.wasm out/tilt/$n$l.wasm
+      check_sh "$p $l: the trap maps to the division's line" '[ "$(dwarf_line out/tilt $n$l)" = dwarf.c:16 ]'
+    else
+      echo "SKIP: $p $l: the line table checks need llvm-dwarfdump and wasm-objdump"
+    fi
+  fi
   if [ $p = safeheap.c ]; then
     check_sh "$p $l: tilt-opt ran --safe-heap" 'grep -q "^wasm-opt .*--safe-heap" tools.log'
     check_sh "$p $l: a null read aborts with a segmentation fault" \
@@ -120,6 +147,15 @@ for pair in "${pairs[@]}"; do
     if bsecs=$(link $p $l binaryen ""); then
       check_sh "$p $l: Binaryen build prints the same" \
         'node --no-experimental-fetch out/binaryen/'"$n$l"'.js | grep -Ev "$autolog" > want.txt && diff want.txt got.txt'
+      if [ $p = dwarf.c ] && command -v llvm-dwarfdump >/dev/null && command -v wasm-objdump >/dev/null; then
+        check_sh "$p $l: the Binaryen build's DWARF gives the trap the same line" \
+          '[ "$(dwarf_line out/binaryen $n$l)" = "$(dwarf_line out/tilt $n$l)" ]'
+        # where Binaryen's lines differ from the linker's, tilt's must not
+        check "$p $l: the same lines as Binaryen's (or the linker's where Binaryen's differ)" \
+          $DW same3 out/tilt/$n$l.in.wasm out/binaryen/$n$l.wasm out/tilt/$n$l.wasm
+        check_sh "$p $l: llvm-dwarfdump --verify finds no more errors in tilt's DWARF than in Binaryen's" \
+          '[ $(llvm-dwarfdump --verify out/tilt/'"$n$l"'.wasm 2>&1 | grep -c "error:") -le $(llvm-dwarfdump --verify out/binaryen/'"$n$l"'.wasm 2>&1 | grep -c "error:") ]'
+      fi
       if [ $p = srcmap.c ]; then
         check_sh "$p $l: the Binaryen build's map gives the trap the same line" \
           '[ "$(trap_line out/binaryen $n$l)" = "$(trap_line out/tilt $n$l)" ]'

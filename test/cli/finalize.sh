@@ -120,8 +120,7 @@ check_sh "hello-stack: stack pointer writes checked, __set_stack_limits exported
 
 expect_error "--all-features is an error naming it" "error: --all-features is not supported" \
   "$TILT_FINALIZE" --all-features "$D/hello.wasm" -o x.wasm
-expect_error "--dwarf (updating DWARF) without a source map is an error" \
-  "error: --dwarf without --output-source-map is not supported" "$TILT_FINALIZE" --dwarf "$D/hello.wasm" -o x.wasm
+check "--dwarf on a module without DWARF (test/cli/dwarf.sh has DWARF)" "$TILT_FINALIZE" --dwarf "$D/hello.wasm" -o x.wasm
 # emcc -gsource-map: -g --dwarf and the maps (the map carries the lines)
 if command -v wasm-objdump >/dev/null; then
   SM="python3 $TILT_SRC/test/cli/srcmap.py"
