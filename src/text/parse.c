@@ -165,7 +165,7 @@ typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
  * and last eight bytes (for shorter names, head holds them all), which
  * are the whole name when it is up to 16 bytes long. */
 typedef struct { uint64_t head, tail; uint32_t len; } opkey;
-typedef struct { uint64_t head, tail; uint16_t len, op1; } opslot; /* op1: op + 1 (0: empty) */
+typedef struct { uint64_t head, tail; uint16_t len, op1; const char *name; } opslot; /* op1: op + 1 (0: empty) */
 
 typedef struct {
   const tl_toks *tk;
@@ -569,17 +569,29 @@ static uint32_t op_hash(opkey k) {
   return (uint32_t)(h >> (64 - OPS_LOG2));
 }
 
+static void op_add(P *p, const char *name, int op) {
+  opkey k = op_key(name, (uint32_t)strlen(name));
+  uint32_t i = op_hash(k);
+  while (p->ops[i].op1) i = (i + 1) & ((1u << OPS_LOG2) - 1);
+  p->ops[i] = (opslot){k.head, k.tail, (uint16_t)k.len, (uint16_t)(op + 1), name};
+}
+
+/* Earlier names that texts in use still carry: the relaxed dot products
+ * as wabt 1.0.32's wasm2wat writes them and the 2022 proposal tests use. */
+static const struct { const char *name; int op; } op_aliases[] = {
+  {"i16x8.dot_i8x16_i7x16_s", TL_OP_I16X8_RELAXED_DOT_I8X16_I7X16_S},
+  {"i32x4.dot_i8x16_i7x16_add_s", TL_OP_I32X4_RELAXED_DOT_I8X16_I7X16_ADD_S},
+};
+
 static void ops_init(P *p) {
   p->ops = tl_calloc(1u << OPS_LOG2, sizeof *p->ops);
   if (!p->ops) return;
   for (int op = 0; op < TL_NOPS; op++) {
     const tl_opinfo *o = &tl_ops[op];
     if (o->pfx == 0xFF || op == TL_OP_SELECT_T || op == TL_OP_ELSE || op == TL_OP_END) continue;
-    opkey k = op_key(o->text, (uint32_t)strlen(o->text));
-    uint32_t i = op_hash(k);
-    while (p->ops[i].op1) i = (i + 1) & ((1u << OPS_LOG2) - 1);
-    p->ops[i] = (opslot){k.head, k.tail, (uint16_t)k.len, (uint16_t)(op + 1)};
+    op_add(p, o->text, op);
   }
+  for (size_t i = 0; i < sizeof op_aliases / sizeof *op_aliases; i++) op_add(p, op_aliases[i].name, op_aliases[i].op);
 }
 
 /* The instruction an atom names, or -1. */
@@ -590,7 +602,7 @@ static int op_lookup(P *p, const tl_tok *t) {
     const opslot *e = &p->ops[i];
     if (!e->op1) return -1;
     if (e->len == k.len && e->head == k.head && e->tail == k.tail &&
-        (k.len <= 16 || !memcmp(tl_ops[e->op1 - 1].text + 8, s + 8, k.len - 16)))
+        (k.len <= 16 || !memcmp(e->name + 8, s + 8, k.len - 16)))
       return e->op1 - 1;
   }
 }

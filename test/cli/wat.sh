@@ -194,4 +194,12 @@ python3 -c 'n = 100000; print("(module (func " + "(nop " * n + ")" * n + "))")' 
 check "100,000-deep folded plain instructions read" "$TILT_OPT" deepnop.wat -o x.wasm
 python3 -c 'n = 100000; print("(module (func " + "(block " * n)' > open.wat
 expect_error "100,000 unclosed blocks are an error, not a crash" '^open\.wat:[0-9]+:[0-9]+: error: ' "$TILT_OPT" open.wat -o x.wasm
+
+# The relaxed dot products under the names wabt 1.0.32's wasm2wat writes
+# (texts of real relaxed-SIMD modules carry them) mean the final ops.
+dots='(func (param v128 v128 v128) (result v128 v128) (OP16 (local.get 0) (local.get 1)) (OP32 (local.get 0) (local.get 1) (local.get 2)))'
+echo "(module ${dots})" | sed 's/OP16/i16x8.dot_i8x16_i7x16_s/; s/OP32/i32x4.dot_i8x16_i7x16_add_s/' > olddot.wat
+echo "(module ${dots})" | sed 's/OP16/i16x8.relaxed_dot_i8x16_i7x16_s/; s/OP32/i32x4.relaxed_dot_i8x16_i7x16_add_s/' > newdot.wat
+check_sh "wabt's names of the relaxed dot products read" '"$TILT_OPT" -all olddot.wat -o olddot.wasm'
+check_sh "as the final names do" '"$TILT_OPT" -all newdot.wat -o newdot.wasm && cmp olddot.wasm newdot.wasm'
 finish
