@@ -312,7 +312,10 @@ static void post(tl_walk *w, tl_expr **slot) {
     push(c, set(c, t, rep));
     rep = get(c, t);
   }
-  if (rep->type == TL_UNREACHABLE && rep->op != TL_OP_UNREACHABLE && op_pos(p, slot)) {
+  /* An operand that never completes goes to the prelude, so that it runs
+   * before the preludes of the operands after it: a bare unreachable too,
+   * which left in place would run after them (fuzz opt seed 23120877220). */
+  if (rep->type == TL_UNREACHABLE && op_pos(p, slot)) {
     push(c, rep);
     rep = tl_make_unreachable(c->m);
   }
