@@ -307,7 +307,7 @@ void jc_push(jc *c, valent v) {
 }
 void jc_push_reg(jc *c, uint8_t t, int r) { jc_push(c, (valent){V_REG, t, (uint8_t)r, 0, 0, 0, 0}); }
 void jc_push_slot(jc *c, uint8_t t) { jc_push(c, (valent){V_SLOT, t, 0, 0, 0, hs_at(c, c->n), 0}); }
-static void push_flags(jc *c, int cc) { jc_push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0, 0}); }
+void jc_push_flags(jc *c, int cc) { jc_push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0, 0}); }
 valent jc_pop(jc *c) { return c->st[--c->n]; }
 /* Pops the top into a register it owns. */
 int jc_pop_reg(jc *c) {
@@ -680,7 +680,7 @@ static bool int_binop(jc *c, int op) {
                                    [CC_B] = CC_A, [CC_A] = CC_B, [CC_BE] = CC_AE, [CC_AE] = CC_BE};
         cc = sw[cc];
       }
-      push_flags(c, cc);
+      jc_push_flags(c, cc);
     } else {
       jc_push_reg(c, tab[i].w ? TL_I64 : TL_I32, ra);
     }
@@ -806,7 +806,7 @@ static bool float_op(jc *c, int op) {
       x64_rm(c->b, cmp[i].d ? 0x66 : 0, false, 0x0F2E, 2, rb, x64_r(ra), false);
       jc_free_reg(c, rb);
       jc_free_reg(c, ra);
-      push_flags(c, k == 2 ? CC_A : CC_AE);
+      jc_push_flags(c, k == 2 ? CC_A : CC_AE);
       return true;
     }
     o = jc_opnd_reg(c, &b);
@@ -814,7 +814,7 @@ static bool float_op(jc *c, int op) {
     jc_drop_entry(c, b);
     jc_free_reg(c, ra);
     if (k == 3 || k == 5) {
-      push_flags(c, k == 3 ? CC_A : CC_AE);
+      jc_push_flags(c, k == 3 ? CC_A : CC_AE);
       return true;
     }
     int r = jc_alloc_reg(c, false);
@@ -840,7 +840,7 @@ static bool unary_op(jc *c, int op) {
     int r = jc_pop_reg(c);
     x64_rm(c->b, 0, op == TL_OP_I64_EQZ, 0x85, 1, r, x64_r(r), false);
     jc_free_reg(c, r);
-    push_flags(c, CC_E);
+    jc_push_flags(c, CC_E);
     return true;
   }
   case TL_OP_I32_CLZ: case TL_OP_I32_CTZ: case TL_OP_I32_POPCNT:
@@ -1552,7 +1552,7 @@ static void op_one(jc *c, int op) {
     int r = jc_pop_reg(c);
     x64_rm(c->b, 0, true, 0x85, 1, r, x64_r(r), false);
     jc_free_reg(c, r);
-    push_flags(c, CC_E);
+    jc_push_flags(c, CC_E);
     return;
   }
   default: break;

@@ -99,6 +99,7 @@ int jc_to_reg(jc *c, uint32_t i);        /* entry i into a register of its own *
 void jc_push(jc *c, valent v);
 void jc_push_reg(jc *c, uint8_t t, int r);
 void jc_push_slot(jc *c, uint8_t t);
+void jc_push_flags(jc *c, int cc);      /* an i32 that is condition cc of the flags */
 valent jc_pop(jc *c);
 int jc_pop_reg(jc *c);                   /* pops the top into a register it owns */
 void jc_drop_entry(jc *c, valent v);

@@ -76,7 +76,6 @@ static int src(jc *c, valent *v) {
   return own(c, v);
 }
 static void push_x(jc *c, int r) { jc_push_reg(c, TL_V128, r); }
-static void push_flags(jc *c, int cc) { jc_push(c, (valent){V_FLAGS, TL_I32, 0, (uint8_t)cc, 0, 0, 0}); }
 
 /* ---------------------------------------------------------------- AVX */
 /* AVX (cpuid and the OS saving ymm state), checked once: then the
@@ -323,7 +322,7 @@ static void any_true(jc *c) {
   int x = src(c, &v);
   rr(c, 0x66, 0x0F3817, x, x);                                                  /* ptest */
   jc_drop_entry(c, v);
-  push_flags(c, CC_NE);
+  jc_push_flags(c, CC_NE);
 }
 static void all_true(jc *c, uint32_t eq) {
   valent v = jc_pop(c);
@@ -332,7 +331,7 @@ static void all_true(jc *c, uint32_t eq) {
   rr(c, 0x66, eq, X0, x);                      /* lanes equal to zero */
   rr(c, 0x66, 0x0F3817, X0, X0);
   jc_drop_entry(c, v);
-  push_flags(c, CC_E);
+  jc_push_flags(c, CC_E);
 }
 static void bitmask(jc *c, int op) {
   valent v = jc_pop(c);
@@ -994,13 +993,8 @@ void jc_simd(jc *c, int op) {
     return;
   case TL_IMM_LANE: {
     uint8_t l = *c->p++;
-    if (op == TL_OP_I8X16_EXTRACT_LANE_S || op == TL_OP_I8X16_EXTRACT_LANE_U ||
-        op == TL_OP_I16X8_EXTRACT_LANE_S || op == TL_OP_I16X8_EXTRACT_LANE_U ||
-        op == TL_OP_I32X4_EXTRACT_LANE || op == TL_OP_I64X2_EXTRACT_LANE ||
-        op == TL_OP_F32X4_EXTRACT_LANE || op == TL_OP_F64X2_EXTRACT_LANE)
-      extract_lane(c, op, l);
-    else
-      replace_lane(c, op, l);
+    if (oi->result != TL_V128) extract_lane(c, op, l);   /* a scalar out of the lane */
+    else replace_lane(c, op, l);
     return;
   }
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: {
