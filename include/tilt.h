@@ -59,7 +59,8 @@ typedef struct {
 #define TL_FEATURE_RELAXED_SIMD        (1u << 11) /* needs TL_FEATURE_SIMD too */
 #define TL_FEATURE_MULTI_MEMORY        (1u << 12)
 #define TL_FEATURE_MEMORY64            (1u << 13) /* 64-bit memories and tables */
-#define TL_FEATURES_ALL                ((1u << 14) - 1)
+#define TL_FEATURE_GC                  (1u << 14) /* typed function references and GC */
+#define TL_FEATURES_ALL                ((1u << 15) - 1)
 /* For tl_read_options.features, where 0 means the default set: no features
  * at all (plain MVP, --mvp-features). A bit outside TL_FEATURES_ALL. */
 #define TL_FEATURES_MVP                (1u << 31)

@@ -76,13 +76,13 @@ static void note_branch(tl_module *m, tl_func *f, const tl_expr *e) {
   tl_type vt = tl_branch_value_type(e);
   if (e->op != TL_OP_BR_TABLE) {
     tl_type *t = branch_type(m, f, e->imm.label);
-    *t = tl_type_lub(*t, vt);
+    *t = tl_type_lub(m, *t, vt);
     return;
   }
   for (uint32_t i = 0; i <= e->imm.table->n; i++) {
     uint32_t l = i < e->imm.table->n ? e->imm.table->targets[i] : e->imm.table->def;
     tl_type *t = branch_type(m, f, l);
-    *t = tl_type_lub(*t, vt);
+    *t = tl_type_lub(m, *t, vt);
   }
 }
 
@@ -1077,7 +1077,7 @@ static bool set_bytes(tl_module *m, tl_expr *e, const tl_imm_args *a) {
 
 static bool set_type_imm(tl_module *m, tl_expr *e, const tl_imm_args *a) {
   e->imm.index = a->type;
-  if (e->op == TL_OP_REF_NULL ? tl_type_is_ref(a->type) : is_basic(a->type)) return true;
+  if (e->op == TL_OP_REF_NULL ? tl_type_is_ref(a->type) && tl_type_valid(m, a->type) : is_basic(a->type)) return true;
   return bad(m, "%s: bad type %u", tl_ops[e->op].text, a->type), false;
 }
 

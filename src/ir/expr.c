@@ -664,6 +664,10 @@ tl_expr *tl_make_zero(tl_module *m, tl_type t) {
     uint32_t n = tl_type_arity(m, t);
     e = tl_expr_new(m, TL_OP_TUPLE_MAKE, n);
     for (uint32_t i = 0; i < n; i++) e->kid[i] = tl_make_zero(m, tl_type_at(m, t, i));
+  } else if (tl_type_is_ref(t)) {
+    e = tl_expr_new(m, TL_OP_REF_NULL, 0);
+    memset(&e->imm, 0, sizeof e->imm);
+    e->imm.index = tl_ref_with_null(t, true);
   } else {
     static const uint16_t op[TL_NBASIC] = {
       [TL_I32] = TL_OP_I32_CONST, [TL_I64] = TL_OP_I64_CONST, [TL_F32] = TL_OP_F32_CONST,

@@ -19,6 +19,7 @@ static const struct { tl_features bit; const char *name; } names[] = {
   {TL_FEAT_RELAXED_SIMD, "relaxed-simd"},
   {TL_FEAT_MULTI_MEMORY, "multimemory"},
   {TL_FEAT_MEMORY64, "memory64"},
+  {TL_FEAT_GC, "gc"},
 };
 
 const char *tl_feature_name(tl_features single) {
@@ -46,16 +47,23 @@ uint32_t tl_features_default_set(void) { return tl_features_default(); }
 uint32_t tl_feature_from_name(const char *name) { return tl_feature_by_name(name); }
 const char *tl_feature_to_name(uint32_t f) { return tl_feature_name(f); }
 
-static tl_features type_features(const tl_module *m, tl_type t) {
+/* Typed references to functions and externs need only reference types:
+ * without gc the writer writes them as funcref / externref (their tops),
+ * as wasm-opt does, so ref.func may be typed (ref $t) in any module. */
+tl_features tl_type_features(const tl_module *m, tl_type t) {
   tl_features f = 0;
   for (uint32_t i = 0, n = tl_type_arity(m, t); i < n; i++) {
     tl_type c = tl_type_at(m, t, i);
     if (c == TL_V128) f |= TL_FEAT_SIMD;
-    if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
-    if (c == TL_EXNREF) f |= TL_FEAT_EXCEPTION_HANDLING;
+    if (!tl_type_is_ref(c)) continue;
+    f |= TL_FEAT_REFERENCE_TYPES;
+    uint32_t top = tl_heap_top(m, tl_ref_heap(c));
+    if (top == TL_HT_EXN) f |= TL_FEAT_EXCEPTION_HANDLING;
+    if (top == TL_HT_ANY) f |= TL_FEAT_GC;
   }
   return f; /* several params are MVP; several results are checked by callers */
 }
+#define type_features tl_type_features
 
 typedef struct { tl_module *m; tl_features f; } detect_ctx;
 
@@ -79,6 +87,8 @@ tl_features tl_module_detect_features(tl_module *m) {
   for (uint32_t i = 0; i < m->types.n; i++) {
     tl_functype *ft = TL_FTYPE(m, i);
     f |= type_features(m, ft->params) | type_features(m, ft->results);
+    if (ft->kind != TL_DT_FUNC || ft->open || ft->super != TL_NO_SUPER || ft->nrec != 1) f |= TL_FEAT_GC;
+    for (uint32_t k = 0; k < ft->nfields; k++) f |= type_features(m, ft->fields[k].type);
     if (tl_type_arity(m, ft->results) > 1) f |= TL_FEAT_MULTIVALUE;
   }
   for (uint32_t i = 0; i < m->funcs.n; i++) {

@@ -9,10 +9,6 @@
 
 #include <stdlib.h>
 
-tl_type tl_type_lub(tl_type a, tl_type b) {
-  if (a == TL_UNREACHABLE) return b;
-  return a;
-}
 
 static bool any_kid_unreachable(const tl_expr *e) {
   for (uint32_t i = 0; i < e->nkid; i++)
@@ -51,14 +47,14 @@ bool tl_expr_uses_label(const tl_expr *e, uint32_t label) {
 }
 
 /* A try: the lub of its body and arms (a delegate leaf is none of them). */
-static tl_type try_type(const tl_expr *e, tl_type branch_type) {
+static tl_type try_type(const tl_module *m, const tl_expr *e, tl_type branch_type) {
   tl_type t = e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE;
   for (uint32_t i = 1; i < e->nkid; i++) {
     const tl_expr *a = e->kid[i];
     if (!a || a->op == TL_OP_DELEGATE) continue;
-    t = tl_type_lub(t, a->type);
+    t = tl_type_lub(m, t, a->type);
   }
-  return tl_type_lub(t, branch_type);
+  return tl_type_lub(m, t, branch_type);
 }
 
 /* The body of a block or loop: unreachable if any child is, else the last. */
@@ -67,22 +63,21 @@ static tl_type list_type(const tl_expr *e) {
   return e->nkid ? e->kid[e->nkid - 1]->type : TL_NONE;
 }
 
-static tl_type if_type(const tl_expr *e, tl_type branch_type) {
+static tl_type if_type(const tl_module *m, const tl_expr *e, tl_type branch_type) {
   if (e->kid[0]->type == TL_UNREACHABLE) return TL_UNREACHABLE;
   if (e->nkid < 3 || !e->kid[2]) return TL_NONE;
-  tl_type t = tl_type_lub(e->kid[1]->type, e->kid[2]->type);
-  return tl_type_lub(t, branch_type);
+  tl_type t = tl_type_lub(m, e->kid[1]->type, e->kid[2]->type);
+  return tl_type_lub(m, t, branch_type);
 }
 
 void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type) {
-  (void)m;
   switch (e->op) {
-  case TL_OP_BLOCK: e->type = tl_type_lub(list_type(e), branch_type); break;
+  case TL_OP_BLOCK: e->type = tl_type_lub(m, list_type(e), branch_type); break;
   case TL_OP_LOOP: e->type = list_type(e); break;
-  case TL_OP_IF: e->type = if_type(e, branch_type); break;
-  case TL_OP_TRY: e->type = try_type(e, branch_type); break;
+  case TL_OP_IF: e->type = if_type(m, e, branch_type); break;
+  case TL_OP_TRY: e->type = try_type(m, e, branch_type); break;
   case TL_OP_TRY_TABLE: /* the body; its clauses branch elsewhere */
-    e->type = tl_type_lub(e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE, branch_type);
+    e->type = tl_type_lub(m, e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE, branch_type);
     break;
   default: break;
   }
@@ -109,8 +104,17 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
 
 /* A fixed-signature row's result: the table's, i64 for memory.size/grow and
  * table.size of a 64-bit memory or table. */
+/* ref.func: funcref for now. Its 3.0 type is (ref $t) of the function's
+ * type; giving it that needs every pass that changes a function's type or
+ * renumbers types to retype the nodes (issue 24's next step). */
+tl_type tl_ref_func_type(const tl_module *m, uint32_t func) {
+  (void)m, (void)func;
+  return TL_FUNCREF;
+}
+
 static inline tl_type fixed_result(const tl_module *m, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
+  if (e->op == TL_OP_REF_FUNC) return tl_ref_func_type(m, e->imm.index);
   if (oi->result == TL_I32 && (oi->flags & TL_F_INDEXED) && (tl_index64_mask(m, e->op, e->imm) & TL_IDX64_RESULT))
     return TL_I64;
   return oi->result;
@@ -128,11 +132,11 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   case TL_OP_CALL_INDIRECT: return TL_FTYPE(m, e->imm.idx2.a)->results;
   case TL_OP_DROP: case TL_OP_LOCAL_SET: case TL_OP_GLOBAL_SET: case TL_OP_TABLE_SET:
   case TL_OP_TABLE_FILL: return TL_NONE;
-  case TL_OP_SELECT:
-    return e->kid[0]->type != TL_UNREACHABLE ? e->kid[0]->type : e->kid[1]->type;
+  case TL_OP_SELECT: return tl_type_lub(m, e->kid[0]->type, e->kid[1]->type);
   case TL_OP_SELECT_T: case TL_OP_REF_NULL: return e->imm.index;
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_TEE: return f->local[e->imm.index];
   case TL_OP_GLOBAL_GET: return TL_GLOBAL(m, e->imm.index)->type;
+  case TL_OP_REF_FUNC: return tl_ref_func_type(m, e->imm.index);
   case TL_OP_TABLE_GET: return TL_TABLE(m, e->imm.index)->elem;
   case TL_OP_TABLE_GROW: return tl_table_is64(m, e->imm.index) ? TL_I64 : TL_I32;
   case TL_OP_REF_IS_NULL: return TL_I32;
@@ -196,8 +200,9 @@ static tl_type seek_branch_type(tl_module *m, tl_expr *e, uint32_t label) {
   while (n) {
     tl_expr *x = st[--n];
     if (tl_expr_breaks_to(x, label)) {
-      t = tl_type_lub(t, tl_branch_value_type(x));
-      if (t != TL_UNREACHABLE) break; /* the lub keeps its first reachable type */
+      t = tl_type_lub(m, t, tl_branch_value_type(x));
+      /* without subtyping the lub keeps its first reachable type */
+      if (t != TL_UNREACHABLE && !tl_type_is_ref(t) && !tl_type_is_tuple(t)) break;
     }
     for (uint32_t i = 0; i < x->nkid; i++)
       if (x->kid[i]) {
@@ -237,10 +242,10 @@ static void refin_node(tl_module *m, tl_func *f, tl_type *bt, tl_expr *e) {
   tl_type vt = tl_branch_value_type(e);
   if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++)
-      bt[e->imm.table->targets[i]] = tl_type_lub(bt[e->imm.table->targets[i]], vt);
-    bt[e->imm.table->def] = tl_type_lub(bt[e->imm.table->def], vt);
+      bt[e->imm.table->targets[i]] = tl_type_lub(m, bt[e->imm.table->targets[i]], vt);
+    bt[e->imm.table->def] = tl_type_lub(m, bt[e->imm.table->def], vt);
   } else {
-    bt[e->imm.label] = tl_type_lub(bt[e->imm.label], vt);
+    bt[e->imm.label] = tl_type_lub(m, bt[e->imm.label], vt);
   }
 }
 
@@ -299,3 +304,4 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
 }
 
 void tl_func_refinalize(tl_module *m, tl_func *f) { tl_expr_refinalize(m, f, &f->body); }
+

@@ -14,23 +14,57 @@
 #include "tilt.h"
 
 /* ------------------------------------------------------------------ types */
-/* A tl_type is a small integer. Values below TL_TUPLE_BASE are the basic
- * types; from TL_TUPLE_BASE on it names an interned tuple of the module
- * (tl_type_tuple). Tuples hold two or more basic value types. */
+/* A tl_type is a small integer (see DESIGN.md, "Types"):
+ *  - below TL_NBASIC: the basic types; funcref, externref and exnref are
+ *    the canonical ids of (ref null func), (ref null extern), (ref null exn);
+ *  - TL_TUPLE_BASE .. TL_REF_BASE-1: an interned tuple of the module
+ *    (tl_type_tuple), two or more value types;
+ *  - from TL_REF_BASE: any other reference type, TL_REF_BASE | heap type << 1
+ *    | nullable. A heap type below TL_HT_DEF is abstract (TL_HT_*); from
+ *    TL_HT_DEF on it is a defined type, by its canonical index in the module
+ *    (tl_deftype.canon), so that equal types are equal integers. */
 typedef uint32_t tl_type;
 enum {
   TL_NONE = 0,        /* no value */
   TL_UNREACHABLE = 1, /* control never leaves this node normally */
   TL_I32, TL_I64, TL_F32, TL_F64, TL_V128, TL_FUNCREF, TL_EXTERNREF,
-  TL_EXNREF,          /* (ref null exn), exception-handling; the reader reads
-                         (ref null noexn) as this too: there is no subtyping */
+  TL_EXNREF,          /* (ref null exn), exception-handling */
   TL_NBASIC,
   TL_TUPLE_BASE = 16
 };
+#define TL_REF_BASE 0x80000000u
 
-static inline bool tl_type_is_tuple(tl_type t) { return t >= TL_TUPLE_BASE; }
-static inline bool tl_type_is_ref(tl_type t) { return t == TL_FUNCREF || t == TL_EXTERNREF || t == TL_EXNREF; }
+/* Heap types. The abstract ones form three hierarchies (any > eq > i31,
+ * struct, array > none; func > nofunc; extern > noextern; exn > noexn);
+ * defined types sit under struct, array or func by their kind. */
+enum {
+  TL_HT_FUNC, TL_HT_NOFUNC, TL_HT_EXTERN, TL_HT_NOEXTERN, TL_HT_ANY, TL_HT_EQ, TL_HT_I31,
+  TL_HT_STRUCT, TL_HT_ARRAY, TL_HT_NONE, TL_HT_EXN, TL_HT_NOEXN,
+  TL_HT_NABSTRACT,
+  TL_HT_DEF = 16      /* TL_HT_DEF + canonical type index */
+};
+
+static inline bool tl_type_is_tuple(tl_type t) { return t >= TL_TUPLE_BASE && t < TL_REF_BASE; }
+static inline bool tl_type_is_ref(tl_type t) {
+  return t == TL_FUNCREF || t == TL_EXTERNREF || t == TL_EXNREF || t >= TL_REF_BASE;
+}
 static inline bool tl_type_is_concrete(tl_type t) { return t >= TL_I32; }
+/* The reference type (ref null? ht). */
+static inline tl_type tl_ref(uint32_t ht, bool nullable) {
+  if (nullable && ht == TL_HT_FUNC) return TL_FUNCREF;
+  if (nullable && ht == TL_HT_EXTERN) return TL_EXTERNREF;
+  if (nullable && ht == TL_HT_EXN) return TL_EXNREF;
+  return TL_REF_BASE | ht << 1 | (nullable ? 1u : 0u);
+}
+static inline uint32_t tl_ref_heap(tl_type t) { /* t a reference type */
+  return t == TL_FUNCREF ? TL_HT_FUNC : t == TL_EXTERNREF ? TL_HT_EXTERN : t == TL_EXNREF ? TL_HT_EXN
+                                                                                    : (t & ~TL_REF_BASE) >> 1;
+}
+static inline bool tl_ref_nullable(tl_type t) { return t < TL_REF_BASE || (t & 1); }
+static inline tl_type tl_ref_with_null(tl_type t, bool nullable) { return tl_ref(tl_ref_heap(t), nullable); }
+static inline bool tl_heap_is_def(uint32_t ht) { return ht >= TL_HT_DEF; }
+/* The reference to defined type canonical index i. */
+static inline tl_type tl_ref_def(uint32_t i, bool nullable) { return tl_ref(TL_HT_DEF + i, nullable); }
 
 /* ---------------------------------------------------------------- opcodes */
 typedef enum {
@@ -126,7 +160,8 @@ enum {
   TL_FEAT_RELAXED_SIMD = 1 << 11,
   TL_FEAT_MULTI_MEMORY = 1 << 12,
   TL_FEAT_MEMORY64 = 1 << 13,   /* 64-bit memories and tables (i64 addresses) */
-  TL_FEAT_ALL = (1 << 14) - 1,
+  TL_FEAT_GC = 1 << 14,         /* typed function references, GC types and instructions */
+  TL_FEAT_ALL = (1 << 15) - 1,
   /* What a relaxed SIMD row needs (its feat column RELAXED): both bits. */
   TL_FEAT_RELAXED = TL_FEAT_SIMD | TL_FEAT_RELAXED_SIMD,
 };
@@ -432,7 +467,29 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...) __attribute__((format(printf
 void tl_buf_free(tl_buf *b);
 
 /* -------------------------------------------------------------- module */
-typedef struct { tl_type params, results; const char *name; /* name section (type names), or NULL */ } tl_functype;
+/* A defined type (the type section): a function, struct or array type, its
+ * place in its rec group and its declared supertype. A plain (func ...) is
+ * final, has no supertype and is a rec group of its own (tl_functype_intern
+ * makes those). canon is the index of the first type of the module that is
+ * the same type (iso-recursive equality: same rec group structure, same
+ * position in it); references in tl_types name types by canon. */
+enum { TL_DT_FUNC, TL_DT_STRUCT, TL_DT_ARRAY };
+enum { TL_PACK_NONE, TL_PACK_I8, TL_PACK_I16 }; /* storage type of a field */
+typedef struct { tl_type type; uint8_t pack; bool mut; const char *name; } tl_field;
+#define TL_NO_SUPER UINT32_MAX
+typedef struct {
+  tl_type params, results;   /* TL_DT_FUNC */
+  const char *name;          /* name section (type names), or NULL */
+  uint8_t kind;              /* TL_DT_* */
+  bool open;                 /* may have subtypes: (sub ...) without final */
+  uint32_t super;            /* the declared supertype (module index), or TL_NO_SUPER */
+  uint32_t rec, nrec;        /* first type of its rec group, and the group's size */
+  uint32_t canon;            /* canonical index (see above) */
+  uint32_t depth;            /* length of its supertype chain */
+  uint32_t nfields;          /* struct: fields; array: 1 (its element) */
+  tl_field *fields;
+} tl_functype;
+typedef tl_functype tl_deftype;
 
 /* Import and export names are byte strings that may contain NUL: each has a
  * byte length next to it, and the bytes are always followed by a NUL so
@@ -613,6 +670,10 @@ struct tl_module {
   uint32_t ntuples;
   uint32_t *tuple_hash;    /* open addressing: tuple id+1, 0 = empty */
   uint32_t tuple_hash_cap;
+  /* rec groups that are canonical (type.c), by structure: open addressing,
+   * first type index + 1, 0 = empty */
+  uint32_t *group_hash;
+  uint32_t group_hash_cap, ngroups;
   /* memarg.c: memarg offsets above UINT32_MAX, interned the same way
    * (offset i is big_block[i >> 10][i & 1023]; blocks never move). */
   uint64_t *big_block[4096];
@@ -632,6 +693,7 @@ struct tl_module {
 #define TL_TAG(m, i) (&TL_VEC_AT(&(m)->tags, tl_tag, (i)))
 /* The params of tag i: the values its exceptions carry (none, one or a tuple). */
 static inline tl_type tl_tag_params(const tl_module *m, uint32_t i) { return TL_FTYPE(m, TL_TAG(m, i)->type)->params; }
+static inline tl_deftype *tl_heap_def(const tl_module *m, uint32_t ht) { return TL_FTYPE(m, ht - TL_HT_DEF); }
 
 /* -------------------------------------------------------------- errors */
 /* tl_error and tl_status are public (tilt.h). */
@@ -685,8 +747,40 @@ void tl_json_free(tl_json *j);
 tl_type tl_type_tuple(tl_module *m, const tl_type *t, uint32_t n); /* n>=2; n==1 gives t[0], n==0 none */
 uint32_t tl_type_arity(const tl_module *m, tl_type t);  /* none/unreachable 0, basic 1, tuple n */
 tl_type tl_type_at(const tl_module *m, tl_type t, uint32_t i); /* i-th component */
-const char *tl_type_name(tl_type t);                    /* basic types only */
+const char *tl_type_name(tl_type t);                    /* basic types; "ref" otherwise */
+/* The text name of t ("i32", "(ref null $3)", "anyref", "(tuple i32 i64)") into b. */
+void tl_type_print(const tl_module *m, tl_type t, char *b, size_t n);
+const char *tl_heap_name(uint32_t ht);                  /* abstract heap types; NULL otherwise */
 uint32_t tl_functype_intern(tl_module *m, tl_type params, tl_type results); /* find or append */
+/* Appends a rec group of n types (their kind, fields, params/results and
+ * super already set, references inside naming module indices) and gives
+ * them canon, depth and rec; false (err set) if a supertype is not a valid
+ * one (unknown, final, other kind, fields that do not match). The types'
+ * own references are rewritten to canonical indices. */
+bool tl_types_add_group(tl_module *m, const tl_deftype *t, uint32_t n, char *err, size_t errn);
+/* After types were removed or reordered in m->types (plain function types
+ * only: no type names another): rec, canon and the group hash anew. */
+void tl_types_rehash(tl_module *m);
+/* Heap type ht as type `self` states it in the type section: a duplicate
+ * rec group (canon elsewhere) names its own members, not the canonical
+ * group's, so that it stays the same type when written or printed. */
+uint32_t tl_heap_in_group(const tl_module *m, uint32_t self, uint32_t ht);
+/* Subtyping (a <: b) of value types: numeric types only of themselves;
+ * tuples componentwise; none and unreachable as the IR uses them. */
+bool tl_type_sub(const tl_module *m, tl_type a, tl_type b);
+bool tl_heap_sub(const tl_module *m, uint32_t a, uint32_t b);
+/* The top of ht's hierarchy (any, func, extern, exn) and its bottom
+ * (none, nofunc, noextern, noexn). */
+uint32_t tl_heap_top(const tl_module *m, uint32_t ht);
+uint32_t tl_heap_bottom(const tl_module *m, uint32_t ht);
+/* Whether m has any type beyond the basic ones (GC or typed references). */
+bool tl_module_has_gc_types(const tl_module *m);
+/* features.c: what a value (or tuple) type needs; references to function
+ * and extern types only reference types (the writer generalizes them). */
+tl_features tl_type_features(const tl_module *m, tl_type t);
+/* t is none, unreachable, a basic type, a tuple of m, or a reference to an
+ * abstract heap type or to a canonical defined type of m. */
+bool tl_type_valid(const tl_module *m, tl_type t);
 
 /* memarg.c */
 uint64_t tl_memarg_big(const tl_module *m, uint32_t index);
@@ -805,8 +899,11 @@ size_t tl_nodes_free_body(tl_module *m, uint32_t func);
  * block/loop/if, from the branches in its subtree, which costs a walk of it).
  * tl_func_refinalize recomputes every node of a function in one linear walk. */
 void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e);
-tl_type tl_type_lub(tl_type a, tl_type b);  /* unreachable is the identity; mismatches give a */
-tl_type tl_branch_value_type(const tl_expr *br); /* none, unreachable or the carried type */
+/* The least upper bound (type.c): unreachable is the identity; types with
+ * no bound give a (the validator reports the mismatch). */
+tl_type tl_type_lub(const tl_module *m, tl_type a, tl_type b);
+tl_type tl_branch_value_type(const tl_expr *br);
+tl_type tl_ref_func_type(const tl_module *m, uint32_t func); /* ref.func's type */ /* none, unreachable or the carried type */
 void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type); /* TL_UNREACHABLE = no branches */
 void tl_func_refinalize(tl_module *m, tl_func *f);
 void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root); /* a subtree of f */

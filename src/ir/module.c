@@ -27,6 +27,7 @@ void tl_module_destroy(tl_module *m) {
   tl_chunk_cache_free(m->chunks);
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) tl_vec_free(vecs[i]);
   tl_free(m->tuple_hash);
+  tl_free(m->group_hash);
   tl_memarg_free_big(m);
   tl_arena_free(&m->arena);
   tl_free(m);

@@ -142,6 +142,7 @@ typedef struct {
   tl_vec seqs;          /* per open instruction sequence: 1 once the stack is
                            polymorphic there (after br, unreachable, ...) */
   const tl_debugloc *loc; /* the debug location printed last in this function */
+  uint32_t self;    /* while a type definition prints: its index (else UINT32_MAX) */
 } pr;
 
 /* In dead code an `unreachable` operand is what the reader makes when it
@@ -178,11 +179,36 @@ static void put_str(pr *p, const uint8_t *s, size_t n) {
 
 static void put_cstr(pr *p, const char *s) { put_str(p, (const uint8_t *)s, strlen(s)); }
 
+/* A heap type: abstract by name, defined by its $name or index. */
+static void put_heap(pr *p, uint32_t ht) {
+  if (p->self != UINT32_MAX) ht = tl_heap_in_group(p->m, p->self, ht);
+  if (ht < TL_HT_DEF) {
+    put(p, tl_heap_name(ht) ? tl_heap_name(ht) : "func");
+    return;
+  }
+  uint32_t i = ht - TL_HT_DEF;
+  if (i < p->ns[NS_TYPE].n && p->ns[NS_TYPE].s[i]) tl_buf_printf(p->out, "$%s", p->ns[NS_TYPE].s[i]);
+  else tl_buf_printf(p->out, "%u", i);
+}
+
+/* One value type (a reference type in its short form where it has one). */
+static void put_vt(pr *p, tl_type t) {
+  if (t < TL_REF_BASE || (tl_ref_nullable(t) && tl_ref_heap(t) < TL_HT_NABSTRACT)) {
+    put(p, tl_type_name(t));
+    return;
+  }
+  put(p, tl_ref_nullable(t) ? "(ref null " : "(ref ");
+  put_heap(p, tl_ref_heap(t));
+  put(p, ")");
+}
+
 /* Value types of t, space-separated (tuples give several). */
 static void put_types(pr *p, tl_type t) {
   uint32_t n = tl_type_arity(p->m, t);
-  for (uint32_t i = 0; i < n; i++)
-    tl_buf_printf(p->out, "%s%s", i ? " " : "", tl_type_name(tl_type_at(p->m, t, i)));
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) put(p, " ");
+    put_vt(p, tl_type_at(p->m, t, i));
+  }
 }
 
 static void put_result(pr *p, tl_type t) {
@@ -327,7 +353,8 @@ static void put_head(pr *p, const tl_expr *e) {
     tl_buf_printf(p->out, " %u", e->imm.mem.lane);
     break;
   case TL_IMM_REFTYPE:
-    put(p, e->imm.index == TL_EXTERNREF ? " extern" : e->imm.index == TL_EXNREF ? " exn" : " func");
+    put(p, " ");
+    put_heap(p, tl_type_is_ref(e->imm.index) ? tl_ref_heap(e->imm.index) : TL_HT_FUNC);
     break;
   case TL_IMM_TAG: tl_buf_printf(p->out, " %u", e->imm.index); break;
   case TL_IMM_SELECT_T: put_result(p, e->imm.index); break;
@@ -813,6 +840,7 @@ static void print_tree(pr *p, tl_expr *e, uint32_t depth, tl_type want, bool inl
 
 void tl_print_expr(tl_module *m, tl_func *f, tl_expr *e, tl_buf *out) {
   pr p = {0};
+  p.self = UINT32_MAX;
   p.m = m;
   p.out = out;
   names_begin(&p);
@@ -843,20 +871,69 @@ static void put_import(pr *p, const tl_importname *imp) {
   put(p, " ");
 }
 
-static void print_types(pr *p) {
-  for (uint32_t i = 0; i < p->m->types.n; i++) {
-    tl_functype *ft = TL_FTYPE(p->m, i);
-    newline(p, 1);
-    put(p, "(type");
-    put_name(p, NS_TYPE, i);
-    put(p, " (func");
-    if (tl_type_arity(p->m, ft->params)) {
-      put(p, " (param ");
-      put_types(p, ft->params);
+static void put_field(pr *p, const tl_field *f) {
+  if (f->mut) put(p, "(mut ");
+  if (f->pack) put(p, f->pack == TL_PACK_I8 ? "i8" : "i16");
+  else put_vt(p, f->type);
+  if (f->mut) put(p, ")");
+}
+
+/* (func ...), (struct (field ...)*) or (array ...) */
+static void put_comptype(pr *p, const tl_deftype *d) {
+  if (d->kind == TL_DT_ARRAY) {
+    put(p, "(array ");
+    put_field(p, &d->fields[0]);
+    put(p, ")");
+    return;
+  }
+  if (d->kind == TL_DT_STRUCT) {
+    put(p, "(struct");
+    for (uint32_t k = 0; k < d->nfields; k++) {
+      put(p, " (field ");
+      put_field(p, &d->fields[k]);
       put(p, ")");
     }
-    put_result(p, ft->results);
-    put(p, "))");
+    put(p, ")");
+    return;
+  }
+  put(p, "(func");
+  if (tl_type_arity(p->m, d->params)) {
+    put(p, " (param ");
+    put_types(p, d->params);
+    put(p, ")");
+  }
+  put_result(p, d->results);
+  put(p, ")");
+}
+
+/* The types, in rec groups as the module has them; a type with a
+ * supertype or open to subtypes in (sub ...). */
+static void print_types(pr *p) {
+  for (uint32_t i = 0; i < p->m->types.n; i++) {
+    tl_deftype *d = TL_FTYPE(p->m, i);
+    bool group = d->nrec > 1 && d->rec == i;
+    uint32_t depth = d->nrec > 1 ? 2 : 1;
+    if (group) {
+      newline(p, 1);
+      put(p, "(rec");
+    }
+    newline(p, depth);
+    put(p, "(type");
+    put_name(p, NS_TYPE, i);
+    put(p, " ");
+    bool sub = d->open || d->super != TL_NO_SUPER;
+    p->self = i;
+    if (sub) {
+      put(p, d->open ? "(sub " : "(sub final ");
+      if (d->super != TL_NO_SUPER) {
+        put_heap(p, TL_HT_DEF + d->super);
+        put(p, " ");
+      }
+    }
+    put_comptype(p, d);
+    p->self = UINT32_MAX;
+    put(p, sub ? "))" : ")");
+    if (d->nrec > 1 && i == d->rec + d->nrec - 1) put(p, ")");
   }
 }
 
@@ -871,7 +948,9 @@ static void put_table(pr *p, uint32_t i) {
   put_name(p, NS_TABLE, i);
   if (t->is64) put(p, " i64");
   put_limits(p, t->min, t->has_max, t->max);
-  tl_buf_printf(p->out, " %s)", tl_type_name(t->elem));
+  put(p, " ");
+  put_vt(p, t->elem);
+  put(p, ")");
 }
 
 static void put_memory(pr *p, uint32_t i) {
@@ -885,8 +964,9 @@ static void put_memory(pr *p, uint32_t i) {
 }
 
 static void put_globaltype(pr *p, const tl_global *g) {
-  if (g->mut) tl_buf_printf(p->out, " (mut %s)", tl_type_name(g->type));
-  else tl_buf_printf(p->out, " %s", tl_type_name(g->type));
+  put(p, g->mut ? " (mut " : " ");
+  put_vt(p, g->type);
+  if (g->mut) put(p, ")");
 }
 
 /* (type N) (param ...) (result ...) of a function; named params one by one. */
@@ -894,12 +974,16 @@ static void put_signature(pr *p, tl_func *f) {
   tl_functype *ft = tl_func_type(p->m, f);
   tl_buf_printf(p->out, " (type %u)", f->type);
   uint32_t np = tl_type_arity(p->m, ft->params);
+  p->self = f->type < p->m->types.n ? f->type : UINT32_MAX; /* as its type states them */
   for (uint32_t i = 0; i < np; i++) {
     bool named = i < p->ns[NS_LOCAL].n && p->ns[NS_LOCAL].s[i];
-    if (named) tl_buf_printf(p->out, " (param $%s %s)", p->ns[NS_LOCAL].s[i], tl_type_name(tl_type_at(p->m, ft->params, i)));
-    else tl_buf_printf(p->out, " (param %s)", tl_type_name(tl_type_at(p->m, ft->params, i)));
+    if (named) tl_buf_printf(p->out, " (param $%s ", p->ns[NS_LOCAL].s[i]);
+    else put(p, " (param ");
+    put_vt(p, tl_type_at(p->m, ft->params, i));
+    put(p, ")");
   }
   put_result(p, ft->results);
+  p->self = UINT32_MAX;
 }
 
 static void put_tag(pr *p, uint32_t i) {
@@ -907,7 +991,9 @@ static void put_tag(pr *p, uint32_t i) {
   tl_buf_printf(p->out, "(tag (;%u;) (type %u)", i, t);
   if (t < p->m->types.n && tl_type_arity(p->m, TL_FTYPE(p->m, t)->params)) {
     put(p, " (param ");
+    p->self = t;
     put_types(p, TL_FTYPE(p->m, t)->params);
+    p->self = UINT32_MAX;
     put(p, ")");
   }
   put(p, ")");
@@ -1083,7 +1169,9 @@ static void print_elem(pr *p, uint32_t i) {
     put(p, ")");
   }
   bool funcs = elem_funcs(el);
-  tl_buf_printf(p->out, " %s", funcs ? "func" : tl_type_name(el->type));
+  put(p, " ");
+  if (funcs) put(p, "func");
+  else put_vt(p, el->type);
   for (uint32_t k = 0; k < el->n; k++) {
     if (funcs) {
       put_sp_ref(p, NS_FUNC, el->item[k]->imm.index);
@@ -1141,6 +1229,7 @@ static void names_begin(pr *p) {
  * start 8, element 9, datacount 12, code 10, data 11. */
 void tl_print_module(tl_module *m, tl_buf *out) {
   pr p = {0};
+  p.self = UINT32_MAX;
   p.m = m;
   p.out = out;
   names_begin(&p);

@@ -116,28 +116,18 @@ static bool fail(vc *c, tl_status code, const char *fmt, ...) {
 static const char *opname(const tl_expr *e) { return tl_ops[e->op].text; }
 static const char *tn(tl_type t) { return tl_type_name(t); }
 
-static bool type_valid(const tl_module *m, tl_type t) {
-  if (tl_type_is_tuple(t)) return t - TL_TUPLE_BASE < m->ntuples;
-  return t < TL_NBASIC;
-}
+static bool type_valid(const tl_module *m, tl_type t) { return tl_type_valid(m, t); }
 
-static bool is_value(const tl_module *m, tl_type t) { /* one basic value type */
-  return tl_type_is_concrete(t) && t < TL_NBASIC && type_valid(m, t);
+static bool is_value(const tl_module *m, tl_type t) { /* one value type */
+  return tl_type_is_concrete(t) && !tl_type_is_tuple(t) && type_valid(m, t);
 }
 
 /* Features a value (or tuple) type needs. */
 static tl_features type_feat(const tl_module *m, tl_type t) {
-  if (!tl_type_is_tuple(t)) /* one basic type (or none): no table look-up */
+  if (t < TL_NBASIC) /* one basic type (or none): no table look-up */
     return t == TL_V128 ? TL_FEAT_SIMD : t == TL_EXNREF ? TL_FEAT_EXCEPTION_HANDLING
            : tl_type_is_ref(t) ? TL_FEAT_REFERENCE_TYPES : 0;
-  tl_features f = tl_type_is_tuple(t) ? TL_FEAT_MULTIVALUE : 0;
-  for (uint32_t i = 0, n = tl_type_arity(m, t); i < n; i++) {
-    tl_type c = tl_type_at(m, t, i);
-    if (c == TL_V128) f |= TL_FEAT_SIMD;
-    if (c == TL_EXNREF) f |= TL_FEAT_EXCEPTION_HANDLING;
-    else if (tl_type_is_ref(c)) f |= TL_FEAT_REFERENCE_TYPES;
-  }
-  return f;
+  return tl_type_features(m, t) | (tl_type_is_tuple(t) ? TL_FEAT_MULTIVALUE : 0);
 }
 
 /* Opcode classes (a byte per 10-bit opcode, for m's features): which
@@ -218,7 +208,7 @@ static bool arity(vc *c, const tl_expr *e, uint32_t lo, uint32_t hi) {
  * is polymorphic after the unreachable operand. */
 static bool want(vc *c, const tl_expr *e, uint32_t i, tl_type t) {
   tl_type k = e->kid[i]->type;
-  if (c->dead || k == t || k == TL_UNREACHABLE) return true;
+  if (c->dead || k == t || k == TL_UNREACHABLE || tl_type_sub(c->m, k, t)) return true;
   return fail(c, TL_E_INVALID, "%s: operand %u has type %s, expected %s", opname(e), i + 1, tn(k),
               tn(t));
 }
@@ -270,8 +260,8 @@ static bool check_memarg(vc *c, const tl_expr *e) {
   return true;
 }
 
-static bool same_elem(vc *c, const tl_expr *e, tl_type a, tl_type b) {
-  if (a == b) return true;
+static bool same_elem(vc *c, const tl_expr *e, tl_type a, tl_type b) { /* a flows into b */
+  if (tl_type_sub(c->m, a, b)) return true;
   return fail(c, TL_E_INVALID, "%s: element type %s does not match %s", opname(e), tn(a), tn(b));
 }
 
@@ -538,7 +528,7 @@ static bool check_special(vc *c, const tl_expr *e) {
   case TL_OP_GLOBAL_GET: case TL_OP_GLOBAL_SET: return check_var(c, e);
   case TL_OP_TABLE_GET: case TL_OP_TABLE_SET: case TL_OP_TABLE_GROW:
   case TL_OP_TABLE_FILL: return check_table_op(c, e);
-  case TL_OP_REF_NULL: return arity(c, e, 0, 0);
+  case TL_OP_REF_NULL: case TL_OP_REF_FUNC: return arity(c, e, 0, 0);
   case TL_OP_REF_IS_NULL:
     if (!arity(c, e, 1, 1)) return false;
     if (c->dead || tl_type_is_ref(e->kid[0]->type)) return true;
@@ -613,7 +603,7 @@ static tl_type list_type(const tl_expr *e) {
 }
 
 static bool branches_agree(vc *c, const tl_expr *e, tl_type bt, tl_type lt) {
-  if (bt == TL_UNREACHABLE || bt == lt) return true;
+  if (bt == TL_UNREACHABLE || tl_type_sub(c->m, bt, lt)) return true;
   uint32_t l = e->imm.block.label;
   return fail(c, TL_E_INVALID, "%s: carries %s to label %u, but the %s yields %s",
               tl_ops[c->bop[l]].text, tn(bt), l, opname(e), tn(lt));
@@ -627,7 +617,7 @@ static bool stale(vc *c, const tl_expr *e, tl_type want_t) {
 
 static bool check_arm(vc *c, const tl_expr *e, uint32_t i, tl_type lt) {
   tl_type t = e->kid[i]->type;
-  if (t == lt || t == TL_UNREACHABLE) return true;
+  if (tl_type_sub(c->m, t, lt)) return true;
   return fail(c, TL_E_INVALID, "if: %s arm has type %s, expected %s", i == 1 ? "then" : "else",
               tn(t), tn(lt));
 }
@@ -639,7 +629,7 @@ static bool check_if(vc *c, const tl_expr *e, tl_type bt) {
     return fail(c, TL_E_INVALID, "if: condition has type %s, expected i32", tn(ct));
   bool has_else = e->nkid == 3 && e->kid[2];
   tl_type lt = TL_NONE;
-  if (has_else) lt = tl_type_lub(tl_type_lub(e->kid[1]->type, e->kid[2]->type), bt);
+  if (has_else) lt = tl_type_lub(c->m, tl_type_lub(c->m, e->kid[1]->type, e->kid[2]->type), bt);
   if (!branches_agree(c, e, bt, lt) || !check_arm(c, e, 1, lt)) return false;
   if (has_else && !check_arm(c, e, 2, lt)) return false;
   return stale(c, e, ct == TL_UNREACHABLE ? TL_UNREACHABLE : lt);
@@ -655,12 +645,12 @@ static bool check_try(vc *c, const tl_expr *e, tl_type bt) {
   tl_type lt = e->kid[0]->type;
   bool arms = e->op == TL_OP_TRY;
   for (uint32_t i = 1; arms && i < e->nkid; i++)
-    if (e->kid[i]->op != TL_OP_DELEGATE) lt = tl_type_lub(lt, e->kid[i]->type);
-  lt = tl_type_lub(lt, bt);
+    if (e->kid[i]->op != TL_OP_DELEGATE) lt = tl_type_lub(c->m, lt, e->kid[i]->type);
+  lt = tl_type_lub(c->m, lt, bt);
   if (!branches_agree(c, e, bt, lt)) return false;
   for (uint32_t i = 0; i < (arms ? e->nkid : 1); i++) {
     tl_type t = e->kid[i]->type;
-    if (e->kid[i]->op == TL_OP_DELEGATE || t == lt || t == TL_UNREACHABLE) continue;
+    if (e->kid[i]->op == TL_OP_DELEGATE || tl_type_sub(c->m, t, lt)) continue;
     return fail(c, TL_E_INVALID, "%s: %s %u has type %s, expected %s", opname(e), i ? "arm" : "body",
                 i, tn(t), tn(lt));
   }
@@ -678,7 +668,7 @@ static bool check_control(vc *c, tl_expr *e) {
   if (!check_list(c, e)) return false;
   tl_type lt = list_type(e);
   if (e->op == TL_OP_LOOP) return stale(c, e, lt);
-  tl_type want_t = tl_type_lub(lt, bt);
+  tl_type want_t = tl_type_lub(c->m, lt, bt);
   if (!branches_agree(c, e, bt, want_t)) return false;
   if (!stale(c, e, want_t)) return false;
   if (want_t == TL_NONE || want_t == TL_UNREACHABLE || type_valid(c->m, want_t)) return true;
@@ -1028,7 +1018,7 @@ static bool check_body(vc *c, tl_func *f) {
   tl_expr *b = f->body;
   if (b->op != TL_OP_BLOCK) return fail(c, TL_E_INVALID, "function body is %s, not a block", opname(b));
   tl_type r = TL_FTYPE(c->m, f->type)->results;
-  if (b->type == r || b->type == TL_UNREACHABLE) return true;
+  if (tl_type_sub(c->m, b->type, r)) return true;
   return fail(c, TL_E_INVALID, "block: function body has type %s, expected %s", tn(b->type), tn(r));
 }
 
@@ -1139,7 +1129,7 @@ static bool check_const(vc *c, tl_expr *e, tl_type t, const char *what) {
   c->const_mode = c->full = true;
   c->f = NULL;
   if (walk(c, &e)) return false;
-  if (e->type == t) return true;
+  if (tl_type_sub(c->m, e->type, t)) return true;
   return fail(c, TL_E_INVALID, "%s: constant expression has type %s, expected %s", what,
               tn(e->type), tn(t));
 }
@@ -1163,6 +1153,12 @@ static bool check_types(vc *c) {
       if (k == 0) need &= ~TL_FEAT_MULTIVALUE; /* several params are MVP */
       if (!need_feat(c, need, "function type")) return false;
     }
+    if ((ft->kind != TL_DT_FUNC || ft->open || ft->super != TL_NO_SUPER || ft->nrec != 1) &&
+        !need_feat(c, TL_FEAT_GC, "a GC type"))
+      return false;
+    for (uint32_t k = 0; k < ft->nfields; k++)
+      if (!type_valid(m, ft->fields[k].type) || !is_value(m, ft->fields[k].type))
+        return fail(c, TL_E_INVALID, "type %u: bad field type", i);
   }
   return true;
 }

@@ -20,6 +20,7 @@
 typedef struct {
   uint32_t *count;   /* live branches per label */
   tl_type *bt;       /* LUB of the value types branches carry, per label */
+  const tl_module *m;
 } dce_ctx;
 
 static void each_target(tl_expr *e, void (*fn)(dce_ctx *, uint32_t, tl_expr *), dce_ctx *c) {
@@ -33,7 +34,7 @@ static void each_target(tl_expr *e, void (*fn)(dce_ctx *, uint32_t, tl_expr *), 
 
 static void add_target(dce_ctx *c, uint32_t l, tl_expr *br) {
   c->count[l]++;
-  c->bt[l] = tl_type_lub(c->bt[l], tl_branch_value_type(br));
+  c->bt[l] = tl_type_lub(c->m, c->bt[l], tl_branch_value_type(br));
 }
 
 static void sub_target(dce_ctx *c, uint32_t l, tl_expr *br) {
@@ -127,7 +128,7 @@ static void dce_visit(tl_walk *w, tl_expr **slot) {
 
 tl_status tl_pass_dce(tl_pass_ctx *ctx, tl_func *f) {
   dce_ctx c = {tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
-               tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type))};
+               tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type)), ctx->m};
   if (!c.count || !c.bt) {
     tl_free(c.count);
     tl_free(c.bt);

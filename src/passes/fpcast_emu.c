@@ -161,7 +161,7 @@ static bool keep_declared(tl_module *m, const uint32_t *thunk, uint32_t nf) {
       if (!d.used[f]) continue;
       el.item[k] = tl_expr_new(m, TL_OP_REF_FUNC, 0);
       el.item[k]->imm.index = f;
-      el.item[k++]->type = TL_FUNCREF;
+      tl_expr_finalize(m, NULL, el.item[k++]);
     }
     TL_VEC_PUSH(&m->elems, tl_elem, el);
   }

@@ -9,7 +9,7 @@
 
 static void count_one(tl_label_info *li, uint32_t l, tl_type t) {
   li->count[l]++;
-  li->type[l] = tl_type_lub(li->type[l], t);
+  li->type[l] = tl_type_lub(li->m, li->type[l], t);
 }
 
 void tl_labels_note(tl_label_info *li, const tl_expr *e) {
@@ -51,7 +51,8 @@ static inline void push(nstack *s, uintptr_t x) {
   s->p[s->n++] = x;
 }
 
-bool tl_labels_init(tl_func *f, tl_label_info *li) {
+bool tl_labels_init(const tl_module *m, tl_func *f, tl_label_info *li) {
+  li->m = m;
   li->n = f->nlabel;
   li->count = tl_malloc((f->nlabel + 1) * sizeof *li->count);
   li->type = tl_malloc((f->nlabel + 1) * sizeof *li->type);
@@ -76,7 +77,7 @@ void tl_labels_reset(tl_label_info *li) {
 static inline bool is_branch(const tl_expr *e) { return tl_ops[e->op].flags & TL_F_BRANCH; }
 
 void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li) {
-  if (!tl_labels_init(f, li)) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
+  if (!tl_labels_init(m, f, li)) tl_arena_oom(&m->arena); /* the entry point's longjmp (aborts if none) */
   if (!f->body) return;
   nstack s;
   s.p = s.small, s.n = 0, s.cap = SMALL, s.m = m, s.li = li;

@@ -95,12 +95,13 @@ typedef struct {
   uint32_t n;
   uint32_t *count;   /* branches per label */
   tl_type *type;     /* LUB of the value types they carry */
+  const tl_module *m;
 } tl_label_info;
 void tl_labels_count(tl_module *m, tl_func *f, tl_label_info *li);
 /* Counting in a pass's own post-order walk instead: init (all zero; false
  * when out of memory, nothing held) or reset, then note each branch node as
  * it is visited; a label's count is complete when its construct is. */
-bool tl_labels_init(tl_func *f, tl_label_info *li);
+bool tl_labels_init(const tl_module *m, tl_func *f, tl_label_info *li);
 void tl_labels_reset(tl_label_info *li);
 void tl_labels_note(tl_label_info *li, const tl_expr *e);
 void tl_labels_free(tl_label_info *li);

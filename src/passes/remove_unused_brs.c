@@ -600,7 +600,7 @@ tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
   brs_ctx c = {0};
   c.shrink = ctx->opt->shrink_level >= 1;
   c.map = tl_malloc((f->nlabel + 1) * sizeof(uint32_t));
-  if (!c.map || !tl_labels_init(f, &c.li)) {
+  if (!c.map || !tl_labels_init(ctx->m, f, &c.li)) {
     tl_free(c.map);
     return TL_E_NOMEM;
   }

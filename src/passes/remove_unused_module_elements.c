@@ -149,8 +149,29 @@ static void collect_one(void *user, uint32_t k) {
   else if (f->body) tl_walk_post(r->m, f, &f->body, collect_visit, &r->frefs[i]);
 }
 
+/* Whether a type other than a plain function type, or a reference to a
+ * defined type anywhere a type is declared, names a type by index. */
+static bool names_types(const tl_module *m) {
+  if (tl_module_has_gc_types(m)) return true;
+  for (uint32_t i = 0; i < m->globals.n; i++)
+    if (TL_GLOBAL(m, i)->type >= TL_REF_BASE) return true;
+  for (uint32_t i = 0; i < m->tables.n; i++)
+    if (TL_TABLE(m, i)->elem >= TL_REF_BASE) return true;
+  for (uint32_t i = 0; i < m->elems.n; i++)
+    if (TL_ELEM(m, i)->type >= TL_REF_BASE) return true;
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    const tl_func *f = TL_FUNC(m, i);
+    for (uint32_t l = 0; l < f->nlocal; l++)
+      if (tl_type_features(m, f->local[l]) & TL_FEAT_GC || (f->local[l] >= TL_REF_BASE)) return true;
+  }
+  return false;
+}
+
 static void mark_roots(rume *r) {
   tl_module *m = r->m;
+  /* GC types name each other (and nodes name them) by index: they stay */
+  if (names_types(m))
+    for (uint32_t i = 0; i < m->types.n; i++) use(r, K_TYPE, i);
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
     if (x->kind <= TL_EXTERN_TAG) use(r, extern_kinds[x->kind], x->index);
@@ -402,6 +423,7 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
     compact(&r, k, vecs[k], sizes[k]);
     renumbered |= changed[k] = vecs[k]->n != before;
   }
+  if (changed[K_TYPE]) tl_types_rehash(m);
   rewrite_all(&r, renumbered, changed);
   for (int k = 0; k < NKINDS; k++) {
     tl_free(r.used[k]);

@@ -24,6 +24,7 @@ typedef struct {
   tl_type *bt;     /* what they carry */
   bool refinalize; /* code became unreachable: a branch in it may no
                     * longer count as one (see the end of tl_pass_vacuum) */
+  const tl_module *m;
 } vac_ctx;
 
 /* Counts a branch. The walk visits every branch before the construct it
@@ -32,7 +33,7 @@ typedef struct {
 static void count_to(vac_ctx *c, uint32_t l, tl_type t) {
   c->count[l]++;
   if (t != TL_UNREACHABLE) c->live[l]++;
-  c->bt[l] = tl_type_lub(c->bt[l], t);
+  c->bt[l] = tl_type_lub(c->m, c->bt[l], t);
 }
 
 static void count_branch(vac_ctx *c, tl_expr *e) {
@@ -333,7 +334,7 @@ static void vac_node(tl_walk *w, tl_expr **slot) {
 tl_status tl_pass_vacuum(tl_pass_ctx *ctx, tl_func *f) {
   vac_ctx c = {tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
                tl_scratch_calloc((size_t)f->nlabel + 1, sizeof(uint32_t)),
-               tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type)), false};
+               tl_scratch_realloc(NULL, (size_t)f->nlabel + 1, sizeof(tl_type)), false, ctx->m};
   if (!c.count || !c.live || !c.bt) {
     tl_free(c.count);
     tl_free(c.live);

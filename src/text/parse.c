@@ -157,7 +157,10 @@ enum { S_TYPE, S_IMPORT, S_FUNC, S_TABLE, S_MEM, S_TAG, S_GLOBAL, S_EXPORT, S_ST
        S_DATACOUNT, S_CODE, S_DATA, NSEC };
 static const uint8_t sec_id[NSEC] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
 
-typedef struct { uint32_t off, len, np, nr; } ftype;     /* bytes in p->tb */
+/* A type of the type index space: for a function type, its encoded (func
+ * ...) in p->tb; plain when it is a bare (func ...) in a rec group of its
+ * own, the only kind an inline type use may match. */
+typedef struct { uint32_t off, len, np, nr; bool plain; } ftype;
 typedef struct { const char *s; uint32_t len; } label;
 typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
 
@@ -476,11 +479,13 @@ static void type_hash_add(P *p, uint32_t idx) {
   p->tslot[i] = idx + 1;
 }
 
-/* Appends p->scratch as a new type (in the type section too). */
-static tl_status type_add(P *p, uint32_t np, uint32_t nr, uint32_t *out) {
-  ftype f = {(uint32_t)p->tb.n, (uint32_t)p->scratch.n, np, nr};
+/* Adds a type to the index space: a function type's encoding is
+ * p->scratch (np, nr), a struct or array type has none (len 0). Plain
+ * function types go into the hash that inline type uses search. */
+static tl_status type_push(P *p, uint32_t np, uint32_t nr, bool func, bool plain, uint32_t *out) {
+  ftype f = {(uint32_t)p->tb.n, func ? (uint32_t)p->scratch.n : 0, np, nr, plain && func};
   size_t n0 = p->types.n;
-  put_buf(&p->tb, &p->scratch);
+  if (func) put_buf(&p->tb, &p->scratch);
   TL_VEC_PUSH(&p->types, ftype, f);
   if (p->types.n == n0 || p->tb.bad) return tl_nomem(p->err, "types");
   *out = (uint32_t)n0;
@@ -489,8 +494,15 @@ static tl_status type_add(P *p, uint32_t np, uint32_t nr, uint32_t *out) {
     p->tcap = p->tcap ? p->tcap * 2 : 64;
     p->tslot = tl_calloc(p->tcap, sizeof *p->tslot);
     if (!p->tslot) return p->tcap = 0, tl_nomem(p->err, "types");
-    for (uint32_t i = 0; i < p->types.n; i++) type_hash_add(p, i);
-  } else type_hash_add(p, *out);
+    for (uint32_t i = 0; i < p->types.n; i++)
+      if (TL_VEC_AT(&p->types, ftype, i).plain) type_hash_add(p, i);
+  } else if (f.plain) type_hash_add(p, *out);
+  return TL_OK;
+}
+
+/* Appends p->scratch as a new plain function type (in the type section too). */
+static tl_status type_add(P *p, uint32_t np, uint32_t nr, uint32_t *out) {
+  TRY(type_push(p, np, nr, true, true, out));
   put_buf(&p->sec[S_TYPE], &p->scratch);
   p->secn[S_TYPE]++;
   return TL_OK;
@@ -1197,35 +1209,138 @@ static tl_status note_def(P *p, int sp, bool import, const tl_tok *at) {
   return TL_OK;
 }
 
-/* (type $id? (func $id? sig)), its id bound already */
-static tl_status type_def(P *p) {
-  uint32_t np, nr;
-  if (cur_kind(p) == TK_ID) p->i++;
-  if (is_lpar_kw(p, "sub") || is_lpar_kw(p, "struct") || is_lpar_kw(p, "array"))
-    return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, cur(p)->off, "GC types are not supported");
-  if (!take_lpar_kw(p, "func")) return FAIL("expected (func");
-  if (cur_kind(p) == TK_ID) p->i++;
-  TRY(sig(p, true, &np, &nr));
-  TRY(rpar(p));
-  TRY(rpar(p));
-  encode_sig(p, np, nr);
-  uint32_t got;
-  return type_add(p, np, nr, &got);
+/* storagetype: a value type, i8 or i16. */
+static tl_status storagetype(P *p, buf *o) {
+  if (take_kw(p, "i8")) return put(o, 0x78), TL_OK;
+  if (take_kw(p, "i16")) return put(o, 0x77), TL_OK;
+  return valtype(p, o);
 }
 
-/* Pass 1b: the explicit type definitions, in order (their ids are bound). */
+/* fieldtype: (mut st) or st. */
+static tl_status fieldtype(P *p, buf *o) {
+  bool mut = take_lpar_kw(p, "mut");
+  TRY(storagetype(p, o));
+  put(o, mut);
+  return mut ? rpar(p) : TL_OK;
+}
+
+/* (struct (field $id? ft) | (field ft*) ...): fields into o, their count first. */
+static tl_status struct_fields(P *p, buf *o) {
+  buf fb = {0};
+  uint32_t n = 0;
+  tl_status st = TL_OK;
+  while (!st && take_lpar_kw(p, "field")) {
+    if (cur_kind(p) == TK_ID) {
+      p->i++;
+      if (!(st = fieldtype(p, &fb))) n++;
+    } else {
+      while (!st && cur_kind(p) != TK_RPAR) st = fieldtype(p, &fb), n++;
+    }
+    if (!st) st = rpar(p);
+  }
+  if (!st) {
+    put_u(o, n);
+    put_buf(o, &fb);
+  }
+  bfree(&fb);
+  return st;
+}
+
+/* A composite type: (func $id? sig), (struct ...) or (array ft). A
+ * function type's encoding goes to p->scratch too (for type uses). */
+static tl_status comptype(P *p, buf *o, uint32_t *np, uint32_t *nr, bool *func) {
+  *np = *nr = 0;
+  *func = false;
+  if (take_lpar_kw(p, "func")) {
+    if (cur_kind(p) == TK_ID) p->i++;
+    TRY(sig(p, true, np, nr));
+    encode_sig(p, *np, *nr);
+    put_buf(o, &p->scratch);
+    *func = true;
+  } else if (take_lpar_kw(p, "struct")) {
+    put(o, 0x5f);
+    TRY(struct_fields(p, o));
+  } else if (take_lpar_kw(p, "array")) {
+    put(o, 0x5e);
+    if (take_lpar_kw(p, "field")) { /* older spelling (array (field ft)) */
+      TRY(fieldtype(p, o));
+      TRY(rpar(p));
+    } else {
+      TRY(fieldtype(p, o));
+    }
+  } else {
+    return FAIL("expected (func, (struct or (array");
+  }
+  return rpar(p);
+}
+
+/* (type $id? subtype) with subtype = (sub final? x* comptype) | comptype,
+ * its id bound already; appended to o and to the type index space. */
+static tl_status type_def(P *p, buf *o, bool alone) {
+  uint32_t np, nr, got;
+  bool func, plain = true;
+  if (cur_kind(p) == TK_ID) p->i++;
+  if (take_lpar_kw(p, "sub")) {
+    bool final = take_kw(p, "final");
+    buf sup = {0};
+    uint32_t ns = 0;
+    tl_status st = TL_OK;
+    while (!st && cur_kind(p) != TK_LPAR && cur_kind(p) != TK_RPAR) {
+      uint32_t x;
+      if (!(st = idx_of(p, SP_TYPE, &x))) put_u(&sup, x), ns++;
+    }
+    if (!st) {
+      put(o, final ? 0x4f : 0x50);
+      put_u(o, ns);
+      put_buf(o, &sup);
+      st = comptype(p, o, &np, &nr, &func);
+    }
+    bfree(&sup);
+    TRY(st);
+    TRY(rpar(p));
+    plain = false;
+  } else {
+    TRY(comptype(p, o, &np, &nr, &func));
+  }
+  TRY(rpar(p));
+  return type_push(p, np, nr, func, plain && alone, &got);
+}
+
+/* Pass 1b: the explicit type definitions and rec groups, in order (their
+ * ids are bound). */
 static tl_status scan_types(P *p, size_t end) {
   p->win_next = TL_TEXT_WINDOW;
-  while (p->i < end) {
+  buf g = {0};
+  tl_status st = TL_OK;
+  while (!st && p->i < end) {
     pass_at(p, cur(p));
     size_t next = cur(p)->aux + 1;
+    breset(&g);
     if (atom_is(p, peek(p, 1), "type")) {
       p->i += 2;
-      TRY(type_def(p));
+      st = type_def(p, &g, true);
+    } else if (atom_is(p, peek(p, 1), "rec")) {
+      p->i += 2;
+      buf items = {0};
+      uint32_t n = 0;
+      while (!st && take_lpar_kw(p, "type")) st = type_def(p, &items, false), n++;
+      if (!st && cur_kind(p) != TK_RPAR) st = FAIL("expected (type in rec");
+      put(&g, 0x4e);
+      put_u(&g, n);
+      put_buf(&g, &items);
+      bfree(&items);
+    } else {
+      p->i = next;
+      continue;
+    }
+    if (!st) {
+      put_buf(&p->sec[S_TYPE], &g);
+      p->secn[S_TYPE]++;
     }
     p->i = next;
   }
-  return TL_OK;
+  bfree(&g);
+  return st;
 }
 
 /* True if the field ending at token end holds an inline (kw ...) segment
@@ -1252,7 +1367,12 @@ static tl_status scan(P *p, size_t end, tl_vec *mem64) {
     if (atom_is(p, kw, "type")) {
       TRY(bind(p, SP_TYPE, p->count[SP_TYPE]++));
     } else if (atom_is(p, kw, "rec")) {
-      return tl_text_fail(p->err, TL_E_UNSUPPORTED, p->tk->src, kw->off, "GC types (rec) are not supported");
+      while (is_lpar_kw(p, "type")) {
+        size_t after = cur(p)->aux + 1;
+        p->i += 2;
+        TRY(bind(p, SP_TYPE, p->count[SP_TYPE]++));
+        p->i = after;
+      }
     } else if (sp >= 0) {
       TRY(bind(p, sp, p->count[sp]++));
       bool imp = skip_exports(p);
@@ -1603,6 +1723,17 @@ static tl_status table_field(P *p) {
         if (six) put_buf(e, &rt);
         put_u(e, n);
         for (uint32_t k = 0; k < n && !st; k++) st = offset(p, e, "item");
+      } else if (rt.n != 1 || rt.p[0] != 0x70) { /* a typed table: ref.func items of its type */
+        put_u(e, 6);
+        put_u(e, idx);
+        put_buf(e, &off);
+        put_buf(e, &rt);
+        put_u(e, n);
+        for (uint32_t k = 0; k < n && !st; k++) {
+          uint32_t x;
+          st = idx_of(p, SP_FUNC, &x);
+          put(e, 0xd2), put_u(e, x), put(e, 0x0b);
+        }
       } else {
         put_u(e, idx ? 2 : 0);
         if (idx) put_u(e, idx);

@@ -5,6 +5,8 @@
  * left before allocating, and every error carries its byte offset. */
 #include "reader_int.h"
 
+#include <inttypes.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,55 @@ tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const c
                     tl_feature_name(miss & (~miss + 1)));
 }
 
+/* An abstract heap type's byte (its s33 form's low 7 bits), or -1. */
+static int abstract_heap(uint8_t b) {
+  switch (b) {
+  case 0x70: return TL_HT_FUNC;
+  case 0x6f: return TL_HT_EXTERN;
+  case 0x6e: return TL_HT_ANY;
+  case 0x6d: return TL_HT_EQ;
+  case 0x6c: return TL_HT_I31;
+  case 0x6b: return TL_HT_STRUCT;
+  case 0x6a: return TL_HT_ARRAY;
+  case 0x69: return TL_HT_EXN;
+  case 0x71: return TL_HT_NONE;
+  case 0x72: return TL_HT_NOEXTERN;
+  case 0x73: return TL_HT_NOFUNC;
+  case 0x74: return TL_HT_NOEXN;
+  default: return -1;
+  }
+}
+
+/* The features a reference type needs. */
+static tl_features ref_features(tl_type t) {
+  uint32_t ht = tl_ref_heap(t);
+  tl_features f = TL_FEAT_REFERENCE_TYPES;
+  if (ht == TL_HT_EXN || ht == TL_HT_NOEXN) f |= TL_FEAT_EXCEPTION_HANDLING;
+  if (t >= TL_REF_BASE) f |= TL_FEAT_GC;
+  return f;
+}
+
+/* A heap type: an abstract one or a type index (below c->type_end while a
+ * rec group is read, whose own indices stay raw; else a defined type, by
+ * its canonical index). */
+tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht) {
+  const uint8_t *at = r->p;
+  int64_t v;
+  TRY(rd_s33(r, &v, "heap type"));
+  if (v < 0) {
+    int a = v >= -64 ? abstract_heap((uint8_t)(v & 0x7f)) : -1;
+    if (a < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed heap type %" PRId64, v);
+    *ht = (uint32_t)a;
+    return TL_OK;
+  }
+  uint32_t end = c->type_end ? c->type_end : (uint32_t)c->m->types.n;
+  if ((uint64_t)v >= end) return rd_fail_at(r, at, TL_E_INVALID, "unknown type %" PRId64, v);
+  TRY(need_feature(c, r, at, TL_FEAT_GC, "a typed reference"));
+  uint32_t x = (uint32_t)v;
+  *ht = TL_HT_DEF + (c->type_end ? x : TL_FTYPE(c->m, x)->canon);
+  return TL_OK;
+}
+
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
   uint8_t b;
@@ -143,56 +194,39 @@ tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
   case 0x7d: *out = TL_F32; return TL_OK;
   case 0x7c: *out = TL_F64; return TL_OK;
   case 0x7b: *out = TL_V128; return need_feature(c, r, at, TL_FEAT_SIMD, "v128");
-  case 0x70: *out = TL_FUNCREF; return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "funcref value");
-  case 0x6f: *out = TL_EXTERNREF; return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "externref");
-  case 0x69: *out = TL_EXNREF; return need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, "exnref");
-  case 0x63: /* (ref null ht): the nullable abstract types tilt has */
-    TRY(rd_byte(r, &b, "heap type"));
-    if (b == 0x70 || b == 0x6f || b == 0x69) {
-      r->p--;
-      return rd_valtype(c, r, out); /* the short form's byte */
-    }
-    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "reference type (ref null 0x%02x) is not supported", b);
-  case 0x64: case 0x74: case 0x71: case 0x72: case 0x73: case 0x6e: case 0x6d: case 0x6c: case 0x6b:
-  case 0x6a: case 0x68:
-    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "reference type 0x%02x (typed references or GC) is not "
-                      "supported", b);
-  default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed value type 0x%02x", b);
+  case 0x63: case 0x64: {
+    uint32_t ht;
+    TRY(rd_heaptype(c, r, &ht));
+    *out = tl_ref(ht, b == 0x63);
+    return need_feature(c, r, at, ref_features(*out), "reference type");
+  }
+  default: {
+    int a = abstract_heap(b);
+    if (a < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed value type 0x%02x", b);
+    *out = tl_ref((uint32_t)a, true);
+    return need_feature(c, r, at, ref_features(*out), tl_type_name(*out));
+  }
   }
 }
 
-/* ref.null's heap type: func, extern, exn, or noexn (read as exn: tilt has
- * no bottom types, and a null of either is the same value). */
+/* ref.null's heap type: the type (ref null ht). */
 tl_status rd_null_heaptype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
-  uint8_t b;
-  TRY(rd_byte(r, &b, "heap type"));
-  switch (b) {
-  case 0x70: *out = TL_FUNCREF; return TL_OK;
-  case 0x6f: *out = TL_EXTERNREF; return TL_OK;
-  case 0x69: case 0x74:
-    *out = TL_EXNREF;
-    return need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, b == 0x69 ? "ref.null exn" : "ref.null noexn");
-  default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
-  }
+  uint32_t ht;
+  TRY(rd_heaptype(c, r, &ht));
+  *out = tl_ref(ht, true);
+  return need_feature(c, r, at, ref_features(*out), "ref.null");
 }
 
 static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
-  uint8_t b;
-  TRY(rd_byte(r, &b, "reference type"));
-  if (b == 0x63 || b == 0x64) { /* (ref null? ht): as a value type (short forms, else unsupported) */
-    r->p = at;
-    TRY(rd_valtype(c, r, out));
-    if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type");
+  if (r->p < r->end && *r->p == 0x70) { /* funcref: MVP tables have it */
+    r->p++;
+    *out = TL_FUNCREF;
     return TL_OK;
   }
-  if (b == 0x70) *out = TL_FUNCREF;
-  else if (b == 0x6f) *out = TL_EXTERNREF;
-  else if (b == 0x69) *out = TL_EXNREF;
-  else return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
-  if (b == 0x6f) return need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "externref");
-  if (b == 0x69) return need_feature(c, r, at, TL_FEAT_EXCEPTION_HANDLING, "exnref");
+  TRY(rd_valtype(c, r, out));
+  if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type");
   return TL_OK;
 }
 
@@ -411,29 +445,114 @@ static tl_status rd_typeidx(rctx *c, rd *r, uint32_t *out) {
 }
 
 /* ------------------------------------------------------------- sections */
+static tl_status rd_functype(rctx *c, rd *r, tl_deftype *d) {
+  tl_module *m = c->m;
+  tl_type pr[2];
+  for (int k = 0; k < 2; k++) {
+    uint32_t cnt;
+    const uint8_t *cat = r->p;
+    TRY(rd_count(r, &cnt, 1, k ? "result" : "param"));
+    if (k && cnt > 1) TRY(need_feature(c, r, cat, TL_FEAT_MULTIVALUE, "multiple results"));
+    tl_type *t = TL_NEWN(&m->arena, tl_type, cnt ? cnt : 1);
+    for (uint32_t j = 0; j < cnt; j++) TRY(rd_valtype(c, r, &t[j]));
+    pr[k] = tl_type_tuple(m, t, cnt);
+  }
+  d->params = pr[0], d->results = pr[1];
+  return TL_OK;
+}
+
+static tl_status rd_fieldtype(rctx *c, rd *r, tl_field *f) {
+  const uint8_t *at = r->p;
+  uint8_t b, mut;
+  TRY(rd_byte(r, &b, "storage type"));
+  f->name = NULL;
+  if (b == 0x78 || b == 0x77) {
+    f->type = TL_I32;
+    f->pack = b == 0x78 ? TL_PACK_I8 : TL_PACK_I16;
+  } else {
+    r->p = at;
+    f->pack = TL_PACK_NONE;
+    TRY(rd_valtype(c, r, &f->type));
+  }
+  at = r->p;
+  TRY(rd_byte(r, &mut, "field mutability"));
+  if (mut > 1) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed mutability 0x%02x", mut);
+  f->mut = mut;
+  return TL_OK;
+}
+
+/* subtype: (0x50 | 0x4f) vec(typeidx) comptype, or a bare comptype. */
+static tl_status rd_subtype(rctx *c, rd *r, uint32_t self, tl_deftype *d) {
+  const uint8_t *at = r->p;
+  uint8_t form;
+  *d = (tl_deftype){.super = TL_NO_SUPER};
+  TRY(rd_byte(r, &form, "type form"));
+  if (form == 0x50 || form == 0x4f) {
+    TRY(need_feature(c, r, at, TL_FEAT_GC, "a subtype"));
+    d->open = form == 0x50;
+    uint32_t ns;
+    TRY(rd_count(r, &ns, 1, "supertype"));
+    if (ns > 1) return rd_fail_at(r, at, TL_E_INVALID, "type %u: more than one supertype", self);
+    if (ns) {
+      const uint8_t *sat = r->p;
+      TRY(rd_u32(r, &d->super, "supertype"));
+      if (d->super >= self) return rd_fail_at(r, sat, TL_E_INVALID, "unknown type %u", d->super);
+    }
+    at = r->p;
+    TRY(rd_byte(r, &form, "type form"));
+  }
+  switch (form) {
+  case 0x60: d->kind = TL_DT_FUNC; return rd_functype(c, r, d);
+  case 0x5f: {
+    d->kind = TL_DT_STRUCT;
+    TRY(need_feature(c, r, at, TL_FEAT_GC, "a struct type"));
+    TRY(rd_count(r, &d->nfields, 2, "field"));
+    d->fields = TL_NEWN(&c->m->arena, tl_field, d->nfields ? d->nfields : 1);
+    for (uint32_t i = 0; i < d->nfields; i++) TRY(rd_fieldtype(c, r, &d->fields[i]));
+    return TL_OK;
+  }
+  case 0x5e:
+    d->kind = TL_DT_ARRAY;
+    TRY(need_feature(c, r, at, TL_FEAT_GC, "an array type"));
+    d->nfields = 1;
+    d->fields = TL_NEWN(&c->m->arena, tl_field, 1);
+    return rd_fieldtype(c, r, &d->fields[0]);
+  default: return rd_fail_at(r, at, TL_E_MALFORMED, "malformed type form 0x%02x", form);
+  }
+}
+
 static tl_status rd_types(rctx *c, rd *r) {
   tl_module *m = c->m;
   uint32_t n;
-  TRY(rd_count(r, &n, 3, "type"));
-  for (uint32_t i = 0; i < n; i++) {
+  TRY(rd_count(r, &n, 2, "type"));
+  tl_vec group = {0};
+  tl_status st = TL_OK;
+  for (uint32_t i = 0; i < n && !st; i++) {
     const uint8_t *at = r->p;
-    uint8_t form;
-    TRY(rd_byte(r, &form, "type form"));
-    if (form != 0x60) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed type form 0x%02x", form);
-    tl_type pr[2];
-    for (int k = 0; k < 2; k++) {
-      uint32_t cnt;
-      const uint8_t *cat = r->p;
-      TRY(rd_count(r, &cnt, 1, k ? "result" : "param"));
-      if (k && cnt > 1) TRY(need_feature(c, r, cat, TL_FEAT_MULTIVALUE, "multiple results"));
-      tl_type *t = TL_NEWN(&m->arena, tl_type, cnt ? cnt : 1);
-      for (uint32_t j = 0; j < cnt; j++) TRY(rd_valtype(c, r, &t[j]));
-      pr[k] = tl_type_tuple(m, t, cnt);
+    uint32_t gn = 1, g0 = (uint32_t)m->types.n;
+    if (r->p < r->end && *r->p == 0x4e) {
+      r->p++;
+      if ((st = need_feature(c, r, at, TL_FEAT_GC, "a rec group"))) break;
+      if ((st = rd_count(r, &gn, 2, "rec group type"))) break;
     }
-    tl_functype ft = {pr[0], pr[1], NULL};
-    TL_VEC_PUSH(&m->types, tl_functype, ft);
+    if ((uint64_t)g0 + gn > 1000000) {
+      st = rd_fail_at(r, at, TL_E_MALFORMED, "too many types");
+      break;
+    }
+    group.n = 0;
+    c->type_end = g0 + gn;
+    for (uint32_t k = 0; k < gn && !st; k++) {
+      tl_deftype d;
+      if (!(st = rd_subtype(c, r, g0 + k, &d))) TL_VEC_PUSH(&group, tl_deftype, d);
+    }
+    c->type_end = 0;
+    char err[96];
+    if (!st && !tl_types_add_group(m, group.p, gn, err, sizeof err))
+      st = rd_fail_at(r, at, TL_E_INVALID, "%s", err);
   }
-  return TL_OK;
+  c->type_end = 0;
+  tl_vec_free(&group);
+  return st;
 }
 
 /* A tag type: attribute 0 (exception), then a function type index whose
@@ -638,7 +757,7 @@ static tl_status rd_elem_items(rctx *c, rd *r, tl_elem *e) {
     TRY(rd_u32(r, &x->imm.index, "function index"));
     if (x->imm.index >= m->funcs.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown function %u", x->imm.index);
     mark_declared(c, x->imm.index);
-    x->type = TL_FUNCREF;
+    tl_expr_finalize(m, NULL, x);
     e->item[i] = x;
   }
   return TL_OK;

@@ -57,7 +57,7 @@ static tl_status pop_want(fctx *x, tl_type want, tl_type *got) {
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but nothing on stack", x->opname,
                     rdc_tname(want));
   if (got) *got = t;
-  if (t != TL_UNREACHABLE && t != want && want != TL_UNREACHABLE) return mismatch(x, want, t);
+  if (t != want && want != TL_UNREACHABLE && !tl_type_sub(x->m, t, want)) return mismatch(x, want, t);
   return TL_OK;
 }
 
@@ -78,7 +78,7 @@ static tl_status pop_vals(fctx *x, tl_type want, bool keep) {
   for (uint32_t k = n; k-- > 0;) {
     tl_type t, w = n == 1 ? want : tl_type_at(x->m, want, k);
     TRY(pop_any(x, &t));
-    if (t != TL_UNREACHABLE && t != w) return mismatch(x, w, t);
+    if (t != w && !tl_type_sub(x->m, t, w)) return mismatch(x, w, t);
     if (keep) TL_VEC_AT(TYPES(x), tl_type, k) = t;
   }
   return TL_OK;
@@ -188,7 +188,7 @@ static tl_status chk_br_table(fctx *x) {
     if (tl_type_arity(x->m, ti) != ar) return rdc_fail(x, TL_E_INVALID, "type mismatch in br_table: label arities differ");
     for (uint32_t k = 0; k < ar; k++) {
       tl_type got = TL_VEC_AT(TYPES(x), tl_type, k);
-      if (got != TL_UNREACHABLE && got != (ar == 1 ? ti : tl_type_at(x->m, ti, k)))
+      if (!tl_type_sub(x->m, got, ar == 1 ? ti : tl_type_at(x->m, ti, k)))
         return rdc_fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
     }
   }

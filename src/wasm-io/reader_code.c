@@ -207,7 +207,7 @@ static tl_status pop_typed(fctx *x, tl_type want, tl_expr **out, tl_type *got) {
   if (!e)
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but nothing on stack", x->opname,
                 rdc_tname(want));
-  if (t != TL_UNREACHABLE && t != want && want != TL_UNREACHABLE)
+  if (t != want && want != TL_UNREACHABLE && !tl_type_sub(x->m, t, want))
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(want),
                 rdc_tname(t));
   *out = e;
@@ -243,7 +243,7 @@ static tl_status pop_vals(fctx *x, tl_type want, tl_expr **out, tl_type *types) 
     tl_type t;
     TRY(pop_any(x, &v, &t));
     tl_type w = tl_type_at(m, want, k);
-    if (t != TL_UNREACHABLE && t != w)
+    if (t != w && !tl_type_sub(m, t, w))
       return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(w),
                   rdc_tname(t));
     if (types) types[k] = t;
@@ -282,7 +282,7 @@ static tl_status get_label(fctx *x, uint32_t depth, frame **out) {
 }
 
 static void note_branch(fctx *x, uint32_t label, tl_expr *br) {
-  BRT(x, label) = tl_type_lub(BRT(x, label), tl_branch_value_type(br));
+  BRT(x, label) = tl_type_lub(x->m, BRT(x, label), tl_branch_value_type(br));
 }
 
 static uint32_t new_label(fctx *x) {
@@ -817,7 +817,7 @@ static tl_status do_br_table(fctx *x) {
     tl_type ti = label_type(fr[i]);
     if (tl_type_arity(m, ti) != ar) s = rdc_fail(x, TL_E_INVALID, "type mismatch in br_table: label arities differ");
     for (uint32_t k = 0; k < ar && !s; k++)
-      if (types[k] != TL_UNREACHABLE && types[k] != tl_type_at(m, ti, k))
+      if (!tl_type_sub(m, types[k], tl_type_at(m, ti, k)))
         s = rdc_fail(x, TL_E_INVALID, "type mismatch in br_table: label types differ");
     if (!s) targets[i] = fr[i]->kind == K_FUNC ? 0 : fr[i]->label;
   }

@@ -47,6 +47,8 @@ typedef struct {
                               then bodies are read serially too) */
   uint32_t code_start;     /* offset of the code section's payload, for dwarf */
   tl_vec custom_offsets;   /* uint32_t: each custom section's input offset, for dwarf */
+  uint32_t type_end;       /* while a rec group is read: the index past it (its
+                              own references stay raw); 0 otherwise */
 } rctx;
 
 tl_status rd_fail(rd *r, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -65,6 +67,7 @@ tl_status rd_name_n(rd *r, tl_arena *a, const char **out, uint32_t *len, const c
 bool utf8_valid(const uint8_t *s, size_t n);
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out);
 tl_status rd_null_heaptype(rctx *c, rd *r, tl_type *out);
+tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht);
 tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what);
 void mark_declared(rctx *c, uint32_t func);
 bool is_declared(const rctx *c, uint32_t func);

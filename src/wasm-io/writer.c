@@ -37,10 +37,41 @@ uint8_t wr_valtype_byte(tl_type t) {
   return t < TL_NBASIC ? bytes[t] : 0;
 }
 
+/* The byte of an abstract heap type (also its s33 form, and the short form
+ * of its nullable reference). */
+static const uint8_t heap_bytes[TL_HT_NABSTRACT] = {
+  [TL_HT_FUNC] = 0x70, [TL_HT_NOFUNC] = 0x73, [TL_HT_EXTERN] = 0x6f, [TL_HT_NOEXTERN] = 0x72,
+  [TL_HT_ANY] = 0x6e, [TL_HT_EQ] = 0x6d, [TL_HT_I31] = 0x6c, [TL_HT_STRUCT] = 0x6b,
+  [TL_HT_ARRAY] = 0x6a, [TL_HT_NONE] = 0x71, [TL_HT_EXN] = 0x69, [TL_HT_NOEXN] = 0x74};
+
+void wr_heaptype(tl_buf *b, uint32_t ht) {
+  if (ht < TL_HT_NABSTRACT) tl_buf_byte(b, heap_bytes[ht]);
+  else wr_s64(b, ht - TL_HT_DEF);
+}
+
 tl_status wr_valtype(wr *w, tl_buf *b, tl_type t) {
   uint8_t c = wr_valtype_byte(t);
-  if (!c) return WR_FAIL(w, TL_E_INVALID, "type %u is not a value type", (unsigned)t);
-  tl_buf_byte(b, c);
+  if (c) {
+    tl_buf_byte(b, c);
+    return TL_OK;
+  }
+  if (t < TL_REF_BASE) return WR_FAIL(w, TL_E_INVALID, "type %u is not a value type", (unsigned)t);
+  uint32_t ht = tl_ref_heap(t);
+  if (w->grp_n && ht >= TL_HT_DEF + w->grp_rep && ht < TL_HT_DEF + w->grp_rep + w->grp_n) {
+    ht += w->grp_self - w->grp_rep;
+    t = tl_ref(ht, tl_ref_nullable(t));
+  }
+  if (!(w->m->features & TL_FEAT_GC) && ht < TL_HT_DEF + (uint32_t)w->m->types.n) { /* the top, as wasm-opt */
+    ht = tl_heap_top(w->m, ht);
+    t = tl_ref(ht, true);
+  }
+  if (ht >= TL_HT_NABSTRACT + 0u && ht < TL_HT_DEF) return WR_FAIL(w, TL_E_INVALID, "bad heap type %u", ht);
+  if (tl_ref_nullable(t) && ht < TL_HT_NABSTRACT) {
+    tl_buf_byte(b, heap_bytes[ht]);
+    return TL_OK;
+  }
+  tl_buf_byte(b, tl_ref_nullable(t) ? 0x63 : 0x64);
+  wr_heaptype(b, ht);
   return TL_OK;
 }
 
@@ -66,13 +97,53 @@ static void limits(tl_buf *b, uint64_t min, uint64_t max, bool has_max, bool sha
 }
 
 /* ---- the sections before code -------------------------------------------- */
+static tl_status put_field(wr *w, tl_buf *b, const tl_field *f) {
+  if (f->pack) tl_buf_byte(b, f->pack == TL_PACK_I8 ? 0x78 : 0x77);
+  else TRY(wr_valtype(w, b, f->type));
+  tl_buf_byte(b, f->mut);
+  return TL_OK;
+}
+
+/* One type: (sub final? super? comptype), the plain form when final
+ * without a supertype. */
+static tl_status put_deftype(wr *w, tl_buf *b, uint32_t i) {
+  const tl_deftype *d = TL_FTYPE(w->m, i);
+  if (d->open || d->super != TL_NO_SUPER) {
+    tl_buf_byte(b, d->open ? 0x50 : 0x4f);
+    wr_u32(b, d->super != TL_NO_SUPER);
+    if (d->super != TL_NO_SUPER) wr_u32(b, tl_heap_in_group(w->m, i, TL_HT_DEF + d->super) - TL_HT_DEF);
+  }
+  switch (d->kind) {
+  case TL_DT_STRUCT:
+    tl_buf_byte(b, 0x5f);
+    wr_u32(b, d->nfields);
+    for (uint32_t i = 0; i < d->nfields; i++) TRY(put_field(w, b, &d->fields[i]));
+    return TL_OK;
+  case TL_DT_ARRAY: tl_buf_byte(b, 0x5e); return put_field(w, b, &d->fields[0]);
+  default:
+    tl_buf_byte(b, 0x60);
+    TRY(put_types(w, b, d->params));
+    return put_types(w, b, d->results);
+  }
+}
+
+/* Rec groups as the module has them (a group of one is written bare). */
 static tl_status sec_type(wr *w, tl_buf *b) {
   tl_module *m = w->m;
-  wr_u32(b, (uint32_t)(m->types.n + w->extra.n));
-  for (size_t i = 0; i < m->types.n; i++) {
-    tl_buf_byte(b, 0x60);
-    TRY(put_types(w, b, TL_FTYPE(m, i)->params));
-    TRY(put_types(w, b, TL_FTYPE(m, i)->results));
+  uint32_t ngroups = 0;
+  for (size_t i = 0; i < m->types.n; i += TL_FTYPE(m, i)->nrec ? TL_FTYPE(m, i)->nrec : 1) ngroups++;
+  wr_u32(b, (uint32_t)(ngroups + w->extra.n));
+  for (size_t i = 0; i < m->types.n;) {
+    uint32_t n = TL_FTYPE(m, i)->nrec ? TL_FTYPE(m, i)->nrec : 1;
+    if (n > 1 || TL_FTYPE(m, i)->nrec == 0) {
+      tl_buf_byte(b, 0x4e);
+      wr_u32(b, TL_FTYPE(m, i)->nrec);
+    }
+    uint32_t rep = TL_FTYPE(m, i)->canon;
+    if (rep != i) w->grp_rep = rep, w->grp_self = (uint32_t)i, w->grp_n = n;
+    for (uint32_t k = 0; k < n && i + k < m->types.n; k++) TRY(put_deftype(w, b, (uint32_t)(i + k)));
+    w->grp_n = 0;
+    i += n;
   }
   for (size_t i = 0; i < w->extra.n; i++) {
     tl_buf_byte(b, 0x60);

@@ -55,6 +55,9 @@ typedef struct {
   tl_vec smap;           /* tl_srcmap_entry: all, at offsets in the output */
   bool want_locs;        /* record them: an output source map, or DWARF to update */
   tl_dwarf_out dwarf;    /* tl_write_options.dwarf: the rewritten .debug_* sections */
+  /* while a duplicate rec group is written: references to its canonical
+   * group [grp_rep, +grp_n) name its own types from grp_self instead */
+  uint32_t grp_rep, grp_self, grp_n;
 } wr;
 
 /* Fails with a message; sets func_index to the function being written. */
@@ -70,6 +73,7 @@ void wr_name(tl_buf *b, const char *s);
 void wr_name_n(tl_buf *b, const char *s, uint32_t len);
 uint8_t wr_valtype_byte(tl_type t);          /* 0 if not a value type */
 tl_status wr_valtype(wr *w, tl_buf *b, tl_type t);
+void wr_heaptype(tl_buf *b, uint32_t ht);
 
 /* writer_code.c */
 /* Appends the code section's body to out; fills w->extra, w->lnames. */

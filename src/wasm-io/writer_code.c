@@ -266,8 +266,10 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
   case TL_IMM_F64: put_le(b, im->f64, 8); return TL_OK;
   case TL_IMM_V128: case TL_IMM_SHUFFLE: tl_buf_put(b, im->v128, 16); return TL_OK;
   case TL_IMM_REFTYPE:
-    if (!tl_type_is_ref(im->index)) return WR_FAIL(w, TL_E_INVALID, "ref.null of a non-reference type");
-    return wr_valtype(w, b, im->index);
+    if (!tl_type_is_ref(im->index) || !tl_type_valid(w->m, im->index))
+      return WR_FAIL(w, TL_E_INVALID, "ref.null of a non-reference type");
+    wr_heaptype(b, w->m->features & TL_FEAT_GC ? tl_ref_heap(im->index) : tl_heap_top(w->m, tl_ref_heap(im->index)));
+    return TL_OK;
   case TL_IMM_SELECT_T: wr_u32(b, 1); return wr_valtype(w, b, im->index);
   case TL_IMM_FENCE: tl_buf_byte(b, 0x00); return TL_OK;
   default: return WR_FAIL(w, TL_E_INVALID, "%s cannot be written here", tl_ops[e->op].text);

@@ -22,10 +22,10 @@ static tl_expr *unr(void) { return tl_make_unreachable(M); }
 static uint32_t lab(void) { return tl_func_new_label(M, F); }
 
 START_TEST(lub_and_branch_types) {
-  ck_assert_uint_eq(tl_type_lub(TL_UNREACHABLE, TL_I32), TL_I32);
-  ck_assert_uint_eq(tl_type_lub(TL_I32, TL_UNREACHABLE), TL_I32);
-  ck_assert_uint_eq(tl_type_lub(TL_I32, TL_F32), TL_I32); /* mismatch: the first */
-  ck_assert_uint_eq(tl_type_lub(TL_UNREACHABLE, TL_UNREACHABLE), TL_UNREACHABLE);
+  ck_assert_uint_eq(tl_type_lub(M, TL_UNREACHABLE, TL_I32), TL_I32);
+  ck_assert_uint_eq(tl_type_lub(M, TL_I32, TL_UNREACHABLE), TL_I32);
+  ck_assert_uint_eq(tl_type_lub(M, TL_I32, TL_F32), TL_I32); /* mismatch: the first */
+  ck_assert_uint_eq(tl_type_lub(M, TL_UNREACHABLE, TL_UNREACHABLE), TL_UNREACHABLE);
   uint32_t l = lab();
   ck_assert_uint_eq(tl_branch_value_type(mk(TL_OP_BR, l, 0)), TL_NONE);
   ck_assert_uint_eq(tl_branch_value_type(mk(TL_OP_BR, l, 1, f32c())), TL_F32);

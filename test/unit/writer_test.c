@@ -500,8 +500,7 @@ END_TEST
 /* Customs go after their section, or the nearest earlier one written. */
 START_TEST(custom_placement_bytes) {
   tl_module *m = tl_module_alloc();
-  tl_functype ft = {TL_NONE, TL_NONE, NULL};
-  TL_VEC_PUSH(&m->types, tl_functype, ft);
+  tl_functype_intern(m, TL_NONE, TL_NONE);
   static const uint8_t x[] = {7};
   tl_custom c0 = {"a", x, 1, 3}, c1 = {"b", x, 0, 0};
   TL_VEC_PUSH(&m->customs, tl_custom, c0);
