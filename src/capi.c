@@ -1102,6 +1102,7 @@ static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) 
   case TL_IMM_LABEL: e->imm.label = a->label; return label_ok(m, f, a->label, who);
   case TL_IMM_BR_TABLE: return set_br_table(m, f, e, a);
   case TL_IMM_FUNC: e->imm.index = a->index; return in_range(m, a->index, m->funcs.n, "function", who);
+  case TL_IMM_TYPE: e->imm.index = a->index; return in_range(m, a->index, m->types.n, "type", who);
   case TL_IMM_LOCAL:
     e->imm.index = a->index;
     return need_func(m, f, who) && in_range(m, a->index, f->nlocal, "local", who);

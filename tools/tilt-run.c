@@ -179,6 +179,7 @@ int main(int argc, char **argv) {
   uint64_t fuel = 0;
   uint32_t depth = 0;
   int engine = TL_ENGINE_JIT, opt = 0;
+  bool jit_asked = false;
   const char *env_engine = getenv("TILT_ENGINE");
   if (env_engine && !strcmp(env_engine, "interp")) engine = TL_ENGINE_INTERP;
   bool compile_only = false, eager = false, stats = false;
@@ -188,7 +189,7 @@ int main(int argc, char **argv) {
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (!strcmp(argv[i], "--invoke") && i + 1 < argc) inv = argv[++i];
     else if (!strcmp(argv[i], "--interp")) engine = TL_ENGINE_INTERP;
-    else if (!strcmp(argv[i], "--jit")) engine = TL_ENGINE_JIT;
+    else if (!strcmp(argv[i], "--jit")) engine = TL_ENGINE_JIT, jit_asked = true;
     else if (!strncmp(argv[i], "-O", 2) && argv[i][2] >= '0' && argv[i][2] <= '4' && !argv[i][3]) opt = argv[i][2] - '0';
     else if (!strcmp(argv[i], "--compile-only")) compile_only = true;
     else if (!strcmp(argv[i], "--eager")) eager = true;
@@ -221,6 +222,11 @@ int main(int argc, char **argv) {
   if (opt && (m = optimized(m, opt, &err)) == NULL) {
     cli_print_error(path, &err);
     return 1;
+  }
+  if (engine == TL_ENGINE_JIT && !jit_asked && tl_module_uses_gc(m)) {
+    /* the JIT refuses typed references and gc: they run on the interpreter
+     * (which decodes the lazy bodies when it instantiates) */
+    engine = TL_ENGINE_INTERP;
   }
   tl_wasi w = {argc - i, argv + i, environ, 0, 1, 2, 0, false, NULL, NULL};
   tl_store *s = tl_store_new();

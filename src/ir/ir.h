@@ -111,7 +111,8 @@ typedef enum {
                            TL_NO_INDEX, tag} (catch_all: no immediate) */
   TL_IMM_CLAUSE,        /* try_table clause: imm.idx2 = {label, tag}; a is
                            imm.label, so it reads as a branch's label */
-  TL_IMM_TRY_TABLE      /* try_table: imm.block; clauses are kids (ir.h EH) */
+  TL_IMM_TRY_TABLE,     /* try_table: imm.block; clauses are kids (ir.h EH) */
+  TL_IMM_TYPE           /* call_ref, return_call_ref: imm.index (a type index) */
 } tl_imm_kind;
 
 /* Flags of an opcode (OR-ed in opcodes.def). */
@@ -661,6 +662,7 @@ struct tl_module {
   bool has_datacount;      /* the input had a data count section */
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
+  bool gc_code;            /* the reader met a typed-reference or gc instruction in a body */
   struct tl_capi *capi;    /* capi.c: C API builder state (in the arena), NULL until used */
   bool capi_oom;           /* capi.c: a builder ran out of memory */
   uint32_t threads;        /* tl_read_options.threads: for validating bodies; 0 = per core */
@@ -775,6 +777,10 @@ uint32_t tl_heap_top(const tl_module *m, uint32_t ht);
 uint32_t tl_heap_bottom(const tl_module *m, uint32_t ht);
 /* Whether m has any type beyond the basic ones (GC or typed references). */
 bool tl_module_has_gc_types(const tl_module *m);
+/* Whether m uses typed references or gc anywhere: types, declared value
+ * types (globals, tables, segments, locals) or instructions (gc_code). The
+ * JIT does not run such modules yet. */
+bool tl_module_uses_gc(const tl_module *m);
 /* features.c: what a value (or tuple) type needs; references to function
  * and extern types only reference types (the writer generalizes them). */
 tl_features tl_type_features(const tl_module *m, tl_type t);

@@ -49,7 +49,12 @@ static const uint16_t decode_main[256 + TL_NOPS] = {
 #undef OP
 };
 
-enum { FC_MAX = 32, FD_MAX = 512, FE_MAX = 128 };
+enum { FB_MAX = 32, FC_MAX = 32, FD_MAX = 512, FE_MAX = 128 };
+static const uint16_t decode_fb[FB_MAX + TL_NOPS] = {
+#define OP(id, text, pfx, code, ...) [(pfx) == 0xFB ? (code) : FB_MAX + TL_OP_##id] = TL_OP_##id + 1,
+#include "opcodes.def"
+#undef OP
+};
 static const uint16_t decode_fc[FC_MAX + TL_NOPS] = {
 #define OP(id, text, pfx, code, ...) [(pfx) == 0xFC ? (code) : FC_MAX + TL_OP_##id] = TL_OP_##id + 1,
 #include "opcodes.def"
@@ -69,6 +74,7 @@ static const uint16_t decode_fe[FE_MAX + TL_NOPS] = {
 int tl_op_decode(uint8_t pfx, uint32_t code) {
   switch (pfx) {
   case 0: return code < 256 ? decode_main[code] - 1 : -1;
+  case 0xFB: return code < FB_MAX ? decode_fb[code] - 1 : -1;
   case 0xFC: return code < FC_MAX ? decode_fc[code] - 1 : -1;
   case 0xFD: return code < FD_MAX ? decode_fd[code] - 1 : -1;
   case 0xFE: return code < FE_MAX ? decode_fe[code] - 1 : -1;

@@ -318,6 +318,7 @@ static void put_head(pr *p, const tl_expr *e) {
     put_label(p, e->imm.table->def);
     break;
   case TL_IMM_FUNC: put_sp_ref(p, NS_FUNC, e->imm.index); break;
+  case TL_IMM_TYPE: put(p, " "); put_heap(p, TL_HT_DEF + e->imm.index); break;
   case TL_IMM_CALL_INDIRECT:
     if (e->imm.idx2.b) put_sp_ref(p, NS_TABLE, e->imm.idx2.b);
     tl_buf_printf(p->out, " (type %u)", e->imm.idx2.a);

@@ -374,6 +374,23 @@ bool tl_type_valid(const tl_module *m, tl_type t) {
   return ht >= TL_HT_DEF && ht - TL_HT_DEF < m->types.n && tl_heap_def(m, ht)->canon == ht - TL_HT_DEF;
 }
 
+bool tl_module_uses_gc(const tl_module *m) {
+  if (m->gc_code || tl_module_has_gc_types(m)) return true;
+  for (uint32_t i = 0; i < m->globals.n; i++)
+    if (TL_GLOBAL(m, i)->type >= TL_REF_BASE) return true;
+  for (uint32_t i = 0; i < m->tables.n; i++)
+    if (TL_TABLE(m, i)->elem >= TL_REF_BASE) return true;
+  for (uint32_t i = 0; i < m->elems.n; i++)
+    if (TL_ELEM(m, i)->type >= TL_REF_BASE) return true;
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    const tl_func *f = TL_FUNC(m, i);
+    for (uint32_t l = 0; l < f->nlocal; l++)
+      for (uint32_t k = 0, n = tl_type_arity(m, f->local[l]); k < n; k++)
+        if (tl_type_at(m, f->local[l], k) >= TL_REF_BASE) return true;
+  }
+  return false;
+}
+
 bool tl_module_has_gc_types(const tl_module *m) {
   for (uint32_t i = 0; i < m->types.n; i++) {
     const tl_deftype *d = TL_FTYPE(m, i);

@@ -385,6 +385,7 @@ static bool check_imm(vc *c, const tl_expr *e) {
     if (e->op == TL_OP_DELEGATE) return true; /* enter_full checked it: it needs its try */
     return check_target(c, e, e->imm.label);
   case TL_IMM_TAG: return in_range(c, e, e->imm.index, m->tags.n, "tag");
+  case TL_IMM_TYPE: return in_range(c, e, e->imm.index, m->types.n, "type");
   case TL_IMM_CATCH:
     if (!in_range(c, e, e->imm.idx2.b, m->tags.n, "tag")) return false;
     return check_payload(c, e);

@@ -63,7 +63,7 @@ static bool same_imm(const tl_expr *a, const tl_expr *b) {
   case TL_IMM_F64: return a->imm.f64 == b->imm.f64;
   case TL_IMM_V128: case TL_IMM_SHUFFLE: return !memcmp(a->imm.v128, b->imm.v128, 16);
   case TL_IMM_LANE: return a->imm.mem.lane == b->imm.mem.lane;
-  case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE:
+  case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE: case TL_IMM_TYPE:
   case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
     return a->imm.index == b->imm.index;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
@@ -208,7 +208,7 @@ static uint64_t imm_hash(const tl_expr *e) {
   case TL_IMM_I64: return (uint64_t)e->imm.i64;
   case TL_IMM_F32: return e->imm.f32;
   case TL_IMM_F64: return e->imm.f64;
-  case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE:
+  case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE: case TL_IMM_TYPE:
   case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
     return e->imm.index;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:

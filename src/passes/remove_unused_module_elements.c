@@ -77,7 +77,7 @@ static bool carries(const tl_expr *e) {
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_CALL_INDIRECT:
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_MEM: case TL_IMM_MEM_COPY:
   case TL_IMM_MEM_INIT: case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_TABLE_INIT:
-  case TL_IMM_TABLE_COPY: case TL_IMM_TAG: case TL_IMM_CATCH: return true;
+  case TL_IMM_TABLE_COPY: case TL_IMM_TAG: case TL_IMM_CATCH: case TL_IMM_TYPE: return true;
   case TL_IMM_CLAUSE: return e->op == TL_OP_TT_CATCH || e->op == TL_OP_TT_CATCH_REF;
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: return e->imm.block.bt != TL_NO_INDEX;
   default: return false;
@@ -108,6 +108,7 @@ static void note(rume *r, const tl_expr *e) {
   case TL_IMM_TABLE_COPY: use(r, K_TABLE, e->imm.idx2.a); use(r, K_TABLE, e->imm.idx2.b); break;
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: use(r, K_TYPE, e->imm.block.bt); break;
   case TL_IMM_TAG: use(r, K_TAG, e->imm.index); break;
+  case TL_IMM_TYPE: use(r, K_TYPE, e->imm.index); break;
   case TL_IMM_CATCH: case TL_IMM_CLAUSE: use(r, K_TAG, e->imm.idx2.b); break;   /* (carries: catch, catch_ref) */
   default: break;
   }
@@ -149,28 +150,10 @@ static void collect_one(void *user, uint32_t k) {
   else if (f->body) tl_walk_post(r->m, f, &f->body, collect_visit, &r->frefs[i]);
 }
 
-/* Whether a type other than a plain function type, or a reference to a
- * defined type anywhere a type is declared, names a type by index. */
-static bool names_types(const tl_module *m) {
-  if (tl_module_has_gc_types(m)) return true;
-  for (uint32_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->type >= TL_REF_BASE) return true;
-  for (uint32_t i = 0; i < m->tables.n; i++)
-    if (TL_TABLE(m, i)->elem >= TL_REF_BASE) return true;
-  for (uint32_t i = 0; i < m->elems.n; i++)
-    if (TL_ELEM(m, i)->type >= TL_REF_BASE) return true;
-  for (uint32_t i = 0; i < m->funcs.n; i++) {
-    const tl_func *f = TL_FUNC(m, i);
-    for (uint32_t l = 0; l < f->nlocal; l++)
-      if (tl_type_features(m, f->local[l]) & TL_FEAT_GC || (f->local[l] >= TL_REF_BASE)) return true;
-  }
-  return false;
-}
-
 static void mark_roots(rume *r) {
   tl_module *m = r->m;
   /* GC types name each other (and nodes name them) by index: they stay */
-  if (names_types(m))
+  if (tl_module_uses_gc(m))
     for (uint32_t i = 0; i < m->types.n; i++) use(r, K_TYPE, i);
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
@@ -320,6 +303,7 @@ static void rewrite(rume *r, tl_expr *e) {
     if (e->imm.block.bt != TL_NO_INDEX) e->imm.block.bt = mp[K_TYPE][e->imm.block.bt];
     break;
   case TL_IMM_TAG: e->imm.index = mp[K_TAG][e->imm.index]; break;
+  case TL_IMM_TYPE: e->imm.index = mp[K_TYPE][e->imm.index]; break;
   case TL_IMM_CATCH: case TL_IMM_CLAUSE: e->imm.idx2.b = mp[K_TAG][e->imm.idx2.b]; break;
   default: break;
   }

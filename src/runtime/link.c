@@ -416,6 +416,11 @@ tl_instance *tl_instantiate(tl_store *s, tl_module *m, tl_linker *l, tl_error *e
   if (s->engine != TL_ENGINE_JIT && tl_module_has_lazy(m) &&
       tl_oom_run(m, decode_in_scope, m, err, "decode") != TL_OK)
     return NULL;
+  if (s->engine == TL_ENGINE_JIT && tl_module_uses_gc(m)) {
+    tl_errorf(err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+              "the JIT does not run typed references or gc yet; use the interpreter (--interp)");
+    return NULL;
+  }
   tl_instance *inst = link_instance(s, m, l, err);
   if (!inst) return NULL;
   if (m->has_start) {

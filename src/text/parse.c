@@ -929,6 +929,7 @@ static tl_status immediates(P *p, int op, buf *o) {
   case TL_IMM_REFTYPE: return heaptype(p, o);
   case TL_IMM_FENCE: put(o, 0); return TL_OK;
   case TL_IMM_TAG: TRY(idx_of(p, SP_TAG, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_TYPE: TRY(idx_of(p, SP_TYPE, &x)); put_u(o, x); return TL_OK;
   default: return FAIL("unexpected instruction");
   }
 }

@@ -111,6 +111,7 @@ static void immediates(walker *w, int op) {
     for (uint32_t i = 0; i <= n && w->r.p < w->r.end; i++) skip_leb(w);
     return;
   case TL_IMM_FUNC: index_at(w, op, TL_SPACE_FUNC, false); return;
+  case TL_IMM_TYPE: index_at(w, op, TL_SPACE_TYPE, false); return;
   case TL_IMM_CALL_INDIRECT:
     index_at(w, op, TL_SPACE_TYPE, false);
     index_at(w, op, TL_SPACE_TABLE, false);
@@ -168,7 +169,7 @@ static void walk(walker *w, const uint8_t *code, uint32_t size) {
   while (w->r.p < w->r.end) {
     uint8_t b = *w->r.p++;
     uint32_t sub = 0;
-    bool pfx = b >= 0xfc && b <= 0xfe;
+    bool pfx = b >= 0xfb && b <= 0xfe;
     if (pfx) sub = u32(w);
     int op = pfx ? tl_op_decode(b, sub) : tl_op_decode(0, b);
     if (op < 0) break; /* not a checked body */

@@ -304,10 +304,10 @@ static tl_status rd_opcode(rd *r, int *op) {
   uint8_t b;
   uint32_t code = 0;
   TRY(rd_byte(r, &b, "opcode"));
-  if (b >= 0xfc && b <= 0xfe) TRY(rd_u32(r, &code, "opcode"));
-  *op = (b >= 0xfc && b <= 0xfe) ? tl_op_decode(b, code) : tl_op_decode(0, b);
+  if (b >= 0xfb && b <= 0xfe) TRY(rd_u32(r, &code, "opcode"));
+  *op = (b >= 0xfb && b <= 0xfe) ? tl_op_decode(b, code) : tl_op_decode(0, b);
   if (*op < 0 || tl_ops[*op].pfx == 0xff) {
-    if (b >= 0xfc && b <= 0xfe) return rd_fail_at(r, at, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
+    if (b >= 0xfb && b <= 0xfe) return rd_fail_at(r, at, TL_E_MALFORMED, "illegal opcode 0x%02x %u", b, code);
     return rd_fail_at(r, at, TL_E_MALFORMED, "illegal opcode 0x%02x", b);
   }
   return TL_OK;

@@ -400,7 +400,12 @@ static tl_status chk_special(fctx *x, int op, bool *done) {
   case TL_OP_TABLE_GET: case TL_OP_TABLE_SET: case TL_OP_TABLE_GROW: case TL_OP_TABLE_FILL:
     return chk_table(x, op);
   case TL_OP_REF_NULL: case TL_OP_REF_IS_NULL: return chk_ref(x, op);
-  default: return rdc_fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
+  default:
+    if (tl_ops[op].feat & TL_FEAT_GC) { /* typed references and gc: decoded, not checked */
+      x->c->chk_decode = true;
+      return TL_E_UNSUPPORTED;
+    }
+    return rdc_fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
   }
 }
 

@@ -621,6 +621,10 @@ tl_status rdc_imm(fctx *x, int op, tl_imm *im) {
       return rdc_fail(x, TL_E_INVALID, "type mismatch in table.copy: table types differ");
     return TL_OK;
   case TL_IMM_FENCE: return zero_byte(x);
+  case TL_IMM_TYPE:
+    TRY(rd_u32(r, &im->index, "type index"));
+    if (im->index >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", im->index);
+    return TL_OK;
   case TL_IMM_FUNC:
     TRY(rd_u32(r, &im->index, "function index"));
     if (im->index >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", im->index);
@@ -1268,7 +1272,7 @@ tl_status rdc_opcode(fctx *x, int *out) {
   uint8_t b;
   uint32_t code = 0;
   TRY(rd_byte(r, &b, "opcode"));
-  bool pfx = b >= 0xfc && b <= 0xfe;
+  bool pfx = b >= 0xfb && b <= 0xfe;
   if (pfx) TRY(rd_u32(r, &code, "opcode"));
   int op = pfx ? tl_op_decode(b, code) : tl_op_decode(0, b);
   if (op < 0 || tl_ops[op].pfx == 0xff) {
@@ -1277,6 +1281,7 @@ tl_status rdc_opcode(fctx *x, int *out) {
   }
   x->opname = tl_ops[op].text;
   *out = op;
+  if (tl_ops[op].feat & TL_FEAT_GC) x->m->gc_code = true;
   return need_feature(x->c, r, x->at, tl_ops[op].feat, x->opname);
 }
 
@@ -1368,7 +1373,13 @@ static tl_status rd_code(fctx *x) {
 
 /* Body fi from r: decoded, or with c->lazy checked and left as bytes. */
 static tl_status rd_body(rctx *c, rd *r, uint32_t fi) {
-  if (c->lazy) return rd_check_body(c, r, fi);
+  if (c->lazy) {
+    const uint8_t *start = r->p;
+    c->chk_decode = false;
+    tl_status s = rd_check_body(c, r, fi);
+    if (!c->chk_decode) return s;
+    r->p = start; /* an instruction the checker leaves to the decoder */
+  }
   fctx x = {c, r, c->m, TL_FUNC(c->m, fi), 0, r->p, "function", false};
   x.f->body_offset = (uint32_t)(r->p - r->base);
   TRY(rdc_locals(&x));

@@ -47,6 +47,8 @@ typedef struct {
                               then bodies are read serially too) */
   uint32_t code_start;     /* offset of the code section's payload, for dwarf */
   tl_vec custom_offsets;   /* uint32_t: each custom section's input offset, for dwarf */
+  bool chk_decode;         /* the checker met an instruction it leaves to the
+                              decoder (gc): the body is decoded instead */
   uint32_t type_end;       /* while a rec group is read: the index past it (its
                               own references stay raw); 0 otherwise */
 } rctx;

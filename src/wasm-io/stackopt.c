@@ -164,7 +164,7 @@ static bool skip_imm(so *s, int op) {
   switch (tl_ops[op].imm) {
   case TL_IMM_NONE: return true;
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
-  case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_I32: case TL_IMM_I64:
+  case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_I32: case TL_IMM_I64: case TL_IMM_TYPE:
     return skip_leb(s);
   case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT:
   case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY: case TL_IMM_MEMARG:
@@ -189,7 +189,7 @@ static bool decode_one(so *s, ins *x) {
   uint8_t b = *s->p++;
   uint32_t code = b, k = 0, n;
   int op;
-  if (b == 0xFC || b == 0xFD || b == 0xFE) {
+  if (b >= 0xFB && b <= 0xFE) {
     if (!rd_u32(s, &code)) return false;
     op = tl_op_decode(b, code);
   } else {

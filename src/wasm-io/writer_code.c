@@ -239,7 +239,7 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
     for (uint32_t i = 0; i < im->table->n; i++) TRY(put_depth(w, b, im->table->targets[i]));
     return put_depth(w, b, im->table->def);
   case TL_IMM_FUNC: case TL_IMM_GLOBAL: case TL_IMM_TABLE: case TL_IMM_MEM:
-  case TL_IMM_ELEM: case TL_IMM_TAG:
+  case TL_IMM_ELEM: case TL_IMM_TAG: case TL_IMM_TYPE:
     put_op_u32(b, 0, im->index);
     return TL_OK;
   case TL_IMM_DATA:
