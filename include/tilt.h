@@ -223,7 +223,9 @@ void tl_module_set_features(tl_module *m, uint32_t features);
  * operand types are not checked either: tl_module_validate reports both. */
 
 /* Value types. Basic types are these constants; tuple types (for
- * multi-value) come from tl_build_tuple and belong to one module. */
+ * multi-value) come from tl_build_tuple and belong to one module, as do
+ * the typed references of gc (e.g. ref.func's (ref $t) in a module with
+ * the gc feature): compare those with tl_type_is_subtype. */
 typedef uint32_t tl_type_t;
 #define TL_TYPE_NONE        0u  /* no value */
 #define TL_TYPE_UNREACHABLE 1u  /* the type of code that does not fall through */
@@ -269,6 +271,9 @@ tl_module *tl_module_create(void);
  * TL_TYPE_NONE, n == 1 gives types[0]. Interned: equal tuples are equal
  * numbers. TL_TYPE_INVALID if a type is not a basic value type. */
 tl_type_t tl_build_tuple(tl_module *m, const tl_type_t *types, uint32_t n);
+/* Whether a value of type a may stand where b is wanted (a <: b; equal
+ * types, a reference to a function type under funcref, ...). */
+bool tl_type_is_subtype(const tl_module *m, tl_type_t a, tl_type_t b);
 /* The index of the function type params -> results (each TL_TYPE_NONE, a
  * basic value type or a tuple of this module); interned: the same pair
  * gives the same index. TL_INVALID_INDEX on a bad type. */

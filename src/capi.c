@@ -816,7 +816,7 @@ static uint32_t add_elem(tl_module *m, uint8_t mode, uint32_t table, tl_expr *of
   for (uint32_t i = 0; i < n; i++) {
     el.item[i] = tl_expr_new(m, TL_OP_REF_FUNC, 0);
     el.item[i]->imm.index = funcs[i];
-    el.item[i]->type = TL_FUNCREF;
+    tl_expr_finalize(m, NULL, el.item[i]);
   }
   TL_VEC_PUSH(&m->elems, tl_elem, el);
   return (uint32_t)m->elems.n - 1;

@@ -345,9 +345,10 @@ static bool scalar(const ws *w, const tl_tok *t, int wd, bool fl, uint64_t *bits
   return true;
 }
 
+/* The nullable reference type of heap type name t (ref.null's). */
 static uint32_t ref_type_of(const ws *w, const tl_tok *t) {
-  if (atom_is(w, t, "func") || atom_is(w, t, "nofunc")) return TL_VAL_FUNCREF;
-  if (atom_is(w, t, "extern") || atom_is(w, t, "noextern")) return TL_VAL_EXTERNREF;
+  for (uint32_t ht = 0; ht < TL_HT_NABSTRACT; ht++)
+    if (atom_is(w, t, tl_heap_name(ht))) return tl_ref(ht, true);
   return 0;
 }
 
@@ -418,7 +419,7 @@ static void to_value(const expect *e, tl_value *v) {
   memset(v, 0, sizeof *v);
   v->type = e->type;
   if (e->type == TL_VAL_V128) memcpy(v->of.v128, e->v, 16);
-  else if (e->type == TL_VAL_FUNCREF || e->type == TL_VAL_EXTERNREF)
+  else if (tl_type_is_ref(e->type))
     v->of.ref = e->kind == E_EXTERN ? (void *)(uintptr_t)(e->bits + 1) : NULL;
   else if (e->w == 4) v->of.i32 = (int32_t)(uint32_t)e->bits;
   else v->of.i64 = (int64_t)e->bits;
@@ -438,9 +439,9 @@ static bool matches(const expect *e, const tl_value *g, const tl_vec *alts) {
     for (uint32_t k = 0; k < e->nalt; k++)
       if (matches(&TL_VEC_AT(alts, expect, e->alt + k), g, alts)) return true;
     return false;
-  case E_NULL: return (g->type == TL_VAL_FUNCREF || g->type == TL_VAL_EXTERNREF) && !g->of.ref;
-  case E_NONNULL: return (e->type ? g->type == e->type : g->type >= TL_VAL_FUNCREF) && g->of.ref;
-  case E_EXTERN: return g->type == TL_VAL_EXTERNREF && g->of.ref == (void *)(uintptr_t)(e->bits + 1);
+  case E_NULL: return tl_type_is_ref(g->type) && !g->of.ref;
+  case E_NONNULL: return tl_type_is_ref(g->type) && g->of.ref;
+  case E_EXTERN: return tl_type_is_ref(g->type) && g->of.ref == (void *)(uintptr_t)(e->bits + 1);
   case E_V128:
     if (g->type != TL_VAL_V128) return false;
     for (int l = 0; l < 16 / e->w; l++) {

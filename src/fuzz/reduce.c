@@ -187,6 +187,7 @@ static void remap_module(tl_module *m, const maps *mp, const bool *fdel) {
     tl_func_refinalize(m, f);
   }
   for (uint32_t i = 0; i < m->globals.n; i++) remap_expr(m, NULL, &TL_GLOBAL(m, i)->init, mp);
+  for (uint32_t i = 0; i < m->tables.n; i++) remap_expr(m, NULL, &TL_TABLE(m, i)->init, mp);
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     remap_expr(m, NULL, &el->offset, mp);

@@ -594,6 +594,7 @@ void tl_nodes_sweep_end(tl_module *m) {
   tl_vec todo = {0};
   mark_ctx mc = {x, OWNER_SHARED, NULL};
   for (size_t i = 0; i < m->globals.n; i++) each_alloc(&todo, TL_GLOBAL(m, i)->init, mark, &mc);
+  for (size_t i = 0; i < m->tables.n; i++) each_alloc(&todo, TL_TABLE(m, i)->init, mark, &mc);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     each_alloc(&todo, el->offset, mark, &mc);

@@ -101,6 +101,11 @@ tl_features tl_module_detect_features(tl_module *m) {
     f |= type_features(m, g->type) | expr_features(m, NULL, &g->init);
     if (g->mut && (g->imp.module || i < m->nimported_globals)) f |= TL_FEAT_MUTABLE_GLOBALS;
   }
+  for (uint32_t i = 0; i < m->tables.n; i++) {
+    tl_table *t = TL_TABLE(m, i);
+    if (t->elem != TL_FUNCREF) f |= type_features(m, t->elem); /* an MVP table */
+    if (t->init) f |= TL_FEAT_REFERENCE_TYPES | expr_features(m, NULL, &t->init);
+  }
   for (uint32_t i = 0; i < m->memories.n; i++)
     if (TL_MEMORY(m, i)->shared) f |= TL_FEAT_THREADS;
   for (uint32_t i = 0; i < m->memories.n; i++)

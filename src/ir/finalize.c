@@ -25,6 +25,11 @@ tl_type tl_branch_value_type(const tl_expr *br) {
     return br->nkid && br->kid[0]->type == TL_UNREACHABLE ? TL_UNREACHABLE : TL_NONE;
   case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
     return br->type; /* what the clause sends its label */
+  case TL_OP_BR_ON_NULL: return any_kid_unreachable(br) ? TL_UNREACHABLE : TL_NONE;
+  case TL_OP_BR_ON_NON_NULL: {
+    tl_type t = br->nkid ? br->kid[0]->type : TL_UNREACHABLE;
+    return tl_type_is_ref(t) ? tl_ref_with_null(t, false) : TL_UNREACHABLE;
+  }
   default: return TL_UNREACHABLE;
   }
 }
@@ -33,7 +38,9 @@ static bool is_clause(const tl_expr *e) { return (unsigned)(e->op - TL_OP_TT_CAT
 _Static_assert(TL_OP_TT_CATCH_ALL_REF == TL_OP_TT_CATCH + 3, "try_table clause rows adjacent");
 
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e)) return e->imm.label == label;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e) || e->op == TL_OP_BR_ON_NULL ||
+      e->op == TL_OP_BR_ON_NON_NULL)
+    return e->imm.label == label;
   if (e->op != TL_OP_BR_TABLE) return false;
   if (e->imm.table->def == label) return true;
   for (uint32_t i = 0; i < e->imm.table->n; i++)
@@ -86,17 +93,35 @@ void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type) {
 /* What a try_table clause sends its label: the tag's params, then an
  * exnref for the _ref forms. A tag out of range gives none (the validator
  * reports it). */
+/* Whether clause e may send its values to a label of type lt: its exnref
+ * is never null, so a (ref exn) label takes it too (the IR types the
+ * clause with exnref, which every label of either kind accepts after
+ * refinement). */
+bool tl_clause_fits(const tl_module *m, const tl_expr *e, tl_type lt) {
+  if (tl_type_sub(m, e->type, lt)) return true;
+  bool ref = e->op == TL_OP_TT_CATCH_REF || e->op == TL_OP_TT_CATCH_ALL_REF;
+  uint32_t n = tl_type_arity(m, e->type);
+  if (!ref || n != tl_type_arity(m, lt)) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    tl_type s = tl_type_at(m, e->type, i), w = tl_type_at(m, lt, i);
+    if (i + 1 == n) s = tl_ref(TL_HT_EXN, false);
+    if (!tl_type_sub(m, s, w)) return false;
+  }
+  return true;
+}
+
 static tl_type clause_type(const tl_module *m, const tl_expr *e) {
   bool all = e->op == TL_OP_TT_CATCH_ALL || e->op == TL_OP_TT_CATCH_ALL_REF;
   bool ref = e->op == TL_OP_TT_CATCH_REF || e->op == TL_OP_TT_CATCH_ALL_REF;
   tl_type p = all || e->imm.idx2.b >= m->tags.n ? TL_NONE : tl_tag_params(m, e->imm.idx2.b);
   if (!ref) return p;
   uint32_t n = tl_type_arity(m, p);
-  if (!n) return TL_EXNREF;
+  tl_type exn = TL_EXNREF; /* (ref exn) when labels are checked: tl_clause_fits */
+  if (!n) return exn;
   tl_type small[16], *t = n < 16 ? small : tl_malloc((n + 1) * sizeof *t);
   if (!t) tl_arena_oom((tl_arena *)&m->arena);
   for (uint32_t i = 0; i < n; i++) t[i] = tl_type_at(m, p, i);
-  t[n] = TL_EXNREF;
+  t[n] = exn;
   tl_type r = tl_type_tuple((tl_module *)m, t, n + 1);
   if (t != small) tl_free(t);
   return r;
@@ -104,16 +129,18 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
 
 /* A fixed-signature row's result: the table's, i64 for memory.size/grow and
  * table.size of a 64-bit memory or table. */
-/* ref.func: funcref for now. Its 3.0 type is (ref $t) of the function's
- * type; giving it that needs every pass that changes a function's type or
- * renumbers types to retype the nodes (issue 24's next step). */
+/* ref.func: (ref $t), non-null, of the function's type, in a module with
+ * gc; funcref otherwise. A module pass that changes a function's type
+ * leaves the pass runner to retype (tl_module_retype_ref_funcs). */
 tl_type tl_ref_func_type(const tl_module *m, uint32_t func) {
-  (void)m, (void)func;
-  return TL_FUNCREF;
+  if (!(m->features & TL_FEAT_GC) || func >= m->funcs.n) return TL_FUNCREF;
+  uint32_t t = TL_FUNC(m, func)->type;
+  return t < m->types.n ? tl_ref_def(TL_FTYPE(m, t)->canon, false) : TL_FUNCREF;
 }
 
 static inline tl_type fixed_result(const tl_module *m, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
+  if (e->op == TL_OP_REF_FUNC) return tl_ref_func_type(m, e->imm.index);
   if (e->op == TL_OP_REF_FUNC) return tl_ref_func_type(m, e->imm.index);
   if (oi->result == TL_I32 && (oi->flags & TL_F_INDEXED) && (tl_index64_mask(m, e->op, e->imm) & TL_IDX64_RESULT))
     return TL_I64;
@@ -130,6 +157,11 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   case TL_OP_BR_IF: return e->nkid == 2 ? e->kid[0]->type : TL_NONE;
   case TL_OP_CALL: return TL_FTYPE(m, TL_FUNC(m, e->imm.index)->type)->results;
   case TL_OP_CALL_INDIRECT: return TL_FTYPE(m, e->imm.idx2.a)->results;
+  case TL_OP_CALL_REF: return TL_FTYPE(m, e->imm.index)->results;
+  case TL_OP_RETURN_CALL_REF: return TL_UNREACHABLE;
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL:
+    return tl_type_is_ref(e->kid[0]->type) ? tl_ref_with_null(e->kid[0]->type, false) : e->kid[0]->type;
+  case TL_OP_BR_ON_NON_NULL: return TL_NONE;
   case TL_OP_DROP: case TL_OP_LOCAL_SET: case TL_OP_GLOBAL_SET: case TL_OP_TABLE_SET:
   case TL_OP_TABLE_FILL: return TL_NONE;
   case TL_OP_SELECT: return tl_type_lub(m, e->kid[0]->type, e->kid[1]->type);
@@ -305,3 +337,37 @@ void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root) {
 
 void tl_func_refinalize(tl_module *m, tl_func *f) { tl_expr_refinalize(m, f, &f->body); }
 
+
+/* ref.func nodes whose type is stale (their function's type changed, or
+ * the gc feature did): found in one walk, and their functions (or constant
+ * expressions) retyped whole. */
+typedef struct { bool stale; } stale_ctx;
+
+static void find_stale(tl_walk *w, tl_expr **slot) {
+  stale_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_REF_FUNC && e->type != tl_ref_func_type(w->m, e->imm.index)) c->stale = true;
+}
+
+static void retype_node(tl_walk *w, tl_expr **slot) { tl_expr_finalize(w->m, NULL, *slot); }
+
+static void retype_const(tl_module *m, tl_expr **root) {
+  stale_ctx c = {false};
+  if (!*root) return;
+  tl_walk_post(m, NULL, root, find_stale, &c);
+  if (c.stale) tl_walk_post(m, NULL, root, retype_node, NULL);
+}
+
+void tl_module_retype_ref_funcs(tl_module *m) {
+  for (uint32_t i = 0; i < m->funcs.n; i++) {
+    tl_func *f = TL_FUNC(m, i);
+    if (!f->body || f->lazy) continue;
+    stale_ctx c = {false};
+    tl_walk_post_only(m, f, &f->body, find_stale, &c, 0);
+    if (c.stale) tl_func_refinalize(m, f);
+  }
+  for (uint32_t i = 0; i < m->globals.n; i++) retype_const(m, &TL_GLOBAL(m, i)->init);
+  for (uint32_t i = 0; i < m->tables.n; i++) retype_const(m, &TL_TABLE(m, i)->init);
+  for (uint32_t i = 0; i < m->elems.n; i++)
+    for (uint32_t k = 0; k < TL_ELEM(m, i)->n; k++) retype_const(m, &TL_ELEM(m, i)->item[k]);
+}

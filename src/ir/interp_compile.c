@@ -168,6 +168,17 @@ static void emit_op(cc *c, tl_expr *e) {
   case TL_OP_BR: emit_br(c, e->imm.label, false); return;
   case TL_OP_BR_IF: c->h--; emit_br(c, e->imm.label, true); return;
   case TL_OP_BR_TABLE: c->h--; emit_br_table(c, e); return;
+  case TL_OP_BR_ON_NULL: /* a null goes to the label (which takes no value) */
+    emit(c, X_ISNULL, 0, 0);
+    grow_h(c, 1), c->h--; /* room for the test's i32 */
+    emit_br(c, e->imm.label, true);
+    return;
+  case TL_OP_BR_ON_NON_NULL: /* a non-null goes to the label with it; a null is dropped */
+    emit(c, X_NONNULL, 0, 0);
+    grow_h(c, 1), c->h--;
+    emit_br(c, e->imm.label, true);
+    emit(c, X_DROPN, 1, 0);
+    return;
   case TL_OP_RETURN: emit(c, X_RET, c->nres, 0); return;
   case TL_OP_DROP:
     n = tl_interp_slots(c->m, e->kid[0]->type);

@@ -28,9 +28,16 @@ bool tl_interp_stacks_ready(tl_store *s) {
   return s->stack && s->frames;
 }
 
+/* Whether function a's type is a subtype of b's (the same type, for plain
+ * ones): canonical types of one module compare by index, of two modules
+ * structurally (type.c). */
 bool tl_interp_sig_eq(const tl_funcinst *a, const tl_funcinst *b) {
-  return a->np == b->np && a->nr == b->nr &&
-         !memcmp(a->types, b->types, (a->np + a->nr) * sizeof(uint32_t));
+  if (a->tm && a->tm == b->tm && a->tcanon == b->tcanon) return true;
+  if (a->plain && b->plain)
+    return a->np == b->np && a->nr == b->nr && !memcmp(a->types, b->types, (a->np + a->nr) * sizeof(uint32_t));
+  if (!a->tm || !b->tm) return false;
+  if (a->tm == b->tm) return tl_heap_sub(a->tm, TL_HT_DEF + a->tcanon, TL_HT_DEF + b->tcanon);
+  return tl_heap_sub_across(a->tm, TL_HT_DEF + a->tcanon, b->tm, TL_HT_DEF + b->tcanon);
 }
 
 static tl_status host_call(tl_funcinst *f, tl_instance *caller, tl_v *args, tl_error *err) {
@@ -194,6 +201,9 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
     case X_MEMSEL: MEMSEL(ins->a); break;
     case X_BRZ: if (!(--sp)->i32) pc = code->ins + ins->a; break;
     case X_BRNZ: if ((--sp)->i32) pc = code->ins + ins->a; break;
+    case X_ISNULL: PUT32(sp[0], sp[-1].ref == NULL); sp++; break;
+    case X_NONNULL: PUT32(sp[0], sp[-1].ref != NULL); sp++; break;
+    case TL_OP_REF_AS_NON_NULL: if (!sp[-1].ref) TRAP("null reference"); break;
     case X_BRIF:
       if (!(--sp)->i32) break;
       /* fall through */
@@ -260,6 +270,11 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
 
     case TL_OP_CALL: callee = inst->funcs[ins->a]; tail = false; goto do_call;
     case TL_OP_RETURN_CALL: callee = inst->funcs[ins->a]; tail = true; goto do_call;
+    case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF:
+      callee = (--sp)->ref;
+      if (!callee) TRAP("null function reference");
+      tail = ins->op == TL_OP_RETURN_CALL_REF;
+      goto do_call;
     case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT: {
       tl_tableinst *t = inst->tables[ins->u.b];
       uint64_t i = IDX(sp[-1], t->is64);

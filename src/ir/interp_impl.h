@@ -57,6 +57,8 @@ enum {
   X_LTEEN,           /* copy n slots into local slot a */
   X_RETHROW,         /* throw the exception kept in slot a */
   X_MEMSEL,          /* cache memory a in (mb, ms): around an access to a memory other than 0 */
+  X_ISNULL,          /* push i32 (top is null), keeping the top (br_on_null) */
+  X_NONNULL,         /* push i32 (top is not null), keeping the top (br_on_non_null) */
   X_NOPS
 };
 /* A memarg access's ins->a: the address is an i64 (a 64-bit memory). */

@@ -576,11 +576,13 @@ typedef struct {
 } tl_memory;
 
 typedef struct {
-  tl_type elem;            /* TL_FUNCREF or TL_EXTERNREF */
+  tl_type elem;            /* a reference type */
   uint64_t min, max;
   bool has_max, is64;      /* is64: table64, i64 indices */
   tl_importname imp;
   const char *name;
+  tl_expr *init;           /* every element's initial value (a constant
+                              expression, 3.0), or NULL: null */
 } tl_table;
 
 enum { TL_EXTERN_FUNC = 0, TL_EXTERN_TABLE = 1, TL_EXTERN_MEMORY = 2, TL_EXTERN_GLOBAL = 3, TL_EXTERN_TAG = 4 };
@@ -605,6 +607,12 @@ typedef struct {
   tl_expr **item;          /* ref.func / ref.null / global.get expressions */
   const char *name;
 } tl_elem;
+/* The type a segment's elements have for validation: one written as
+ * function indices (flags 0-3) holds (ref func) values (3.0), though its
+ * type is kept as funcref, which is how it is written. */
+static inline tl_type tl_elem_type(const tl_elem *el) {
+  return !el->exprs && el->type == TL_FUNCREF ? tl_ref(TL_HT_FUNC, false) : el->type;
+}
 
 typedef struct {
   uint8_t mode;            /* TL_SEG_ACTIVE or TL_SEG_PASSIVE */
@@ -770,7 +778,16 @@ uint32_t tl_heap_in_group(const tl_module *m, uint32_t self, uint32_t ht);
 /* Subtyping (a <: b) of value types: numeric types only of themselves;
  * tuples componentwise; none and unreachable as the IR uses them. */
 bool tl_type_sub(const tl_module *m, tl_type a, tl_type b);
+/* Whether a local of type t has a default value (all but non-nullable refs). */
+bool tl_type_defaultable(tl_type t);
+/* finalize.c: whether try_table clause e may target a label of type lt. */
+bool tl_clause_fits(const tl_module *m, const tl_expr *e, tl_type lt);
 bool tl_heap_sub(const tl_module *m, uint32_t a, uint32_t b);
+/* The same for a type of module ma against one of mb (linking): defined
+ * types compare structurally (iso-recursive equality across modules). A
+ * NULL module has only abstract types. */
+bool tl_type_sub_across(const tl_module *ma, tl_type a, const tl_module *mb, tl_type b);
+bool tl_heap_sub_across(const tl_module *ma, uint32_t a, const tl_module *mb, uint32_t b);
 /* The top of ht's hierarchy (any, func, extern, exn) and its bottom
  * (none, nofunc, noextern, noexn). */
 uint32_t tl_heap_top(const tl_module *m, uint32_t ht);
@@ -913,6 +930,9 @@ tl_type tl_ref_func_type(const tl_module *m, uint32_t func); /* ref.func's type 
 void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type); /* TL_UNREACHABLE = no branches */
 void tl_func_refinalize(tl_module *m, tl_func *f);
 void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root); /* a subtree of f */
+/* Retypes what holds a ref.func whose type is stale (a function's type or
+ * the gc feature changed): cheap when nothing is. */
+void tl_module_retype_ref_funcs(tl_module *m);
 tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr *e); /* ignoring unreachable kids */
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that targets label? */
 /* tl_expr_breaks_to, or a rethrow/delegate naming label. */

@@ -400,7 +400,7 @@ static tl_type printed_type(pr *p, const tl_expr *e, tl_type want) {
   if (e->op == TL_OP_IF && (e->nkid < 3 || !e->kid[2])) return TL_NONE;
   if (want != W_ANY && want != TL_UNREACHABLE) return want;
   tl_type t = content_type(p, e);
-  if (want == W_ANY) return t >= TL_I32 && t < TL_NBASIC ? t : TL_I32;
+  if (want == W_ANY) return (t >= TL_I32 && t < TL_NBASIC) || tl_type_is_ref(t) ? t : TL_I32;
   return tl_type_is_concrete(t) ? t : TL_NONE;
 }
 
@@ -438,7 +438,11 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
     return e->imm.index < p->m->funcs.n ? param_at(p, TL_FUNC(p->m, e->imm.index)->type, i) : TL_UNREACHABLE;
   case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
     return last ? it : param_at(p, e->imm.idx2.a, i);
-  case TL_OP_DROP: return W_ANY;
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF:
+    return !last ? param_at(p, e->imm.index, i)
+           : e->imm.index < p->m->types.n ? tl_ref_def(TL_FTYPE(p->m, e->imm.index)->canon, true) : TL_UNREACHABLE;
+  case TL_OP_DROP: case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL:
+    return W_ANY;
   case TL_OP_SELECT: return i == 2 ? TL_I32 : W_ANY;
   case TL_OP_SELECT_T: return i == 2 ? TL_I32 : e->imm.index;
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
@@ -723,6 +727,13 @@ static bool omit_ok(pr *p, const frame *fr, uint32_t i) {
   return i + 1 == e->nkid && tl_type_arity(p->m, fr->ptype) > 0;
 }
 
+/* A br_on_* whose operand never completes never runs: its label's type
+ * need not fit it (a block typed by its other branches, or none), so only
+ * the operand is printed, as the writer writes it. */
+static bool is_dead_branch_on(const tl_expr *e) {
+  return (e->op == TL_OP_BR_ON_NULL || e->op == TL_OP_BR_ON_NON_NULL) && e->kid[0]->type == TL_UNREACHABLE;
+}
+
 /* Pushes the frame for kid i of fr (or its if-arm frame). */
 static void push_kid(pr *p, frame *fr, uint32_t i) {
   tl_expr *e = fr->e, *k;
@@ -764,6 +775,7 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       return;
     }
   }
+  while (is_dead_branch_on(k)) k = k->kid[0];
   if (omitted(p, k) && omit_ok(p, fr, i)) return;
   push_node(p, k, d, want);
 }
@@ -951,6 +963,10 @@ static void put_table(pr *p, uint32_t i) {
   put_limits(p, t->min, t->has_max, t->max);
   put(p, " ");
   put_vt(p, t->elem);
+  if (t->init) {
+    put(p, " ");
+    print_tree(p, t->init, 2, t->elem, true);
+  }
   put(p, ")");
 }
 

@@ -460,6 +460,8 @@ bool tl_heap_sub(const tl_module *m, uint32_t a, uint32_t b) {
   return false;
 }
 
+bool tl_type_defaultable(tl_type t) { return !tl_type_is_ref(t) || tl_ref_nullable(t); }
+
 bool tl_type_sub(const tl_module *m, tl_type a, tl_type b) {
   if (a == b || a == TL_UNREACHABLE) return true;
   if (tl_type_is_tuple(a) || tl_type_is_tuple(b)) {
@@ -472,6 +474,10 @@ bool tl_type_sub(const tl_module *m, tl_type a, tl_type b) {
   if (!tl_type_is_ref(a) || !tl_type_is_ref(b)) return false;
   if (tl_ref_nullable(a) && !tl_ref_nullable(b)) return false;
   return tl_heap_sub(m, tl_ref_heap(a), tl_ref_heap(b));
+}
+
+bool tl_type_is_subtype(const tl_module *m, tl_type_t a, tl_type_t b) {
+  return m && tl_type_valid(m, a) && tl_type_valid(m, b) && tl_type_sub(m, a, b);
 }
 
 static uint32_t heap_lub(const tl_module *m, uint32_t a, uint32_t b) {
@@ -499,4 +505,104 @@ tl_type tl_type_lub(const tl_module *m, tl_type a, tl_type b) {
     return r;
   }
   return a;
+}
+
+/* ------------------------------------------------- across two modules */
+/* Linking compares the types of two modules: a defined type of ma and one
+ * of mb are the same when their rec groups have the same structure and
+ * they sit at the same place in them (iso-recursive equality), references
+ * out of the groups naming equal types in turn. A worklist of group pairs
+ * (each assumed equal while it is checked) replaces recursion. */
+typedef struct { uint32_t a, b; } gpair;
+typedef struct { const tl_module *ma, *mb; uint32_t ga, gb, n; tl_vec *work; } across;
+
+static uint32_t canon_group(const tl_module *m, uint32_t x) { return TL_FTYPE(m, TL_FTYPE(m, x)->canon)->rec; }
+
+/* Defined types x (of ma) and y (of mb), by canonical index: same place
+ * in their groups, and the groups queued for comparison (or the group
+ * being compared, for references into it). */
+static bool def_match(across *c, uint32_t x, uint32_t y) {
+  uint32_t gx = canon_group(c->ma, x), gy = canon_group(c->mb, y);
+  x = TL_FTYPE(c->ma, x)->canon, y = TL_FTYPE(c->mb, y)->canon;
+  if (x - gx != y - gy) return false;
+  bool inx = gx == c->ga, iny = gy == c->gb;
+  if (inx || iny) return inx && iny;
+  TL_VEC_PUSH(c->work, gpair, ((gpair){gx, gy}));
+  return true;
+}
+
+static bool type_match(across *c, tl_type a, tl_type b) {
+  if (tl_type_is_tuple(a) || tl_type_is_tuple(b)) {
+    uint32_t n = tl_type_arity(c->ma, a);
+    if (!tl_type_is_tuple(a) || !tl_type_is_tuple(b) || n != tl_type_arity(c->mb, b)) return false;
+    for (uint32_t i = 0; i < n; i++)
+      if (!type_match(c, tl_type_at(c->ma, a, i), tl_type_at(c->mb, b, i))) return false;
+    return true;
+  }
+  bool da = a >= TL_REF_BASE && tl_heap_is_def(tl_ref_heap(a));
+  bool db = b >= TL_REF_BASE && tl_heap_is_def(tl_ref_heap(b));
+  if (!da || !db) return a == b;
+  return tl_ref_nullable(a) == tl_ref_nullable(b) &&
+         def_match(c, tl_ref_heap(a) - TL_HT_DEF, tl_ref_heap(b) - TL_HT_DEF);
+}
+
+static bool deftype_match(across *c, const tl_deftype *x, const tl_deftype *y) {
+  if (x->kind != y->kind || x->open != y->open || x->nfields != y->nfields) return false;
+  if ((x->super == TL_NO_SUPER) != (y->super == TL_NO_SUPER)) return false;
+  if (x->super != TL_NO_SUPER && !def_match(c, x->super, y->super)) return false;
+  if (x->kind == TL_DT_FUNC) return type_match(c, x->params, y->params) && type_match(c, x->results, y->results);
+  for (uint32_t f = 0; f < x->nfields; f++) {
+    const tl_field *a = &x->fields[f], *b = &y->fields[f];
+    if (a->pack != b->pack || a->mut != b->mut || !type_match(c, a->type, b->type)) return false;
+  }
+  return true;
+}
+
+static bool groups_match(across *c, uint32_t ga, uint32_t gb) {
+  c->ga = ga, c->gb = gb, c->n = TL_FTYPE(c->ma, ga)->nrec;
+  if (c->n != TL_FTYPE(c->mb, gb)->nrec) return false;
+  for (uint32_t i = 0; i < c->n; i++)
+    if (!deftype_match(c, TL_FTYPE(c->ma, ga + i), TL_FTYPE(c->mb, gb + i))) return false;
+  return true;
+}
+
+static bool def_equal_across(const tl_module *ma, uint32_t x, const tl_module *mb, uint32_t y) {
+  tl_vec work = {0}, seen = {0};
+  across c = {ma, mb, UINT32_MAX, UINT32_MAX, 0, &work};
+  bool ok = def_match(&c, x, y);
+  while (ok && work.n) {
+    gpair g = TL_VEC_AT(&work, gpair, --work.n);
+    bool done = false;
+    for (size_t i = 0; i < seen.n && !done; i++)
+      done = TL_VEC_AT(&seen, gpair, i).a == g.a && TL_VEC_AT(&seen, gpair, i).b == g.b;
+    if (done) continue;
+    TL_VEC_PUSH(&seen, gpair, g);
+    ok = groups_match(&c, g.a, g.b);
+  }
+  tl_vec_free(&work);
+  tl_vec_free(&seen);
+  return ok;
+}
+
+bool tl_heap_sub_across(const tl_module *ma, uint32_t a, const tl_module *mb, uint32_t b) {
+  if (!tl_heap_is_def(b)) return tl_heap_sub(ma, a, b);
+  if (!tl_heap_is_def(a)) return tl_heap_sub(mb, a, b);
+  for (uint32_t x = a - TL_HT_DEF;; x = TL_FTYPE(ma, x)->super) {
+    if (def_equal_across(ma, x, mb, b - TL_HT_DEF)) return true;
+    if (TL_FTYPE(ma, x)->super == TL_NO_SUPER) return false;
+  }
+}
+
+bool tl_type_sub_across(const tl_module *ma, tl_type a, const tl_module *mb, tl_type b) {
+  if (ma == mb) return tl_type_sub(ma, a, b);
+  if (tl_type_is_tuple(a) || tl_type_is_tuple(b)) {
+    uint32_t n = tl_type_arity(ma, a);
+    if (!tl_type_is_tuple(a) || !tl_type_is_tuple(b) || n != tl_type_arity(mb, b)) return false;
+    for (uint32_t i = 0; i < n; i++)
+      if (!tl_type_sub_across(ma, tl_type_at(ma, a, i), mb, tl_type_at(mb, b, i))) return false;
+    return true;
+  }
+  if (!tl_type_is_ref(a) || !tl_type_is_ref(b)) return a == b;
+  if (tl_ref_nullable(a) && !tl_ref_nullable(b)) return false;
+  return tl_heap_sub_across(ma, tl_ref_heap(a), mb, tl_ref_heap(b));
 }

@@ -270,7 +270,7 @@ static bool check_table_init(vc *c, const tl_expr *e) {
   if (!in_range(c, e, e->imm.idx2.a, m->elems.n, "elem") ||
       !in_range(c, e, e->imm.idx2.b, m->tables.n, "table"))
     return false;
-  return same_elem(c, e, TL_ELEM(m, e->imm.idx2.a)->type, TL_TABLE(m, e->imm.idx2.b)->elem);
+  return same_elem(c, e, tl_elem_type(TL_ELEM(m, e->imm.idx2.a)), TL_TABLE(m, e->imm.idx2.b)->elem);
 }
 
 static bool check_table_copy(vc *c, const tl_expr *e) {
@@ -286,7 +286,7 @@ static bool check_call_indirect_imm(vc *c, const tl_expr *e) {
   if (!in_range(c, e, e->imm.idx2.a, m->types.n, "type") ||
       !in_range(c, e, e->imm.idx2.b, m->tables.n, "table"))
     return false;
-  if (TL_TABLE(m, e->imm.idx2.b)->elem != TL_FUNCREF)
+  if (!tl_type_sub(m, TL_TABLE(m, e->imm.idx2.b)->elem, TL_FUNCREF))
     return fail(c, TL_E_INVALID, "%s: table %u is not a funcref table", opname(e), e->imm.idx2.b);
   return true;
 }
@@ -308,8 +308,11 @@ static bool check_target(vc *c, const tl_expr *e, uint32_t l) {
     c->bt[l] = vt;
     c->bop[l] = e->op;
   } else if (c->bt[l] != vt) {
-    return fail(c, TL_E_INVALID, "%s: carries %s to label %u, but %s carries %s", opname(e),
-                tn(vt), l, tl_ops[c->bop[l]].text, tn(c->bt[l]));
+    tl_type lub = tl_type_lub(c->m, c->bt[l], vt); /* subtypes meet at their bound */
+    if (!tl_type_sub(c->m, vt, lub) || !tl_type_sub(c->m, c->bt[l], lub))
+      return fail(c, TL_E_INVALID, "%s: carries %s to label %u, but %s carries %s", opname(e),
+                  tn(vt), l, tl_ops[c->bop[l]].text, tn(c->bt[l]));
+    c->bt[l] = lub;
   }
   return true;
 }
@@ -412,7 +415,7 @@ static bool check_imm(vc *c, const tl_expr *e) {
 static bool check_tail(vc *c, const tl_expr *e, tl_type results) {
   if (!c->f) return fail(c, TL_E_INVALID, "%s: outside a function", opname(e));
   tl_type mine = TL_FTYPE(c->m, c->f->type)->results;
-  if (results == mine) return true;
+  if (tl_type_sub(c->m, results, mine)) return true;
   return fail(c, TL_E_INVALID, "%s: callee results %s differ from the caller's %s", opname(e),
               tn(results), tn(mine));
 }
@@ -427,16 +430,27 @@ static bool check_calls(vc *c, const tl_expr *e) {
     if (!want_list(c, e, 0, ft->params)) return false;
     return e->op == TL_OP_CALL || check_tail(c, e, ft->results);
   }
-  tl_functype *ft = TL_FTYPE(m, e->imm.idx2.a);
+  bool ref = e->op == TL_OP_CALL_REF || e->op == TL_OP_RETURN_CALL_REF;
+  tl_functype *ft = TL_FTYPE(m, ref ? e->imm.index : e->imm.idx2.a);
+  if (ft->kind != TL_DT_FUNC) return fail(c, TL_E_INVALID, "%s: not a function type", opname(e));
   uint32_t n = tl_type_arity(m, ft->params);
   if (!arity(c, e, n + 1, n + 1)) return false;
   for (uint32_t i = 0; i < n; i++)
     if (!want(c, e, i, tl_type_at(m, ft->params, i))) return false;
-  if (!want(c, e, n, tl_table_is64(m, e->imm.idx2.b) ? TL_I64 : TL_I32)) return false;
-  return e->op == TL_OP_CALL_INDIRECT || check_tail(c, e, ft->results);
+  tl_type last = ref ? tl_ref_def(ft->canon, true) : tl_table_is64(m, e->imm.idx2.b) ? TL_I64 : TL_I32;
+  if (!want(c, e, n, last)) return false;
+  return e->op == TL_OP_CALL_INDIRECT || e->op == TL_OP_CALL_REF || check_tail(c, e, ft->results);
+}
+
+/* A reference operand (i), e.g. of ref.as_non_null and br_on_null. */
+static bool want_ref(vc *c, const tl_expr *e, uint32_t i) {
+  tl_type t = e->kid[i]->type;
+  if (c->dead || tl_type_is_ref(t)) return true;
+  return fail(c, TL_E_INVALID, "%s: operand %u has type %s, expected a reference", opname(e), i + 1, tn(t));
 }
 
 static bool check_branch(vc *c, const tl_expr *e) {
+  if (e->op == TL_OP_BR_ON_NULL || e->op == TL_OP_BR_ON_NON_NULL) return arity(c, e, 1, 1) && want_ref(c, e, 0);
   if (e->op == TL_OP_BR) {
     if (!arity(c, e, 0, 1)) return false;
     return e->nkid == 0 || want_value(c, e, 0);
@@ -522,7 +536,9 @@ static bool check_special(vc *c, const tl_expr *e) {
   case TL_OP_BR: case TL_OP_BR_IF: case TL_OP_BR_TABLE: return check_branch(c, e);
   case TL_OP_RETURN: return check_return(c, e);
   case TL_OP_CALL: case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL:
-  case TL_OP_RETURN_CALL_INDIRECT: return check_calls(c, e);
+  case TL_OP_RETURN_CALL_INDIRECT: case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: return check_calls(c, e);
+  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: return check_branch(c, e);
+  case TL_OP_REF_AS_NON_NULL: return arity(c, e, 1, 1) && want_ref(c, e, 0);
   case TL_OP_DROP: return arity(c, e, 1, 1) && want_value(c, e, 0);
   case TL_OP_SELECT: case TL_OP_SELECT_T: return check_select(c, e);
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
@@ -1093,6 +1109,7 @@ static uint8_t *declared_funcs(tl_module *m) {
     if (x->kind == TL_EXTERN_FUNC && x->index < m->funcs.n) d[x->index] = 1;
   }
   for (uint32_t i = 0; i < m->globals.n; i++) mark_refs(m, d, TL_GLOBAL(m, i)->init);
+  for (uint32_t i = 0; i < m->tables.n; i++) mark_refs(m, d, TL_TABLE(m, i)->init);
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *s = TL_ELEM(m, i);
     mark_refs(m, d, s->offset);
@@ -1201,6 +1218,11 @@ static bool check_tables(vc *c) {
     if (t->is64 && !need_feat(c, TL_FEAT_MEMORY64, "64-bit table")) return false;
     if (t->elem == TL_EXTERNREF && !need_feat(c, TL_FEAT_REFERENCE_TYPES, "externref table"))
       return false;
+    bool imported = i < m->nimported_tables;
+    if (imported && t->init) return fail(c, TL_E_INVALID, "table %u: import with an initializer", i);
+    if (!imported && !t->init && !tl_type_defaultable(t->elem))
+      return fail(c, TL_E_INVALID, "table %u: type mismatch: non-nullable elements need an initializer", i);
+    if (t->init && !check_const(c, t->init, t->elem, "table initializer")) return false;
   }
   return true;
 }
@@ -1311,7 +1333,7 @@ static bool check_elems(vc *c) {
     if (s->mode == TL_SEG_ACTIVE) {
       if (s->table >= m->tables.n)
         return fail(c, TL_E_INVALID, "elem %u: table index %u out of range", i, s->table);
-      if (TL_TABLE(m, s->table)->elem != s->type)
+      if (!tl_type_sub(m, tl_elem_type(s), TL_TABLE(m, s->table)->elem))
         return fail(c, TL_E_INVALID, "elem %u: type %s does not match table %u", i, tn(s->type), s->table);
       if (!check_const(c, s->offset, tl_table_is64(m, s->table) ? TL_I64 : TL_I32, "elem offset")) return false;
     }

@@ -181,6 +181,8 @@ void tl_walk_module(tl_module *m, tl_visit_fn visit, void *ctx) {
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, visit, ctx);
   for (size_t i = 0; i < m->globals.n; i++)
     if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, visit, ctx);
+  for (size_t i = 0; i < m->tables.n; i++)
+    if (TL_TABLE(m, i)->init) tl_walk_post(m, NULL, &TL_TABLE(m, i)->init, visit, ctx);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     if (el->offset) tl_walk_post(m, NULL, &el->offset, visit, ctx);

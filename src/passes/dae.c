@@ -178,6 +178,7 @@ static bool analyze(tl_pass_ctx *ctx, dinfo *info, scan *scans) {
   tl_vec inits = {0}; /* the initializers' uses */
   an_ctx c = {NULL, 0, &inits};
   for (size_t i = 0; i < m->globals.n; i++) an_expr(m, &c, NULL, &TL_GLOBAL(m, i)->init);
+  for (size_t i = 0; i < m->tables.n; i++) an_expr(m, &c, NULL, &TL_TABLE(m, i)->init);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     an_expr(m, &c, NULL, &el->offset);

@@ -125,6 +125,7 @@ static bool apply(tl_module *m, const uint32_t *target, uint32_t nf) {
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
     if (target[i] == i) remap_expr(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, remap);
   for (size_t i = 0; i < m->globals.n; i++) remap_expr(m, NULL, &TL_GLOBAL(m, i)->init, remap);
+  for (size_t i = 0; i < m->tables.n; i++) remap_expr(m, NULL, &TL_TABLE(m, i)->init, remap);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     remap_expr(m, NULL, &el->offset, remap);

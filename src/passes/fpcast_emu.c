@@ -153,6 +153,8 @@ static bool keep_declared(tl_module *m, const uint32_t *thunk, uint32_t nf) {
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
     tl_walk_post(m, TL_FUNC(m, i), &TL_FUNC(m, i)->body, note_ref, &d);
   for (uint32_t i = m->nimported_globals; i < m->globals.n; i++) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, note_ref, &d);
+  for (uint32_t i = m->nimported_tables; i < m->tables.n; i++)
+    if (TL_TABLE(m, i)->init) tl_walk_post(m, NULL, &TL_TABLE(m, i)->init, note_ref, &d);
   if (d.any) {
     tl_elem el = {.mode = TL_SEG_DECLARATIVE, .type = TL_FUNCREF};
     for (uint32_t f = 0; f < nf; f++) el.n += d.used[f];

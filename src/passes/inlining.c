@@ -171,6 +171,7 @@ static bool compute_info(tl_pass_ctx *ctx, finfo *info, fscan *sc) {
     }
   }
   for (size_t i = 0; i < m->globals.n; i++) scan_expr(m, info, TL_GLOBAL(m, i)->init, NULL);
+  for (size_t i = 0; i < m->tables.n; i++) scan_expr(m, info, TL_TABLE(m, i)->init, NULL);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     scan_expr(m, info, el->offset, NULL);
@@ -426,6 +427,7 @@ static void remove_funcs(tl_pass_ctx *ctx, const uint8_t *gone, uint32_t *remap)
   remap_job j = {m, gone, remap};
   tl_run_parallel(ctx, nf - m->nimported_funcs, remap_one, &j);
   for (size_t i = 0; i < m->globals.n; i++) remap_expr(m, NULL, &TL_GLOBAL(m, i)->init, remap);
+  for (size_t i = 0; i < m->tables.n; i++) remap_expr(m, NULL, &TL_TABLE(m, i)->init, remap);
   for (size_t i = 0; i < m->elems.n; i++) {
     tl_elem *el = TL_ELEM(m, i);
     remap_expr(m, NULL, &el->offset, remap);

@@ -392,6 +392,8 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     if (s == TL_OK)
       s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
     if (s == TL_OK) tell_decoded(m, opt, &told);
+    /* a module pass may have changed a function's type under its ref.funcs */
+    if (s == TL_OK && p->kind != TL_PASS_FUNC && (m->features & TL_FEAT_GC)) tl_module_retype_ref_funcs(m);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK)
       s = after_pass(err, p->name);

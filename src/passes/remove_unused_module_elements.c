@@ -153,7 +153,7 @@ static void collect_one(void *user, uint32_t k) {
 static void mark_roots(rume *r) {
   tl_module *m = r->m;
   /* GC types name each other (and nodes name them) by index: they stay */
-  if (tl_module_uses_gc(m))
+  if (tl_module_uses_gc(m)) /* (ref.func's types: the runner retypes them) */
     for (uint32_t i = 0; i < m->types.n; i++) use(r, K_TYPE, i);
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
@@ -193,6 +193,11 @@ static void propagate(rume *r) {
     for (uint32_t i = 0; i < m->globals.n; i++)
       if (scan_once(r, K_GLOBAL, i)) {
         scan(r, &TL_GLOBAL(m, i)->init);
+        again = true;
+      }
+    for (uint32_t i = 0; i < m->tables.n; i++)
+      if (TL_TABLE(m, i)->init && scan_once(r, K_TABLE, i)) {
+        scan(r, &TL_TABLE(m, i)->init);
         again = true;
       }
     for (uint32_t i = 0; i < m->elems.n; i++) {

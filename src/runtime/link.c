@@ -121,6 +121,16 @@ static void make_sig(tl_store *s, tl_module *m, uint32_t ti, tl_funcinst *out) {
   out->types = TL_NEWN(&s->arena, uint32_t, out->np + out->nr + 1);
   for (uint32_t i = 0; i < out->np; i++) out->types[i] = tl_type_at(m, ft->params, i);
   for (uint32_t i = 0; i < out->nr; i++) out->types[out->np + i] = tl_type_at(m, ft->results, i);
+  out->tm = m;
+  out->tcanon = ft->canon;
+  out->plain = ft->nrec == 1 && !ft->open && ft->super == TL_NO_SUPER;
+  for (uint32_t i = 0; i < out->np + out->nr; i++)
+    if (out->types[i] >= TL_REF_BASE && tl_heap_is_def(tl_ref_heap(out->types[i]))) out->plain = false;
+}
+
+/* Types of two modules that are the same type (mutable globals, tables). */
+static bool same_type(const tl_module *ma, tl_type a, const tl_module *mb, tl_type b) {
+  return tl_type_sub_across(ma, a, mb, b) && tl_type_sub_across(mb, b, ma, a);
 }
 
 static tl_status link_fail(tl_error *err, const tl_importname *imp, const char *why) {
@@ -156,6 +166,7 @@ static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
     inst->funcs[i] = tl_store_func_new(inst->s, sig->types, sig->np, sig->types + sig->np, sig->nr, fb->fn,
                                fb->user);
     if (!inst->funcs[i]) return tl_nomem(err, "instantiate");
+    inst->funcs[i]->tm = sig->tm, inst->funcs[i]->tcanon = sig->tcanon, inst->funcs[i]->plain = sig->plain;
   }
   return TL_OK;
 }
@@ -177,12 +188,13 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
         return t->min > 10000000 ? tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "table too large")
                                  : tl_nomem(err, "instantiate");
       inst->tables[i]->is64 = t->is64;
+      inst->tables[i]->m = m;
       continue;
     }
     tl_extern x;
     if (!lookup(l, &t->imp, &x)) return link_fail(err, &t->imp, "unknown import");
     tl_tableinst *ti = x.ptr;
-    if (x.kind != TL_EXTERNKIND_TABLE || ti->elem != t->elem || ti->is64 != t->is64 ||
+    if (x.kind != TL_EXTERNKIND_TABLE || !same_type(ti->m, ti->elem, m, t->elem) || ti->is64 != t->is64 ||
         !limits_ok(ti->n, ti->has_max, ti->max, t->min, t->has_max, t->max))
       return link_fail(err, &t->imp, "incompatible import type");
     inst->tables[i] = ti;
@@ -268,6 +280,7 @@ static tl_status link_globals(tl_instance *inst, tl_linker *l, tl_error *err) {
       tl_globalinst *gi = TL_NEW(&inst->s->arena, tl_globalinst);
       gi->type = g->type;
       gi->mut = g->mut;
+      gi->m = m;
       inst->globals[i] = gi;
       tl_status st = eval_const(inst, g->init, &gi->v, err);
       if (st) return st;
@@ -276,7 +289,8 @@ static tl_status link_globals(tl_instance *inst, tl_linker *l, tl_error *err) {
     tl_extern x;
     if (!lookup(l, &g->imp, &x)) return link_fail(err, &g->imp, "unknown import");
     tl_globalinst *gi = x.ptr;
-    if (x.kind != TL_EXTERNKIND_GLOBAL || gi->type != g->type || gi->mut != g->mut)
+    if (x.kind != TL_EXTERNKIND_GLOBAL || gi->mut != g->mut ||
+        !(gi->mut ? same_type(gi->m, gi->type, m, g->type) : tl_type_sub_across(gi->m, gi->type, m, g->type)))
       return link_fail(err, &g->imp, "incompatible import type");
     inst->globals[i] = gi;
   }
@@ -299,9 +313,25 @@ static tl_status link_tags(tl_instance *inst, tl_linker *l, tl_error *err) {
     tl_extern x;
     if (!lookup(l, &t->imp, &x)) return link_fail(err, &t->imp, "unknown import");
     tl_taginst *ti = x.ptr;
-    if (x.kind != TL_EXTERNKIND_TAG || !tl_interp_sig_eq(ti->sig, sig))
+    if (x.kind != TL_EXTERNKIND_TAG || !tl_interp_sig_eq(ti->sig, sig) || !tl_interp_sig_eq(sig, ti->sig))
       return link_fail(err, &t->imp, "incompatible import type");
     inst->tags[i] = ti;
+  }
+  return TL_OK;
+}
+
+/* Defined tables with an initializer: every element its value (after the
+ * globals, which it may read). */
+static tl_status init_tables(tl_instance *inst, tl_error *err) {
+  tl_module *m = inst->m;
+  for (uint32_t i = m->nimported_tables; i < m->tables.n; i++) {
+    tl_table *t = TL_TABLE(m, i);
+    if (!t->init) continue;
+    tl_v v = {0};
+    tl_status st = eval_const(inst, t->init, &v, err);
+    if (st) return st;
+    tl_tableinst *ti = inst->tables[i];
+    for (uint32_t k = 0; k < ti->n; k++) ti->e[k] = v.ref;
   }
   return TL_OK;
 }
@@ -389,7 +419,7 @@ static void link_run(void *arg) {
   tl_status st;
   if ((st = link_funcs(inst, k->l, k->err)) || (st = link_tables_mems(inst, k->l, k->err)) ||
       (st = link_globals(inst, k->l, k->err)) || (st = link_tags(inst, k->l, k->err)) ||
-      (st = init_segments(inst, k->err)))
+      (st = init_tables(inst, k->err)) || (st = init_segments(inst, k->err)))
     return;
   k->inst = inst;
 }

@@ -41,6 +41,10 @@ struct tl_funcinst {
   uint32_t *types;          /* np parameter types, then nr result types */
   tl_host_fn host;
   void *user;
+  const tl_module *tm;      /* its function type: type tcanon of module tm, */
+  uint32_t tcanon;          /* or tm NULL (a host function of plain types) */
+  bool plain;               /* a final type of its own rec group without
+                               supertype or defined types: types say it all */
 };
 
 typedef struct {
@@ -59,12 +63,14 @@ typedef struct {
   bool has_max;
   bool is64;                /* table64: i64 indices */
   uint32_t cap;
+  const tl_module *m;       /* the module elem's defined types belong to (NULL: host) */
 } tl_tableinst;
 
 typedef struct {
   tl_type type;
   bool mut;
   tl_v v;
+  const tl_module *m;       /* the module type's defined types belong to (NULL: host) */
 } tl_globalinst;
 
 /* A tag instance: exceptions match by its address, so an imported tag is

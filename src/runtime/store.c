@@ -71,6 +71,7 @@ tl_funcinst *tl_store_func_new(tl_store *s, const uint32_t *params, uint32_t np,
   f->types = types;
   f->host = fn;
   f->user = user;
+  f->plain = true;
   return f;
 }
 
@@ -202,6 +203,16 @@ void tl_func_type_of(tl_extern fn, const uint32_t **params, uint32_t *np, const 
 
 
 /* ------------------------------------------------------------------ calls */
+/* A host value for parameter i: of its type, or a reference of a subtype
+ * (an externref for a (ref extern) parameter, when it is not null). */
+static bool arg_fits(const tl_funcinst *f, uint32_t i, const tl_value *a) {
+  tl_type want = f->types[i];
+  if (a->type == want) return true;
+  if (!tl_type_is_ref(a->type) || !tl_type_is_ref(want)) return false;
+  if (!tl_ref_nullable(want) && !a->of.ref) return false;
+  return tl_type_sub_across(NULL, tl_ref_with_null(a->type, false), f->inst ? f->inst->m : NULL, want);
+}
+
 tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t nargs,
                        tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err) {
   tl_funcinst *f = fn.ptr;
@@ -210,7 +221,7 @@ tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t
   if (nargs != f->np || maxres < f->nr)
     return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "wrong number of arguments or results");
   for (uint32_t i = 0; i < nargs; i++)
-    if (args[i].type != f->types[i])
+    if (!arg_fits(f, i, &args[i]))
       return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "argument %u has the wrong type", i);
   if (!tl_interp_stacks_ready(s)) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   uint32_t n = f->np > f->nr ? f->np : f->nr;

@@ -1764,11 +1764,10 @@ static tl_status table_field(P *p) {
     buf e = {0};
     p->labels.n = 0;
     st = expr(p, &e);
-    bool null = !st && e.n >= 2 && e.p[0] == 0xd0 && e.p[e.n - 1] == 0x0b && e.n <= 3;
-    if (!null) put(o, 0x40), put(o, 0);
+    put(o, 0x40), put(o, 0);
     put_buf(o, &rt);
     put_buf(o, &lim);
-    if (!null) put_buf(o, &e);
+    put_buf(o, &e);
     bfree(&e);
   } else if (!st) {
     put_buf(o, &rt);

@@ -172,7 +172,7 @@ tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht) {
   TRY(rd_s33(r, &v, "heap type"));
   if (v < 0) {
     int a = v >= -64 ? abstract_heap((uint8_t)(v & 0x7f)) : -1;
-    if (a < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed heap type %" PRId64, v);
+    if (a < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed heap type 0x%02x", *at);
     *ht = (uint32_t)a;
     return TL_OK;
   }
@@ -226,7 +226,8 @@ static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
     return TL_OK;
   }
   TRY(rd_valtype(c, r, out));
-  if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type");
+  if (!tl_type_is_ref(*out))
+    return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", *at);
   return TL_OK;
 }
 
@@ -342,7 +343,7 @@ tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
       return rd_fail_at(r, at, TL_E_LIMIT, "constant expression too deep");
     st[n++] = e;
   }
-  if (n != 1 || st[0]->type != want)
+  if (n != 1 || !tl_type_sub(m, st[0]->type, want))
     return rd_fail(r, TL_E_INVALID, "type mismatch in constant expression, expected %s",
                    tl_type_name(want));
   *out = st[0];
@@ -394,10 +395,19 @@ static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
   const uint8_t *at = r->p;
   tl_table t = {0};
   limits l = {0};
-  if (r->p < r->end && *r->p == 0x40 && !imp.module)
-    return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table initializer expressions are not supported");
+  bool has_init = r->p < r->end && *r->p == 0x40 && !imp.module;
+  if (has_init) {
+    uint8_t zero;
+    r->p++;
+    TRY(rd_byte(r, &zero, "table initializer"));
+    if (zero) return rd_fail_at(r, r->p - 1, TL_E_MALFORMED, "malformed table: 0x40 not followed by 0x00");
+    TRY(need_feature(c, r, at, TL_FEAT_REFERENCE_TYPES, "a table initializer"));
+  }
   TRY(rd_reftype(c, r, &t.elem));
   TRY(rd_limits(c, r, false, &l));
+  if (has_init) TRY(rd_const_expr(c, r, t.elem, &t.init));
+  else if (!imp.module && !tl_type_defaultable(t.elem))
+    return rd_fail_at(r, at, TL_E_INVALID, "type mismatch: a table of non-nullable references needs an initializer");
   t.min = l.min;
   t.max = l.max;
   t.has_max = l.has_max;
@@ -535,6 +545,7 @@ static tl_status rd_types(rctx *c, rd *r) {
       if ((st = need_feature(c, r, at, TL_FEAT_GC, "a rec group"))) break;
       if ((st = rd_count(r, &gn, 2, "rec group type"))) break;
     }
+    if (!gn) continue; /* an empty rec group defines nothing */
     if ((uint64_t)g0 + gn > 1000000) {
       st = rd_fail_at(r, at, TL_E_MALFORMED, "too many types");
       break;
@@ -788,7 +799,7 @@ static tl_status rd_elem(rctx *c, rd *r, tl_elem *e) {
       if (kind) return rd_fail_at(r, kat, TL_E_MALFORMED, "malformed element kind %u", kind);
     }
   }
-  if (e->mode == TL_SEG_ACTIVE && TL_TABLE(m, e->table)->elem != e->type)
+  if (e->mode == TL_SEG_ACTIVE && !tl_type_sub(m, tl_elem_type(e), TL_TABLE(m, e->table)->elem))
     return rd_fail_at(r, at, TL_E_INVALID, "type mismatch: element segment of %s in a table of %s",
                       tl_type_name(e->type), tl_type_name(TL_TABLE(m, e->table)->elem));
   return rd_elem_items(c, r, e);
@@ -1082,10 +1093,15 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
     c->threads = 1; /* bodies in order: locations are looked up as read */
   }
   if (c->dwarf) c->threads = 1;
+  m->features = c->feat & TL_FEAT_ALL; /* what nodes are typed by while read (ref.func) */
   if (s == TL_OK) s = guarded_read(c, &r);
   if (s == TL_OK && c->dwarf) s = check_dwarf(c);
   tl_srcmap_free(&sm);
-  if (s == TL_OK) m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
+  if (s == TL_OK) {
+    tl_features read_with = m->features;
+    m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
+    if ((read_with ^ m->features) & TL_FEAT_GC) tl_module_retype_ref_funcs(m);
+  }
   rctx_free(c);
   if (opt) m->threads = opt->threads;
   if (s == TL_OK && !(opt && opt->no_validate)) s = tl_validate_module(m, err);

@@ -342,8 +342,8 @@ static tl_status chk_clause(fctx *x) {
   bool same = tl_type_arity(x->m, lt) == n;
   for (uint32_t k = 0; same && k < n; k++) {
     tl_type want = n == 1 ? lt : tl_type_at(x->m, lt, k);
-    tl_type sent = k == np ? TL_EXNREF : np == 1 ? pt : tl_type_at(x->m, pt, k);
-    same = want == sent;
+    tl_type sent = k == np ? tl_ref(TL_HT_EXN, false) : np == 1 ? pt : tl_type_at(x->m, pt, k);
+    same = tl_type_sub(x->m, sent, want);
   }
   if (same) return TL_OK;
   if (t->kind == K_LOOP && lt != TL_NONE)
@@ -372,7 +372,7 @@ static tl_status chk_plain(fctx *x, int op) {
   TRY(rdc_imm(x, op, &im));
   uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
   for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, wide >> k & 1 ? TL_I64 : oi->ops[k], NULL));
-  tl_type res = wide & TL_IDX64_RESULT ? TL_I64 : oi->result;
+  tl_type res = wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? tl_ref_func_type(x->m, im.index) : oi->result;
   if (res != TL_NONE) push(x, res);
   if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;
@@ -413,6 +413,11 @@ tl_status rd_check_body(rctx *c, rd *r, uint32_t fi) {
   fctx x = {c, r, c->m, TL_FUNC(c->m, fi), 0, r->p, "function", true};
   x.f->body_offset = (uint32_t)(r->p - r->base);
   TRY(rdc_locals(&x));
+  for (uint32_t i = tl_func_nparams(x.m, x.f); i < x.nwasm; i++)
+    if (!tl_type_defaultable(x.f->local[i])) { /* local initialization: the decoder tracks it */
+      c->chk_decode = true;
+      return TL_E_UNSUPPORTED;
+    }
   VALS(&x)->n = FRAMES(&x)->n = 0;
   open_frame(&x, K_FUNC, TL_NONE, tl_func_type(x.m, x.f)->results);
   bool done = false;

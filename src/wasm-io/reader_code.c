@@ -47,6 +47,7 @@ typedef struct {
                               TRY, TRY_TABLE: the node (kids pushed as read) */
   bool has_loc;            /* an input source map's location of the construct */
   tl_debugloc loc;
+  uint32_t lsets;          /* rctx.lsets when the frame (or its arm) began */
 } frame;
 
 
@@ -66,6 +67,8 @@ void code_scratch_free(rctx *c) {
   tl_vec_free(&c->cstack);
   tl_vec_free(&c->cframes);
   tl_vec_free(&c->ctypes);
+  tl_vec_free(&c->lset);
+  tl_vec_free(&c->lsets);
 }
 
 tl_status rdc_fail(fctx *x, tl_status code, const char *fmt, ...) {
@@ -321,7 +324,8 @@ static void open_frame(fctx *x, uint8_t kind, tl_type params, tl_type results, u
     push(x, set_local(x, pbase + k, vk), TL_NONE);
   }
   frame fr = {.kind = kind, .height = (uint32_t)STK(x)->n, .label = TL_NO_LABEL, .params = params,
-              .results = results, .bt = bt, .pbase = pbase, .tramp = TL_NO_LABEL};
+              .results = results, .bt = bt, .pbase = pbase, .tramp = TL_NO_LABEL,
+              .lsets = (uint32_t)x->c->lsets.n};
   if (kind != K_FUNC) {
     fr.label = new_label(x);
     if (x->c->label_map) TL_VEC_PUSH(&x->c->lmap, uint32_t, fr.label);
@@ -368,6 +372,45 @@ static tl_expr *make_arm(fctx *x, tl_expr **kids, uint32_t n) {
   return b;
 }
 
+/* ------------------------------------------------ local initialization */
+/* A local without a default value (a non-nullable reference) must be set
+ * before it is read; a set counts until the end of the block (or arm) it
+ * is in (the 3.0 rule). Bodies without such a local skip all of it. */
+static void linit_start(fctx *x) {
+  rctx *c = x->c;
+  c->linit = false;
+  c->lsets.n = 0;
+  if (c->trusted) return;
+  uint32_t np = tl_func_nparams(x->m, x->f);
+  for (uint32_t i = np; i < x->nwasm && !c->linit; i++) c->linit = !tl_type_defaultable(x->f->local[i]);
+  if (!c->linit) return;
+  c->lset.n = 0;
+  tl_vec_grow(&c->lset, 1, x->nwasm);
+  uint8_t *set = c->lset.p;
+  for (uint32_t i = 0; i < x->nwasm; i++) set[i] = i < np || tl_type_defaultable(x->f->local[i]);
+  c->lset.n = x->nwasm;
+}
+
+static void linit_set(fctx *x, uint32_t idx) {
+  rctx *c = x->c;
+  if (!c->linit || ((uint8_t *)c->lset.p)[idx]) return;
+  ((uint8_t *)c->lset.p)[idx] = 1;
+  TL_VEC_PUSH(&c->lsets, uint32_t, idx);
+}
+
+static tl_status linit_get(fctx *x, uint32_t idx) {
+  if (x->c->linit && !((uint8_t *)x->c->lset.p)[idx])
+    return rdc_fail(x, TL_E_INVALID, "uninitialized local %u", idx);
+  return TL_OK;
+}
+
+/* The sets since frame fr (or its arm) began end with it. */
+static void linit_reset(fctx *x, const frame *fr) {
+  rctx *c = x->c;
+  if (!c->linit) return;
+  while (c->lsets.n > fr->lsets) ((uint8_t *)c->lset.p)[TL_VEC_AT(&c->lsets, uint32_t, --c->lsets.n)] = 0;
+}
+
 static tl_status do_else(fctx *x) {
   frame *fr = TOPF(x);
   if (fr->kind != K_IF) return rdc_fail(x, TL_E_MALFORMED, "else without matching if");
@@ -375,6 +418,7 @@ static tl_status do_else(fctx *x) {
   uint32_t n;
   TRY(close_list(x, &kids, &n));
   fr = TOPF(x);
+  linit_reset(x, fr);
   fr->node->kid[1] = make_arm(x, kids, n);
   fr->kind = K_ELSE;
   fr->unreachable = false;
@@ -414,6 +458,7 @@ static tl_status do_end(fctx *x, bool *done) {
   TRY(close_list(x, &kids, &n));
   frame fr = *TOPF(x);
   x->c->frames.n--;
+  linit_reset(x, &fr);
   tl_expr *e;
   switch (fr.kind) {
   case K_FUNC:
@@ -461,10 +506,14 @@ tl_status rdc_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt
     r->p++;
     return TL_OK;
   }
-  if (r->p < r->end && (*r->p >= 0x7b || *r->p == 0x70 || *r->p == 0x6f || *r->p == 0x69 || *r->p == 0x63))
-    return rd_valtype(x->c, r, results);
-  int64_t idx;
+  /* a value type: its byte is a negative one-byte s33 (0x41-0x7f) */
   const uint8_t *at = r->p;
+  if (r->p < r->end && *r->p > 0x40 && *r->p < 0x80) {
+    tl_status s = rd_valtype(x->c, r, results);
+    if (s == TL_E_MALFORMED) return rd_fail_at(r, at, s, "malformed block type 0x%02x", *at);
+    return s;
+  }
+  int64_t idx;
   TRY(rd_s33(r, &idx, "block type"));
   if (idx < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed block type");
   if ((uint64_t)idx >= m->types.n) return rd_fail_at(r, at, TL_E_INVALID, "unknown type %lld", (long long)idx);
@@ -609,7 +658,7 @@ tl_status rdc_imm(fctx *x, int op, tl_imm *im) {
     TRY(rd_u32(r, &im->idx2.b, "table index"));
     TRY(need_elem(x, im->idx2.a));
     TRY(rdc_need_table(x, im->idx2.b));
-    if (TL_ELEM(m, im->idx2.a)->type != TL_TABLE(m, im->idx2.b)->elem)
+    if (!tl_type_sub(m, tl_elem_type(TL_ELEM(m, im->idx2.a)), TL_TABLE(m, im->idx2.b)->elem))
       return rdc_fail(x, TL_E_INVALID, "type mismatch in table.init: element and table types differ");
     return TL_OK;
   case TL_IMM_TABLE_COPY:
@@ -617,7 +666,7 @@ tl_status rdc_imm(fctx *x, int op, tl_imm *im) {
     TRY(rd_u32(r, &im->idx2.b, "table index"));
     TRY(rdc_need_table(x, im->idx2.a));
     TRY(rdc_need_table(x, im->idx2.b));
-    if (TL_TABLE(m, im->idx2.a)->elem != TL_TABLE(m, im->idx2.b)->elem)
+    if (!tl_type_sub(m, TL_TABLE(m, im->idx2.b)->elem, TL_TABLE(m, im->idx2.a)->elem))
       return rdc_fail(x, TL_E_INVALID, "type mismatch in table.copy: table types differ");
     return TL_OK;
   case TL_IMM_FENCE: return zero_byte(x);
@@ -646,7 +695,7 @@ static tl_status do_plain(fctx *x, int op) {
   uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
   for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, wide >> k & 1 ? TL_I64 : oi->ops[k], &e->kid[k]));
   tl_expr_finalize(x->m, x->f, e);
-  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : oi->result);
+  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? e->type : oi->result);
   if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;
 }
@@ -869,15 +918,17 @@ tl_status rdc_callee(fctx *x, int op, uint32_t *a, uint32_t *b, tl_functype **ft
     TRY(rd_u32(x->r, b, "table index"));
     if (*a >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", *a);
     TRY(rdc_need_table(x, *b));
-    if (TL_TABLE(m, *b)->elem != TL_FUNCREF)
-      return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
+    if (!tl_type_sub(m, TL_TABLE(m, *b)->elem, TL_FUNCREF))
+      return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of %s", x->opname,
+                      rdc_tname(TL_TABLE(m, *b)->elem));
     *ft = TL_FTYPE(m, *a);
+    if ((*ft)->kind != TL_DT_FUNC) return rdc_fail(x, TL_E_INVALID, "type %u is not a function type", *a);
   } else {
     TRY(rd_u32(x->r, a, "function index"));
     if (*a >= m->funcs.n) return rdc_fail(x, TL_E_INVALID, "unknown function %u", *a);
     *ft = tl_func_type(m, TL_FUNC(m, *a));
   }
-  if (tail && (*ft)->results != tl_func_type(m, x->f)->results)
+  if (tail && !tl_type_sub(m, (*ft)->results, tl_func_type(m, x->f)->results))
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
   return TL_OK;
 }
@@ -908,6 +959,84 @@ static tl_status do_call(fctx *x, int op) {
   } else {
     push(x, e, ft->results);
   }
+  return TL_OK;
+}
+
+/* call_ref and return_call_ref: the args, then a (ref null $t). */
+static tl_status do_call_ref(fctx *x, int op) {
+  tl_module *m = x->m;
+  bool tail = op == TL_OP_RETURN_CALL_REF;
+  uint32_t ti;
+  TRY(rd_u32(x->r, &ti, "type index"));
+  if (ti >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", ti);
+  tl_functype *ft = TL_FTYPE(m, ti);
+  if (ft->kind != TL_DT_FUNC) return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: type %u is not a function type", x->opname, ti);
+  if (tail && !tl_type_sub(m, ft->results, tl_func_type(m, x->f)->results))
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
+  uint32_t np = tl_type_arity(m, ft->params);
+  tl_expr *e = tl_expr_new(m, (tl_op)op, np + 1);
+  e->imm.index = ti;
+  TRY(pop_want(x, tl_ref_def(ft->canon, true), &e->kid[np]));
+  for (uint32_t k = np; k-- > 0;) TRY(pop_want(x, tl_type_at(m, ft->params, k), &e->kid[k]));
+  tl_expr_finalize(m, x->f, e);
+  if (tail) {
+    e->type = TL_UNREACHABLE;
+    push(x, e, TL_NONE);
+    set_unreachable(x);
+  } else {
+    push(x, e, ft->results);
+  }
+  return TL_OK;
+}
+
+/* A reference operand (or the polymorphic stack's). */
+static tl_status pop_ref(fctx *x, tl_expr **e, tl_type *t) {
+  TRY(pop_any(x, e, t));
+  if (*t != TL_UNREACHABLE && !tl_type_is_ref(*t))
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected a reference but got %s", x->opname, rdc_tname(*t));
+  return TL_OK;
+}
+
+static tl_type non_null(tl_type t) { return t == TL_UNREACHABLE ? t : tl_ref_with_null(t, false); }
+
+static tl_status do_ref_as_non_null(fctx *x) {
+  tl_expr *e = tl_expr_new(x->m, TL_OP_REF_AS_NON_NULL, 1);
+  tl_type t;
+  TRY(pop_ref(x, &e->kid[0], &t));
+  tl_expr_finalize(x->m, x->f, e);
+  push(x, e, non_null(t));
+  return TL_OK;
+}
+
+/* br_on_null L: to L (dropping the null) or on with the non-null
+ * reference; br_on_non_null L: to L with it or on without it. The IR node
+ * holds the reference only: a label that also takes values from below it
+ * (t* in the spec's typing) is refused. */
+static tl_status do_br_on_null(fctx *x, int op) {
+  tl_module *m = x->m;
+  uint32_t depth;
+  frame *t = NULL;
+  TRY(rd_u32(x->r, &depth, "label"));
+  TRY(get_label(x, depth, &t));
+  tl_type lt = label_type(t), rt;
+  bool loop = t->kind == K_LOOP;
+  tl_expr *e = tl_expr_new(m, (tl_op)op, 1);
+  TRY(pop_ref(x, &e->kid[0], &rt));
+  bool on_null = op == TL_OP_BR_ON_NULL;
+  uint32_t want = on_null ? 0 : 1;
+  if (tl_type_arity(m, lt) != want || (!on_null && !tl_type_is_ref(lt))) {
+    if (tl_type_arity(m, lt) > want)
+      return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label that takes more values is not supported", x->opname);
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: label type %s", x->opname, rdc_tname(lt));
+  }
+  if (!on_null && !tl_type_sub(m, non_null(rt), lt))
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(lt), rdc_tname(rt));
+  if (loop && lt != TL_NONE)
+    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a loop with parameters is not supported", x->opname);
+  e->imm.label = t->kind == K_FUNC ? 0 : t->label;
+  tl_expr_finalize(m, x->f, e);
+  if (!loop) note_branch(x, e->imm.label, e);
+  push(x, e, on_null ? non_null(rt) : TL_NONE);
   return TL_OK;
 }
 
@@ -947,11 +1076,13 @@ static tl_status do_local(fctx *x, int op) {
   if (idx >= x->nwasm) return rdc_fail(x, TL_E_INVALID, "unknown local %u", idx);
   tl_type t = x->f->local[idx];
   if (op == TL_OP_LOCAL_GET) {
+    TRY(linit_get(x, idx));
     push(x, get_local(x, idx), t);
     return TL_OK;
   }
   tl_expr *v;
   TRY(pop_want(x, t, &v));
+  linit_set(x, idx);
   tl_expr *e = tl_make_local_set(x->m, x->f, idx, v, op == TL_OP_LOCAL_TEE);
   push(x, e, op == TL_OP_LOCAL_TEE ? t : TL_NONE);
   return TL_OK;
@@ -1064,11 +1195,13 @@ static tl_status do_catch(fctx *x, int op) {
   uint32_t n;
   TRY(close_list(x, &kids, &n));
   fr = TOPF(x);
+  linit_reset(x, fr);
   put_arm(x, fr, make_arm(x, kids, n));
   tl_expr *arm = tl_expr_new(x->m, (tl_op)op, 1);
   tl_type pt = op == TL_OP_CATCH ? tl_tag_params(x->m, tag) : TL_NONE;
   uint32_t p = pt != TL_NONE ? payload_set_local(x, pt) : TL_NO_INDEX;
   bool named = p != TL_NO_INDEX;
+  if (named) linit_set(x, p);
   if (!named && pt != TL_NONE) p = scratch(x, pt);
   if (op == TL_OP_CATCH) arm->imm.idx2.a = p, arm->imm.idx2.b = tag;
   fr = TOPF(x); /* scratch may not move frames, but stay safe */
@@ -1092,6 +1225,7 @@ static tl_status do_delegate(fctx *x) {
   TRY(close_list(x, &kids, &n));
   frame tf = *TOPF(x);
   x->c->frames.n--;
+  linit_reset(x, &tf);
   frame *t = NULL;
   TRY(get_label(x, depth, &t));
   tl_expr *d = tl_expr_new(x->m, TL_OP_DELEGATE, 0);
@@ -1151,7 +1285,7 @@ static tl_status rd_clause(fctx *x, tl_expr **out) {
   e->imm.idx2.b = tag;
   tl_expr_finalize(x->m, x->f, e);
   tl_type lt = label_type(t);
-  if (e->type != lt) {
+  if (!tl_clause_fits(x->m, e, lt)) {
     if (t->kind == K_LOOP && lt != TL_NONE)
       return rdc_fail(x, TL_E_UNSUPPORTED, "try_table catch to a loop with parameters is not supported");
     return rdc_fail(x, TL_E_INVALID, "type mismatch in catch clause: sends %s to a label of %s", rdc_tname(e->type),
@@ -1177,12 +1311,7 @@ static tl_status do_try_table(fctx *x) {
   return TL_OK;
 }
 
-tl_status rdc_ref_null(fctx *x, tl_type *t) {
-  uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
-  if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
-    return rdc_fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
-  return rd_null_heaptype(x->c, x->r, t);
-}
+tl_status rdc_ref_null(fctx *x, tl_type *t) { return rd_null_heaptype(x->c, x->r, t); }
 
 static tl_status do_special(fctx *x, int op, bool *done) {
   tl_module *m = x->m;
@@ -1210,6 +1339,9 @@ static tl_status do_special(fctx *x, int op, bool *done) {
   case TL_OP_RETURN: return do_return(x);
   case TL_OP_CALL: case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT:
     return do_call(x, op);
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: return do_call_ref(x, op);
+  case TL_OP_REF_AS_NON_NULL: return do_ref_as_non_null(x);
+  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: return do_br_on_null(x, op);
   case TL_OP_DROP:
     TRY(pop_any(x, &e, &t));
     push(x, tl_make_drop(m, e), TL_NONE);
@@ -1350,6 +1482,7 @@ tl_status rdc_locals(fctx *x) {
   x->nwasm = f->nlocal;
   f->has_scratch_base = true;
   f->scratch_base = f->nlocal;
+  if (!x->check) linit_start(x);
   return TL_OK;
 }
 

@@ -34,6 +34,11 @@ typedef struct {
   size_t names_size;
   tl_vec stack, frames, labels; /* function reader scratch (reader_code.c) */
   tl_vec cstack, cframes, ctypes; /* the checker's (reader_check.c) */
+  tl_vec lset;             /* uint8_t per wasm local: set so far (local
+                              initialization, only in bodies with a local
+                              that has no default value: linit on) */
+  tl_vec lsets;            /* uint32_t: the locals set, innermost frame last */
+  bool linit;              /* this body tracks local initialization */
   bool label_map;          /* keep lmap: the name section may name labels */
   tl_vec lmap;             /* uint32_t: IR label of each wasm label, all bodies */
   tl_vec lmap_off;         /* size_t: where each defined function's labels start */

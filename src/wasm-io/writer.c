@@ -222,8 +222,11 @@ static tl_status sec_table(wr *w, tl_buf *b) {
   wr_u32(b, (uint32_t)m->tables.n - m->nimported_tables);
   for (size_t i = m->nimported_tables; i < m->tables.n; i++) {
     tl_table *t = TL_TABLE(m, i);
+    bool init = t->init && !(t->init->op == TL_OP_REF_NULL && t->init->type == t->elem);
+    if (init) tl_buf_byte(b, 0x40), tl_buf_byte(b, 0);
     TRY(wr_valtype(w, b, t->elem));
     limits(b, t->min, t->max, t->has_max, false, t->is64);
+    if (init) TRY(wr_const_expr(w, b, &t->init, "table"));
   }
   return TL_OK;
 }

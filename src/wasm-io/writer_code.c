@@ -162,6 +162,12 @@ static void local_op(tl_buf *b, uint8_t code, uint32_t idx) {
 }
 
 static uint32_t scratch_local(wr *w, tl_type t) {
+  if (t >= TL_NBASIC) { /* a typed reference: its scratch by a search (rare) */
+    for (size_t i = 0; i < w->stypes.n; i++)
+      if (TL_VEC_AT(&w->stypes, tl_type, i) == t) return w->base[w->f->nlocal] + (uint32_t)i;
+    TL_VEC_PUSH(&w->stypes, tl_type, t);
+    return w->base[w->f->nlocal] + (uint32_t)w->stypes.n - 1;
+  }
   if (!w->scratch[t]) {
     TL_VEC_PUSH(&w->stypes, tl_type, t);
     w->scratch[t] = (uint32_t)w->stypes.n;

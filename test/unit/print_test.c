@@ -252,7 +252,7 @@ START_TEST(prints_module_fields) {
   m->name = "my mod";
   tl_memory mem = {1, 2, true, true, false, {NULL, NULL, 0, 0}, "mem"};
   TL_VEC_PUSH(&m->memories, tl_memory, mem);
-  tl_table tab = {TL_FUNCREF, 1, 0, false, false, {"env", "tab", 3, 3}, NULL};
+  tl_table tab = {TL_FUNCREF, 1, 0, false, false, {"env", "tab", 3, 3}, NULL, NULL};
   TL_VEC_PUSH(&m->tables, tl_table, tab);
   m->nimported_tables = 1;
   tl_func *f = new_func(m, TL_NONE, TL_NONE);
