@@ -25,6 +25,7 @@ tl_type tl_branch_value_type(const tl_expr *br) {
     return br->nkid && br->kid[0]->type == TL_UNREACHABLE ? TL_UNREACHABLE : TL_NONE;
   case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
     return br->type; /* what the clause sends its label */
+  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: return tl_gc_branch_type(NULL, br);
   default: return TL_UNREACHABLE;
   }
 }
@@ -33,7 +34,8 @@ static bool is_clause(const tl_expr *e) { return (unsigned)(e->op - TL_OP_TT_CAT
 _Static_assert(TL_OP_TT_CATCH_ALL_REF == TL_OP_TT_CATCH + 3, "try_table clause rows adjacent");
 
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e)) return e->imm.label == label;
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e) || tl_op_is_br_on_cast(e->op))
+    return e->imm.label == label;
   if (e->op != TL_OP_BR_TABLE) return false;
   if (e->imm.table->def == label) return true;
   for (uint32_t i = 0; i < e->imm.table->n; i++)
@@ -145,7 +147,9 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   case TL_OP_DELEGATE: return TL_NONE;
   case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
     return clause_type(m, e);
-  default: return e->type;
+  default:
+    if (tl_op_is_gc(e->op)) return tl_gc_natural_type(m, e);
+    return e->type;
   }
 }
 

@@ -112,7 +112,18 @@ typedef enum {
   TL_IMM_CLAUSE,        /* try_table clause: imm.idx2 = {label, tag}; a is
                            imm.label, so it reads as a branch's label */
   TL_IMM_TRY_TABLE,     /* try_table: imm.block; clauses are kids (ir.h EH) */
-  TL_IMM_TYPE           /* call_ref, return_call_ref: imm.index (a type index) */
+  TL_IMM_TYPE,          /* call_ref, return_call_ref, struct.new, array.get...:
+                           imm.index (a type index) */
+  TL_IMM_TYPE_FIELD,    /* struct.get/set: imm.idx2 = {type index, field} */
+  TL_IMM_TYPE_COUNT,    /* array.new_fixed: imm.idx2 = {type index, count} */
+  TL_IMM_TYPE_DATA,     /* array.new_data/init_data: imm.idx2 = {type index, data} */
+  TL_IMM_TYPE_ELEM,     /* array.new_elem/init_elem: imm.idx2 = {type index, elem} */
+  TL_IMM_TYPE_TYPE,     /* array.copy: imm.idx2 = {dst type index, src type index} */
+  TL_IMM_CAST,          /* ref.test, ref.cast: imm.index holds the target tl_type
+                           (nullable: the _NULL opcode in the binary) */
+  TL_IMM_BR_CAST        /* br_on_cast(_fail): imm.idx2 = {label, target tl_type};
+                           the input type is the operand's (the writer
+                           states the lub of it and the target) */
 } tl_imm_kind;
 
 /* Flags of an opcode (OR-ed in opcodes.def). */
@@ -139,6 +150,14 @@ enum {
   TL_F_EH = 1 << 18,          /* an exception-handling node (every EH row) */
   TL_F_RELAXED = 1 << 19,     /* implementation-defined result (relaxed SIMD): pure,
                                  but never folded to one of its allowed values */
+  /* GC heap effects (opcodes_gc.def). effects.c folds them into the memory
+   * flags (READ: READS_MEM; WRITE, ALLOC: WRITES_MEM; SEG: READS_TABLE), so
+   * a pass that orders loads and stores orders these too. They are not in
+   * TL_F_INDEXED: nothing memory64/multi-memory rewrites. */
+  TL_F_GC_READ = 1 << 20,     /* reads a struct field or array element */
+  TL_F_GC_WRITE = 1 << 21,    /* writes one */
+  TL_F_GC_ALLOC = 1 << 22,    /* allocates: a fresh identity, never merged */
+  TL_F_GC_SEG = 1 << 23,      /* reads an element segment (elem.drop orders) */
 };
 /* Rows whose index operands may be i64 (memory64/table64): tl_index64_mask. */
 #define TL_F_INDEXED (TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE | TL_F_WRITES_TABLE)
@@ -787,6 +806,18 @@ tl_features tl_type_features(const tl_module *m, tl_type t);
 /* t is none, unreachable, a basic type, a tuple of m, or a reference to an
  * abstract heap type or to a canonical defined type of m. */
 bool tl_type_valid(const tl_module *m, tl_type t);
+
+/* gcops.c: the GC instructions' types. A field's value type (i32 for a
+ * packed one); whether a type has a default value; the reference to
+ * module type idx; a GC node's natural type; br_on_cast(_fail)'s value to
+ * its label. */
+tl_type tl_gc_unpacked(const tl_field *f);
+bool tl_type_defaultable(tl_type t);
+tl_type tl_gc_ref_of(const tl_module *m, uint32_t idx, bool nullable);
+tl_type tl_gc_natural_type(const tl_module *m, const tl_expr *e);
+tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e);
+static inline bool tl_op_is_gc(int op) { return (op >= TL_OP_STRUCT_NEW && op <= TL_OP_I31_GET_U) || op == TL_OP_REF_EQ; }
+static inline bool tl_op_is_br_on_cast(int op) { return op == TL_OP_BR_ON_CAST || op == TL_OP_BR_ON_CAST_FAIL; }
 
 /* memarg.c */
 uint64_t tl_memarg_big(const tl_module *m, uint32_t index);

@@ -323,6 +323,14 @@ tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
     int op;
     TRY(rd_opcode(r, &op));
     if (op == TL_OP_END) break;
+    if (rdg_const_ok(op)) {
+      TRY(need_feature(c, r, at, tl_ops[op].feat, tl_ops[op].text));
+      tl_expr *g;
+      TRY(rdg_const(c, r, op, at, st, &n, &g));
+      if (n == sizeof st / sizeof st[0]) return rd_fail_at(r, at, TL_E_LIMIT, "constant expression too deep");
+      st[n++] = g;
+      continue;
+    }
     if (!const_op_ok(op))
       return rd_fail_at(r, at, TL_E_INVALID, "constant expression required, got %s", tl_ops[op].text);
     TRY(need_feature(c, r, at, tl_ops[op].feat, tl_ops[op].text));
@@ -342,7 +350,7 @@ tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
       return rd_fail_at(r, at, TL_E_LIMIT, "constant expression too deep");
     st[n++] = e;
   }
-  if (n != 1 || st[0]->type != want)
+  if (n != 1 || !tl_type_sub(m, st[0]->type, want))
     return rd_fail(r, TL_E_INVALID, "type mismatch in constant expression, expected %s",
                    tl_type_name(want));
   *out = st[0];

@@ -1179,7 +1179,7 @@ static tl_status do_try_table(fctx *x) {
 
 tl_status rdc_ref_null(fctx *x, tl_type *t) {
   uint8_t b = x->r->p < x->r->end ? *x->r->p : 0;
-  if (x->r->p < x->r->end && b != 0x70 && b != 0x6f && b != 0x69 && b != 0x74)
+  if (x->r->p < x->r->end && !(b >= 0x69 && b <= 0x74) && b >= 0x40) /* abstract or an index */
     return rdc_fail(x, TL_E_MALFORMED, "malformed reference type 0x%02x", b);
   return rd_null_heaptype(x->c, x->r, t);
 }
@@ -1237,8 +1237,24 @@ static tl_status do_special(fctx *x, int op, bool *done) {
     push(x, e, TL_I32);
     return TL_OK;
   default:
+    if (tl_op_is_gc(op)) return rdg_instr(x, op);
     return rdc_fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
   }
+}
+
+/* ------------------------------------------------- for reader_gc.c */
+tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got) { return pop_typed(x, want, out, got); }
+void rdc_push(fctx *x, tl_expr *e, tl_type t) { push(x, e, t); }
+void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br) { note_branch(x, label, br); }
+tl_status rdc_need_data(fctx *x, uint32_t idx) { return need_data(x, idx); }
+tl_status rdc_need_elem(fctx *x, uint32_t idx) { return need_elem(x, idx); }
+tl_status rdc_br_target(fctx *x, uint32_t depth, uint32_t *label, tl_type *lt, bool *loop) {
+  frame *t = NULL;
+  TRY(get_label(x, depth, &t));
+  *lt = label_type(t);
+  *loop = t->kind == K_LOOP;
+  *label = t->kind == K_FUNC ? 0 : t->label;
+  return TL_OK;
 }
 
 /* With an input source map: the instruction, then its location (the map's

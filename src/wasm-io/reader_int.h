@@ -116,6 +116,21 @@ tl_status rdc_catch(fctx *x, int op, uint8_t kind, uint32_t *tag);
 /* table.get/set/grow/fill's operand types (returns how many) and result */
 uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *res);
 
+/* reader_code.c: the value stack and labels, for reader_gc.c. rdc_pop:
+ * one value of type want (TL_UNREACHABLE: any), its stack type in *got;
+ * rdc_br_target: the IR label of wasm depth `depth`, its type, whether a loop. */
+tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got);
+void rdc_push(fctx *x, tl_expr *e, tl_type t);
+tl_status rdc_br_target(fctx *x, uint32_t depth, uint32_t *label, tl_type *lt, bool *loop);
+void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br);
+tl_status rdc_need_data(fctx *x, uint32_t idx);
+tl_status rdc_need_elem(fctx *x, uint32_t idx);
+/* reader_gc.c: a GC instruction of a body; in a constant expression (ops
+ * rdg_const_ok) with operands st[0..*n) (popped), the node in *out. */
+tl_status rdg_instr(fctx *x, int op);
+bool rdg_const_ok(int op);
+tl_status rdg_const(rctx *c, rd *r, int op, const uint8_t *at, tl_expr **st, uint32_t *n, tl_expr **out);
+
 /* reader_check.c: validates body fi from r without building IR. */
 tl_status rd_check_body(rctx *c, rd *r, uint32_t fi);
 

@@ -1,0 +1,51 @@
+/* gcops.c — the types of the GC instructions (opcodes_gc.def): the natural
+ * type finalize.c gives each node and the value br_on_cast(_fail) sends its
+ * label. Assumes the node's immediates were checked (reader, validator):
+ * type indices name types of the right kind, fields exist. */
+#include "ir.h"
+
+tl_type tl_gc_unpacked(const tl_field *f) { return f->pack != TL_PACK_NONE ? TL_I32 : f->type; }
+
+bool tl_type_defaultable(tl_type t) { return !tl_type_is_ref(t) || tl_ref_nullable(t); }
+
+/* The reference to module type idx (by its canonical index). */
+tl_type tl_gc_ref_of(const tl_module *m, uint32_t idx, bool nullable) {
+  return tl_ref_def(TL_FTYPE(m, idx)->canon, nullable);
+}
+
+/* r without the values of cast type c: non-null when c admits null. */
+static tl_type minus(tl_type r, tl_type c) {
+  if (!tl_type_is_ref(r) || !tl_ref_nullable(c)) return r;
+  return tl_ref_with_null(r, false);
+}
+
+tl_type tl_gc_natural_type(const tl_module *m, const tl_expr *e) {
+  tl_type in = e->nkid ? e->kid[0]->type : TL_NONE;
+  switch (e->op) {
+  case TL_OP_STRUCT_NEW: case TL_OP_STRUCT_NEW_DEFAULT: case TL_OP_ARRAY_NEW:
+  case TL_OP_ARRAY_NEW_DEFAULT: case TL_OP_ARRAY_NEW_DATA: case TL_OP_ARRAY_NEW_ELEM:
+    return tl_gc_ref_of(m, e->imm.index, false);
+  case TL_OP_ARRAY_NEW_FIXED: return tl_gc_ref_of(m, e->imm.idx2.a, false);
+  case TL_OP_STRUCT_GET: case TL_OP_STRUCT_GET_S: case TL_OP_STRUCT_GET_U:
+    return tl_gc_unpacked(&TL_FTYPE(m, e->imm.idx2.a)->fields[e->imm.idx2.b]);
+  case TL_OP_ARRAY_GET: case TL_OP_ARRAY_GET_S: case TL_OP_ARRAY_GET_U:
+    return tl_gc_unpacked(&TL_FTYPE(m, e->imm.index)->fields[0]);
+  case TL_OP_ARRAY_LEN: case TL_OP_REF_TEST: case TL_OP_REF_TEST_NULL: case TL_OP_I31_GET_S:
+  case TL_OP_I31_GET_U: case TL_OP_REF_EQ:
+    return TL_I32;
+  case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL: return e->imm.index;
+  case TL_OP_BR_ON_CAST: return minus(in, e->imm.idx2.b);
+  case TL_OP_BR_ON_CAST_FAIL: return e->imm.idx2.b;
+  case TL_OP_ANY_CONVERT_EXTERN: return tl_ref(TL_HT_ANY, !tl_type_is_ref(in) || tl_ref_nullable(in));
+  case TL_OP_EXTERN_CONVERT_ANY: return tl_ref(TL_HT_EXTERN, !tl_type_is_ref(in) || tl_ref_nullable(in));
+  case TL_OP_REF_I31: return tl_ref(TL_HT_I31, false);
+  default: return TL_NONE; /* struct.set, array.set/fill/copy/init_* */
+  }
+}
+
+tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e) {
+  (void)m;
+  tl_type in = e->kid[0]->type;
+  if (in == TL_UNREACHABLE) return TL_UNREACHABLE;
+  return e->op == TL_OP_BR_ON_CAST ? e->imm.idx2.b : minus(in, e->imm.idx2.b);
+}
