@@ -939,6 +939,8 @@ void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e);
 /* The least upper bound (type.c): unreachable is the identity; types with
  * no bound give a (the validator reports the mismatch). */
 tl_type tl_type_lub(const tl_module *m, tl_type a, tl_type b);
+/* the greatest lower bound of two reference types (a if either is not one) */
+tl_type tl_type_glb(const tl_module *m, tl_type a, tl_type b);
 tl_type tl_branch_value_type(const tl_expr *br);
 tl_type tl_ref_func_type(const tl_module *m, uint32_t func); /* ref.func's type */ /* none, unreachable or the carried type */
 void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type); /* TL_UNREACHABLE = no branches */

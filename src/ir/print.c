@@ -303,6 +303,26 @@ static void put_v128(pr *p, const uint8_t *v) {
   }
 }
 
+/* Module type index i, as a heap type (its $name or index). */
+static void put_sp_heap(pr *p, uint32_t i) {
+  put(p, " ");
+  put_heap(p, TL_HT_DEF + i);
+}
+
+/* br_on_cast(_fail) label rt1 rt2: rt1 the operand's type (its top when
+ * unreachable), rt2 the target within it (the writer's choice). */
+static void put_br_cast(pr *p, const tl_expr *e) {
+  tl_type t = e->imm.idx2.b, in = e->nkid ? e->kid[0]->type : TL_UNREACHABLE;
+  put_label(p, e->imm.label);
+  if (!tl_type_is_ref(t)) return;
+  if (!tl_type_is_ref(in)) in = tl_ref(tl_heap_top(p->m, tl_ref_heap(t)), true);
+  else t = tl_type_glb(p->m, t, in);
+  put(p, " ");
+  put_vt(p, in);
+  put(p, " ");
+  put_vt(p, t);
+}
+
 /* The mnemonic and immediates of a non-control node, without parens. */
 static void put_head(pr *p, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
@@ -360,6 +380,15 @@ static void put_head(pr *p, const tl_expr *e) {
   case TL_IMM_TAG: tl_buf_printf(p->out, " %u", e->imm.index); break;
   case TL_IMM_SELECT_T: put_result(p, e->imm.index); break;
   case TL_IMM_TUPLE_INDEX: tl_buf_printf(p->out, " %u", e->imm.index); break;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT:
+    put_sp_heap(p, e->imm.idx2.a);
+    tl_buf_printf(p->out, " %u", e->imm.idx2.b);
+    break;
+  case TL_IMM_TYPE_DATA: put_sp_heap(p, e->imm.idx2.a); put_sp_ref(p, NS_DATA, e->imm.idx2.b); break;
+  case TL_IMM_TYPE_ELEM: put_sp_heap(p, e->imm.idx2.a); put_sp_ref(p, NS_ELEM, e->imm.idx2.b); break;
+  case TL_IMM_TYPE_TYPE: put_sp_heap(p, e->imm.idx2.a); put_sp_heap(p, e->imm.idx2.b); break;
+  case TL_IMM_CAST: put(p, " "); put_vt(p, e->imm.index); break;
+  case TL_IMM_BR_CAST: put_br_cast(p, e); break;
   default: break;
   }
 }

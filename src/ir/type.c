@@ -500,3 +500,13 @@ tl_type tl_type_lub(const tl_module *m, tl_type a, tl_type b) {
   }
   return a;
 }
+
+/* The greatest lower bound of two reference types of one hierarchy: the
+ * lower of the two heap types when one is under the other, else the
+ * hierarchy's bottom; nullable only if both are. */
+tl_type tl_type_glb(const tl_module *m, tl_type a, tl_type b) {
+  if (a == TL_UNREACHABLE || b == TL_UNREACHABLE || !tl_type_is_ref(a) || !tl_type_is_ref(b)) return a;
+  uint32_t ha = tl_ref_heap(a), hb = tl_ref_heap(b);
+  uint32_t h = tl_heap_sub(m, ha, hb) ? ha : tl_heap_sub(m, hb, ha) ? hb : tl_heap_bottom(m, ha);
+  return tl_ref(h, tl_ref_nullable(a) && tl_ref_nullable(b));
+}

@@ -184,6 +184,8 @@ tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht) {
   return TL_OK;
 }
 
+bool rd_is_valtype_byte(uint8_t b) { return b >= 0x7b || b == 0x63 || b == 0x64 || abstract_heap(b) >= 0; }
+
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
   uint8_t b;
@@ -226,7 +228,7 @@ static tl_status rd_reftype(rctx *c, rd *r, tl_type *out) {
     return TL_OK;
   }
   TRY(rd_valtype(c, r, out));
-  if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type");
+  if (!tl_type_is_ref(*out)) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed reference type 0x%02x", *at);
   return TL_OK;
 }
 

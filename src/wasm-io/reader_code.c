@@ -461,7 +461,7 @@ tl_status rdc_blocktype(fctx *x, tl_type *params, tl_type *results, uint32_t *bt
     r->p++;
     return TL_OK;
   }
-  if (r->p < r->end && (*r->p >= 0x7b || *r->p == 0x70 || *r->p == 0x6f || *r->p == 0x69 || *r->p == 0x63))
+  if (r->p < r->end && rd_is_valtype_byte(*r->p))
     return rd_valtype(x->c, r, results);
   int64_t idx;
   const uint8_t *at = r->p;

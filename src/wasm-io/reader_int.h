@@ -68,6 +68,7 @@ tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what);
 tl_status rd_name_n(rd *r, tl_arena *a, const char **out, uint32_t *len, const char *what);
 bool utf8_valid(const uint8_t *s, size_t n);
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out);
+bool rd_is_valtype_byte(uint8_t b); /* a value type's first byte (not a type index) */
 tl_status rd_null_heaptype(rctx *c, rd *r, tl_type *out);
 tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht);
 tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what);
