@@ -952,6 +952,8 @@ bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that ta
 bool tl_expr_uses_label(const tl_expr *e, uint32_t label);
 /* Whether a subtree holds any exception-handling node. */
 bool tl_expr_has_eh(tl_expr *root);
+/* whether a node of root's subtree is a GC or typed-reference instruction */
+bool tl_expr_has_gc(tl_expr *root);
 
 /* walk.c — iterative walks. visit(w, slot) may replace *slot. */
 typedef struct tl_walk tl_walk;

@@ -201,9 +201,9 @@ uint64_t tl_expr_count(tl_expr *root) {
   return n;
 }
 
-/* Whether root's subtree holds a node with one of the flags fl (an
- * explicit stack; stops at the first). */
-static bool has_flag(tl_expr *root, uint32_t fl) {
+/* Whether root's subtree holds a node with one of the flags fl or of
+ * the features feat (an explicit stack; stops at the first). */
+static bool has_flag(tl_expr *root, uint32_t fl, tl_features feat) {
   if (!root) return false;
   tl_expr *small[64], **st = small;
   size_t n = 0, cap = 64;
@@ -211,7 +211,7 @@ static bool has_flag(tl_expr *root, uint32_t fl) {
   st[n++] = root;
   while (n && !found) {
     tl_expr *e = st[--n];
-    if (tl_ops[e->op].flags & fl) found = true;
+    if ((tl_ops[e->op].flags & fl) || (tl_ops[e->op].feat & feat)) found = true;
     for (uint32_t i = 0; i < e->nkid && !found; i++) {
       if (!e->kid[i]) continue;
       if (n == cap) {
@@ -231,4 +231,5 @@ static bool has_flag(tl_expr *root, uint32_t fl) {
   return found;
 }
 
-bool tl_expr_has_eh(tl_expr *root) { return has_flag(root, TL_F_EH); }
+bool tl_expr_has_eh(tl_expr *root) { return has_flag(root, TL_F_EH, 0); }
+bool tl_expr_has_gc(tl_expr *root) { return has_flag(root, 0, TL_FEAT_GC); }

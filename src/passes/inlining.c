@@ -232,7 +232,9 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
   switch (e->op) {
   case TL_OP_LOCAL_GET: c->read[e->imm.index] = 1; /* fall through */
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: e->imm.index += c->base; break;
-  case TL_OP_BR: case TL_OP_BR_IF: e->imm.label = c->lmap[e->imm.label]; break;
+  case TL_OP_BR: case TL_OP_BR_IF: case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL:
+    e->imm.label = c->lmap[e->imm.label];
+    break;
   case TL_OP_BR_TABLE: {
     tl_brtable *t = tl_brtable_new(c->m, e->imm.table->n);
     for (uint32_t i = 0; i < e->imm.table->n; i++) t->targets[i] = c->lmap[e->imm.table->targets[i]];
