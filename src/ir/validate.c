@@ -286,7 +286,7 @@ static bool check_call_indirect_imm(vc *c, const tl_expr *e) {
   if (!in_range(c, e, e->imm.idx2.a, m->types.n, "type") ||
       !in_range(c, e, e->imm.idx2.b, m->tables.n, "table"))
     return false;
-  if (TL_TABLE(m, e->imm.idx2.b)->elem != TL_FUNCREF)
+  if (!tl_type_sub(m, TL_TABLE(m, e->imm.idx2.b)->elem, TL_FUNCREF))
     return fail(c, TL_E_INVALID, "%s: table %u is not a funcref table", opname(e), e->imm.idx2.b);
   return true;
 }
@@ -1445,7 +1445,7 @@ static bool check_elems(vc *c) {
     if (s->mode == TL_SEG_ACTIVE) {
       if (s->table >= m->tables.n)
         return fail(c, TL_E_INVALID, "elem %u: table index %u out of range", i, s->table);
-      if (TL_TABLE(m, s->table)->elem != s->type)
+      if (!tl_type_sub(m, s->type, TL_TABLE(m, s->table)->elem))
         return fail(c, TL_E_INVALID, "elem %u: type %s does not match table %u", i, tn(s->type), s->table);
       if (!check_const(c, s->offset, tl_table_is64(m, s->table) ? TL_I64 : TL_I32, "elem offset")) return false;
     }

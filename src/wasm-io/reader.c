@@ -798,7 +798,7 @@ static tl_status rd_elem(rctx *c, rd *r, tl_elem *e) {
       if (kind) return rd_fail_at(r, kat, TL_E_MALFORMED, "malformed element kind %u", kind);
     }
   }
-  if (e->mode == TL_SEG_ACTIVE && TL_TABLE(m, e->table)->elem != e->type)
+  if (e->mode == TL_SEG_ACTIVE && !tl_type_sub(m, e->type, TL_TABLE(m, e->table)->elem))
     return rd_fail_at(r, at, TL_E_INVALID, "type mismatch: element segment of %s in a table of %s",
                       tl_type_name(e->type), tl_type_name(TL_TABLE(m, e->table)->elem));
   return rd_elem_items(c, r, e);

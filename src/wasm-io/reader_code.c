@@ -609,7 +609,7 @@ tl_status rdc_imm(fctx *x, int op, tl_imm *im) {
     TRY(rd_u32(r, &im->idx2.b, "table index"));
     TRY(need_elem(x, im->idx2.a));
     TRY(rdc_need_table(x, im->idx2.b));
-    if (TL_ELEM(m, im->idx2.a)->type != TL_TABLE(m, im->idx2.b)->elem)
+    if (!tl_type_sub(m, TL_ELEM(m, im->idx2.a)->type, TL_TABLE(m, im->idx2.b)->elem))
       return rdc_fail(x, TL_E_INVALID, "type mismatch in table.init: element and table types differ");
     return TL_OK;
   case TL_IMM_TABLE_COPY:
@@ -617,7 +617,7 @@ tl_status rdc_imm(fctx *x, int op, tl_imm *im) {
     TRY(rd_u32(r, &im->idx2.b, "table index"));
     TRY(rdc_need_table(x, im->idx2.a));
     TRY(rdc_need_table(x, im->idx2.b));
-    if (TL_TABLE(m, im->idx2.a)->elem != TL_TABLE(m, im->idx2.b)->elem)
+    if (!tl_type_sub(m, TL_TABLE(m, im->idx2.b)->elem, TL_TABLE(m, im->idx2.a)->elem))
       return rdc_fail(x, TL_E_INVALID, "type mismatch in table.copy: table types differ");
     return TL_OK;
   case TL_IMM_FENCE: return zero_byte(x);
@@ -869,7 +869,7 @@ tl_status rdc_callee(fctx *x, int op, uint32_t *a, uint32_t *b, tl_functype **ft
     TRY(rd_u32(x->r, b, "table index"));
     if (*a >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", *a);
     TRY(rdc_need_table(x, *b));
-    if (TL_TABLE(m, *b)->elem != TL_FUNCREF)
+    if (!tl_type_sub(m, TL_TABLE(m, *b)->elem, TL_FUNCREF))
       return rdc_fail(x, TL_E_INVALID, "type mismatch: %s on a table of externref", x->opname);
     *ft = TL_FTYPE(m, *a);
   } else {
