@@ -952,8 +952,12 @@ bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that ta
 bool tl_expr_uses_label(const tl_expr *e, uint32_t label);
 /* Whether a subtree holds any exception-handling node. */
 bool tl_expr_has_eh(tl_expr *root);
-/* whether a node of root's subtree is a GC or typed-reference instruction */
-bool tl_expr_has_gc(tl_expr *root);
+/* GC in a function: a type with a reference beyond funcref/externref/
+ * exnref; a node of root's subtree that is a GC or typed-reference
+ * instruction or has such a type; either in f's signature, locals or body. */
+bool tl_type_has_gc(const tl_module *m, tl_type t);
+bool tl_expr_has_gc(const tl_module *m, tl_expr *root);
+bool tl_func_has_gc(const tl_module *m, const tl_func *f);
 
 /* walk.c — iterative walks. visit(w, slot) may replace *slot. */
 typedef struct tl_walk tl_walk;
