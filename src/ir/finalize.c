@@ -25,7 +25,8 @@ tl_type tl_branch_value_type(const tl_expr *br) {
     return br->nkid && br->kid[0]->type == TL_UNREACHABLE ? TL_UNREACHABLE : TL_NONE;
   case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
     return br->type; /* what the clause sends its label */
-  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: return tl_gc_branch_type(NULL, br);
+  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL:
+    return tl_gc_branch_type(NULL, br);
   default: return TL_UNREACHABLE;
   }
 }
@@ -34,7 +35,7 @@ static bool is_clause(const tl_expr *e) { return (unsigned)(e->op - TL_OP_TT_CAT
 _Static_assert(TL_OP_TT_CATCH_ALL_REF == TL_OP_TT_CATCH + 3, "try_table clause rows adjacent");
 
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e) || tl_op_is_br_on_cast(e->op))
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e) || tl_op_is_br_on(e->op))
     return e->imm.label == label;
   if (e->op != TL_OP_BR_TABLE) return false;
   if (e->imm.table->def == label) return true;

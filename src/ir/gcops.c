@@ -1,6 +1,7 @@
 /* gcops.c — the types of the GC instructions (opcodes_gc.def): the natural
- * type finalize.c gives each node and the value br_on_cast(_fail) sends its
- * label. Assumes the node's immediates were checked (reader, validator):
+ * type finalize.c gives each node and the value br_on_cast(_fail),
+ * br_on_null and br_on_non_null send their label; also the typed function
+ * reference instructions (call_ref, ref.as_non_null...). Assumes the node's immediates were checked (reader, validator):
  * type indices name types of the right kind, fields exist. */
 #include "ir.h"
 
@@ -39,7 +40,11 @@ tl_type tl_gc_natural_type(const tl_module *m, const tl_expr *e) {
   case TL_OP_ANY_CONVERT_EXTERN: return tl_ref(TL_HT_ANY, !tl_type_is_ref(in) || tl_ref_nullable(in));
   case TL_OP_EXTERN_CONVERT_ANY: return tl_ref(TL_HT_EXTERN, !tl_type_is_ref(in) || tl_ref_nullable(in));
   case TL_OP_REF_I31: return tl_ref(TL_HT_I31, false);
-  default: return TL_NONE; /* struct.set, array.set/fill/copy/init_* */
+  case TL_OP_CALL_REF: return e->imm.index < m->types.n ? TL_FTYPE(m, e->imm.index)->results : TL_NONE;
+  case TL_OP_RETURN_CALL_REF: return TL_UNREACHABLE;
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: /* what passes: not null */
+    return tl_type_is_ref(in) ? tl_ref_with_null(in, false) : in;
+  default: return TL_NONE; /* struct.set, array.set/fill/copy/init_*, br_on_non_null */
   }
 }
 
@@ -47,5 +52,7 @@ tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e) {
   (void)m;
   tl_type in = e->kid[0]->type;
   if (in == TL_UNREACHABLE) return TL_UNREACHABLE;
+  if (e->op == TL_OP_BR_ON_NULL) return TL_NONE;
+  if (e->op == TL_OP_BR_ON_NON_NULL) return tl_type_is_ref(in) ? tl_ref_with_null(in, false) : in;
   return e->op == TL_OP_BR_ON_CAST ? e->imm.idx2.b : minus(in, e->imm.idx2.b);
 }

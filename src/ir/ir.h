@@ -816,8 +816,17 @@ bool tl_type_defaultable(tl_type t);
 tl_type tl_gc_ref_of(const tl_module *m, uint32_t idx, bool nullable);
 tl_type tl_gc_natural_type(const tl_module *m, const tl_expr *e);
 tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e);
-static inline bool tl_op_is_gc(int op) { return (op >= TL_OP_STRUCT_NEW && op <= TL_OP_I31_GET_U) || op == TL_OP_REF_EQ; }
+static inline bool tl_op_is_gc(int op) {
+  return (op >= TL_OP_STRUCT_NEW && op <= TL_OP_I31_GET_U) || op == TL_OP_REF_EQ || op == TL_OP_CALL_REF ||
+         op == TL_OP_RETURN_CALL_REF || op == TL_OP_REF_AS_NON_NULL || op == TL_OP_BR_ON_NULL ||
+         op == TL_OP_BR_ON_NON_NULL;
+}
 static inline bool tl_op_is_br_on_cast(int op) { return op == TL_OP_BR_ON_CAST || op == TL_OP_BR_ON_CAST_FAIL; }
+/* br_on_null, br_on_non_null, br_on_cast, br_on_cast_fail: imm.label, one
+ * reference operand, a value to the label on one path */
+static inline bool tl_op_is_br_on(int op) {
+  return tl_op_is_br_on_cast(op) || op == TL_OP_BR_ON_NULL || op == TL_OP_BR_ON_NON_NULL;
+}
 
 /* memarg.c */
 uint64_t tl_memarg_big(const tl_module *m, uint32_t index);

@@ -475,6 +475,7 @@ bool tl_type_sub(const tl_module *m, tl_type a, tl_type b) {
 }
 
 static uint32_t heap_lub(const tl_module *m, uint32_t a, uint32_t b) {
+  if (tl_heap_sub(m, a, b)) return b; /* a bottom is under a defined type, but not on its path up */
   for (uint32_t x = a;; x = heap_up(m, x)) {
     if (tl_heap_sub(m, b, x)) return x;
     if (x == heap_up(m, x)) return x; /* a top b is not under: no bound */

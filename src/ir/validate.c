@@ -415,7 +415,7 @@ static bool check_imm(vc *c, const tl_expr *e) {
 static bool check_tail(vc *c, const tl_expr *e, tl_type results) {
   if (!c->f) return fail(c, TL_E_INVALID, "%s: outside a function", opname(e));
   tl_type mine = TL_FTYPE(c->m, c->f->type)->results;
-  if (results == mine) return true;
+  if (tl_type_sub(c->m, results, mine)) return true;
   return fail(c, TL_E_INVALID, "%s: callee results %s differ from the caller's %s", opname(e),
               tn(results), tn(mine));
 }
@@ -625,9 +625,34 @@ static bool check_cast(vc *c, const tl_expr *e, tl_type t) {
   return want(c, e, 0, tl_ref(tl_heap_top(c->m, tl_ref_heap(t)), true));
 }
 
+/* call_ref/return_call_ref $t: the arguments, then a (ref null $t). */
+static bool check_call_ref(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  uint32_t t = e->imm.index;
+  if (!in_range(c, e, t, m->types.n, "type")) return false;
+  if (TL_FTYPE(m, t)->kind != TL_DT_FUNC) return fail(c, TL_E_INVALID, "%s: type %u is not a function type", opname(e), t);
+  const tl_deftype *d = TL_FTYPE(m, t);
+  uint32_t np = tl_type_arity(m, d->params);
+  if (!arity(c, e, np + 1, np + 1) || !want(c, e, np, tl_gc_ref_of(m, t, true))) return false;
+  for (uint32_t k = 0; k < np; k++)
+    if (!want(c, e, k, tl_type_at(m, d->params, k))) return false;
+  return e->op == TL_OP_CALL_REF || check_tail(c, e, d->results);
+}
+
+/* One operand of a reference type (any, when dead). */
+static bool want_ref(vc *c, const tl_expr *e) {
+  if (!arity(c, e, 1, 1)) return false;
+  if (c->dead || tl_type_is_ref(e->kid[0]->type) || e->kid[0]->type == TL_UNREACHABLE) return true;
+  return fail(c, TL_E_INVALID, "%s: operand has type %s, expected a reference", opname(e), tn(e->kid[0]->type));
+}
+
 static bool check_gc(vc *c, const tl_expr *e) {
   const tl_type eq = tl_ref(TL_HT_EQ, true);
   switch (e->op) {
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: return check_call_ref(c, e);
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: return want_ref(c, e);
+  case TL_OP_BR_ON_NON_NULL: /* the label takes the reference */
+    return want_ref(c, e);
   case TL_OP_STRUCT_NEW: case TL_OP_STRUCT_NEW_DEFAULT: case TL_OP_STRUCT_GET: case TL_OP_STRUCT_GET_S:
   case TL_OP_STRUCT_GET_U: case TL_OP_STRUCT_SET:
     return check_struct_op(c, e);

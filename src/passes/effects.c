@@ -55,7 +55,7 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
     c->fx->branches_out = true;
   if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) c->fx->flags |= TL_F_WRITES_LOCAL;
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE ||
-      tl_op_is_br_on_cast(e->op)) {
+      tl_op_is_br_on(e->op)) {
     if (!defined_inside(c, e->imm.label)) c->fx->branches_out = true;
   } else if (e->op == TL_OP_BR_TABLE) {
     if (!defined_inside(c, e->imm.table->def)) c->fx->branches_out = true;

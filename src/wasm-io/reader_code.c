@@ -1245,6 +1245,7 @@ static tl_status do_special(fctx *x, int op, bool *done) {
 /* ------------------------------------------------- for reader_gc.c */
 tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got) { return pop_typed(x, want, out, got); }
 void rdc_push(fctx *x, tl_expr *e, tl_type t) { push(x, e, t); }
+void rdc_set_unreachable(fctx *x) { set_unreachable(x); }
 void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br) { note_branch(x, label, br); }
 tl_status rdc_need_data(fctx *x, uint32_t idx) { return need_data(x, idx); }
 tl_status rdc_need_elem(fctx *x, uint32_t idx) { return need_elem(x, idx); }

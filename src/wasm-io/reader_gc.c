@@ -14,7 +14,7 @@ static tl_status rd_typeidx(fctx *x, uint8_t kind, uint32_t *idx) {
   uint8_t k = TL_FTYPE(x->m, *idx)->kind;
   if (k != kind)
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: type %u is not a%s type", x->opname, *idx,
-                    kind == TL_DT_STRUCT ? " struct" : "n array");
+                    kind == TL_DT_STRUCT ? " struct" : kind == TL_DT_ARRAY ? "n array" : " function");
   return TL_OK;
 }
 
@@ -247,6 +247,63 @@ static tl_status do_br_on_cast(fctx *x, int op) {
   return TL_OK;
 }
 
+/* call_ref $t, return_call_ref $t: the arguments, then a (ref null $t). */
+static tl_status do_call_ref(fctx *x, int op) {
+  tl_module *m = x->m;
+  uint32_t t;
+  TRY(rd_typeidx(x, TL_DT_FUNC, &t));
+  const tl_deftype *d = TL_FTYPE(m, t);
+  uint32_t np = tl_type_arity(m, d->params);
+  bool tail = op == TL_OP_RETURN_CALL_REF;
+  if (tail && !tl_type_sub(m, d->results, tl_func_type(m, x->f)->results))
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
+  tl_expr *e = node(x, op, np + 1);
+  e->imm.index = t;
+  TRY(rdc_pop(x, tl_gc_ref_of(m, t, true), &e->kid[np], NULL));
+  for (uint32_t k = np; k-- > 0;) TRY(rdc_pop(x, tl_type_at(m, d->params, k), &e->kid[k], NULL));
+  tl_expr_finalize(m, x->f, e);
+  if (!tail) {
+    rdc_push(x, e, d->results);
+    return TL_OK;
+  }
+  rdc_push(x, e, TL_NONE);
+  rdc_set_unreachable(x);
+  return TL_OK;
+}
+
+/* br_on_null l: [(ref null ht)] -> [(ref ht)], l takes nothing;
+ * br_on_non_null l: [(ref null ht)] -> [], l takes (ref ht) last. Labels
+ * that take more values are not modelled yet. */
+static tl_status do_br_on_null(fctx *x, int op) {
+  tl_module *m = x->m;
+  uint32_t depth, label;
+  tl_type lt, t;
+  bool loop;
+  TRY(rd_u32(x->r, &depth, "label"));
+  TRY(rdc_br_target(x, depth, &label, &lt, &loop));
+  uint32_t n = tl_type_arity(m, lt), want = op == TL_OP_BR_ON_NULL ? 0 : 1;
+  tl_expr *e = node(x, op, 1);
+  e->imm.label = label;
+  TRY(rdc_pop(x, TL_UNREACHABLE, &e->kid[0], &t));
+  if (t != TL_UNREACHABLE && !tl_type_is_ref(t))
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected a reference but got %s", x->opname,
+                    rdc_tname(t));
+  if (op == TL_OP_BR_ON_NON_NULL && n == 0)
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: the label takes no reference", x->opname);
+  tl_type nn = t == TL_UNREACHABLE ? t : tl_ref_with_null(t, false);
+  if (want && !tl_type_sub(m, nn, tl_type_at(m, lt, n - 1)))
+    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname,
+                    rdc_tname(tl_type_at(m, lt, n - 1)), rdc_tname(nn));
+  if (n != want || loop)
+    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label of several values or a loop is not supported yet",
+                    x->opname);
+  tl_expr_finalize(m, x->f, e);
+  rdc_note_branch(x, label, e);
+  if (op == TL_OP_BR_ON_NULL) rdc_push(x, e, nn);
+  else rdc_push(x, e, TL_NONE);
+  return TL_OK;
+}
+
 tl_status rdg_instr(fctx *x, int op) {
   tl_module *m = x->m;
   tl_expr *e;
@@ -268,6 +325,15 @@ tl_status rdg_instr(fctx *x, int op) {
   case TL_OP_REF_TEST: case TL_OP_REF_TEST_NULL: case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL:
     return do_cast(x, op);
   case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: return do_br_on_cast(x, op);
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: return do_call_ref(x, op);
+  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: return do_br_on_null(x, op);
+  case TL_OP_REF_AS_NON_NULL:
+    e = node(x, op, 1);
+    TRY(rdc_pop(x, TL_UNREACHABLE, &e->kid[0], &t));
+    if (t != TL_UNREACHABLE && !tl_type_is_ref(t))
+      return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected a reference but got %s", x->opname,
+                      rdc_tname(t));
+    return done(x, e, t == TL_UNREACHABLE ? t : tl_ref_with_null(t, false));
   case TL_OP_ANY_CONVERT_EXTERN: case TL_OP_EXTERN_CONVERT_ANY: {
     bool in = op == TL_OP_ANY_CONVERT_EXTERN;
     e = node(x, op, 1);

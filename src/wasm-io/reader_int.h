@@ -122,6 +122,7 @@ uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *r
  * rdc_br_target: the IR label of wasm depth `depth`, its type, whether a loop. */
 tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got);
 void rdc_push(fctx *x, tl_expr *e, tl_type t);
+void rdc_set_unreachable(fctx *x);  /* after an instruction that does not fall through */
 tl_status rdc_br_target(fctx *x, uint32_t depth, uint32_t *label, tl_type *lt, bool *loop);
 void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br);
 tl_status rdc_need_data(fctx *x, uint32_t idx);
