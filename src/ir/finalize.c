@@ -111,8 +111,8 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
  * type; giving it that needs every pass that changes a function's type or
  * renumbers types to retype the nodes (issue 24's next step). */
 tl_type tl_ref_func_type(const tl_module *m, uint32_t func) {
-  (void)m, (void)func;
-  return TL_FUNCREF;
+  if (!m || !m->typed_funcs || func >= m->funcs.n) return TL_FUNCREF;
+  return tl_gc_ref_of(m, TL_FUNC(m, func)->type, false);
 }
 
 static inline tl_type fixed_result(const tl_module *m, const tl_expr *e) {

@@ -56,3 +56,48 @@ tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e) {
   if (e->op == TL_OP_BR_ON_NON_NULL) return tl_type_is_ref(in) ? tl_ref_with_null(in, false) : in;
   return e->op == TL_OP_BR_ON_CAST ? e->imm.idx2.b : minus(in, e->imm.idx2.b);
 }
+
+/* Operand i of array op e (ref: the array, et: its element type). */
+static tl_type array_operand(const tl_module *m, const tl_expr *e, uint32_t i, tl_type ref, tl_type et) {
+  switch (e->op) {
+  case TL_OP_ARRAY_NEW: return i == 0 ? et : TL_I32;
+  case TL_OP_ARRAY_NEW_FIXED: return et;
+  case TL_OP_ARRAY_NEW_DEFAULT: case TL_OP_ARRAY_NEW_DATA: case TL_OP_ARRAY_NEW_ELEM: return TL_I32;
+  case TL_OP_ARRAY_SET: case TL_OP_ARRAY_FILL: return i == 0 ? ref : i == 2 ? et : TL_I32;
+  case TL_OP_ARRAY_COPY: return i == 0 ? ref : i == 2 ? tl_gc_ref_of(m, e->imm.idx2.b, true) : TL_I32;
+  default: return i == 0 ? ref : TL_I32; /* get, init_data, init_elem */
+  }
+}
+
+tl_type tl_gc_operand_type(const tl_module *m, const tl_expr *e, uint32_t i) {
+  uint8_t k = tl_ops[e->op].imm;
+  uint32_t t = k == TL_IMM_TYPE ? e->imm.index : e->imm.idx2.a;
+  bool typed = (k == TL_IMM_TYPE || k == TL_IMM_TYPE_FIELD || k == TL_IMM_TYPE_COUNT || k == TL_IMM_TYPE_DATA ||
+                k == TL_IMM_TYPE_ELEM || k == TL_IMM_TYPE_TYPE) && t < m->types.n;
+  const tl_deftype *d = typed ? TL_FTYPE(m, t) : NULL;
+  switch (e->op) {
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: {
+    if (!d || d->kind != TL_DT_FUNC) return TL_UNREACHABLE;
+    uint32_t np = tl_type_arity(m, d->params);
+    return i < np ? tl_type_at(m, d->params, i) : tl_gc_ref_of(m, t, true);
+  }
+  case TL_OP_STRUCT_NEW:
+    return d && d->kind == TL_DT_STRUCT && i < d->nfields ? tl_gc_unpacked(&d->fields[i]) : TL_UNREACHABLE;
+  case TL_OP_STRUCT_GET: case TL_OP_STRUCT_GET_S: case TL_OP_STRUCT_GET_U: case TL_OP_STRUCT_SET:
+    if (!d || d->kind != TL_DT_STRUCT || e->imm.idx2.b >= d->nfields) return TL_UNREACHABLE;
+    return i == 0 ? tl_gc_ref_of(m, t, true) : tl_gc_unpacked(&d->fields[e->imm.idx2.b]);
+  case TL_OP_ARRAY_LEN: return tl_ref(TL_HT_ARRAY, true);
+  case TL_OP_REF_TEST: case TL_OP_REF_CAST:
+    return tl_type_is_ref(e->imm.index) ? tl_ref(tl_heap_top(m, tl_ref_heap(e->imm.index)), true) : TL_UNREACHABLE;
+  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL:
+    return tl_type_is_ref(e->imm.idx2.b) ? tl_ref(tl_heap_top(m, tl_ref_heap(e->imm.idx2.b)), true) : TL_UNREACHABLE;
+  case TL_OP_ANY_CONVERT_EXTERN: return TL_EXTERNREF;
+  case TL_OP_EXTERN_CONVERT_ANY: return tl_ref(TL_HT_ANY, true);
+  case TL_OP_REF_I31: return TL_I32;
+  case TL_OP_I31_GET_S: case TL_OP_I31_GET_U: return tl_ref(TL_HT_I31, true);
+  case TL_OP_REF_EQ: return tl_ref(TL_HT_EQ, true);
+  default:
+    if (!d || d->kind != TL_DT_ARRAY) return TL_UNREACHABLE;
+    return array_operand(m, e, i, tl_gc_ref_of(m, t, true), tl_gc_unpacked(&d->fields[0]));
+  }
+}

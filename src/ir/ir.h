@@ -682,6 +682,8 @@ struct tl_module {
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
   bool gc_code;            /* the reader met a typed-reference or gc instruction in a body */
+  bool typed_funcs;        /* ref.func $f is (ref $t), $f's type (the reader sets it when
+                              the types are GC ones: tl_module_has_gc_types); else funcref */
   struct tl_capi *capi;    /* capi.c: C API builder state (in the arena), NULL until used */
   bool capi_oom;           /* capi.c: a builder ran out of memory */
   uint32_t threads;        /* tl_read_options.threads: for validating bodies; 0 = per core */
@@ -816,6 +818,9 @@ bool tl_type_defaultable(tl_type t);
 tl_type tl_gc_ref_of(const tl_module *m, uint32_t idx, bool nullable);
 tl_type tl_gc_natural_type(const tl_module *m, const tl_expr *e);
 tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e);
+/* The type GC node e takes as operand i (TL_UNREACHABLE: any, or unknown
+ * for ref.as_non_null, br_on_null, br_on_non_null). */
+tl_type tl_gc_operand_type(const tl_module *m, const tl_expr *e, uint32_t i);
 static inline bool tl_op_is_gc(int op) {
   return (op >= TL_OP_STRUCT_NEW && op <= TL_OP_I31_GET_U) || op == TL_OP_REF_EQ || op == TL_OP_CALL_REF ||
          op == TL_OP_RETURN_CALL_REF || op == TL_OP_REF_AS_NON_NULL || op == TL_OP_BR_ON_NULL ||

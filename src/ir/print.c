@@ -485,7 +485,13 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   case TL_OP_THROW_REF: return TL_EXNREF;
   case TL_OP_TUPLE_MAKE:
     return want != W_ANY && tl_type_is_tuple(want) && i < tl_type_arity(p->m, want) ? tl_type_at(p->m, want, i) : W_ANY;
-  default: return TL_UNREACHABLE;
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: /* a nullable form of what e must give */
+    return tl_type_is_ref(want) ? tl_ref_with_null(want, true) : tl_ref(TL_HT_ANY, true);
+  case TL_OP_BR_ON_NON_NULL: {
+    tl_type lt = label_type(p, e->imm.label);
+    return tl_type_is_ref(lt) ? tl_ref_with_null(lt, true) : tl_ref(TL_HT_ANY, true);
+  }
+  default: return tl_op_is_gc(e->op) ? tl_gc_operand_type(p->m, e, i) : TL_UNREACHABLE;
   }
 }
 
@@ -564,7 +570,15 @@ static bool is_flat(pr *p, const tl_expr *e) {
   return fits(p, e, &budget);
 }
 
+/* A br_on_* whose operand never produces a value is that operand: it
+ * never branches, and its label may take no value in the text (as the
+ * writer leaves it out). */
+static const tl_expr *dead_br_on(const tl_expr *e) {
+  return tl_op_is_br_on(e->op) && e->nkid && e->kid[0]->type == TL_UNREACHABLE ? e->kid[0] : e;
+}
+
 static void put_flat(pr *p, const tl_expr *e) {
+  e = dead_br_on(e);
   if (is_leaf(p, e)) {
     put_leaf(p, e);
     if (tl_ops[e->op].flags & TL_F_NORETURN) seq_kill(p);
@@ -793,6 +807,7 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       return;
     }
   }
+  k = (tl_expr *)dead_br_on(k);
   if (omitted(p, k) && omit_ok(p, fr, i)) return;
   push_node(p, k, d, want);
 }

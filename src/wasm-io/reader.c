@@ -894,7 +894,10 @@ static int section_rank(uint8_t id) {
 static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
   switch (id) {
   case 0: return rd_custom(c, s, after);
-  case 1: return rd_types(c, s);
+  case 1:
+    TRY(rd_types(c, s));
+    c->m->typed_funcs = tl_module_has_gc_types(c->m);
+    return TL_OK;
   case 2: return rd_imports(c, s);
   case 3: return rd_functions(c, s);
   case 4: return rd_tables(c, s);

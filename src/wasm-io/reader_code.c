@@ -646,7 +646,7 @@ static tl_status do_plain(fctx *x, int op) {
   uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
   for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, wide >> k & 1 ? TL_I64 : oi->ops[k], &e->kid[k]));
   tl_expr_finalize(x->m, x->f, e);
-  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : oi->result);
+  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? e->type : oi->result);
   if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;
 }

@@ -13,7 +13,11 @@ for f in "${files[@]}"; do
   check "$n: writes" "$TILT_OPT" -all "$f" -o "$n.wasm"
   check "$n: prints" "$TILT_OPT" -all "$f" -S -o "$n.p.wat"
   check "$n: printed text reads back" "$TILT_OPT" -all "$n.p.wat" -o "$n.p.wasm"
-  check "$n: to the same bytes" cmp "$n.wasm" "$n.p.wasm"
+  check "$n: printed again" "$TILT_OPT" -all "$n.p.wat" -S -o "$n.pp.wat"
+  check "$n: prints the same" cmp "$n.p.wat" "$n.pp.wat"
+  if [ "$n" != unreachable.tilt ]; then # (a dead br_on_cast prints as its operand)
+    check "$n: to the same bytes" cmp "$n.wasm" "$n.p.wasm"
+  fi
   check "$n: binary reads back" "$TILT_OPT" -all "$n.wasm" -o "$n.b.wasm"
   check "$n: its binary prints" "$TILT_OPT" -all "$n.wasm" -S -o "$n.b.wat"
   check "$n: and that reads back to it" "$TILT_OPT" -all "$n.b.wat" -o "$n.b2.wasm"
