@@ -333,7 +333,7 @@ typedef struct { tl_func *f; const tl_expr *bad; } body_check;
 static bool labels_ok(tl_func *f, const tl_expr *e) {
   switch (tl_ops[e->op].imm) {
   case TL_IMM_BLOCK: return e->imm.block.label == TL_NO_LABEL || e->imm.block.label < f->nlabel;
-  case TL_IMM_LABEL: return e->imm.label < f->nlabel;
+  case TL_IMM_LABEL: case TL_IMM_BR_CAST: return e->imm.label < f->nlabel;
   case TL_IMM_BR_TABLE:
     for (uint32_t i = 0; i < e->imm.table->n; i++)
       if (e->imm.table->targets[i] >= f->nlabel) return false;
