@@ -1246,6 +1246,62 @@ static tl_status do_special(fctx *x, int op, bool *done) {
 tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got) { return pop_typed(x, want, out, got); }
 void rdc_push(fctx *x, tl_expr *e, tl_type t) { push(x, e, t); }
 void rdc_set_unreachable(fctx *x) { set_unreachable(x); }
+
+/* A cast node of the operand in local tmp: ref.test/ref.cast to t. */
+static tl_expr *cast_of(fctx *x, int op, tl_type t, uint32_t tmp) {
+  tl_expr *e = tl_expr_new(x->m, (tl_op)op, 1);
+  e->imm.index = t;
+  e->kid[0] = get_local(x, tmp);
+  tl_expr_finalize(x->m, x->f, e);
+  return e;
+}
+
+static tl_expr *non_null(fctx *x, uint32_t tmp, bool need) {
+  tl_expr *g = get_local(x, tmp);
+  return need ? tl_make_unary(x->m, TL_OP_REF_AS_NON_NULL, g) : g;
+}
+
+/* br_on_non_null, br_on_cast(_fail) to a loop of one param (in type, the
+ * stack type of operand v; cast, the target): v goes to a scratch local,
+ * and `if (test) (loop's branch with the value)` is followed by the
+ * fallthrough value: the IR's branches to loops carry no value. */
+tl_status rdc_br_on_loop(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall) {
+  tl_module *m = x->m;
+  frame *t = NULL;
+  TRY(get_label(x, depth, &t));
+  frame tgt = *t;
+  if (in == TL_UNREACHABLE) { /* never branches */
+    push(x, v, fall);
+    return TL_OK;
+  }
+  uint32_t tmp = scratch(x, in);
+  push(x, set_local(x, tmp, v), TL_NONE);
+  bool nul = tl_type_is_ref(cast) && tl_ref_nullable(cast) && tl_ref_nullable(in);
+  tl_expr *cond, *sent, *after = NULL;
+  if (op == TL_OP_BR_ON_NON_NULL) {
+    cond = tl_make_unary(m, TL_OP_I32_EQZ, tl_make_unary(m, TL_OP_REF_IS_NULL, get_local(x, tmp)));
+    sent = non_null(x, tmp, tl_ref_nullable(in));
+  } else if (op == TL_OP_BR_ON_CAST) {
+    cond = cast_of(x, TL_OP_REF_TEST, cast, tmp);
+    sent = cast_of(x, TL_OP_REF_CAST, cast, tmp);
+    after = non_null(x, tmp, nul);
+  } else {
+    cond = tl_make_unary(m, TL_OP_I32_EQZ, cast_of(x, TL_OP_REF_TEST, cast, tmp));
+    sent = non_null(x, tmp, nul);
+    after = cast_of(x, TL_OP_REF_CAST, cast, tmp);
+  }
+  tl_expr *br = tl_expr_new(m, TL_OP_BR, 0);
+  br->imm.label = tgt.label;
+  br->type = TL_UNREACHABLE;
+  tl_expr *iff = tl_expr_new(m, TL_OP_IF, 2);
+  iff->imm.block.label = new_label(x); /* as the text of it reads back */
+  iff->kid[0] = cond;
+  iff->kid[1] = loop_branch(x, &tgt, br, sent);
+  tl_block_finalize(m, iff, TL_UNREACHABLE);
+  push(x, iff, TL_NONE);
+  if (after) push(x, after, fall);
+  return TL_OK;
+}
 void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br) { note_branch(x, label, br); }
 tl_status rdc_need_data(fctx *x, uint32_t idx) { return need_data(x, idx); }
 tl_status rdc_need_elem(fctx *x, uint32_t idx) { return need_elem(x, idx); }
