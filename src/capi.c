@@ -333,7 +333,7 @@ typedef struct { tl_func *f; const tl_expr *bad; } body_check;
 static bool labels_ok(tl_func *f, const tl_expr *e) {
   switch (tl_ops[e->op].imm) {
   case TL_IMM_BLOCK: return e->imm.block.label == TL_NO_LABEL || e->imm.block.label < f->nlabel;
-  case TL_IMM_LABEL: return e->imm.label < f->nlabel;
+  case TL_IMM_LABEL: case TL_IMM_BR_CAST: return e->imm.label < f->nlabel;
   case TL_IMM_BR_TABLE:
     for (uint32_t i = 0; i < e->imm.table->n; i++)
       if (e->imm.table->targets[i] >= f->nlabel) return false;
@@ -1124,6 +1124,9 @@ static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) 
   case TL_IMM_TUPLE_INDEX: return set_tuple_index(m, e, a);
   case TL_IMM_TAG: case TL_IMM_CATCH: case TL_IMM_CLAUSE: case TL_IMM_TRY_TABLE:
     return bad(m, "%s: exception-handling nodes cannot be built through the C API yet", who), false;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: case TL_IMM_TYPE_DATA: case TL_IMM_TYPE_ELEM:
+  case TL_IMM_TYPE_TYPE: case TL_IMM_CAST: case TL_IMM_BR_CAST:
+    return bad(m, "%s: GC nodes cannot be built through the C API yet", who), false;
   }
   return bad(m, "%s: unknown immediate kind", who), false;
 }

@@ -162,6 +162,14 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
     if ((n = mapped(mp->emap, e->imm.index)) != NONE_IDX) e->imm.index = n;
     else rep = tl_make_nop(m);
     break;
+  case TL_IMM_TYPE_DATA: /* array.new_data/init_data of a removed segment: they trap anyway */
+    if ((n = mapped(mp->dmap, e->imm.idx2.b)) != NONE_IDX) e->imm.idx2.b = n;
+    else rep = tl_make_unreachable(m);
+    break;
+  case TL_IMM_TYPE_ELEM:
+    if ((n = mapped(mp->emap, e->imm.idx2.b)) != NONE_IDX) e->imm.idx2.b = n;
+    else rep = tl_make_unreachable(m);
+    break;
   default: break;
   }
   if (rep) *slot = rep;

@@ -199,7 +199,7 @@ static tl_expr *copy_node(copy_ctx *c, const tl_expr *e) {
     if (e->imm.block.label < c->nmap) c->map[e->imm.block.label] = fresh;
     n->imm.block.label = fresh;
   } else if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE ||
-             (tl_ops[e->op].flags & TL_F_LABEL_USE)) {
+             tl_op_is_br_on(e->op) || (tl_ops[e->op].flags & TL_F_LABEL_USE)) {
     n->imm.label = map_label(c, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE && e->imm.table) {
     n->imm.table = tl_brtable_new(c->m, e->imm.table->n);

@@ -25,11 +25,8 @@ tl_type tl_branch_value_type(const tl_expr *br) {
     return br->nkid && br->kid[0]->type == TL_UNREACHABLE ? TL_UNREACHABLE : TL_NONE;
   case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
     return br->type; /* what the clause sends its label */
-  case TL_OP_BR_ON_NULL: return any_kid_unreachable(br) ? TL_UNREACHABLE : TL_NONE;
-  case TL_OP_BR_ON_NON_NULL: {
-    tl_type t = br->nkid ? br->kid[0]->type : TL_UNREACHABLE;
-    return tl_type_is_ref(t) ? tl_ref_with_null(t, false) : TL_UNREACHABLE;
-  }
+  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL:
+    return tl_gc_branch_type(NULL, br);
   default: return TL_UNREACHABLE;
   }
 }
@@ -38,8 +35,7 @@ static bool is_clause(const tl_expr *e) { return (unsigned)(e->op - TL_OP_TT_CAT
 _Static_assert(TL_OP_TT_CATCH_ALL_REF == TL_OP_TT_CATCH + 3, "try_table clause rows adjacent");
 
 bool tl_expr_breaks_to(const tl_expr *e, uint32_t label) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e) || e->op == TL_OP_BR_ON_NULL ||
-      e->op == TL_OP_BR_ON_NON_NULL)
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || is_clause(e) || tl_op_is_br_on(e->op))
     return e->imm.label == label;
   if (e->op != TL_OP_BR_TABLE) return false;
   if (e->imm.table->def == label) return true;
@@ -132,10 +128,14 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
 /* ref.func: (ref $t), non-null, of the function's type, in a module with
  * gc; funcref otherwise. A module pass that changes a function's type
  * leaves the pass runner to retype (tl_module_retype_ref_funcs). */
+tl_type tl_ref_func_precise(const tl_module *m, uint32_t func) {
+  if (!m || func >= m->funcs.n || TL_FUNC(m, func)->type >= m->types.n) return TL_FUNCREF;
+  return tl_gc_ref_of(m, TL_FUNC(m, func)->type, false);
+}
+
 tl_type tl_ref_func_type(const tl_module *m, uint32_t func) {
-  if (!(m->features & TL_FEAT_GC) || func >= m->funcs.n) return TL_FUNCREF;
-  uint32_t t = TL_FUNC(m, func)->type;
-  return t < m->types.n ? tl_ref_def(TL_FTYPE(m, t)->canon, false) : TL_FUNCREF;
+  if (!m || !m->typed_funcs || func >= m->funcs.n) return TL_FUNCREF;
+  return tl_gc_ref_of(m, TL_FUNC(m, func)->type, false);
 }
 
 static inline tl_type fixed_result(const tl_module *m, const tl_expr *e) {
@@ -177,7 +177,9 @@ tl_type tl_expr_natural_type(const tl_module *m, const tl_func *f, const tl_expr
   case TL_OP_DELEGATE: return TL_NONE;
   case TL_OP_TT_CATCH: case TL_OP_TT_CATCH_REF: case TL_OP_TT_CATCH_ALL: case TL_OP_TT_CATCH_ALL_REF:
     return clause_type(m, e);
-  default: return e->type;
+  default:
+    if (tl_op_is_gc(e->op)) return tl_gc_natural_type(m, e);
+    return e->type;
   }
 }
 

@@ -112,7 +112,18 @@ typedef enum {
   TL_IMM_CLAUSE,        /* try_table clause: imm.idx2 = {label, tag}; a is
                            imm.label, so it reads as a branch's label */
   TL_IMM_TRY_TABLE,     /* try_table: imm.block; clauses are kids (ir.h EH) */
-  TL_IMM_TYPE           /* call_ref, return_call_ref: imm.index (a type index) */
+  TL_IMM_TYPE,          /* call_ref, return_call_ref, struct.new, array.get...:
+                           imm.index (a type index) */
+  TL_IMM_TYPE_FIELD,    /* struct.get/set: imm.idx2 = {type index, field} */
+  TL_IMM_TYPE_COUNT,    /* array.new_fixed: imm.idx2 = {type index, count} */
+  TL_IMM_TYPE_DATA,     /* array.new_data/init_data: imm.idx2 = {type index, data} */
+  TL_IMM_TYPE_ELEM,     /* array.new_elem/init_elem: imm.idx2 = {type index, elem} */
+  TL_IMM_TYPE_TYPE,     /* array.copy: imm.idx2 = {dst type index, src type index} */
+  TL_IMM_CAST,          /* ref.test, ref.cast: imm.index holds the target tl_type
+                           (nullable: the _NULL opcode in the binary) */
+  TL_IMM_BR_CAST        /* br_on_cast(_fail): imm.idx2 = {label, target tl_type};
+                           the input type is the operand's (the writer
+                           states the lub of it and the target) */
 } tl_imm_kind;
 
 /* Flags of an opcode (OR-ed in opcodes.def). */
@@ -139,6 +150,14 @@ enum {
   TL_F_EH = 1 << 18,          /* an exception-handling node (every EH row) */
   TL_F_RELAXED = 1 << 19,     /* implementation-defined result (relaxed SIMD): pure,
                                  but never folded to one of its allowed values */
+  /* GC heap effects (opcodes_gc.def). effects.c folds them into the memory
+   * flags (READ: READS_MEM; WRITE, ALLOC: WRITES_MEM; SEG: READS_TABLE), so
+   * a pass that orders loads and stores orders these too. They are not in
+   * TL_F_INDEXED: nothing memory64/multi-memory rewrites. */
+  TL_F_GC_READ = 1 << 20,     /* reads a struct field or array element */
+  TL_F_GC_WRITE = 1 << 21,    /* writes one */
+  TL_F_GC_ALLOC = 1 << 22,    /* allocates: a fresh identity, never merged */
+  TL_F_GC_SEG = 1 << 23,      /* reads an element segment (elem.drop orders) */
 };
 /* Rows whose index operands may be i64 (memory64/table64): tl_index64_mask. */
 #define TL_F_INDEXED (TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE | TL_F_WRITES_TABLE)
@@ -671,6 +690,8 @@ struct tl_module {
   const char *name;        /* module name from the name section */
   tl_features features;    /* enabled features */
   bool gc_code;            /* the reader met a typed-reference or gc instruction in a body */
+  bool typed_funcs;        /* ref.func $f is (ref $t), $f's type (the reader sets it when
+                              the types are GC ones: tl_module_has_gc_types); else funcref */
   struct tl_capi *capi;    /* capi.c: C API builder state (in the arena), NULL until used */
   bool capi_oom;           /* capi.c: a builder ran out of memory */
   uint32_t threads;        /* tl_read_options.threads: for validating bodies; 0 = per core */
@@ -778,8 +799,6 @@ uint32_t tl_heap_in_group(const tl_module *m, uint32_t self, uint32_t ht);
 /* Subtyping (a <: b) of value types: numeric types only of themselves;
  * tuples componentwise; none and unreachable as the IR uses them. */
 bool tl_type_sub(const tl_module *m, tl_type a, tl_type b);
-/* Whether a local of type t has a default value (all but non-nullable refs). */
-bool tl_type_defaultable(tl_type t);
 /* finalize.c: whether try_table clause e may target a label of type lt. */
 bool tl_clause_fits(const tl_module *m, const tl_expr *e, tl_type lt);
 bool tl_heap_sub(const tl_module *m, uint32_t a, uint32_t b);
@@ -804,6 +823,30 @@ tl_features tl_type_features(const tl_module *m, tl_type t);
 /* t is none, unreachable, a basic type, a tuple of m, or a reference to an
  * abstract heap type or to a canonical defined type of m. */
 bool tl_type_valid(const tl_module *m, tl_type t);
+
+/* gcops.c: the GC instructions' types. A field's value type (i32 for a
+ * packed one); whether a type has a default value; the reference to
+ * module type idx; a GC node's natural type; br_on_cast(_fail)'s value to
+ * its label. */
+tl_type tl_gc_unpacked(const tl_field *f);
+bool tl_type_defaultable(tl_type t);
+tl_type tl_gc_ref_of(const tl_module *m, uint32_t idx, bool nullable);
+tl_type tl_gc_natural_type(const tl_module *m, const tl_expr *e);
+tl_type tl_gc_branch_type(const tl_module *m, const tl_expr *e);
+/* The type GC node e takes as operand i (TL_UNREACHABLE: any, or unknown
+ * for ref.as_non_null, br_on_null, br_on_non_null). */
+tl_type tl_gc_operand_type(const tl_module *m, const tl_expr *e, uint32_t i);
+static inline bool tl_op_is_gc(int op) {
+  return (op >= TL_OP_STRUCT_NEW && op <= TL_OP_I31_GET_U) || op == TL_OP_REF_EQ || op == TL_OP_CALL_REF ||
+         op == TL_OP_RETURN_CALL_REF || op == TL_OP_REF_AS_NON_NULL || op == TL_OP_BR_ON_NULL ||
+         op == TL_OP_BR_ON_NON_NULL;
+}
+static inline bool tl_op_is_br_on_cast(int op) { return op == TL_OP_BR_ON_CAST || op == TL_OP_BR_ON_CAST_FAIL; }
+/* br_on_null, br_on_non_null, br_on_cast, br_on_cast_fail: imm.label, one
+ * reference operand, a value to the label on one path */
+static inline bool tl_op_is_br_on(int op) {
+  return tl_op_is_br_on_cast(op) || op == TL_OP_BR_ON_NULL || op == TL_OP_BR_ON_NON_NULL;
+}
 
 /* memarg.c */
 uint64_t tl_memarg_big(const tl_module *m, uint32_t index);
@@ -925,8 +968,13 @@ void tl_expr_finalize(tl_module *m, tl_func *f, tl_expr *e);
 /* The least upper bound (type.c): unreachable is the identity; types with
  * no bound give a (the validator reports the mismatch). */
 tl_type tl_type_lub(const tl_module *m, tl_type a, tl_type b);
+/* the greatest lower bound of two reference types (a if either is not one) */
+tl_type tl_type_glb(const tl_module *m, tl_type a, tl_type b);
 tl_type tl_branch_value_type(const tl_expr *br);
-tl_type tl_ref_func_type(const tl_module *m, uint32_t func); /* ref.func's type */ /* none, unreachable or the carried type */
+tl_type tl_ref_func_type(const tl_module *m, uint32_t func); /* ref.func's type */
+/* ref.func's 3.0 type, (ref $t): what validation of the input checks by,
+ * whether or not the IR types the node so (m->typed_funcs) */
+tl_type tl_ref_func_precise(const tl_module *m, uint32_t func); /* none, unreachable or the carried type */
 void tl_block_finalize(tl_module *m, tl_expr *e, tl_type branch_type); /* TL_UNREACHABLE = no branches */
 void tl_func_refinalize(tl_module *m, tl_func *f);
 void tl_expr_refinalize(tl_module *m, tl_func *f, tl_expr **root); /* a subtree of f */
@@ -939,6 +987,12 @@ bool tl_expr_breaks_to(const tl_expr *e, uint32_t label); /* branch node that ta
 bool tl_expr_uses_label(const tl_expr *e, uint32_t label);
 /* Whether a subtree holds any exception-handling node. */
 bool tl_expr_has_eh(tl_expr *root);
+/* GC in a function: a type with a reference beyond funcref/externref/
+ * exnref; a node of root's subtree that is a GC or typed-reference
+ * instruction or has such a type; either in f's signature, locals or body. */
+bool tl_type_has_gc(const tl_module *m, tl_type t);
+bool tl_expr_has_gc(const tl_module *m, tl_expr *root);
+bool tl_func_has_gc(const tl_module *m, const tl_func *f);
 
 /* walk.c — iterative walks. visit(w, slot) may replace *slot. */
 typedef struct tl_walk tl_walk;

@@ -35,11 +35,7 @@ void tl_module_destroy(tl_module *m) {
 
 void tl_module_free(tl_module *m) { tl_module_destroy(m); }
 uint32_t tl_module_features(const tl_module *m) { return m->features; }
-void tl_module_set_features(tl_module *m, uint32_t features) {
-  bool gc = (m->features ^ features) & TL_FEAT_GC;
-  m->features = features;
-  if (gc) tl_module_retype_ref_funcs(m); /* ref.func's type follows gc */
-}
+void tl_module_set_features(tl_module *m, uint32_t features) { m->features = features; }
 
 tl_func *tl_module_add_func(tl_module *m) {
   tl_func f;

@@ -31,6 +31,10 @@
 #define F_LABEL_USE TL_F_LABEL_USE
 #define F_EH TL_F_EH
 #define F_RELAXED TL_F_RELAXED
+#define F_GC_READ TL_F_GC_READ
+#define F_GC_WRITE TL_F_GC_WRITE
+#define F_GC_ALLOC TL_F_GC_ALLOC
+#define F_GC_SEG TL_F_GC_SEG
 
 const tl_opinfo tl_ops[TL_NOPS] = {
 #define OP(id, text, pfx, code, imm, sig, flags, feat) \

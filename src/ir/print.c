@@ -303,6 +303,26 @@ static void put_v128(pr *p, const uint8_t *v) {
   }
 }
 
+/* Module type index i, as a heap type (its $name or index). */
+static void put_sp_heap(pr *p, uint32_t i) {
+  put(p, " ");
+  put_heap(p, TL_HT_DEF + i);
+}
+
+/* br_on_cast(_fail) label rt1 rt2: rt1 the operand's type (its top when
+ * unreachable), rt2 the target within it (the writer's choice). */
+static void put_br_cast(pr *p, const tl_expr *e) {
+  tl_type t = e->imm.idx2.b, in = e->nkid ? e->kid[0]->type : TL_UNREACHABLE;
+  put_label(p, e->imm.label);
+  if (!tl_type_is_ref(t)) return;
+  if (!tl_type_is_ref(in)) in = tl_ref(tl_heap_top(p->m, tl_ref_heap(t)), true);
+  else t = tl_type_glb(p->m, t, in);
+  put(p, " ");
+  put_vt(p, in);
+  put(p, " ");
+  put_vt(p, t);
+}
+
 /* The mnemonic and immediates of a non-control node, without parens. */
 static void put_head(pr *p, const tl_expr *e) {
   const tl_opinfo *oi = &tl_ops[e->op];
@@ -360,6 +380,15 @@ static void put_head(pr *p, const tl_expr *e) {
   case TL_IMM_TAG: tl_buf_printf(p->out, " %u", e->imm.index); break;
   case TL_IMM_SELECT_T: put_result(p, e->imm.index); break;
   case TL_IMM_TUPLE_INDEX: tl_buf_printf(p->out, " %u", e->imm.index); break;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT:
+    put_sp_heap(p, e->imm.idx2.a);
+    tl_buf_printf(p->out, " %u", e->imm.idx2.b);
+    break;
+  case TL_IMM_TYPE_DATA: put_sp_heap(p, e->imm.idx2.a); put_sp_ref(p, NS_DATA, e->imm.idx2.b); break;
+  case TL_IMM_TYPE_ELEM: put_sp_heap(p, e->imm.idx2.a); put_sp_ref(p, NS_ELEM, e->imm.idx2.b); break;
+  case TL_IMM_TYPE_TYPE: put_sp_heap(p, e->imm.idx2.a); put_sp_heap(p, e->imm.idx2.b); break;
+  case TL_IMM_CAST: put(p, " "); put_vt(p, e->imm.index); break;
+  case TL_IMM_BR_CAST: put_br_cast(p, e); break;
   default: break;
   }
 }
@@ -441,8 +470,7 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF:
     return !last ? param_at(p, e->imm.index, i)
            : e->imm.index < p->m->types.n ? tl_ref_def(TL_FTYPE(p->m, e->imm.index)->canon, true) : TL_UNREACHABLE;
-  case TL_OP_DROP: case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL:
-    return W_ANY;
+  case TL_OP_DROP: return W_ANY;
   case TL_OP_SELECT: return i == 2 ? TL_I32 : W_ANY;
   case TL_OP_SELECT_T: return i == 2 ? TL_I32 : e->imm.index;
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE:
@@ -460,7 +488,13 @@ static tl_type kid_want(pr *p, const tl_expr *e, uint32_t i, tl_type ptype, tl_t
   case TL_OP_THROW_REF: return TL_EXNREF;
   case TL_OP_TUPLE_MAKE:
     return want != W_ANY && tl_type_is_tuple(want) && i < tl_type_arity(p->m, want) ? tl_type_at(p->m, want, i) : W_ANY;
-  default: return TL_UNREACHABLE;
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: /* a nullable form of what e must give */
+    return tl_type_is_ref(want) ? tl_ref_with_null(want, true) : tl_ref(TL_HT_ANY, true);
+  case TL_OP_BR_ON_NON_NULL: {
+    tl_type lt = label_type(p, e->imm.label);
+    return tl_type_is_ref(lt) ? tl_ref_with_null(lt, true) : tl_ref(TL_HT_ANY, true);
+  }
+  default: return tl_op_is_gc(e->op) ? tl_gc_operand_type(p->m, e, i) : TL_UNREACHABLE;
   }
 }
 
@@ -539,7 +573,15 @@ static bool is_flat(pr *p, const tl_expr *e) {
   return fits(p, e, &budget);
 }
 
+/* A br_on_* whose operand never produces a value is that operand: it
+ * never branches, and its label may take no value in the text (as the
+ * writer leaves it out). */
+static const tl_expr *dead_br_on(const tl_expr *e) {
+  return tl_op_is_br_on(e->op) && e->nkid && e->kid[0]->type == TL_UNREACHABLE ? e->kid[0] : e;
+}
+
 static void put_flat(pr *p, const tl_expr *e) {
+  e = dead_br_on(e);
   if (is_leaf(p, e)) {
     put_leaf(p, e);
     if (tl_ops[e->op].flags & TL_F_NORETURN) seq_kill(p);
@@ -727,13 +769,6 @@ static bool omit_ok(pr *p, const frame *fr, uint32_t i) {
   return i + 1 == e->nkid && tl_type_arity(p->m, fr->ptype) > 0;
 }
 
-/* A br_on_* whose operand never completes never runs: its label's type
- * need not fit it (a block typed by its other branches, or none), so only
- * the operand is printed, as the writer writes it. */
-static bool is_dead_branch_on(const tl_expr *e) {
-  return (e->op == TL_OP_BR_ON_NULL || e->op == TL_OP_BR_ON_NON_NULL) && e->kid[0]->type == TL_UNREACHABLE;
-}
-
 /* Pushes the frame for kid i of fr (or its if-arm frame). */
 static void push_kid(pr *p, frame *fr, uint32_t i) {
   tl_expr *e = fr->e, *k;
@@ -775,7 +810,7 @@ static void push_kid(pr *p, frame *fr, uint32_t i) {
       return;
     }
   }
-  while (is_dead_branch_on(k)) k = k->kid[0];
+  k = (tl_expr *)dead_br_on(k);
   if (omitted(p, k) && omit_ok(p, fr, i)) return;
   push_node(p, k, d, want);
 }

@@ -460,8 +460,6 @@ bool tl_heap_sub(const tl_module *m, uint32_t a, uint32_t b) {
   return false;
 }
 
-bool tl_type_defaultable(tl_type t) { return !tl_type_is_ref(t) || tl_ref_nullable(t); }
-
 bool tl_type_sub(const tl_module *m, tl_type a, tl_type b) {
   if (a == b || a == TL_UNREACHABLE) return true;
   if (tl_type_is_tuple(a) || tl_type_is_tuple(b)) {
@@ -481,6 +479,7 @@ bool tl_type_is_subtype(const tl_module *m, tl_type_t a, tl_type_t b) {
 }
 
 static uint32_t heap_lub(const tl_module *m, uint32_t a, uint32_t b) {
+  if (tl_heap_sub(m, a, b)) return b; /* a bottom is under a defined type, but not on its path up */
   for (uint32_t x = a;; x = heap_up(m, x)) {
     if (tl_heap_sub(m, b, x)) return x;
     if (x == heap_up(m, x)) return x; /* a top b is not under: no bound */
@@ -605,4 +604,14 @@ bool tl_type_sub_across(const tl_module *ma, tl_type a, const tl_module *mb, tl_
   if (!tl_type_is_ref(a) || !tl_type_is_ref(b)) return a == b;
   if (tl_ref_nullable(a) && !tl_ref_nullable(b)) return false;
   return tl_heap_sub_across(ma, tl_ref_heap(a), mb, tl_ref_heap(b));
+}
+
+/* The greatest lower bound of two reference types of one hierarchy: the
+ * lower of the two heap types when one is under the other, else the
+ * hierarchy's bottom; nullable only if both are. */
+tl_type tl_type_glb(const tl_module *m, tl_type a, tl_type b) {
+  if (a == TL_UNREACHABLE || b == TL_UNREACHABLE || !tl_type_is_ref(a) || !tl_type_is_ref(b)) return a;
+  uint32_t ha = tl_ref_heap(a), hb = tl_ref_heap(b);
+  uint32_t h = tl_heap_sub(m, ha, hb) ? ha : tl_heap_sub(m, hb, ha) ? hb : tl_heap_bottom(m, ha);
+  return tl_ref(h, tl_ref_nullable(a) && tl_ref_nullable(b));
 }

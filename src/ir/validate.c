@@ -531,6 +531,157 @@ static bool check_tuple(vc *c, const tl_expr *e) {
   return true;
 }
 
+/* ---- GC instructions (opcodes_gc.def) ----------------------------------- */
+/* Type index x names a type of kind k. */
+static bool gc_type(vc *c, const tl_expr *e, uint32_t x, uint8_t k) {
+  if (!in_range(c, e, x, c->m->types.n, "type")) return false;
+  if (TL_FTYPE(c->m, x)->kind == k) return true;
+  return fail(c, TL_E_INVALID, "%s: type %u is not a%s type", opname(e), x, k == TL_DT_STRUCT ? " struct" : "n array");
+}
+
+static bool gc_seg(vc *c, const tl_expr *e, uint32_t t, uint32_t seg, bool data) {
+  tl_module *m = c->m;
+  if (!gc_type(c, e, t, TL_DT_ARRAY)) return false;
+  const tl_field *f = &TL_FTYPE(m, t)->fields[0];
+  if (data) return in_range(c, e, seg, m->datas.n, "data") &&
+                   (!tl_type_is_ref(f->type) || fail(c, TL_E_INVALID, "%s: reference elements", opname(e)));
+  if (!in_range(c, e, seg, m->elems.n, "elem")) return false;
+  return tl_type_sub(m, TL_ELEM(m, seg)->type, f->type) ||
+         fail(c, TL_E_INVALID, "%s: segment type is not the element type", opname(e));
+}
+
+static bool gc_mut(vc *c, const tl_expr *e, const tl_field *f) {
+  return f->mut || fail(c, TL_E_INVALID, "%s: immutable field or array", opname(e));
+}
+
+static bool check_struct_op(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  bool is_new = e->op == TL_OP_STRUCT_NEW || e->op == TL_OP_STRUCT_NEW_DEFAULT;
+  uint32_t t = is_new ? e->imm.index : e->imm.idx2.a;
+  if (!gc_type(c, e, t, TL_DT_STRUCT)) return false;
+  const tl_deftype *d = TL_FTYPE(m, t);
+  if (e->op == TL_OP_STRUCT_NEW_DEFAULT) {
+    for (uint32_t k = 0; k < d->nfields; k++)
+      if (!tl_type_defaultable(d->fields[k].type)) return fail(c, TL_E_INVALID, "%s: field %u has no default", opname(e), k);
+    return arity(c, e, 0, 0);
+  }
+  if (e->op == TL_OP_STRUCT_NEW) {
+    if (!arity(c, e, d->nfields, d->nfields)) return false;
+    for (uint32_t k = 0; k < d->nfields; k++)
+      if (!want(c, e, k, tl_gc_unpacked(&d->fields[k]))) return false;
+    return true;
+  }
+  if (!in_range(c, e, e->imm.idx2.b, d->nfields, "field")) return false;
+  const tl_field *f = &d->fields[e->imm.idx2.b];
+  tl_type ref = tl_gc_ref_of(m, t, true);
+  if (e->op == TL_OP_STRUCT_SET)
+    return gc_mut(c, e, f) && arity(c, e, 2, 2) && want(c, e, 0, ref) && want(c, e, 1, tl_gc_unpacked(f));
+  if ((e->op == TL_OP_STRUCT_GET) != (f->pack == TL_PACK_NONE))
+    return fail(c, TL_E_INVALID, "%s: wrong op for the field's packing", opname(e));
+  return arity(c, e, 1, 1) && want(c, e, 0, ref);
+}
+
+/* want() of each operand k against w[k]. */
+static bool wants(vc *c, const tl_expr *e, const tl_type *w, uint32_t n) {
+  if (!arity(c, e, n, n)) return false;
+  for (uint32_t k = 0; k < n; k++)
+    if (!want(c, e, k, w[k])) return false;
+  return true;
+}
+
+static bool check_array_op(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  bool two = tl_ops[e->op].imm != TL_IMM_TYPE;
+  uint32_t t = two ? e->imm.idx2.a : e->imm.index;
+  if (!gc_type(c, e, t, TL_DT_ARRAY)) return false;
+  const tl_field *f = &TL_FTYPE(m, t)->fields[0];
+  tl_type ref = tl_gc_ref_of(m, t, true), et = tl_gc_unpacked(f);
+  switch (e->op) {
+  case TL_OP_ARRAY_NEW: { tl_type w[2] = {et, TL_I32}; return wants(c, e, w, 2); }
+  case TL_OP_ARRAY_NEW_DEFAULT:
+    if (!tl_type_defaultable(f->type)) return fail(c, TL_E_INVALID, "%s: no default element", opname(e));
+    return wants(c, e, (tl_type[]){TL_I32}, 1);
+  case TL_OP_ARRAY_NEW_FIXED:
+    if (!arity(c, e, e->imm.idx2.b, e->imm.idx2.b)) return false;
+    for (uint32_t k = 0; k < e->nkid; k++)
+      if (!want(c, e, k, et)) return false;
+    return true;
+  case TL_OP_ARRAY_NEW_DATA: case TL_OP_ARRAY_NEW_ELEM:
+    return gc_seg(c, e, t, e->imm.idx2.b, e->op == TL_OP_ARRAY_NEW_DATA) && wants(c, e, (tl_type[]){TL_I32, TL_I32}, 2);
+  case TL_OP_ARRAY_GET: case TL_OP_ARRAY_GET_S: case TL_OP_ARRAY_GET_U:
+    if ((e->op == TL_OP_ARRAY_GET) != (f->pack == TL_PACK_NONE))
+      return fail(c, TL_E_INVALID, "%s: wrong op for the element's packing", opname(e));
+    return wants(c, e, (tl_type[]){ref, TL_I32}, 2);
+  case TL_OP_ARRAY_SET: return gc_mut(c, e, f) && wants(c, e, (tl_type[]){ref, TL_I32, et}, 3);
+  case TL_OP_ARRAY_FILL: return gc_mut(c, e, f) && wants(c, e, (tl_type[]){ref, TL_I32, et, TL_I32}, 4);
+  case TL_OP_ARRAY_COPY: {
+    if (!gc_mut(c, e, f) || !gc_type(c, e, e->imm.idx2.b, TL_DT_ARRAY)) return false;
+    const tl_field *sf = &TL_FTYPE(m, e->imm.idx2.b)->fields[0];
+    if (sf->pack != f->pack || (!f->pack && !tl_type_sub(m, sf->type, f->type)))
+      return fail(c, TL_E_INVALID, "array.copy: element types differ");
+    return wants(c, e, (tl_type[]){ref, TL_I32, tl_gc_ref_of(m, e->imm.idx2.b, true), TL_I32, TL_I32}, 5);
+  }
+  default: /* init_data, init_elem */
+    return gc_mut(c, e, f) && gc_seg(c, e, t, e->imm.idx2.b, e->op == TL_OP_ARRAY_INIT_DATA) &&
+           wants(c, e, (tl_type[]){ref, TL_I32, TL_I32, TL_I32}, 4);
+  }
+}
+
+/* ref.test/ref.cast/br_on_cast's target type t: a valid reference type, of
+ * the operand's hierarchy. */
+static bool check_cast(vc *c, const tl_expr *e, tl_type t) {
+  if (!tl_type_is_ref(t) || !type_valid(c->m, t))
+    return fail(c, TL_E_INVALID, "%s: %u is not a reference type", opname(e), t);
+  if (!arity(c, e, 1, 1)) return false;
+  return want(c, e, 0, tl_ref(tl_heap_top(c->m, tl_ref_heap(t)), true));
+}
+
+/* call_ref/return_call_ref $t: the arguments, then a (ref null $t). */
+static bool check_call_ref(vc *c, const tl_expr *e) {
+  tl_module *m = c->m;
+  uint32_t t = e->imm.index;
+  if (!in_range(c, e, t, m->types.n, "type")) return false;
+  if (TL_FTYPE(m, t)->kind != TL_DT_FUNC) return fail(c, TL_E_INVALID, "%s: type %u is not a function type", opname(e), t);
+  const tl_deftype *d = TL_FTYPE(m, t);
+  uint32_t np = tl_type_arity(m, d->params);
+  if (!arity(c, e, np + 1, np + 1) || !want(c, e, np, tl_gc_ref_of(m, t, true))) return false;
+  for (uint32_t k = 0; k < np; k++)
+    if (!want(c, e, k, tl_type_at(m, d->params, k))) return false;
+  return e->op == TL_OP_CALL_REF || check_tail(c, e, d->results);
+}
+
+/* One operand of a reference type (any, when dead). */
+static bool want_one_ref(vc *c, const tl_expr *e) {
+  if (!arity(c, e, 1, 1)) return false;
+  if (c->dead || tl_type_is_ref(e->kid[0]->type) || e->kid[0]->type == TL_UNREACHABLE) return true;
+  return fail(c, TL_E_INVALID, "%s: operand has type %s, expected a reference", opname(e), tn(e->kid[0]->type));
+}
+
+static bool check_gc(vc *c, const tl_expr *e) {
+  const tl_type eq = tl_ref(TL_HT_EQ, true);
+  switch (e->op) {
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: return check_call_ref(c, e);
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: return want_one_ref(c, e);
+  case TL_OP_BR_ON_NON_NULL: /* the label takes the reference */
+    return want_one_ref(c, e);
+  case TL_OP_STRUCT_NEW: case TL_OP_STRUCT_NEW_DEFAULT: case TL_OP_STRUCT_GET: case TL_OP_STRUCT_GET_S:
+  case TL_OP_STRUCT_GET_U: case TL_OP_STRUCT_SET:
+    return check_struct_op(c, e);
+  case TL_OP_ARRAY_LEN: return wants(c, e, (tl_type[]){tl_ref(TL_HT_ARRAY, true)}, 1);
+  case TL_OP_REF_TEST: case TL_OP_REF_CAST: return check_cast(c, e, e->imm.index);
+  case TL_OP_REF_TEST_NULL: case TL_OP_REF_CAST_NULL:
+    return fail(c, TL_E_INVALID, "%s: the _NULL rows are binary codes only", opname(e));
+  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL:
+    return check_cast(c, e, e->imm.idx2.b) && check_target(c, e, e->imm.label);
+  case TL_OP_ANY_CONVERT_EXTERN: return wants(c, e, (tl_type[]){TL_EXTERNREF}, 1);
+  case TL_OP_EXTERN_CONVERT_ANY: return wants(c, e, (tl_type[]){tl_ref(TL_HT_ANY, true)}, 1);
+  case TL_OP_REF_I31: return wants(c, e, (tl_type[]){TL_I32}, 1);
+  case TL_OP_I31_GET_S: case TL_OP_I31_GET_U: return wants(c, e, (tl_type[]){tl_ref(TL_HT_I31, true)}, 1);
+  case TL_OP_REF_EQ: return wants(c, e, (tl_type[]){eq, eq}, 2);
+  default: return check_array_op(c, e);
+  }
+}
+
 static bool check_special(vc *c, const tl_expr *e) {
   switch (e->op) {
   case TL_OP_BR: case TL_OP_BR_IF: case TL_OP_BR_TABLE: return check_branch(c, e);
@@ -560,7 +711,9 @@ static bool check_special(vc *c, const tl_expr *e) {
     if (!arity(c, e, 1, 1)) return false;
     c->dead = false; /* an arm is typed by its handler, unreachable or not */
     return true;
-  default: return fail(c, TL_E_INVALID, "%s: not an IR node", opname(e));
+  default:
+    if (tl_op_is_gc(e->op)) return check_gc(c, e);
+    return fail(c, TL_E_INVALID, "%s: not an IR node", opname(e));
   }
 }
 
@@ -697,6 +850,9 @@ static bool const_op(vc *c, const tl_expr *e) {
   switch (e->op) {
   case TL_OP_I32_CONST: case TL_OP_I64_CONST: case TL_OP_F32_CONST: case TL_OP_F64_CONST:
   case TL_OP_V128_CONST: case TL_OP_REF_NULL: case TL_OP_REF_FUNC: return true;
+  case TL_OP_STRUCT_NEW: case TL_OP_STRUCT_NEW_DEFAULT: case TL_OP_ARRAY_NEW: case TL_OP_ARRAY_NEW_DEFAULT:
+  case TL_OP_ARRAY_NEW_FIXED: case TL_OP_REF_I31: case TL_OP_ANY_CONVERT_EXTERN: case TL_OP_EXTERN_CONVERT_ANY:
+    return need_feat(c, TL_FEAT_GC, opname(e));
   case TL_OP_I32_ADD: case TL_OP_I32_SUB: case TL_OP_I32_MUL:
   case TL_OP_I64_ADD: case TL_OP_I64_SUB: case TL_OP_I64_MUL:
     return need_feat(c, TL_FEAT_EXTENDED_CONST, opname(e) /* in a constant expression */);

@@ -203,9 +203,19 @@ uint64_t tl_expr_count(tl_expr *root) {
   return n;
 }
 
-/* Whether root's subtree holds a node with one of the flags fl (an
- * explicit stack; stops at the first). */
-static bool has_flag(tl_expr *root, uint32_t fl) {
+/* Whether t is or holds a reference type beyond the basic ones. */
+bool tl_type_has_gc(const tl_module *m, tl_type t) {
+  if (t >= TL_REF_BASE) return true;
+  if (!tl_type_is_tuple(t)) return false;
+  for (uint32_t i = 0, n = tl_type_arity(m, t); i < n; i++)
+    if (tl_type_at(m, t, i) >= TL_REF_BASE) return true;
+  return false;
+}
+
+/* Whether root's subtree holds a node with one of the flags fl or of
+ * the features feat, or (m set) of a type tl_type_has_gc (an explicit
+ * stack; stops at the first). */
+static bool has_flag(const tl_module *m, tl_expr *root, uint32_t fl, tl_features feat) {
   if (!root) return false;
   tl_expr *small[64], **st = small;
   size_t n = 0, cap = 64;
@@ -213,7 +223,8 @@ static bool has_flag(tl_expr *root, uint32_t fl) {
   st[n++] = root;
   while (n && !found) {
     tl_expr *e = st[--n];
-    if (tl_ops[e->op].flags & fl) found = true;
+    if ((tl_ops[e->op].flags & fl) || (tl_ops[e->op].feat & feat) || (m && tl_type_has_gc(m, e->type)))
+      found = true;
     for (uint32_t i = 0; i < e->nkid && !found; i++) {
       if (!e->kid[i]) continue;
       if (n == cap) {
@@ -233,4 +244,12 @@ static bool has_flag(tl_expr *root, uint32_t fl) {
   return found;
 }
 
-bool tl_expr_has_eh(tl_expr *root) { return has_flag(root, TL_F_EH); }
+bool tl_expr_has_eh(tl_expr *root) { return has_flag(NULL, root, TL_F_EH, 0); }
+bool tl_expr_has_gc(const tl_module *m, tl_expr *root) { return has_flag(m, root, 0, TL_FEAT_GC); }
+
+bool tl_func_has_gc(const tl_module *m, const tl_func *f) {
+  for (uint32_t i = 0; i < f->nlocal; i++)
+    if (tl_type_has_gc(m, f->local[i])) return true;
+  const tl_functype *ft = tl_func_type(m, f);
+  return tl_type_has_gc(m, ft->params) || tl_type_has_gc(m, ft->results) || tl_expr_has_gc(m, f->body);
+}

@@ -58,6 +58,15 @@ static void ser_pre(tl_walk *w, tl_expr **slot) {
     put32(b, e->imm.idx2.b);
     break;
   case TL_IMM_LABEL: put32(b, lab(c, e->imm.label)); break;
+  case TL_IMM_BR_CAST: /* label, target type */
+    put32(b, lab(c, e->imm.idx2.a));
+    put32(b, e->imm.idx2.b);
+    break;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: case TL_IMM_TYPE_DATA: case TL_IMM_TYPE_ELEM:
+  case TL_IMM_TYPE_TYPE:
+    put32(b, e->imm.idx2.a);
+    put32(b, e->imm.idx2.b);
+    break;
   case TL_IMM_BR_TABLE:
     put32(b, e->imm.table->n);
     for (uint32_t i = 0; i < e->imm.table->n; i++) put32(b, lab(c, e->imm.table->targets[i]));

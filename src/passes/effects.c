@@ -4,7 +4,8 @@
  * the subtrees they are about to move or remove. Exceptions: throw, rethrow
  * and throw_ref add TL_F_THROWS (and NORETURN); calls may throw as well
  * (TL_F_CALL covers it); a catch arm writes its payload local; a try_table
- * clause whose label is outside branches out. */
+ * clause whose label is outside branches out. GC heap effects count as
+ * memory ones (gc_as_memory). */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -19,12 +20,24 @@ static bool defined_inside(fx_ctx *c, uint32_t label) {
   return c->defined && label < c->nlabel && c->defined[label];
 }
 
+/* The GC heap as memory (ir.h): a field read is a load, a write or an
+ * allocation (a fresh identity: never merged nor removed) a store, a
+ * segment read a table read; so passes order them as they order those. */
+static uint32_t gc_as_memory(uint32_t fl) {
+  uint32_t out = 0;
+  if (fl & TL_F_GC_READ) out |= TL_F_READS_MEM;
+  if (fl & (TL_F_GC_WRITE | TL_F_GC_ALLOC)) out |= TL_F_WRITES_MEM;
+  if (fl & TL_F_GC_SEG) out |= TL_F_READS_TABLE;
+  return out;
+}
+
 static void fx_pre(tl_walk *w, tl_expr **slot) {
   fx_ctx *c = w->ctx;
   tl_expr *e = *slot;
   uint32_t fl = tl_ops[e->op].flags;
   /* A branch only matters if it leaves the subtree (branches_out below). */
   c->fx->flags |= (fl & TL_F_BRANCH) ? fl & ~TL_F_NORETURN : fl;
+  if (fl & (TL_F_GC_READ | TL_F_GC_WRITE | TL_F_GC_ALLOC | TL_F_GC_SEG)) c->fx->flags |= gc_as_memory(fl);
   if (e->type == TL_UNREACHABLE) c->fx->unreachable = true;
   if (fl & TL_F_CONTROL) {
     uint32_t l = e->imm.block.label;
@@ -41,7 +54,8 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT)
     c->fx->branches_out = true;
   if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) c->fx->flags |= TL_F_WRITES_LOCAL;
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE ||
+      tl_op_is_br_on(e->op)) {
     if (!defined_inside(c, e->imm.label)) c->fx->branches_out = true;
   } else if (e->op == TL_OP_BR_TABLE) {
     if (!defined_inside(c, e->imm.table->def)) c->fx->branches_out = true;

@@ -182,7 +182,10 @@ static bool compute_info(tl_pass_ctx *ctx, finfo *info, fscan *sc) {
   if (m->has_start) info[m->start].global = true;
   levels(ctx, &o, &s);
   limits l = get_limits(ctx);
-  for (uint32_t i = m->nimported_funcs; i < nf; i++) info[i].worth = worth(&info[i], &l, o, s);
+  /* a callee with GC instructions or types stays out of line: the copy's
+   * locals (non-nullable ones need a set first) are not modelled yet */
+  for (uint32_t i = m->nimported_funcs; i < nf; i++)
+    info[i].worth = worth(&info[i], &l, o, s) && !tl_func_has_gc(m, TL_FUNC(m, i));
   return true;
 }
 
@@ -233,7 +236,10 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
   switch (e->op) {
   case TL_OP_LOCAL_GET: c->read[e->imm.index] = 1; /* fall through */
   case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: e->imm.index += c->base; break;
-  case TL_OP_BR: case TL_OP_BR_IF: e->imm.label = c->lmap[e->imm.label]; break;
+  case TL_OP_BR: case TL_OP_BR_IF: case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: case TL_OP_BR_ON_NULL:
+  case TL_OP_BR_ON_NON_NULL:
+    e->imm.label = c->lmap[e->imm.label];
+    break;
   case TL_OP_BR_TABLE: {
     tl_brtable *t = tl_brtable_new(c->m, e->imm.table->n);
     for (uint32_t i = 0; i < e->imm.table->n; i++) t->targets[i] = c->lmap[e->imm.table->targets[i]];

@@ -29,7 +29,8 @@ typedef struct {
 
 static const uint32_t IMPURE = TL_F_TRAPS | TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE |
                                TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL | TL_F_WRITES_GLOBAL | TL_F_CALL |
-                               TL_F_BRANCH | TL_F_NORETURN | TL_F_CONTROL | TL_F_ATOMIC;
+                               TL_F_BRANCH | TL_F_NORETURN | TL_F_CONTROL | TL_F_ATOMIC | TL_F_GC_READ |
+                               TL_F_GC_WRITE | TL_F_GC_ALLOC | TL_F_GC_SEG;
 
 /* Pure, small, not a bare get/const; collects the locals it reads. */
 static bool candidate(cse_ctx *c, tl_expr *v) {
@@ -64,7 +65,7 @@ static bool same_imm(const tl_expr *a, const tl_expr *b) {
   case TL_IMM_V128: case TL_IMM_SHUFFLE: return !memcmp(a->imm.v128, b->imm.v128, 16);
   case TL_IMM_LANE: return a->imm.mem.lane == b->imm.mem.lane;
   case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE: case TL_IMM_TYPE:
-  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
+  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE: case TL_IMM_CAST:
     return a->imm.index == b->imm.index;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
     return a->imm.mem.offset == b->imm.mem.offset && a->imm.mem.big == b->imm.mem.big && a->imm.mem.mem == b->imm.mem.mem &&
@@ -175,7 +176,7 @@ typedef struct {
 
 static const uint32_t NOT_PURE = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_LOCAL |
                                  TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_BRANCH | TL_F_NORETURN |
-                                 TL_F_CONTROL | TL_F_ATOMIC;
+                                 TL_F_CONTROL | TL_F_ATOMIC | TL_F_GC_WRITE | TL_F_GC_ALLOC;
 
 static void clear_region(lcse *c) { c->epoch++, c->live = 0, c->active.n = 0; }
 
@@ -209,7 +210,7 @@ static uint64_t imm_hash(const tl_expr *e) {
   case TL_IMM_F32: return e->imm.f32;
   case TL_IMM_F64: return e->imm.f64;
   case TL_IMM_LOCAL: case TL_IMM_GLOBAL: case TL_IMM_FUNC: case TL_IMM_REFTYPE: case TL_IMM_TYPE:
-  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE:
+  case TL_IMM_SELECT_T: case TL_IMM_TUPLE_INDEX: case TL_IMM_MEM: case TL_IMM_TABLE: case TL_IMM_CAST:
     return e->imm.index;
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE:
     return mix(e->imm.mem.offset, ((uint64_t)e->imm.mem.mem << 16) | ((uint64_t)e->imm.mem.align << 8) |

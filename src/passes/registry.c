@@ -168,7 +168,10 @@ static void run_stack(void *user, uint32_t i) {
   if (j->own) tl_nodes_begin(j->ctx->m, i);
   if (f->lazy) s = tl_func_decode(j->ctx->m, i, &e); /* first touch */
   int eh = -1; /* whether f holds EH nodes: found out when a pass needs it */
-  for (uint32_t p = 0; p < j->npass && s == TL_OK; p++) {
+  /* The function passes do not model GC instructions and types yet
+   * (issue 24): a function that holds them is left as it is. */
+  bool gc = s == TL_OK && f->body && tl_func_has_gc(j->ctx->m, f);
+  for (uint32_t p = 0; p < j->npass && s == TL_OK && !gc; p++) {
     if (!j->pass[p]->eh && eh < 0) eh = tl_expr_has_eh(f->body);
     if (!j->pass[p]->eh && eh) continue; /* it does not model exceptions */
     s = j->pass[p]->func(&c, f);
@@ -393,7 +396,7 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
       s = p->kind == TL_PASS_FUNC ? run_func_passes(&ctx, stack, np, NULL, !m->capi) : p->module(&ctx);
     if (s == TL_OK) tell_decoded(m, opt, &told);
     /* a module pass may have changed a function's type under its ref.funcs */
-    if (s == TL_OK && p->kind != TL_PASS_FUNC && (m->features & TL_FEAT_GC)) tl_module_retype_ref_funcs(m);
+    if (s == TL_OK && p->kind != TL_PASS_FUNC && m->typed_funcs) tl_module_retype_ref_funcs(m);
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK)
       s = after_pass(err, p->name);

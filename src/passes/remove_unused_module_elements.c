@@ -78,6 +78,8 @@ static bool carries(const tl_expr *e) {
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: case TL_IMM_MEM: case TL_IMM_MEM_COPY:
   case TL_IMM_MEM_INIT: case TL_IMM_DATA: case TL_IMM_ELEM: case TL_IMM_TABLE_INIT:
   case TL_IMM_TABLE_COPY: case TL_IMM_TAG: case TL_IMM_CATCH: case TL_IMM_TYPE: return true;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: case TL_IMM_TYPE_DATA: case TL_IMM_TYPE_ELEM:
+  case TL_IMM_TYPE_TYPE: return true;
   case TL_IMM_CLAUSE: return e->op == TL_OP_TT_CATCH || e->op == TL_OP_TT_CATCH_REF;
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE: return e->imm.block.bt != TL_NO_INDEX;
   default: return false;
@@ -110,6 +112,10 @@ static void note(rume *r, const tl_expr *e) {
   case TL_IMM_TAG: use(r, K_TAG, e->imm.index); break;
   case TL_IMM_TYPE: use(r, K_TYPE, e->imm.index); break;
   case TL_IMM_CATCH: case TL_IMM_CLAUSE: use(r, K_TAG, e->imm.idx2.b); break;   /* (carries: catch, catch_ref) */
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: use(r, K_TYPE, e->imm.idx2.a); break;
+  case TL_IMM_TYPE_DATA: use(r, K_TYPE, e->imm.idx2.a); use(r, K_DATA, e->imm.idx2.b); break;
+  case TL_IMM_TYPE_ELEM: use(r, K_TYPE, e->imm.idx2.a); use(r, K_ELEM, e->imm.idx2.b); break;
+  case TL_IMM_TYPE_TYPE: use(r, K_TYPE, e->imm.idx2.a); use(r, K_TYPE, e->imm.idx2.b); break;
   default: break;
   }
 }
@@ -310,6 +316,19 @@ static void rewrite(rume *r, tl_expr *e) {
   case TL_IMM_TAG: e->imm.index = mp[K_TAG][e->imm.index]; break;
   case TL_IMM_TYPE: e->imm.index = mp[K_TYPE][e->imm.index]; break;
   case TL_IMM_CATCH: case TL_IMM_CLAUSE: e->imm.idx2.b = mp[K_TAG][e->imm.idx2.b]; break;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: e->imm.idx2.a = mp[K_TYPE][e->imm.idx2.a]; break;
+  case TL_IMM_TYPE_DATA:
+    e->imm.idx2.a = mp[K_TYPE][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_DATA][e->imm.idx2.b];
+    break;
+  case TL_IMM_TYPE_ELEM:
+    e->imm.idx2.a = mp[K_TYPE][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_ELEM][e->imm.idx2.b];
+    break;
+  case TL_IMM_TYPE_TYPE:
+    e->imm.idx2.a = mp[K_TYPE][e->imm.idx2.a];
+    e->imm.idx2.b = mp[K_TYPE][e->imm.idx2.b];
+    break;
   default: break;
   }
 }

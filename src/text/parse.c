@@ -163,6 +163,7 @@ static const uint8_t sec_id[NSEC] = {1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11};
 typedef struct { uint32_t off, len, np, nr; bool plain; } ftype;
 typedef struct { const char *s; uint32_t len; } label;
 typedef struct { uint8_t b[6], n; } lty;                  /* one local's type */
+typedef struct { uint32_t type, field, len; const char *s; } fname; /* a field's $id */
 
 /* An instruction name as the op table sees it: its length and its first
  * and last eight bytes (for shorter names, head holds them all), which
@@ -199,6 +200,7 @@ typedef struct {
   uint32_t nlnames;      /* functions in lnames */
   opslot *ops;           /* instruction names by hash (op_lookup) */
   bool marking;          /* record tl_text_marks in the output buffers */
+  tl_vec fnames;         /* fname: struct field ids, for struct.get $t $f */
   size_t win_next;       /* the pass calls tk->window when it passes this */
 } P;
 
@@ -827,6 +829,39 @@ static tl_status clauses(P *p, buf *o) {
 }
 
 /* The immediates of op (not block-like ones) into o. */
+/* A field of struct type t: its index or $id. */
+static tl_status field_idx(P *p, uint32_t t, uint32_t *out) {
+  if (cur_kind(p) != TK_ID) return u32_lit(p, out);
+  uint32_t len;
+  const char *s = id_name(p, cur(p), &len);
+  for (size_t k = 0; k < p->fnames.n; k++) {
+    const fname *f = &TL_VEC_AT(&p->fnames, fname, k);
+    if (f->type == t && f->len == len && !memcmp(f->s, s, len)) {
+      *out = f->field;
+      p->i++;
+      return TL_OK;
+    }
+  }
+  return FAIL("unknown field $%.*s", (int)(len > 40 ? 40 : len), s);
+}
+
+/* A reference type as ref.test/ref.cast/br_on_cast state it: its heap type
+ * into o (reset first), its nullability in *null. */
+static tl_status reftype_parts(P *p, buf *o, bool *null) {
+  breset(o);
+  int b = valtype_byte(p, cur(p));
+  if (b >= 0 && b < 0x7b) { /* a short form: its byte is its heap type's */
+    *null = true;
+    put(o, (uint8_t)b);
+    p->i++;
+    return TL_OK;
+  }
+  if (!take_lpar_kw(p, "ref")) return FAIL("expected a reference type");
+  *null = take_kw(p, "null");
+  TRY(heaptype(p, o));
+  return rpar(p);
+}
+
 static tl_status immediates(P *p, int op, buf *o) {
   uint32_t x, y;
   uint64_t v;
@@ -930,6 +965,38 @@ static tl_status immediates(P *p, int op, buf *o) {
   case TL_IMM_FENCE: put(o, 0); return TL_OK;
   case TL_IMM_TAG: TRY(idx_of(p, SP_TAG, &x)); put_u(o, x); return TL_OK;
   case TL_IMM_TYPE: TRY(idx_of(p, SP_TYPE, &x)); put_u(o, x); return TL_OK;
+  case TL_IMM_TYPE_FIELD:
+    TRY(idx_of(p, SP_TYPE, &x));
+    TRY(field_idx(p, x, &y));
+    put_u(o, x), put_u(o, y);
+    return TL_OK;
+  case TL_IMM_TYPE_COUNT: TRY(idx_of(p, SP_TYPE, &x)); TRY(u32_lit(p, &y)); put_u(o, x), put_u(o, y); return TL_OK;
+  case TL_IMM_TYPE_DATA:
+    p->need_datacount = true;
+    TRY(idx_of(p, SP_TYPE, &x));
+    TRY(idx_of(p, SP_DATA, &y));
+    put_u(o, x), put_u(o, y);
+    return TL_OK;
+  case TL_IMM_TYPE_ELEM: TRY(idx_of(p, SP_TYPE, &x)); TRY(idx_of(p, SP_ELEM, &y)); put_u(o, x), put_u(o, y); return TL_OK;
+  case TL_IMM_TYPE_TYPE: TRY(idx_of(p, SP_TYPE, &x)); TRY(idx_of(p, SP_TYPE, &y)); put_u(o, x), put_u(o, y); return TL_OK;
+  case TL_IMM_CAST: { /* the opcode's code byte + 1 for a nullable type */
+    bool null;
+    size_t code = o->n - 1;
+    TRY(reftype_parts(p, &p->scratch, &null));
+    if (null) o->p[code]++;
+    put_buf(o, &p->scratch);
+    return TL_OK;
+  }
+  case TL_IMM_BR_CAST: { /* flags, label, ht1, ht2 */
+    bool n1, n2;
+    buf h = {0};
+    tl_status st = label_idx(p, &x);
+    if (!st) st = reftype_parts(p, &h, &n1);
+    if (!st) st = reftype_parts(p, &p->scratch, &n2);
+    if (!st) put(o, (uint8_t)(n1 | n2 << 1)), put_u(o, x), put_buf(o, &h), put_buf(o, &p->scratch);
+    bfree(&h);
+    return st;
+  }
   default: return FAIL("unexpected instruction");
   }
 }
@@ -1232,6 +1299,17 @@ static tl_status struct_fields(P *p, buf *o) {
   tl_status st = TL_OK;
   while (!st && take_lpar_kw(p, "field")) {
     if (cur_kind(p) == TK_ID) {
+      fname fn = {(uint32_t)p->types.n, n, 0, NULL};
+      fn.s = id_name(p, cur(p), &fn.len);
+      for (size_t k = 0; k < p->fnames.n; k++) {
+        const fname *o = &TL_VEC_AT(&p->fnames, fname, k);
+        if (o->type == fn.type && o->len == fn.len && !memcmp(o->s, fn.s, fn.len)) {
+          st = FAIL("duplicate field $%.*s", (int)fn.len, fn.s);
+          break;
+        }
+      }
+      if (st) break;
+      TL_VEC_PUSH(&p->fnames, fname, fn);
       p->i++;
       if (!(st = fieldtype(p, &fb))) n++;
     } else {
@@ -2028,6 +2106,7 @@ static void p_free(P *p) {
   tl_vec_free(&p->frames);
   tl_vec_free(&p->pnames);
   tl_vec_free(&p->ltypes);
+  tl_vec_free(&p->fnames);
   bfree(&p->lnames);
   tl_free(p->locals.e);
   tl_free(p->tslot);

@@ -65,7 +65,7 @@ static void blocktype(walker *w, int op) {
   uint8_t b = w->r.p < w->r.end ? *w->r.p : 0x40;
   tl_type t;
   if (b == 0x40) skip(w, 1);
-  else if (b >= 0x7b || b == 0x70 || b == 0x6f || b == 0x69 || b == 0x63) rd_valtype(&w->c, &w->r, &t);
+  else if (rd_is_valtype_byte(b)) rd_valtype(&w->c, &w->r, &t);
   else index_at(w, op, TL_SPACE_TYPE, true);
 }
 
@@ -149,6 +149,21 @@ static void immediates(walker *w, int op) {
     for (uint32_t i = 0; i < n && w->r.p < w->r.end; i++) rd_valtype(&w->c, &w->r, &t);
     return;
   case TL_IMM_TAG: case TL_IMM_CATCH: index_at(w, op, TL_SPACE_TAG, false); return;
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: index_at(w, op, TL_SPACE_TYPE, false); skip_leb(w); return;
+  case TL_IMM_TYPE_DATA:
+    index_at(w, op, TL_SPACE_TYPE, false);
+    index_at(w, op, TL_SPACE_DATA, false);
+    return;
+  case TL_IMM_TYPE_ELEM:
+    index_at(w, op, TL_SPACE_TYPE, false);
+    index_at(w, op, TL_SPACE_ELEM, false);
+    return;
+  case TL_IMM_TYPE_TYPE:
+    index_at(w, op, TL_SPACE_TYPE, false);
+    index_at(w, op, TL_SPACE_TYPE, false);
+    return;
+  case TL_IMM_CAST: skip_leb(w); return; /* a heap type (GC types are never renumbered) */
+  case TL_IMM_BR_CAST: skip(w, 1); skip_leb(w); skip_leb(w); skip_leb(w); return;
   default: return; /* NONE; the IR-only kinds never occur in bytes */
   }
 }

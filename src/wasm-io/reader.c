@@ -184,6 +184,15 @@ tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht) {
   return TL_OK;
 }
 
+bool rd_is_valtype_byte(uint8_t b) { return b >= 0x7b || b == 0x63 || b == 0x64 || abstract_heap(b) >= 0; }
+
+/* A module that names a typed reference anywhere types ref.func $f as
+ * (ref $t) (m->typed_funcs); the nodes read before it knew are retyped
+ * once the module is read. Decode workers only ever set it. */
+static void note_typed(rctx *c, tl_type t) {
+  if (t >= TL_REF_BASE && !c->m->typed_funcs) __atomic_store_n(&c->m->typed_funcs, true, __ATOMIC_RELAXED);
+}
+
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
   const uint8_t *at = r->p;
   uint8_t b;
@@ -198,12 +207,14 @@ tl_status rd_valtype(rctx *c, rd *r, tl_type *out) {
     uint32_t ht;
     TRY(rd_heaptype(c, r, &ht));
     *out = tl_ref(ht, b == 0x63);
+    note_typed(c, *out);
     return need_feature(c, r, at, ref_features(*out), "reference type");
   }
   default: {
     int a = abstract_heap(b);
     if (a < 0) return rd_fail_at(r, at, TL_E_MALFORMED, "malformed value type 0x%02x", b);
     *out = tl_ref((uint32_t)a, true);
+    note_typed(c, *out);
     return need_feature(c, r, at, ref_features(*out), tl_type_name(*out));
   }
   }
@@ -324,6 +335,14 @@ tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
     int op;
     TRY(rd_opcode(r, &op));
     if (op == TL_OP_END) break;
+    if (rdg_const_ok(op)) {
+      TRY(need_feature(c, r, at, tl_ops[op].feat, tl_ops[op].text));
+      tl_expr *g;
+      TRY(rdg_const(c, r, op, at, st, &n, &g));
+      if (n == sizeof st / sizeof st[0]) return rd_fail_at(r, at, TL_E_LIMIT, "constant expression too deep");
+      st[n++] = g;
+      continue;
+    }
     if (!const_op_ok(op))
       return rd_fail_at(r, at, TL_E_INVALID, "constant expression required, got %s", tl_ops[op].text);
     TRY(need_feature(c, r, at, tl_ops[op].feat, tl_ops[op].text));
@@ -895,7 +914,10 @@ static int section_rank(uint8_t id) {
 static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
   switch (id) {
   case 0: return rd_custom(c, s, after);
-  case 1: return rd_types(c, s);
+  case 1:
+    TRY(rd_types(c, s));
+    c->m->typed_funcs |= tl_module_has_gc_types(c->m);
+    return TL_OK;
   case 2: return rd_imports(c, s);
   case 3: return rd_functions(c, s);
   case 4: return rd_tables(c, s);
@@ -1098,9 +1120,8 @@ tl_status tl_read(const uint8_t *bytes, size_t size, const tl_read_options *opt,
   if (s == TL_OK && c->dwarf) s = check_dwarf(c);
   tl_srcmap_free(&sm);
   if (s == TL_OK) {
-    tl_features read_with = m->features;
     m->features = (detect ? tl_module_detect_features(m) | tf : base | tf) & TL_FEAT_ALL;
-    if ((read_with ^ m->features) & TL_FEAT_GC) tl_module_retype_ref_funcs(m);
+    if (m->typed_funcs) tl_module_retype_ref_funcs(m);
   }
   rctx_free(c);
   if (opt) m->threads = opt->threads;

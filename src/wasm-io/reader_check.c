@@ -372,7 +372,7 @@ static tl_status chk_plain(fctx *x, int op) {
   TRY(rdc_imm(x, op, &im));
   uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
   for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, wide >> k & 1 ? TL_I64 : oi->ops[k], NULL));
-  tl_type res = wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? tl_ref_func_type(x->m, im.index) : oi->result;
+  tl_type res = wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? tl_ref_func_precise(x->m, im.index) : oi->result;
   if (res != TL_NONE) push(x, res);
   if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;

@@ -695,7 +695,7 @@ static tl_status do_plain(fctx *x, int op) {
   uint32_t wide = (oi->flags & TL_F_INDEXED) ? tl_index64_mask(x->m, op, im) : 0;
   for (uint32_t k = oi->nops; k-- > 0;) TRY(pop_want(x, wide >> k & 1 ? TL_I64 : oi->ops[k], &e->kid[k]));
   tl_expr_finalize(x->m, x->f, e);
-  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? e->type : oi->result);
+  push(x, e, wide & TL_IDX64_RESULT ? TL_I64 : op == TL_OP_REF_FUNC ? tl_ref_func_precise(x->m, e->imm.index) : oi->result);
   if (oi->flags & TL_F_NORETURN) set_unreachable(x);
   return TL_OK;
 }
@@ -959,84 +959,6 @@ static tl_status do_call(fctx *x, int op) {
   } else {
     push(x, e, ft->results);
   }
-  return TL_OK;
-}
-
-/* call_ref and return_call_ref: the args, then a (ref null $t). */
-static tl_status do_call_ref(fctx *x, int op) {
-  tl_module *m = x->m;
-  bool tail = op == TL_OP_RETURN_CALL_REF;
-  uint32_t ti;
-  TRY(rd_u32(x->r, &ti, "type index"));
-  if (ti >= m->types.n) return rdc_fail(x, TL_E_INVALID, "unknown type %u", ti);
-  tl_functype *ft = TL_FTYPE(m, ti);
-  if (ft->kind != TL_DT_FUNC) return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: type %u is not a function type", x->opname, ti);
-  if (tail && !tl_type_sub(m, ft->results, tl_func_type(m, x->f)->results))
-    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: callee results differ from the caller's", x->opname);
-  uint32_t np = tl_type_arity(m, ft->params);
-  tl_expr *e = tl_expr_new(m, (tl_op)op, np + 1);
-  e->imm.index = ti;
-  TRY(pop_want(x, tl_ref_def(ft->canon, true), &e->kid[np]));
-  for (uint32_t k = np; k-- > 0;) TRY(pop_want(x, tl_type_at(m, ft->params, k), &e->kid[k]));
-  tl_expr_finalize(m, x->f, e);
-  if (tail) {
-    e->type = TL_UNREACHABLE;
-    push(x, e, TL_NONE);
-    set_unreachable(x);
-  } else {
-    push(x, e, ft->results);
-  }
-  return TL_OK;
-}
-
-/* A reference operand (or the polymorphic stack's). */
-static tl_status pop_ref(fctx *x, tl_expr **e, tl_type *t) {
-  TRY(pop_any(x, e, t));
-  if (*t != TL_UNREACHABLE && !tl_type_is_ref(*t))
-    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected a reference but got %s", x->opname, rdc_tname(*t));
-  return TL_OK;
-}
-
-static tl_type non_null(tl_type t) { return t == TL_UNREACHABLE ? t : tl_ref_with_null(t, false); }
-
-static tl_status do_ref_as_non_null(fctx *x) {
-  tl_expr *e = tl_expr_new(x->m, TL_OP_REF_AS_NON_NULL, 1);
-  tl_type t;
-  TRY(pop_ref(x, &e->kid[0], &t));
-  tl_expr_finalize(x->m, x->f, e);
-  push(x, e, non_null(t));
-  return TL_OK;
-}
-
-/* br_on_null L: to L (dropping the null) or on with the non-null
- * reference; br_on_non_null L: to L with it or on without it. The IR node
- * holds the reference only: a label that also takes values from below it
- * (t* in the spec's typing) is refused. */
-static tl_status do_br_on_null(fctx *x, int op) {
-  tl_module *m = x->m;
-  uint32_t depth;
-  frame *t = NULL;
-  TRY(rd_u32(x->r, &depth, "label"));
-  TRY(get_label(x, depth, &t));
-  tl_type lt = label_type(t), rt;
-  bool loop = t->kind == K_LOOP;
-  tl_expr *e = tl_expr_new(m, (tl_op)op, 1);
-  TRY(pop_ref(x, &e->kid[0], &rt));
-  bool on_null = op == TL_OP_BR_ON_NULL;
-  uint32_t want = on_null ? 0 : 1;
-  if (tl_type_arity(m, lt) != want || (!on_null && !tl_type_is_ref(lt))) {
-    if (tl_type_arity(m, lt) > want)
-      return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label that takes more values is not supported", x->opname);
-    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s: label type %s", x->opname, rdc_tname(lt));
-  }
-  if (!on_null && !tl_type_sub(m, non_null(rt), lt))
-    return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(lt), rdc_tname(rt));
-  if (loop && lt != TL_NONE)
-    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a loop with parameters is not supported", x->opname);
-  e->imm.label = t->kind == K_FUNC ? 0 : t->label;
-  tl_expr_finalize(m, x->f, e);
-  if (!loop) note_branch(x, e->imm.label, e);
-  push(x, e, on_null ? non_null(rt) : TL_NONE);
   return TL_OK;
 }
 
@@ -1339,9 +1261,9 @@ static tl_status do_special(fctx *x, int op, bool *done) {
   case TL_OP_RETURN: return do_return(x);
   case TL_OP_CALL: case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT:
     return do_call(x, op);
-  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: return do_call_ref(x, op);
-  case TL_OP_REF_AS_NON_NULL: return do_ref_as_non_null(x);
-  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: return do_br_on_null(x, op);
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL:
+  case TL_OP_BR_ON_NON_NULL:
+    return rdg_instr(x, op);
   case TL_OP_DROP:
     TRY(pop_any(x, &e, &t));
     push(x, tl_make_drop(m, e), TL_NONE);
@@ -1369,8 +1291,81 @@ static tl_status do_special(fctx *x, int op, bool *done) {
     push(x, e, TL_I32);
     return TL_OK;
   default:
+    if (tl_op_is_gc(op)) return rdg_instr(x, op);
     return rdc_fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
   }
+}
+
+/* ------------------------------------------------- for reader_gc.c */
+tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got) { return pop_typed(x, want, out, got); }
+void rdc_push(fctx *x, tl_expr *e, tl_type t) { push(x, e, t); }
+void rdc_set_unreachable(fctx *x) { set_unreachable(x); }
+
+/* A cast node of the operand in local tmp: ref.test/ref.cast to t. */
+static tl_expr *cast_of(fctx *x, int op, tl_type t, uint32_t tmp) {
+  tl_expr *e = tl_expr_new(x->m, (tl_op)op, 1);
+  e->imm.index = t;
+  e->kid[0] = get_local(x, tmp);
+  tl_expr_finalize(x->m, x->f, e);
+  return e;
+}
+
+static tl_expr *get_non_null(fctx *x, uint32_t tmp, bool need) {
+  tl_expr *g = get_local(x, tmp);
+  return need ? tl_make_unary(x->m, TL_OP_REF_AS_NON_NULL, g) : g;
+}
+
+/* br_on_non_null, br_on_cast(_fail) to a loop of one param (in type, the
+ * stack type of operand v; cast, the target): v goes to a scratch local,
+ * and `if (test) (loop's branch with the value)` is followed by the
+ * fallthrough value: the IR's branches to loops carry no value. */
+tl_status rdc_br_on_loop(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall) {
+  tl_module *m = x->m;
+  frame *t = NULL;
+  TRY(get_label(x, depth, &t));
+  frame tgt = *t;
+  if (in == TL_UNREACHABLE) { /* never branches */
+    push(x, v, fall);
+    return TL_OK;
+  }
+  uint32_t tmp = scratch(x, in);
+  push(x, set_local(x, tmp, v), TL_NONE);
+  bool nul = tl_type_is_ref(cast) && tl_ref_nullable(cast) && tl_ref_nullable(in);
+  tl_expr *cond, *sent, *after = NULL;
+  if (op == TL_OP_BR_ON_NON_NULL) {
+    cond = tl_make_unary(m, TL_OP_I32_EQZ, tl_make_unary(m, TL_OP_REF_IS_NULL, get_local(x, tmp)));
+    sent = get_non_null(x, tmp, tl_ref_nullable(in));
+  } else if (op == TL_OP_BR_ON_CAST) {
+    cond = cast_of(x, TL_OP_REF_TEST, cast, tmp);
+    sent = cast_of(x, TL_OP_REF_CAST, cast, tmp);
+    after = get_non_null(x, tmp, nul);
+  } else {
+    cond = tl_make_unary(m, TL_OP_I32_EQZ, cast_of(x, TL_OP_REF_TEST, cast, tmp));
+    sent = get_non_null(x, tmp, nul);
+    after = cast_of(x, TL_OP_REF_CAST, cast, tmp);
+  }
+  tl_expr *br = tl_expr_new(m, TL_OP_BR, 0);
+  br->imm.label = tgt.label;
+  br->type = TL_UNREACHABLE;
+  tl_expr *iff = tl_expr_new(m, TL_OP_IF, 2);
+  iff->imm.block.label = new_label(x); /* as the text of it reads back */
+  iff->kid[0] = cond;
+  iff->kid[1] = loop_branch(x, &tgt, br, sent);
+  tl_block_finalize(m, iff, TL_UNREACHABLE);
+  push(x, iff, TL_NONE);
+  if (after) push(x, after, fall);
+  return TL_OK;
+}
+void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br) { note_branch(x, label, br); }
+tl_status rdc_need_data(fctx *x, uint32_t idx) { return need_data(x, idx); }
+tl_status rdc_need_elem(fctx *x, uint32_t idx) { return need_elem(x, idx); }
+tl_status rdc_br_target(fctx *x, uint32_t depth, uint32_t *label, tl_type *lt, bool *loop) {
+  frame *t = NULL;
+  TRY(get_label(x, depth, &t));
+  *lt = label_type(t);
+  *loop = t->kind == K_LOOP;
+  *label = t->kind == K_FUNC ? 0 : t->label;
+  return TL_OK;
 }
 
 /* With an input source map: the instruction, then its location (the map's
@@ -1413,7 +1408,10 @@ tl_status rdc_opcode(fctx *x, int *out) {
   }
   x->opname = tl_ops[op].text;
   *out = op;
-  if (tl_ops[op].feat & TL_FEAT_GC) x->m->gc_code = true;
+  if ((tl_ops[op].feat & TL_FEAT_GC) && !x->m->gc_code) { /* typed ref.func from now on (reader.c) */
+    __atomic_store_n(&x->m->gc_code, true, __ATOMIC_RELAXED);
+    __atomic_store_n(&x->m->typed_funcs, true, __ATOMIC_RELAXED);
+  }
   return need_feature(x->c, r, x->at, tl_ops[op].feat, x->opname);
 }
 

@@ -73,6 +73,7 @@ tl_status rd_name(rd *r, tl_arena *a, const char **out, const char *what);
 tl_status rd_name_n(rd *r, tl_arena *a, const char **out, uint32_t *len, const char *what);
 bool utf8_valid(const uint8_t *s, size_t n);
 tl_status rd_valtype(rctx *c, rd *r, tl_type *out);
+bool rd_is_valtype_byte(uint8_t b); /* a value type's first byte (not a type index) */
 tl_status rd_null_heaptype(rctx *c, rd *r, tl_type *out);
 tl_status rd_heaptype(rctx *c, rd *r, uint32_t *ht);
 tl_status need_feature(rctx *c, rd *r, const uint8_t *at, tl_features f, const char *what);
@@ -120,6 +121,26 @@ tl_status rdc_ref_null(fctx *x, tl_type *t);              /* ref.null's heap typ
 tl_status rdc_catch(fctx *x, int op, uint8_t kind, uint32_t *tag);
 /* table.get/set/grow/fill's operand types (returns how many) and result */
 uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *res);
+
+/* reader_code.c: the value stack and labels, for reader_gc.c. rdc_pop:
+ * one value of type want (TL_UNREACHABLE: any), its stack type in *got;
+ * rdc_br_target: the IR label of wasm depth `depth`, its type, whether a loop. */
+tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got);
+void rdc_push(fctx *x, tl_expr *e, tl_type t);
+void rdc_set_unreachable(fctx *x);  /* after an instruction that does not fall through */
+/* br_on_non_null/br_on_cast(_fail) to the loop of one param at depth,
+ * lowered to a test and a branch (the operand v, of stack type in, popped;
+ * fall: the stack type it leaves) */
+tl_status rdc_br_on_loop(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall);
+tl_status rdc_br_target(fctx *x, uint32_t depth, uint32_t *label, tl_type *lt, bool *loop);
+void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br);
+tl_status rdc_need_data(fctx *x, uint32_t idx);
+tl_status rdc_need_elem(fctx *x, uint32_t idx);
+/* reader_gc.c: a GC instruction of a body; in a constant expression (ops
+ * rdg_const_ok) with operands st[0..*n) (popped), the node in *out. */
+tl_status rdg_instr(fctx *x, int op);
+bool rdg_const_ok(int op);
+tl_status rdg_const(rctx *c, rd *r, int op, const uint8_t *at, tl_expr **st, uint32_t *n, tl_expr **out);
 
 /* reader_check.c: validates body fi from r without building IR. */
 tl_status rd_check_body(rctx *c, rd *r, uint32_t fi);

@@ -112,6 +112,11 @@ static bool blocktype(so *s, uint32_t *res) {
   s->p += n;
   if (v < 0) {
     *res = v == -64 ? 0 : 1;
+    if (v == -28 || v == -29) { /* (ref ht), (ref null ht): the heap type follows */
+      n = tl_leb_read_s33(s->p, s->end, &v);
+      s->p += n;
+      return n != 0;
+    }
     return true;
   }
   tl_module *m = s->w->m;
@@ -170,11 +175,15 @@ static bool skip_imm(so *s, int op) {
   case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY: case TL_IMM_MEMARG:
     return skip_leb(s) && skip_leb(s);
   case TL_IMM_MEMARG_LANE: return skip_leb(s) && skip_leb(s) && skip(s, 1);
-  case TL_IMM_LANE: case TL_IMM_REFTYPE: case TL_IMM_FENCE: return skip(s, 1);
+  case TL_IMM_REFTYPE: return skip_leb(s); /* a heap type: an s33 */
+  case TL_IMM_LANE: case TL_IMM_FENCE: return skip(s, 1);
   case TL_IMM_F32: return skip(s, 4);
   case TL_IMM_F64: return skip(s, 8);
   case TL_IMM_V128: case TL_IMM_SHUFFLE: return skip(s, 16);
-  case TL_IMM_SELECT_T: return rd_u32(s, &n) && skip(s, n);
+  case TL_IMM_SELECT_T: /* one type: a byte, or (ref null? ht) */
+    if (!rd_u32(s, &n) || n != 1 || s->p >= s->end) return false;
+    if (*s->p != 0x63 && *s->p != 0x64) return skip(s, 1);
+    return skip(s, 1) && skip_leb(s);
   default: return false;
   }
 }

@@ -260,6 +260,13 @@ static tl_status put_imm(wr *w, tl_buf *b, const tl_expr *e) {
     wr_u32(b, im->idx2.a);
     wr_u32(b, im->idx2.b);
     return TL_OK;
+  case TL_IMM_TYPE_DATA:
+    w->uses_data = true;
+    /* fall through */
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: case TL_IMM_TYPE_ELEM: case TL_IMM_TYPE_TYPE:
+    put_op_u32(b, 0, im->idx2.a);
+    put_op_u32(b, 0, im->idx2.b);
+    return TL_OK;
   case TL_IMM_MEMARG: put_memarg(w, b, &im->mem); return TL_OK;
   case TL_IMM_MEMARG_LANE: put_memarg(w, b, &im->mem); /* fall through */
   case TL_IMM_LANE: tl_buf_byte(b, im->mem.lane); return TL_OK;
@@ -307,8 +314,40 @@ static tl_status emit_op(wr *w, tl_buf *b, const tl_expr *e) {
   return TL_OK;
 }
 
+/* ref.test/ref.cast: the nullable form's code is the plain one's + 1. */
+static tl_status emit_cast(wr *w, tl_buf *b, const tl_expr *e) {
+  tl_type t = e->imm.index;
+  if (!tl_type_is_ref(t) || !tl_type_valid(w->m, t))
+    return WR_FAIL(w, TL_E_INVALID, "%s of a non-reference type", tl_ops[e->op].text);
+  tl_buf_byte(b, 0xFB);
+  wr_u32(b, tl_ops[e->op].code + tl_ref_nullable(t));
+  wr_heaptype(b, tl_ref_heap(t));
+  return TL_OK;
+}
+
+/* br_on_cast(_fail) flags label rt1 rt2: rt1 is the operand's type (its
+ * hierarchy's top when it is unreachable), rt2 the target narrowed to a
+ * subtype of rt1 (their glb: what passes the cast is in both anyway, and
+ * the label and fallthrough types stay those the IR gives). */
+static tl_status emit_br_cast(wr *w, tl_buf *b, const tl_expr *e) {
+  tl_type t = e->imm.idx2.b, in = e->nkid ? e->kid[0]->type : TL_UNREACHABLE;
+  if (!tl_type_is_ref(t) || !tl_type_valid(w->m, t))
+    return WR_FAIL(w, TL_E_INVALID, "%s to a non-reference type", tl_ops[e->op].text);
+  if (!tl_type_is_ref(in)) in = tl_ref(tl_heap_top(w->m, tl_ref_heap(t)), true);
+  else t = tl_type_glb(w->m, t, in);
+  tl_buf_byte(b, 0xFB);
+  wr_u32(b, tl_ops[e->op].code);
+  tl_buf_byte(b, (uint8_t)(tl_ref_nullable(in) | tl_ref_nullable(t) << 1));
+  TRY(put_depth(w, b, e->imm.label));
+  wr_heaptype(b, tl_ref_heap(in));
+  wr_heaptype(b, tl_ref_heap(t));
+  return TL_OK;
+}
+
 static tl_status emit_op_bytes(wr *w, tl_buf *b, const tl_expr *e) {
   switch (e->op) {
+  case TL_OP_REF_TEST: case TL_OP_REF_CAST: return emit_cast(w, b, e);
+  case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: return emit_br_cast(w, b, e);
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: return emit_local(w, b, e);
   case TL_OP_DROP: drops(b, tl_type_arity(w->m, e->kid[0]->type)); return TL_OK;
   case TL_OP_TUPLE_MAKE: return TL_OK;
@@ -428,7 +467,8 @@ typedef struct {
 static void count_branches(const tl_expr *e, uint32_t *live, uint32_t nl) {
   const tl_imm imm = e->imm, *im = &imm; /* a copy: e is packed */
   if (!(tl_ops[e->op].flags & TL_F_BRANCH)) return; /* rethrow, delegate: no branch */
-  if (tl_ops[e->op].imm == TL_IMM_LABEL || tl_ops[e->op].imm == TL_IMM_CLAUSE) {
+  uint8_t k = tl_ops[e->op].imm;
+  if (k == TL_IMM_LABEL || k == TL_IMM_CLAUSE || k == TL_IMM_BR_CAST) {
     if (im->label < nl) live[im->label]++;
   } else if (tl_ops[e->op].imm == TL_IMM_BR_TABLE) {
     for (uint32_t i = 0; i < im->table->n; i++)

@@ -13,8 +13,8 @@ expect_error "missing file" '^missing\.wasm: error: .' "$TILT_OPT" missing.wasm 
 expect_error "unknown flag" "^tilt-opt: error: unknown option '--foo'$" "$TILT_OPT" --foo "$HELLO"
 expect_error "unknown pass" "unknown option '--no-such-pass'" "$TILT_OPT" --no-such-pass "$HELLO"
 expect_error "unknown -O level" "unknown option '-O9'" "$TILT_OPT" -O9 "$HELLO"
-expect_error "unknown feature" "unknown or unsupported feature in option '--enable-no-such-feature'" \
-  "$TILT_OPT" --enable-no-such-feature "$HELLO"
+expect_error "unknown feature" "unknown or unsupported feature in option '--enable-strings'" \
+  "$TILT_OPT" --enable-strings "$HELLO"
 expect_error "-o without a file" "option '-o' needs an argument" "$TILT_OPT" "$HELLO" -o
 expect_error "no input" "no input file" "$TILT_OPT"
 expect_error "two inputs" "more than one input file" "$TILT_OPT" "$HELLO" "$HELLO"
