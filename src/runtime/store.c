@@ -23,6 +23,7 @@ void tl_store_free(tl_store *s) {
   if (!s) return;
   tl_oom_guard_remove(&s->guard);
   tl_jit_store_free(s);
+  tl_gc_free(s);
   for (size_t i = 0; i < s->mems.n; i++) tl_mem_free(TL_VEC_AT(&s->mems, tl_meminst *, i));
   for (size_t i = 0; i < s->tables.n; i++) tl_free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
   tl_vec_free(&s->mems);
@@ -253,7 +254,12 @@ tl_exn *tl_exn_new(tl_store *s, const tl_taginst *t, const tl_v *vals) {
   if (!x) return NULL;
   x->tag = t;
   x->n = n;
-  if (n) memcpy(x->v, vals, n * sizeof(tl_v));
+  x->next = NULL;
+  if (n) {
+    memcpy(x->v, vals, n * sizeof(tl_v));
+    x->next = s->exns;
+    s->exns = x;
+  }
   return x;
 }
 
