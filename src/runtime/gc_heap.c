@@ -31,6 +31,8 @@ struct tl_gcheap {
   size_t threshold;
   uint64_t collections;
   tl_vec groups;              /* gc_group: the type registry */
+  uint32_t *gidx;             /* open addressing over groups by hash: index + 1, 0 empty */
+  size_t gcap;
   uint32_t nrtt;
   tl_vec marks;               /* tl_gcobj *: the mark stack */
 };
@@ -249,6 +251,7 @@ void tl_gc_free(tl_store *s) {
   tl_free(h->set);
   for (size_t i = 0; i < h->groups.n; i++) tl_free(TL_VEC_AT(&h->groups, gc_group, i).words);
   tl_vec_free(&h->groups);
+  tl_free(h->gidx);
   tl_vec_free(&h->marks);
   tl_free(h);
   s->gc = NULL;
@@ -372,6 +375,22 @@ static const tl_rtt **new_group(tl_store *s, tl_instance *inst, uint32_t rec, ui
   return (const tl_rtt **)ts;
 }
 
+/* A bigger index of the registry's groups (out of memory unwinds). */
+static void index_groups(tl_gcheap *h) {
+  size_t cap = h->gcap ? h->gcap * 2 : 64;
+  uint32_t *x = tl_calloc(cap, sizeof *x);
+  if (!x) tl_oom_fail();
+  tl_oom_keep(x);
+  for (size_t k = 0; k < h->groups.n; k++) {
+    size_t i = (size_t)TL_VEC_AT(&h->groups, gc_group, k).hash & (cap - 1);
+    while (x[i]) i = (i + 1) & (cap - 1);
+    x[i] = (uint32_t)k + 1;
+  }
+  tl_free(h->gidx);
+  h->gidx = x;
+  h->gcap = cap;
+}
+
 /* The rtts of m's canonical group at rec (n types): the registry's, or new. */
 static const tl_rtt **intern_group(tl_instance *inst, uint32_t rec, uint32_t n) {
   tl_store *s = inst->s;
@@ -379,8 +398,10 @@ static const tl_rtt **intern_group(tl_instance *inst, uint32_t rec, uint32_t n) 
   enc e = {inst, rec, n, {0}};
   encode_group(&e);
   uint64_t hs = hash_words(e.w.p, e.w.n);
-  for (size_t i = 0; i < h->groups.n; i++) {
-    gc_group *g = &TL_VEC_AT(&h->groups, gc_group, i);
+  if ((h->groups.n + 1) * 2 > h->gcap) index_groups(h);
+  size_t i = (size_t)hs & (h->gcap - 1);
+  for (; h->gidx[i]; i = (i + 1) & (h->gcap - 1)) {
+    gc_group *g = &TL_VEC_AT(&h->groups, gc_group, h->gidx[i] - 1);
     if (g->hash == hs && g->nwords == e.w.n && !memcmp(g->words, e.w.p, e.w.n * sizeof(uint32_t))) {
       tl_vec_free(&e.w);
       return g->rtts;
@@ -391,6 +412,7 @@ static const tl_rtt **intern_group(tl_instance *inst, uint32_t rec, uint32_t n) 
   tl_oom_keep(h->groups.p);
   tl_oom_keep(e.w.p);
   TL_VEC_AT(&h->groups, gc_group, h->groups.n++) = g;
+  h->gidx[i] = (uint32_t)h->groups.n;
   return g.rtts;
 }
 

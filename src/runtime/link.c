@@ -416,7 +416,7 @@ tl_instance *tl_instance_new(tl_store *s, tl_module *m) {
   for (uint32_t i = 0; i < m->types.n; i++) make_sig(s, m, i, &inst->sigs[i]);
   inst->next = s->insts;
   s->insts = inst;
-  if (tl_module_uses_gc(m)) tl_gc_instance_types(inst);
+  tl_gc_instance_types(inst);   /* runtime types: casts, call_indirect and imports match by them */
   return inst;
 }
 
