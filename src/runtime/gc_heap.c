@@ -17,6 +17,11 @@
 #define TOMB ((tl_gcobj *)(uintptr_t)8)
 #define MIN_THRESHOLD ((size_t)8 << 20)
 #define MAX_BYTES ((uint64_t)1 << 32)   /* larger objects fail (a trap) */
+#ifdef TILT_GC_STRESS                   /* debugging: collect at every allocation */
+#define STRESS 1
+#else
+#define STRESS 0
+#endif
 
 typedef struct {
   uint64_t hash;
@@ -220,7 +225,7 @@ tl_gcobj *tl_gc_alloc(tl_store *s, const tl_rtt *t, uint32_t len, const tl_v *to
   if (!h || size > MAX_BYTES) return NULL;
   size += sizeof(tl_gcobj);
   size_t limit = h->threshold > h->live ? h->threshold : h->live;
-  if (top && h->since + size > limit) tl_gc_collect(s, top);
+  if (top && (STRESS || h->since + size > limit)) tl_gc_collect(s, top);
   if ((h->n + h->tombs + 1) * 2 > h->cap && !set_resize(h, h->n + 1)) return NULL;
   tl_gcobj *o = tl_calloc(1, (size_t)size);
   if (!o) return NULL;
