@@ -9,7 +9,10 @@
  * try_table body becomes a row range in the function's handler table
  * (tl_handler), catch arms follow the body, try_table clauses become
  * landing rows that branch to their labels, and a try with catches keeps
- * its caught exception in a hidden slot after the locals (for rethrow). */
+ * its caught exception in a hidden slot after the locals (for rethrow).
+ * GC instructions get their runtime types and field layouts resolved here
+ * (interp_gc.c); br_on_cast(_fail) is a test that pushes a condition, then
+ * a conditional branch. */
 #include "interp_impl.h"
 
 #include <stdlib.h>

@@ -10,7 +10,8 @@
  * of each frame from the innermost outwards, in a loop (no recursion), and
  * ends the run with TL_E_EXCEPTION (s->exn) if none catches it. Nothing is
  * done on entering or leaving a try: code that does not throw runs as
- * before. */
+ * before. GC instructions run in interp_gc.c, given the operand stack top
+ * (an allocation may collect, with every slot below the top a root). */
 #include "interp_impl.h"
 
 #include <stdlib.h>
