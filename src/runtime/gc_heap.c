@@ -528,3 +528,20 @@ bool tl_gc_type_sub(tl_type a, const tl_rtt *ra, tl_type b, const tl_rtt *rb) {
   if (rb) return !tl_heap_is_def(ha) && (kind_top(rb->kind) == TL_HT_FUNC ? ha == TL_HT_NOFUNC : ha == TL_HT_NONE);
   return abstract_sub(ha, hb);
 }
+
+/* ------------------------------------------------------- host values */
+bool tl_gc_ref_ok(const tl_store *s, tl_type t, uint64_t v) {
+  if (!v || !tl_type_is_ref(t)) return true;
+  uint32_t ht = tl_ref_heap(t);
+  if (tl_heap_is_def(ht)) return true;   /* an object or a function: not told apart without the module */
+  bool ext = ht == TL_HT_EXTERN || ht == TL_HT_NOEXTERN;
+  if (!ext && (ht == TL_HT_FUNC || ht == TL_HT_NOFUNC || ht == TL_HT_EXN || ht == TL_HT_NOEXN)) return true;
+  if (ext) {
+    if (!(v & TL_GC_HOST)) return true;  /* the host's own value */
+    v ^= TL_GC_HOST;                      /* an internalized any value: i31 or object */
+    if (v & TL_GC_HOST) return false;
+  } else if (v & TL_GC_HOST) {
+    return true;                          /* a host value in the any hierarchy */
+  }
+  return (v & 1) || (s->gc && set_has(s->gc, v));
+}

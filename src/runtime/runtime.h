@@ -242,6 +242,11 @@ bool tl_func_matches(const tl_funcinst *f, const tl_funcinst *want);
 /* Import matching of value types of two modules: a (rtt ra when its
  * heap type is defined) a subtype of b (rtt rb). */
 bool tl_gc_type_sub(tl_type a, const tl_rtt *ra, tl_type b, const tl_rtt *rb);
+/* Whether v can be a value of reference type t given by the host
+ * (tl_func_call): an extern value with bit 63 set must be an internalized
+ * i31 or live object, an any value a host value, an i31 or a live object.
+ * Defined types and the func and exn hierarchies are not checked. */
+bool tl_gc_ref_ok(const tl_store *s, tl_type t, uint64_t v);
 /* The store-wide rtt of reference type t of inst's module (NULL: not a
  * defined heap type). */
 const tl_rtt *tl_gc_heap_rtt(tl_instance *inst, tl_type t);

@@ -213,6 +213,10 @@ tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t
   for (uint32_t i = 0; i < nargs; i++)
     if (args[i].type != f->types[i])
       return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "argument %u has the wrong type", i);
+  for (uint32_t i = 0; i < nargs; i++)
+    if (!tl_gc_ref_ok(s, args[i].type, (uint64_t)(uintptr_t)args[i].of.ref))
+      return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET,
+                       "argument %u: not a reference of its type (host externrefs must have bit 63 clear)", i);
   if (!tl_interp_stacks_ready(s)) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   uint32_t n = f->np > f->nr ? f->np : f->nr;
   tl_v *buf = tl_scratch_calloc(2 * (size_t)n + 1, sizeof *buf);

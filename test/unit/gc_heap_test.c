@@ -165,6 +165,18 @@ START_TEST(gc_extern_any_roundtrip) {
     ck_assert_int_eq(tl_invoke(inst, "host_back", &a, 1, &r, 1, &nr, &err), TL_OK);
     ck_assert_ptr_eq(r.of.ref, (void *)h);
   }
+  /* bit 63 marks an internalized any value: a host value with it set that
+   * names no object is refused, not dereferenced */
+  tl_value a, r;
+  memset(&a, 0, sizeof a);
+  a.type = TL_VAL_EXTERNREF;
+  a.of.ref = (void *)(uintptr_t)(TL_GC_HOST | 0x1000);
+  uint32_t nr = 0;
+  tl_error err = {0};
+  ck_assert_int_eq(tl_invoke(inst, "host_is_i31", &a, 1, &r, 1, &nr, &err), TL_E_INVALID);
+  a.of.ref = (void *)(uintptr_t)(TL_GC_HOST | 0x1001);   /* an i31 internalized: fine */
+  ck_assert_int_eq(tl_invoke(inst, "host_is_i31", &a, 1, &r, 1, &nr, &err), TL_OK);
+  ck_assert_int_eq(r.of.i32, 1);
   tl_store_free(s);
   tl_module_free(m);
 } END_TEST
