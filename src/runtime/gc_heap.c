@@ -32,6 +32,7 @@ typedef struct {
 struct tl_gcheap {
   tl_gcobj **set;             /* open addressing; NULL empty, TOMB removed */
   size_t cap, n, tombs;
+  unsigned shift;             /* 64 - log2(cap) */
   size_t live, since;         /* bytes live after the last collection; allocated since */
   size_t threshold;
   uint64_t collections;
@@ -51,9 +52,10 @@ static tl_gcheap *heap(tl_store *s) {
   return s->gc;
 }
 
+/* Fibonacci hashing: the product's high bits (cap is a power of two). */
 static size_t slot_of(const tl_gcheap *h, const void *p) {
   uint64_t x = (uint64_t)(uintptr_t)p >> 4;
-  return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 7) & (h->cap - 1);
+  return (size_t)((x * 0x9E3779B97F4A7C15ull) >> h->shift);
 }
 
 static void set_put(tl_gcheap *h, tl_gcobj *o) {
@@ -75,6 +77,7 @@ static bool set_resize(tl_gcheap *h, size_t want) {
   }
   tl_oom_keep(h->set);
   h->cap = cap;
+  h->shift = 64 - (unsigned)__builtin_ctzll(cap);
   h->n = h->tombs = 0;
   for (size_t i = 0; i < ocap; i++)
     if (old[i] && old[i] != TOMB) set_put(h, old[i]);
