@@ -1,6 +1,9 @@
 /* gc_heap.c — the store's GC heap and runtime types (runtime.h explains
- * the value encoding). Objects are malloc'd one by one and found through
- * an open-addressing set of their addresses; a collection is mark-sweep:
+ * the value encoding). Objects of up to SMALL_MAX bytes live in 64 KiB
+ * pages of one size class each (free slots on a per-class free list,
+ * pages found by address in a sorted array); bigger ones are malloc'd one
+ * by one and found through an open-addressing set of their addresses. A
+ * collection is mark-sweep:
  * roots are scanned conservatively (every word of the live value stack,
  * globals, tables, element segments and exception payloads that names a
  * heap object), objects precisely by their runtime type, with an explicit
@@ -15,9 +18,21 @@
 #include <stdlib.h>
 
 #define TOMB ((tl_gcobj *)(uintptr_t)8)
+#define PAGE_BYTES ((size_t)64 << 10)
+#define SMALL_MAX 512                   /* bytes, header included */
+#define NCLASS 12
+static const uint16_t class_size[NCLASS] = {32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512};
+
+/* A page of slots of one class; a free slot has rtt NULL and links the
+ * next free slot of its class at its data. */
+typedef struct {
+  uint8_t *slots;             /* the first slot (16-aligned) */
+  uint32_t size, nslots;      /* slot bytes, slots */
+  uint8_t cls;
+} gc_page;
 #define MIN_THRESHOLD ((size_t)8 << 20)
 #define MAX_BYTES ((uint64_t)1 << 32)   /* larger objects fail (a trap) */
-#ifdef TILT_GC_STRESS                   /* debugging: collect at every allocation */
+#ifdef TILT_GC_STRESS                   /* debugging: collect at every allocation, no pages */
 #define STRESS 1
 #else
 #define STRESS 0
@@ -30,7 +45,11 @@ typedef struct {
 } gc_group;
 
 struct tl_gcheap {
-  tl_gcobj **set;             /* open addressing; NULL empty, TOMB removed */
+  gc_page **pages;            /* sorted by address */
+  size_t npages, pcap;
+  tl_gcobj *free[NCLASS];     /* free slots by class */
+  size_t nsmall;              /* small objects allocated */
+  tl_gcobj **set;             /* big objects: open addressing; NULL empty, TOMB removed */
   size_t cap, n, tombs;
   unsigned shift;             /* 64 - log2(cap) */
   size_t live, since;         /* bytes live after the last collection; allocated since */
@@ -94,6 +113,74 @@ static bool set_has(const tl_gcheap *h, uint64_t w) {
   }
 }
 
+/* ------------------------------------------------------------- pages */
+/* The page holding address w, or NULL. */
+static gc_page *page_of(const tl_gcheap *h, uint64_t w) {
+  size_t lo = 0, hi = h->npages;
+  while (lo < hi) {   /* the first page above w */
+    size_t mid = lo + (hi - lo) / 2;
+    if ((uint64_t)(uintptr_t)h->pages[mid] <= w) lo = mid + 1;
+    else hi = mid;
+  }
+  if (!lo) return NULL;
+  gc_page *p = h->pages[lo - 1];
+  return w < (uint64_t)(uintptr_t)p + PAGE_BYTES ? p : NULL;
+}
+
+/* Does w name a live object (small or big)? */
+static bool is_obj(const tl_gcheap *h, uint64_t w) {
+  gc_page *p = page_of(h, w);
+  if (!p) return set_has(h, w);
+  uint64_t off = w - (uint64_t)(uintptr_t)p->slots;
+  if (w < (uint64_t)(uintptr_t)p->slots || off % p->size || off / p->size >= p->nslots) return false;
+  return ((const tl_gcobj *)(uintptr_t)w)->rtt != NULL;
+}
+
+static void free_slot(tl_gcheap *h, unsigned c, tl_gcobj *o) {
+  o->rtt = NULL;
+  memcpy(o->data, &h->free[c], sizeof(tl_gcobj *));
+  h->free[c] = o;
+}
+
+/* A new page of class c, its slots on the free list; false when out of memory. */
+static bool new_page(tl_gcheap *h, unsigned c) {
+  if (h->npages == h->pcap) {
+    size_t cap = h->pcap ? 2 * h->pcap : 16;
+    gc_page **np = tl_realloc(h->pages, cap * sizeof *np);
+    if (!np) return false;
+    tl_oom_keep(np);
+    h->pages = np;
+    h->pcap = cap;
+  }
+  gc_page *p = tl_malloc(PAGE_BYTES);
+  if (!p) return false;
+  tl_oom_keep(p);
+  size_t hdr = (sizeof *p + 15) & ~(size_t)15;
+  p->slots = (uint8_t *)p + hdr;
+  p->size = class_size[c];
+  p->nslots = (uint32_t)((PAGE_BYTES - hdr) / p->size);
+  p->cls = (uint8_t)c;
+  for (uint32_t i = p->nslots; i-- > 0;) free_slot(h, c, (tl_gcobj *)(void *)(p->slots + (size_t)i * p->size));
+  size_t at = h->npages;
+  while (at && (uintptr_t)h->pages[at - 1] > (uintptr_t)p) at--;
+  memmove(h->pages + at + 1, h->pages + at, (h->npages - at) * sizeof *h->pages);
+  h->pages[at] = p;
+  h->npages++;
+  return true;
+}
+
+/* A zeroed slot for an object of `bytes` (<= SMALL_MAX); NULL when out of memory. */
+static tl_gcobj *small_alloc(tl_gcheap *h, size_t bytes) {
+  unsigned c = 0;
+  while (class_size[c] < bytes) c++;
+  if (!h->free[c] && !new_page(h, c)) return NULL;
+  tl_gcobj *o = h->free[c];
+  memcpy(&h->free[c], o->data, sizeof(tl_gcobj *));
+  memset(o, 0, class_size[c]);
+  h->nsmall++;
+  return o;
+}
+
 static size_t obj_bytes(const tl_gcobj *o) {
   const tl_rtt *t = o->rtt;
   return sizeof *o + (t->kind == TL_DT_ARRAY ? (size_t)o->len * t->fields[0].size : t->size);
@@ -124,7 +211,7 @@ static void trace_word(tl_gcheap *h, uint64_t v, uint8_t k) {
  * or internalized into the extern hierarchy). */
 static void root_word(tl_gcheap *h, uint64_t w) {
   if (w & TL_GC_HOST) w ^= TL_GC_HOST;
-  if (w && !(w & 15) && set_has(h, w)) push(h, (tl_gcobj *)(uintptr_t)w);
+  if (w && !(w & 15) && is_obj(h, w)) push(h, (tl_gcobj *)(uintptr_t)w);
 }
 
 static void scan_obj(tl_gcheap *h, tl_gcobj *o) {
@@ -148,20 +235,25 @@ static void scan_obj(tl_gcheap *h, tl_gcobj *o) {
   }
 }
 
+/* Scans o if it was marked but not pushed (mark 2); whether it was. */
+static bool rescan(tl_gcheap *h, tl_gcobj *o) {
+  if (!o->rtt || o->mark != 2) return false;
+  o->mark = 1;
+  scan_obj(h, o);
+  return true;
+}
+
 /* Empties the mark stack. Objects marked 2 (the stack could not grow)
- * are found by rescanning the set until none is left. */
+ * are found by rescanning the heap until none is left. */
 static void drain(tl_gcheap *h) {
   for (;;) {
     while (h->marks.n) scan_obj(h, TL_VEC_AT(&h->marks, tl_gcobj *, --h->marks.n));
     bool again = false;
-    for (size_t i = 0; i < h->cap; i++) {
-      tl_gcobj *o = h->set[i];
-      if (o && o != TOMB && o->mark == 2) {
-        o->mark = 1;
-        scan_obj(h, o);
-        again = true;
-      }
-    }
+    for (size_t i = 0; i < h->cap; i++)
+      if (h->set[i] && h->set[i] != TOMB) again |= rescan(h, h->set[i]);
+    for (size_t i = 0; i < h->npages; i++)
+      for (uint32_t k = 0; k < h->pages[i]->nslots; k++)
+        again |= rescan(h, (tl_gcobj *)(void *)(h->pages[i]->slots + (size_t)k * h->pages[i]->size));
     if (!again) return;
   }
 }
@@ -193,8 +285,42 @@ static void mark_roots(tl_store *s, const tl_v *top) {
   for (const tl_exn *x = s->exns; x; x = x->next) root_slots(h, x->v, x->n);
 }
 
+/* Small objects: unmarked ones freed, the free lists rebuilt, empty
+ * pages released; the bytes of live objects. */
+static size_t sweep_pages(tl_gcheap *h) {
+  size_t live = 0, kept = 0;
+  memset(h->free, 0, sizeof h->free);
+  h->nsmall = 0;
+  for (size_t i = 0; i < h->npages; i++) {
+    gc_page *p = h->pages[i];
+    uint32_t nlive = 0;
+    for (uint32_t k = 0; k < p->nslots; k++) {
+      tl_gcobj *o = (tl_gcobj *)(void *)(p->slots + (size_t)k * p->size);
+      if (o->rtt && o->mark) {
+        o->mark = 0;
+        live += obj_bytes(o);
+        nlive++;
+      } else {
+        o->rtt = NULL;
+      }
+    }
+    if (!nlive) {
+      tl_free(p);
+      continue;
+    }
+    for (uint32_t k = p->nslots; k-- > 0;) {
+      tl_gcobj *o = (tl_gcobj *)(void *)(p->slots + (size_t)k * p->size);
+      if (!o->rtt) free_slot(h, p->cls, o);
+    }
+    h->nsmall += nlive;
+    h->pages[kept++] = p;
+  }
+  h->npages = kept;
+  return live;
+}
+
 static void sweep(tl_gcheap *h) {
-  size_t live = 0;
+  size_t live = sweep_pages(h);
   for (size_t i = 0; i < h->cap; i++) {
     tl_gcobj *o = h->set[i];
     if (!o || o == TOMB) continue;
@@ -215,7 +341,7 @@ static void sweep(tl_gcheap *h) {
 
 void tl_gc_collect(tl_store *s, const tl_v *top) {
   tl_gcheap *h = s->gc;
-  if (!h || !h->n) return;
+  if (!h || (!h->n && !h->nsmall)) return;
   mark_roots(s, top);
   drain(h);
   sweep(h);
@@ -229,9 +355,16 @@ tl_gcobj *tl_gc_alloc(tl_store *s, const tl_rtt *t, uint32_t len, const tl_v *to
   size += sizeof(tl_gcobj);
   size_t limit = h->threshold > h->live ? h->threshold : h->live;
   if (top && (STRESS || h->since + size > limit)) tl_gc_collect(s, top);
+  tl_gcobj *o;
+  if (size <= SMALL_MAX && !STRESS) {   /* stress: every object malloc'd, for ASan */
+    if (!(o = small_alloc(h, (size_t)size))) return NULL;
+    o->rtt = t;
+    o->len = len;
+    h->since += (size_t)size;
+    return o;
+  }
   if ((h->n + h->tombs + 1) * 2 > h->cap && !set_resize(h, h->n + 1)) return NULL;
-  tl_gcobj *o = tl_calloc(1, (size_t)size);
-  if (!o) return NULL;
+  if (!(o = tl_calloc(1, (size_t)size))) return NULL;
   tl_oom_keep(o);   /* the heap's, whatever scope allocates it */
   o->rtt = t;
   o->len = len;
@@ -246,7 +379,7 @@ void tl_gc_set_threshold(tl_store *s, size_t bytes) {
 
 void tl_gc_stats(const tl_store *s, size_t *objects, size_t *bytes, uint64_t *collections) {
   const tl_gcheap *h = s->gc;
-  *objects = h ? h->n : 0;
+  *objects = h ? h->n + h->nsmall : 0;
   *bytes = h ? h->live + h->since : 0;
   *collections = h ? h->collections : 0;
 }
@@ -257,6 +390,8 @@ void tl_gc_free(tl_store *s) {
   for (size_t i = 0; i < h->cap; i++)
     if (h->set[i] && h->set[i] != TOMB) tl_free(h->set[i]);
   tl_free(h->set);
+  for (size_t i = 0; i < h->npages; i++) tl_free(h->pages[i]);
+  tl_free(h->pages);
   for (size_t i = 0; i < h->groups.n; i++) tl_free(TL_VEC_AT(&h->groups, gc_group, i).words);
   tl_vec_free(&h->groups);
   tl_free(h->gidx);
@@ -546,5 +681,5 @@ bool tl_gc_ref_ok(const tl_store *s, tl_type t, uint64_t v) {
   } else if (v & TL_GC_HOST) {
     return true;                          /* a host value in the any hierarchy */
   }
-  return (v & 1) || (s->gc && set_has(s->gc, v));
+  return (v & 1) || (s->gc && !(v & 15) && is_obj(s->gc, v));
 }
