@@ -632,41 +632,6 @@ void tl_gc_fill(uint8_t *p, uint8_t sz, uint64_t n, const tl_v *v) {
   for (uint64_t i = 0; i < n; i++) put_val(p + i * sz, sz, v);
 }
 
-/* ------------------------------------------------- import type matching */
-const tl_rtt *tl_gc_heap_rtt(tl_instance *inst, tl_type t) {
-  if (!tl_type_is_ref(t) || !tl_heap_is_def(tl_ref_heap(t))) return NULL;
-  return tl_gc_rtt(inst, tl_ref_heap(t) - TL_HT_DEF);
-}
-
-/* Abstract heap types: a <: b. */
-static bool abstract_sub(uint32_t a, uint32_t b) {
-  if (a == b) return true;
-  switch (a) {
-  case TL_HT_NONE: return b == TL_HT_ANY || b == TL_HT_EQ || b == TL_HT_I31 || b == TL_HT_STRUCT || b == TL_HT_ARRAY;
-  case TL_HT_I31: case TL_HT_STRUCT: case TL_HT_ARRAY: return b == TL_HT_EQ || b == TL_HT_ANY;
-  case TL_HT_EQ: return b == TL_HT_ANY;
-  case TL_HT_NOFUNC: return b == TL_HT_FUNC;
-  case TL_HT_NOEXTERN: return b == TL_HT_EXTERN;
-  case TL_HT_NOEXN: return b == TL_HT_EXN;
-  default: return false;
-  }
-}
-
-/* The abstract heap type right above a defined type of kind k. */
-static uint32_t kind_top(uint8_t k) {
-  return k == TL_DT_FUNC ? TL_HT_FUNC : k == TL_DT_STRUCT ? TL_HT_STRUCT : TL_HT_ARRAY;
-}
-
-bool tl_gc_type_sub(tl_type a, const tl_rtt *ra, tl_type b, const tl_rtt *rb) {
-  if (!tl_type_is_ref(a) || !tl_type_is_ref(b)) return a == b;
-  if (tl_ref_nullable(a) && !tl_ref_nullable(b)) return false;
-  uint32_t ha = tl_ref_heap(a), hb = tl_ref_heap(b);
-  if (ra && rb) return tl_rtt_sub(ra, rb);
-  if (ra) return !tl_heap_is_def(hb) && abstract_sub(kind_top(ra->kind), hb);
-  if (rb) return !tl_heap_is_def(ha) && (kind_top(rb->kind) == TL_HT_FUNC ? ha == TL_HT_NOFUNC : ha == TL_HT_NONE);
-  return abstract_sub(ha, hb);
-}
-
 /* ------------------------------------------------------- host values */
 bool tl_gc_ref_ok(const tl_store *s, tl_type t, uint64_t v) {
   if (!v || !tl_type_is_ref(t)) return true;

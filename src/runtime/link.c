@@ -177,15 +177,12 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
         return t->min > 10000000 ? tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "table too large")
                                  : tl_nomem(err, "instantiate");
       inst->tables[i]->is64 = t->is64;
-      inst->tables[i]->elem_rtt = tl_gc_heap_rtt(inst, t->elem);
       continue;
     }
     tl_extern x;
     if (!lookup(l, &t->imp, &x)) return link_fail(err, &t->imp, "unknown import");
     tl_tableinst *ti = x.ptr;
-    const tl_rtt *er = tl_gc_heap_rtt(inst, t->elem);
-    if (x.kind != TL_EXTERNKIND_TABLE || !tl_gc_type_sub(ti->elem, ti->elem_rtt, t->elem, er) ||
-        !tl_gc_type_sub(t->elem, er, ti->elem, ti->elem_rtt) || ti->is64 != t->is64 ||
+    if (x.kind != TL_EXTERNKIND_TABLE || ti->elem != t->elem || ti->is64 != t->is64 ||
         !limits_ok(ti->n, ti->has_max, ti->max, t->min, t->has_max, t->max))
       return link_fail(err, &t->imp, "incompatible import type");
     inst->tables[i] = ti;
@@ -320,7 +317,6 @@ static tl_status link_globals(tl_instance *inst, tl_linker *l, tl_error *err) {
       tl_globalinst *gi = TL_NEW(&inst->s->arena, tl_globalinst);
       gi->type = g->type;
       gi->mut = g->mut;
-      gi->rtt = tl_gc_heap_rtt(inst, g->type);
       inst->globals[i] = gi;
       tl_status st = eval_const(inst, g->init, &gi->v, err);
       if (st) return st;
@@ -329,9 +325,7 @@ static tl_status link_globals(tl_instance *inst, tl_linker *l, tl_error *err) {
     tl_extern x;
     if (!lookup(l, &g->imp, &x)) return link_fail(err, &g->imp, "unknown import");
     tl_globalinst *gi = x.ptr;
-    const tl_rtt *r = tl_gc_heap_rtt(inst, g->type);
-    if (x.kind != TL_EXTERNKIND_GLOBAL || gi->mut != g->mut || !tl_gc_type_sub(gi->type, gi->rtt, g->type, r) ||
-        (g->mut && !tl_gc_type_sub(g->type, r, gi->type, gi->rtt)))
+    if (x.kind != TL_EXTERNKIND_GLOBAL || gi->type != g->type || gi->mut != g->mut)
       return link_fail(err, &g->imp, "incompatible import type");
     inst->globals[i] = gi;
   }

@@ -57,7 +57,6 @@ typedef struct {
 
 typedef struct {
   tl_type elem;
-  const tl_rtt *elem_rtt;   /* elem's defined heap type store-wide, or NULL */
   void **e;                 /* cap entries allocated, n in use */
   uint32_t n, max;          /* max: limit (UINT32_MAX if none) */
   bool has_max;
@@ -68,7 +67,6 @@ typedef struct {
 typedef struct {
   tl_type type;
   bool mut;
-  const tl_rtt *rtt;        /* type's defined heap type store-wide, or NULL */
   tl_v v;
 } tl_globalinst;
 
@@ -239,17 +237,11 @@ static inline bool tl_rtt_sub(const tl_rtt *a, const tl_rtt *b) {
 /* A function whose type matches `want` (call_indirect, linking): by
  * subtyping of runtime types when both have one, else by signature. */
 bool tl_func_matches(const tl_funcinst *f, const tl_funcinst *want);
-/* Import matching of value types of two modules: a (rtt ra when its
- * heap type is defined) a subtype of b (rtt rb). */
-bool tl_gc_type_sub(tl_type a, const tl_rtt *ra, tl_type b, const tl_rtt *rb);
 /* Whether v can be a value of reference type t given by the host
  * (tl_func_call): an extern value with bit 63 set must be an internalized
  * i31 or live object, an any value a host value, an i31 or a live object.
  * Defined types and the func and exn hierarchies are not checked. */
 bool tl_gc_ref_ok(const tl_store *s, tl_type t, uint64_t v);
-/* The store-wide rtt of reference type t of inst's module (NULL: not a
- * defined heap type). */
-const tl_rtt *tl_gc_heap_rtt(tl_instance *inst, tl_type t);
 /* The runtime type of inst's module type `type`, building the instance's
  * table on first use (store arena: out of memory longjmps, so callers run
  * under tl_oom_worker: compiling, linking). */
