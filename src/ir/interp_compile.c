@@ -204,7 +204,7 @@ static void emit_op(cc *c, tl_expr *e) {
   case TL_OP_RETHROW: emit(c, X_RETHROW, c->labels[e->imm.label].exn_slot, 0); return;
   default: break;
   }
-  if (tl_op_is_gc(e->op)) {   /* br_on_cast(_fail): the test pushes whether to branch */
+  if (tl_interp_is_gc(e->op)) {   /* br_on_cast(_fail): the test pushes whether to branch */
     tl_interp_gc_compile(c->inst, e, emit(c, e->op, 0, 0));
     if (tl_op_is_br_on_cast(e->op)) emit_br(c, e->imm.idx2.a, true);
     return;

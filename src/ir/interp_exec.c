@@ -805,7 +805,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
         else PUT32(sp[-1], (uint32_t)old);
         break;
       }
-      if (tl_op_is_gc(ins->op)) {
+      if (tl_interp_is_gc(ins->op)) {
         if ((st = tl_interp_gc(s, inst, ins, &sp, &fuel, err))) goto out;
         break;
       }
