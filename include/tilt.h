@@ -871,7 +871,14 @@ tl_status tl_instance_export(tl_instance *inst, const char *name, tl_extern *out
 /* The same for a name of name_len bytes (wasm names may hold NULs). */
 tl_status tl_instance_export_n(tl_instance *inst, const char *name, size_t name_len, tl_extern *out);
 /* Calls an exported (or any) function with typed arguments. results must
- * have room for maxres values; *nres is set to the number of results. */
+ * have room for maxres values; *nres is set to the number of results.
+ * References: an externref the host makes is any pointer-sized value with
+ * bit 63 clear (user-space pointers and small integers); an externref with
+ * bit 63 set, and every reference to a GC object (struct, array, anyref,
+ * eqref), comes from the store. The store's GC heap collects only while
+ * wasm allocates, with the running code's values, globals, tables and
+ * segments as roots: a GC reference the host holds (a result) stays valid
+ * until its next call into the store, unless wasm keeps it reachable. */
 tl_status tl_invoke(tl_instance *inst, const char *name, const tl_value *args, uint32_t nargs,
                     tl_value *results, uint32_t maxres, uint32_t *nres, tl_error *err);
 /* tl_invoke with a name of name_len bytes (wasm names may hold NULs). */

@@ -26,6 +26,7 @@
 #include "host/host.h"
 #include "wast.h"
 #include "ir.h"
+#include "runtime/runtime.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,6 +59,30 @@ static bool parse_arg(const char *s, uint32_t type, tl_value *v) {
   return *s && !*end;
 }
 
+/* A value of the any hierarchy (runtime.h's encoding): "anyref:null",
+ * "i31ref:N" (signed), "structref:non-null", "arrayref:non-null",
+ * "anyref:non-null" (an internalized host value). false: not one. */
+static bool gc_value(const tl_value *v) {
+  uint32_t t = v->type;
+  if (t < TL_REF_BASE) return false;
+  uint32_t ht = tl_ref_heap(t);
+  if (ht == TL_HT_FUNC || ht == TL_HT_NOFUNC || ht == TL_HT_EXTERN || ht == TL_HT_NOEXTERN || ht == TL_HT_EXN ||
+      ht == TL_HT_NOEXN)
+    return false;
+  uint64_t w = (uint64_t)(uintptr_t)v->of.ref;
+  const tl_gcobj *o = tl_gc_is_obj(w) ? (const tl_gcobj *)(uintptr_t)w : NULL;
+  if (tl_heap_is_def(ht) && !o && w) {   /* a typed function reference */
+    printf("funcref:non-null\n");
+    return true;
+  }
+  uint32_t x = (uint32_t)(w >> 1) & 0x7fffffffu;
+  if (!w) printf("anyref:null\n");
+  else if ((w & 1) && !(w & TL_GC_HOST)) printf("i31ref:%" PRId32 "\n", (int32_t)(x << 1) >> 1);
+  else if (o) printf("%s:non-null\n", o->rtt->kind == TL_DT_STRUCT ? "structref" : "arrayref");
+  else printf("anyref:non-null\n");
+  return true;
+}
+
 static void print_value(const tl_value *v) {
   switch (v->type) {
   case TL_VAL_I32: printf("i32:%" PRId32 "\n", v->of.i32); break;
@@ -69,8 +94,9 @@ static void print_value(const tl_value *v) {
     for (int i = 0; i < 16; i++) printf("%02x", v->of.v128[i]);
     printf("\n");
     break;
-  default: printf("%s:%s\n", v->type == TL_VAL_FUNCREF ? "funcref" : "externref",
-                  v->of.ref ? "non-null" : "null");
+  default:
+    if (!gc_value(v)) printf("%s:%s\n", v->type == TL_VAL_FUNCREF ? "funcref" : "externref",
+                             v->of.ref ? "non-null" : "null");
   }
 }
 

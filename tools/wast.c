@@ -9,6 +9,7 @@
  * status 1 if a file not on the skip list has a failure. */
 #include "cli.h"
 #include "host/host.h"
+#include "runtime/runtime.h"
 #include "text/text.h"
 #include "wast.h"
 
@@ -53,6 +54,8 @@ typedef struct {
   uint8_t v[16], lane[16];   /* v128: bytes; per lane E_BITS / E_NAN_* */
   bool fl;                   /* v128 float lanes */
   uint32_t alt, nalt;        /* E_EITHER: alternatives in ws alts */
+  char sub;                  /* E_NONNULL of gc forms: 'S' (ref.struct), 'A' (ref.array),
+                                'I' (ref.i31), 'E' (ref.eq); 0 any */
 } expect;
 
 static const tl_tok *cur(ws *w) { return &w->tk->t[w->i]; }
@@ -408,6 +411,8 @@ static bool value(ws *w, expect *e, bool result, tl_vec *alts) {
   } else if (result && kind(w, op) == TK_ATOM && op->aux > 4 && !memcmp(text(w, op), "ref.", 4)) {
     e->kind = E_NONNULL; /* ref.func, ref.any, ref.eq, ...: any non-null reference */
     e->type = atom_is(w, op, "ref.func") ? TL_VAL_FUNCREF : 0;
+    e->sub = atom_is(w, op, "ref.struct") ? 'S' : atom_is(w, op, "ref.array") ? 'A'
+           : atom_is(w, op, "ref.i31") ? 'I' : atom_is(w, op, "ref.eq") ? 'E' : 0;
   } else {
     ok = false;
   }
@@ -433,6 +438,27 @@ static bool nan_ok(uint8_t kind, uint64_t got, int wd) {
   return kind == E_NAN_CANON ? (got & mant) == q : (got & q) != 0;
 }
 
+/* A reference type whose values are in the any hierarchy's encoding
+ * (runtime.h: host values carry TL_GC_HOST there). */
+static bool any_space(uint32_t t) {
+  if (!tl_type_is_ref(t) || t == TL_FUNCREF || t == TL_EXTERNREF || t == TL_EXNREF) return false;
+  uint32_t ht = tl_ref_heap(t);
+  return ht != TL_HT_FUNC && ht != TL_HT_NOFUNC && ht != TL_HT_EXTERN && ht != TL_HT_NOEXTERN &&
+         ht != TL_HT_EXN && ht != TL_HT_NOEXN;
+}
+
+/* A non-null reference v of the kind sub stands for (expect.sub). */
+static bool gc_kind_ok(char sub, uint64_t v) {
+  const tl_gcobj *o = tl_gc_is_obj(v) ? (const tl_gcobj *)(uintptr_t)v : NULL;
+  switch (sub) {
+  case 'S': return o && o->rtt->kind == TL_DT_STRUCT;
+  case 'A': return o && o->rtt->kind == TL_DT_ARRAY;
+  case 'I': return (v & 1) && !(v & TL_GC_HOST);
+  case 'E': return !(v & TL_GC_HOST);
+  default: return true;
+  }
+}
+
 static bool matches(const expect *e, const tl_value *g, const tl_vec *alts) {
   switch (e->kind) {
   case E_EITHER:
@@ -440,8 +466,12 @@ static bool matches(const expect *e, const tl_value *g, const tl_vec *alts) {
       if (matches(&TL_VEC_AT(alts, expect, e->alt + k), g, alts)) return true;
     return false;
   case E_NULL: return tl_type_is_ref(g->type) && !g->of.ref;
-  case E_NONNULL: return tl_type_is_ref(g->type) && g->of.ref;
-  case E_EXTERN: return tl_type_is_ref(g->type) && g->of.ref == (void *)(uintptr_t)(e->bits + 1);
+  case E_NONNULL:
+    if (!tl_type_is_ref(g->type) || !g->of.ref) return false;
+    return gc_kind_ok(e->sub, (uint64_t)(uintptr_t)g->of.ref);
+  case E_EXTERN:
+    if (!tl_type_is_ref(g->type)) return false;
+    return (uint64_t)(uintptr_t)g->of.ref == ((e->bits + 1) | (any_space(g->type) ? TL_GC_HOST : 0));
   case E_V128:
     if (g->type != TL_VAL_V128) return false;
     for (int l = 0; l < 16 / e->w; l++) {
@@ -461,6 +491,22 @@ static bool matches(const expect *e, const tl_value *g, const tl_vec *alts) {
 }
 
 /* ---------------------------------------------------------------- actions */
+/* Reference arguments take the parameter's type (typed references, gc);
+ * a host value passed to the any hierarchy is internalized (runtime.h). */
+static void ref_args(tl_instance *inst, const char *name, size_t len, tl_value *args, uint32_t na) {
+  tl_extern x;
+  const uint32_t *p, *r;
+  uint32_t np, nr;
+  if (tl_instance_export_n(inst, name, len, &x) || x.kind != TL_EXTERNKIND_FUNC) return;
+  tl_func_type_of(x, &p, &np, &r, &nr);
+  for (uint32_t i = 0; i < na && i < np; i++) {
+    bool is_ref = args[i].type == TL_VAL_FUNCREF || args[i].type == TL_VAL_EXTERNREF || !args[i].type;
+    if (!is_ref || !tl_type_is_ref(p[i]) || args[i].type == p[i]) continue;
+    args[i].type = p[i];
+    if (any_space(p[i]) && args[i].of.ref) args[i].of.ref = (void *)(uintptr_t)((uintptr_t)args[i].of.ref | TL_GC_HOST);
+  }
+}
+
 /* (invoke $id? "name" const*) / (get $id? "name") */
 static tl_status action(ws *w, tl_value *res, uint32_t *nres, tl_error *err, char *fname, size_t fcap) {
   size_t end = cur(w)->aux;
@@ -493,6 +539,7 @@ static tl_status action(ws *w, tl_value *res, uint32_t *nres, tl_error *err, cha
       else to_value(&e, &args[na++]);
     }
     tl_vec_free(&alts);
+    if (!st) ref_args(inst, (char *)field, flen, args, na);
     if (!st) st = tl_invoke_n(inst, (char *)field, flen, args, na, res, 64, nres, err);
   }
   free(field);

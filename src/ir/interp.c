@@ -22,7 +22,8 @@ static void pure_visit(tl_walk *w, tl_expr **slot) {
   const uint32_t effects = TL_F_READS_MEM | TL_F_WRITES_MEM | TL_F_READS_TABLE | TL_F_WRITES_TABLE |
                            TL_F_READS_LOCAL | TL_F_WRITES_LOCAL | TL_F_READS_GLOBAL |
                            TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_EH; /* EH: not run (yet) */
-  if ((oi->flags & effects) || e->op == TL_OP_RETURN || e->op == TL_OP_REF_FUNC) p->bad = true;
+  /* gc: objects would die with the scratch store, and it has no runtime types */
+  if ((oi->flags & effects) || e->op == TL_OP_RETURN || e->op == TL_OP_REF_FUNC || tl_op_is_gc(e->op)) p->bad = true;
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
     if (!defined_label(p, e->imm.label)) p->bad = true;
   } else if (e->op == TL_OP_BR_TABLE) {

@@ -9,7 +9,10 @@
  * try_table body becomes a row range in the function's handler table
  * (tl_handler), catch arms follow the body, try_table clauses become
  * landing rows that branch to their labels, and a try with catches keeps
- * its caught exception in a hidden slot after the locals (for rethrow). */
+ * its caught exception in a hidden slot after the locals (for rethrow).
+ * GC instructions get their runtime types and field layouts resolved here
+ * (interp_gc.c); br_on_cast(_fail) is a test that pushes a condition, then
+ * a conditional branch. */
 #include "interp_impl.h"
 
 #include <stdlib.h>
@@ -40,6 +43,7 @@ typedef struct {
 
 typedef struct {
   tl_module *m;
+  tl_instance *inst;
   tl_func *f;
   tl_vec code;      /* tl_ins */
   uint32_t h, maxh;
@@ -210,6 +214,11 @@ static void emit_op(cc *c, tl_expr *e) {
     return;
   case TL_OP_RETHROW: emit(c, X_RETHROW, c->labels[e->imm.label].exn_slot, 0); return;
   default: break;
+  }
+  if (tl_interp_is_gc(e->op)) {   /* br_on_cast(_fail): the test pushes whether to branch */
+    tl_interp_gc_compile(c->inst, e, emit(c, e->op, 0, 0));
+    if (tl_op_is_br_on_cast(e->op)) emit_br(c, e->imm.idx2.a, true);
+    return;
   }
   switch (oi->imm) {
   case TL_IMM_MEMARG: case TL_IMM_MEMARG_LANE: {
@@ -459,6 +468,7 @@ static tl_code *compile_into(cc *c, tl_instance *inst, tl_func *f, tl_expr *body
                              tl_type results) {
   tl_module *m = inst->m;
   c->m = m;
+  c->inst = inst;
   c->f = f;
   c->labels = tl_scratch_calloc(f->nlabel + 1, sizeof *c->labels);
   if (!c->labels) return NULL;

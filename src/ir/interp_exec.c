@@ -10,7 +10,8 @@
  * of each frame from the innermost outwards, in a loop (no recursion), and
  * ends the run with TL_E_EXCEPTION (s->exn) if none catches it. Nothing is
  * done on entering or leaving a try: code that does not throw runs as
- * before. */
+ * before. GC instructions run in interp_gc.c, given the operand stack top
+ * (an allocation may collect, with every slot below the top a root). */
 #include "interp_impl.h"
 
 #include <stdlib.h>
@@ -282,7 +283,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       if (i >= t->n) TRAP("undefined element");
       callee = t->e[i];
       if (!callee) TRAP("uninitialized element");
-      if (!tl_interp_sig_eq(callee, &inst->sigs[ins->a])) TRAP("indirect call type mismatch");
+      if (!tl_func_matches(callee, &inst->sigs[ins->a])) TRAP("indirect call type mismatch");
       tail = ins->op == TL_OP_RETURN_CALL_INDIRECT;
     do_call:
       if (callee->host) {
@@ -817,6 +818,10 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
         if (grp >= 2) st_n(mb + ea, nv, w);
         if (i64) PUT64(sp[-1], old);
         else PUT32(sp[-1], (uint32_t)old);
+        break;
+      }
+      if (tl_interp_is_gc(ins->op)) {
+        if ((st = tl_interp_gc(s, inst, ins, &sp, &fuel, err))) goto out;
         break;
       }
       if (tl_ops[ins->op].pfx == 0xFD) {

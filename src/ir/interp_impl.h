@@ -95,6 +95,18 @@ tl_status tl_interp_compile_expr(tl_instance *inst, tl_func *f, tl_expr *e, tl_c
 /* interp_exec.c */
 tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, const tl_v *args,
                              uint32_t np, tl_v *results, tl_error *err);
+/* The instructions interp_gc.c runs: the 0xFB heap, i31, cast and
+ * conversion instructions and ref.eq (not call_ref or br_on_null, which
+ * other code may count as gc: tl_op_is_gc). */
+static inline bool tl_interp_is_gc(int op) {
+  return (op >= TL_OP_STRUCT_NEW && op <= TL_OP_I31_GET_U) || op == TL_OP_REF_EQ;
+}
+/* interp_gc.c: a GC instruction's immediates resolved into its row (runtime
+ * types, field offsets and sizes); running one on the operand stack at *sp
+ * (updated), paying bulk fuel from *fuel. */
+void tl_interp_gc_compile(tl_instance *inst, const tl_expr *e, tl_ins *in);
+tl_status tl_interp_gc(tl_store *s, tl_instance *inst, const tl_ins *ins, tl_v **sp, uint64_t *fuel,
+                       tl_error *err);
 /* interp_simd.c: executes SIMD op on the operand stack top; returns the new sp */
 tl_v *tl_interp_simd(const tl_ins *ins, tl_v *sp);
 /* The same with relaxed SIMD's native profile (TL_RELAXED_NATIVE). */

@@ -152,7 +152,7 @@ static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
     }
     tl_extern x;
     if (lookup(l, &f->imp, &x)) {
-      if (x.kind != TL_EXTERNKIND_FUNC || !tl_interp_sig_eq(x.ptr, sig))
+      if (x.kind != TL_EXTERNKIND_FUNC || !tl_func_matches(x.ptr, sig))
         return link_fail(err, &f->imp, "incompatible import type");
       inst->funcs[i] = x.ptr;
       continue;
@@ -222,6 +222,50 @@ static tl_status link_tables_mems(tl_instance *inst, tl_linker *l, tl_error *err
 /* Constant expressions: a post-order walk with a value stack. */
 typedef struct { tl_instance *inst; tl_vec st; bool bad, oom; } cexpr;
 
+/* The GC instructions of constant expressions: they allocate (no
+ * collection runs during instantiation: the walk's stack is no root).
+ * Pops their operands off c->st into *v; false when c is bad or out of memory. */
+static bool cexpr_gc(cexpr *c, tl_expr *e, tl_v *v) {
+  tl_v *st = c->st.p;
+  size_t n = c->st.n;
+  tl_store *s = c->inst->s;
+  tl_gcobj *o = NULL;
+  switch (e->op) {
+  case TL_OP_REF_I31: if (!n) return false; v->i64 = (uint64_t)(st[n - 1].i32 & 0x7fffffffu) << 1 | 1; c->st.n--; return true;
+  case TL_OP_ANY_CONVERT_EXTERN: case TL_OP_EXTERN_CONVERT_ANY:
+    if (!n) return false;
+    v->i64 = tl_gc_convert(st[n - 1].i64);
+    c->st.n--;
+    return true;
+  case TL_OP_STRUCT_NEW: case TL_OP_STRUCT_NEW_DEFAULT: {
+    const tl_rtt *t = tl_gc_rtt(c->inst, e->imm.index);
+    uint32_t k = e->op == TL_OP_STRUCT_NEW ? t->nfields : 0;
+    if (n < k) return false;
+    o = tl_gc_struct_new(s, t, k ? st + n - k : NULL, NULL);
+    c->st.n -= k;
+    break;
+  }
+  case TL_OP_ARRAY_NEW: case TL_OP_ARRAY_NEW_DEFAULT: {
+    uint32_t k = e->op == TL_OP_ARRAY_NEW ? 2 : 1;
+    if (n < k) return false;
+    o = tl_gc_array_new(s, tl_gc_rtt(c->inst, e->imm.index), st[n - 1].i32, k == 2 ? &st[n - 2] : NULL, NULL, NULL);
+    c->st.n -= k;
+    break;
+  }
+  case TL_OP_ARRAY_NEW_FIXED: {
+    uint32_t k = e->imm.idx2.b;
+    if (n < k) return false;
+    o = tl_gc_array_new(s, tl_gc_rtt(c->inst, e->imm.idx2.a), k, NULL, st + n - k, NULL);
+    c->st.n -= k;
+    break;
+  }
+  default: return false;
+  }
+  if (!o) c->oom = true;
+  v->i64 = (uint64_t)(uintptr_t)o;
+  return o != NULL;
+}
+
 static void cexpr_visit(tl_walk *w, tl_expr **slot) {
   cexpr *c = w->ctx;
   tl_expr *e = *slot;
@@ -251,7 +295,12 @@ static void cexpr_visit(tl_walk *w, tl_expr **slot) {
     }
     break;
   }
-  default: c->bad = true; return;
+  default:
+    if (!tl_op_is_gc(e->op) || !cexpr_gc(c, e, &v)) {
+      c->bad = true;
+      return;
+    }
+    break;
   }
   if (!tl_vec_try_grow(&c->st, sizeof v, c->st.n + 1)) {
     c->bad = c->oom = true;
@@ -397,6 +446,7 @@ tl_instance *tl_instance_new(tl_store *s, tl_module *m) {
   for (uint32_t i = 0; i < m->types.n; i++) make_sig(s, m, i, &inst->sigs[i]);
   inst->next = s->insts;
   s->insts = inst;
+  tl_gc_instance_types(inst);   /* runtime types: casts, call_indirect and imports match by them */
   return inst;
 }
 

@@ -33,6 +33,8 @@ typedef union {
 
 typedef struct tl_funcinst tl_funcinst;
 typedef struct tl_code tl_code;
+typedef struct tl_rtt tl_rtt;
+typedef struct tl_gcheap tl_gcheap;
 
 struct tl_funcinst {
   tl_instance *inst;        /* NULL for a host function */
@@ -45,6 +47,7 @@ struct tl_funcinst {
   uint32_t tcanon;          /* or tm NULL (a host function of plain types) */
   bool plain;               /* a final type of its own rec group without
                                supertype or defined types: types say it all */
+  const tl_rtt *rtt;        /* its defined type store-wide (gc_heap.c), or NULL */
 };
 
 typedef struct {
@@ -83,8 +86,9 @@ typedef struct {
 
 /* An exception (the value of an exnref): its tag and the tag's params, one
  * slot per value. Made by throw in the store's arena; lives with the store. */
-typedef struct {
+typedef struct tl_exn {
   const tl_taginst *tag;
+  struct tl_exn *next;      /* the store's exceptions (s->exns): GC roots */
   uint32_t n;               /* payload slots */
   tl_v v[];
 } tl_exn;
@@ -104,6 +108,7 @@ struct tl_instance {
   uint32_t *elem_n;         /* 0 once dropped */
   uint32_t *data_n;         /* 0 once dropped */
   tl_code **code;           /* compiled lazily, per defined function */
+  const tl_rtt **rtt;       /* per module type: its runtime type (gc_heap.c), built on first use */
   tl_instance *next;
   void *jit;                /* the JIT's per-instance state (src/jit) */
 };
@@ -123,6 +128,8 @@ struct tl_store {
   int engine;               /* TL_ENGINE_* */
   int relaxed;              /* the interpreter's relaxed SIMD profile: TL_RELAXED_* */
   tl_exn *exn;              /* the exception of the last TL_E_EXCEPTION */
+  tl_exn *exns;             /* every exception made (their payloads are GC roots) */
+  tl_gcheap *gc;            /* the GC heap and runtime types (gc_heap.c), made on first use */
   void *jit;                /* the JIT's per-store state (src/jit) */
   tl_oom_guard guard;       /* made under a scope: freed if its call fails */
 };
@@ -187,6 +194,86 @@ tl_instance *tl_instance_new(tl_store *s, tl_module *m);
  * else index). */
 tl_exn *tl_exn_new(tl_store *s, const tl_taginst *t, const tl_v *vals);
 tl_status tl_exn_uncaught(tl_store *s, tl_exn *x, tl_error *err);
+
+/* gc_heap.c — the GC heap, one per store, and runtime types.
+ * Reference values are 64-bit words. funcref: a tl_funcinst pointer;
+ * exnref: a tl_exn pointer. The any hierarchy: 0 null; an odd word an
+ * i31 ((v & 0x7fffffff) << 1 | 1); a word with TL_GC_HOST set a host
+ * (extern) value h as h | TL_GC_HOST; otherwise a tl_gcobj pointer. The
+ * extern hierarchy: 0 null; a word with TL_GC_HOST set an internalized
+ * any value (v ^ TL_GC_HOST); otherwise the host's own value, which must
+ * have bit 63 clear (user-space pointers and small integers do). So
+ * any.convert_extern and extern.convert_any are both x ? x ^ TL_GC_HOST : 0,
+ * lossless both ways. Runtime types (tl_rtt) are canonical per store: two
+ * modules' iso-recursively equal types are one tl_rtt, so casts across
+ * modules compare pointers. */
+#define TL_GC_HOST (1ull << 63)
+static inline uint64_t tl_gc_convert(uint64_t v) { return v ? v ^ TL_GC_HOST : 0; }
+static inline bool tl_gc_is_obj(uint64_t v) { return v && !(v & 1) && !(v & TL_GC_HOST); }
+
+enum { TL_GCF_PLAIN, TL_GCF_ANY, TL_GCF_EXTERN }; /* what a field's word holds for marking */
+typedef struct {
+  uint32_t offset;          /* in the object's payload */
+  uint8_t size;             /* bytes: 1, 2 (packed), 4, 8, 16 */
+  uint8_t trace;            /* TL_GCF_* */
+} tl_gcfield;
+
+struct tl_rtt {
+  uint32_t id;              /* store-wide, in creation order */
+  uint8_t kind;             /* TL_DT_* */
+  uint32_t depth;           /* supers[depth] is the type itself */
+  const tl_rtt **supers;    /* the supertype chain, root first */
+  uint32_t nfields;         /* struct: fields; array: 1 (the element) */
+  tl_gcfield *fields;
+  uint32_t size;            /* struct: payload bytes */
+  const tl_funcinst *sig;   /* func: the signature (of the first module that made it) */
+};
+
+/* A heap object: a struct's fields or an array's elements after the header. */
+typedef struct tl_gcobj {
+  const tl_rtt *rtt;
+  uint32_t len;             /* array: elements */
+  uint32_t mark;
+  _Alignas(16) uint8_t data[];
+} tl_gcobj;
+
+static inline bool tl_rtt_sub(const tl_rtt *a, const tl_rtt *b) {
+  return a == b || (b->depth < a->depth && a->supers[b->depth] == b);
+}
+/* A function whose type matches `want` (call_indirect, linking): by
+ * subtyping of runtime types when both have one, else by signature. */
+bool tl_func_matches(const tl_funcinst *f, const tl_funcinst *want);
+/* Whether v can be a value of reference type t given by the host
+ * (tl_func_call): an extern value with bit 63 set must be an internalized
+ * i31 or live object, an any value a host value, an i31 or a live object.
+ * Defined types and the func and exn hierarchies are not checked. */
+bool tl_gc_ref_ok(const tl_store *s, tl_type t, uint64_t v);
+/* The runtime type of inst's module type `type`, building the instance's
+ * table on first use (store arena: out of memory longjmps, so callers run
+ * under tl_oom_worker: compiling, linking). */
+const tl_rtt *tl_gc_rtt(tl_instance *inst, uint32_t type);
+/* Builds inst->rtt and gives its signatures (inst->sigs) their rtt. */
+void tl_gc_instance_types(tl_instance *inst);
+/* A zeroed object of type t (array: len elements); NULL when out of
+ * memory or too large. top: the end of the live value stack, whose slots
+ * (with globals, tables, segments, exceptions) are the roots of a
+ * collection the allocation may run first; NULL: no collection. */
+tl_gcobj *tl_gc_alloc(tl_store *s, const tl_rtt *t, uint32_t len, const tl_v *top);
+void tl_gc_collect(tl_store *s, const tl_v *top);
+/* A struct of type t with fields from vals (NULL: defaults); an array of
+ * len elements, each *init (NULL: the default), or the len values at vals;
+ * NULL when out of memory. top as for tl_gc_alloc. */
+tl_gcobj *tl_gc_struct_new(tl_store *s, const tl_rtt *t, const tl_v *vals, const tl_v *top);
+tl_gcobj *tl_gc_array_new(tl_store *s, const tl_rtt *t, uint32_t len, const tl_v *init, const tl_v *vals,
+                          const tl_v *top);
+/* n elements of sz bytes at p, each the low bytes of *v. */
+void tl_gc_fill(uint8_t *p, uint8_t sz, uint64_t n, const tl_v *v);
+/* Collect when this many bytes were allocated since the last collection
+ * (at least; more when more is live). */
+void tl_gc_set_threshold(tl_store *s, size_t bytes);
+/* Live objects and their bytes (tests). */
+void tl_gc_stats(const tl_store *s, size_t *objects, size_t *bytes, uint64_t *collections);
+void tl_gc_free(tl_store *s);
 
 /* raw-bit float helpers shared by interp_exec.c and interp_simd.c */
 static inline float tl_f32(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }

@@ -23,6 +23,7 @@ void tl_store_free(tl_store *s) {
   if (!s) return;
   tl_oom_guard_remove(&s->guard);
   tl_jit_store_free(s);
+  tl_gc_free(s);
   for (size_t i = 0; i < s->mems.n; i++) tl_mem_free(TL_VEC_AT(&s->mems, tl_meminst *, i));
   for (size_t i = 0; i < s->tables.n; i++) tl_free(TL_VEC_AT(&s->tables, tl_tableinst *, i)->e);
   tl_vec_free(&s->mems);
@@ -223,6 +224,10 @@ tl_status tl_func_call(tl_store *s, tl_extern fn, const tl_value *args, uint32_t
   for (uint32_t i = 0; i < nargs; i++)
     if (!arg_fits(f, i, &args[i]))
       return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "argument %u has the wrong type", i);
+  for (uint32_t i = 0; i < nargs; i++)
+    if (!tl_gc_ref_ok(s, args[i].type, (uint64_t)(uintptr_t)args[i].of.ref))
+      return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET,
+                       "argument %u: not a reference of its type (host externrefs must have bit 63 clear)", i);
   if (!tl_interp_stacks_ready(s)) return tl_errorf(err, TL_E_NOMEM, TL_NO_OFFSET, "out of memory");
   uint32_t n = f->np > f->nr ? f->np : f->nr;
   tl_v *buf = tl_scratch_calloc(2 * (size_t)n + 1, sizeof *buf);
@@ -264,7 +269,12 @@ tl_exn *tl_exn_new(tl_store *s, const tl_taginst *t, const tl_v *vals) {
   if (!x) return NULL;
   x->tag = t;
   x->n = n;
-  if (n) memcpy(x->v, vals, n * sizeof(tl_v));
+  x->next = NULL;
+  if (n) {
+    memcpy(x->v, vals, n * sizeof(tl_v));
+    x->next = s->exns;
+    s->exns = x;
+  }
   return x;
 }
 
