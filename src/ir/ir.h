@@ -993,6 +993,11 @@ bool tl_expr_has_eh(tl_expr *root);
 bool tl_type_has_gc(const tl_module *m, tl_type t);
 bool tl_expr_has_gc(const tl_module *m, tl_expr *root);
 bool tl_func_has_gc(const tl_module *m, const tl_func *f);
+/* localinit.c: makes f valid under the 3.0 local-initialization rule
+ * after a pass: a non-nullable local read where no set in an enclosing
+ * block comes first becomes nullable, its reads ref.as_non_null. Returns
+ * whether it changed f. */
+bool tl_func_fix_local_init(tl_module *m, tl_func *f);
 
 /* walk.c — iterative walks. visit(w, slot) may replace *slot. */
 typedef struct tl_walk tl_walk;

@@ -176,6 +176,7 @@ static void run_stack(void *user, uint32_t i) {
     if (!j->pass[p]->eh && eh) continue; /* it does not model exceptions */
     s = j->pass[p]->func(&c, f);
   }
+  if (s == TL_OK && !gc && (j->ctx->m->features & TL_FEAT_GC)) tl_func_fix_local_init(j->ctx->m, f);
   if (j->own) tl_nodes_end(j->ctx->m, i);
   if (s != TL_OK) fail_at(j, i, s, &e);
 }
@@ -397,6 +398,10 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     if (s == TL_OK) tell_decoded(m, opt, &told);
     /* a module pass may have changed a function's type under its ref.funcs */
     if (s == TL_OK && p->kind != TL_PASS_FUNC && m->typed_funcs) tl_module_retype_ref_funcs(m);
+    /* and may have moved a non-nullable local's set away from its reads */
+    for (uint32_t k = m->nimported_funcs; s == TL_OK && p->kind != TL_PASS_FUNC && (m->features & TL_FEAT_GC) &&
+                                          k < m->funcs.n; k++)
+      if (!TL_FUNC(m, k)->lazy) tl_func_fix_local_init(m, TL_FUNC(m, k));
     i += np;
     if (s == TL_OK && opt->validate_each && tl_validate_module(m, err) != TL_OK)
       s = after_pass(err, p->name);
