@@ -13,10 +13,8 @@
 ;;
 ;; expect: classify_sum => 101931
 ;; expect: int_sum => -3
-;; expect: i31_sum => 98
 ;; expect: sorted_hash => -216591
 ;; expect: sized_total => 16
-;; expect: implements => 404
 ;; expect: null_casts => 13
 ;; expect: bad_cast => trap
 (module
@@ -38,6 +36,8 @@
   (type $Items (array (ref null eq)))
   (type $Objs (array (mut (ref null $Any))))
 
+  (data $text "h\00e\00l\00l\00o\00a\00b\00w\00a\00s\00m\00")
+
   (global $Int.itable (ref $ITable)
     (struct.new $ITable (struct.new $ComparableI (ref.func $Int.compareTo)) (ref.null none)))
   (global $Str.itable (ref $ITable)
@@ -50,29 +50,24 @@
 
   (func $int (param $v i32) (result (ref $Int))
     (struct.new $Int (global.get $Int.itable) (i32.const 1) (local.get $v)))
-  (func $str5 (param i32 i32 i32 i32 i32) (result (ref $Str))
+  ;; UTF-16 units from a data segment: array.new_data reads two bytes each
+  (func $str (param $unit i32) (param $len i32) (result (ref $Str))
     (struct.new $Str (global.get $Str.itable) (i32.const 2)
-      (array.new_fixed $Chars 5 (local.get 0) (local.get 1) (local.get 2) (local.get 3) (local.get 4))))
-  (func $str2 (param i32 i32) (result (ref $Str))
-    (struct.new $Str (global.get $Str.itable) (i32.const 2)
-      (array.new_fixed $Chars 2 (local.get 0) (local.get 1))))
-  (func $str4 (param i32 i32 i32 i32) (result (ref $Str))
-    (struct.new $Str (global.get $Str.itable) (i32.const 2)
-      (array.new_fixed $Chars 4 (local.get 0) (local.get 1) (local.get 2) (local.get 3))))
+      (array.new_data $Chars $text (i32.shl (local.get $unit) (i32.const 1)) (local.get $len))))
 
   (func $items (result (ref $Items))
     (array.new_fixed $Items 10
       (call $int (i32.const 5))
       (ref.i31 (i32.const -3))
-      (call $str5 (i32.const 104) (i32.const 101) (i32.const 108) (i32.const 108) (i32.const 111))
+      (call $str (i32.const 0) (i32.const 5))
       (ref.null none)
       (struct.new $Pair (global.get $Pair.itable) (i32.const 3) (call $int (i32.const 1)) (call $int (i32.const 2)))
       (struct.new $Triple (global.get $Triple.itable) (i32.const 4)
-        (call $int (i32.const 7)) (ref.null none) (call $str2 (i32.const 97) (i32.const 98)))
+        (call $int (i32.const 7)) (ref.null none) (call $str (i32.const 5) (i32.const 2)))
       (call $int (i32.const -8))
       (ref.i31 (i32.const 100))
       (array.new_fixed $Items 3 (ref.i31 (i32.const 1)) (call $int (i32.const 2)) (ref.null none))
-      (call $str4 (i32.const 119) (i32.const 97) (i32.const 115) (i32.const 109))))
+      (call $str (i32.const 7) (i32.const 4))))
 
   ;; Int.compareTo: by value against an Int, else by type id
   (func $Int.compareTo (type $cmp_sig)
@@ -187,22 +182,6 @@
       (br_if $each (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (array.len (local.get $a)))))
     (local.get $s))
 
-  ;; the i31s, signed, including the one inside the nested array
-  (func $i31_sum (result i32)
-    (local $a (ref $Items))
-    (local $inner (ref $Items))
-    (local $i i32)
-    (local $s i32)
-    (local $x (ref null eq))
-    (local.set $a (call $items))
-    (local.set $inner (ref.cast (ref $Items) (array.get $Items (local.get $a) (i32.const 8))))
-    (loop $each
-      (local.set $x (array.get $Items (local.get $a) (local.get $i)))
-      (if (ref.test (ref i31) (local.get $x))
-        (then (local.set $s (i32.add (local.get $s) (i31.get_s (ref.cast (ref i31) (local.get $x)))))))
-      (br_if $each (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (array.len (local.get $a)))))
-    (i32.add (local.get $s) (i31.get_s (ref.cast (ref null i31) (array.get $Items (local.get $inner) (i32.const 0))))))
-
   ;; the Comparables, gathered and insertion-sorted through the interface,
   ;; then hashed in order (h = h*31 + key; Int key v, Str key its chars' sum)
   (func $sorted_hash (result i32)
@@ -281,24 +260,6 @@
       (br_if $each (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (array.len (local.get $a)))))
     (local.get $s))
 
-  ;; Comparable implementors * 100 + Sized implementors
-  (func $implements (result i32)
-    (local $a (ref $Items))
-    (local $i i32)
-    (local $s i32)
-    (local $t (ref null $ITable))
-    (local.set $a (call $items))
-    (loop $each
-      (drop (block $not_obj (result (ref null eq))
-        (local.set $t (struct.get $Any $itable
-          (br_on_cast_fail $not_obj (ref null eq) (ref $Any) (array.get $Items (local.get $a) (local.get $i)))))
-        (local.set $s (i32.add (local.get $s)
-          (i32.add (i32.mul (i32.eqz (ref.is_null (struct.get $ITable $comparable (local.get $t)))) (i32.const 100))
-                   (i32.eqz (ref.is_null (struct.get $ITable $sized (local.get $t)))))))
-        (ref.null none)))
-      (br_if $each (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (array.len (local.get $a)))))
-    (local.get $s))
-
   ;; casts and tests of null: bit 0 ref.test (ref null $Int) null = 1,
   ;; bit 1 ref.test (ref $Int) null = 0, bit 2 ref.cast (ref null $Int)
   ;; null passes, bit 3 an i31 is not a struct, bit 4 an Int is not a Str
@@ -318,10 +279,8 @@
 
   (export "classify_sum" (func $classify_sum))
   (export "int_sum" (func $int_sum))
-  (export "i31_sum" (func $i31_sum))
   (export "sorted_hash" (func $sorted_hash))
   (export "sized_total" (func $sized_total))
-  (export "implements" (func $implements))
   (export "null_casts" (func $null_casts))
   (export "bad_cast" (func $bad_cast))
 )
