@@ -255,10 +255,11 @@ def compare(want, got, what):
     msgs = []
     gd = dict(got)
     names = [n for n, _ in want]
-    if [n for n, _ in got if not n.startswith("(")] != names:
-        extra = [n for n, _ in got if n not in dict(want)]
-        if extra:
-            msgs.append("%s: unexpected exports or lines %s" % (what, ", ".join(extra)))
+    for n, r in got:
+        if n.startswith("("):  # a [stop ...] or [instantiate ...] line
+            msgs.append("%s: %s" % (what, r[1]))
+        elif n not in dict(want):
+            msgs.append("%s: an export not in the reference: %s" % (what, n))
     for name, w in want:
         if name not in gd:
             msgs.append("%s: export %s: no result (expected %s)" % (what, name, show(w)))
