@@ -561,6 +561,9 @@ typedef struct {
    * tl_module_optimize sets them from its arguments. */
   uint32_t optimize_level, shrink_level;
   bool low_memory_unused;    /* addresses below 1024 are never accessed */
+  bool closed_world;         /* wasm-opt's --closed-world: no code outside the module
+                                makes or inspects its GC types, so type-changing GC
+                                passes may run (none of tilt's does yet) */
   bool zero_filled_memory;   /* imported memories start zero-filled too */
   bool preserve_dwarf;       /* the module keeps DWARF (tl_module_has_dwarf): the
                                 -O pipelines leave out the passes that would make

@@ -41,7 +41,7 @@ typedef struct {
   /* The last -O flag's levels (wasm-opt: they hold for every pass; -Os
    * when none is given) and the memory assumptions passes may make. */
   uint32_t opt_level, shrink_level;
-  bool low_memory_unused, zero_filled_memory;
+  bool low_memory_unused, zero_filled_memory, closed_world;
   int stack_ir;            /* optimize the written stack code: 1 on, -1 off, 0 by -O level */
   cli_file input;          /* a binary input the module's lazy bodies point into */
   const char *in_map, *out_map, *map_url; /* source maps: -ism, -osm, -osu */
@@ -55,7 +55,7 @@ typedef enum {
   O_OUTPUT, O_TEXT, O_PRINT, O_DEBUG, O_VALIDATE, O_NO_VALIDATE, O_ALL, O_MVP,
   O_DETECT, O_STRIP_DEBUG, O_STRIP_DWARF, O_STRIP_PRODUCERS, O_STRIP_TARGET_FEATURES,
   O_QUIET, O_HELP, O_VERSION, O_PASS_ARG, O_OPT_LEVEL, O_SHRINK_LEVEL, O_CONVERGE, O_DEBUG_PASSES, O_THREADS, O_FUZZ_EXEC,
-  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_ZERO_FILLED_MEMORY,
+  O_SKIP_PASS, O_TRANSLATE_TO_FUZZ, O_LOW_MEMORY_UNUSED, O_CLOSED_WORLD, O_ZERO_FILLED_MEMORY,
   O_STACK_IR, O_NO_STACK_IR, O_FUZZ_FUEL, O_DEBUG_IR, O_ISM, O_OSM, O_OSU
 } opt_id;
 
@@ -92,6 +92,8 @@ static const cli_flag flags[] = {
   {O_SKIP_PASS, "--skip-pass", "-sp", true, "skip this pass when it comes up in a pipeline"},
   {O_TRANSLATE_TO_FUZZ, "--translate-to-fuzz", "-ttf", false,
    "use the input's bytes as entropy for a random valid module (tilt-fuzz)"},
+  {O_CLOSED_WORLD, "--closed-world", "-cw", false,
+   "assume no code outside the module makes or inspects its GC types (for GC passes; accepted, no pass uses it yet)"},
   {O_LOW_MEMORY_UNUSED, "--low-memory-unused", "-lmu", false,
    "assume addresses below 1024 are never accessed (lets passes fold added constants)"},
   {O_ZERO_FILLED_MEMORY, "--zero-filled-memory", "-ufm", false,
@@ -190,6 +192,7 @@ static void apply(opts *o, opt_id id, const char *arg) {
   case O_STRIP_TARGET_FEATURES: o->strip_target_features = true; break;
   case O_QUIET: o->quiet = true; break;
   case O_LOW_MEMORY_UNUSED: o->low_memory_unused = true; break;
+  case O_CLOSED_WORLD: o->closed_world = true; break;
   case O_ZERO_FILLED_MEMORY: o->zero_filled_memory = true; break;
   case O_STACK_IR: o->stack_ir = 1; break;
   case O_NO_STACK_IR: o->stack_ir = -1; break;
@@ -440,7 +443,7 @@ static int run_passes(opts *o, tl_module *m) {
                         .on_pass_done = o->debug || o->debug_ir ? report_pass : NULL,
                         .user = &rep,
                         .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
-                        .low_memory_unused = o->low_memory_unused,
+                        .low_memory_unused = o->low_memory_unused, .closed_world = o->closed_world,
                         .zero_filled_memory = o->zero_filled_memory,
                         .on_output = pass_output, .on_bodies_decoded = release_input,
                         .preserve_dwarf = tl_module_has_dwarf(m)};

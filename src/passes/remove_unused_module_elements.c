@@ -159,8 +159,12 @@ static void collect_one(void *user, uint32_t k) {
 static void mark_roots(rume *r) {
   tl_module *m = r->m;
   /* GC types name each other (and nodes name them) by index: they stay */
-  if (tl_module_uses_gc(m)) /* (ref.func's types: the runner retypes them) */
+  if (tl_module_uses_gc(m)) { /* (ref.func's types: the runner retypes them) */
     for (uint32_t i = 0; i < m->types.n; i++) use(r, K_TYPE, i);
+    /* elem segments' functions reach code as references too (array.new_elem,
+     * call_ref), and call_indirect takes subtypes: each may be called */
+    r->open = true;
+  }
   for (uint32_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
     if (x->kind <= TL_EXTERN_TAG) use(r, extern_kinds[x->kind], x->index);
