@@ -95,6 +95,8 @@ typedef struct {
                            (rethrow may name it). Part of the label scratch, not
                            sized by a pre-walk: a body with a cycle (invalid IR)
                            must reach the walk's own sharing check */
+  bool cglobals_set;        /* a global's initializer is checked: constant */
+  uint32_t cglobals;        /* expressions read only globals below this (3.0) */
 } vc;
 
 static bool fail(vc *c, tl_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -859,8 +861,11 @@ static bool const_op(vc *c, const tl_expr *e) {
   case TL_OP_GLOBAL_GET: {
     tl_module *m = c->m;
     uint32_t g = e->imm.index;
-    if (g >= m->nimported_globals || g >= m->globals.n)
-      return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is not imported", g);
+    uint32_t lim = c->cglobals_set ? c->cglobals : (uint32_t)m->globals.n;
+    if (g >= lim || g >= m->globals.n)
+      return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is not defined before it", g);
+    if (g >= m->nimported_globals && !need_feat(c, TL_FEAT_GC, "global.get of a defined global in a constant expression"))
+      return false;
     if (TL_GLOBAL(m, g)->mut)
       return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is mutable", g);
     return true;
@@ -1429,7 +1434,10 @@ static bool check_globals(vc *c) {
       return false;
     if (imported != !g->init)
       return fail(c, TL_E_INVALID, "global %u: %s", i, imported ? "import with an initializer" : "no initializer");
-    if (!imported && !check_const(c, g->init, g->type, "global")) return false;
+    c->cglobals_set = true, c->cglobals = i; /* it reads the globals before it */
+    bool ok = imported || check_const(c, g->init, g->type, "global");
+    c->cglobals_set = false;
+    if (!ok) return false;
   }
   return true;
 }

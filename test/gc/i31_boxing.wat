@@ -64,7 +64,8 @@
         (local.set $p (br_on_cast_fail $end (ref null eq) (ref $Pair) (local.get $l)))
         (local.set $acc (call $add (local.get $acc) (struct.get $Pair $car (local.get $p))))
         (local.set $l (struct.get $Pair $cdr (local.get $p)))
-        (br $each))))
+        (br $each))
+      (unreachable))) ;; (the loop never ends: a valid block end needs it)
     (local.get $acc))
 
   (func $sum_small (result i32)
@@ -206,7 +207,8 @@
         (if (ref.eq (struct.get $Pair $car (local.get $entry)) (local.get $key))
           (then (return (i31.get_s (ref.cast (ref i31) (struct.get $Pair $cdr (local.get $entry)))))))
         (local.set $l (struct.get $Pair $cdr (local.get $p)))
-        (br $each))))
+        (br $each))
+      (unreachable))) ;; (the loop never ends: a valid block end needs it)
     (i32.const 0))
 
   (func $assq_export (result i32)

@@ -85,7 +85,7 @@
 ;; CHECK:   (export "m" (func 4))
 ;; CHECK:   (elem $e (;0;) func $f0)
 ;; CHECK:   (func $f0 (;0;) (type 7) (result i32)
-;; CHECK:     (unreachable))
+;; CHECK:     (i32.const 0))
 ;; CHECK:   (func $structs (;1;) (type 8) (param $p (ref null $pt)) (result i32)
 ;; CHECK:     (struct.set $pt 0 (local.get $p) (i32.const 5))
 ;; CHECK:     (struct.set $pt 2 (local.get $p) (i32.const 300))
