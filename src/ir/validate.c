@@ -1354,6 +1354,8 @@ static bool check_tables(vc *c) {
     tl_table *t = TL_TABLE(m, i);
     if (!tl_type_is_ref(t->elem))
       return fail(c, TL_E_INVALID, "table %u: element type %s is not a reference", i, tn(t->elem));
+    if (i >= m->nimported_tables && !tl_ref_nullable(t->elem))
+      return fail(c, TL_E_INVALID, "table %u: non-nullable %s elements need an initializer", i, tn(t->elem));
     if (!check_import(c, &t->imp, i < m->nimported_tables, "table", i) ||
         !check_limits(c, "table", i, t->min, t->max, t->has_max, t->is64 ? UINT64_MAX : UINT32_MAX))
       return false;

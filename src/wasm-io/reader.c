@@ -419,6 +419,9 @@ static tl_status add_table(rctx *c, rd *r, tl_importname imp) {
   if (r->p < r->end && *r->p == 0x40 && !imp.module)
     return rd_fail_at(r, at, TL_E_UNSUPPORTED, "table initializer expressions are not supported");
   TRY(rd_reftype(c, r, &t.elem));
+  if (!imp.module && !tl_ref_nullable(t.elem)) /* its elements start as null */
+    return rd_fail_at(r, at, TL_E_INVALID, "type mismatch: a table of %s needs an initializer",
+                      tl_type_name(t.elem));
   TRY(rd_limits(c, r, false, &l));
   t.min = l.min;
   t.max = l.max;
