@@ -235,13 +235,11 @@ static tl_status do_br_on_cast(fctx *x, int op) {
   if (!tl_type_sub(m, sent, last))
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(last),
                     rdc_tname(sent));
-  if (n != 1)
-    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label of several values is not supported yet", x->opname);
   tl_expr *e = node(x, op, 1);
   e->imm.idx2.a = label, e->imm.idx2.b = rt2;
   tl_type in;
   TRY(rdc_pop(x, rt1, &e->kid[0], &in));
-  if (loop) return rdc_br_on_loop(x, op, depth, e->kid[0], in, rt2, fall);
+  if (loop || n != 1) return rdc_br_on_lowered(x, op, depth, e->kid[0], in, rt2, fall);
   tl_expr_finalize(m, x->f, e);
   rdc_note_branch(x, label, e);
   rdc_push(x, e, fall);
@@ -296,9 +294,7 @@ static tl_status do_br_on_null(fctx *x, int op) {
   if (want && !tl_type_sub(m, nn, tl_type_at(m, lt, n - 1)))
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname,
                     rdc_tname(tl_type_at(m, lt, n - 1)), rdc_tname(nn));
-  if (n != want)
-    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label of several values is not supported yet", x->opname);
-  if (loop) return rdc_br_on_loop(x, op, depth, e->kid[0], t, TL_UNREACHABLE, TL_NONE);
+  if (loop || n != want) return rdc_br_on_lowered(x, op, depth, e->kid[0], t, TL_UNREACHABLE, nn);
   tl_expr_finalize(m, x->f, e);
   rdc_note_branch(x, label, e);
   if (op == TL_OP_BR_ON_NULL) rdc_push(x, e, nn);
