@@ -17,6 +17,7 @@ static const char *SRC =
     "  (type $t (sub $s (struct (field (mut i32)) (field i64))))\n"
     "  (type $a (array (mut i8)))\n"
     "  (func $plain (param i32) (result i32) (local.get 0))\n"
+    "  (func $set (param $p (ref $s)) (struct.set $s 0 (local.get $p) (i32.const 1)))\n"
     "  (func $cast (export \"cast\") (param $x (ref $t)) (result (ref null $s))\n"
     "    (block $l (result (ref null $s))\n"
     "      (drop (br_on_cast $l (ref $t) (ref $t) (local.get $x)))\n"
@@ -50,6 +51,7 @@ START_TEST(func_has_gc) {
   tl_module *m = parse();
   ck_assert(!tl_func_has_gc(m, TL_FUNC(m, 0)));
   ck_assert(tl_func_has_gc(m, TL_FUNC(m, 1)));
+  ck_assert(tl_func_has_gc(m, TL_FUNC(m, 2)));
   tl_module_free(m);
 }
 END_TEST
@@ -84,10 +86,10 @@ END_TEST
  * with the input, (ref $t), and flags 0. */
 START_TEST(br_on_cast_written_narrowed) {
   tl_module *m = parse();
-  tl_func *f = TL_FUNC(m, 1);
+  tl_func *f = TL_FUNC(m, 2);
   ck_assert(f->body != NULL || f->lazy);
   tl_error err;
-  ck_assert_int_eq(tl_func_decode(m, 1, &err), TL_OK);
+  ck_assert_int_eq(tl_func_decode(m, 2, &err), TL_OK);
   tl_expr *blk = f->body->kid[0], *br = blk->kid[0]->kid[0];
   ck_assert_int_eq(br->op, TL_OP_BR_ON_CAST);
   br->imm.idx2.b = tl_gc_ref_of(m, 0, true); /* widen the target: still a valid IR node */
@@ -109,6 +111,27 @@ START_TEST(br_on_cast_written_narrowed) {
 }
 END_TEST
 
+/* The IR validator's GC rules, on nodes a pass could have made. */
+START_TEST(validator_rules) {
+  tl_module *m = parse();
+  tl_error err;
+  ck_assert_int_eq(tl_func_decode(m, 1, &err), TL_OK);
+  tl_expr *set = TL_FUNC(m, 1)->body->kid[0];
+  ck_assert_int_eq(set->op, TL_OP_STRUCT_SET);
+  ck_assert_int_eq(tl_module_validate(m, &err), TL_OK);
+  TL_FTYPE(m, 0)->fields[0].mut = false; /* the field becomes immutable */
+  ck_assert_int_ne(tl_module_validate(m, &err), TL_OK);
+  ck_assert_msg(strstr(err.msg, "immutable") != NULL, "%s", err.msg);
+  TL_FTYPE(m, 0)->fields[0].mut = true;
+  set->op = TL_OP_STRUCT_GET_S; /* of an i32 field, with two operands */
+  ck_assert_int_ne(tl_module_validate(m, &err), TL_OK);
+  set->op = TL_OP_STRUCT_SET;
+  set->imm.idx2.b = 5; /* no field 5 */
+  ck_assert_int_ne(tl_module_validate(m, &err), TL_OK);
+  tl_module_free(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gc");
   TCase *c = tcase_create("core");
@@ -116,6 +139,7 @@ static Suite *suite(void) {
   tcase_add_test(c, func_has_gc);
   tcase_add_test(c, capi_builds_gc_nodes);
   tcase_add_test(c, br_on_cast_written_narrowed);
+  tcase_add_test(c, validator_rules);
   suite_add_tcase(s, c);
   return s;
 }
