@@ -77,6 +77,8 @@ typedef struct {
   tl_error *err;
   tl_status st;         /* first error; the walk then skips everything */
   bool const_mode;      /* constant expression: only constant ops */
+  uint32_t const_globals; /* globals a constant expression may read: those before the one
+                             it initializes (0: all) */
   bool dead;            /* current node has an unreachable child */
   bool strict;          /* tl_validate_ir: extra consistency checks */
   ptrset *seen;         /* nodes seen outside the run below */
@@ -846,11 +848,12 @@ static bool const_op(vc *c, const tl_expr *e) {
   case TL_OP_GLOBAL_GET: {
     tl_module *m = c->m;
     uint32_t g = e->imm.index;
-    if (g >= m->nimported_globals || g >= m->globals.n)
-      return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is not imported", g);
+    if (g >= m->globals.n || (c->const_globals && g >= c->const_globals))
+      return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is not an earlier one", g);
     if (TL_GLOBAL(m, g)->mut)
       return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is mutable", g);
-    return true;
+    /* a defined (immutable) global: WebAssembly 3.0, with GC */
+    return g < m->nimported_globals || need_feat(c, TL_FEAT_GC, "global.get of a defined global in a constant expression");
   }
   default: return fail(c, TL_E_INVALID, "%s: not allowed in a constant expression", opname(e));
   }
@@ -1412,7 +1415,10 @@ static bool check_globals(vc *c) {
       return false;
     if (imported != !g->init)
       return fail(c, TL_E_INVALID, "global %u: %s", i, imported ? "import with an initializer" : "no initializer");
-    if (!imported && !check_const(c, g->init, g->type, "global")) return false;
+    c->const_globals = i;
+    bool ok = imported || check_const(c, g->init, g->type, "global");
+    c->const_globals = 0;
+    if (!ok) return false;
   }
   return true;
 }

@@ -279,13 +279,10 @@ static tl_status const_imm(rctx *c, rd *r, tl_expr *e, const uint8_t *at) {
     TRY(rd_u32(r, &e->imm.index, "global index"));
     if (e->imm.index >= m->globals.n)
       return rd_fail_at(r, at, TL_E_INVALID, "unknown global %u", e->imm.index);
-    if (e->imm.index >= m->nimported_globals && !TL_GLOBAL(m, e->imm.index)->mut)
-      return rd_fail_at(r, at, TL_E_UNSUPPORTED,
-                        "global.get of a non-imported global in a constant expression (WebAssembly 3.0) "
-                        "is not supported");
-    if (e->imm.index >= m->nimported_globals || TL_GLOBAL(m, e->imm.index)->mut)
-      return rd_fail_at(r, at, TL_E_INVALID,
-                        "constant expression required: global.get of a non-imported or mutable global");
+    if (TL_GLOBAL(m, e->imm.index)->mut) /* (a global initializer sees only the globals before it) */
+      return rd_fail_at(r, at, TL_E_INVALID, "constant expression required: global.get of a mutable global");
+    if (e->imm.index >= m->nimported_globals) /* an earlier defined one: WebAssembly 3.0 */
+      return need_feature(c, r, at, TL_FEAT_GC, "global.get of a defined global in a constant expression");
     return TL_OK;
   default: return TL_OK;
   }
