@@ -391,7 +391,10 @@ const char *tl_op_name(int op);  /* NULL if op is out of range */
  *   offset, align       memory accesses; align in bytes (1, 2, 4, ...),
  *                       0 for the natural alignment
  *   lane     extract/replace_lane and the *_lane memory accesses
- *   type     ref.null (funcref or externref); typed select
+ *   type     ref.null (funcref or externref); typed select; ref.test,
+ *            ref.cast and br_on_cast(_fail) (with label): the target type
+ *   index, index2  GC: struct.* (type, field), array.new_fixed (type, count),
+ *                  array.*_data/_elem (type, segment), array.copy (dst, src)
  * Start from TL_IMM_ARGS_INIT (all zero, label TL_LABEL_NONE). */
 typedef struct {
   int64_t value;

@@ -971,7 +971,22 @@ static void special_arity(int op, uint32_t *lo, uint32_t *hi) {
   case TL_OP_LOCAL_GET: case TL_OP_GLOBAL_GET: case TL_OP_REF_NULL: *hi = 0; break;
   case TL_OP_TABLE_SET: case TL_OP_TABLE_GROW: *lo = *hi = 2; break;
   case TL_OP_SELECT: case TL_OP_SELECT_T: case TL_OP_TABLE_FILL: *lo = *hi = 3; break;
-  default: *lo = *hi = 1; break; /* drop, local.set/tee, global.set, table.get, ... */
+  /* GC: struct.new and array.new_fixed take what their type says (validation checks) */
+  case TL_OP_STRUCT_NEW: case TL_OP_ARRAY_NEW_FIXED: break;
+  case TL_OP_CALL_REF: case TL_OP_RETURN_CALL_REF: *lo = 1; break;
+  case TL_OP_STRUCT_NEW_DEFAULT: *hi = 0; break;
+  case TL_OP_STRUCT_SET: case TL_OP_ARRAY_NEW: case TL_OP_ARRAY_NEW_DATA: case TL_OP_ARRAY_NEW_ELEM:
+  case TL_OP_ARRAY_GET: case TL_OP_ARRAY_GET_S: case TL_OP_ARRAY_GET_U: case TL_OP_REF_EQ: *lo = *hi = 2; break;
+  case TL_OP_ARRAY_SET: *lo = *hi = 3; break;
+  case TL_OP_ARRAY_FILL: case TL_OP_ARRAY_INIT_DATA: case TL_OP_ARRAY_INIT_ELEM: *lo = *hi = 4; break;
+  case TL_OP_ARRAY_COPY: *lo = *hi = 5; break;
+  case TL_OP_REF_AS_NON_NULL: case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: case TL_OP_STRUCT_GET:
+  case TL_OP_STRUCT_GET_S: case TL_OP_STRUCT_GET_U: case TL_OP_ARRAY_LEN: case TL_OP_REF_TEST: case TL_OP_REF_TEST_NULL:
+  case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL: case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL:
+  case TL_OP_ANY_CONVERT_EXTERN: case TL_OP_EXTERN_CONVERT_ANY: case TL_OP_REF_I31: case TL_OP_I31_GET_S:
+  case TL_OP_I31_GET_U: case TL_OP_TUPLE_EXTRACT:
+    *lo = *hi = 1;
+    break;
   }
 }
 
@@ -1082,7 +1097,7 @@ static bool set_type_imm(tl_module *m, tl_expr *e, const tl_imm_args *a) {
 }
 
 static bool set_tuple_index(tl_module *m, tl_expr *e, const tl_imm_args *a) {
-  tl_type t = e->kid[0] ? e->kid[0]->type : TL_NONE;
+  tl_type t = e->nkid && e->kid[0] ? e->kid[0]->type : TL_NONE;
   e->imm.index = a->index;
   if (t == TL_UNREACHABLE || (tl_type_is_tuple(t) && a->index < tl_type_arity(m, t))) return true;
   return bad(m, "tuple.extract: index %u of a non-tuple or too short tuple", a->index), false;
@@ -1092,6 +1107,41 @@ static bool set_tuple_index(tl_module *m, tl_expr *e, const tl_imm_args *a) {
  * on (and the labels, lanes and alignment); other indices are left to the
  * validator, so that code may be built before tables, memories and segments
  * are declared. */
+/* The kind of type a GC instruction's type index must name (finalize.c
+ * reads its fields): struct.*, array.*, call_ref. */
+static bool gc_kind_ok(tl_module *m, int op, uint32_t idx) {
+  int want = -1;
+  const char *text = tl_ops[op].text;
+  if (!strncmp(text, "struct.", 7)) want = TL_DT_STRUCT;
+  else if (!strncmp(text, "array.", 6)) want = TL_DT_ARRAY;
+  else if (op == TL_OP_CALL_REF || op == TL_OP_RETURN_CALL_REF) want = TL_DT_FUNC;
+  if (want < 0 || TL_FTYPE(m, idx)->kind == want) return true;
+  return bad(m, "%s: type %u is of the wrong kind", text, idx), false;
+}
+
+/* GC immediates (tl_imm_args): index (a type index) and index2 (field,
+ * count, data, elem or source array type); ref.test/ref.cast: type (the
+ * target reference type); br_on_cast(_fail): label and type. */
+static bool set_gc_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) {
+  const char *who = tl_ops[e->op].text;
+  uint8_t k = tl_ops[e->op].imm;
+  if (k == TL_IMM_CAST || k == TL_IMM_BR_CAST) {
+    if (!tl_type_is_ref(a->type) || !tl_type_valid(m, a->type))
+      return bad(m, "%s: bad reference type %u", who, a->type), false;
+    if (k == TL_IMM_CAST) return e->imm.index = a->type, true;
+    e->imm.idx2.a = a->label, e->imm.idx2.b = a->type;
+    return label_ok(m, f, a->label, who);
+  }
+  e->imm.idx2.a = a->index, e->imm.idx2.b = a->index2;
+  if (!in_range(m, a->index, m->types.n, "type", who) || !gc_kind_ok(m, e->op, a->index)) return false;
+  switch (k) {
+  case TL_IMM_TYPE_FIELD: return in_range(m, a->index2, TL_FTYPE(m, a->index)->nfields, "field", who);
+  case TL_IMM_TYPE_TYPE:
+    return in_range(m, a->index2, m->types.n, "type", who) && gc_kind_ok(m, e->op, a->index2);
+  default: return true; /* count: checked against the operands by validation; segments: not here */
+  }
+}
+
 static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) {
   const char *who = tl_ops[e->op].text;
   switch ((tl_imm_kind)tl_ops[e->op].imm) {
@@ -1102,7 +1152,9 @@ static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) 
   case TL_IMM_LABEL: e->imm.label = a->label; return label_ok(m, f, a->label, who);
   case TL_IMM_BR_TABLE: return set_br_table(m, f, e, a);
   case TL_IMM_FUNC: e->imm.index = a->index; return in_range(m, a->index, m->funcs.n, "function", who);
-  case TL_IMM_TYPE: e->imm.index = a->index; return in_range(m, a->index, m->types.n, "type", who);
+  case TL_IMM_TYPE:
+    e->imm.index = a->index;
+    return in_range(m, a->index, m->types.n, "type", who) && gc_kind_ok(m, e->op, a->index);
   case TL_IMM_LOCAL:
     e->imm.index = a->index;
     return need_func(m, f, who) && in_range(m, a->index, f->nlocal, "local", who);
@@ -1126,7 +1178,7 @@ static bool set_imm(tl_module *m, tl_func *f, tl_expr *e, const tl_imm_args *a) 
     return bad(m, "%s: exception-handling nodes cannot be built through the C API yet", who), false;
   case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: case TL_IMM_TYPE_DATA: case TL_IMM_TYPE_ELEM:
   case TL_IMM_TYPE_TYPE: case TL_IMM_CAST: case TL_IMM_BR_CAST:
-    return bad(m, "%s: GC nodes cannot be built through the C API yet", who), false;
+    return set_gc_imm(m, f, e, a);
   }
   return bad(m, "%s: unknown immediate kind", who), false;
 }

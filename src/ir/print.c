@@ -303,6 +303,27 @@ static void put_v128(pr *p, const uint8_t *v) {
   }
 }
 
+/* Field k of struct type t by its name when it has one that is an id as
+ * it is and the first of its type with that name, else NULL. */
+static const char *field_name(pr *p, uint32_t t, uint32_t k) {
+  if (t >= p->m->types.n) return NULL;
+  const tl_deftype *d = TL_FTYPE(p->m, t);
+  if (d->kind != TL_DT_STRUCT || k >= d->nfields) return NULL;
+  const char *s = d->fields[k].name;
+  if (!s || !*s) return NULL;
+  for (const char *c = s; *c; c++)
+    if (!is_idchar((uint8_t)*c)) return NULL;
+  for (uint32_t j = 0; j < k; j++)
+    if (d->fields[j].name && !strcmp(d->fields[j].name, s)) return NULL;
+  return s;
+}
+
+static void put_field_ref(pr *p, uint32_t t, uint32_t k) {
+  const char *s = field_name(p, t, k);
+  if (s) tl_buf_printf(p->out, "$%s", s);
+  else tl_buf_printf(p->out, "%u", k);
+}
+
 /* Module type index i, as a heap type (its $name or index). */
 static void put_sp_heap(pr *p, uint32_t i) {
   put(p, " ");
@@ -380,7 +401,12 @@ static void put_head(pr *p, const tl_expr *e) {
   case TL_IMM_TAG: tl_buf_printf(p->out, " %u", e->imm.index); break;
   case TL_IMM_SELECT_T: put_result(p, e->imm.index); break;
   case TL_IMM_TUPLE_INDEX: tl_buf_printf(p->out, " %u", e->imm.index); break;
-  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT:
+  case TL_IMM_TYPE_FIELD:
+    put_sp_heap(p, e->imm.idx2.a);
+    put(p, " ");
+    put_field_ref(p, e->imm.idx2.a, e->imm.idx2.b);
+    break;
+  case TL_IMM_TYPE_COUNT:
     put_sp_heap(p, e->imm.idx2.a);
     tl_buf_printf(p->out, " %u", e->imm.idx2.b);
     break;
@@ -938,6 +964,8 @@ static void put_comptype(pr *p, const tl_deftype *d) {
     put(p, "(struct");
     for (uint32_t k = 0; k < d->nfields; k++) {
       put(p, " (field ");
+      const char *s = field_name(p, (uint32_t)(d - TL_FTYPE(p->m, 0)), k);
+      if (s) tl_buf_printf(p->out, "$%s ", s);
       put_field(p, &d->fields[k]);
       put(p, ")");
     }

@@ -283,7 +283,7 @@ static void group_rehash(tl_module *m, key *tmp) {
 
 bool tl_types_add_group(tl_module *m, const tl_deftype *t, uint32_t n, char *err, size_t errn) {
   uint32_t g0 = (uint32_t)m->types.n;
-  if (!n) return true;   /* (rec): no types */
+  if (n == 0) return true; /* (rec): nothing to add (its key would be empty) */
   for (uint32_t i = 0; i < n; i++) {
     tl_deftype d = t[i];
     d.rec = g0, d.nrec = n, d.canon = g0 + i, d.depth = 0;

@@ -864,11 +864,10 @@ static bool const_op(vc *c, const tl_expr *e) {
     uint32_t lim = c->cglobals_set ? c->cglobals : (uint32_t)m->globals.n;
     if (g >= lim || g >= m->globals.n)
       return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is not defined before it", g);
-    if (g >= m->nimported_globals && !need_feat(c, TL_FEAT_GC, "global.get of a defined global in a constant expression"))
-      return false;
     if (TL_GLOBAL(m, g)->mut)
       return fail(c, TL_E_INVALID, "global.get: global %u in a constant expression is mutable", g);
-    return true;
+    /* a defined (immutable) global: WebAssembly 3.0, with GC */
+    return g < m->nimported_globals || need_feat(c, TL_FEAT_GC, "global.get of a defined global in a constant expression");
   }
   default: return fail(c, TL_E_INVALID, "%s: not allowed in a constant expression", opname(e));
   }

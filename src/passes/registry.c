@@ -170,7 +170,7 @@ static void run_stack(void *user, uint32_t i) {
   int eh = -1; /* whether f holds EH nodes: found out when a pass needs it */
   /* The function passes do not model GC instructions and types yet
    * (issue 24): a function that holds them is left as it is. */
-  bool gc = s == TL_OK && f->body && tl_func_has_gc(j->ctx->m, f);
+  bool gc = s == TL_OK && f->body && (j->ctx->m->features & TL_FEAT_GC) && tl_func_has_gc(j->ctx->m, f);
   for (uint32_t p = 0; p < j->npass && s == TL_OK && !gc; p++) {
     if (!j->pass[p]->eh && eh < 0) eh = tl_expr_has_eh(f->body);
     if (!j->pass[p]->eh && eh) continue; /* it does not model exceptions */

@@ -16,6 +16,8 @@
  * not exported (an exception of it could not be thrown nor told apart).
  * Lazy bodies (still bytes) are not decoded: their index immediates are
  * listed from the bytes (tl_code_refs) and renumbered there (tl_code_remap).
+ * A passive segment nothing uses goes, but one that declares functions a
+ * reachable ref.func names stays, declarative, with just those.
  * Guarantees: same behaviour; indices renumbered consistently everywhere. */
 #include "passes.h"
 
@@ -41,6 +43,7 @@ typedef struct {
   uint8_t *scanned[NKINDS];  /* globals, elems, datas whose expressions were scanned */
   uint8_t *live;   /* functions whose bodies are scanned (used[K_FUNC]: kept) */
   uint8_t *called; /* types a reachable call_indirect uses */
+  uint8_t *reffed; /* functions a reachable ref.func names (they must stay declared) */
   tl_vec deferred; /* uint32_t: functions only elem segments name so far */
   bool open;       /* a table may be read from outside or by table.get */
 } rume;
@@ -89,7 +92,10 @@ static bool carries(const tl_expr *e) {
 /* What a node that carries an index uses. */
 static void note(rume *r, const tl_expr *e) {
   switch (tl_ops[e->op].imm) {
-  case TL_IMM_FUNC: use(r, K_FUNC, e->imm.index); break;
+  case TL_IMM_FUNC:
+    use(r, K_FUNC, e->imm.index);
+    if (e->op == TL_OP_REF_FUNC && e->imm.index < r->count[K_FUNC]) r->reffed[e->imm.index] = 1;
+    break;
   case TL_IMM_GLOBAL: use(r, K_GLOBAL, e->imm.index); break;
   case TL_IMM_TABLE:
     use(r, K_TABLE, e->imm.index);
@@ -124,6 +130,7 @@ static void note(rume *r, const tl_expr *e) {
 static void note_ref(rume *r, const tl_code_ref *ref) {
   use(r, ref->space, ref->index);
   if (ref->op == TL_OP_TABLE_GET) r->open = true;
+  if (ref->op == TL_OP_REF_FUNC && ref->space == K_FUNC && ref->index < r->count[K_FUNC]) r->reffed[ref->index] = 1;
   if (tl_ops[ref->op].imm == TL_IMM_CALL_INDIRECT && ref->space == K_TYPE && ref->index < r->count[K_TYPE])
     r->called[ref->index] = 1;
 }
@@ -267,6 +274,28 @@ static void settle(rume *r) {
   }
 }
 
+/* ref.func $f needs $f declared (an elem segment, export or global): an
+ * unused passive segment that declares a function a reachable ref.func
+ * names stays, as a declarative segment of just those functions. */
+static void keep_declarations(rume *r) {
+  tl_module *m = r->m;
+  for (uint32_t i = 0; i < m->elems.n; i++) {
+    tl_elem *s = TL_ELEM(m, i);
+    if (r->used[K_ELEM][i] || s->mode != TL_SEG_PASSIVE) continue;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->n; j++) {
+      tl_expr *it = s->item[j];
+      if (it && it->op == TL_OP_REF_FUNC && it->imm.index < r->count[K_FUNC] && r->reffed[it->imm.index])
+        s->item[n++] = it;
+    }
+    if (!n) continue;
+    s->n = n;
+    s->mode = TL_SEG_DECLARATIVE;
+    r->used[K_ELEM][i] = 1;
+    for (uint32_t j = 0; j < n; j++) TL_VEC_PUSH(&r->refs, tl_expr *, s->item[j]); /* renumbered */
+  }
+}
+
 /* A kept function nothing can call: its body becomes unreachable (unless
  * it is already empty and has no locals: `unreachable` would add a byte). */
 static void empty_body(tl_module *m, tl_func *f) {
@@ -393,6 +422,7 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   rume r = {.m = m, .count = {m->funcs.n, m->globals.n, m->tables.n, m->memories.n, m->elems.n,
                               m->datas.n, m->types.n, m->tags.n}};
   r.live = tl_calloc(m->funcs.n + 1, 1);
+  r.reffed = tl_calloc(m->funcs.n + 1, 1);
   r.called = tl_calloc(m->types.n + 1, 1);
   r.frefs = tl_calloc(m->funcs.n + 1, sizeof *r.frefs);
   r.lrefs = tl_calloc(m->funcs.n + 1, sizeof *r.lrefs);
@@ -400,13 +430,14 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
     r.used[k] = tl_calloc(r.count[k] + 1, 1);
     r.scanned[k] = tl_calloc(r.count[k] + 1, 1);
     r.remap[k] = tl_calloc(r.count[k] + 1, sizeof(uint32_t));
-    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.called || !r.frefs || !r.lrefs) {
+    if (!r.used[k] || !r.scanned[k] || !r.remap[k] || !r.live || !r.reffed || !r.called || !r.frefs || !r.lrefs) {
       for (int j = 0; j <= k; j++) {
         tl_free(r.used[j]);
         tl_free(r.scanned[j]);
         tl_free(r.remap[j]);
       }
       tl_free(r.live);
+      tl_free(r.reffed);
       tl_free(r.called);
       tl_free(r.frefs);
       tl_free(r.lrefs);
@@ -416,6 +447,7 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_run_parallel(ctx, (uint32_t)(m->funcs.n - m->nimported_funcs), collect_one, &r);
   mark_roots(&r);
   settle(&r);
+  keep_declarations(&r);
   for (size_t k = 0; k < r.deferred.n; k++) {
     uint32_t fi = TL_VEC_AT(&r.deferred, uint32_t, k);
     if (!r.live[fi]) empty_body(m, TL_FUNC(m, fi));
@@ -449,6 +481,7 @@ tl_status tl_pass_remove_unused_module_elements(tl_pass_ctx *ctx) {
   tl_free(r.lrefs);
   tl_vec_free(&r.deferred);
   tl_free(r.live);
+  tl_free(r.reffed);
   tl_free(r.called);
   return TL_OK;
 }

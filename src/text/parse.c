@@ -2038,6 +2038,31 @@ static void local_map(P *p, buf *out) {
   bfree(&map);
 }
 
+/* Subsection 10, type -> (field -> name), from the struct field ids
+ * (p->fnames: in type order, then field order). */
+static void field_map(P *p, buf *out) {
+  if (!p->fnames.n) return;
+  buf map = {0};
+  uint32_t nt = 0;
+  for (size_t k = 0; k < p->fnames.n; k++)
+    nt += !k || TL_VEC_AT(&p->fnames, fname, k).type != TL_VEC_AT(&p->fnames, fname, k - 1).type;
+  put_u(&map, nt);
+  for (size_t k = 0; k < p->fnames.n;) {
+    size_t j = k;
+    uint32_t t = TL_VEC_AT(&p->fnames, fname, k).type;
+    while (j < p->fnames.n && TL_VEC_AT(&p->fnames, fname, j).type == t) j++;
+    put_u(&map, t);
+    put_u(&map, (uint32_t)(j - k));
+    for (; k < j; k++) {
+      const fname *f = &TL_VEC_AT(&p->fnames, fname, k);
+      put_u(&map, f->field);
+      put_id(&map, f->s, f->len);
+    }
+  }
+  put_subsection(out, 10, &map);
+  bfree(&map);
+}
+
 /* The custom section "name" with the ids ($name) written in the text, as
  * wat2wasm --debug-names and wasm-opt keep them: passes and lists
  * (asyncify's, say) see the names, the printer prints them, and -g writes
@@ -2054,6 +2079,7 @@ static void name_section(P *p, buf *out) {
   id_map(p, SP_GLOBAL, 7, &subs);
   id_map(p, SP_ELEM, 8, &subs);
   id_map(p, SP_DATA, 9, &subs);
+  field_map(p, &subs);
   id_map(p, SP_TAG, 11, &subs);
   if (subs.n || subs.bad) {
     buf sec = {0};

@@ -1,5 +1,5 @@
 /* names.c — the "name" custom section (module, function, local and label
- * names; table, memory, global, elem, data and tag names) and the
+ * names; type, table, memory, global, elem, data, field and tag names) and the
  * "target_features" section. A malformed name section is ignored as a
  * whole, as wasm-opt does: it is checked in a dry pass first and applied
  * only when every subsection parses. */
@@ -91,6 +91,25 @@ static bool indirect_map(nctx *n, uint8_t id) {
   return true;
 }
 
+/* Subsection 10: type -> (field -> name), for struct types. */
+static bool field_map(nctx *n) {
+  tl_module *m = n->c->m;
+  uint32_t cnt;
+  if (rd_count(&n->r, &cnt, 2, "names")) return false;
+  for (uint32_t i = 0; i < cnt; i++) {
+    uint32_t ti, k;
+    if (rd_u32(&n->r, &ti, "type index") || rd_count(&n->r, &k, 2, "names")) return false;
+    tl_deftype *d = n->apply && ti < m->types.n ? TL_FTYPE(m, ti) : NULL;
+    for (uint32_t j = 0; j < k; j++) {
+      uint32_t idx;
+      const char *s = NULL;
+      if (rd_u32(&n->r, &idx, "name index") || !name_str(n, &s)) return false;
+      if (d && d->kind == TL_DT_STRUCT && idx < d->nfields) d->fields[idx].name = s;
+    }
+  }
+  return true;
+}
+
 static bool name_pass(rctx *c, const uint8_t *p, size_t size, bool apply) {
   nctx n = {c, {p, p + size, p, NULL, TL_NO_FUNC}, apply};
   while (n.r.p < n.r.end) {
@@ -103,6 +122,7 @@ static bool name_pass(rctx *c, const uint8_t *p, size_t size, bool apply) {
     bool ok = true;
     if (id == 0) ok = name_str(&sub, &c->m->name);
     else if (id == 2 || id == 3) ok = indirect_map(&sub, id);
+    else if (id == 10) ok = field_map(&sub);
     else if (id == 1 || (id >= 4 && id <= 9) || id == 11) ok = name_map(&sub, id);
     else sub.r.p = sub.r.end; /* unknown subsection: skip */
     if (!ok || sub.r.p != sub.r.end) return false;

@@ -1315,44 +1315,109 @@ static tl_expr *get_non_null(fctx *x, uint32_t tmp, bool need) {
   return need ? tl_make_unary(x->m, TL_OP_REF_AS_NON_NULL, g) : g;
 }
 
-/* br_on_non_null, br_on_cast(_fail) to a loop of one param (in type, the
- * stack type of operand v; cast, the target): v goes to a scratch local,
- * and `if (test) (loop's branch with the value)` is followed by the
- * fallthrough value: the IR's branches to loops carry no value. */
-tl_status rdc_br_on_loop(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall) {
+/* The first k types of t (none, one, or a tuple of them). */
+static tl_type prefix_type(tl_module *m, tl_type t, uint32_t k) {
+  if (k <= 1) return k ? tl_type_at(m, t, 0) : TL_NONE;
+  tl_type small[16], *v = k <= 16 ? small : tl_malloc(k * sizeof *v);
+  if (!v) tl_arena_oom(&m->arena);
+  for (uint32_t i = 0; i < k; i++) v[i] = tl_type_at(m, t, i);
+  tl_type r = tl_type_tuple(m, v, k);
+  if (v != small) tl_free(v);
+  return r;
+}
+
+/* The values a lowered br_on_* sends: the k values below the reference
+ * (kept in local tv), then the reference's (ref, or NULL: none). */
+static tl_expr *sent_values(fctx *x, uint32_t k, uint32_t tv, tl_expr *ref) {
+  uint32_t n = k + (ref != NULL);
+  if (n == 0) return NULL;
+  if (n == 1) return ref ? ref : get_local(x, tv);
+  tl_expr *t = tl_expr_new(x->m, TL_OP_TUPLE_MAKE, n);
+  for (uint32_t i = 0; i < k; i++) {
+    tl_expr *g = get_local(x, tv);
+    if (k > 1) {
+      tl_expr *ex = tl_expr_new(x->m, TL_OP_TUPLE_EXTRACT, 1);
+      ex->kid[0] = g;
+      ex->imm.index = i;
+      tl_expr_finalize(x->m, x->f, ex);
+      g = ex;
+    }
+    t->kid[i] = g;
+  }
+  if (ref) t->kid[k] = ref;
+  tl_expr_finalize(x->m, x->f, t);
+  return t;
+}
+
+/* br_on_null, br_on_non_null, br_on_cast(_fail) to a loop, or to a label
+ * that takes more than the reference (the IR's br_on_* send one value or
+ * none to a block): lowered. The operand v (of stack type in, popped) goes
+ * to a scratch local, the values below it that the label takes too to
+ * another; `if (test) (br label values)` (a loop's branch sets its params)
+ * is followed by those values again and the fallthrough reference.
+ * cast: the target type; fall: the stack type the reference leaves. */
+tl_status rdc_br_on_lowered(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall) {
   tl_module *m = x->m;
   frame *t = NULL;
   TRY(get_label(x, depth, &t));
   frame tgt = *t;
   if (in == TL_UNREACHABLE) { /* never branches */
-    push(x, v, fall);
+    if (op != TL_OP_BR_ON_NON_NULL) push(x, v, fall);
     return TL_OK;
+  }
+  tl_type lt = label_type(&tgt);
+  uint32_t n = tl_type_arity(m, lt), k = op == TL_OP_BR_ON_NULL ? n : n - 1, tv = 0;
+  tl_type tk = prefix_type(m, lt, k);
+  if (k) { /* they were computed before v: set first */
+    tl_expr *vals;
+    TRY(pop_vals(x, tk, &vals, NULL));
+    tv = scratch(x, tk);
+    push(x, set_local(x, tv, vals), TL_NONE);
   }
   uint32_t tmp = scratch(x, in);
   push(x, set_local(x, tmp, v), TL_NONE);
   bool nul = tl_type_is_ref(cast) && tl_ref_nullable(cast) && tl_ref_nullable(in);
-  tl_expr *cond, *sent, *after = NULL;
-  if (op == TL_OP_BR_ON_NON_NULL) {
+  tl_expr *cond, *ref = NULL, *after = NULL;
+  switch (op) {
+  case TL_OP_BR_ON_NULL:
+    cond = tl_make_unary(m, TL_OP_REF_IS_NULL, get_local(x, tmp));
+    after = get_non_null(x, tmp, tl_ref_nullable(in));
+    break;
+  case TL_OP_BR_ON_NON_NULL:
     cond = tl_make_unary(m, TL_OP_I32_EQZ, tl_make_unary(m, TL_OP_REF_IS_NULL, get_local(x, tmp)));
-    sent = get_non_null(x, tmp, tl_ref_nullable(in));
-  } else if (op == TL_OP_BR_ON_CAST) {
+    ref = get_non_null(x, tmp, tl_ref_nullable(in));
+    break;
+  case TL_OP_BR_ON_CAST:
     cond = cast_of(x, TL_OP_REF_TEST, cast, tmp);
-    sent = cast_of(x, TL_OP_REF_CAST, cast, tmp);
+    ref = cast_of(x, TL_OP_REF_CAST, cast, tmp);
     after = get_non_null(x, tmp, nul);
-  } else {
+    break;
+  default:
     cond = tl_make_unary(m, TL_OP_I32_EQZ, cast_of(x, TL_OP_REF_TEST, cast, tmp));
-    sent = get_non_null(x, tmp, nul);
+    ref = get_non_null(x, tmp, nul);
     after = cast_of(x, TL_OP_REF_CAST, cast, tmp);
+    break;
   }
-  tl_expr *br = tl_expr_new(m, TL_OP_BR, 0);
-  br->imm.label = tgt.label;
-  br->type = TL_UNREACHABLE;
+  tl_expr *sent = sent_values(x, k, tv, ref), *arm;
+  bool loop = tgt.kind == K_LOOP;
+  tl_expr *br = tl_expr_new(m, TL_OP_BR, loop || !sent ? 0 : 1);
+  br->imm.label = tgt.kind == K_FUNC ? 0 : tgt.label;
+  if (loop) {
+    br->type = TL_UNREACHABLE;
+    arm = sent ? loop_branch(x, &tgt, br, sent) : br;
+  } else {
+    if (sent) br->kid[0] = sent;
+    tl_expr_finalize(m, x->f, br);
+    note_branch(x, br->imm.label, br);
+    arm = br;
+  }
   tl_expr *iff = tl_expr_new(m, TL_OP_IF, 2);
   iff->imm.block.label = new_label(x); /* as the text of it reads back */
   iff->kid[0] = cond;
-  iff->kid[1] = loop_branch(x, &tgt, br, sent);
+  iff->kid[1] = arm;
   tl_block_finalize(m, iff, TL_UNREACHABLE);
   push(x, iff, TL_NONE);
+  if (k) push(x, get_local(x, tv), tk);
   if (after) push(x, after, fall);
   return TL_OK;
 }

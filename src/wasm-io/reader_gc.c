@@ -1,9 +1,12 @@
-/* reader_gc.c — the GC instructions of a function body (opcodes_gc.def):
- * immediates, validation on the wasm value stack (subtyping by
- * tl_type_sub), and the IR nodes; and the ones a constant expression may
- * hold (struct.new*, array.new, array.new_default, array.new_fixed, ref.i31,
- * any.convert_extern, extern.convert_any). Called from reader_code.c's
- * do_special and reader.c's rd_const_expr. */
+/* reader_gc.c — the GC and typed-reference instructions of a function body
+ * (opcodes_gc.def; call_ref, ref.as_non_null, br_on_null...): immediates,
+ * validation on the wasm value stack (subtyping by tl_type_sub), and the IR
+ * nodes; and the ones a constant expression may hold (struct.new*,
+ * array.new, array.new_default, array.new_fixed, ref.i31,
+ * any.convert_extern, extern.convert_any). br_on_* to a loop or to a label
+ * of several values are lowered (reader_code.c rdc_br_on_lowered). Called
+ * from reader_code.c's do_special and reader.c's rd_const_expr. Errors
+ * carry the instruction's offset. */
 #include "reader_int.h"
 
 #include <string.h>
@@ -107,7 +110,7 @@ static tl_status do_array_new(fctx *x, int op) {
     break;
   case TL_OP_ARRAY_NEW_FIXED:
     TRY(rd_u32(x->r, &n, "array.new_fixed count"));
-    if (n > 10000) return rdc_fail(x, TL_E_INVALID, "array.new_fixed of %u elements: too many", n);
+    if (n > 10000) return rdc_fail(x, TL_E_LIMIT, "array.new_fixed of %u elements: over the limit of 10000", n);
     e = node(x, op, n);
     for (uint32_t k = n; k-- > 0;) TRY(rdc_pop(x, et, &e->kid[k], NULL));
     e->imm.idx2.a = t, e->imm.idx2.b = n;
@@ -235,13 +238,11 @@ static tl_status do_br_on_cast(fctx *x, int op) {
   if (!tl_type_sub(m, sent, last))
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname, rdc_tname(last),
                     rdc_tname(sent));
-  if (n != 1)
-    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label of several values is not supported yet", x->opname);
   tl_expr *e = node(x, op, 1);
   e->imm.idx2.a = label, e->imm.idx2.b = rt2;
   tl_type in;
   TRY(rdc_pop(x, rt1, &e->kid[0], &in));
-  if (loop) return rdc_br_on_loop(x, op, depth, e->kid[0], in, rt2, fall);
+  if (loop || n != 1) return rdc_br_on_lowered(x, op, depth, e->kid[0], in, rt2, fall);
   tl_expr_finalize(m, x->f, e);
   rdc_note_branch(x, label, e);
   rdc_push(x, e, fall);
@@ -296,9 +297,7 @@ static tl_status do_br_on_null(fctx *x, int op) {
   if (want && !tl_type_sub(m, nn, tl_type_at(m, lt, n - 1)))
     return rdc_fail(x, TL_E_INVALID, "type mismatch in %s, expected %s but got %s", x->opname,
                     rdc_tname(tl_type_at(m, lt, n - 1)), rdc_tname(nn));
-  if (n != want)
-    return rdc_fail(x, TL_E_UNSUPPORTED, "%s to a label of several values is not supported yet", x->opname);
-  if (loop) return rdc_br_on_loop(x, op, depth, e->kid[0], t, TL_UNREACHABLE, TL_NONE);
+  if (loop || n != want) return rdc_br_on_lowered(x, op, depth, e->kid[0], t, TL_UNREACHABLE, nn);
   tl_expr_finalize(m, x->f, e);
   rdc_note_branch(x, label, e);
   if (op == TL_OP_BR_ON_NULL) rdc_push(x, e, nn);
@@ -307,7 +306,6 @@ static tl_status do_br_on_null(fctx *x, int op) {
 }
 
 tl_status rdg_instr(fctx *x, int op) {
-  tl_module *m = x->m;
   tl_expr *e;
   tl_type t;
   switch (op) {
@@ -359,7 +357,6 @@ tl_status rdg_instr(fctx *x, int op) {
   }
   default: return rdc_fail(x, TL_E_MALFORMED, "unexpected opcode %s", x->opname);
   }
-  (void)m;
 }
 
 /* ------------------------------------------------------- constant expressions */
@@ -425,7 +422,7 @@ tl_status rdg_const(rctx *c, rd *r, int op, const uint8_t *at, tl_expr **st, uin
     tl_type et = tl_gc_unpacked(f);
     if (op == TL_OP_ARRAY_NEW_FIXED) {
       TRY(rd_u32(r, &cnt, "array.new_fixed count"));
-      if (cnt > 10000) return rd_fail_at(r, at, TL_E_INVALID, "array.new_fixed of %u elements: too many", cnt);
+      if (cnt > 10000) return rd_fail_at(r, at, TL_E_LIMIT, "array.new_fixed of %u elements: over the limit of 10000", cnt);
       e = tl_expr_new(m, (tl_op)op, cnt);
       e->imm.idx2.a = t, e->imm.idx2.b = cnt;
       TRY(c_pops(r, at, m, e, st, n, NULL, et));

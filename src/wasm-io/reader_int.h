@@ -128,10 +128,10 @@ uint32_t rdc_table_sig(fctx *x, int op, uint32_t idx, tl_type sig[3], tl_type *r
 tl_status rdc_pop(fctx *x, tl_type want, tl_expr **out, tl_type *got);
 void rdc_push(fctx *x, tl_expr *e, tl_type t);
 void rdc_set_unreachable(fctx *x);  /* after an instruction that does not fall through */
-/* br_on_non_null/br_on_cast(_fail) to the loop of one param at depth,
- * lowered to a test and a branch (the operand v, of stack type in, popped;
- * fall: the stack type it leaves) */
-tl_status rdc_br_on_loop(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall);
+/* br_on_* to a loop or to a label of several values at depth, lowered to
+ * a test and a branch (the operand v, of stack type in, popped; cast: the
+ * target type; fall: the stack type the reference leaves) */
+tl_status rdc_br_on_lowered(fctx *x, int op, uint32_t depth, tl_expr *v, tl_type in, tl_type cast, tl_type fall);
 tl_status rdc_br_target(fctx *x, uint32_t depth, uint32_t *label, tl_type *lt, bool *loop);
 void rdc_note_branch(fctx *x, uint32_t label, tl_expr *br);
 tl_status rdc_need_data(fctx *x, uint32_t idx);

@@ -422,6 +422,28 @@ static void label_names(wr *w, tl_buf *sub) {
   }
 }
 
+/* Subsection 10: struct types' field names, type -> (field -> name). */
+static uint32_t named_fields(const tl_deftype *d) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; d->kind == TL_DT_STRUCT && k < d->nfields; k++) n += d->fields[k].name != NULL;
+  return n;
+}
+
+static void field_names(tl_module *m, tl_buf *sub) {
+  uint32_t nt = 0;
+  for (uint32_t i = 0; i < m->types.n; i++) nt += named_fields(TL_FTYPE(m, i)) != 0;
+  if (!nt) return;
+  wr_u32(sub, nt);
+  for (uint32_t i = 0; i < m->types.n; i++) {
+    const tl_deftype *d = TL_FTYPE(m, i);
+    if (!named_fields(d)) continue;
+    wr_u32(sub, i);
+    wr_u32(sub, named_fields(d));
+    for (uint32_t k = 0; k < d->nfields; k++)
+      if (d->fields[k].name) wr_u32(sub, k), wr_name(sub, d->fields[k].name);
+  }
+}
+
 static tl_status sec_name(wr *w, tl_buf *out) {
   tl_module *m = w->m;
   tl_buf sec = {0}, sub = {0};
@@ -451,6 +473,8 @@ static tl_status sec_name(wr *w, tl_buf *out) {
   subsection(&sec, 8, &sub);
   name_map(&sub, &m->datas, sizeof(tl_data), offsetof(tl_data, name));
   subsection(&sec, 9, &sub);
+  field_names(m, &sub);
+  subsection(&sec, 10, &sub);
   name_map(&sub, &m->tags, sizeof(tl_tag), offsetof(tl_tag, name));
   subsection(&sec, 11, &sub);
   if (sec.n > head) section(out, 0, &sec);

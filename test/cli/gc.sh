@@ -8,20 +8,28 @@
 . "$(dirname "$0")/common.inc"
 files=("$TILT_SRC"/test/lit/gc/*.tilt.wat)
 [ -n "${TILT_GC_CORPUS:-}" ] && files+=("$TILT_GC_CORPUS"/*.wat)
+# Exact round trips, but for: a dead br_on_cast prints as its operand
+# (unreachable); a block of several values reads back through scratch
+# tuple locals, one more set per round (br-on-values).
+exact() { [ "$1" != unreachable.tilt ] && [ "$1" != br-on-values.tilt ]; }
 for f in "${files[@]}"; do
   n=$(basename "$f" .wat)
   check "$n: writes" "$TILT_OPT" -all "$f" -o "$n.wasm"
   check "$n: prints" "$TILT_OPT" -all "$f" -S -o "$n.p.wat"
   check "$n: printed text reads back" "$TILT_OPT" -all "$n.p.wat" -o "$n.p.wasm"
   check "$n: printed again" "$TILT_OPT" -all "$n.p.wat" -S -o "$n.pp.wat"
-  check "$n: prints the same" cmp "$n.p.wat" "$n.pp.wat"
-  if [ "$n" != unreachable.tilt ]; then # (a dead br_on_cast prints as its operand)
+  if [ "$n" != br-on-values.tilt ]; then
+    check "$n: prints the same" cmp "$n.p.wat" "$n.pp.wat"
+  fi
+  if exact "$n"; then
     check "$n: to the same bytes" cmp "$n.wasm" "$n.p.wasm"
   fi
   check "$n: binary reads back" "$TILT_OPT" -all "$n.wasm" -o "$n.b.wasm"
   check "$n: its binary prints" "$TILT_OPT" -all "$n.wasm" -S -o "$n.b.wat"
   check "$n: and that reads back to it" "$TILT_OPT" -all "$n.b.wat" -o "$n.b2.wasm"
-  check "$n: byte for byte" cmp "$n.wasm" "$n.b2.wasm"
+  if exact "$n"; then
+    check "$n: byte for byte" cmp "$n.wasm" "$n.b2.wasm"
+  fi
   for o in -O2 -O3; do
     check "$n: $o" "$TILT_OPT" -all "$n.wasm" $o -o "$n$o.wasm"
     check "$n: $o output reads back" "$TILT_OPT" -all "$n$o.wasm" -S -o "$n$o.wat"

@@ -120,7 +120,16 @@ def check_valid(tool, feats, wasm, may_skip):
         return "fail", "rejected valid: " + first_line(out)
     if rc != 0:
         return "fail", "round-trip (exit %d): %s" % (rc, " | ".join(out.splitlines()[:4]))
-    rc, out = run(["wasm-validate", *VALIDATE_ALL, w1])
+    return check_output(wasm, may_skip)
+
+
+def check_output(wasm, may_skip):
+    """wasm-validate on tilt's output w1 of valid module wasm."""
+    rc, out = run(["wasm-validate", *VALIDATE_ALL, wasm[:-5] + ".w1.wasm"])
+    if rc != 0 and may_skip and run(["wasm-validate", *VALIDATE_ALL, wasm])[0] != 0:
+        # wabt 1.0.32 rejects the input as well (a 3.0 rule it predates,
+        # such as global.get of a defined global in a constant expression)
+        return "skip", "wasm-validate rejects the input too: " + re.sub(r"^.*?error: ", "", first_line(out))
     if rc != 0:
         return "fail", "invalid output: wasm-validate rejects w1: " + first_line(out)
     return "pass", ""
@@ -166,9 +175,7 @@ def check_file(commands, outdir, tool, feats, may_skip):
     results = []
     for wasm in valid:
         if ok_v.get(wasm) == 0:
-            rc, out = run(["wasm-validate", *VALIDATE_ALL, wasm[:-5] + ".w1.wasm"])
-            res = ("pass", "") if rc == 0 else (
-                "fail", "invalid output: wasm-validate rejects w1: " + first_line(out))
+            res = check_output(wasm, may_skip)
         else:
             res = check_valid(tool, feats, wasm, may_skip)
         results.append(("valid", wasm) + res)

@@ -740,10 +740,15 @@ START_TEST(bad_globals_segments) {
   expect_bad(m, TL_E_INVALID, "global: constant expression has type i32, expected i64");
   TL_GLOBAL(m, 1)->type = TL_I32;
   tl_global g2 = {.type = TL_I32, .init = tl_expr_new(m, TL_OP_GLOBAL_GET, 0)};
-  g2.init->imm.index = 1; /* not imported */
+  g2.init->imm.index = 1; /* not imported: a 3.0 (GC) constant expression */
   g2.init->type = TL_I32;
   TL_VEC_PUSH(&m->globals, tl_global, g2);
-  expect_bad(m, TL_E_INVALID, "global.get: global 1 in a constant expression is not imported");
+  expect_bad(m, TL_E_FEATURE, "global.get of a defined global in a constant expression requires --enable-gc");
+  m->features |= TL_FEAT_GC;
+  expect_ok(m);
+  g2.init->imm.index = 2; /* itself: only the globals before it */
+  expect_bad(m, TL_E_INVALID, "global.get: global 2 in a constant expression is not defined before it");
+  m->features &= ~TL_FEAT_GC;
   TL_GLOBAL(m, 2)->init = tl_make_binary(m, TL_OP_I32_ADD, i32c(m, 1), i32c(m, 2));
   expect_bad(m, TL_E_FEATURE, "i32.add requires --enable-extended-const");
   m->features |= TL_FEAT_EXTENDED_CONST;
