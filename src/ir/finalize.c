@@ -112,7 +112,8 @@ static tl_type clause_type(const tl_module *m, const tl_expr *e) {
   tl_type p = all || e->imm.idx2.b >= m->tags.n ? TL_NONE : tl_tag_params(m, e->imm.idx2.b);
   if (!ref) return p;
   uint32_t n = tl_type_arity(m, p);
-  tl_type exn = TL_EXNREF; /* (ref exn) when labels are checked: tl_clause_fits */
+  /* never null: (ref exn) where the module has typed references (as ref.func) */
+  tl_type exn = m->typed_funcs ? tl_ref(TL_HT_EXN, false) : TL_EXNREF;
   if (!n) return exn;
   tl_type small[16], *t = n < 16 ? small : tl_malloc((n + 1) * sizeof *t);
   if (!t) tl_arena_oom((tl_arena *)&m->arena);
