@@ -134,6 +134,7 @@ def main():
     ap.add_argument("build", metavar="TILT_BUILD_DIR", help="the directory with tilt-opt and tilt-run")
     ap.add_argument("--binaryen", help="binaryen 132's wasm-opt (default: npm's, see corpus.find_binaryen)")
     ap.add_argument("--out", help="where outputs go (default: TILT_BUILD_DIR/gc-corpus)")
+    ap.add_argument("--fetch", metavar="DIR", help="when no binaryen 132 is found, npm-install it into DIR")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2, help="files checked at once")
     ap.add_argument("--engines", default="interp,jit", help="tilt-run engines, comma-separated")
     ap.add_argument("files", nargs="*", help="corpus files (default: test/gc/*.wat)")
@@ -144,6 +145,15 @@ def main():
             print("run.py: %s not found in %s" % (tool, build), file=sys.stderr)
             return 2
     wo = corpus.find_binaryen(a.binaryen, build)
+    if not wo and a.fetch:  # (a cache of its own: npm install prunes what it was not asked for)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "npm"))
+        import npm_modules  # noqa: E402
+        why = npm_modules.fetch(os.path.abspath(a.fetch), [npm_modules.BINARYEN])
+        if why:
+            print("SKIP: binaryen 132 could not be fetched: %s" % why)
+            return 77
+        wo = corpus.find_binaryen(os.path.join(os.path.abspath(a.fetch), "node_modules", "binaryen", "bin",
+                                               "wasm-opt"), build)
     version = wo and corpus.binaryen_version(wo)
     if not version:
         print("SKIP: binaryen 132's wasm-opt %s (npm install binaryen@132.0.0 into <build>/npm-cache, "
