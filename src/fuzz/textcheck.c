@@ -5,7 +5,13 @@
  * them; the printer prints "(local i32 i64)", which reads as two locals) and
  * structured constructs of type unreachable as operands (the writer
  * reifies them as `block ... end unreachable`; the printer gives them no
- * result type, so the parent consuming their value no longer validates). */
+ * result type, so the parent consuming their value no longer validates).
+ * A third: a br_on_* (null, non-null, cast) whose operand never completes
+ * prints as just that operand (its label's type may not fit it), which
+ * reads back as the operand's statement and a popped value: the same
+ * behaviour, a different tree. A fourth: a br_on_cast(_fail) whose target
+ * is not under its operand's (refined) type: the printer states the glb of
+ * the two, which reads back with a narrower branch type. */
 #include "fuzz.h"
 #include "../ir/ir.h"
 
@@ -16,8 +22,17 @@ static bool is_construct(const tl_expr *e) {
 
 /* An unreachable construct as an operand (of an instruction, or an if's
  * condition); in a body list or as an arm it prints faithfully. */
+static bool is_br_on(const tl_expr *e) {
+  return e->op == TL_OP_BR_ON_NULL || e->op == TL_OP_BR_ON_NON_NULL || e->op == TL_OP_BR_ON_CAST ||
+         e->op == TL_OP_BR_ON_CAST_FAIL;
+}
+
 static void find_dead_operand(tl_walk *w, tl_expr **slot) {
   tl_expr *e = *slot, *parent = tl_walk_parent(w, 1);
+  if (is_br_on(e) && e->nkid && e->kid[0] && e->kid[0]->type == TL_UNREACHABLE) *(bool *)w->ctx = true;
+  if ((e->op == TL_OP_BR_ON_CAST || e->op == TL_OP_BR_ON_CAST_FAIL) && e->nkid && e->kid[0] &&
+      tl_type_is_ref(e->kid[0]->type) && !tl_type_sub(w->m, e->imm.idx2.b, e->kid[0]->type))
+    *(bool *)w->ctx = true;
   if (!parent || !is_construct(e) || e->type != TL_UNREACHABLE) return;
   if (!is_construct(parent) || (parent->op == TL_OP_IF && slot == &parent->kid[0]))
     *(bool *)w->ctx = true;
