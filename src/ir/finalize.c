@@ -350,6 +350,9 @@ static void find_stale(tl_walk *w, tl_expr **slot) {
   stale_ctx *c = w->ctx;
   tl_expr *e = *slot;
   if (e->op == TL_OP_REF_FUNC && e->type != tl_ref_func_type(w->m, e->imm.index)) c->stale = true;
+  /* a caught exnref's type follows m->typed_funcs too (clause_type) */
+  if ((e->op == TL_OP_TT_CATCH_REF || e->op == TL_OP_TT_CATCH_ALL_REF) && e->type != clause_type(w->m, e))
+    c->stale = true;
 }
 
 static void retype_node(tl_walk *w, tl_expr **slot) { tl_expr_finalize(w->m, NULL, *slot); }

@@ -392,7 +392,7 @@ void tl_gc_free(tl_store *s) {
   tl_free(h->set);
   for (size_t i = 0; i < h->npages; i++) tl_free(h->pages[i]);
   tl_free(h->pages);
-  for (size_t i = 0; i < h->groups.n; i++) tl_free(TL_VEC_AT(&h->groups, gc_group, i).words);
+  /* (groups' words are in the store's arena) */
   tl_vec_free(&h->groups);
   tl_free(h->gidx);
   tl_vec_free(&h->marks);
@@ -404,9 +404,25 @@ void tl_gc_free(tl_store *s) {
 /* A canonical rec group of module m, first type `rec`, n types, encoded as
  * words: references into the group by position, out of it by rtt id (the
  * instance's table has those already: they are earlier groups). */
-typedef struct { tl_instance *inst; uint32_t rec, n; tl_vec w; } enc;
+typedef struct { tl_instance *inst; uint32_t rec, n; uint32_t *w; size_t nw, cap; } enc;
 
-static void put(enc *e, uint32_t x) { TL_VEC_PUSH(&e->w, uint32_t, x); }
+static void put(enc *e, uint32_t x) {
+  if (e->nw < e->cap) e->w[e->nw++] = x;
+}
+
+/* The words encode_group puts: sized first, so that they are one block of
+ * the store's arena (freed with the store, also when an out-of-memory
+ * unwinding leaves a failed instantiation behind). */
+static size_t group_words(const tl_module *m, uint32_t rec, uint32_t n) {
+  size_t w = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const tl_deftype *d = TL_FTYPE(m, rec + i);
+    w += 3; /* kind, super (two words when it is one) */
+    if (d->kind == TL_DT_FUNC) w += 2 + 2 * (size_t)(tl_type_arity(m, d->params) + tl_type_arity(m, d->results));
+    else w += 1 + 3 * (size_t)d->nfields;
+  }
+  return w;
+}
 
 static void put_type(enc *e, tl_type t) {
   if (!tl_type_is_ref(t) || !tl_heap_is_def(tl_ref_heap(t))) {
@@ -538,22 +554,20 @@ static void index_groups(tl_gcheap *h) {
 static const tl_rtt **intern_group(tl_instance *inst, uint32_t rec, uint32_t n) {
   tl_store *s = inst->s;
   tl_gcheap *h = s->gc;
-  enc e = {inst, rec, n, {0}};
+  enc e = {inst, rec, n, NULL, 0, group_words(inst->m, rec, n)};
+  e.w = TL_NEWN(&s->arena, uint32_t, e.cap);
   encode_group(&e);
-  uint64_t hs = hash_words(e.w.p, e.w.n);
+  uint64_t hs = hash_words(e.w, e.nw);
   if ((h->groups.n + 1) * 2 > h->gcap) index_groups(h);
   size_t i = (size_t)hs & (h->gcap - 1);
   for (; h->gidx[i]; i = (i + 1) & (h->gcap - 1)) {
     gc_group *g = &TL_VEC_AT(&h->groups, gc_group, h->gidx[i] - 1);
-    if (g->hash == hs && g->nwords == e.w.n && !memcmp(g->words, e.w.p, e.w.n * sizeof(uint32_t))) {
-      tl_vec_free(&e.w);
+    if (g->hash == hs && g->nwords == e.nw && !memcmp(g->words, e.w, e.nw * sizeof(uint32_t)))
       return g->rtts;
-    }
   }
-  gc_group g = {hs, e.w.p, (uint32_t)e.w.n, new_group(s, inst, rec, n)};
+  gc_group g = {hs, e.w, (uint32_t)e.nw, new_group(s, inst, rec, n)};
   if (!tl_vec_try_grow(&h->groups, sizeof g, h->groups.n + 1)) tl_oom_fail();
   tl_oom_keep(h->groups.p);
-  tl_oom_keep(e.w.p);
   TL_VEC_AT(&h->groups, gc_group, h->groups.n++) = g;
   h->gidx[i] = (uint32_t)h->groups.n;
   return g.rtts;

@@ -349,7 +349,7 @@ static tl_status chk_clause(fctx *x) {
   if (t->kind == K_LOOP && lt != TL_NONE)
     return rdc_fail(x, TL_E_UNSUPPORTED, "try_table catch to a loop with parameters is not supported");
   return rdc_fail(x, TL_E_INVALID, "type mismatch in catch clause: sends %s to a label of %s",
-                  n == 0 ? "none" : n > 1 ? "tuple" : rdc_tname(np ? pt : TL_EXNREF), rdc_tname(lt));
+                  n == 0 ? "none" : n > 1 ? "tuple" : rdc_tname(np ? pt : x->m->typed_funcs ? tl_ref(TL_HT_EXN, false) : TL_EXNREF), rdc_tname(lt));
 }
 
 static tl_status chk_try_table(fctx *x) {
