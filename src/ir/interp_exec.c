@@ -29,16 +29,13 @@ bool tl_interp_stacks_ready(tl_store *s) {
   return s->stack && s->frames;
 }
 
-/* Whether function a's type is a subtype of b's (the same type, for plain
- * ones): canonical types of one module compare by index, of two modules
- * structurally (type.c). */
+/* Whether function a's type is a subtype of b's: by their store-wide
+ * runtime types (gc_heap.c), or, for a host function (none), by plain
+ * parameter and result types against a plain function type. */
 bool tl_interp_sig_eq(const tl_funcinst *a, const tl_funcinst *b) {
-  if (a->tm && a->tm == b->tm && a->tcanon == b->tcanon) return true;
-  if (a->plain && b->plain)
-    return a->np == b->np && a->nr == b->nr && !memcmp(a->types, b->types, (a->np + a->nr) * sizeof(uint32_t));
-  if (!a->tm || !b->tm) return false;
-  if (a->tm == b->tm) return tl_heap_sub(a->tm, TL_HT_DEF + a->tcanon, TL_HT_DEF + b->tcanon);
-  return tl_heap_sub_across(a->tm, TL_HT_DEF + a->tcanon, b->tm, TL_HT_DEF + b->tcanon);
+  if (a->rtt && b->rtt) return tl_rtt_sub(a->rtt, b->rtt);
+  return a->plain && b->plain && a->np == b->np && a->nr == b->nr &&
+         !memcmp(a->types, b->types, (a->np + a->nr) * sizeof(uint32_t));
 }
 
 static tl_status host_call(tl_funcinst *f, tl_instance *caller, tl_v *args, tl_error *err) {
@@ -283,7 +280,7 @@ tl_status tl_interp_run_code(tl_store *s, tl_instance *inst, tl_code *code, cons
       if (i >= t->n) TRAP("undefined element");
       callee = t->e[i];
       if (!callee) TRAP("uninitialized element");
-      if (!tl_func_matches(callee, &inst->sigs[ins->a])) TRAP("indirect call type mismatch");
+      if (!tl_interp_sig_eq(callee, &inst->sigs[ins->a])) TRAP("indirect call type mismatch");
       tail = ins->op == TL_OP_RETURN_CALL_INDIRECT;
     do_call:
       if (callee->host) {

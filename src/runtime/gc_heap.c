@@ -602,11 +602,6 @@ const tl_rtt *tl_gc_rtt(tl_instance *inst, uint32_t type) {
   return inst->rtt[type];
 }
 
-bool tl_func_matches(const tl_funcinst *f, const tl_funcinst *want) {
-  if (f->rtt && want->rtt) return tl_rtt_sub(f->rtt, want->rtt);
-  return tl_interp_sig_eq(f, want);
-}
-
 /* ------------------------------------------------------- object makers */
 /* Field or element bytes from a value slot (little-endian: its low bytes). */
 static void put_val(uint8_t *p, uint8_t size, const tl_v *v) { memcpy(p, v->b, size); }

@@ -121,8 +121,6 @@ static void make_sig(tl_store *s, tl_module *m, uint32_t ti, tl_funcinst *out) {
   out->types = TL_NEWN(&s->arena, uint32_t, out->np + out->nr + 1);
   for (uint32_t i = 0; i < out->np; i++) out->types[i] = tl_type_at(m, ft->params, i);
   for (uint32_t i = 0; i < out->nr; i++) out->types[out->np + i] = tl_type_at(m, ft->results, i);
-  out->tm = m;
-  out->tcanon = ft->canon;
   out->plain = ft->nrec == 1 && !ft->open && ft->super == TL_NO_SUPER;
   for (uint32_t i = 0; i < out->np + out->nr; i++)
     if (out->types[i] >= TL_REF_BASE && tl_heap_is_def(tl_ref_heap(out->types[i]))) out->plain = false;
@@ -152,7 +150,7 @@ static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
     }
     tl_extern x;
     if (lookup(l, &f->imp, &x)) {
-      if (x.kind != TL_EXTERNKIND_FUNC || !tl_func_matches(x.ptr, sig))
+      if (x.kind != TL_EXTERNKIND_FUNC || !tl_interp_sig_eq(x.ptr, sig))
         return link_fail(err, &f->imp, "incompatible import type");
       inst->funcs[i] = x.ptr;
       continue;
@@ -166,7 +164,7 @@ static tl_status link_funcs(tl_instance *inst, tl_linker *l, tl_error *err) {
     inst->funcs[i] = tl_store_func_new(inst->s, sig->types, sig->np, sig->types + sig->np, sig->nr, fb->fn,
                                fb->user);
     if (!inst->funcs[i]) return tl_nomem(err, "instantiate");
-    inst->funcs[i]->tm = sig->tm, inst->funcs[i]->tcanon = sig->tcanon, inst->funcs[i]->plain = sig->plain;
+    inst->funcs[i]->rtt = sig->rtt, inst->funcs[i]->plain = sig->plain;
   }
   return TL_OK;
 }

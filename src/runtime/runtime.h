@@ -43,11 +43,11 @@ struct tl_funcinst {
   uint32_t *types;          /* np parameter types, then nr result types */
   tl_host_fn host;
   void *user;
-  const tl_module *tm;      /* its function type: type tcanon of module tm, */
-  uint32_t tcanon;          /* or tm NULL (a host function of plain types) */
   bool plain;               /* a final type of its own rec group without
-                               supertype or defined types: types say it all */
-  const tl_rtt *rtt;        /* its defined type store-wide (gc_heap.c), or NULL */
+                               supertype or defined types: types say it all
+                               (what a host function's type is) */
+  const tl_rtt *rtt;        /* its defined type store-wide (gc_heap.c), or NULL
+                               for a host function (tl_interp_sig_eq) */
 };
 
 typedef struct {
@@ -240,9 +240,6 @@ typedef struct tl_gcobj {
 static inline bool tl_rtt_sub(const tl_rtt *a, const tl_rtt *b) {
   return a == b || (b->depth < a->depth && a->supers[b->depth] == b);
 }
-/* A function whose type matches `want` (call_indirect, linking): by
- * subtyping of runtime types when both have one, else by signature. */
-bool tl_func_matches(const tl_funcinst *f, const tl_funcinst *want);
 /* Whether v can be a value of reference type t given by the host
  * (tl_func_call): an extern value with bit 63 set must be an internalized
  * i31 or live object, an any value a host value, an i31 or a live object.

@@ -323,22 +323,10 @@ static tl_status rd_opcode(rd *r, int *op) {
 }
 
 /* A constant expression up to its `end`, as an IR tree of type want. */
-static void refinalize_visit(tl_walk *w, tl_expr **slot) { tl_expr_finalize(w->m, NULL, *slot); }
-
-/* A global of a typed reference type makes ref.func typed (note_typed_refs)
- * from its initializer on; the initializers read before it are retyped. */
-static void typed_from_globals(tl_module *m, tl_type want) {
-  if (m->typed_funcs || want < TL_REF_BASE) return;
-  m->typed_funcs = true;
-  for (uint32_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->init) tl_walk_post(m, NULL, &TL_GLOBAL(m, i)->init, refinalize_visit, NULL);
-}
-
 tl_status rd_const_expr(rctx *c, rd *r, tl_type want, tl_expr **out) {
   tl_module *m = c->m;
   tl_expr *st[64];
   uint32_t n = 0;
-  typed_from_globals(m, want);
   for (;;) {
     const uint8_t *at = r->p;
     int op;
@@ -920,17 +908,6 @@ static int section_rank(uint8_t id) {
   return id <= 13 ? rank[id] : -1;
 }
 
-/* ref.func is typed (ref $t) (m->typed_funcs) in a module whose types,
- * imported globals or tables name typed references: it uses GC
- * (tl_module_uses_gc), so no pass renumbers its types under those nodes.
- * Decided before the first ref.func (globals, elems, code) is read. */
-static void note_typed_refs(tl_module *m) {
-  for (uint32_t i = 0; i < m->globals.n; i++)
-    if (TL_GLOBAL(m, i)->type >= TL_REF_BASE) m->typed_funcs = true;
-  for (uint32_t i = 0; i < m->tables.n; i++)
-    if (TL_TABLE(m, i)->elem >= TL_REF_BASE) m->typed_funcs = true;
-}
-
 static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
   switch (id) {
   case 0: return rd_custom(c, s, after);
@@ -938,15 +915,9 @@ static tl_status rd_section(rctx *c, rd *s, uint8_t id, uint8_t after) {
     TRY(rd_types(c, s));
     c->m->typed_funcs |= tl_module_has_gc_types(c->m);
     return TL_OK;
-  case 2:
-    TRY(rd_imports(c, s));
-    note_typed_refs(c->m);
-    return TL_OK;
+  case 2: return rd_imports(c, s);
   case 3: return rd_functions(c, s);
-  case 4:
-    TRY(rd_tables(c, s));
-    note_typed_refs(c->m);
-    return TL_OK;
+  case 4: return rd_tables(c, s);
   case 5: return rd_memories(c, s);
   case 6: return rd_globals(c, s);
   case 7: return rd_exports(c, s);
