@@ -323,10 +323,11 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
   bool ok = true;
   char why[2048];
   if (rc == TL_E_UNSUPPORTED && (!strncmp(err.msg, "memory64-lowering:", 18) || !strncmp(err.msg, "fpcast-emu:", 11) ||
-                                 !strncmp(err.msg, "safe-heap:", 10) || !strncmp(err.msg, "asyncify:", 9))) {
+                                 !strncmp(err.msg, "safe-heap:", 10) || !strncmp(err.msg, "asyncify:", 9) ||
+                                 !strncmp(err.msg, "mod-asyncify-", 13))) {
     /* refused by design (a memory over 4 GiB, an offset reading an i64
      * global; a v128 or reference param, over 16 params; asyncify of EH,
-     * tail calls, reference locals, twice) */
+     * tail calls, reference locals, twice; mod-asyncify-* before asyncify) */
   } else if (rc != TL_OK) {
     snprintf(why, sizeof why, "passes %s failed: %s", what, err.msg);
     fail(r, seed, w, n, why, NULL);

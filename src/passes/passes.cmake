@@ -52,3 +52,5 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/func_edit.c ${CMAKE_SOUR
      ${CMAKE_SOURCE_DIR}/src/passes/multi_memory_lowering.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/instrument_locals.c
   ${CMAKE_SOURCE_DIR}/src/passes/instrument_memory.c ${CMAKE_SOURCE_DIR}/src/passes/log_execution.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/remove_memory.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/mod_asyncify.c)

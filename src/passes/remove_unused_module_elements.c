@@ -2,7 +2,11 @@
  * memories (imported ones too), passive segments and types that nothing
  * reachable uses. Roots:
  * exports, the start function, and everything active segments mention
- * (active segments run at instantiation and may trap, so they stay).
+ * (active segments run at instantiation and may trap, so they stay),
+ * except an active segment that cannot trap (a constant offset, in bounds
+ * of its table's or memory's initial size) into a defined table or memory:
+ * what it writes can be seen only through that table or memory, so it is
+ * used only once they are (and goes with them).
  * Function bodies are walked once, in parallel (tl_run_parallel), each
  * collecting its nodes that carry an index; segment/global expressions
  * once as they become used. Reachability then follows just those lists,
@@ -163,6 +167,34 @@ static void collect_one(void *user, uint32_t k) {
   else if (f->body) tl_walk_post(r->m, f, &f->body, collect_visit, &r->frefs[i]);
 }
 
+/* A constant segment offset, else false. */
+static bool const_offset(const tl_expr *e, uint64_t *out) {
+  if (!e) return false;
+  if (e->op == TL_OP_I32_CONST) *out = (uint32_t)e->imm.i32;
+  else if (e->op == TL_OP_I64_CONST) *out = (uint64_t)e->imm.i64;
+  else return false;
+  return true;
+}
+
+/* An active segment whose writes only its (defined) table or memory can
+ * show, and which cannot trap: not a root. */
+static bool elem_unseen(const tl_module *m, uint32_t i) {
+  const tl_elem *s = TL_ELEM(m, i);
+  uint64_t off;
+  if (s->table < m->nimported_tables || s->table >= m->tables.n || !const_offset(s->offset, &off)) return false;
+  return off <= TL_TABLE(m, s->table)->min && s->n <= TL_TABLE(m, s->table)->min - off;
+}
+
+static bool data_unseen(const tl_module *m, uint32_t i) {
+  const tl_data *d = TL_DATA(m, i);
+  uint64_t off;
+  if (d->mem < m->nimported_memories || d->mem >= m->memories.n || !const_offset(d->offset, &off)) return false;
+  const tl_memory *mem = TL_MEMORY(m, d->mem);
+  if (mem->min > (UINT64_MAX >> 16)) return false;
+  uint64_t bytes = mem->min << 16;
+  return off <= bytes && d->size <= bytes - off;
+}
+
 static void mark_roots(rume *r) {
   tl_module *m = r->m;
   /* GC types name each other (and nodes name them) by index: they stay */
@@ -177,13 +209,10 @@ static void mark_roots(rume *r) {
     if (x->kind <= TL_EXTERN_TAG) use(r, extern_kinds[x->kind], x->index);
   }
   if (m->has_start) use(r, K_FUNC, m->start);
-  for (uint32_t i = 0; i < m->elems.n; i++) {
-    tl_elem *s = TL_ELEM(m, i);
-    if (s->mode == TL_SEG_PASSIVE) continue;
-    use(r, K_ELEM, i);
-  }
+  for (uint32_t i = 0; i < m->elems.n; i++)
+    if (TL_ELEM(m, i)->mode == TL_SEG_ACTIVE && !elem_unseen(m, i)) use(r, K_ELEM, i);
   for (uint32_t i = 0; i < m->datas.n; i++)
-    if (TL_DATA(m, i)->mode == TL_SEG_ACTIVE) use(r, K_DATA, i);
+    if (TL_DATA(m, i)->mode == TL_SEG_ACTIVE && !data_unseen(m, i)) use(r, K_DATA, i);
   /* Imports are not roots: an unused one goes, as in wasm-opt (the module
    * then asks less of its host at instantiation). */
 }
@@ -217,6 +246,12 @@ static void propagate(rume *r) {
         scan(r, &TL_TABLE(m, i)->init);
         again = true;
       }
+    /* the active segments left out of the roots, once their table or
+       memory is used */
+    for (uint32_t i = 0; i < m->elems.n; i++)
+      if (TL_ELEM(m, i)->mode == TL_SEG_ACTIVE && r->used[K_TABLE][TL_ELEM(m, i)->table]) use(r, K_ELEM, i);
+    for (uint32_t i = 0; i < m->datas.n; i++)
+      if (TL_DATA(m, i)->mode == TL_SEG_ACTIVE && r->used[K_MEMORY][TL_DATA(m, i)->mem]) use(r, K_DATA, i);
     for (uint32_t i = 0; i < m->elems.n; i++) {
       tl_elem *s = TL_ELEM(m, i);
       if (!scan_once(r, K_ELEM, i)) continue;
@@ -275,13 +310,13 @@ static void settle(rume *r) {
 }
 
 /* ref.func $f needs $f declared (an elem segment, export or global): an
- * unused passive segment that declares a function a reachable ref.func
+ * unused passive, declarative or unseen active segment that declares a function a reachable ref.func
  * names stays, as a declarative segment of just those functions. */
 static void keep_declarations(rume *r) {
   tl_module *m = r->m;
   for (uint32_t i = 0; i < m->elems.n; i++) {
     tl_elem *s = TL_ELEM(m, i);
-    if (r->used[K_ELEM][i] || s->mode != TL_SEG_PASSIVE) continue;
+    if (r->used[K_ELEM][i]) continue; /* (an unused active one: unseen) */
     uint32_t n = 0;
     for (uint32_t j = 0; j < s->n; j++) {
       tl_expr *it = s->item[j];
@@ -291,6 +326,8 @@ static void keep_declarations(rume *r) {
     if (!n) continue;
     s->n = n;
     s->mode = TL_SEG_DECLARATIVE;
+    s->offset = NULL;
+    s->table = 0;
     r->used[K_ELEM][i] = 1;
     for (uint32_t j = 0; j < n; j++) TL_VEC_PUSH(&r->refs, tl_expr *, s->item[j]); /* renumbered */
   }

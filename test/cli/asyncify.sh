@@ -45,6 +45,23 @@ check_sh "ignore-indirect leaves the indirect pause out" \
   '"$TILT_OPT" -all plain.wasm --asyncify $IMPORTS --pass-arg=asyncify-ignore-indirect --pass-arg=asyncify-verbose -o ii.wasm > ii.log && grep -qx "\[asyncify\] sleep is an import that can change the state" ii.log &&
    grep -qx "\[asyncify\] depth can change the state due to sleep" ii.log && ! grep -q "^\[asyncify\] main can change the state due to twice" ii.log'
 variant "ignore-indirect+addlist" --asyncify $IMPORTS --pass-arg=asyncify-ignore-indirect --pass-arg=asyncify-addlist@main,twice,branchy
+# --mod-asyncify-*: emcc's ASYNCIFY_LAZY_LOAD_CODE optimizes an instrumented
+# module again under an assumption; where it holds the output is the same,
+# and the module is smaller (the tests the assumption decides are folded)
+check "base for mod-asyncify" "$TILT_OPT" -all plain.wasm -O2 --asyncify $IMPORTS -O2 -o base.wasm
+check_sh "never-unwind: tilt-opt --mod-asyncify-never-unwind -O2" \
+  '"$TILT_OPT" -all base.wasm --mod-asyncify-never-unwind -O2 -o never.wasm && { ! command -v wasm-validate >/dev/null || wasm-validate --enable-all never.wasm; }'
+check_sh "never-unwind: sleeping never unwinds, same output as the uninstrumented run" \
+  'node "$D/driver.mjs" never.wasm --never-unwind > never.txt 2>/dev/null && grep -qx "state 0" never.txt && grep -v "^state" never.txt | diff plain.txt -'
+check_sh "never-unwind: smaller than the instrumented module" '[ $(wc -c < never.wasm) -lt $(wc -c < base.wasm) ]'
+check_sh "always-and-only-unwind: tilt-opt --mod-asyncify-always-and-only-unwind -O2" \
+  '"$TILT_OPT" -all base.wasm --mod-asyncify-always-and-only-unwind -O2 -o always.wasm && { ! command -v wasm-validate >/dev/null || wasm-validate --enable-all always.wasm; }'
+check_sh "always-and-only-unwind: up to the first sleep as the instrumented module, then unwinding" \
+  'node "$D/driver.mjs" base.wasm --first-unwind > first-base.txt 2>/dev/null && node "$D/driver.mjs" always.wasm --first-unwind > first-always.txt 2> first-always.err &&
+   grep -qx "state 1" first-always.txt && grep -qx "unwinds 1" first-always.err && diff first-base.txt first-always.txt'
+check_sh "always-and-only-unwind: smaller than the instrumented module" '[ $(wc -c < always.wasm) -lt $(wc -c < base.wasm) ]'
+expect_error "mod-asyncify on a module asyncify did not instrument" \
+  'mod-asyncify-never-unwind: the module has no exported asyncify_stop_unwind' "$TILT_OPT" -all plain.wasm --mod-asyncify-never-unwind -o x.wasm
 # a response file for a list
 printf 'env.sleep\n' > imports.txt
 variant "response-file" --asyncify --pass-arg=asyncify-imports@@imports.txt

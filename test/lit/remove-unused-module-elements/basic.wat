@@ -21,7 +21,6 @@
 ;; CHECK:   (type (;1;) (func (result i32)))
 ;; CHECK:   (import "env" "log" (func (;0;) (type 0) (param i32)))
 ;; CHECK:   (table (;0;) 2 funcref)
-;; CHECK:   (memory (;0;) 1)
 ;; CHECK:   (global (;0;) (mut i32) (i32.const 1))
 ;; CHECK:   (export "main" (func 2))
 ;; CHECK:   (elem (;0;) (table 0) (offset (i32.const 0)) func 1)
@@ -30,5 +29,4 @@
 ;; CHECK:   (func (;2;) (type 1) (result i32)
 ;; CHECK:     (call 0 (i32.const 1))
 ;; CHECK:     (call_indirect (type 1) (i32.const 0)))
-;; CHECK:   (data (;0;) (memory 0) (offset (i32.const 0)) "hi")
 ;; CHECK: )
