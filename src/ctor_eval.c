@@ -3,13 +3,20 @@
  * reference interpreter and keep what they did: memory as it ends up
  * becomes the data segments, mutable globals take their new values, the
  * evaluated exports are removed (a kept one returns its results as
- * constants). An export is only evaluated as a whole: a call to an import,
- * a trap, running out of fuel or anything whose result cannot be written
- * back stops there, keeping the exports evaluated before it. */
+ * constants). A call to an import, a trap, running out of fuel or anything
+ * whose result cannot be written back stops the evaluation there, keeping
+ * the exports evaluated before it. The export it stopped in is evaluated
+ * in part where its body is a list of statements (as Binaryen does; emcc's
+ * __wasm_call_ctors is a list of calls): the statements before the one
+ * that failed are kept as done, and the export then names a copy of the
+ * function holding the rest. Partial evaluation takes functions without
+ * params, results or locals whose statements neither return nor branch out
+ * of the body. */
 #include "ir/ir.h"
 #include "passes/passes.h"
 #include "runtime/runtime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +34,7 @@ typedef struct {
   tl_v *globals;            /* and every global's value */
   outcome *done;            /* per evaluated export, in order */
   uint32_t ndone;
+  uint32_t nparts;          /* statements of export ndone evaluated (partial) */
 } ce;
 
 /* Scratch that runs out of memory ends the call (tl_oom_run's scope). */
@@ -194,6 +202,125 @@ static bool eval_one(ce *c, tl_store *s, tl_instance *inst, const char *name, tl
   return true;
 }
 
+/* ---- partial evaluation: an export's statements one by one ---------------- */
+/* A statement that leaves the body (return, or a branch to its label). */
+typedef struct {
+  uint32_t body_label;
+  bool leaves;
+} leave_ctx;
+
+static void find_leave(tl_walk *w, tl_expr **slot) {
+  leave_ctx *x = w->ctx;
+  const tl_expr *e = *slot;
+  const tl_opinfo *o = &tl_ops[e->op];
+  if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT ||
+      e->op == TL_OP_RETURN_CALL_REF)
+    x->leaves = true;
+  else if ((o->flags & TL_F_BRANCH) && e->op != TL_OP_BR_TABLE && e->imm.label == x->body_label)
+    x->leaves = true; /* br, br_if, br_on_*, try_table clauses */
+  else if (e->op == TL_OP_BR_TABLE) {
+    if (e->imm.table->def == x->body_label) x->leaves = true;
+    for (uint32_t i = 0; i < e->imm.table->n; i++)
+      if (e->imm.table->targets[i] == x->body_label) x->leaves = true;
+  }
+}
+
+/* The function export `name` names, when it can be evaluated in part. */
+static tl_func *partial_candidate(ce *c, const char *name, uint32_t *fi) {
+  int32_t x = tl_module_find_export(c->m, name);
+  if (x < 0 || TL_EXPORT(c->m, x)->kind != TL_EXTERN_FUNC) return NULL;
+  *fi = TL_EXPORT(c->m, x)->index;
+  tl_func *f = TL_FUNC(c->m, *fi);
+  tl_functype *ft = tl_func_type(c->m, f);
+  if (*fi < c->m->nimported_funcs || !f->body || f->body->op != TL_OP_BLOCK || f->body->nkid < 2 ||
+      ft->params != TL_NONE || ft->results != TL_NONE || f->nlocal)
+    return NULL;
+  leave_ctx lc = {f->body->imm.block.label, false};
+  tl_walk_post(c->m, f, &f->body, find_leave, &lc);
+  return lc.leaves ? NULL : f;
+}
+
+/* A function (appended, exported as "\1part.K") running statement k of f. */
+static void add_part(ce *c, tl_func *f, uint32_t k, uint32_t type) {
+  tl_module *m = c->m;
+  tl_expr *stmt = f->body->kid[k];
+  uint32_t label = f->body->imm.block.label, nlabel = f->nlabel;
+  uint32_t pi = tl_module_add_func_defined(m, type, NULL);
+  tl_func *p = TL_FUNC(m, pi);
+  p->nlabel = nlabel;
+  p->body = tl_make_block(m, TL_OP_BLOCK, label, &stmt, 1);
+  tl_expr_finalize(m, p, p->body);
+  char *name = tl_arena_alloc(&m->arena, 24, 1);
+  snprintf(name, 24, "\1part.%u", k);
+  tl_export e = {name, TL_EXTERN_FUNC, pi, 0};
+  TL_VEC_PUSH(&m->exports, tl_export, e);
+}
+
+/* Runs the statements of function fi (the export the evaluation stopped in) one by one in a fresh instance
+ * after the exports done before it; c->nparts gets how many completed,
+ * c->mem / c->globals the state after them. The part functions and their
+ * exports are gone again afterwards. */
+static void evaluate_parts(ce *c, uint32_t fi) {
+  tl_module *m = c->m;
+  uint32_t n = TL_FUNC(m, fi)->body->nkid, nfuncs = (uint32_t)m->funcs.n, nexports = (uint32_t)m->exports.n;
+  uint32_t type = tl_functype_intern(m, TL_NONE, TL_NONE);
+  for (uint32_t k = 0; k < n; k++) add_part(c, TL_FUNC(m, fi), k, type); /* (appending moves functions) */
+  tl_store *s = must(tl_store_new());
+  tl_linker *l = must(tl_linker_new());
+  import_ctx *ctx = must(tl_calloc(m->nimported_funcs + 1, sizeof *ctx));
+  define_imports(c, s, l, ctx);
+  tl_error err = {0};
+  tl_instance *inst = tl_instantiate(s, m, l, &err);
+  tl_buf quiet = {0}, *log = c->log;
+  c->log = &quiet; /* the exports before it succeed again, silently */
+  bool again = inst != NULL;
+  for (uint32_t i = 0; i < c->ndone && again; i++) {
+    outcome r;
+    again = eval_one(c, s, inst, c->o->ctors[i], r.res, &r.nres);
+  }
+  c->log = log;
+  tl_buf_free(&quiet);
+  for (uint32_t k = 0; k < n && again; k++) {
+    char part[24];
+    snprintf(part, sizeof part, "\1part.%u", k);
+    tl_store_set_fuel(s, c->o->fuel ? c->o->fuel : 100000000);
+    tl_value res[1];
+    uint32_t nres = 0;
+    err = (tl_error){0};
+    if (tl_invoke(inst, part, NULL, 0, res, 1, &nres, &err) != TL_OK || !refs_unchanged(c, inst)) {
+      tl_buf_printf(c->log, c->nparts ? "  ...partial evalling successful, but stopping since could not eval: %s\n"
+                                      : "  ...stopping (in block) since could not eval: %s\n",
+                    err.msg[0] ? err.msg : "a reference global changed");
+      break;
+    }
+    save_state(c, inst);
+    c->nparts = k + 1;
+  }
+  tl_free(ctx);
+  tl_linker_free(l);
+  tl_store_free(s);
+  for (uint32_t i = nfuncs; i < m->funcs.n; i++) tl_func_forget_locs(TL_FUNC(m, i));
+  m->funcs.n = nfuncs;
+  m->exports.n = nexports;
+}
+
+/* The export the evaluation stopped in names a copy of its function that
+ * holds only the statements not evaluated. */
+static void keep_rest(ce *c, const char *name) {
+  tl_module *m = c->m;
+  tl_export *x = TL_EXPORT(m, tl_module_find_export(m, name));
+  uint32_t from = x->index;
+  uint32_t fi = tl_module_add_func_defined(m, TL_FUNC(m, from)->type, NULL);
+  tl_func *f = TL_FUNC(m, fi), *old = TL_FUNC(m, from);
+  f->nlabel = old->nlabel;
+  f->body = tl_expr_copy_from(m, f, old, f, old->body);
+  uint32_t n = f->body->nkid - c->nparts;
+  memmove(f->body->kid, f->body->kid + c->nparts, n * sizeof *f->body->kid);
+  f->body->nkid = n;
+  tl_expr_finalize(m, f, f->body);
+  TL_EXPORT(m, tl_module_find_export(m, name))->index = fi;
+}
+
 /* ---- writing the state back ------------------------------------------------ */
 static tl_expr *const_of(tl_module *m, tl_type t, const tl_v *v) {
   tl_expr *e = tl_make_zero(m, t);
@@ -282,6 +409,7 @@ static void evaluate(ce *c) {
   define_imports(c, s, l, ctx);
   tl_error err = {0};
   tl_instance *inst = tl_instantiate(s, m, l, &err);
+  size_t stopped_at = 0; /* the log before the export it stopped in */
   if (!inst) {
     tl_buf_printf(c->log, "  ...stopping since could not create module instance: %s\n", err.msg);
   } else {
@@ -290,6 +418,7 @@ static void evaluate(ce *c) {
     save_state(c, inst);
     for (; c->ndone < c->o->nctors; c->ndone++) {
       outcome *r = &c->done[c->ndone];
+      stopped_at = c->log->n;
       if (!eval_one(c, s, inst, c->o->ctors[c->ndone], r->res, &r->nres)) break;
       save_state(c, inst);
     }
@@ -297,6 +426,13 @@ static void evaluate(ce *c) {
   tl_free(ctx);
   tl_linker_free(l);
   tl_store_free(s);
+  uint32_t fi;
+  if (inst && c->ndone < c->o->nctors && partial_candidate(c, c->o->ctors[c->ndone], &fi)) {
+    c->log->n = stopped_at; /* its statements tell why it stopped */
+    tl_buf_printf(c->log, "trying to eval %s\n", c->o->ctors[c->ndone]);
+    evaluate_parts(c, fi);
+  }
+  if (inst && c->ndone < c->o->nctors) tl_buf_printf(c->log, "  ...stopping\n");
 }
 
 static bool is_kept(const tl_ctor_eval_options *o, const char *name) {
@@ -314,9 +450,10 @@ static tl_status ctor_eval_in_scope(void *p, tl_error *err) {
     return TL_OK;
   }
   evaluate(c);
-  if (!c->ndone) return TL_OK;
+  if (!c->ndone && !c->nparts) return TL_OK;
   write_memory(c);
   write_globals(c);
+  if (c->nparts) keep_rest(c, c->o->ctors[c->ndone]);
   for (uint32_t i = 0; i < c->ndone; i++) {
     const char *name = c->o->ctors[i];
     if (is_kept(c->o, name)) keep_export(c, name, c->done[i].res, c->done[i].nres);
@@ -327,7 +464,7 @@ static tl_status ctor_eval_in_scope(void *p, tl_error *err) {
 
 tl_status tl_module_ctor_eval(tl_module *m, const tl_ctor_eval_options *o, char **log, tl_error *err) {
   tl_buf b = {0};
-  ce c = {m, o, &b, NULL, 0, NULL, NULL, 0};
+  ce c = {m, o, &b, NULL, 0, NULL, NULL, 0, 0};
   tl_status s = tl_oom_run(m, ctor_eval_in_scope, &c, err, "ctor-eval");
   tl_free(c.mem);
   tl_free(c.globals);
