@@ -21,7 +21,7 @@ progs=(fnptr.c containers.cpp text.c emjs.c safeheap.c fpcast.c asyncify.c srcma
 # TILT_EMCC_PROGS="a.c b.cpp": only these (with TILT_EMCC_ALL: at every level)
 [ -n "${TILT_EMCC_PROGS:-}" ] && read -ra progs <<< "$TILT_EMCC_PROGS"
 cflags() { case $1 in containers.cpp) echo -fexceptions ;; srcmap.c) echo -gsource-map ;; dwarf.c) echo -g ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread ;; esac; }
-lflags() { case $1 in containers.cpp) echo -fexceptions ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; dwarf.c) echo -g ;; ctors.cpp) echo -sEVAL_CTORS ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread -sPTHREAD_POOL_SIZE=4 -sEXIT_RUNTIME=1 ;; esac; }
+lflags() { case $1 in containers.cpp) echo -fexceptions -sEVAL_CTORS ;; fnptr.c) echo -sALLOW_MEMORY_GROWTH ;; safeheap.c) echo -sSAFE_HEAP=1 ;; fpcast.c) echo -sEMULATE_FUNCTION_POINTER_CASTS ;; asyncify.c) echo -sASYNCIFY ;; srcmap.c) echo -gsource-map ;; dwarf.c) echo -g ;; ctors.cpp) echo -sEVAL_CTORS ;; wasmexc.cpp) echo -fwasm-exceptions ;; threads.c) echo -pthread -sPTHREAD_POOL_SIZE=4 -sEXIT_RUNTIME=1 ;; esac; }
 # environment for the link: EMCC_AUTODEBUG is emcc's own switch
 lenv() { case $1 in autodebug.c) echo EMCC_AUTODEBUG=1 ;; esac; }
 levels=(-O0 -O1 -O2 -O3 -Os -Oz)
