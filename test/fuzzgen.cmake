@@ -16,6 +16,11 @@ add_test(NAME fuzzgen.roundtrip-multivalue COMMAND ${FZ} roundtrip --seed 1 --it
 # try/delegate did not read back. The writer now adds a ref.cast.
 add_test(NAME fuzzgen.roundtrip-gc-br-if COMMAND ${FZ} roundtrip --gc --seed 119 --iterations 1 -q
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# GC seed 97: the local-initialization fix-up (src/ir/localinit.c) did not
+# count a catch's payload local as set, made it nullable, and the catch no
+# longer matched its tag (after inlining and any module pass).
+add_test(NAME fuzzgen.opt-gc-catch-payload COMMAND ${FZ} opt --gc --seed 97 --iterations 1 -q
+         --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt-valid COMMAND ${FZ} opt-valid --seed 1 --iterations 25 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt COMMAND ${FZ} opt --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.jit COMMAND ${FZ} jit --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)

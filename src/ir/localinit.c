@@ -45,6 +45,11 @@ static bool own_scope(const tl_expr *e) { return e->op == TL_OP_BLOCK || e->op =
 static void enter(lscan *s, tl_expr *e, bool scope) {
   uint32_t mark = scope || own_scope(e) ? (uint32_t)s->sets.n : UINT32_MAX;
   TL_VEC_PUSH(&s->stack, lframe, ((lframe){e, 0, mark}));
+  uint32_t p = e->op == TL_OP_CATCH ? e->imm.idx2.a : TL_NO_INDEX;
+  if (p != TL_NO_INDEX && !s->set[p]) { /* the payload local: set as the handler starts */
+    s->set[p] = 1;
+    TL_VEC_PUSH(&s->sets, uint32_t, p);
+  }
 }
 
 static void leave_scope(lscan *s, uint32_t mark) {
