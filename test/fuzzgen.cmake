@@ -21,6 +21,10 @@ add_test(NAME fuzzgen.roundtrip-gc-br-if COMMAND ${FZ} roundtrip --gc --seed 119
 # longer matched its tag (after inlining and any module pass).
 add_test(NAME fuzzgen.opt-gc-catch-payload COMMAND ${FZ} opt --gc --seed 97 --iterations 1 -q
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# GC seed 199: memory-packing renumbered and removed data segments that
+# array.new_data / array.init_data named.
+add_test(NAME fuzzgen.opt-gc-array-data COMMAND ${FZ} opt --gc --seed 199 --iterations 1 -q
+         --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt-valid COMMAND ${FZ} opt-valid --seed 1 --iterations 25 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt COMMAND ${FZ} opt --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.jit COMMAND ${FZ} jit --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)

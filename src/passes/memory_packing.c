@@ -41,8 +41,15 @@ typedef struct {
   bool touched;            /* the function walked got a replacement */
 } mp_ctx;
 
-/* The walks see only these (memory.init and data.drop among them). */
-#define SEG_OPS TL_F_WRITES_MEM
+/* The walks see only these (memory.init, data.drop, array.new_data and
+ * array.init_data among them). */
+#define SEG_OPS (TL_F_WRITES_MEM | TL_F_GC_ALLOC | TL_F_GC_WRITE)
+
+/* array.new_data / array.init_data: they read a segment anywhere (left
+ * whole, like an odd memory.init), imm.idx2.b names it. */
+static bool is_gc_data(const tl_expr *e) {
+  return e->op == TL_OP_ARRAY_NEW_DATA || e->op == TL_OP_ARRAY_INIT_DATA;
+}
 
 static bool is_i32(const tl_expr *e, uint32_t v) {
   return e->op == TL_OP_I32_CONST && (uint32_t)e->imm.i32 == v;
@@ -57,13 +64,16 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
     if (e->imm.idx2.b || !is_i32(e->kid[1], 0) || !is_i32(e->kid[2], TL_DATA(c->m, i)->size)) c->odd_init[i] = 1;
   } else if (e->op == TL_OP_DATA_DROP) {
     c->drops[e->imm.index]++;
+  } else if (is_gc_data(e)) {
+    c->inits[e->imm.idx2.b]++;
+    c->odd_init[e->imm.idx2.b] = 1;
   }
 }
 
 /* Which bodies have a memory.init or data.drop: found in parallel (each
  * writes only its own flag); only those are counted, in order. */
 static void has_visit(tl_walk *w, tl_expr **slot) {
-  if ((*slot)->op == TL_OP_MEMORY_INIT || (*slot)->op == TL_OP_DATA_DROP) *(uint8_t *)w->ctx = 1;
+  if ((*slot)->op == TL_OP_MEMORY_INIT || (*slot)->op == TL_OP_DATA_DROP || is_gc_data(*slot)) *(uint8_t *)w->ctx = 1;
 }
 
 typedef struct {
@@ -164,6 +174,7 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
     *slot = tl_make_nop(w->m);
   else if (e->op == TL_OP_DATA_DROP && c->plan[e->imm.index].n) *slot = split_drop(c, e);
   else if (e->op == TL_OP_DATA_DROP) e->imm.index = c->remap[e->imm.index];
+  else if (is_gc_data(e)) e->imm.idx2.b = c->remap[e->imm.idx2.b];
 }
 
 /* The constant offset of an active segment. */
