@@ -964,7 +964,9 @@ static tl_type gc_cast_type(gen *g, tl_type t) {
   for (uint32_t i = 0; i < g->nfunc; i++) /* function types too: casts of ref.func */
     if (n < MAX_DEFS + 16 && tl_heap_sub(g->m, TL_HT_DEF + gc_def(g, TL_FUNC(g->m, i)->type)->canon, ht))
       c[n++] = TL_HT_DEF + gc_def(g, TL_FUNC(g->m, i)->type)->canon;
-  return tl_ref(n ? c[pick(g, n)] : ht, tl_ref_nullable(t) && pick(g, 2));
+  uint32_t h = n ? c[pick(g, n)] : ht;
+  bool bottom = h == TL_HT_NONE || h == TL_HT_NOFUNC || h == TL_HT_NOEXTERN; /* only null: keep it */
+  return tl_ref(h, tl_ref_nullable(t) && (bottom || pick(g, 2)));
 }
 
 /* The top of t's hierarchy (nullable), t a GC-hierarchy reference. */
@@ -1222,6 +1224,14 @@ static void gc_finalize_const(gen *g, tl_expr *root) {
     tl_expr_finalize(g->m, NULL, e);
     n--;
   }
+}
+
+/* A function type of numbers only (0..2 params, 0..1 result). */
+static uint32_t gc_scalar_type(gen *g) {
+  tl_type p[2], r = pick(g, 5) ? TL_I32 + pick(g, 4) : TL_NONE;
+  uint32_t n = pick(g, 3);
+  for (uint32_t i = 0; i < n; i++) p[i] = TL_I32 + pick(g, 4);
+  return tl_functype_intern(g->m, n == 0 ? TL_NONE : n == 1 ? p[0] : tl_type_tuple(g->m, p, n), r);
 }
 
 /* 0..3 GC globals, after the functions are declared (ref.func needs their
@@ -1577,9 +1587,13 @@ static tl_module *generate(const uint8_t *data, size_t size, const tl_fuzz_optio
   uint32_t ngcf = 0, gcf[MAX_DEFS];
   for (uint32_t i = 0; g->gc && i < g->ndef; i++)
     if (TL_FTYPE(m, g->def[i])->kind == TL_DT_FUNC) gcf[ngcf++] = g->def[i];
-  if (nf < ngcf) nf = ngcf, g->nfunc = 4 + nf;
+  /* and a type exports can have (numbers only), for a function or two:
+   * what they return is how the heap is compared */
+  uint32_t nexp = g->gc ? 1 + pick(g, 2) : 0, scalar = g->gc ? gc_scalar_type(g) : 0;
+  if (nf < ngcf + nexp) nf = ngcf + nexp, g->nfunc = 4 + nf;
   for (uint32_t i = 0; i < nf; i++)
-    tl_add_function(m, NULL, i < ngcf ? gcf[i] : types[pick(g, ndef_types)], NULL, 0, NULL);
+    tl_add_function(m, NULL, i < ngcf ? gcf[i] : i < ngcf + nexp ? scalar : types[pick(g, ndef_types)], NULL, 0,
+                    NULL);
   if (g->gc) gc_globals(g);
   uint32_t all[64], na = 0;
   for (uint32_t i = 0; i < g->nfunc && na < 64; i++) all[na++] = i;
