@@ -35,7 +35,8 @@ static tl_type label_type(tl_walk *w, uint32_t l) {
   for (uint32_t k = 1;; k++) {
     tl_expr *p = tl_walk_parent(w, k);
     if (!p) return TL_NONE;
-    if (p->op != TL_OP_LOOP && (tl_ops[p->op].flags & TL_F_CONTROL) && p->imm.block.label == l) return p->type;
+    if (p->op == TL_OP_LOOP || !(tl_ops[p->op].flags & TL_F_CONTROL) || p->imm.block.label != l) continue;
+    return p == w->f->body ? TL_FTYPE(w->m, w->f->type)->results : p->type; /* the body's: the results */
   }
 }
 
