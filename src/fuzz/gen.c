@@ -1249,6 +1249,26 @@ static void gc_globals(gen *g) {
   }
 }
 
+/* br_on_cast(_fail) targets narrowed to their operands' final types (their
+ * glb). The IR allows a target outside its operand's type, but wasm does
+ * not: the writer states the glb, and a re-read gives narrower branch types
+ * than the IR had (a block typed from them changes: no fixed point). */
+static void narrow_visit(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if (!tl_op_is_br_on_cast(e->op) || !e->nkid || !tl_type_is_ref(e->kid[0]->type)) return;
+  tl_type t = tl_type_glb(w->m, e->imm.idx2.b, e->kid[0]->type);
+  if (t != e->imm.idx2.b) e->imm.idx2.b = t, *(bool *)w->ctx = true;
+}
+
+static void gc_narrow_casts(gen *g) {
+  bool changed = true;
+  for (int round = 0; changed && round < 8; round++) { /* types only narrow */
+    changed = false;
+    tl_walk_post(g->m, g->f, &g->f->body, narrow_visit, &changed);
+    if (changed) tl_func_refinalize(g->m, g->f);
+  }
+}
+
 static tl_expr *gc_leaf(gen *g, tl_type t) {
   g->cbudget = 8;
   tl_expr *e = gc_new(g, t, true, 0);
@@ -1472,6 +1492,7 @@ static void build_body(gen *g, uint32_t fi, uint32_t max_nodes) {
   g->nlab = 0;
   g->f->body = body;
   tl_func_refinalize(m, g->f);
+  if (g->gc) gc_narrow_casts(g);
 }
 
 static tl_expr *const_init(gen *g, tl_type t) {
