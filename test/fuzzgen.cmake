@@ -31,6 +31,11 @@ add_test(NAME fuzzgen.opt-gc-array-data COMMAND ${FZ} opt --gc --seed 199 --iter
 # when read back). It now relaxes their parts too.
 add_test(NAME fuzzgen.opt-valid-gc-tuple-payload COMMAND ${FZ} opt-valid --gc --seed 763246799 --iterations 1 -q
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# GC seed 323130262: directize turned a call_indirect whose type is a
+# subtype in a rec group into a direct call of a plain function of the same
+# params and results (the call traps: not a subtype).
+add_test(NAME fuzzgen.opt-gc-directize-subtype COMMAND ${FZ} opt --gc --seed 323130262 --iterations 1 -q
+         --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt-valid COMMAND ${FZ} opt-valid --seed 1 --iterations 25 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt COMMAND ${FZ} opt --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.jit COMMAND ${FZ} jit --seed 1 --iterations 60 -q --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
