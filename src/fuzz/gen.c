@@ -717,8 +717,8 @@ static tl_type gc_def_ref(gen *g, uint32_t g0, uint32_t gend) {
   return tl_ref_def(idx, !gc_nonnull_ok(g, idx, g0) || pick(g, 2));
 }
 
-/* A storage type for a field or an array element of type self. */
-static tl_field gc_field(gen *g, uint32_t self, uint32_t g0, uint32_t gend) {
+/* A storage type for a field or an array element. */
+static tl_field gc_field(gen *g, uint32_t g0, uint32_t gend) {
   tl_field f = {TL_I32, TL_PACK_NONE, pick(g, 3) != 0, NULL};
   uint32_t c = pick(g, 12);
   if (c < 4) f.type = TL_I32 + c;
@@ -751,10 +751,10 @@ static uint32_t gc_pick_super(gen *g, const tl_deftype *grp, uint32_t g0, uint32
   return n && pick(g, 2) ? c[pick(g, n)] : TL_NO_SUPER;
 }
 
-static tl_type gc_func_part(gen *g, uint32_t self, uint32_t g0, uint32_t gend, uint32_t n) {
+static tl_type gc_func_part(gen *g, uint32_t g0, uint32_t gend, uint32_t n) {
   tl_type t[3];
   for (uint32_t i = 0; i < n; i++) {
-    tl_field f = gc_field(g, self, g0, gend);
+    tl_field f = gc_field(g, g0, gend);
     t[i] = f.pack ? TL_I32 : f.type;
   }
   return n == 0 ? TL_NONE : n == 1 ? t[0] : tl_type_tuple(g->m, t, n);
@@ -773,8 +773,8 @@ static void gc_deftype(gen *g, tl_deftype *grp, tl_field *fields, uint32_t g0, u
   d->kind = s ? s->kind : k < 3 ? TL_DT_STRUCT : k < 5 ? TL_DT_ARRAY : TL_DT_FUNC;
   d->fields = fields;
   if (d->kind == TL_DT_FUNC) {
-    d->params = s ? s->params : gc_func_part(g, self, g0, gend, pick(g, 3));
-    d->results = s ? gc_refine(g, s->results, g0) : gc_func_part(g, self, g0, gend, pick(g, 2));
+    d->params = s ? s->params : gc_func_part(g, g0, gend, pick(g, 3));
+    d->results = s ? gc_refine(g, s->results, g0) : gc_func_part(g, g0, gend, pick(g, 2));
     return;
   }
   uint32_t n = s ? s->nfields : 0;
@@ -782,9 +782,9 @@ static void gc_deftype(gen *g, tl_deftype *grp, tl_field *fields, uint32_t g0, u
     fields[i] = s->fields[i];
     if (!fields[i].mut) fields[i].type = gc_refine(g, fields[i].type, g0);
   }
-  if (d->kind == TL_DT_ARRAY && !s) fields[n++] = gc_field(g, self, g0, gend);
+  if (d->kind == TL_DT_ARRAY && !s) fields[n++] = gc_field(g, g0, gend);
   if (d->kind == TL_DT_STRUCT)
-    for (uint32_t add = pick(g, s ? 3 : 5); add && n < GC_MAX_FIELDS; add--) fields[n++] = gc_field(g, self, g0, gend);
+    for (uint32_t add = pick(g, s ? 3 : 5); add && n < GC_MAX_FIELDS; add--) fields[n++] = gc_field(g, g0, gend);
   d->nfields = n;
 }
 
