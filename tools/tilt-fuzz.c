@@ -39,6 +39,15 @@ static char g_extra[512];  /* the --disable flags, for reproduce lines */
  * TL_FUZZ_EXEC_EH decides (the other modes that execute). */
 static uint32_t g_eh;
 static uint32_t g_eh_legacy;   /* v8: TL_FUZZ_EH_LEGACY (node 20 has no exnref) */
+/* GC in generated modules (fuzz.h TL_FUZZ_GC_ON): GC_ALL (--gc), GC_NONE
+ * (--no-gc; the default where something runs that refuses GC: jit, v8,
+ * cfg; gen: its modules are wabt's to validate), or GC_SOME: one seed in
+ * four (roundtrip, opt, opt-valid). */
+enum { GC_NONE, GC_SOME, GC_ALL, GC_UNSET };
+static int g_gc = GC_UNSET;
+static uint32_t gc_bit(uint64_t seed) {
+  return g_gc == GC_ALL || (g_gc == GC_SOME && seed % 4 == 3) ? TL_FUZZ_GC_ON : 0;
+}
 
 static double now(void) {
   struct timespec ts;
@@ -55,7 +64,8 @@ static tl_read_options all_features(void) {
 static tl_module *gen_seed(uint64_t seed, uint32_t features) {
   uint8_t buf[GEN_BYTES];
   tl_fuzz_seed_bytes(seed, buf, sizeof buf);
-  tl_fuzz_options fo = {((features ? features : TL_FEATURES_ALL) & g_features) | g_eh | g_eh_legacy, 0, 0};
+  tl_fuzz_options fo = {((features ? features : TL_FEATURES_ALL) & g_features) | g_eh | g_eh_legacy | gc_bit(seed),
+                        0, 0};
   return tl_fuzz_generate(buf, sizeof buf, &fo);
 }
 
@@ -78,7 +88,7 @@ static size_t g_v8_inn;
  * tags), no 64-bit table, no memarg offset over 32 bits (64-bit memories
  * it reads). */
 static bool wabt_reads(const tl_module *m) {
-  if (m->tags.n || m->nbig) return false;
+  if (m->tags.n || m->nbig || tl_module_uses_gc(m)) return false; /* wabt 1.0.32 reads no GC either */
   for (uint32_t t = 0; t < m->tables.n; t++)
     if (tl_table_is64(m, t)) return false;
   return true;
@@ -799,15 +809,17 @@ static int do_gen(const opts *o) {
   if (o->input && cli_read_file(o->input, &in, &n)) { cli_fail("cannot read %s", o->input); return 2; }
   uint32_t count = o->count ? o->count : 1;
   for (uint32_t k = 0; k < count; k++) {
-    tl_fuzz_options fo = {g_features | g_eh, 0, 0};
+    tl_fuzz_options fo = {g_features | g_eh | (g_gc == GC_ALL ? TL_FUZZ_GC_ON : 0), 0, 0};
     tl_module *m = in ? tl_fuzz_generate(in, n, &fo) : gen_seed(o->seed + k, 0);
     tl_error err;
     if (tl_module_validate(m, &err) != TL_OK) {
       fprintf(stderr, "tilt-fuzz: seed %" PRIu64 ": generated module does not validate (func %u): %s\n", o->seed + k, err.func_index, err.msg);
+      if (getenv("TILT_FUZZ_DUMP")) { char *t = tl_module_print(m); if (t) fputs(t, stderr); free(t); }
       tl_module_free(m);
       free(in);
       return 1;
     }
+    if (getenv("TILT_FUZZ_DUMP")) { char *t = tl_module_print(m); if (t) fputs(t, stdout); free(t); }
     uint8_t *w = NULL;
     size_t wn = 0;
     write_mod(m, &w, &wn);
@@ -955,6 +967,9 @@ static int usage(FILE *f, int rc) {
           "  --disable FEATURE: the generator does not use it (wasm-opt names: simd, multivalue, ...)\n"
           "  --eh | --no-eh: exception handling in generated modules (default: on in roundtrip,\n"
           "         opt-valid and jit, else as fuzz.h's TL_FUZZ_EXEC_EH says)\n"
+          "  --gc | --no-gc: GC types and instructions in every generated module, or in none\n"
+          "         (default: one seed in four in roundtrip, opt and opt-valid; none elsewhere;\n"
+          "         jit and v8 refuse --gc)\n"
           "  modes: roundtrip | opt | jit | v8 | cfg (differential; exit 1 on divergence)\n"
           "         opt-valid: opt's passes and pipelines, output must validate and read back (runs nothing)\n"
           "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
@@ -1031,6 +1046,11 @@ int main(int argc, char **argv) {
       size_t l = strlen(g_extra);
       snprintf(g_extra + l, sizeof g_extra - l, " %s", a);
     }
+    else if (!strcmp(a, "--gc") || !strcmp(a, "--no-gc")) {
+      g_gc = a[2] == 'g' ? GC_ALL : GC_NONE;
+      size_t l = strlen(g_extra);
+      snprintf(g_extra + l, sizeof g_extra - l, " %s", a);
+    }
     else if (!strcmp(a, "--disable") && more) {
       uint32_t f = tl_feature_from_name(argv[++i]);
       if (!f) { cli_fail("unknown feature %s", argv[i]); return 2; }
@@ -1044,6 +1064,14 @@ int main(int argc, char **argv) {
   if (!g_eh && (!strcmp(o.mode, "roundtrip") || !strcmp(o.mode, "opt-valid") || !strcmp(o.mode, "jit")))
     g_eh = TL_FUZZ_EH_ON;
   if (!strcmp(o.mode, "v8")) g_eh_legacy = TL_FUZZ_EH_LEGACY;
+  if (g_gc == GC_ALL && (!strcmp(o.mode, "jit") || !strcmp(o.mode, "v8"))) {
+    cli_fail("--gc: %s mode runs engines without GC (the JIT refuses GC modules, node 20's V8 has no final GC)",
+             o.mode);
+    return 2;
+  }
+  if (g_gc == GC_UNSET)
+    g_gc = !strcmp(o.mode, "roundtrip") || !strcmp(o.mode, "opt") || !strcmp(o.mode, "opt-valid") ? GC_SOME
+                                                                                                      : GC_NONE;
   if (!strcmp(o.mode, "gen")) return do_gen(&o);
   if (!strcmp(o.mode, "reduce")) return do_reduce(&o);
   if (!strcmp(o.mode, "v8-check")) {

@@ -30,6 +30,11 @@
 #define TL_FUZZ_EH_ON  (1u << 29)
 #define TL_FUZZ_EH_OFF (1u << 30)
 #define TL_FUZZ_EH_LEGACY (1u << 28)
+/* Another: emit GC types (structs, arrays, function types in rec groups,
+ * subtyping) and GC and typed-reference instructions (the gc feature on).
+ * Off unless asked: the JIT does not run GC code, and without it a byte
+ * string gives the module it always gave. */
+#define TL_FUZZ_GC_ON (1u << 27)
 
 typedef struct {
   uint32_t features;   /* TL_FEATURE_* the module may use (0 = all), and

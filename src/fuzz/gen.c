@@ -16,6 +16,8 @@
 #define MAX_DEPTH 7
 #define MAX_LABELS 64
 #define MAX_OPS 1024
+#define MAX_DEFS 16    /* GC types */
+#define GC_MAX_IDX 64  /* module type indices GC types may have */
 
 typedef struct { uint32_t label; tl_type type; } scope;
 /* An enclosing legacy try: its body (delegates may name it) or one of its
@@ -27,7 +29,7 @@ typedef struct {
   size_t n, pos;
   tl_module *m;
   uint32_t feats;
-  tl_type vt[9];             /* value types in use */
+  tl_type vt[24];            /* value types in use */
   uint32_t nvt;
   uint16_t ops[MAX_OPS];     /* eligible opcode rows */
   uint32_t nops;
@@ -43,6 +45,12 @@ typedef struct {
   bool eh;                   /* emit exception handling (fuzz.h) */
   bool eh_legacy;            /* only try/catch/delegate/rethrow: no try_table, exnref */
   uint32_t ntags;
+  bool gc;                   /* emit GC types and instructions (fuzz.h) */
+  uint32_t def[MAX_DEFS];    /* the GC types (module indices, each canonical) */
+  uint32_t ndef;
+  uint8_t lvl[GC_MAX_IDX];   /* by module type index: gc_level */
+  uint32_t gcvt;             /* vt[gcvt..nvt): the GC value types */
+  uint32_t cbudget;          /* allocations a constant expression may still nest */
   /* current function */
   tl_func *f;
   tl_type result;
@@ -50,6 +58,7 @@ typedef struct {
   uint32_t nlab;
   ehscope ehs[MAX_LABELS];   /* enclosing tries, innermost last */
   uint32_t nehs;
+  uint32_t ninit;            /* locals below: readable anywhere (set at entry) */
   uint32_t depth, budget;
 } gen;
 
@@ -83,6 +92,7 @@ static tl_expr *ci32(gen *g, int32_t v) {
 
 static tl_expr *make(gen *g, tl_type t);
 static tl_expr *stmt(gen *g);
+static tl_expr *gc_leaf(gen *g, tl_type t);
 
 /* ---------------------------------------------------------------- leaves */
 static int32_t interesting_i32(gen *g) {
@@ -134,8 +144,9 @@ static tl_expr *constant(gen *g, tl_type t) {
 
 static tl_expr *local_of(gen *g, tl_type t, tl_op op) {
   uint32_t c[64], n = 0;
+  bool get = op == TL_OP_LOCAL_GET && !tl_type_defaultable(t);
   for (uint32_t i = 0; i < g->f->nlocal && n < 64; i++)
-    if (g->f->local[i] == t) c[n++] = i;
+    if (g->f->local[i] == t && !(get && i >= g->ninit)) c[n++] = i; /* unset yet, maybe */
   if (!n) return NULL;
   tl_expr *e = node(g, op, op == TL_OP_LOCAL_GET ? 0 : 1);
   e->imm.index = c[pick(g, n)];
@@ -164,7 +175,7 @@ static tl_expr *leaf(gen *g, tl_type t) {
       return e;
     }
   }
-  return constant(g, t);
+  return t >= TL_REF_BASE ? gc_leaf(g, t) : constant(g, t);
 }
 
 /* x & mask: keeps addresses and sizes mostly in bounds. */
@@ -452,7 +463,7 @@ static void eh_tags(gen *g) {
   uint32_t n = 1 + pick(g, 4);
   for (uint32_t i = 0; i < n; i++) {
     tl_tag t = {0};
-    t.type = tl_add_type(g->m, random_params(g), TL_NONE);
+    t.type = tl_functype_intern(g->m, random_params(g), TL_NONE);
     TL_VEC_PUSH(&g->m->tags, tl_tag, t);
   }
   g->ntags = n;
@@ -667,6 +678,603 @@ static tl_expr *eh_stmt(gen *g) {
   }
 }
 
+/* -------------------------------------------------------------------- GC */
+/* Everything here runs only when g->gc (fuzz.h: TL_FUZZ_GC_ON). Types: a
+ * few rec groups of structs, arrays and function types, some declared as
+ * subtypes of earlier open ones (fields kept, immutable ones refined, new
+ * ones appended). A non-null reference in a type names only an earlier
+ * type, so every type has values and building one ends (gc_new's depth
+ * is bounded by MAX_DEFS, not by the input). Values of reference types
+ * come from allocations, casts, field and element reads and br_on_*;
+ * scalars from reads, ref.test, ref.eq, array.len and i31.get, so that
+ * exports, which return only scalars, show what the heap holds. */
+static const uint8_t gc_abstract[] = {TL_HT_ANY, TL_HT_EQ, TL_HT_I31, TL_HT_STRUCT, TL_HT_ARRAY, TL_HT_NONE,
+                                      TL_HT_FUNC, TL_HT_NOFUNC, TL_HT_EXTERN, TL_HT_NOEXTERN};
+
+static tl_deftype *gc_def(gen *g, uint32_t idx) { return TL_FTYPE(g->m, idx); }
+
+/* An abstract reference type for a field or parameter; non-null only where
+ * a value always exists without a defined type. */
+static tl_type gc_abstract_ref(gen *g) {
+  uint32_t h = gc_abstract[pick(g, 9)];
+  bool always = h == TL_HT_ANY || h == TL_HT_EQ || h == TL_HT_I31 || h == TL_HT_FUNC || h == TL_HT_EXTERN;
+  return tl_ref(h, !(always && one_in(g, 3)));
+}
+
+/* Whether a non-null reference may name type idx: one of an earlier group
+ * whose values nest at most GC_MAX_LEVEL non-null references deep (so a
+ * value of any type is a small tree). */
+#define GC_MAX_LEVEL 2
+static bool gc_nonnull_ok(gen *g, uint32_t idx, uint32_t g0) {
+  return idx < g0 && idx < GC_MAX_IDX && g->lvl[idx] < GC_MAX_LEVEL;
+}
+
+/* A reference to a type of an earlier group (g->def) or of the group being
+ * built (module indices from g0 below gend). */
+static tl_type gc_def_ref(gen *g, uint32_t g0, uint32_t gend) {
+  uint32_t n = g->ndef + (gend - g0), k = pick(g, n);
+  uint32_t idx = k < g->ndef ? g->def[k] : g0 + (k - g->ndef);
+  return tl_ref_def(idx, !gc_nonnull_ok(g, idx, g0) || pick(g, 2));
+}
+
+/* A storage type for a field or an array element. */
+static tl_field gc_field(gen *g, uint32_t g0, uint32_t gend) {
+  tl_field f = {TL_I32, TL_PACK_NONE, pick(g, 3) != 0, NULL};
+  uint32_t c = pick(g, 12);
+  if (c < 4) f.type = TL_I32 + c;
+  else if (c < 6) f.pack = c == 4 ? TL_PACK_I8 : TL_PACK_I16;
+  else if (c == 6 && has(g, TL_FEAT_SIMD)) f.type = TL_V128;
+  else if (c < 9) f.type = gc_abstract_ref(g);
+  else f.type = gc_def_ref(g, g0, gend);
+  return f;
+}
+
+/* t refined for a subtype's immutable field or a function result: a
+ * nullable reference made non-null where that keeps it inhabited. */
+static tl_type gc_refine(gen *g, tl_type t, uint32_t g0) {
+  if (t < TL_REF_BASE && t != TL_FUNCREF && t != TL_EXTERNREF) return t;
+  if (!tl_ref_nullable(t) || !pick(g, 2)) return t;
+  uint32_t h = tl_ref_heap(t);
+  bool ok = tl_heap_is_def(h) ? gc_nonnull_ok(g, h - TL_HT_DEF, g0)
+                              : h == TL_HT_ANY || h == TL_HT_EQ || h == TL_HT_I31 || h == TL_HT_FUNC || h == TL_HT_EXTERN;
+  return ok ? tl_ref(h, false) : t;
+}
+
+/* An open type of kind-any below self to declare as supertype, or
+ * TL_NO_SUPER; grp holds the group's members built so far. */
+static uint32_t gc_pick_super(gen *g, const tl_deftype *grp, uint32_t g0, uint32_t self) {
+  uint32_t c[MAX_DEFS + 4], n = 0;
+  for (uint32_t i = 0; i < g->ndef; i++)
+    if (gc_def(g, g->def[i])->open) c[n++] = g->def[i];
+  for (uint32_t i = g0; i < self; i++)
+    if (grp[i - g0].open) c[n++] = i;
+  return n && pick(g, 2) ? c[pick(g, n)] : TL_NO_SUPER;
+}
+
+static tl_type gc_func_part(gen *g, uint32_t g0, uint32_t gend, uint32_t n) {
+  tl_type t[3];
+  for (uint32_t i = 0; i < n; i++) {
+    tl_field f = gc_field(g, g0, gend);
+    t[i] = f.pack ? TL_I32 : f.type;
+  }
+  return n == 0 ? TL_NONE : n == 1 ? t[0] : tl_type_tuple(g->m, t, n);
+}
+
+/* Member self of the group [g0, gend) (grp: its members, fields: room for
+ * GC_MAX_FIELDS). */
+#define GC_MAX_FIELDS 6
+static void gc_deftype(gen *g, tl_deftype *grp, tl_field *fields, uint32_t g0, uint32_t self, uint32_t gend) {
+  tl_deftype *d = &grp[self - g0];
+  memset(d, 0, sizeof *d);
+  d->open = !one_in(g, 3);
+  d->super = gc_pick_super(g, grp, g0, self);
+  const tl_deftype *s = d->super == TL_NO_SUPER ? NULL : d->super < g0 ? gc_def(g, d->super) : &grp[d->super - g0];
+  uint32_t k = pick(g, 6);
+  d->kind = s ? s->kind : k < 3 ? TL_DT_STRUCT : k < 5 ? TL_DT_ARRAY : TL_DT_FUNC;
+  d->fields = fields;
+  if (d->kind == TL_DT_FUNC) {
+    d->params = s ? s->params : gc_func_part(g, g0, gend, pick(g, 3));
+    d->results = s ? gc_refine(g, s->results, g0) : gc_func_part(g, g0, gend, pick(g, 2));
+    return;
+  }
+  uint32_t n = s ? s->nfields : 0;
+  for (uint32_t i = 0; i < n; i++) {
+    fields[i] = s->fields[i];
+    if (!fields[i].mut) fields[i].type = gc_refine(g, fields[i].type, g0);
+  }
+  if (d->kind == TL_DT_ARRAY && !s) fields[n++] = gc_field(g, g0, gend);
+  if (d->kind == TL_DT_STRUCT)
+    for (uint32_t add = pick(g, s ? 3 : 5); add && n < GC_MAX_FIELDS; add--) fields[n++] = gc_field(g, g0, gend);
+  d->nfields = n;
+}
+
+/* How deep d's values nest non-null references (0: none). */
+static uint8_t gc_level(gen *g, const tl_deftype *d) {
+  uint8_t l = 0;
+  for (uint32_t i = 0; d->kind != TL_DT_FUNC && i < d->nfields; i++) {
+    tl_type t = d->fields[i].type;
+    if (t < TL_REF_BASE || tl_ref_nullable(t) || !tl_heap_is_def(tl_ref_heap(t))) continue;
+    uint32_t x = tl_ref_heap(t) - TL_HT_DEF;
+    uint8_t lx = x < GC_MAX_IDX ? g->lvl[x] : GC_MAX_LEVEL;
+    if (lx + 1 > l) l = (uint8_t)(lx + 1);
+  }
+  return l;
+}
+
+/* The type section's GC part: 1..5 rec groups of 1..3 types. */
+static void gc_types(gen *g) {
+  uint32_t ng = 1 + pick(g, 5);
+  for (uint32_t k = 0; k < ng && g->ndef + 3 <= MAX_DEFS; k++) {
+    uint32_t n = one_in(g, 3) ? 2 + pick(g, 2) : 1, g0 = (uint32_t)g->m->types.n;
+    tl_deftype grp[3];
+    tl_field fields[3][GC_MAX_FIELDS];
+    for (uint32_t i = 0; i < n; i++) gc_deftype(g, grp, fields[i], g0, g0 + i, g0 + n);
+    char err[160];
+    if (!tl_types_add_group(g->m, grp, n, err, sizeof err)) {
+      fprintf(stderr, "tl_fuzz_generate: bad GC type: %s\n", err); /* a generator bug */
+      abort();
+    }
+    if (gc_def(g, g0)->canon != g0) continue; /* a group seen before: use the first */
+    for (uint32_t i = 0; i < n; i++) {
+      g->def[g->ndef++] = g0 + i;
+      if (g0 + i < GC_MAX_IDX) g->lvl[g0 + i] = gc_level(g, gc_def(g, g0 + i));
+    }
+  }
+}
+
+/* A few GC reference types for locals, globals, parameters and results. */
+static void gc_value_types(gen *g) {
+  g->vt[g->nvt++] = tl_ref(TL_HT_ANY, true);
+  g->vt[g->nvt++] = tl_ref(pick(g, 2) ? TL_HT_EQ : TL_HT_STRUCT, true);
+  g->vt[g->nvt++] = tl_ref(TL_HT_I31, pick(g, 2));
+  for (uint32_t i = 0, n = g->ndef ? 2 + pick(g, 3) : 0; i < n; i++)
+    g->vt[g->nvt++] = tl_ref_def(g->def[pick(g, g->ndef)], pick(g, 3) != 0);
+}
+
+static tl_expr *ref_null(gen *g, tl_type t) {
+  tl_expr *e = node(g, TL_OP_REF_NULL, 0);
+  e->imm.index = tl_ref_with_null(t, true);
+  return e;
+}
+
+/* A defined function whose type is under heap type ht, or TL_NO_INDEX. */
+static uint32_t gc_func_of(gen *g, uint32_t ht) {
+  uint32_t c[64], n = 0;
+  for (uint32_t i = 0; i < g->nfunc && n < 64; i++)
+    if (tl_heap_sub(g->m, TL_HT_DEF + gc_def(g, TL_FUNC(g->m, i)->type)->canon, ht)) c[n++] = i;
+  return n ? c[pick(g, n)] : TL_NO_INDEX;
+}
+
+/* A GC type (of g->def) under heap type ht, of kind `kind` (TL_DT_FUNC + 3:
+ * struct or array), or TL_NO_INDEX. */
+static uint32_t gc_def_under(gen *g, uint32_t ht, uint32_t kind) {
+  uint32_t c[MAX_DEFS], n = 0;
+  for (uint32_t i = 0; i < g->ndef; i++) {
+    const tl_deftype *d = gc_def(g, g->def[i]);
+    if ((kind > TL_DT_ARRAY ? d->kind != TL_DT_FUNC : d->kind == kind) && tl_heap_sub(g->m, TL_HT_DEF + g->def[i], ht))
+      c[n++] = g->def[i];
+  }
+  return n ? c[pick(g, n)] : TL_NO_INDEX;
+}
+
+static tl_expr *gc_new(gen *g, tl_type t, bool konst, uint32_t depth);
+
+/* A value of t: in a constant expression (konst) or from make. */
+static tl_expr *gc_operand(gen *g, tl_type t, bool konst, uint32_t depth) {
+  if (!konst) return make(g, t);
+  return tl_type_is_ref(t) && t != TL_EXNREF ? gc_new(g, t, true, depth + 1) : constant(g, t);
+}
+
+/* A small array length or index. */
+static tl_expr *gc_small(gen *g, bool konst, uint32_t mask) {
+  if (konst || pick(g, 3) == 0) return ci32(g, (int32_t)pick(g, mask + 1));
+  return masked(g, mask);
+}
+
+static tl_expr *gc_new_array(gen *g, uint32_t idx, bool konst, uint32_t depth) {
+  const tl_field *f = &gc_def(g, idx)->fields[0];
+  tl_type et = tl_gc_unpacked(f);
+  uint32_t c = pick(g, 4);
+  tl_expr *e;
+  if (c == 0 && tl_type_defaultable(et)) {
+    e = k1(g, TL_OP_ARRAY_NEW_DEFAULT, gc_small(g, konst, 7));
+    e->imm.index = idx;
+  } else if (c == 1) {
+    e = k2(g, TL_OP_ARRAY_NEW, gc_operand(g, et, konst, depth), gc_small(g, konst, 7));
+    e->imm.index = idx;
+  } else if (c == 2 && !konst && !tl_type_is_ref(et) && has(g, TL_FEAT_BULK_MEMORY)) {
+    e = k2(g, TL_OP_ARRAY_NEW_DATA, gc_small(g, false, 7), gc_small(g, false, 3));
+    e->imm.idx2.a = idx;
+    e->imm.idx2.b = pick(g, 2);
+  } else {
+    uint32_t n = konst && !g->cbudget ? 0 : pick(g, 4);
+    e = node(g, TL_OP_ARRAY_NEW_FIXED, n);
+    e->imm.idx2.a = idx;
+    e->imm.idx2.b = n;
+    for (uint32_t i = 0; i < n; i++) e->kid[i] = gc_operand(g, et, konst, depth);
+  }
+  return e;
+}
+
+/* An allocation (or ref.func) of defined type idx. */
+static tl_expr *gc_new_def(gen *g, uint32_t idx, bool konst, uint32_t depth) {
+  const tl_deftype *d = gc_def(g, idx);
+  if (d->kind == TL_DT_ARRAY) return gc_new_array(g, idx, konst, depth);
+  if (d->kind == TL_DT_FUNC) {
+    uint32_t fi = gc_func_of(g, TL_HT_DEF + d->canon);
+    if (fi == TL_NO_INDEX) return konst ? NULL : node(g, TL_OP_UNREACHABLE, 0);
+    tl_expr *e = node(g, TL_OP_REF_FUNC, 0);
+    e->imm.index = fi;
+    return e;
+  }
+  bool dflt = true;
+  for (uint32_t i = 0; i < d->nfields; i++) dflt = dflt && tl_type_defaultable(d->fields[i].type);
+  tl_expr *e = node(g, dflt && one_in(g, 3) ? TL_OP_STRUCT_NEW_DEFAULT : TL_OP_STRUCT_NEW, 0);
+  e->imm.index = idx;
+  if (e->op == TL_OP_STRUCT_NEW)
+    for (uint32_t i = 0; i < d->nfields; i++)
+      tl_expr_push_kid(g->m, e, gc_operand(g, tl_gc_unpacked(&d->fields[i]), konst, depth));
+  return e;
+}
+
+static tl_expr *gc_i31(gen *g, bool konst) {
+  return k1(g, TL_OP_REF_I31, konst ? constant(g, TL_I32) : make(g, TL_I32));
+}
+
+/* A new value of reference type t (null now and then when t allows it);
+ * in a constant expression with konst. Unreachable (or, konst, NULL) only
+ * for a type without values. */
+static tl_expr *gc_new(gen *g, tl_type t, bool konst, uint32_t depth) {
+  uint32_t ht = tl_ref_heap(t);
+  bool nullable = tl_ref_nullable(t);
+  if (nullable && (depth > 3 || !g->cbudget || one_in(g, 5))) return ref_null(g, t);
+  if (g->cbudget) g->cbudget--;
+  tl_expr *e = NULL;
+  if (tl_heap_is_def(ht)) {
+    uint32_t k = gc_def(g, ht - TL_HT_DEF)->kind;
+    /* deep down, the type itself: its non-null fields name earlier types */
+    bool exact = k == TL_DT_FUNC || !g->cbudget || depth > 2;
+    uint32_t sub = exact ? ht - TL_HT_DEF : gc_def_under(g, ht, k);
+    e = gc_new_def(g, sub == TL_NO_INDEX ? ht - TL_HT_DEF : sub, konst, depth);
+  } else if (ht == TL_HT_I31 || ((ht == TL_HT_ANY || ht == TL_HT_EQ) && (depth > 3 || one_in(g, 3)))) {
+    e = gc_i31(g, konst);
+  } else if (ht == TL_HT_ANY || ht == TL_HT_EQ || ht == TL_HT_STRUCT || ht == TL_HT_ARRAY) {
+    uint32_t sub = gc_def_under(g, ht, ht == TL_HT_STRUCT ? TL_DT_STRUCT : ht == TL_HT_ARRAY ? TL_DT_ARRAY : 3);
+    if (sub != TL_NO_INDEX) e = gc_new_def(g, sub, konst, depth);
+    else if (ht == TL_HT_ANY || ht == TL_HT_EQ) e = gc_i31(g, konst);
+  } else if (ht == TL_HT_FUNC) {
+    e = node(g, TL_OP_REF_FUNC, 0);
+    e->imm.index = pick(g, g->nfunc);
+  } else if (ht == TL_HT_EXTERN) {
+    e = k1(g, TL_OP_EXTERN_CONVERT_ANY, gc_new(g, tl_ref(TL_HT_ANY, nullable), konst, depth + 1));
+  }
+  if (e) return e;
+  if (nullable) return ref_null(g, t);
+  return konst ? NULL : node(g, TL_OP_UNREACHABLE, 0);
+}
+
+/* A cast target under t: an abstract or defined heap type, nullable only
+ * when t is (and then half the time). */
+static tl_type gc_cast_type(gen *g, tl_type t) {
+  uint32_t ht = tl_ref_heap(t), c[MAX_DEFS + 16], n = 0;
+  for (uint32_t i = 0; i < sizeof gc_abstract; i++)
+    if (tl_heap_sub(g->m, gc_abstract[i], ht)) c[n++] = gc_abstract[i];
+  for (uint32_t i = 0; i < g->ndef; i++)
+    if (tl_heap_sub(g->m, TL_HT_DEF + g->def[i], ht)) c[n++] = TL_HT_DEF + g->def[i];
+  for (uint32_t i = 0; i < g->nfunc; i++) /* function types too: casts of ref.func */
+    if (n < MAX_DEFS + 16 && tl_heap_sub(g->m, TL_HT_DEF + gc_def(g, TL_FUNC(g->m, i)->type)->canon, ht))
+      c[n++] = TL_HT_DEF + gc_def(g, TL_FUNC(g->m, i)->type)->canon;
+  uint32_t h = n ? c[pick(g, n)] : ht;
+  bool bottom = h == TL_HT_NONE || h == TL_HT_NOFUNC || h == TL_HT_NOEXTERN; /* only null: keep it */
+  return tl_ref(h, tl_ref_nullable(t) && (bottom || pick(g, 2)));
+}
+
+/* The top of t's hierarchy (nullable), t a GC-hierarchy reference. */
+static tl_type gc_top(gen *g, tl_type t) { return tl_ref(tl_heap_top(g->m, tl_ref_heap(t)), true); }
+
+/* A reference type to cast from: some type of the hierarchy of top. */
+static tl_type gc_source(gen *g, tl_type top) {
+  tl_type c[32];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < g->nvt; i++)
+    if (tl_type_is_ref(g->vt[i]) && gc_top(g, g->vt[i]) == top) c[n++] = g->vt[i];
+  return n && pick(g, 3) ? c[pick(g, n)] : top;
+}
+
+/* A label whose branches may carry t (a subtype of its type). */
+static uint32_t label_sub(gen *g, tl_type t) {
+  uint32_t c[MAX_LABELS], n = 0;
+  for (uint32_t i = 0; i < g->nlab; i++)
+    if (g->lab[i].type != TL_NONE && tl_type_sub(g->m, t, g->lab[i].type)) c[n++] = g->lab[i].label;
+  return n ? c[pick(g, n)] : TL_NO_LABEL;
+}
+
+/* struct.get(_s/_u) or array.get(_s/_u) of a field or element whose value
+ * type is under t; NULL if there is none. */
+static tl_expr *gc_read(gen *g, tl_type t) {
+  uint32_t c[MAX_DEFS * GC_MAX_FIELDS][2], n = 0;
+  for (uint32_t i = 0; i < g->ndef; i++) {
+    const tl_deftype *d = gc_def(g, g->def[i]);
+    for (uint32_t k = 0; k < d->nfields; k++)
+      if (tl_type_sub(g->m, tl_gc_unpacked(&d->fields[k]), t)) c[n][0] = g->def[i], c[n++][1] = k;
+  }
+  if (!n) return NULL;
+  uint32_t j = pick(g, n), idx = c[j][0], k = c[j][1];
+  const tl_deftype *d = gc_def(g, idx);
+  bool packed = d->fields[k].pack != TL_PACK_NONE, s = pick(g, 2);
+  tl_expr *ref = make(g, tl_ref_def(idx, one_in(g, 3)));
+  tl_expr *e;
+  if (d->kind == TL_DT_STRUCT) {
+    e = k1(g, packed ? (s ? TL_OP_STRUCT_GET_S : TL_OP_STRUCT_GET_U) : TL_OP_STRUCT_GET, ref);
+    e->imm.idx2.a = idx;
+    e->imm.idx2.b = k;
+  } else {
+    e = k2(g, packed ? (s ? TL_OP_ARRAY_GET_S : TL_OP_ARRAY_GET_U) : TL_OP_ARRAY_GET, ref, gc_small(g, false, 3));
+    e->imm.index = idx;
+  }
+  return e;
+}
+
+/* call_ref (or return_call_ref) of a function type with results t. */
+static tl_expr *gc_call_ref(gen *g, tl_type t, bool tail) {
+  uint32_t c[64], n = 0;
+  for (uint32_t i = 0; i < g->m->types.n && n < 64; i++) {
+    const tl_deftype *d = gc_def(g, i);
+    if (d->kind == TL_DT_FUNC && d->canon == i && d->results == t && gc_func_of(g, TL_HT_DEF + i) != TL_NO_INDEX)
+      c[n++] = i;
+  }
+  if (!n) return NULL;
+  uint32_t idx = c[pick(g, n)];
+  tl_expr *e = node(g, tail ? TL_OP_RETURN_CALL_REF : TL_OP_CALL_REF, 0);
+  e->imm.index = idx;
+  call_args(g, e, idx);
+  tl_expr_push_kid(g->m, e, make(g, tl_ref_def(idx, one_in(g, 4))));
+  return e;
+}
+
+/* br_on_cast or br_on_cast_fail giving a value under t. */
+static tl_expr *gc_br_on_cast(gen *g, tl_type t) {
+  tl_type rt = gc_cast_type(g, t);
+  bool fail = pick(g, 2);
+  uint32_t l = label_sub(g, fail ? t : rt);
+  if (l == TL_NO_LABEL) return NULL;
+  tl_expr *e = k1(g, fail ? TL_OP_BR_ON_CAST_FAIL : TL_OP_BR_ON_CAST, make(g, t));
+  e->imm.idx2.a = l;
+  e->imm.idx2.b = rt;
+  return e;
+}
+
+/* A value of reference type t (GC hierarchies); NULL: none this time. */
+static tl_expr *gc_ref_value(gen *g, tl_type t) {
+  uint32_t ht = tl_ref_heap(t);
+  tl_expr *e;
+  switch (pick(g, 9)) {
+  case 0: case 1: return gc_new(g, t, false, 0);
+  case 2:
+    e = k1(g, TL_OP_REF_CAST, make(g, gc_source(g, gc_top(g, t))));
+    e->imm.index = gc_cast_type(g, t);
+    return e;
+  case 3: return gc_read(g, t);
+  case 4: {
+    if (tl_ref_nullable(t)) return NULL;
+    uint32_t l = pick(g, 2) ? label_of(g, TL_NONE) : TL_NO_LABEL;
+    e = k1(g, l == TL_NO_LABEL ? TL_OP_REF_AS_NON_NULL : TL_OP_BR_ON_NULL, make(g, tl_ref_with_null(t, true)));
+    if (l != TL_NO_LABEL) e->imm.label = l;
+    return e;
+  }
+  case 5: return gc_br_on_cast(g, t);
+  case 6:
+    if (ht == TL_HT_ANY) return k1(g, TL_OP_ANY_CONVERT_EXTERN, make(g, tl_ref(TL_HT_EXTERN, tl_ref_nullable(t))));
+    if (ht == TL_HT_EXTERN) return k1(g, TL_OP_EXTERN_CONVERT_ANY, make(g, tl_ref(TL_HT_ANY, tl_ref_nullable(t))));
+    return NULL;
+  case 7: return gc_call_ref(g, t, false);
+  default: return NULL;
+  }
+}
+
+/* A scalar from the heap or from a reference: NULL when none fits t. */
+static tl_expr *gc_scalar(gen *g, tl_type t) {
+  if (t != TL_I32 || pick(g, 3) == 0) return pick(g, 4) ? gc_read(g, t) : gc_call_ref(g, t, false);
+  tl_expr *e;
+  switch (pick(g, 6)) {
+  case 0: case 1: {
+    tl_type top = tl_ref(gc_abstract[pick(g, sizeof gc_abstract)], true);
+    top = gc_top(g, top);
+    e = k1(g, TL_OP_REF_TEST, make(g, gc_source(g, top)));
+    e->imm.index = gc_cast_type(g, top);
+    return e;
+  }
+  case 2: {
+    tl_type eq = tl_ref(TL_HT_EQ, true);
+    return k2(g, TL_OP_REF_EQ, make(g, gc_cast_type(g, eq)), make(g, gc_cast_type(g, eq)));
+  }
+  case 3: return k1(g, TL_OP_ARRAY_LEN, make(g, gc_cast_type(g, tl_ref(TL_HT_ARRAY, true))));
+  case 4: return k1(g, pick(g, 2) ? TL_OP_I31_GET_S : TL_OP_I31_GET_U, make(g, tl_ref(TL_HT_I31, one_in(g, 4))));
+  default: return k1(g, TL_OP_REF_IS_NULL, make(g, gc_source(g, tl_ref(TL_HT_ANY, true))));
+  }
+}
+
+static tl_expr *gc_value(gen *g, tl_type t) {
+  if (tl_type_is_ref(t)) return tl_heap_top(g->m, tl_ref_heap(t)) == TL_HT_EXN ? NULL : gc_ref_value(g, t);
+  return gc_scalar(g, t);
+}
+
+/* A GC type of kind `kind` with a mutable field (element) k; false if none. */
+static bool gc_mutable(gen *g, uint32_t kind, uint32_t *idx, uint32_t *k) {
+  uint32_t c[MAX_DEFS * GC_MAX_FIELDS][2], n = 0;
+  for (uint32_t i = 0; i < g->ndef; i++) {
+    const tl_deftype *d = gc_def(g, g->def[i]);
+    if (d->kind != kind) continue;
+    for (uint32_t f = 0; f < d->nfields; f++)
+      if (d->fields[f].mut) c[n][0] = g->def[i], c[n++][1] = f;
+  }
+  if (!n) return false;
+  uint32_t j = pick(g, n);
+  *idx = c[j][0], *k = c[j][1];
+  return true;
+}
+
+/* array.copy into dst from an array type whose element fits. */
+static tl_expr *gc_array_copy(gen *g, uint32_t dst) {
+  tl_field *df = &gc_def(g, dst)->fields[0];
+  uint32_t c[MAX_DEFS], n = 0;
+  for (uint32_t i = 0; i < g->ndef; i++) {
+    const tl_deftype *d = gc_def(g, g->def[i]);
+    if (d->kind == TL_DT_ARRAY && d->fields[0].pack == df->pack && tl_type_sub(g->m, d->fields[0].type, df->type))
+      c[n++] = g->def[i];
+  }
+  uint32_t src = n ? c[pick(g, n)] : dst;
+  tl_expr *e = node(g, TL_OP_ARRAY_COPY, 5);
+  e->imm.idx2.a = dst;
+  e->imm.idx2.b = src;
+  e->kid[0] = make(g, tl_ref_def(dst, one_in(g, 4)));
+  e->kid[1] = gc_small(g, false, 3);
+  e->kid[2] = make(g, tl_ref_def(src, one_in(g, 4)));
+  e->kid[3] = gc_small(g, false, 3);
+  e->kid[4] = gc_small(g, false, 3);
+  return e;
+}
+
+/* An array write: set, fill, copy or init_data. */
+static tl_expr *gc_array_write(gen *g, uint32_t idx) {
+  tl_type et = tl_gc_unpacked(&gc_def(g, idx)->fields[0]);
+  tl_type r = tl_ref_def(idx, one_in(g, 4));
+  tl_expr *e;
+  switch (pick(g, 4)) {
+  case 0:
+    e = node(g, TL_OP_ARRAY_FILL, 4);
+    e->kid[0] = make(g, r), e->kid[1] = gc_small(g, false, 3);
+    e->kid[2] = make(g, et), e->kid[3] = gc_small(g, false, 3);
+    break;
+  case 1: return gc_array_copy(g, idx);
+  case 2:
+    if (!tl_type_is_ref(et) && has(g, TL_FEAT_BULK_MEMORY)) {
+      e = node(g, TL_OP_ARRAY_INIT_DATA, 4);
+      e->imm.idx2.a = idx, e->imm.idx2.b = pick(g, 2);
+      for (uint32_t i = 0; i < 4; i++) e->kid[i] = i == 0 ? make(g, r) : gc_small(g, false, 3);
+      return e;
+    }
+    /* fallthrough */
+  default:
+    e = node(g, TL_OP_ARRAY_SET, 3);
+    e->kid[0] = make(g, r), e->kid[1] = gc_small(g, false, 3), e->kid[2] = make(g, et);
+    break;
+  }
+  e->imm.index = idx;
+  return e;
+}
+
+/* A GC statement: a field or element write, br_on_non_null, call_ref. */
+static tl_expr *gc_stmt(gen *g) {
+  uint32_t idx, k;
+  switch (pick(g, 5)) {
+  case 0: {
+    if (!gc_mutable(g, TL_DT_STRUCT, &idx, &k)) return NULL;
+    tl_expr *e = k2(g, TL_OP_STRUCT_SET, make(g, tl_ref_def(idx, one_in(g, 4))),
+                    make(g, tl_gc_unpacked(&gc_def(g, idx)->fields[k])));
+    e->imm.idx2.a = idx, e->imm.idx2.b = k;
+    return e;
+  }
+  case 1: return gc_mutable(g, TL_DT_ARRAY, &idx, &k) ? gc_array_write(g, idx) : NULL;
+  case 2: {
+    uint32_t c[MAX_LABELS], n = 0;
+    for (uint32_t i = 0; i < g->nlab; i++)
+      if (g->lab[i].type >= TL_REF_BASE && tl_heap_top(g->m, tl_ref_heap(g->lab[i].type)) != TL_HT_EXN) c[n++] = i;
+    if (!n) return NULL;
+    scope s = g->lab[c[pick(g, n)]];
+    tl_expr *b = k1(g, TL_OP_BR_ON_NON_NULL, make(g, tl_ref_with_null(s.type, true)));
+    b->imm.label = s.label;
+    return b;
+  }
+  case 3: return gc_call_ref(g, TL_NONE, false);
+  default: {
+    tl_type t = tl_ref(gc_abstract[pick(g, 6)], true);
+    return k1(g, TL_OP_DROP, make(g, gc_cast_type(g, t)));
+  }
+  }
+}
+
+/* Non-null locals are set first thing (the 3.0 local-initialization
+ * rule), from constant expressions: nothing reads a local before. */
+static void gc_init_locals(gen *g, tl_expr *body, uint32_t from) {
+  for (uint32_t i = from; i < g->f->nlocal; i++) {
+    tl_type t = g->f->local[i];
+    if (tl_type_defaultable(t)) continue;
+    g->cbudget = 8;
+    tl_expr *v = gc_new(g, t, true, 0);
+    tl_expr *set = k1(g, TL_OP_LOCAL_SET, v ? v : node(g, TL_OP_UNREACHABLE, 0));
+    set->imm.index = i;
+    tl_expr_push_kid(g->m, body, set);
+  }
+}
+
+/* Types of a constant expression's nodes, children first (an explicit
+ * stack: gc_new's trees are a few levels deep, but no recursion). */
+static void gc_finalize_const(gen *g, tl_expr *root) {
+  struct { tl_expr *e; uint32_t next; } st[64];
+  uint32_t n = 0;
+  st[n++].e = root, st[0].next = 0;
+  while (n) {
+    tl_expr *e = st[n - 1].e;
+    if (st[n - 1].next < e->nkid && n < 64) {
+      tl_expr *k = e->kid[st[n - 1].next++];
+      st[n].e = k, st[n++].next = 0;
+      continue;
+    }
+    tl_expr_finalize(g->m, NULL, e);
+    n--;
+  }
+}
+
+/* A function type of numbers only (0..2 params, 0..1 result). */
+static uint32_t gc_scalar_type(gen *g) {
+  tl_type p[2], r = pick(g, 5) ? TL_I32 + pick(g, 4) : TL_NONE;
+  uint32_t n = pick(g, 3);
+  for (uint32_t i = 0; i < n; i++) p[i] = TL_I32 + pick(g, 4);
+  return tl_functype_intern(g->m, n == 0 ? TL_NONE : n == 1 ? p[0] : tl_type_tuple(g->m, p, n), r);
+}
+
+/* 0..3 GC globals, after the functions are declared (ref.func needs their
+ * types); global.get finds them from then on. */
+static void gc_globals(gen *g) {
+  for (uint32_t n = pick(g, 4); n; n--) {
+    tl_type t = g->vt[g->gcvt + pick(g, g->nvt - g->gcvt)];
+    g->cbudget = 16;
+    tl_expr *init = gc_new(g, t, true, 0);
+    if (!init) continue;
+    gc_finalize_const(g, init);
+    tl_global gl = {t, pick(g, 2) != 0, {0}, init, NULL};
+    TL_VEC_PUSH(&g->m->globals, tl_global, gl);
+    g->nglobal++;
+  }
+}
+
+/* br_on_cast(_fail) targets narrowed to their operands' final types (their
+ * glb). The IR allows a target outside its operand's type, but wasm does
+ * not: the writer states the glb, and a re-read gives narrower branch types
+ * than the IR had (a block typed from them changes: no fixed point). */
+static void narrow_visit(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if (!tl_op_is_br_on_cast(e->op) || !e->nkid || !tl_type_is_ref(e->kid[0]->type)) return;
+  tl_type t = tl_type_glb(w->m, e->imm.idx2.b, e->kid[0]->type);
+  if (t != e->imm.idx2.b) e->imm.idx2.b = t, *(bool *)w->ctx = true;
+}
+
+static void gc_narrow_casts(gen *g) {
+  bool changed = true;
+  for (int round = 0; changed && round < 8; round++) { /* types only narrow */
+    changed = false;
+    tl_walk_post(g->m, g->f, &g->f->body, narrow_visit, &changed);
+    if (changed) tl_func_refinalize(g->m, g->f);
+  }
+}
+
+static tl_expr *gc_leaf(gen *g, tl_type t) {
+  g->cbudget = 8;
+  tl_expr *e = gc_new(g, t, true, 0);
+  return e ? e : node(g, TL_OP_UNREACHABLE, 0);
+}
+
 /* -------------------------------------------------------------- values */
 static tl_type pick_type(gen *g) { return g->vt[pick(g, g->nvt)]; }
 
@@ -690,6 +1298,7 @@ static tl_expr *make_tuple(gen *g, tl_type t) {
 static tl_expr *value(gen *g, tl_type t) {
   tl_expr *e = NULL;
   if (g->eh && one_in(g, 8) && (e = eh_value(g, t))) return e;
+  if (g->gc && one_in(g, tl_type_is_ref(t) ? 2 : 5) && (e = gc_value(g, t))) return e;
   switch (pick(g, 16)) {
   case 0: break;
   case 1: case 2: case 3: case 4: case 5:
@@ -774,6 +1383,7 @@ static tl_expr *log_call(gen *g) {
 static tl_expr *stmt_inner(gen *g) {
   tl_expr *e = NULL;
   if (g->eh && one_in(g, 5) && (e = eh_stmt(g))) return e;
+  if (g->gc && one_in(g, 4) && (e = gc_stmt(g))) return e;
   switch (pick(g, 20)) {
   case 0: return node(g, TL_OP_NOP, 0);
   case 1: case 2: {
@@ -817,7 +1427,8 @@ static tl_expr *stmt_inner(gen *g) {
   case 13: case 14: return log_call(g);
   case 15:
     if (!one_in(g, 3)) break;
-    if (has(g, TL_FEAT_TAIL_CALL) && pick(g, 2)) e = call_of(g, g->result, true);
+    if (has(g, TL_FEAT_TAIL_CALL) && pick(g, 2))
+      e = g->gc && one_in(g, 3) ? gc_call_ref(g, g->result, true) : call_of(g, g->result, true);
     if (!e) e = pick(g, 3) ? jump(g) : node(g, TL_OP_UNREACHABLE, 0);
     break;
   default: {
@@ -856,6 +1467,7 @@ static tl_type random_params(gen *g) {
 }
 
 static bool js_type(tl_module *m, tl_type t) {
+  if (tl_type_has_gc(m, t)) return false; /* exports give and take scalars only */
   for (uint32_t i = 0; i < tl_type_arity(m, t); i++)
     if (tl_type_at(m, t, i) == TL_V128 || tl_type_at(m, t, i) == TL_EXNREF) return false;
   return true;
@@ -865,8 +1477,9 @@ static void build_body(gen *g, uint32_t fi, uint32_t max_nodes) {
   tl_module *m = g->m;
   g->f = TL_FUNC(m, fi);
   g->result = TL_FTYPE(m, g->f->type)->results;
-  uint32_t nv = pick(g, 6);
+  uint32_t nv = pick(g, 6), from = g->f->nlocal;
   for (uint32_t i = 0; i < nv; i++) tl_func_add_local(m, g->f, pick_type(g));
+  g->ninit = g->f->nlocal;
   g->nlab = 0;
   g->nehs = 0;
   g->depth = 0;
@@ -874,10 +1487,12 @@ static void build_body(gen *g, uint32_t fi, uint32_t max_nodes) {
   tl_expr *body = node(g, TL_OP_BLOCK, 0);
   body->imm.block.label = push_label(g, g->result);
   hang_check(g, body);
+  if (g->gc) gc_init_locals(g, body, from);
   fill(g, body, g->result);
   g->nlab = 0;
   g->f->body = body;
   tl_func_refinalize(m, g->f);
+  if (g->gc) gc_narrow_casts(g);
 }
 
 static tl_expr *const_init(gen *g, tl_type t) {
@@ -943,6 +1558,7 @@ static tl_module *generate(const uint8_t *data, size_t size, const tl_fuzz_optio
           ((ask & TL_FUZZ_EH_ON) || TL_FUZZ_EXEC_EH);
   g->eh_legacy = (ask & TL_FUZZ_EH_LEGACY) != 0;
   if (g->eh && !g->eh_legacy && has(g, TL_FEAT_REFERENCE_TYPES)) g->vt[g->nvt++] = TL_EXNREF;
+  g->gc = (ask & TL_FUZZ_GC_ON) && has(g, TL_FEAT_GC | TL_FEAT_REFERENCE_TYPES);
   for (int op = 0; op < TL_NOPS && g->nops < MAX_OPS; op++)
     if (eligible(g, op)) g->ops[g->nops++] = (uint16_t)op;
 
@@ -959,6 +1575,13 @@ static tl_module *generate(const uint8_t *data, size_t size, const tl_fuzz_optio
     tl_add_global(m, NULL, t, pick(g, 4) != 0, const_init(g, t));
   }
   g->nglobal = ng + 1;
+  if (g->gc) {
+    m->typed_funcs = true; /* ref.func $f is (ref $t), as the reader makes it */
+    m->gc_code = true;
+    gc_types(g);
+    g->gcvt = g->nvt;
+    gc_value_types(g);
+  }
   if (g->eh) eh_tags(g);
   /* memory, tables, segments */
   g->shared = has(g, TL_FEAT_THREADS) && pick(g, 2);
@@ -980,8 +1603,19 @@ static tl_module *generate(const uint8_t *data, size_t size, const tl_fuzz_optio
   g->nfunc = 4 + nf;
   uint32_t ndef_types = 0, types[8];
   for (uint32_t i = 0; i < 1 + pick(g, 4); i++)
-    types[ndef_types++] = tl_add_type(m, random_params(g), random_results(g));
-  for (uint32_t i = 0; i < nf; i++) tl_add_function(m, NULL, types[pick(g, ndef_types)], NULL, 0, NULL);
+    types[ndef_types++] = tl_functype_intern(m, random_params(g), random_results(g));
+  /* GC function types: each gets a function (ref.func then has one) */
+  uint32_t ngcf = 0, gcf[MAX_DEFS];
+  for (uint32_t i = 0; g->gc && i < g->ndef; i++)
+    if (TL_FTYPE(m, g->def[i])->kind == TL_DT_FUNC) gcf[ngcf++] = g->def[i];
+  /* and a type exports can have (numbers only), for a function or two:
+   * what they return is how the heap is compared */
+  uint32_t nexp = g->gc ? 1 + pick(g, 2) : 0, scalar = g->gc ? gc_scalar_type(g) : 0;
+  if (nf < ngcf + nexp) nf = ngcf + nexp, g->nfunc = 4 + nf;
+  for (uint32_t i = 0; i < nf; i++)
+    tl_add_function(m, NULL, i < ngcf ? gcf[i] : i < ngcf + nexp ? scalar : types[pick(g, ndef_types)], NULL, 0,
+                    NULL);
+  if (g->gc) gc_globals(g);
   uint32_t all[64], na = 0;
   for (uint32_t i = 0; i < g->nfunc && na < 64; i++) all[na++] = i;
   if (g->table64) tl_add_table64(m, TL_FUNCREF, g->nfunc, 0, false);

@@ -4,11 +4,15 @@
  * that comes first in the same block or an enclosing one. A pass that
  * sinks, hoists or merges sets can break that; the fix-up (what Binaryen
  * does too) makes each offending local nullable and its reads
- * ref.as_non_null, which keeps every value and trap. Tuple locals are left
- * as they are (the writer splits them; their parts are set together). */
+ * ref.as_non_null, which keeps every value and trap. A tuple local with
+ * such parts gets those parts nullable, and its reads are rebuilt from
+ * their parts (tuple.extract, ref.as_non_null, tuple.make): a pass may move
+ * the set of a legacy catch's tuple payload into a block of its own
+ * (translate-to-exnref; tilt-fuzz opt-valid --gc --seed 763246799). */
 #include "ir.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   tl_expr *e;
@@ -26,8 +30,21 @@ typedef struct {
 
 static bool tracked(const tl_module *m, const tl_func *f, uint32_t i) {
   tl_type t = f->local[i];
-  (void)m;
-  return !tl_type_is_tuple(t) && !tl_type_defaultable(t);
+  for (uint32_t k = 0, n = tl_type_arity(m, t); k < n; k++)
+    if (!tl_type_defaultable(tl_type_at(m, t, k))) return true;
+  return false;
+}
+
+/* t with its non-nullable reference parts nullable. */
+static tl_type relaxed(tl_module *m, tl_type t) {
+  if (!tl_type_is_tuple(t)) return tl_ref_with_null(t, true);
+  uint32_t n = tl_type_arity(m, t);
+  tl_type *c = TL_NEWN(&m->arena, tl_type, n);
+  for (uint32_t k = 0; k < n; k++) {
+    c[k] = tl_type_at(m, t, k);
+    if (!tl_type_defaultable(c[k])) c[k] = tl_ref_with_null(c[k], true);
+  }
+  return tl_type_tuple(m, c, n);
 }
 
 /* Whether kid i of e runs in a scope of its own (if arms, try bodies and
@@ -45,6 +62,11 @@ static bool own_scope(const tl_expr *e) { return e->op == TL_OP_BLOCK || e->op =
 static void enter(lscan *s, tl_expr *e, bool scope) {
   uint32_t mark = scope || own_scope(e) ? (uint32_t)s->sets.n : UINT32_MAX;
   TL_VEC_PUSH(&s->stack, lframe, ((lframe){e, 0, mark}));
+  uint32_t p = e->op == TL_OP_CATCH ? e->imm.idx2.a : TL_NO_INDEX;
+  if (p != TL_NO_INDEX && !s->set[p]) { /* the payload local: set as the handler starts */
+    s->set[p] = 1;
+    TL_VEC_PUSH(&s->sets, uint32_t, p);
+  }
 }
 
 static void leave_scope(lscan *s, uint32_t mark) {
@@ -84,7 +106,29 @@ static void scan_body(lscan *s, tl_expr *body) {
   }
 }
 
-typedef struct { const uint8_t *bad; } wrap_ctx;
+typedef struct { const uint8_t *bad; const tl_type *old; } wrap_ctx;
+
+static tl_expr *non_null(tl_module *m, tl_func *f, tl_expr *e) {
+  tl_expr *nn = tl_expr_new(m, TL_OP_REF_AS_NON_NULL, 1);
+  nn->kid[0] = e;
+  tl_expr_finalize(m, f, nn);
+  return nn;
+}
+
+/* The value of tuple local i (of old type t) from its relaxed parts. */
+static tl_expr *tuple_read(tl_module *m, tl_func *f, uint32_t i, tl_type t) {
+  uint32_t n = tl_type_arity(m, t);
+  tl_expr *mk = tl_expr_new(m, TL_OP_TUPLE_MAKE, n);
+  for (uint32_t k = 0; k < n; k++) {
+    tl_expr *x = tl_expr_new(m, TL_OP_TUPLE_EXTRACT, 1);
+    x->imm.index = k;
+    x->kid[0] = tl_make_local_get(m, f, i);
+    tl_expr_finalize(m, f, x);
+    mk->kid[k] = tl_type_defaultable(tl_type_at(m, t, k)) ? x : non_null(m, f, x);
+  }
+  tl_expr_finalize(m, f, mk);
+  return mk;
+}
 
 static void wrap_visit(tl_walk *w, tl_expr **slot) {
   const wrap_ctx *c = w->ctx;
@@ -92,10 +136,23 @@ static void wrap_visit(tl_walk *w, tl_expr **slot) {
   if (e->op != TL_OP_LOCAL_GET && e->op != TL_OP_LOCAL_TEE) return;
   if (!c->bad[e->imm.index] || e->type == TL_UNREACHABLE) return;
   tl_expr_finalize(w->m, w->f, e); /* its local's type is nullable now */
-  tl_expr *nn = tl_expr_new(w->m, TL_OP_REF_AS_NON_NULL, 1);
-  nn->kid[0] = e;
-  tl_expr_finalize(w->m, w->f, nn);
-  *slot = nn;
+  tl_type t = c->old[e->imm.index];
+  if (!tl_type_is_tuple(t)) {
+    *slot = non_null(w->m, w->f, e);
+    return;
+  }
+  tl_expr *get = tuple_read(w->m, w->f, e->imm.index, t);
+  if (e->op == TL_OP_LOCAL_GET) {
+    *slot = get;
+    return;
+  }
+  e->op = TL_OP_LOCAL_SET; /* a tee: the set, then the read */
+  tl_expr_finalize(w->m, w->f, e);
+  tl_expr *b = tl_expr_new(w->m, TL_OP_BLOCK, 2);
+  b->imm.block.label = TL_NO_LABEL;
+  b->kid[0] = e, b->kid[1] = get;
+  tl_expr_finalize(w->m, w->f, b);
+  *slot = b;
 }
 
 bool tl_func_fix_local_init(tl_module *m, tl_func *f) {
@@ -111,10 +168,14 @@ bool tl_func_fix_local_init(tl_module *m, tl_func *f) {
   scan_body(&s, f->body);
   bool changed = s.any_bad;
   if (changed) {
+    tl_type *old = tl_malloc(n * sizeof *old);
+    if (!old) tl_free(s.set), tl_arena_oom(&m->arena);
+    memcpy(old, f->local, n * sizeof *old);
     for (uint32_t i = 0; i < n; i++)
-      if (s.bad[i]) f->local[i] = tl_ref_with_null(f->local[i], true);
-    wrap_ctx c = {s.bad};
+      if (s.bad[i]) f->local[i] = relaxed(m, f->local[i]);
+    wrap_ctx c = {s.bad, old};
     tl_walk_post(m, f, &f->body, wrap_visit, &c);
+    tl_free(old);
     tl_func_refinalize(m, f);
   }
   tl_vec_free(&s.stack);

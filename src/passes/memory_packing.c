@@ -12,13 +12,11 @@
  * Gives up (changes nothing) when a segment could trample another or its
  * own bytes matter past the memory: several segments with a non-constant
  * active offset, overlapping active segments, a segment reaching past the
- * memory's initial size. A segment that array.new_data or array.init_data
- * reads stays whole, like one memory.init reads at an odd offset. data.drop of an active segment is a nop (active
+ * memory's initial size. data.drop of an active segment is a nop (active
  * segments are dropped at instantiation); one that memory.init names is
  * left whole (its traps must keep their reason). Keeps at most 100000
  * segments (the web limit). Lazy bodies stay bytes unless they name a
- * segment (memory.init, data.drop, array.new_data, array.init_data: found
- * with tl_code_refs), which are
+ * segment (memory.init, data.drop: found with tl_code_refs), which are
  * decoded. Guarantees the same behaviour; data indices renumbered everywhere. */
 #include "passes.h"
 
@@ -47,9 +45,11 @@ typedef struct {
  * array.init_data among them). */
 #define SEG_OPS (TL_F_WRITES_MEM | TL_F_GC_ALLOC | TL_F_GC_WRITE)
 
-/* array.new_data / array.init_data: a read of a data segment at any offset,
- * like an odd memory.init (the segment stays whole). */
-static bool reads_data_gc(const tl_expr *e) { return tl_ops[e->op].imm == TL_IMM_TYPE_DATA; }
+/* array.new_data / array.init_data: they read a segment anywhere (left
+ * whole, like an odd memory.init), imm.idx2.b names it. */
+static bool is_gc_data(const tl_expr *e) {
+  return e->op == TL_OP_ARRAY_NEW_DATA || e->op == TL_OP_ARRAY_INIT_DATA;
+}
 
 static bool is_i32(const tl_expr *e, uint32_t v) {
   return e->op == TL_OP_I32_CONST && (uint32_t)e->imm.i32 == v;
@@ -64,7 +64,7 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
     if (e->imm.idx2.b || !is_i32(e->kid[1], 0) || !is_i32(e->kid[2], TL_DATA(c->m, i)->size)) c->odd_init[i] = 1;
   } else if (e->op == TL_OP_DATA_DROP) {
     c->drops[e->imm.index]++;
-  } else if (reads_data_gc(e)) {
+  } else if (is_gc_data(e)) {
     c->inits[e->imm.idx2.b]++;
     c->odd_init[e->imm.idx2.b] = 1;
   }
@@ -73,7 +73,7 @@ static void count_visit(tl_walk *w, tl_expr **slot) {
 /* Which bodies have a memory.init or data.drop: found in parallel (each
  * writes only its own flag); only those are counted, in order. */
 static void has_visit(tl_walk *w, tl_expr **slot) {
-  if ((*slot)->op == TL_OP_MEMORY_INIT || (*slot)->op == TL_OP_DATA_DROP || reads_data_gc(*slot)) *(uint8_t *)w->ctx = 1;
+  if ((*slot)->op == TL_OP_MEMORY_INIT || (*slot)->op == TL_OP_DATA_DROP || is_gc_data(*slot)) *(uint8_t *)w->ctx = 1;
 }
 
 typedef struct {
@@ -81,8 +81,8 @@ typedef struct {
   uint8_t *has;
 } has_job;
 
-/* has_visit on a lazy body's bytes: the instructions has_visit looks for
- * are the ones that name a data segment there. */
+/* has_visit on a lazy body's bytes: only memory.init and data.drop name a
+ * data segment there. */
 static void has_ref(void *user, const tl_code_ref *r) {
   if (r->space == TL_SPACE_DATA) *(uint8_t *)user = 1;
 }
@@ -174,7 +174,7 @@ static void remap_visit(tl_walk *w, tl_expr **slot) {
     *slot = tl_make_nop(w->m);
   else if (e->op == TL_OP_DATA_DROP && c->plan[e->imm.index].n) *slot = split_drop(c, e);
   else if (e->op == TL_OP_DATA_DROP) e->imm.index = c->remap[e->imm.index];
-  else if (reads_data_gc(e)) e->imm.idx2.b = c->remap[e->imm.idx2.b];
+  else if (is_gc_data(e)) e->imm.idx2.b = c->remap[e->imm.idx2.b];
 }
 
 /* The constant offset of an active segment. */

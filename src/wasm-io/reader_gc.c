@@ -210,6 +210,14 @@ static tl_status do_cast(fctx *x, int op) {
   e->imm.index = ct;
   tl_type top = tl_ref(tl_heap_top(x->m, tl_ref_heap(ct)), true);
   TRY(rdc_pop(x, top, &e->kid[0], NULL));
+  tl_expr *k = e->kid[0];
+  /* br_if, then a cast to its value's own type: what the writer adds after
+   * a br_if whose value is more precise than its label (writer_code.c
+   * emit_br_if). The br_if alone, so that write and read are a fixed point. */
+  if (base == TL_OP_REF_CAST && k->op == TL_OP_BR_IF && k->nkid == 2 && k->type == ct) {
+    rdc_push(x, k, ct);
+    return TL_OK;
+  }
   return done(x, e, base == TL_OP_REF_TEST ? TL_I32 : ct);
 }
 

@@ -21,7 +21,7 @@ typedef struct {
   tl_type want;        /* K_LIST: the result type of the enclosing construct */
 } frame;
 
-typedef struct { uint32_t label, prev; } lab;
+typedef struct { uint32_t label, prev; tl_type type; } lab; /* type: what a branch to it carries */
 
 tl_status wr_fail(wr *w, tl_status code) {
   if (w->err) w->err->func_index = w->fi;
@@ -44,8 +44,8 @@ static void put_op_u32(tl_buf *b, int code, uint32_t v) {
 }
 
 /* ---- labels ------------------------------------------------------------------ */
-static tl_status push_label(wr *w, uint32_t l) {
-  lab e = {l, TL_NO_INDEX};
+static tl_status push_label(wr *w, uint32_t l, tl_type t) {
+  lab e = {l, TL_NO_INDEX, t};
   if (l != TL_NO_LABEL) {
     if (l >= w->npos) return WR_FAIL(w, TL_E_INVALID, "label %u out of range", l);
     e.prev = w->pos[l];
@@ -128,7 +128,7 @@ static tl_status open_construct(wr *w, tl_buf *b, const tl_expr *e) {
     wr_lname ln = {w->fi, idx, f->label_name[l]};
     TL_VEC_PUSH(&w->lnames, wr_lname, ln);
   }
-  return push_label(w, l);
+  return push_label(w, l, e->op == TL_OP_LOOP ? TL_NONE : e->type);
 }
 
 /* A try_table's clauses: kind, tag, depth (outside the try_table). */
@@ -344,10 +344,27 @@ static tl_status emit_br_cast(wr *w, tl_buf *b, const tl_expr *e) {
   return TL_OK;
 }
 
+/* br_if gives its label's type in wasm, the IR gives its value's: when
+ * the value's reference type is more precise (the IR may rely on it, say
+ * in a block typed from it), a ref.cast to it follows (it cannot fail).
+ * The reader drops that cast again (reader_gc.c do_cast). */
+static tl_status emit_br_if(wr *w, tl_buf *b, const tl_expr *e) {
+  TRY(emit_plain(w, b, e));
+  uint32_t l = e->imm.label;
+  if (e->nkid != 2 || !tl_type_is_ref(e->type) || l >= w->npos || w->pos[l] == TL_NO_INDEX) return TL_OK;
+  tl_type lt = TL_VEC_AT(&w->labels, lab, w->pos[l]).type;
+  if (lt == e->type || !tl_type_is_ref(lt)) return TL_OK;
+  tl_buf_byte(b, 0xFB);
+  wr_u32(b, tl_ops[TL_OP_REF_CAST].code + tl_ref_nullable(e->type));
+  wr_heaptype(b, tl_ref_heap(e->type));
+  return TL_OK;
+}
+
 static tl_status emit_op_bytes(wr *w, tl_buf *b, const tl_expr *e) {
   switch (e->op) {
   case TL_OP_REF_TEST: case TL_OP_REF_CAST: return emit_cast(w, b, e);
   case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: return emit_br_cast(w, b, e);
+  case TL_OP_BR_IF: return emit_br_if(w, b, e);
   case TL_OP_LOCAL_GET: case TL_OP_LOCAL_SET: case TL_OP_LOCAL_TEE: return emit_local(w, b, e);
   case TL_OP_DROP: drops(b, tl_type_arity(w->m, e->kid[0]->type)); return TL_OK;
   case TL_OP_TUPLE_MAKE: return TL_OK;
@@ -1198,7 +1215,7 @@ static tl_status emit_func(wr *w, uint32_t fi, tl_buf *body, tl_buf *locals) {
     return wr_fail(w, tl_nomem(w->err, "writer"));
   mark_elided(w, f, fi);
   w->locs.n = 0;
-  TRY(push_label(w, f->body->imm.block.label));
+  TRY(push_label(w, f->body->imm.block.label, tl_func_type(m, f)->results));
   push_frame(w, K_LIST, NULL, f->body->kid, f->body->nkid, tl_func_type(m, f)->results);
   TRY(run(w, body));
   tl_buf_byte(body, 0x0b);

@@ -5,6 +5,9 @@
 #   reduce    the reducer (in process: --pass planted) shrinks a module showing
 #             the planted bug to at most 10 IR nodes that still show it
 #   reduce-command  the same through an external command (--command)
+#   reduce-gc the reducer shrinks a generated GC module (--gc) whose run
+#             traps on a failed cast to at most 10 IR nodes still trapping so
+#   gc-validate  10,000 GC seeds: tilt-fuzz gen --gc (tl_module_validate)
 set -eu
 B=$1
 WHAT=$2
@@ -46,5 +49,25 @@ reduce|reduce-command)
     wasm-validate --enable-threads --enable-tail-call --enable-extended-const --enable-relaxed-simd "$T/out.wasm" ||
       { echo "the reduced module does not validate"; exit 1; }
   fi
+  ;;
+reduce-gc)
+  s=1
+  while :; do
+    "$B/tilt-fuzz" gen --gc --seed $s -o "$T/in.wasm"
+    if "$B/tilt-fuzz" exec "$T/in.wasm" | grep -q "trap: cast failure"; then break; fi
+    s=$((s + 1))
+    if [ $s -gt 500 ]; then echo "no GC seed traps on a cast"; exit 1; fi
+  done
+  before=$("$B/tilt-fuzz" count "$T/in.wasm")
+  "$B/tilt-fuzz" reduce "$T/in.wasm" --command "sh -c '! $B/tilt-fuzz exec {} | grep -q \"trap: cast failure\"'" \
+    --seconds 120 -q -o "$T/out.wasm"
+  "$B/tilt-fuzz" exec "$T/out.wasm" | grep -q "trap: cast failure" || { echo "reduced module lost the trap"; exit 1; }
+  after=$("$B/tilt-fuzz" count "$T/out.wasm")
+  echo "seed $s: $before nodes -> $after nodes"
+  [ "$after" -le 10 ] || { echo "not reduced enough"; exit 1; }
+  ;;
+gc-validate)
+  "$B/tilt-fuzz" gen --gc --seed 1 --count 10000 -o "$T"
+  echo "10000 generated GC modules validate"
   ;;
 esac
