@@ -129,7 +129,8 @@ static void post_node(cl_ctx *c, frame *fr) {
     enter(c, fr->end);
     break;
   case TL_OP_BR: jump(c, e->imm.label); enter(c, new_bb(c)); break;
-  case TL_OP_BR_IF: {
+  case TL_OP_BR_IF: /* and GC's conditional branches */
+  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: {
     jump(c, e->imm.label);
     uint32_t n = new_bb(c);
     edge(c, c->cur, n);

@@ -432,7 +432,7 @@ static uint32_t branch_set(sl_ctx *c, tl_expr *list, uint32_t i, bool early) {
 }
 
 static void rec_node(br_ctx *b, tl_expr *e) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_op_is_br_on(e->op)) { /* br_on_*: never recorded */
     b->nbr[e->imm.label]++;
   } else if (e->op == TL_OP_BR_TABLE) {
     b->nbr[e->imm.table->def] = UINT32_MAX / 2; /* never all recorded */
@@ -700,7 +700,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
 static inline void count_node(sl_ctx *c, const tl_expr *e) {
   if (e->op == TL_OP_LOCAL_GET) {
     c->nget[e->imm.index]++;
-  } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF)) {
+  } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_op_is_br_on(e->op))) {
     c->nbr[e->imm.label]++;
   } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++) c->nbr[e->imm.table->targets[i]]++;
