@@ -18,6 +18,18 @@ if(TARGET tilt-run)
   set_tests_properties(spec.print PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 
+# spec.opt_O2, spec.opt_O3: every module of the 3.0 suite (core, legacy,
+# custom) is optimized at -O2 / -O3 before the script's commands run on it;
+# the totals must be the plain run's (test/wast/opt_check.sh). The
+# strongest oracle for the function passes, GC ones included (issue 24).
+if(TARGET tilt-run)
+  foreach(_lvl 2 3)
+    add_test(NAME spec.opt_O${_lvl}
+             COMMAND bash ${CMAKE_SOURCE_DIR}/test/wast/opt_check.sh $<TARGET_FILE:tilt-run> ${CMAKE_SOURCE_DIR} ${_lvl})
+    set_tests_properties(spec.opt_O${_lvl} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  endforeach()
+endif()
+
 # wast.relaxed_roundtrip: the relaxed SIMD modules of the 3.0 suite through
 # tilt's text reader and writer, validated by wabt (test/wast/text_roundtrip.py).
 if(TARGET tilt-opt)

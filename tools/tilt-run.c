@@ -5,7 +5,7 @@
  *                                              the program's status
  *   tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]
  *                                              calls an export, prints results
- *   tilt-run --wast [--interp|--jit] [-v] [--skip-list F] [--print-check] FILE.wast...
+ *   tilt-run --wast [--interp|--jit] [-v] [--skip-list F] [--print-check] [-ON] FILE.wast...
  *                                              runs spec scripts (wast.c)
  * A trap prints "error: trap: REASON" and exits 134. An uncaught wasm
  * exception prints "error: uncaught exception: tag T" and exits 1.
@@ -40,7 +40,7 @@ static void usage(void) {
                   "                [--max-depth N] [--threads N] [--stats] [--no-avx] [--relaxed-native]\n"
                   "                prog.wasm [ARGS...]\n"
                   "       tilt-run [OPTIONS] --invoke NAME mod.wasm [ARG...]\n"
-                  "       tilt-run --wast [--interp|--jit] [--relaxed-native] [-v] [--skip-list F] [--print-check]\n"
+                  "       tilt-run --wast [--interp|--jit] [--relaxed-native] [-v] [--skip-list F] [--print-check] [-ON]\n"
                   "                FILE.wast...\n");
   exit(2);
 }

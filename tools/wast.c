@@ -6,7 +6,8 @@
  * assert_malformed, assert_unlinkable, assert_uninstantiable. Prints
  * per-file counts and the first failures with line numbers. Commands that
  * fail with TL_E_UNSUPPORTED (a feature tilt lacks) are counted apart. Exit
- * status 1 if a file not on the skip list has a failure. */
+ * status 1 if a file not on the skip list has a failure. -O<n>: every module
+ * goes through tl_module_optimize (and is written and read back) first. */
 #include "cli.h"
 #include "host/host.h"
 #include "runtime/runtime.h"
@@ -31,6 +32,7 @@ typedef struct {
   uint32_t features;
   bool verbose, quiet;
   bool print_check;          /* --print-check: every module is read back from its printed text */
+  int opt_level;             /* -O<n> (n > 0): every module is optimized before its commands run */
   unsigned max_shown, shown;
   tl_store *s;
   tl_linker *l;
@@ -41,6 +43,7 @@ typedef struct {
   bool cur_unsup;            /* the last module was unsupported: commands on it are too */
   unsigned pass, fail, unsup, skip;
   unsigned printed;          /* --print-check: modules read back from their text */
+  unsigned optimized;        /* -O<n>: modules optimized, written and read back */
   size_t line_off;           /* line counting: offset and line reached */
   unsigned line_at, line;
 } ws;
@@ -165,9 +168,37 @@ static tl_module *through_text(ws *w, tl_module *m) {
   return back;
 }
 
-static tl_module *load(ws *w, const uint8_t *bin, size_t n, tl_error *err) {
+/* -O<n>: the module is replaced by the one its optimized bytes read back
+ * to (tl_module_optimize, tl_module_write, tl_module_read), so every
+ * command after it checks the optimizer: the same results, traps and
+ * exports. NULL (a failure counted) when a step fails. */
+static tl_module *through_opt(ws *w, tl_module *m) {
+  tl_read_options o = {.features = w->features};
+  uint8_t *out = NULL;
+  size_t n = 0;
+  tl_error err = {0};
+  tl_module *back = NULL;
+  if (tl_module_optimize(m, (uint32_t)w->opt_level, 0, NULL, &err) == TL_OK &&
+      tl_module_write(m, NULL, &out, &n, &err) == TL_OK)
+    back = tl_module_read(out, n, &o, &err);
+  if (!back) failf(w, "optimize check", "-O%d failed (func %u: %s)", w->opt_level, err.func_index, err.msg);
+  else w->optimized++;
+  free(out);
+  tl_module_free(m);
+  return back;
+}
+
+/* opt: -O<n> applies (not to modules expected to fail to link or
+ * instantiate: the optimizer drops unused imports and may change what a
+ * failing instantiation wrote first). */
+static tl_module *load_opt(ws *w, const uint8_t *bin, size_t n, bool opt, tl_error *err) {
   tl_read_options o = {.features = w->features};
   tl_module *m = tl_module_read(bin, n, &o, err);
+  if (m && opt && w->opt_level > 0 && !(m = through_opt(w, m))) {
+    *err = (tl_error){.code = TL_E_INVALID};
+    snprintf(err->msg, sizeof err->msg, "its optimized bytes do not read back");
+    return NULL;
+  }
   if (m && w->print_check && !(m = through_text(w, m))) {
     *err = (tl_error){.code = TL_E_INVALID};
     snprintf(err->msg, sizeof err->msg, "its printed text does not read back");
@@ -183,6 +214,10 @@ static tl_module *load(ws *w, const uint8_t *bin, size_t n, tl_error *err) {
     }
   }
   return m;
+}
+
+static tl_module *load(ws *w, const uint8_t *bin, size_t n, tl_error *err) {
+  return load_opt(w, bin, n, true, err);
 }
 
 /* An id token's name (without '$'). */
@@ -589,7 +624,7 @@ static void expect_instantiate_fail(ws *w, const char *what, tl_status want) {
   bool text_err, def;
   const tl_tok *name;
   tl_status st = module_bytes(w, &bin, &n, &err, &text_err, &def, &name);
-  tl_module *m = st ? NULL : load(w, bin, n, &err);
+  tl_module *m = st ? NULL : load_opt(w, bin, n, false, &err);
   free(bin);
   if (!m) {
     report_status(w, what, &err);
@@ -773,7 +808,7 @@ static char *skip_reason(const char *list, const char *base) {
 int tl_wast_main(int argc, char **argv) {
   ws w0 = {.engine = TL_ENGINE_JIT, .features = TL_FEATURES_ALL, .max_shown = 5};
   const char *skip = NULL;
-  unsigned tp = 0, tf = 0, tu = 0, bad = 0, nfiles = 0, nprinted = 0;
+  unsigned tp = 0, tf = 0, tu = 0, bad = 0, nfiles = 0, nprinted = 0, nopt = 0;
   const char *env = getenv("TILT_ENGINE");
   if (env && !strcmp(env, "interp")) w0.engine = TL_ENGINE_INTERP;
   for (int i = 1; i < argc; i++) {
@@ -784,6 +819,7 @@ int tl_wast_main(int argc, char **argv) {
     if (!strcmp(a, "--relaxed-native")) { w0.relaxed = TL_RELAXED_NATIVE; continue; }
     if (!strcmp(a, "-v")) { w0.verbose = true; continue; }
     if (!strcmp(a, "--print-check")) { w0.print_check = true; continue; }
+    if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '4' && !a[3]) { w0.opt_level = a[2] - '0'; continue; }
     if (!strcmp(a, "--skip-list") && i + 1 < argc) { skip = argv[++i]; continue; }
     if (!strcmp(a, "--max-failures") && i + 1 < argc) { w0.max_shown = (unsigned)atoi(argv[++i]); continue; }
     if (!strcmp(a, "--no-feature") && i + 1 < argc) { w0.features &= ~tl_feature_from_name(argv[++i]); continue; }
@@ -800,11 +836,12 @@ int tl_wast_main(int argc, char **argv) {
     if (why) printf(" [skip list:%s]", why);
     putchar('\n');
     fflush(stdout);
-    tp += w.pass, tf += w.fail, tu += w.unsup, nfiles++, nprinted += w.printed;
+    tp += w.pass, tf += w.fail, tu += w.unsup, nfiles++, nprinted += w.printed, nopt += w.optimized;
     if (w.fail && !why) bad++;
     free(why);
   }
   if (w0.print_check) printf("print check: %u modules read back from their printed text\n", nprinted);
+  if (w0.opt_level) printf("optimize check: %u modules optimized at -O%d and read back\n", nopt, w0.opt_level);
   printf("total: %u files, %u passed, %u failed, %u unsupported; %u files with unexpected failures\n", nfiles,
          tp, tf, tu, bad);
   return bad ? 1 : 0;

@@ -129,7 +129,8 @@ static void post_node(cl_ctx *c, frame *fr) {
     enter(c, fr->end);
     break;
   case TL_OP_BR: jump(c, e->imm.label); enter(c, new_bb(c)); break;
-  case TL_OP_BR_IF: {
+  case TL_OP_BR_IF: /* and GC's conditional branches */
+  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL: {
     jump(c, e->imm.label);
     uint32_t n = new_bb(c);
     edge(c, c->cur, n);
@@ -616,6 +617,15 @@ static void dense_interfere(cl_ctx *c, uint32_t n, uint32_t np, bool *used, pair
   if (in != buf) tl_free(in);
 }
 
+/* The dense mode keeps an interference mask per basic type; locals of
+ * other types (typed references: GC) go to the sparse mode, which
+ * compares types directly. Tuples are skipped either way. */
+static bool basic_typed(const tl_func *f) {
+  for (uint32_t i = 0; i < f->nlocal; i++)
+    if (f->local[i] >= TL_NBASIC && !tl_type_is_tuple(f->local[i])) return false;
+  return true;
+}
+
 /* ---- sparse mode: liveness above, interference as a hash set of pairs --- */
 static void sparse_interfere(cl_ctx *c, sset *s, uint32_t n, uint32_t np, bool *used, pairset *copies, adj *ig,
                              uint32_t *igstart, uint32_t *fill) {
@@ -740,6 +750,22 @@ bool tl_locals_live_after(tl_module *m, tl_func *f, bool (*probe)(void *ctx, con
   return !c.nomem;
 }
 
+/* The colors of one local type, oldest first, chained by next: the basic
+ * types at their own index, the others (reference types: GC) after
+ * TL_NBASIC, found by a linear search (a function has few distinct ones). */
+typedef struct {
+  tl_type t;
+  uint32_t head, tail;
+} tgroup;
+
+static tgroup *group_of(tgroup *g, uint32_t *ng, tl_type t) {
+  if (t < TL_NBASIC) return &g[t];
+  for (uint32_t k = TL_NBASIC; k < *ng; k++)
+    if (g[k].t == t) return &g[k];
+  g[*ng] = (tgroup){t, NONE, NONE};
+  return &g[(*ng)++];
+}
+
 tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t n = f->nlocal, np = tl_func_nparams(m, f);
@@ -778,8 +804,9 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   c.skip = u32 ? (bool *)(c.label_bb + nl1) : NULL;
   bool *used = c.skip ? c.skip + n1 : NULL;
   adj ig = {0}, cg = {0};
-  uint32_t head[TL_NBASIC], tail[TL_NBASIC]; /* per type: its colors, oldest first, chained by next */
-  if (!cname) {
+  tgroup *grp = tl_scratch_calloc((size_t)n + TL_NBASIC + 1, sizeof *grp); /* per type: its colors */
+  uint32_t ngrp = TL_NBASIC;
+  if (!cname || !grp) {
     c.nomem = true;
     goto out;
   }
@@ -793,7 +820,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   edges_csr(&c, csrbuf, CSR_STACK);
   if (c.nomem) goto out;
   /* interference: walk each block backwards from its live_out */
-  if (dense_fits(n, c.bbs.n)) dense_interfere(&c, n, np, used, &copies, &ig, igstart);
+  if (dense_fits(n, c.bbs.n) && basic_typed(f)) dense_interfere(&c, n, np, used, &copies, &ig, igstart);
   else sparse_interfere(&c, &s, n, np, used, &copies, &ig, igstart, stamp);
   if (c.nomem || copies.nomem || !adj_build(&cg, &copies, n, cgstart, stamp)) {
     c.nomem = true;
@@ -802,7 +829,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   /* greedy coloring in index order; params are their own colors */
   uint32_t ncolor = 0;
   for (uint32_t i = 0; i < n; i++) color[i] = NONE, stamp[i] = NONE;
-  for (int t = 0; t < TL_NBASIC; t++) head[t] = tail[t] = NONE;
+  for (int t = 0; t < TL_NBASIC; t++) grp[t] = (tgroup){(tl_type)t, NONE, NONE};
   /* The reader's scratch locals (from scratch_base on; the writer elides a
    * set/get pair of one when the value can stay on the stack) keep a local
    * each, after the others: merged, they would become real sets and gets. */
@@ -811,6 +838,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
   for (uint32_t i = 0; i < n; i++) {
     tl_type t = f->local[i];
     if (i >= np && !used[i] && !c.skip[i]) continue;
+    tgroup *g = group_of(grp, &ngrp, t);
     if (i >= sb && new_sb == NONE) new_sb = ncolor;
     uint32_t pick = NONE;
     if (i >= np && !c.skip[i] && i < sb) {
@@ -820,7 +848,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
         uint32_t col = color[cg.list[k]];
         if (col != NONE && stamp[col] != i && ctype[col] == t) pick = col;
       }
-      for (uint32_t col = head[t]; col != NONE && pick == NONE; col = next[col])
+      for (uint32_t col = g->head; col != NONE && pick == NONE; col = next[col])
         if (stamp[col] != i) pick = col;
     }
     if (pick == NONE) {
@@ -829,9 +857,9 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
       cname[pick] = f->local_name ? f->local_name[i] : NULL;
       if (!c.skip[i]) {
         next[pick] = NONE;
-        if (tail[t] == NONE) head[t] = pick;
-        else next[tail[t]] = pick;
-        tail[t] = pick;
+        if (g->tail == NONE) g->head = pick;
+        else next[g->tail] = pick;
+        g->tail = pick;
       }
     }
     color[i] = pick;
@@ -855,7 +883,7 @@ out:
   tl_vec_free_inl(&c.catches, catches0), tl_vec_free_inl(&c.handlers, handlers0), tl_vec_free_inl(&c.armbb, armbb0);
   if (copies.k != copies0) tl_free(copies.k);
   if (c.pstart != csrbuf) tl_free(c.pstart); /* with sstart, pred, succ, work and queued */
-  tl_free(ig.list), tl_free(cg.list);
+  tl_free(ig.list), tl_free(cg.list), tl_free(grp);
   if ((void *)cname != buf) tl_free((void *)cname);
   return c.nomem ? tl_nomem(ctx->err, "coalesce-locals") : TL_OK;
 }

@@ -69,7 +69,10 @@ static uint64_t imm_key(const tl_expr *e) {
   case TL_IMM_I64: case TL_IMM_F64: return (uint64_t)im->i64;
   case TL_IMM_CALL_INDIRECT: case TL_IMM_MEM_COPY: case TL_IMM_MEM_INIT:
   case TL_IMM_TABLE_INIT: case TL_IMM_TABLE_COPY:
+  case TL_IMM_TYPE_FIELD: case TL_IMM_TYPE_COUNT: case TL_IMM_TYPE_DATA: case TL_IMM_TYPE_ELEM:
+  case TL_IMM_TYPE_TYPE: /* GC: a type and a field, count, segment or second type */
     return (uint64_t)im->idx2.a << 32 | im->idx2.b;
+  case TL_IMM_BR_CAST: return im->idx2.b; /* the label goes through label_eq */
   case TL_IMM_V128: case TL_IMM_SHUFFLE: {
     uint64_t a, b;
     memcpy(&a, im->v128, 8);
@@ -126,6 +129,7 @@ static bool imm_eq(cf *c, const tl_expr *a, const tl_expr *b) {
     return true;
   }
   case TL_IMM_LABEL: return label_eq(c, a->imm.label, b->imm.label);
+  case TL_IMM_BR_CAST: return label_eq(c, a->imm.idx2.a, b->imm.idx2.a) && a->imm.idx2.b == b->imm.idx2.b;
   case TL_IMM_BR_TABLE:
     if (a->imm.table->n != b->imm.table->n || !label_eq(c, a->imm.table->def, b->imm.table->def))
       return false;
@@ -220,7 +224,7 @@ static void an_pre(tl_walk *w, tl_expr **slot) {
 }
 
 static void count_branch(cf *c, tl_expr *e) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_op_is_br_on(e->op)) {
     if (e->imm.label < c->nlab) c->cnt[e->imm.label]++;
   } else if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++)
@@ -229,7 +233,7 @@ static void count_branch(cf *c, tl_expr *e) {
   } else if (tl_ops[e->op].imm == TL_IMM_CLAUSE) { /* a try_table clause: a path into its label */
     if (e->imm.idx2.a < c->nlab) c->cnt[e->imm.idx2.a]++;
   } else if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL ||
-             e->op == TL_OP_RETURN_CALL_INDIRECT) {
+             e->op == TL_OP_RETURN_CALL_INDIRECT || e->op == TL_OP_RETURN_CALL_REF) {
     if (c->body_label < c->nlab) c->cnt[c->body_label]++;
   }
 }

@@ -9,7 +9,7 @@
  * One post-order walk: a branch is counted when the walk reaches it, before
  * the construct it targets (it is inside it), and uncounted when dead code
  * around it is dropped, so a construct knows its remaining branches when
- * visited. Exception handling: a try is typed by its body, its arms and
+ * visited (br_on_* included: GC). Exception handling: a try is typed by its body, its arms and
  * its branches (an unreachable body leaves the catches live); an arm stays
  * an arm (never replaced by its handler); a try_table's clauses count as
  * branches to their labels. */
@@ -24,7 +24,7 @@ typedef struct {
 } dce_ctx;
 
 static void each_target(tl_expr *e, void (*fn)(dce_ctx *, uint32_t, tl_expr *), dce_ctx *c) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE || tl_op_is_br_on(e->op)) {
     fn(c, e->imm.label, e);
   } else if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++) fn(c, e->imm.table->targets[i], e);

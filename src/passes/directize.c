@@ -132,13 +132,14 @@ static void analyze(tl_module *m, table_info *tab, bool initial_immutable, bool 
   }
 }
 
-/* Whether the call_indirect check passes: the function's type is the
- * call's type or a declared subtype of it (canonical types; the same
- * params and results are not enough: tilt-fuzz opt --gc --seed
- * 323130262, a plain (func (param f32)) called as a subtype in a rec group). */
-static bool same_sig(tl_module *m, uint32_t type, uint32_t func) {
-  uint32_t ft = TL_FUNC(m, func)->type;
-  return tl_heap_sub(m, TL_HT_DEF + TL_FTYPE(m, ft)->canon, TL_HT_DEF + TL_FTYPE(m, type)->canon);
+/* How a call_indirect of type `type` meets func: by type identity (rec
+ * groups count: two (func) in different groups are different types), not
+ * by signature. T_KNOWN: the same type; T_UNKNOWN: a declared subtype (the
+ * call succeeds, but the direct call would change types); T_TRAP: else. */
+static int call_match(tl_module *m, uint32_t type, uint32_t func) {
+  uint32_t want = TL_FTYPE(m, type)->canon, have = TL_FTYPE(m, TL_FUNC(m, func)->type)->canon;
+  if (want == have) return T_KNOWN;
+  return tl_heap_sub(m, TL_HT_DEF + have, TL_HT_DEF + want) ? T_UNKNOWN : T_TRAP;
 }
 
 /* What a call through table t at constant index c with type `type` does;
@@ -150,7 +151,8 @@ static int target_info(dz *d, const tl_expr *c, uint32_t t, uint32_t type, uint3
   bool null = i >= ti->size || ti->entry[i] == E_NULL;
   if (null) return ti->modified ? T_UNKNOWN : T_TRAP; /* a modified table may get it later */
   if (ti->entry[i] == E_UNKNOWN) return T_UNKNOWN;
-  if (!same_sig(d->m, type, ti->entry[i])) return T_TRAP;
+  int match = call_match(d->m, type, ti->entry[i]);
+  if (match != T_KNOWN) return match;
   *func = ti->entry[i];
   return T_KNOWN;
 }

@@ -51,7 +51,8 @@ static void fx_pre(tl_walk *w, tl_expr **slot) {
     if (e->op == TL_OP_LOOP && l != TL_NO_LABEL) c->fx->flags |= TL_F_NORETURN; /* may not end */
     return;
   }
-  if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT)
+  if (e->op == TL_OP_RETURN || e->op == TL_OP_RETURN_CALL || e->op == TL_OP_RETURN_CALL_INDIRECT ||
+      e->op == TL_OP_RETURN_CALL_REF)
     c->fx->branches_out = true;
   if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) c->fx->flags |= TL_F_WRITES_LOCAL;
   if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_ops[e->op].imm == TL_IMM_CLAUSE ||

@@ -115,7 +115,7 @@ static uint32_t follow(const uint32_t *map, uint32_t l) {
 }
 
 static void retarget_node(const uint32_t *map, tl_expr *e) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_op_is_br_on(e->op)) {
     e->imm.label = follow(map, e->imm.label);
   } else if (e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++)

@@ -34,6 +34,10 @@ typedef struct {
   bool eh;              /* FUNC: models exception handling; the runner runs a
                            pass without it only on functions free of EH nodes
                            (passes.def kind FUNC vs FUNC_EH) */
+  bool gc;              /* FUNC: models GC (typed references, subtyping,
+                           non-nullable locals, GC instructions); the runner
+                           runs a pass without it only on functions free of
+                           them, tl_func_has_gc (kind FUNC_GC vs the others) */
   bool iface;           /* renames imports or exports (MODULE_IFACE): the
                            host must apply the map it prints, so the module
                            alone does not behave the same */
@@ -45,6 +49,7 @@ typedef struct {
 
 #define PASS_DECL_FUNC(id) tl_status tl_pass_##id(tl_pass_ctx *, tl_func *);
 #define PASS_DECL_FUNC_EH(id) PASS_DECL_FUNC(id)
+#define PASS_DECL_FUNC_GC(id) PASS_DECL_FUNC(id)
 #define PASS_DECL_FUNC_TRAPS(id) PASS_DECL_FUNC(id)
 #define PASS_DECL_MODULE(id) tl_status tl_pass_##id(tl_pass_ctx *);
 #define PASS_DECL_MODULE_IFACE(id) PASS_DECL_MODULE(id)

@@ -225,6 +225,7 @@ static void leave(graph *g, frame *fr) {
   case TL_OP_TRY: case TL_OP_TRY_TABLE: leave_try(g, fr); return;
   case TL_OP_BR: branch_to(g, e->imm.label); break;
   case TL_OP_BR_IF: /* the branch leaves with the block's state so far */
+  case TL_OP_BR_ON_NULL: case TL_OP_BR_ON_NON_NULL: case TL_OP_BR_ON_CAST: case TL_OP_BR_ON_CAST_FAIL:
     branch_to(g, e->imm.label);
     if (g->cur != NONE) g->cur = new_bb(g, g->cur);
     return;

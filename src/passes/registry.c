@@ -24,14 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false, false
-#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false, false
-#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, true, false
-#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, false
-#define PASS_FN_MODULE_LAZY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, true
-#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, false
-#define PASS_FN_MODULE_IFACE_LAZY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, true, false, true
-#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true, false
+#define PASS_FN_FUNC(id) TL_PASS_FUNC, tl_pass_##id, NULL, false, false, false, false, false
+#define PASS_FN_FUNC_EH(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false, false, false
+#define PASS_FN_FUNC_GC(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, true, false, false, false
+#define PASS_FN_FUNC_TRAPS(id) TL_PASS_FUNC, tl_pass_##id, NULL, true, false, false, true, false
+#define PASS_FN_MODULE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, false, false
+#define PASS_FN_MODULE_LAZY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, false, true
+#define PASS_FN_MODULE_IFACE(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true, false, false
+#define PASS_FN_MODULE_IFACE_LAZY(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, true, false, true
+#define PASS_FN_MODULE_TRAPS(id) TL_PASS_MODULE, NULL, tl_pass_##id, true, false, false, true, false
 static const tl_pass_info registry[] = {
 #define PASS(id, name, help, kind) {name, help, PASS_FN_##kind(id)},
 #include "passes.def"
@@ -168,15 +169,20 @@ static void run_stack(void *user, uint32_t i) {
   if (j->own) tl_nodes_begin(j->ctx->m, i);
   if (f->lazy) s = tl_func_decode(j->ctx->m, i, &e); /* first touch */
   int eh = -1; /* whether f holds EH nodes: found out when a pass needs it */
-  /* The function passes do not model GC instructions and types yet
-   * (issue 24): a function that holds them is left as it is. */
-  bool gc = s == TL_OK && f->body && (j->ctx->m->features & TL_FEAT_GC) && tl_func_has_gc(j->ctx->m, f);
-  for (uint32_t p = 0; p < j->npass && s == TL_OK && !gc; p++) {
+  /* A pass that does not model GC (kind FUNC_GC, issue 24) skips a
+   * function that holds GC instructions or types. */
+  bool gc_mod = j->ctx->m->features & TL_FEAT_GC;
+  int gc = gc_mod ? -1 : 0; /* whether f holds them: found out when a pass needs it */
+  bool ran = false;
+  for (uint32_t p = 0; p < j->npass && s == TL_OK && f->body; p++) {
     if (!j->pass[p]->eh && eh < 0) eh = tl_expr_has_eh(f->body);
     if (!j->pass[p]->eh && eh) continue; /* it does not model exceptions */
+    if (!j->pass[p]->gc && gc < 0) gc = tl_func_has_gc(j->ctx->m, f);
+    if (!j->pass[p]->gc && gc) continue; /* it does not model GC */
     s = j->pass[p]->func(&c, f);
+    ran = true;
   }
-  if (s == TL_OK && !gc && (j->ctx->m->features & TL_FEAT_GC)) tl_func_fix_local_init(j->ctx->m, f);
+  if (s == TL_OK && ran && gc_mod) tl_func_fix_local_init(j->ctx->m, f);
   if (j->own) tl_nodes_end(j->ctx->m, i);
   if (s != TL_OK) fail_at(j, i, s, &e);
 }

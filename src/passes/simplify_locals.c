@@ -28,6 +28,7 @@
  * valid IR (refinalized), linear work per round (scans are budgeted). */
 #include "passes.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 enum { LOOP_FX = 1u << 31, LOAD_TRAP = 1u << 30, SCAN_BUDGET = 256, ROUNDS = 8 };
@@ -268,6 +269,7 @@ static void sink_list(sl_ctx *c, tl_expr *list) {
       *slot = set;
     } else {
       *slot = v;
+      c->retype |= v->type != c->f->local[x]; /* GC: a subtype of the get's */
     }
     c->nget[x]--;
     list->kid[i] = tl_make_nop(c->m);
@@ -306,7 +308,9 @@ static tl_expr *structure_if(sl_ctx *c, tl_expr *e) {
     if (e->kid[k]->op == TL_OP_BLOCK) tl_expr_finalize(c->m, c->f, e->kid[k]);
   e->imm.block.bt = TL_NO_INDEX;
   tl_block_finalize(c->m, e, TL_UNREACHABLE); /* unbranched: no walk */
-  if (e->type != c->f->local[x] && e->type != TL_UNREACHABLE) return NULL; /* cannot happen */
+  /* both values were set to x: their lub is under its type (GC: maybe
+   * strictly), and x's set takes it */
+  assert(tl_type_sub(c->m, e->type, c->f->local[x]));
   set->kid[0] = e;
   tl_expr_finalize(c->m, c->f, set);
   return set;
@@ -432,7 +436,7 @@ static uint32_t branch_set(sl_ctx *c, tl_expr *list, uint32_t i, bool early) {
 }
 
 static void rec_node(br_ctx *b, tl_expr *e) {
-  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF) {
+  if (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_op_is_br_on(e->op)) { /* br_on_*: never recorded */
     b->nbr[e->imm.label]++;
   } else if (e->op == TL_OP_BR_TABLE) {
     b->nbr[e->imm.table->def] = UINT32_MAX / 2; /* never all recorded */
@@ -692,7 +696,8 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
     else *slot = tl_make_nop(c->m), tl_walk_post(c->m, c->f, &e->kid[0], uncount_visit, c);
     c->changed = true;
   }
-  /* Sinking keeps every type (a get becomes a value or a tee of its type);
+  /* Sinking keeps every type but a GC refinement (a get becomes a value of
+   * a subtype: retype set there) or becomes a tee of its type;
    * a replacement here may not (a set of an unreachable value). */
   c->retype |= (*slot)->type != before;
 }
@@ -700,7 +705,7 @@ static void sl_visit(tl_walk *w, tl_expr **slot) {
 static inline void count_node(sl_ctx *c, const tl_expr *e) {
   if (e->op == TL_OP_LOCAL_GET) {
     c->nget[e->imm.index]++;
-  } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF)) {
+  } else if (c->nbr && (e->op == TL_OP_BR || e->op == TL_OP_BR_IF || tl_op_is_br_on(e->op))) {
     c->nbr[e->imm.label]++;
   } else if (c->nbr && e->op == TL_OP_BR_TABLE) {
     for (uint32_t i = 0; i < e->imm.table->n; i++) c->nbr[e->imm.table->targets[i]]++;
