@@ -599,6 +599,10 @@ static tl_status check_func(asy *a, uint32_t i, bool before) {
     return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
                      "asyncify: function %u (%s) would be instrumented but has exception handling, which asyncify does not support", i,
                      f->name ? f->name : "unnamed");
+  if (before && f->body && (a->m->features & TL_FEAT_GC) && tl_func_has_gc(a->m, f))
+    return tl_errorf(a->ctx->err, TL_E_UNSUPPORTED, TL_NO_OFFSET,
+                     "asyncify: function %u (%s) would be instrumented but uses GC types or instructions, which flatten does not handle yet", i,
+                     f->name ? f->name : "unnamed");
   for (uint32_t l = 0; l < f->nlocal; l++) {
     tl_type t = f->local[l];
     uint32_t n = tl_type_is_tuple(t) ? tl_type_arity(a->m, t) : 1;

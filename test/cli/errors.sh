@@ -49,6 +49,14 @@ W
 expect_error "asyncify of a function with exception handling" \
   'asyncify: function 1 \(eh\) would be instrumented but has exception handling' \
   "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@eh -o out.wasm
+cat > asyncgc.wat <<'W'
+(module (import "env" "sleep" (func $sleep (param i32))) (memory 1)
+  (type $s (struct (field i32)))
+  (func $gc (export "gc") (call $sleep (struct.get $s 0 (struct.new $s (i32.const 1))))))
+W
+expect_error "asyncify of a function with GC instructions" \
+  'asyncify: function 1 \(gc\) would be instrumented but uses GC types or instructions' \
+  "$TILT_OPT" -all asyncgc.wat --asyncify -o out.wasm
 expect_error "asyncify of a function making a tail call" 'asyncify: function 2 \(tail\) would be instrumented but makes a tail call' \
   "$TILT_OPT" -all async.wat --asyncify --pass-arg=asyncify-onlylist@tail -o out.wasm
 expect_error "asyncify of a function with a reference local" 'asyncify: function 3 \(ref\) would be instrumented but has a local of reference type' \
