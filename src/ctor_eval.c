@@ -125,6 +125,31 @@ static void define_imports(ce *c, tl_store *s, tl_linker *l, import_ctx *ctx) {
   }
 }
 
+/* A fresh instance of the module with every import stopping the evaluation. */
+typedef struct {
+  tl_store *s;
+  tl_linker *l;
+  import_ctx *ctx;
+  tl_instance *inst;  /* NULL: instantiation failed (err) */
+  tl_error err;
+} run;
+
+static void run_start(ce *c, run *r) {
+  tl_module *m = c->m;
+  memset(r, 0, sizeof *r);
+  r->s = must(tl_store_new());
+  r->l = must(tl_linker_new());
+  r->ctx = must(tl_calloc(m->nimported_funcs + 1, sizeof *r->ctx));
+  define_imports(c, r->s, r->l, r->ctx);
+  r->inst = tl_instantiate(r->s, m, r->l, &r->err);
+}
+
+static void run_end(run *r) {
+  tl_free(r->ctx);
+  tl_linker_free(r->l);
+  tl_store_free(r->s);
+}
+
 /* ---- the state kept after each evaluated export ---------------------------- */
 static void save_state(ce *c, tl_instance *inst) {
   if (c->m->memories.n) {
@@ -265,12 +290,11 @@ static void evaluate_parts(ce *c, uint32_t fi) {
   uint32_t n = TL_FUNC(m, fi)->body->nkid, nfuncs = (uint32_t)m->funcs.n, nexports = (uint32_t)m->exports.n;
   uint32_t type = tl_functype_intern(m, TL_NONE, TL_NONE);
   for (uint32_t k = 0; k < n; k++) add_part(c, TL_FUNC(m, fi), k, type); /* (appending moves functions) */
-  tl_store *s = must(tl_store_new());
-  tl_linker *l = must(tl_linker_new());
-  import_ctx *ctx = must(tl_calloc(m->nimported_funcs + 1, sizeof *ctx));
-  define_imports(c, s, l, ctx);
+  run r;
+  run_start(c, &r);
+  tl_store *s = r.s;
+  tl_instance *inst = r.inst;
   tl_error err = {0};
-  tl_instance *inst = tl_instantiate(s, m, l, &err);
   tl_buf quiet = {0}, *log = c->log;
   c->log = &quiet; /* the exports before it succeed again, silently */
   bool again = inst != NULL;
@@ -296,9 +320,7 @@ static void evaluate_parts(ce *c, uint32_t fi) {
     save_state(c, inst);
     c->nparts = k + 1;
   }
-  tl_free(ctx);
-  tl_linker_free(l);
-  tl_store_free(s);
+  run_end(&r);
   for (uint32_t i = nfuncs; i < m->funcs.n; i++) tl_func_forget_locs(TL_FUNC(m, i));
   m->funcs.n = nfuncs;
   m->exports.n = nexports;
@@ -403,15 +425,13 @@ static void keep_export(ce *c, const char *name, const tl_value *res, uint32_t n
  * results and c->mem / c->globals the state after the last. */
 static void evaluate(ce *c) {
   tl_module *m = c->m;
-  tl_store *s = must(tl_store_new());
-  tl_linker *l = must(tl_linker_new());
-  import_ctx *ctx = must(tl_calloc(m->nimported_funcs + 1, sizeof *ctx));
-  define_imports(c, s, l, ctx);
-  tl_error err = {0};
-  tl_instance *inst = tl_instantiate(s, m, l, &err);
+  run r;
+  run_start(c, &r);
+  tl_store *s = r.s;
+  tl_instance *inst = r.inst;
   size_t stopped_at = 0; /* the log before the export it stopped in */
   if (!inst) {
-    tl_buf_printf(c->log, "  ...stopping since could not create module instance: %s\n", err.msg);
+    tl_buf_printf(c->log, "  ...stopping since could not create module instance: %s\n", r.err.msg);
   } else {
     c->globals = must(tl_calloc(m->globals.n + 1, sizeof *c->globals));
     c->done = must(tl_calloc(c->o->nctors + 1, sizeof *c->done));
@@ -423,9 +443,7 @@ static void evaluate(ce *c) {
       save_state(c, inst);
     }
   }
-  tl_free(ctx);
-  tl_linker_free(l);
-  tl_store_free(s);
+  run_end(&r);
   uint32_t fi;
   if (inst && c->ndone < c->o->nctors && partial_candidate(c, c->o->ctors[c->ndone], &fi)) {
     c->log->n = stopped_at; /* its statements tell why it stopped */
