@@ -302,7 +302,9 @@ typedef union {
  *   so caught values reach a block like any branch's values do.
  * Invariants (tl_validate_func checks them): CATCH, CATCH_ALL and DELEGATE
  * appear only as arms of a TRY, clauses only after a TRY_TABLE's body;
- * CATCH_ALL only last; a payload local has exactly the tag's param type.
+ * CATCH_ALL only last; a payload local has the tag's param type, or (one
+ * param, GC) a supertype of it (local.set's rule: passes may widen a
+ * local, as the local-init fix-up does with a non-nullable one).
  * Types: TRY is the lub of its body, its arms and the branches to its
  * label (unreachable iff all are); with DELEGATE, of body and branches;
  * TRY_TABLE is typed as a block (body + branches to its label); throw,

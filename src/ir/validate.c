@@ -329,14 +329,16 @@ static bool check_rethrow(vc *c, const tl_expr *e) {
   return true;
 }
 
-/* A catch arm's payload local: none, or one of exactly the tag's params. */
+/* A catch arm's payload local: none, or one of the tag's params (a single
+ * param may go to a local of a supertype, as local.set allows). */
 static bool check_payload(vc *c, const tl_expr *e) {
   tl_type p = tl_tag_params(c->m, e->imm.idx2.b);
   uint32_t l = e->imm.idx2.a;
   if (l == TL_NO_INDEX) return true;
   if (!c->f || l >= c->f->nlocal)
     return fail(c, TL_E_INVALID, "catch: payload local %u out of range", l);
-  if (p == TL_NONE || c->f->local[l] != p)
+  tl_type lt = c->f->local[l];
+  if (p == TL_NONE || (lt != p && (tl_type_is_tuple(p) || !tl_type_sub(c->m, p, lt))))
     return fail(c, TL_E_INVALID, "catch: payload local %u has type %s, but tag %u carries %s", l,
                 tn(c->f->local[l]), e->imm.idx2.b, tn(p));
   return true;
