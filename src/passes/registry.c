@@ -173,6 +173,7 @@ static void run_stack(void *user, uint32_t i) {
    * function that holds GC instructions or types. */
   bool gc_mod = j->ctx->m->features & TL_FEAT_GC;
   int gc = gc_mod ? -1 : 0; /* whether f holds them: found out when a pass needs it */
+  bool ran = false;
   for (uint32_t p = 0; p < j->npass && s == TL_OK && f->body; p++) {
     if (!j->pass[p]->eh && eh < 0) eh = tl_expr_has_eh(f->body);
     if (!j->pass[p]->eh && eh) continue; /* it does not model exceptions */
@@ -187,11 +188,16 @@ static void run_stack(void *user, uint32_t i) {
      * ref.as_non_null, which may trap, before a later pass could move a
      * trap of its own past the read: tilt-fuzz opt --gc --seed 71207170418,
      * coalesce-locals then merge-blocks in one stack). */
-    if (s == TL_OK && gc_mod && f->body) {
+    ran = true;
+    if (s == TL_OK && gc_mod && f->body && gc < 0) gc = tl_func_has_gc(j->ctx->m, f);
+    if (s == TL_OK && gc > 0 && f->body) {
       tl_func_refinalize(j->ctx->m, f);
       tl_func_fix_local_init(j->ctx->m, f);
     }
   }
+  /* (a function without GC types or instructions: local init once, for
+   * typed function references) */
+  if (s == TL_OK && ran && gc_mod && gc <= 0 && f->body) tl_func_fix_local_init(j->ctx->m, f);
   if (j->own) tl_nodes_end(j->ctx->m, i);
   if (s != TL_OK) fail_at(j, i, s, &e);
 }
@@ -414,10 +420,11 @@ static tl_status run_passes_impl(tl_module *m, const char *const *names, uint32_
     /* a module pass may have changed a function's type under its ref.funcs */
     if (s == TL_OK && p->kind != TL_PASS_FUNC && m->typed_funcs) tl_module_retype_ref_funcs(m);
     /* and may have moved a non-nullable local's set away from its reads */
+    bool gc_used = s == TL_OK && p->kind != TL_PASS_FUNC && (m->features & TL_FEAT_GC) && tl_module_uses_gc(m);
     for (uint32_t k = m->nimported_funcs; s == TL_OK && p->kind != TL_PASS_FUNC && (m->features & TL_FEAT_GC) &&
                                           k < m->funcs.n; k++)
       if (!TL_FUNC(m, k)->lazy && TL_FUNC(m, k)->body) {
-        tl_func_refinalize(m, TL_FUNC(m, k)); /* (types made exact, as after function passes) */
+        if (gc_used) tl_func_refinalize(m, TL_FUNC(m, k)); /* (types made exact, as after function passes) */
         tl_func_fix_local_init(m, TL_FUNC(m, k));
       }
     i += np;
