@@ -566,7 +566,10 @@ typedef struct {
   bool low_memory_unused;    /* addresses below 1024 are never accessed */
   bool closed_world;         /* wasm-opt's --closed-world: no code outside the module
                                 makes or inspects its GC types, so type-changing GC
-                                passes may run (none of tilt's does yet) */
+                                passes may run (the -O pipelines add them) */
+  bool gc;                   /* the module uses GC (tl_module_uses_gc): the -O
+                                pipelines add Binaryen's GC rows (its
+                                features.hasGC() ones); tl_module_optimize sets it */
   bool zero_filled_memory;   /* imported memories start zero-filled too */
   bool preserve_dwarf;       /* the module keeps DWARF (tl_module_has_dwarf): the
                                 -O pipelines leave out the passes that would make
@@ -670,6 +673,10 @@ bool tl_pass_keeps_behaviour(uint32_t i);
 bool tl_pass_invalidates_dwarf(const char *name);
 /* Whether m was read with tl_read_options.dwarf and has DWARF to keep. */
 bool tl_module_has_dwarf(const tl_module *m);
+/* Whether m uses typed references or GC anywhere: types, declared value
+ * types (globals, tables, segments, locals) or instructions. The JIT does
+ * not run such modules yet. */
+bool tl_module_uses_gc(const tl_module *m);
 /* Runs the default pipeline of -O<opt_level> (0-4); shrink_level 1 is -Os,
  * 2 is -Oz (with opt_level 2), as wasm-opt defines them. */
 tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_level,

@@ -444,6 +444,7 @@ static int run_passes(opts *o, tl_module *m) {
                         .user = &rep,
                         .optimize_level = o->opt_level, .shrink_level = o->shrink_level,
                         .low_memory_unused = o->low_memory_unused, .closed_world = o->closed_world,
+                        .gc = tl_module_uses_gc(m),
                         .zero_filled_memory = o->zero_filled_memory,
                         .on_output = pass_output, .on_bodies_decoded = release_input,
                         .preserve_dwarf = tl_module_has_dwarf(m)};

@@ -815,10 +815,7 @@ uint32_t tl_heap_top(const tl_module *m, uint32_t ht);
 uint32_t tl_heap_bottom(const tl_module *m, uint32_t ht);
 /* Whether m has any type beyond the basic ones (GC or typed references). */
 bool tl_module_has_gc_types(const tl_module *m);
-/* Whether m uses typed references or gc anywhere: types, declared value
- * types (globals, tables, segments, locals) or instructions (gc_code). The
- * JIT does not run such modules yet. */
-bool tl_module_uses_gc(const tl_module *m);
+/* tl_module_uses_gc (tilt.h) counts instructions by gc_code. */
 /* features.c: what a value (or tuple) type needs; references to function
  * and extern types only reference types (the writer generalizes them). */
 tl_features tl_type_features(const tl_module *m, tl_type t);

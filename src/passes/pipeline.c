@@ -23,6 +23,11 @@ typedef enum {
   S2_ONLY,     /* S >= 2 */
   LM_O3_OR_S1, /* LM && (O >= 3 || S >= 1) */
   LM_ELSE,     /* LM && !(O >= 3 || S >= 1) */
+  GC,          /* the module uses GC (Binaryen: features.hasGC()) */
+  GC_O2,       /* GC && O >= 2 */
+  GC_O2_CW,    /* GC && O >= 2 && --closed-world */
+  GC_O3_CW,    /* GC && O >= 3 && --closed-world */
+  GC_NOT_O3_CW, /* GC && O == 2 && --closed-world */
 } when;
 
 typedef enum { PRE, FUNC, POST } stage;
@@ -33,10 +38,9 @@ typedef struct {
   const char *name;
 } row;
 
-/* Binaryen's rows that need features tilt does not have (GC: heap2local,
- * optimize-casts, local-subtyping, heap-store-optimization, type-refining,
- * gto, cfp, ...; strings: string-gathering) and tuple-optimization are
- * left out. -O4 runs flatten, simplify-locals-notee-nostructure and
+/* Binaryen's rows that need features tilt does not have (strings:
+ * string-gathering) and tuple-optimization are left out. The GC rows wait
+ * for their passes (a row is skipped until its pass is registered). -O4 runs flatten, simplify-locals-notee-nostructure and
  * local-cse first, as Binaryen does. Stack IR (Binaryen's
  * generate/optimize-stack-ir at O2 || S1) is done by the writer.
  * reorder-functions is not in Binaryen's default pipelines, so not here. */
@@ -46,6 +50,18 @@ static const row rows[] = {
   {PRE, O2_ONLY, "remove-unused-module-elements"},
   {PRE, ALWAYS, "memory-packing"},
   {PRE, O2_ONLY, "once-reduction"},
+  {PRE, GC_O2_CW, "type-refining"},
+  {PRE, GC_O2_CW, "signature-pruning"},
+  {PRE, GC_O2_CW, "signature-refining"},
+  {PRE, GC_O2, "global-refining"},
+  {PRE, GC_O2_CW, "gto"},
+  {PRE, GC_O2, "remove-unused-module-elements"},
+  {PRE, GC_O2_CW, "remove-unused-types"},
+  {PRE, GC_O3_CW, "cfp-reftest"},
+  {PRE, GC_NOT_O3_CW, "cfp"},
+  {PRE, GC_O2, "gsi"},
+  {PRE, GC_O2_CW, "abstract-type-refining"},
+  {PRE, GC_O2_CW, "unsubtyping"},
   /* addDefaultFunctionOptimizationPasses */
   {FUNC, O3_OR_S1, "ssa-nomerge"},
   {FUNC, O4_ONLY, "flatten"},
@@ -56,6 +72,7 @@ static const row rows[] = {
   {FUNC, ALWAYS, "remove-unused-brs"},
   {FUNC, ALWAYS, "remove-unused-names"},
   {FUNC, ALWAYS, "optimize-instructions"},
+  {FUNC, GC, "heap-store-optimization"},
   {FUNC, O2_OR_S2, "pick-load-signs"},
   {FUNC, O3_OR_S2, "precompute-propagate"},
   {FUNC, NOT_O3_OR_S2, "precompute"},
@@ -66,7 +83,10 @@ static const row rows[] = {
   {FUNC, ALWAYS, "vacuum"},
   {FUNC, ALWAYS, "reorder-locals"},
   {FUNC, ALWAYS, "remove-unused-brs"},
+  {FUNC, GC_O2, "heap2local"},
   {FUNC, O3_OR_S2, "merge-locals"},
+  {FUNC, GC_O2, "optimize-casts"},
+  {FUNC, GC_O2, "local-subtyping"},
   {FUNC, ALWAYS, "coalesce-locals"},
   {FUNC, O3_OR_S1, "local-cse"},
   {FUNC, ALWAYS, "simplify-locals"},
@@ -83,6 +103,7 @@ static const row rows[] = {
   {FUNC, O3_OR_S2, "precompute-propagate"},
   {FUNC, NOT_O3_OR_S2, "precompute"},
   {FUNC, ALWAYS, "optimize-instructions"},
+  {FUNC, GC, "heap-store-optimization"},
   {FUNC, O2_OR_S1, "rse"},
   {FUNC, ALWAYS, "vacuum"},
   /* addDefaultGlobalOptimizationPostPasses */
@@ -98,7 +119,9 @@ static const row rows[] = {
   {POST, ALWAYS, "directize"},
 };
 
-static bool applies(when w, uint32_t o, uint32_t s, bool lm) {
+static bool applies(when w, const tl_pass_options *po) {
+  uint32_t o = po->optimize_level, s = po->shrink_level;
+  bool lm = po->low_memory_unused, gc = po->gc, cw = po->closed_world;
   switch (w) {
   case ALWAYS: return true;
   case O2_OR_S1: return o >= 2 || s >= 1;
@@ -112,6 +135,11 @@ static bool applies(when w, uint32_t o, uint32_t s, bool lm) {
   case S2_ONLY: return s >= 2;
   case LM_O3_OR_S1: return lm && (o >= 3 || s >= 1);
   case LM_ELSE: return lm && !(o >= 3 || s >= 1);
+  case GC: return gc;
+  case GC_O2: return gc && o >= 2;
+  case GC_O2_CW: return gc && o >= 2 && cw;
+  case GC_O3_CW: return gc && o >= 3 && cw;
+  case GC_NOT_O3_CW: return gc && o == 2 && cw;
   }
   return false;
 }
@@ -137,10 +165,10 @@ bool tl_pass_invalidates_dwarf(const char *name) {
  * addIfNoDWARFIssues). */
 static uint32_t collect(stage from, stage to, const tl_pass_options *po, const char **names,
                         uint32_t cap) {
-  uint32_t n = 0, o = po->optimize_level, s = po->shrink_level;
-  if (o == 0 && s == 0) return 0;
+  uint32_t n = 0;
+  if (po->optimize_level == 0 && po->shrink_level == 0) return 0;
   for (size_t i = 0; i < sizeof rows / sizeof *rows && n < cap; i++)
-    if (rows[i].st >= from && rows[i].st <= to && applies(rows[i].w, o, s, po->low_memory_unused) &&
+    if (rows[i].st >= from && rows[i].st <= to && applies(rows[i].w, po) &&
         tl_pass_find(rows[i].name) && !(po->preserve_dwarf && tl_pass_invalidates_dwarf(rows[i].name)))
       names[n++] = rows[i].name;
   return n;
@@ -164,6 +192,7 @@ tl_status tl_module_optimize(tl_module *m, uint32_t opt_level, uint32_t shrink_l
   tl_pass_options po = opt ? *opt : (tl_pass_options){0};
   po.optimize_level = opt_level;
   po.shrink_level = shrink_level;
+  po.gc = tl_module_uses_gc(m);
   const char *names[128];
   uint32_t n = tl_pipeline_for(&po, names, 128);
   return tl_module_run_passes(m, names, n, &po, err);
