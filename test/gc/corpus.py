@@ -44,7 +44,7 @@ def expectations(path):
 def find_binaryen(explicit=None, build=None):
     """The wasm-opt of npm's binaryen (a node script) or None: --binaryen,
     $TILT_WASM_OPT_132, then <npm cache>/node_modules/.bin/wasm-opt for the
-    caches the other tests use ($TILT_NPM_CACHE, <build>/npm-cache,
+    caches the other tests use and run.py --fetch's ($TILT_NPM_CACHE, <build>/npm-cache, <build>/npm-binaryen,
     <repo>/build/npm-cache, and for a git worktree the main checkout's
     build/npm-cache)."""
     if explicit:
@@ -52,7 +52,8 @@ def find_binaryen(explicit=None, build=None):
     if os.environ.get("TILT_WASM_OPT_132"):
         return os.environ["TILT_WASM_OPT_132"]
     caches = [os.environ.get("TILT_NPM_CACHE"), build and os.path.join(build, "npm-cache"),
-              os.path.join(REPO, "build", "npm-cache")]
+              build and os.path.join(build, "npm-binaryen"),  # run.py --fetch's usual DIR
+              os.path.join(REPO, "build", "npm-cache"), os.path.join(REPO, "build", "npm-binaryen")]
     rc, common = run(["git", "-C", REPO, "rev-parse", "--path-format=absolute", "--git-common-dir"])
     if rc == 0 and common.strip():  # a worktree: the main checkout's build too
         caches.append(os.path.join(os.path.dirname(common.strip()), "build", "npm-cache"))
