@@ -5,7 +5,8 @@
  * and throw_ref add TL_F_THROWS (and NORETURN); calls may throw as well
  * (TL_F_CALL covers it); a catch arm writes its payload local; a try_table
  * clause whose label is outside branches out. GC heap effects count as
- * memory ones (gc_as_memory). */
+ * memory ones (gc_as_memory); a field read or write, array.len, i31.get
+ * or ref.as_non_null of a non-nullable reference does not trap. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -31,10 +32,22 @@ static uint32_t gc_as_memory(uint32_t fl) {
   return out;
 }
 
+/* GC ops whose only trap is a null operand 0: on a non-nullable one they
+ * cannot trap (the IR's types are exact: passes refinalize GC functions). */
+static bool null_only_trap(const tl_expr *e) {
+  switch (e->op) {
+  case TL_OP_STRUCT_GET: case TL_OP_STRUCT_GET_S: case TL_OP_STRUCT_GET_U: case TL_OP_STRUCT_SET:
+  case TL_OP_ARRAY_LEN: case TL_OP_I31_GET_S: case TL_OP_I31_GET_U: case TL_OP_REF_AS_NON_NULL:
+    return e->nkid && e->kid[0] && tl_type_is_ref(e->kid[0]->type) && !tl_ref_nullable(e->kid[0]->type);
+  default: return false;
+  }
+}
+
 static void fx_pre(tl_walk *w, tl_expr **slot) {
   fx_ctx *c = w->ctx;
   tl_expr *e = *slot;
   uint32_t fl = tl_ops[e->op].flags;
+  if ((fl & TL_F_TRAPS) && null_only_trap(e)) fl &= ~TL_F_TRAPS;
   /* A branch only matters if it leaves the subtree (branches_out below). */
   c->fx->flags |= (fl & TL_F_BRANCH) ? fl & ~TL_F_NORETURN : fl;
   if (fl & (TL_F_GC_READ | TL_F_GC_WRITE | TL_F_GC_ALLOC | TL_F_GC_SEG)) c->fx->flags |= gc_as_memory(fl);

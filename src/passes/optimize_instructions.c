@@ -172,6 +172,10 @@ static uint32_t zero_ext_bits(const tl_expr *e) {
         base_op(e->op, &(bool){0}) <= TL_OP_I32_GE_U)
       return 1;
     if (e->op >= TL_OP_F32_EQ && e->op <= TL_OP_F64_GE) return 1;
+    if (e->op == TL_OP_REF_IS_NULL || e->op == TL_OP_REF_EQ || e->op == TL_OP_REF_TEST ||
+        e->op == TL_OP_REF_TEST_NULL)
+      return 1;
+    if (e->op == TL_OP_I32_CONST && (uint32_t)e->imm.i32 <= 1) return 1;
     return 64;
   }
 }
@@ -428,6 +432,9 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
     if (same_get(a, bb) && pure(c)) return a;
     uint64_t v;
     if (is_iconst(c, &v) && pure(a) && pure(bb)) return v ? a : bb;
+    if (is_iconst(bb, &v) && !v && a->type == TL_I32 && zero_ext_bits(a) == 1 &&
+        zero_ext_bits(c) == 1) /* c ? a : 0 of two booleans, evaluated a then c */
+      return tl_make_binary(m, TL_OP_I32_AND, a, c);
     if (c->op == TL_OP_I32_EQZ && pure(a) && pure(bb)) {
       e->kid[0] = bb;
       e->kid[1] = a;

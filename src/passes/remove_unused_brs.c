@@ -22,6 +22,9 @@
  *   a drop of a br is the br.
  * - When shrinking, adjacent value-less br_ifs to one label share one
  *   br_if on the i32.or of their conditions (the second has no effects).
+ * - (if A (then (if B X))) and (if A (then (br_if $l B))), no elses, with a
+ *   cheap B free of effects, test (select A (i32.const 0) B) once: B now
+ *   runs whatever A is (optimize-instructions makes two booleans an and).
  * Repeats until nothing changes. Assumes valid IR; guarantees the same
  * behaviour, with types recomputed (tl_func_refinalize) after a round whose
  * rewrites could change a type beyond the nodes they built. */
@@ -34,6 +37,7 @@ typedef struct {
   bool changed;
   bool retype;    /* a change that can alter a type outside the node rewritten */
   bool shrink;    /* shrink level >= 1 (-Os, -Oz, lone passes) */
+  uint32_t shrink_level;
   bool stale;     /* dead code cut since the last refinalize */
   tl_label_info li; /* counted by the walk: a label's is complete at its construct */
   tl_expr **blocks; /* the labeled blocks some branch targets (for the tail strip) */
@@ -144,10 +148,98 @@ static tl_expr *value_br_if(tl_walk *w, brs_ctx *c, tl_expr *cond, tl_expr *br) 
   return tl_make_drop(w->m, bi);
 }
 
+/* What running e costs, roughly as Binaryen's CostAnalyzer counts: leaves
+ * nothing, most operators 1, divisions, loads and field reads a bit more,
+ * casts 5; calls, atomics and throws `cap` (never run unconditionally).
+ * Bounded explicit-stack scan; past the budget, cap. */
+static uint32_t run_cost(const tl_expr *e, uint32_t cap) {
+  enum { BUDGET = 32 };
+  const tl_expr *st[BUDGET];
+  uint32_t n = 0, seen = 0, cost = 0;
+  st[n++] = e;
+  while (n && cost < cap) {
+    const tl_expr *x = st[--n];
+    uint32_t fl = tl_ops[x->op].flags;
+    if (++seen > BUDGET || (fl & (TL_F_CALL | TL_F_ATOMIC | TL_F_THROWS | TL_F_CONTROL | TL_F_BRANCH)))
+      return cap;
+    if (x->nkid) cost += 1;
+    if (fl & (TL_F_READS_MEM | TL_F_GC_READ | TL_F_READS_TABLE)) cost += 1;
+    if (tl_ops[x->op].imm == TL_IMM_CAST || x->op == TL_OP_REF_CAST || x->op == TL_OP_REF_CAST_NULL)
+      cost += 4;
+    switch (x->op) {
+    case TL_OP_I32_DIV_S: case TL_OP_I32_DIV_U: case TL_OP_I32_REM_S: case TL_OP_I32_REM_U:
+    case TL_OP_I64_DIV_S: case TL_OP_I64_DIV_U: case TL_OP_I64_REM_S: case TL_OP_I64_REM_U:
+    case TL_OP_F32_DIV: case TL_OP_F64_DIV: case TL_OP_F32_SQRT: case TL_OP_F64_SQRT:
+      cost += 2;
+      break;
+    default: break;
+    }
+    for (uint32_t i = 0; i < x->nkid; i++) {
+      if (!x->kid[i]) continue;
+      if (n == BUDGET) return cap;
+      st[n++] = x->kid[i];
+    }
+  }
+  return cost < cap ? cost : cap;
+}
+
+/* Whether b may run where it ran only when another condition held: no
+ * effects (reads are fine) and cheap enough for the shrink level
+ * (Binaryen's tooCostlyToRunUnconditionally: speed 4, -Os below 8, -Oz
+ * anything). */
+static bool may_run_always(tl_walk *w, brs_ctx *c, tl_expr *b) {
+  if (c->shrink_level < 2) {
+    uint32_t limit = c->shrink_level == 0 ? 5 : 8;
+    if (run_cost(b, limit) >= limit) return false;
+  }
+  tl_effects fx;
+  tl_effects_of(w->m, w->f, b, &fx);
+  return tl_effects_removable(&fx) && !fx.unreachable;
+}
+
+/* (select A (i32.const 0) B): B ? A : 0, evaluated A then B. */
+static tl_expr *both_hold(tl_walk *w, tl_expr *a, tl_expr *b) {
+  tl_expr *s = tl_expr_new(w->m, TL_OP_SELECT, 3);
+  s->kid[0] = a;
+  s->kid[1] = tl_make_const_i32(w->m, 0);
+  s->kid[2] = b;
+  tl_expr_finalize(w->m, w->f, s);
+  return s;
+}
+
+/* (if A (then (if B X))) => (if (select A 0 B) X); (if A (then (br_if $l
+ * B))) => (br_if $l (select A 0 B)). Neither if has an else; the inner
+ * if's label is unused. */
+static tl_expr *merge_conditions(tl_walk *w, brs_ctx *c, tl_expr *e) {
+  if (e->nkid != 2 || e->kid[0]->type != TL_I32) return e;
+  tl_expr *in = only(e->kid[1]);
+  if (in->op == TL_OP_IF && in->nkid == 2 && in->kid[0]->type == TL_I32 &&
+      (in->imm.block.label == TL_NO_LABEL || !c->li.count[in->imm.block.label]) &&
+      may_run_always(w, c, in->kid[0])) {
+    e->kid[0] = both_hold(w, e->kid[0], in->kid[0]);
+    e->kid[1] = in->kid[1];
+    tl_expr_finalize(w->m, w->f, e);
+    c->changed = true;
+    return e;
+  }
+  if (in->op == TL_OP_BR_IF && in->nkid == 1 && in->kid[0]->type == TL_I32 && e->type == TL_NONE &&
+      may_run_always(w, c, in->kid[0])) {
+    in->kid[0] = both_hold(w, e->kid[0], in->kid[0]);
+    tl_expr_finalize(w->m, w->f, in);
+    c->changed = true;
+    return in;
+  }
+  return e;
+}
+
 static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
   if (e->op != TL_OP_IF) return e;
   if (e->imm.block.label != TL_NO_LABEL && c->li.count[e->imm.block.label]) return e;
   if (e->nkid == 3 && empty(e->kid[2]) && e->type == TL_NONE) e->nkid = 2;
+  if (e->nkid == 2) {
+    e = merge_conditions(w, c, e);
+    if (e->op != TL_OP_IF) return e;
+  }
   if (e->nkid == 2 && is_plain_br(only(e->kid[1])) && e->kid[0]->type == TL_I32) {
     tl_expr *br = tl_expr_new(w->m, TL_OP_BR_IF, 1);
     br->imm.label = only(e->kid[1])->imm.label;
@@ -599,6 +691,7 @@ static bool round_once(tl_pass_ctx *ctx, tl_func *f, brs_ctx *c) {
 tl_status tl_pass_remove_unused_brs(tl_pass_ctx *ctx, tl_func *f) {
   brs_ctx c = {0};
   c.shrink = ctx->opt->shrink_level >= 1;
+  c.shrink_level = ctx->opt->shrink_level;
   c.map = tl_malloc((f->nlabel + 1) * sizeof(uint32_t));
   if (!c.map || !tl_labels_init(ctx->m, f, &c.li)) {
     tl_free(c.map);
