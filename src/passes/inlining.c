@@ -3,7 +3,8 @@
  * single reference (not exported/start), or (-O3, no shrinking) small and
  * loop- and call-free; rounds repeat while inlining. The body becomes a
  * labeled block: params are locals set from the operands, read locals are
- * re-zeroed, return(_call)s leave the block. Fully inlined functions go;
+ * re-zeroed (not non-nullable ones, GC: valid code sets them before any
+ * read), return(_call)s (_ref too) leave the block. Fully inlined functions go;
  * -optimizing re-optimizes the callers. wasm-opt's size flags are pass args.
  * Guarantees the same behaviour (stack depth aside). */
 #include "passes.h"
@@ -113,10 +114,14 @@ static limits get_limits(const tl_pass_ctx *ctx) {
   return l;
 }
 
-static bool worth(const finfo *fi, const limits *l, uint32_t o, uint32_t s) {
+/* gc: the callee has GC types or instructions; until the GC passes that
+ * clean up after inlining exist (heap2local, optimize-casts, ...), -O3's
+ * small-function rule leaves those out of line (it grew the GC corpus's
+ * -O3 output by 15%), so only tiny ones and only-callers inline. */
+static bool worth(const finfo *fi, const limits *l, uint32_t o, uint32_t s, bool gc) {
   if (fi->size <= l->always) return true;
   if (fi->refs == 1 && !fi->global && fi->size <= l->one_caller) return true;
-  if (fi->size > l->flexible || fi->calls || (fi->loops && !l->loops)) return false;
+  if (gc || fi->size > l->flexible || fi->calls || (fi->loops && !l->loops)) return false;
   return o >= 3 && s == 0;
 }
 
@@ -182,10 +187,8 @@ static bool compute_info(tl_pass_ctx *ctx, finfo *info, fscan *sc) {
   if (m->has_start) info[m->start].global = true;
   levels(ctx, &o, &s);
   limits l = get_limits(ctx);
-  /* a callee with GC instructions or types stays out of line: the copy's
-   * locals (non-nullable ones need a set first) are not modelled yet */
   for (uint32_t i = m->nimported_funcs; i < nf; i++)
-    info[i].worth = worth(&info[i], &l, o, s) && !tl_func_has_gc(m, TL_FUNC(m, i));
+    info[i].worth = worth(&info[i], &l, o, s, tl_func_has_gc(m, TL_FUNC(m, i)));
   return true;
 }
 
@@ -220,9 +223,12 @@ static tl_expr *make_br(tl_module *m, uint32_t label, tl_expr *value) {
   return br;
 }
 
-/* return_call f(args) -> br $ret (call f(args)), or {call; br $ret}. */
+/* return_call f(args) -> br $ret (call f(args)), or {call; br $ret}; the
+ * same for return_call_indirect and return_call_ref. */
 static tl_expr *untail(copy_ctx *c, tl_expr *e) {
-  e->op = e->op == TL_OP_RETURN_CALL ? TL_OP_CALL : TL_OP_CALL_INDIRECT;
+  e->op = e->op == TL_OP_RETURN_CALL       ? TL_OP_CALL
+        : e->op == TL_OP_RETURN_CALL_REF ? TL_OP_CALL_REF
+                                         : TL_OP_CALL_INDIRECT;
   tl_expr_finalize(c->m, NULL, e);
   tl_type t = tl_expr_natural_type(c->m, NULL, e);
   if (tl_type_is_concrete(t)) return make_br(c->m, c->ret, e);
@@ -250,7 +256,9 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
   case TL_OP_RETURN: e->op = TL_OP_BR; e->imm.label = c->ret; break;
   /* tail calls become calls: in a caller's try body a return_call would
    * leave the try's handlers (wasm-opt's inlining does the same) */
-  case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT: *slot = untail(c, e); break;
+  case TL_OP_RETURN_CALL: case TL_OP_RETURN_CALL_INDIRECT: case TL_OP_RETURN_CALL_REF:
+    *slot = untail(c, e);
+    break;
   /* exception handling: payload locals move with the callee's locals; a
    * delegate to the callee's own label (its caller) names the inlined
    * block, whose position is the call site's */
@@ -261,6 +269,15 @@ static void copy_post(tl_walk *w, tl_expr **slot) {
     break;
   default: break;
   }
+}
+
+/* Whether t has a default value (every part of a tuple nullable or not a
+ * reference). */
+static bool has_zero(const tl_module *m, tl_type t) {
+  uint32_t n = tl_type_is_tuple(t) ? tl_type_arity(m, t) : 1;
+  for (uint32_t i = 0; i < n; i++)
+    if (!tl_type_defaultable(n > 1 || tl_type_is_tuple(t) ? tl_type_at(m, t, i) : t)) return false;
+  return true;
 }
 
 /* The block that replaces `call` (a call or return_call of `from` in `into`).
@@ -288,8 +305,11 @@ static tl_expr *inline_call(tl_module *m, tl_func *into, tl_func *from, tl_expr 
   tl_vec kids = {0};
   for (uint32_t i = 0; i < np; i++)
     TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, call->kid[i], false));
+  /* the vars it reads start at zero each call; a non-nullable one (GC,
+   * or a tuple holding one) has no zero, and valid code sets it before any
+   * read anyway */
   for (uint32_t i = np; i < from->nlocal; i++)
-    if (c.read[i])
+    if (c.read[i] && has_zero(m, from->local[i]))
       TL_VEC_PUSH(&kids, tl_expr *, tl_make_local_set(m, into, base + i, tl_make_zero(m, from->local[i]), false));
   for (uint32_t i = 0; i < body->nkid; i++) TL_VEC_PUSH(&kids, tl_expr *, body->kid[i]);
   tl_expr *blk = tl_make_block(m, TL_OP_BLOCK, c.ret, kids.p, (uint32_t)kids.n);
