@@ -6,12 +6,13 @@
  * reduction by powers of two, if/select arms swapped under eqz, exact
  * float identities (neg/abs of neg/abs), wrap of extend, and of i64
  * arithmetic over extends and constants (done in i32), br_table targets
- * equal to the default at its end dropped.
+ * equal to the default at its end dropped; GC: ref.is_null, ref.as_non_null,
+ * ref.test and ref.cast that the operand's type decides (opt_ref).
  * Assumes valid IR with up-to-date types. Guarantees: the same behaviour
  * bit for bit (no float rewrite that could change a NaN payload, no
  * removal of code that may have effects, no reordering of effects); types
- * are unchanged per node (refinalized at the end only if a replacement's
- * type differs, which the rules avoid). One post-order walk;
+ * are unchanged per node, or more precise (a cast's operand in its place):
+ * then the function is refinalized at the end. One post-order walk;
  * e->aux bit 1 = "subtree has effects", kept bottom-up for O(1) queries. */
 #include "passes.h"
 
@@ -400,6 +401,60 @@ static tl_expr *opt_binary(tl_module *m, tl_expr *e, int b, bool is64) {
   }
 }
 
+/* ---- GC: what a reference's static type already decides ---------------- */
+
+/* r in place of x: x's effects kept, (block (drop x) r), when it has some. */
+static tl_expr *after(tl_module *m, tl_expr *x, tl_expr *r) {
+  if (pure(x)) return mark(r);
+  tl_expr *kids[2] = {mark(tl_make_drop(m, x)), mark(r)};
+  return mark(tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, kids, 2));
+}
+
+static bool heap_is_bottom(const tl_module *m, uint32_t ht) { return tl_heap_bottom(m, ht) == ht; }
+
+/* No value but null has both heap types: neither is a subtype of the
+ * other (wasm's heap types form a tree per hierarchy). */
+static bool heaps_disjoint(const tl_module *m, uint32_t a, uint32_t b) {
+  return !tl_heap_sub(m, a, b) && !tl_heap_sub(m, b, a);
+}
+
+/* ref.is_null, ref.as_non_null, ref.test, ref.cast of an operand whose
+ * type decides them: a non-nullable operand is not null, a null-only type
+ * is, a subtype passes, a disjoint heap type fails (only null can pass).
+ * A cast that may trap stays whole: its trap ("cast failure") differs
+ * from ref.as_non_null's or unreachable's, and traps keep their reason. */
+static tl_expr *opt_ref(tl_module *m, tl_expr *e) {
+  tl_expr *x = e->kid[0];
+  tl_type t = x->type;
+  if (!tl_type_is_ref(t)) return e;
+  uint32_t ht = tl_ref_heap(t);
+  bool null_ok = tl_ref_nullable(t);
+  switch (e->op) {
+  case TL_OP_REF_IS_NULL:
+    if (!null_ok) return after(m, x, tl_make_const_i32(m, 0));
+    if (heap_is_bottom(m, ht)) return after(m, x, tl_make_const_i32(m, 1));
+    return e;
+  case TL_OP_REF_AS_NON_NULL:
+    return null_ok ? e : x;
+  case TL_OP_REF_TEST: case TL_OP_REF_TEST_NULL: {
+    tl_type to = e->imm.index;
+    if (!tl_type_is_ref(to)) return e;
+    if (tl_type_sub(m, t, to)) return after(m, x, tl_make_const_i32(m, 1));
+    if (heaps_disjoint(m, ht, tl_ref_heap(to)))
+      return null_ok && tl_ref_nullable(to) ? mark(tl_make_unary(m, TL_OP_REF_IS_NULL, x))
+                                            : after(m, x, tl_make_const_i32(m, 0));
+    return e;
+  }
+  case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL: {
+    tl_type to = e->imm.index;
+    if (!tl_type_is_ref(to)) return e;
+    if (tl_type_sub(m, t, to)) return x;
+    return e;
+  }
+  default: return e;
+  }
+}
+
 static tl_expr *opt_node(tl_module *m, tl_expr *e) {
   if (e->op == TL_OP_BR_TABLE) { /* trailing targets that are the default go: the same jumps */
     tl_brtable *t = e->imm.table;
@@ -442,6 +497,9 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
     }
     return e;
   }
+  case TL_OP_REF_IS_NULL: case TL_OP_REF_AS_NON_NULL: case TL_OP_REF_TEST: case TL_OP_REF_TEST_NULL:
+  case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL:
+    return opt_ref(m, e);
   case TL_OP_F32_NEG: case TL_OP_F64_NEG:
     if (e->kid[0]->op == e->op) return e->kid[0]->kid[0];
     return e;
