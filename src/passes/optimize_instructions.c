@@ -7,7 +7,8 @@
  * float identities (neg/abs of neg/abs), wrap of extend, and of i64
  * arithmetic over extends and constants (done in i32), br_table targets
  * equal to the default at its end dropped; GC: ref.is_null, ref.as_non_null,
- * ref.test and ref.cast that the operand's type decides (opt_ref).
+ * ref.test and ref.cast that the operand's type decides (opt_ref), and
+ * array.new_fixed of one repeated constant as array.new.
  * Assumes valid IR with up-to-date types. Guarantees: the same behaviour
  * bit for bit (no float rewrite that could change a NaN payload, no
  * removal of code that may have effects, no reordering of effects); types
@@ -455,6 +456,34 @@ static tl_expr *opt_ref(tl_module *m, tl_expr *e) {
   }
 }
 
+/* Two constants with the same type and bits (ref.null: the same type). */
+static bool same_const(const tl_expr *a, const tl_expr *b) {
+  if (a->op != b->op) return false;
+  switch (a->op) {
+  case TL_OP_I32_CONST: return a->imm.i32 == b->imm.i32;
+  case TL_OP_I64_CONST: return a->imm.i64 == b->imm.i64;
+  case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
+  case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
+  case TL_OP_REF_NULL: return a->imm.index == b->imm.index;
+  default: return false;
+  }
+}
+
+/* (array.new_fixed $T n C C ... C) => (array.new $T C (i32.const n)): one
+ * constant instead of n (n >= 2; a small constant count cannot trap). */
+static tl_expr *opt_new_fixed(tl_module *m, tl_expr *e) {
+  uint32_t n = e->nkid;
+  if (n < 2 || n > 1u << 20) return e;
+  for (uint32_t i = 1; i < n; i++)
+    if (!same_const(e->kid[0], e->kid[i])) return e;
+  tl_expr *a = tl_expr_new(m, TL_OP_ARRAY_NEW, 2);
+  a->imm.index = e->imm.idx2.a;
+  a->kid[0] = e->kid[0];
+  a->kid[1] = mark(tl_make_const_i32(m, (int32_t)n));
+  tl_expr_finalize(m, NULL, a);
+  return a;
+}
+
 static tl_expr *opt_node(tl_module *m, tl_expr *e) {
   if (e->op == TL_OP_BR_TABLE) { /* trailing targets that are the default go: the same jumps */
     tl_brtable *t = e->imm.table;
@@ -500,6 +529,7 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
   case TL_OP_REF_IS_NULL: case TL_OP_REF_AS_NON_NULL: case TL_OP_REF_TEST: case TL_OP_REF_TEST_NULL:
   case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL:
     return opt_ref(m, e);
+  case TL_OP_ARRAY_NEW_FIXED: return opt_new_fixed(m, e);
   case TL_OP_F32_NEG: case TL_OP_F64_NEG:
     if (e->kid[0]->op == e->op) return e->kid[0]->kid[0];
     return e;
