@@ -55,3 +55,4 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/instrument_locals.c
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/remove_memory.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/mod_asyncify.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/remove_unused_types.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/type_refining.c)
