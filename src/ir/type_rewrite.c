@@ -263,20 +263,36 @@ static tl_deftype new_def(rw_ctx *c, uint32_t t) {
   return d;
 }
 
+/* The private group, made distinct from every public group (the same
+ * structure would make its types those public ones, and casts and
+ * call_indirect would then accept what they rejected): when it is not,
+ * brand types (structs of 1, 2... i8 fields) are appended until it is. */
+static bool add_private(rw_ctx *c, tl_deftype *nd, uint32_t n, char *msg, size_t nmsg) {
+  tl_module *m = c->m;
+  for (uint32_t brand = 0;; brand++) {
+    if (!tl_types_add_group(m, nd, n + brand, msg, nmsg)) return false;
+    if (TL_FTYPE(m, c->npub)->canon == c->npub) return true;
+    m->types.n = c->npub; /* a duplicate group is never in the group hash */
+    tl_field *f = TL_NEWN(&c->rw->arena, tl_field, brand + 1);
+    for (uint32_t i = 0; i <= brand; i++) f[i] = (tl_field){.type = TL_I32, .pack = TL_PACK_I8};
+    nd[n + brand] = (tl_deftype){.kind = TL_DT_STRUCT, .super = TL_NO_SUPER, .nfields = brand + 1, .fields = f};
+  }
+}
+
 static tl_status build_types(rw_ctx *c, const uint32_t *order, uint32_t n, tl_error *err) {
   tl_module *m = c->m;
-  tl_deftype *nd = TL_NEWN(&c->rw->arena, tl_deftype, n ? n : 1);
+  /* room for brand types: at most one per public group can be needed */
+  tl_deftype *nd = TL_NEWN(&c->rw->arena, tl_deftype, n + c->npub + 1);
   for (uint32_t k = 0; k < n; k++) nd[k] = new_def(c, order[k]);
   m->types.n = 0;
   m->ngroups = 0;
   if (m->group_hash) memset(m->group_hash, 0, m->group_hash_cap * sizeof *m->group_hash);
   char msg[120];
-  for (uint32_t k = 0; k < n;) {
-    uint32_t gn = k < c->npub ? c->old[order[k]].nrec : n - k;
-    if (!tl_types_add_group(m, nd + k, gn, msg, sizeof msg))
-      return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "type rewrite: %s", msg);
-    k += gn;
-  }
+  bool ok = true;
+  for (uint32_t k = 0; k < c->npub && ok; k += c->old[order[k]].nrec)
+    ok = tl_types_add_group(m, nd + k, c->old[order[k]].nrec, msg, sizeof msg);
+  if (ok && n > c->npub) ok = add_private(c, nd + c->npub, n - c->npub, msg, sizeof msg);
+  if (!ok) return tl_errorf(err, TL_E_INVALID, TL_NO_OFFSET, "type rewrite: %s", msg);
   c->built = true;
   return TL_OK;
 }

@@ -2,8 +2,10 @@
  * function type's params become the lub of the operands of every call and
  * call_ref through it, its results the lub of what its functions return.
  * Left alone: public types, types with a supertype or subtypes, tag and
- * block types, a param some function stores a wider value in, and (as
- * Binaryen) every module with a table. The type rewriter applies it. */
+ * block types, a param some function stores a wider value in, and every
+ * module with an imported or exported table (call_indirect's operands
+ * count as calls; Binaryen skips all modules with tables). The type
+ * rewriter applies it. */
 #include "passes.h"
 
 typedef struct {
@@ -43,7 +45,10 @@ static void scan_calls(sr_ctx *c, tl_expr *e) {
     if (e->nkid) note_args(c, e->imm.index, e->kid, e->nkid - 1);
     if (e->op == TL_OP_RETURN_CALL_REF) note_result(c, results_of(c, e->imm.index));
     break;
-  case TL_OP_RETURN_CALL_INDIRECT: note_result(c, results_of(c, e->imm.idx2.a)); break;
+  case TL_OP_CALL_INDIRECT: case TL_OP_RETURN_CALL_INDIRECT:
+    if (e->nkid) note_args(c, e->imm.idx2.a, e->kid, e->nkid - 1);
+    if (e->op == TL_OP_RETURN_CALL_INDIRECT) note_result(c, results_of(c, e->imm.idx2.a));
+    break;
   case TL_OP_RETURN: if (e->nkid) note_result(c, e->kid[0]->type); break;
   default: break;
   }
@@ -144,9 +149,17 @@ static tl_status refine(tl_pass_ctx *ctx, tl_type_rewrite *rw) {
   return tl_type_rewrite_apply(ctx->m, rw, ctx->err);
 }
 
+/* Code outside may call through such a table with operands we do not see. */
+static bool has_public_table(const tl_module *m) {
+  if (m->nimported_tables) return true;
+  for (uint32_t i = 0; i < m->exports.n; i++)
+    if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) return true;
+  return false;
+}
+
 tl_status tl_pass_signature_refining(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
-  if (!ctx->opt->closed_world || !tl_module_uses_gc(m) || !m->types.n || m->tables.n) return TL_OK;
+  if (!ctx->opt->closed_world || !tl_module_uses_gc(m) || !m->types.n || has_public_table(m)) return TL_OK;
   tl_type_rewrite rw;
   tl_type_rewrite_begin(m, &rw);
   tl_status s = refine(ctx, &rw);
