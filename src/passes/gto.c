@@ -134,41 +134,12 @@ static tl_expr *drop_set(tl_module *m, tl_func *f, tl_expr *e) {
   return tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, k, 3);
 }
 
-/* struct.new without the removed operands. Up to the last removed one
- * with effects, operands run first in order (kept ones into fresh locals
- * unless constant, removed ones dropped); after it they stay. */
-static tl_expr *fix_new(tl_module *m, tl_func *f, tl_expr *e, const uint32_t *map) {
-  uint32_t n = e->nkid, nk = 0, last = UINT32_MAX;
-  for (uint32_t i = 0; i < n; i++)
-    if (map[i] == TL_NO_INDEX && !removable(m, f, e->kid[i])) last = i;
-  tl_vec pre = {0};
-  for (uint32_t i = 0; i < n; i++) {
-    tl_expr *k = e->kid[i];
-    bool before = last != UINT32_MAX && i <= last;
-    if (map[i] == TL_NO_INDEX) {
-      if (before && !removable(m, f, k)) TL_VEC_PUSH(&pre, tl_expr *, tl_make_drop(m, k));
-      continue;
-    }
-    if (before && !(k->nkid == 0 && (tl_ops[k->op].flags & ~TL_F_TRAPS) == 0 && k->type != TL_UNREACHABLE)) {
-      uint32_t tmp = tl_func_add_var(m, f, k->type);
-      TL_VEC_PUSH(&pre, tl_expr *, tl_make_local_set(m, f, tmp, k, false));
-      k = tl_make_local_get(m, f, tmp);
-    }
-    e->kid[nk++] = k;
-  }
-  e->nkid = nk;
-  if (last == UINT32_MAX) return e;
-  TL_VEC_PUSH(&pre, tl_expr *, e);
-  tl_expr *b = tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, pre.p, (uint32_t)pre.n);
-  tl_vec_free(&pre);
-  return b;
-}
-
-/* A struct.new that never completes (an operand diverges): its operands
- * dropped in order. */
-static tl_expr *drop_all(tl_module *m, tl_expr *e) {
-  for (uint32_t i = 0; i < e->nkid; i++) e->kid[i] = tl_make_drop(m, e->kid[i]);
-  return tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, e->kid, e->nkid);
+/* struct.new without the removed operands (map[i] == TL_NO_INDEX). */
+static tl_expr *fix_new(gto_ctx *c, tl_func *f, tl_expr *e, const uint32_t *map) {
+  uint8_t small[64], *rm = e->nkid <= 64 ? small : TL_NEWN(&c->rw->arena, uint8_t, e->nkid);
+  for (uint32_t i = 0; i < e->nkid; i++) rm[i] = map[i] == TL_NO_INDEX;
+  tl_expr *r = tl_expr_remove_operands(c->m, f, e, rm);
+  return r ? r : e; /* (a constant expression's removed operands are pure: never NULL) */
 }
 
 static void fix_visit(tl_walk *w, tl_expr **slot) {
@@ -183,9 +154,7 @@ static void fix_visit(tl_walk *w, tl_expr **slot) {
     else if (e->op == TL_OP_STRUCT_SET && w->f) *slot = drop_set(c->m, w->f, e);
   } else if (e->op == TL_OP_STRUCT_NEW) {
     const uint32_t *map = c->newidx[c->rw->canon[e->imm.index]];
-    if (map && e->type == TL_UNREACHABLE) *slot = drop_all(c->m, e);
-    else if (map && w->f) *slot = fix_new(c->m, w->f, e, map);
-    else if (map) fix_new(c->m, NULL, e, map); /* (constant: removed operands are pure) */
+    if (map) *slot = fix_new(c, w->f, e, map);
   }
 }
 
