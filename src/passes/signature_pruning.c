@@ -1,7 +1,7 @@
 /* signature_pruning.c — signature-pruning (closed world): a param that no
  * function of a private function type reads is removed from the type; in
- * each function it becomes an ordinary local (nullable if it was a
- * non-nullable reference), and every call, call_ref and call_indirect
+ * each function it becomes an ordinary local (of the same type: nothing
+ * reads it, a local.tee's value keeps its type), and every call, call_ref and call_indirect
  * through the type loses the operand, its effects kept in order.
  * Left alone as in signature-refining: public, tag and block types, types
  * in a subtyping relation, modules with an imported or exported table. */
@@ -113,9 +113,7 @@ static void prune_func(sp_ctx *c, tl_func *f, const uint8_t *drop, uint32_t np) 
   for (uint32_t i = 0; i < np; i++) if (drop[i]) map[i] = k++;
   for (uint32_t i = 0; i < np; i++) old[i] = f->local[i], oldn[i] = f->local_name ? f->local_name[i] : NULL;
   for (uint32_t i = 0; i < np; i++) {
-    tl_type t = old[i];
-    if (drop[i] && !tl_type_defaultable(t)) t = tl_ref_with_null(t, true);
-    f->local[map[i]] = t;
+    f->local[map[i]] = old[i]; /* (no local.get reads it: non-nullable stays valid) */
     if (f->local_name) f->local_name[map[i]] = oldn[i];
   }
   lmap_ctx lc = {map, np};
