@@ -1,7 +1,7 @@
 ;; RUN: tilt-opt --closed-world --signature-pruning
 ;; $sig's first and third params are read by neither $f nor $g: they go
-;; from the type, from both functions (the third, only ever set, becomes a
-;; local, nullable as it was non-nullable) and from the call, the
+;; from the type, from both functions (as locals of the same types: the
+;; third, only ever set, stays non-nullable) and from the call, the
 ;; call_ref and the call_indirect; a removed operand with effects (the call
 ;; to $side) still runs, in order, before the operands after it. $pubsig
 ;; (the export's type) keeps its unread param, and so does $tagged (a
