@@ -24,6 +24,16 @@ typedef struct {
   uint32_t func;      /* the imported function */
 } stub;
 
+/* A null-reference trap is logged as one kind, whichever instruction
+ * found the null (struct.get's "null structure reference", ref.as_non_null's
+ * "null reference"...): a pass may keep only the null check of an access it
+ * removes (gto, as Binaryen's does). */
+static const char *trap_text(const char *msg) {
+  size_t n = strlen(msg);
+  if (!strncmp(msg, "null ", 5) && n >= 9 && !strcmp(msg + n - 9, "reference")) return "null reference";
+  return msg;
+}
+
 static void put_value(tl_buf *b, const tl_value *v) {
   switch (v->type) {
   case TL_VAL_I32: tl_buf_printf(b, "i32:%" PRId32, v->of.i32); break;
@@ -227,7 +237,7 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
     }
     tl_buf_printf(log, "\n");
   } else if (rc == TL_E_TRAP) {
-    tl_buf_printf(log, "  -> trap: %s\n", err.msg);
+    tl_buf_printf(log, "  -> trap: %s\n", trap_text(err.msg));
   } else if (rc == TL_E_EXCEPTION) { /* like a trap: the instance stays usable */
     put_exception(log, s);
   } else if (rc == TL_E_EXIT) { /* proc_exit: the program is over */

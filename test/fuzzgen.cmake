@@ -36,6 +36,14 @@ add_test(NAME fuzzgen.opt-valid-gc-tuple-payload COMMAND ${FZ} opt-valid --gc --
 # params and results (the call traps: not a subtype).
 add_test(NAME fuzzgen.opt-gc-directize-subtype COMMAND ${FZ} opt --gc --seed 323130262 --iterations 1 -q
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# Closed-world GC seeds 57721570317, 57721575578: signature-pruning made a
+# removed non-nullable param a nullable local, and a local.tee of it (its
+# value typed by the local) no longer fit where it was used.
+foreach(_s 57721570317 57721575578)
+  add_test(NAME fuzzgen.opt-gc-cw-pruned-param-${_s} COMMAND ${FZ} opt --gc --closed-world --seed ${_s} --iterations 1 -q
+           --passes signature-pruning,gto,type-refining,signature-refining,remove-unused-types,vacuum,precompute,simplify-locals,dce,optimize-instructions
+           --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+endforeach()
 # GC seeds 71207170418 (behaviour) and 71207161143, 71207161172, 71207167798
 # (stale types): in one function-pass stack, coalesce-locals removed the set
 # a non-nullable local's dead read relied on, merge-blocks moved a trap past

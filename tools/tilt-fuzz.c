@@ -45,6 +45,7 @@ static uint32_t g_eh_legacy;   /* v8: TL_FUZZ_EH_LEGACY (node 20 has no exnref) 
  * four (roundtrip, opt, opt-valid). */
 enum { GC_NONE, GC_SOME, GC_ALL, GC_UNSET };
 static int g_gc = GC_UNSET;
+static bool g_closed_world; /* --closed-world: passes and pipelines assume it */
 static uint32_t gc_bit(uint64_t seed) {
   return g_gc == GC_ALL || (g_gc == GC_SOME && seed % 4 == 3) ? TL_FUZZ_GC_ON : 0;
 }
@@ -303,6 +304,7 @@ static bool check_opt(run *r, uint64_t seed, const uint8_t *w, size_t n, const c
   if (!m) return true;
   tl_pass_options po = {0};
   po.threads = 1;
+  po.closed_world = g_closed_world;
   /* optimize-added-constants* refuse to run without it (as in wasm-opt) */
   for (uint32_t i = 0; names && i < nn; i++)
     if (!strncmp(names[i], "optimize-added-constants", 24)) po.low_memory_unused = true;
@@ -461,6 +463,7 @@ static void iter_jit(run *r, uint64_t seed, uint64_t i) {
     if (pass == 1) {
       tl_pass_options po = {0};
       po.threads = 1;
+  po.closed_world = g_closed_world;
       tl_error err;
       if (tl_module_optimize(m, 2, 0, &po, &err) != TL_OK) break;
       /* read the optimized module back so the JIT runs the optimized code */
@@ -860,6 +863,7 @@ static tl_status named_pass(tl_module *m, void *ctx, tl_error *err) {
   if (!strcmp(spec, "planted")) return planted_pass(m, NULL, err);
   tl_pass_options po = {0};
   po.threads = 1;
+  po.closed_world = g_closed_world;
   po.low_memory_unused = strstr(spec, "optimize-added-constants") != NULL;
   if (spec[0] == 'O' && spec[1] && !spec[2]) {
     uint32_t level = spec[1] >= '0' && spec[1] <= '4' ? (uint32_t)(spec[1] - '0') : 2;
@@ -975,6 +979,7 @@ static int usage(FILE *f, int rc) {
           "         [--timeout SEC] an iteration running longer is a failure (hang; default 30)\n"
           "         [--validate-every N] roundtrip: run wasm-validate every N iterations (0 never)\n"
           "         [--passes a,b,c] opt, opt-valid: draw passes from these only\n"
+          "         [--closed-world] opt, opt-valid: passes and pipelines run closed-world\n"
           "         [--fuel N] instructions each export call may run (default 4194304); an iteration\n"
           "         where an execution ran out before any export was compared is inconclusive\n"
           "       tilt-fuzz gen [--seed S | --input BYTES] [--count N] -o OUT (a directory when N > 1)\n"
@@ -1040,6 +1045,11 @@ int main(int argc, char **argv) {
       if (!only_passes(argv[++i])) return 2;
       size_t l = strlen(g_extra);
       snprintf(g_extra + l, sizeof g_extra - l, " --passes %s", argv[i]);
+    }
+    else if (!strcmp(a, "--closed-world")) {
+      g_closed_world = true;
+      size_t l = strlen(g_extra);
+      snprintf(g_extra + l, sizeof g_extra - l, " --closed-world");
     }
     else if (!strcmp(a, "--eh") || !strcmp(a, "--no-eh")) {
       g_eh = a[2] == 'e' ? TL_FUZZ_EH_ON : TL_FUZZ_EH_OFF;

@@ -823,6 +823,33 @@ tl_features tl_type_features(const tl_module *m, tl_type t);
  * abstract heap type or to a canonical defined type of m. */
 bool tl_type_valid(const tl_module *m, tl_type t);
 
+/* type_rewrite.c — changing the defined types (closed-world passes).
+ * begin copies every type's definition into def[] (references by old
+ * canonical index, supertypes too) and finds the public types (pub[]: what
+ * imports and exports reach, with their rec groups, supertypes and
+ * contents; never changed). A pass then edits def[c] of private canonical
+ * types c (fields, params, results, super) or sets map[c] to the heap type
+ * (old) that c becomes everywhere; apply builds the new section (public
+ * groups as they were, then one rec group of the private types still used,
+ * supertypes first; unused ones and duplicate groups go) and renames every
+ * type and type index of the module, then refinalizes the bodies. The
+ * caller keeps the edits consistent (a subtype's fields under its
+ * supertype's, instructions fitting the new types); apply reports
+ * TL_E_INVALID when the section does not validate. */
+typedef struct {
+  uint32_t n;          /* m->types.n at begin */
+  tl_deftype *def;     /* n new definitions (read for private canonical types) */
+  uint32_t *map;       /* n: TL_NO_INDEX, or the heap type the type becomes */
+  uint8_t *pub;        /* n: public, by canonical index */
+  uint32_t *canon;     /* n: the old canonical index of each old index */
+  tl_arena arena;      /* scratch: def[]'s fields and apply's tables */
+} tl_type_rewrite;
+void tl_type_rewrite_begin(tl_module *m, tl_type_rewrite *rw);
+tl_status tl_type_rewrite_apply(tl_module *m, tl_type_rewrite *rw, tl_error *err);
+void tl_type_rewrite_free(tl_type_rewrite *rw);
+/* pub[canonical index] set for the public types (m->types.n bytes). */
+void tl_types_public(const tl_module *m, uint8_t *pub);
+
 /* gcops.c: the GC instructions' types. A field's value type (i32 for a
  * packed one); whether a type has a default value; the reference to
  * module type idx; a GC node's natural type; br_on_cast(_fail)'s value to

@@ -152,6 +152,14 @@ static inline uint32_t tl_written_local(const tl_expr *e) {
   return e->op == TL_OP_CATCH ? e->imm.idx2.a : TL_NO_INDEX;
 }
 
+/* drop_operands.c — e without the operands remove[i] marks; their
+ * effects and the others' run in the same order (fresh locals of f).
+ * Returns what replaces e (e itself, or a block ending in it, or the drops
+ * of all operands when one diverges); NULL, e unchanged, when a removed
+ * operand has effects and there is no function to hold locals (f NULL).
+ * The caller refinalizes what e's type change affects. */
+tl_expr *tl_expr_remove_operands(tl_module *m, tl_func *f, tl_expr *e, const uint8_t *remove);
+
 /* The loads and stores of whole values as Binaryen's Load/Store nodes
  * model them: plain, atomic, and v128.load/store (not the SIMD lane,
  * splat, zero and extending forms). */

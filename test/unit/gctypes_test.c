@@ -115,6 +115,73 @@ START_TEST(local_init_fixup) {
 }
 END_TEST
 
+/* The type rewriter (type_rewrite.c): public types stay first and
+ * unchanged, edited private types land in one rec group (supertype
+ * first), a mapped type and an unused one vanish, and every use follows. */
+static const char *rewrite_wat =
+    "(module\n"
+    "  (type $only (struct (field f32)))\n"
+    "  (type $a (sub (struct (field (mut anyref)))))\n"
+    "  (type $pub (struct (field i32)))\n"
+    "  (type $b (sub $a (struct (field (mut anyref)) (field i32))))\n"
+    "  (type $dead (struct))\n"
+    "  (func $e (export \"e\") (param (ref null $pub)))\n"
+    "  (func $f (param $x anyref) (result i32)\n"
+    "    (drop (struct.new $b (ref.null none) (i32.const 1)))\n"
+    "    (struct.set $a 0 (struct.new_default $a) (ref.null none))\n"
+    "    (ref.test (ref $only) (local.get $x))))";
+
+START_TEST(type_rewrite_edits_and_maps) {
+  tl_module *m = parse(rewrite_wat);
+  tl_error e;
+  tl_type_rewrite rw;
+  tl_type_rewrite_begin(m, &rw);
+  ck_assert(rw.pub[2] && !rw.pub[1] && !rw.pub[3]);
+  tl_type sref = tl_ref(TL_HT_STRUCT, true);
+  rw.def[1].fields[0].type = sref;  /* $a and $b alike: the field is mutable */
+  rw.def[3].fields[0].type = sref;
+  rw.map[0] = TL_HT_NONE;           /* $only becomes none */
+  ck_assert_int_eq(tl_type_rewrite_apply(m, &rw, &e), TL_OK);
+  tl_type_rewrite_free(&rw);
+  /* $pub, $e's type (public), then {$a $b $f's type}; $only, $dead gone */
+  ck_assert_uint_eq(m->types.n, 5);
+  ck_assert_str_eq(TL_FTYPE(m, 0)->name, "pub");
+  ck_assert_uint_eq(TL_FTYPE(m, 2)->nrec, 3);
+  ck_assert_str_eq(TL_FTYPE(m, 2)->name, "a");
+  ck_assert_uint_eq(TL_FTYPE(m, 3)->super, 2);
+  ck_assert_uint_eq(TL_FTYPE(m, 3)->fields[0].type, sref);
+  tl_func *f = TL_FUNC(m, 1);
+  tl_expr *test = f->body->kid[f->body->nkid - 1];
+  ck_assert_int_eq(test->op, TL_OP_REF_TEST);
+  ck_assert_uint_eq(test->imm.index, tl_ref(TL_HT_NONE, false));
+  ck_assert_uint_eq(f->body->kid[0]->kid[0]->imm.index, 3); /* struct.new $b */
+  ck_assert_int_eq(tl_validate_ir(m, &e), TL_OK);
+  uint8_t *bin;
+  size_t n;
+  ck_assert_int_eq(tl_module_write(m, NULL, &bin, &n, &e), TL_OK);
+  tl_read_options o = {.features = TL_FEATURES_ALL};
+  tl_module *back = tl_module_read(bin, n, &o, &e);
+  ck_assert_msg(back != NULL, "written module rejected: %s", e.msg);
+  tl_module_free(back);
+  free(bin);
+  tl_module_free(m);
+}
+END_TEST
+
+/* A subtype's mutable field that no longer equals its supertype's: the
+ * new section does not validate, and apply says so. */
+START_TEST(type_rewrite_reports_bad_edits) {
+  tl_module *m = parse(rewrite_wat);
+  tl_error e;
+  tl_type_rewrite rw;
+  tl_type_rewrite_begin(m, &rw);
+  rw.def[3].fields[0].type = tl_ref(TL_HT_STRUCT, true);
+  ck_assert_int_eq(tl_type_rewrite_apply(m, &rw, &e), TL_E_INVALID);
+  tl_type_rewrite_free(&rw);
+  tl_module_free(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gctypes");
   TCase *t = tcase_create("core");
@@ -122,6 +189,8 @@ static Suite *suite(void) {
   tcase_add_test(t, subtyping_and_lub);
   tcase_add_test(t, types_across_modules);
   tcase_add_test(t, local_init_fixup);
+  tcase_add_test(t, type_rewrite_edits_and_maps);
+  tcase_add_test(t, type_rewrite_reports_bad_edits);
   suite_add_tcase(s, t);
   return s;
 }
