@@ -23,6 +23,8 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/duplicate_function_elimi
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/rse.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/merge_locals.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/local_cse.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/heap2local.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/local_subtyping.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/ssa_nomerge.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/code_pushing.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/simplify_globals.c)
