@@ -459,12 +459,130 @@ static bool round_once(h2l *h, bool *changed) {
   return more && h->claimed.n;
 }
 
+/* ---- splitting locals whose writes are all in one list ------------------ */
+/* A local whose every write is a `local.set` directly in one block or loop
+ * list B, one of them storing an allocation, and whose every read is
+ * inside B: each write starts a new local, read by the gets in the kids
+ * up to the next write (control enters a list only at its start). Gets
+ * before the first write keep the old local: allowed when B runs at most
+ * once (no loop is B or around it), as they then see only the entry
+ * value. Exclusivity is then per write, as Binaryen's local graph has it. */
+enum { S_BAD = 1, S_ALLOC = 2, S_LOOP = 4 };
+
+typedef struct {
+  tl_expr **wb;       /* by local: the list holding its writes */
+  uint32_t *nw, *ng, *inb, *before, *cur;
+  uint8_t *fl;        /* by local: S_* */
+  uint32_t loops;     /* loops around the current node */
+  tl_vec lists;       /* tl_expr *: the lists to split in */
+  tl_vec st;
+} splitter;
+
+static void sp_pre(tl_walk *w, tl_expr **slot) {
+  if ((*slot)->op == TL_OP_LOOP) ((splitter *)w->ctx)->loops++;
+}
+
+static void sp_write(splitter *s, tl_walk *w, tl_expr *e) {
+  uint32_t l = e->imm.index;
+  tl_expr *p = tl_walk_parent(w, 1);
+  s->nw[l]++;
+  if (e->op != TL_OP_LOCAL_SET || !p || (p->op != TL_OP_BLOCK && p->op != TL_OP_LOOP) ||
+      (s->wb[l] && s->wb[l] != p)) {
+    s->fl[l] |= S_BAD;
+    return;
+  }
+  if (!s->wb[l]) TL_VEC_PUSH(&s->lists, tl_expr *, p);
+  s->wb[l] = p;
+  if (is_alloc(NULL, e->kid[0])) s->fl[l] |= S_ALLOC;
+  if (s->loops) s->fl[l] |= S_LOOP;
+}
+
+static void sp_post(tl_walk *w, tl_expr **slot) {
+  splitter *s = w->ctx;
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_LOOP) s->loops--;
+  if (e->op == TL_OP_LOCAL_GET) s->ng[e->imm.index]++;
+  if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) sp_write(s, w, e);
+  if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) s->fl[e->imm.idx2.a] |= S_BAD;
+}
+
+static bool sp_mine(const splitter *s, const tl_expr *b, uint32_t l) {
+  return s->wb[l] == b && !(s->fl[l] & S_BAD) && (s->fl[l] & S_ALLOC);
+}
+
+/* Visits the gets of B's locals in kid k's subtree: counts them (before:
+ * no write yet) or renames them to the current local. */
+static void sp_gets(splitter *s, tl_expr *b, tl_expr *kid, bool rename) {
+  s->st.n = 0;
+  TL_VEC_PUSH(&s->st, tl_expr *, kid);
+  while (s->st.n) {
+    tl_expr *e = TL_VEC_AT(&s->st, tl_expr *, --s->st.n);
+    uint32_t l = e->imm.index;
+    if (e->op == TL_OP_LOCAL_GET && sp_mine(s, b, l)) {
+      if (!rename) s->inb[l]++, s->before[l] += s->cur[l] == l;
+      else e->imm.index = s->cur[l];
+    }
+    for (uint32_t i = 0; i < e->nkid; i++)
+      if (e->kid[i]) TL_VEC_PUSH(&s->st, tl_expr *, e->kid[i]);
+  }
+}
+
+/* One pass over list b: counting, or renaming with fresh locals. */
+static void sp_list(splitter *s, tl_module *m, tl_func *f, tl_expr *b, bool rename) {
+  for (uint32_t k = 0; k < b->nkid; k++) {
+    tl_expr *e = b->kid[k];
+    uint32_t l = e->imm.index;
+    if (e->op == TL_OP_LOCAL_SET && sp_mine(s, b, l)) {
+      sp_gets(s, b, e->kid[0], rename);
+      if (!rename) s->cur[l] = TL_NO_INDEX; /* a write seen */
+      else e->imm.index = s->cur[l] = tl_func_add_var(m, f, f->local[l]);
+      continue;
+    }
+    sp_gets(s, b, e, rename);
+  }
+}
+
+/* Which of b's locals to split: every read inside b, and the reads before
+ * the first write only where b runs once; a split must separate something. */
+static void sp_choose(splitter *s, tl_expr *b, uint32_t nlocal) {
+  for (uint32_t l = 0; l < nlocal; l++) {
+    if (!sp_mine(s, b, l)) continue;
+    bool ok = s->inb[l] == s->ng[l] && (!(s->fl[l] & S_LOOP) || !s->before[l]) && (s->nw[l] > 1 || s->before[l]);
+    if (!ok) s->fl[l] |= S_BAD;
+    s->cur[l] = l;
+  }
+}
+
+static void split_locals(tl_module *m, tl_func *f) {
+  uint32_t n = f->nlocal;
+  splitter s = {0};
+  s.wb = zalloc(n, sizeof *s.wb);
+  uint32_t **arr[] = {&s.nw, &s.ng, &s.inb, &s.before, &s.cur};
+  for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) *arr[i] = zalloc(n, sizeof(uint32_t));
+  s.fl = zalloc(n, 1);
+  tl_walk w = {.m = m, .f = f, .ctx = &s, .pre = sp_pre, .post = sp_post};
+  tl_walk_run(&w, &f->body);
+  for (size_t i = 0; i < s.lists.n; i++) {
+    tl_expr *b = TL_VEC_AT(&s.lists, tl_expr *, i);
+    for (uint32_t l = 0; l < n; l++) s.cur[l] = l;
+    sp_list(&s, m, f, b, false);
+    sp_choose(&s, b, n);
+    sp_list(&s, m, f, b, true);
+  }
+  for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) tl_free(*arr[i]);
+  tl_free(s.wb);
+  tl_free(s.fl);
+  tl_vec_free(&s.lists);
+  tl_vec_free(&s.st);
+}
+
 tl_status tl_pass_heap2local(tl_pass_ctx *ctx, tl_func *f) {
   h2l h = {.m = ctx->m, .f = f};
   if (!f->body) return TL_OK;
   tl_walk_post_only(ctx->m, f, &f->body, count_alloc, &h, TL_F_GC_ALLOC);
   if (!h.budget) return TL_OK;
   h.budget = WORK_BUDGET;
+  split_locals(ctx->m, f);
   bool changed = false;
   for (int r = 0; r < MAX_ROUNDS && round_once(&h, &changed); r++) {}
   tl_vec *vs[] = {&h.nodes, &h.allocs, &h.fields, &h.claimed, &h.queue, &h.reached, &h.sets};
