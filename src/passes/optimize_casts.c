@@ -4,7 +4,11 @@
  * local that the cast tees instead, so they carry the more precise type
  * (and later casts of them fold away). Paths end where control merges:
  * loops, if arms, try bodies and handlers, the end of any block.
- * Assumes valid IR. Guarantees the same behaviour (the cast ran first). */
+ * First, a ref.cast of a local is also copied to the local's first read on
+ * its path when only pure code that cannot trap lies between (early casts:
+ * then the first read already has the precise type).
+ * Assumes valid IR. Guarantees the same behaviour (the cast ran first, or
+ * the copy fails exactly where the original would, with the same trap). */
 #include "passes.h"
 
 #include <string.h>
@@ -83,6 +87,95 @@ static void post(tl_walk *w, tl_expr **slot) {
   }
 }
 
+
+/* ---- early casts --------------------------------------------------------- */
+typedef struct { tl_expr **slot; tl_type t; } early_move;
+
+typedef struct {
+  tl_expr ***first;  /* by local: the slot of its first read on this path */
+  uint32_t *move;    /* by local: the move for that read, NONE */
+  tl_vec live;       /* uint32_t: locals with first set */
+  tl_vec moves;      /* early_move */
+} ec_ctx;
+
+static void ec_flush(ec_ctx *c) {
+  for (size_t i = 0; i < c->live.n; i++) {
+    uint32_t x = TL_VEC_AT(&c->live, uint32_t, i);
+    c->first[x] = NULL, c->move[x] = NONE;
+  }
+  c->live.n = 0;
+}
+
+/* A cast may not move back past e: e has an effect, may trap otherwise
+ * than a cast does (same trap: "cast failure"), or may not go on. */
+static bool barrier(const tl_expr *e) {
+  uint32_t fl = tl_ops[e->op].flags;
+  const uint32_t bad = TL_F_WRITES_MEM | TL_F_WRITES_TABLE | TL_F_WRITES_GLOBAL | TL_F_CALL | TL_F_BRANCH |
+                       TL_F_NORETURN | TL_F_THROWS | TL_F_ATOMIC | TL_F_EH | TL_F_GC_WRITE | TL_F_LABEL_USE;
+  return (fl & bad) || ((fl & TL_F_TRAPS) && e->op != TL_OP_REF_CAST) || e->op == TL_OP_RETURN;
+}
+
+static void ec_cast(tl_module *m, ec_ctx *c, tl_expr *e) {
+  tl_expr *g = e->kid[0];
+  uint32_t x = g->imm.index;
+  if (!c->first[x] || *c->first[x] == g) return;
+  tl_type t = e->type, at = (*c->first[x])->type;
+  if (t == at || !tl_type_sub(m, t, at)) return;
+  if (c->move[x] == NONE) {
+    c->move[x] = (uint32_t)c->moves.n;
+    TL_VEC_PUSH(&c->moves, early_move, ((early_move){c->first[x], t}));
+    return;
+  }
+  early_move *mv = &TL_VEC_AT(&c->moves, early_move, c->move[x]);
+  if (t != mv->t && tl_type_sub(m, t, mv->t)) mv->t = t;
+}
+
+static void ec_pre(tl_walk *w, tl_expr **slot) {
+  tl_expr *e = *slot;
+  if (e->op == TL_OP_LOOP || (tl_ops[e->op].flags & TL_F_EH) || is_arm(w, e)) ec_flush(w->ctx);
+}
+
+static void ec_post(tl_walk *w, tl_expr **slot) {
+  ec_ctx *c = w->ctx;
+  tl_expr *e = *slot;
+  if ((tl_ops[e->op].flags & (TL_F_CONTROL | TL_F_EH)) || is_arm(w, e) || barrier(e)) {
+    ec_flush(c);
+    return;
+  }
+  uint32_t x = e->imm.index;
+  if (e->op == TL_OP_LOCAL_SET || e->op == TL_OP_LOCAL_TEE) c->first[x] = NULL, c->move[x] = NONE;
+  if (e->op == TL_OP_LOCAL_GET && !c->first[x] && e->type != TL_UNREACHABLE) {
+    c->first[x] = slot;
+    TL_VEC_PUSH(&c->live, uint32_t, x);
+  }
+  if (e->op == TL_OP_REF_CAST && tl_type_is_ref(e->type) && e->kid[0]->op == TL_OP_LOCAL_GET) ec_cast(w->m, c, e);
+}
+
+/* Copies casts to earlier reads; whether it did. */
+static bool early_casts(tl_module *m, tl_func *f) {
+  ec_ctx c = {0};
+  c.first = tl_scratch_calloc(f->nlocal, sizeof *c.first);
+  c.move = tl_scratch_calloc(f->nlocal, sizeof *c.move);
+  if (!c.first || !c.move) tl_oom_fail();
+  memset(c.move, 0xff, f->nlocal * sizeof *c.move);
+  tl_walk w = {.m = m, .f = f, .ctx = &c, .pre = ec_pre, .post = ec_post};
+  tl_walk_run(&w, &f->body);
+  for (size_t i = 0; i < c.moves.n; i++) {
+    early_move *mv = &TL_VEC_AT(&c.moves, early_move, i);
+    tl_expr *k = tl_expr_new(m, TL_OP_REF_CAST, 1);
+    k->imm.index = mv->t;
+    k->kid[0] = *mv->slot;
+    tl_expr_finalize(m, f, k);
+    *mv->slot = k;
+  }
+  bool any = c.moves.n > 0;
+  tl_vec_free(&c.live);
+  tl_vec_free(&c.moves);
+  tl_free(c.first);
+  tl_free(c.move);
+  return any;
+}
+
 /* Tee each used cast into a new local; its uses read that local. */
 static bool apply(tl_module *m, tl_func *f, oc_ctx *c) {
   for (size_t i = 0; i < c->uses.n; i++) {
@@ -108,6 +201,7 @@ tl_status tl_pass_optimize_casts(tl_pass_ctx *ctx, tl_func *f) {
   if (!f->body || !tl_func_has_gc(m, f)) return TL_OK;
   tl_walk_post_only(m, f, &f->body, any_cast, &any, TL_F_TRAPS);
   if (!any) return TL_OK;
+  if (early_casts(m, f)) tl_func_refinalize(m, f);
   oc_ctx c = {0};
   c.best = tl_scratch_calloc(f->nlocal, sizeof *c.best);
   if (!c.best) tl_oom_fail();

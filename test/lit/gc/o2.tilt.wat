@@ -106,15 +106,15 @@
 ;; CHECK:     (drop (array.len (local.get $a)))
 ;; CHECK:     (array.get $arr (local.get $a) (i32.const 0)))
 ;; CHECK:   (func $casts (;3;) (type 10) (param $x anyref) (result i32)
-;; CHECK:     (local (ref $sup))
-;; CHECK:     (local.set 1 (ref.cast (ref $sup) (local.get $x)))
+;; CHECK:     (local (ref null $sub))
+;; CHECK:     (drop (ref.cast (ref $sup) (local.tee 1 (ref.cast (ref null $sub) (local.get $x)))))
 ;; CHECK:     (drop (ref.cast (ref null $sub) (local.get 1)))
 ;; CHECK:     (drop (ref.cast eqref (local.get 1)))
 ;; CHECK:     (drop (i31.get_s (ref.i31 (i32.const 1))))
 ;; CHECK:     (drop (i31.get_u (ref.cast i31ref (local.get 1))))
 ;; CHECK:     (drop
 ;; CHECK:       (block $l0 (result (ref $sup))
-;; CHECK:         (drop (br_on_cast $l0 (ref $sup) (ref $sup) (local.get 1)))
+;; CHECK:         (drop (br_on_cast $l0 (ref null $sub) (ref $sub) (local.get 1)))
 ;; CHECK:         (unreachable)))
 ;; CHECK:     (drop
 ;; CHECK:       (block $l1 (result anyref)
