@@ -7,6 +7,7 @@
  * (operands run in order, packed reads extend as the heap would). */
 #include "passes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_ARRAY = 20, MAX_ROUNDS = 4, WORK_BUDGET = 1 << 22 };
@@ -460,38 +461,58 @@ static bool round_once(h2l *h, bool *changed) {
 }
 
 /* ---- splitting locals whose writes are all in one list ------------------ */
-/* A local whose every write is a `local.set` directly in one block or loop
- * list B, one of them storing an allocation, and whose every read is
- * inside B: each write starts a new local, read by the gets in the kids
- * up to the next write (control enters a list only at its start). Gets
- * before the first write keep the old local: allowed when B runs at most
- * once (no loop is B or around it), as they then see only the entry
- * value. Exclusivity is then per write, as Binaryen's local graph has it. */
-enum { S_BAD = 1, S_ALLOC = 2, S_LOOP = 4 };
+/* A local whose every write (set or tee) sits in a kid of one block or
+ * loop list B with no other construct between, one of them storing an
+ * allocation, and whose every read is inside B: each write starts a new
+ * local, read by the gets that follow it in execution order up to the
+ * next write (control enters a list only at its start, and within a kid
+ * everything after the write in post-order runs after it). Gets before
+ * the first write keep the old local: allowed when B runs at most once
+ * (no loop is B or around it), as they then see only the entry value.
+ * Exclusivity is then per write, as Binaryen's local graph has it. */
+enum { S_BAD = 1, S_ALLOC = 2, S_LOOP = 4, MAX_UP = 64 };
 
 typedef struct {
+  uint32_t n;         /* locals before the split */
   tl_expr **wb;       /* by local: the list holding its writes */
   uint32_t *nw, *ng, *inb, *before, *cur;
   uint8_t *fl;        /* by local: S_* */
   uint32_t loops;     /* loops around the current node */
+  uint32_t budget;    /* nodes the counting walks may still visit */
   tl_vec lists;       /* tl_expr *: the lists to split in */
-  tl_vec st;
+  tl_vec cand;        /* uint32_t: the locals with a list */
+  tl_expr *b;         /* the list being walked */
+  bool rename;        /* renaming (else counting) */
 } splitter;
 
 static void sp_pre(tl_walk *w, tl_expr **slot) {
   if ((*slot)->op == TL_OP_LOOP) ((splitter *)w->ctx)->loops++;
 }
 
+/* The block or loop list whose kid holds the current node with no other
+ * construct between (NULL: none, or too deep to tell). */
+static tl_expr *sp_list_of(tl_walk *w) {
+  for (uint32_t up = 1; up <= MAX_UP; up++) {
+    tl_expr *p = tl_walk_parent(w, up);
+    if (!p) return NULL;
+    if (p->op == TL_OP_BLOCK || p->op == TL_OP_LOOP) return p;
+    if (tl_ops[p->op].flags & (TL_F_CONTROL | TL_F_EH)) return NULL;
+  }
+  return NULL;
+}
+
 static void sp_write(splitter *s, tl_walk *w, tl_expr *e) {
   uint32_t l = e->imm.index;
-  tl_expr *p = tl_walk_parent(w, 1);
+  tl_expr *p = sp_list_of(w);
   s->nw[l]++;
-  if (e->op != TL_OP_LOCAL_SET || !p || (p->op != TL_OP_BLOCK && p->op != TL_OP_LOOP) ||
-      (s->wb[l] && s->wb[l] != p)) {
+  if (!p || (s->wb[l] && s->wb[l] != p)) {
     s->fl[l] |= S_BAD;
     return;
   }
-  if (!s->wb[l]) TL_VEC_PUSH(&s->lists, tl_expr *, p);
+  if (!s->wb[l]) {
+    TL_VEC_PUSH(&s->cand, uint32_t, l);
+    TL_VEC_PUSH(&s->lists, tl_expr *, p);
+  }
   s->wb[l] = p;
   if (is_alloc(NULL, e->kid[0])) s->fl[l] |= S_ALLOC;
   if (s->loops) s->fl[l] |= S_LOOP;
@@ -506,74 +527,82 @@ static void sp_post(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_CATCH && e->imm.idx2.a != TL_NO_INDEX) s->fl[e->imm.idx2.a] |= S_BAD;
 }
 
-static bool sp_mine(const splitter *s, const tl_expr *b, uint32_t l) {
-  return s->wb[l] == b && !(s->fl[l] & S_BAD) && (s->fl[l] & S_ALLOC);
+static bool sp_mine(const splitter *s, const tl_expr *e) {
+  if (e->op != TL_OP_LOCAL_GET && e->op != TL_OP_LOCAL_SET && e->op != TL_OP_LOCAL_TEE) return false;
+  uint32_t l = e->imm.index;
+  return l < s->n && s->wb[l] == s->b && !(s->fl[l] & S_BAD) && (s->fl[l] & S_ALLOC);
 }
 
-/* Visits the gets of B's locals in kid k's subtree: counts them (before:
- * no write yet) or renames them to the current local. */
-static void sp_gets(splitter *s, tl_expr *b, tl_expr *kid, bool rename) {
-  s->st.n = 0;
-  TL_VEC_PUSH(&s->st, tl_expr *, kid);
-  while (s->st.n) {
-    tl_expr *e = TL_VEC_AT(&s->st, tl_expr *, --s->st.n);
-    uint32_t l = e->imm.index;
-    if (e->op == TL_OP_LOCAL_GET && sp_mine(s, b, l)) {
-      if (!rename) s->inb[l]++, s->before[l] += s->cur[l] == l;
-      else e->imm.index = s->cur[l];
-    }
-    for (uint32_t i = 0; i < e->nkid; i++)
-      if (e->kid[i]) TL_VEC_PUSH(&s->st, tl_expr *, e->kid[i]);
+/* In execution order over the list: counts the reads (before: no write
+ * yet), or renames reads and writes to the current piece's local. */
+static void sp_visit(tl_walk *w, tl_expr **slot) {
+  splitter *s = w->ctx;
+  tl_expr *e = *slot;
+  if (!s->rename && !s->budget) return;
+  if (!s->rename) s->budget--;
+  if (!sp_mine(s, e)) return;
+  uint32_t l = e->imm.index;
+  if (e->op == TL_OP_LOCAL_GET && !s->rename) s->inb[l]++, s->before[l] += s->cur[l] == l;
+  else if (e->op == TL_OP_LOCAL_GET) e->imm.index = s->cur[l];
+  else if (!s->rename) s->cur[l] = TL_NO_INDEX; /* a write seen */
+  else e->imm.index = s->cur[l] = tl_func_add_var(w->m, w->f, w->f->local[l]);
+}
+
+static void sp_lists(splitter *s, tl_module *m, tl_func *f, bool rename) {
+  s->rename = rename;
+  for (size_t i = 0; i < s->lists.n; i++) {
+    s->b = TL_VEC_AT(&s->lists, tl_expr *, i);
+    for (uint32_t k = 0; k < s->b->nkid; k++) tl_walk_post(m, f, &s->b->kid[k], sp_visit, s);
   }
 }
 
-/* One pass over list b: counting, or renaming with fresh locals. */
-static void sp_list(splitter *s, tl_module *m, tl_func *f, tl_expr *b, bool rename) {
-  for (uint32_t k = 0; k < b->nkid; k++) {
-    tl_expr *e = b->kid[k];
-    uint32_t l = e->imm.index;
-    if (e->op == TL_OP_LOCAL_SET && sp_mine(s, b, l)) {
-      sp_gets(s, b, e->kid[0], rename);
-      if (!rename) s->cur[l] = TL_NO_INDEX; /* a write seen */
-      else e->imm.index = s->cur[l] = tl_func_add_var(m, f, f->local[l]);
-      continue;
-    }
-    sp_gets(s, b, e, rename);
-  }
-}
-
-/* Which of b's locals to split: every read inside b, and the reads before
- * the first write only where b runs once; a split must separate something. */
-static void sp_choose(splitter *s, tl_expr *b, uint32_t nlocal) {
-  for (uint32_t l = 0; l < nlocal; l++) {
-    if (!sp_mine(s, b, l)) continue;
+/* Which locals to split: every read inside the list, and the reads before
+ * the first write only where the list runs once; it must separate something. */
+static void sp_choose(splitter *s) {
+  for (size_t i = 0; i < s->cand.n; i++) {
+    uint32_t l = TL_VEC_AT(&s->cand, uint32_t, i);
     bool ok = s->inb[l] == s->ng[l] && (!(s->fl[l] & S_LOOP) || !s->before[l]) && (s->nw[l] > 1 || s->before[l]);
     if (!ok) s->fl[l] |= S_BAD;
     s->cur[l] = l;
   }
 }
 
+static int by_address(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (tl_expr *const *)a, y = (uintptr_t) * (tl_expr *const *)b;
+  return (x > y) - (x < y);
+}
+
+/* Each list once (the walks count reads, so twice would double them). */
+static void unique(tl_vec *v) {
+  size_t k = 0;
+  if (v->n) qsort(v->p, v->n, sizeof(tl_expr *), by_address);
+  for (size_t i = 0; i < v->n; i++)
+    if (!k || TL_VEC_AT(v, tl_expr *, i) != TL_VEC_AT(v, tl_expr *, k - 1))
+      TL_VEC_AT(v, tl_expr *, k++) = TL_VEC_AT(v, tl_expr *, i);
+  v->n = k;
+}
+
 static void split_locals(tl_module *m, tl_func *f) {
   uint32_t n = f->nlocal;
-  splitter s = {0};
+  splitter s = {.n = n, .budget = WORK_BUDGET};
   s.wb = zalloc(n, sizeof *s.wb);
   uint32_t **arr[] = {&s.nw, &s.ng, &s.inb, &s.before, &s.cur};
   for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) *arr[i] = zalloc(n, sizeof(uint32_t));
   s.fl = zalloc(n, 1);
   tl_walk w = {.m = m, .f = f, .ctx = &s, .pre = sp_pre, .post = sp_post};
   tl_walk_run(&w, &f->body);
-  for (size_t i = 0; i < s.lists.n; i++) {
-    tl_expr *b = TL_VEC_AT(&s.lists, tl_expr *, i);
-    for (uint32_t l = 0; l < n; l++) s.cur[l] = l;
-    sp_list(&s, m, f, b, false);
-    sp_choose(&s, b, n);
-    sp_list(&s, m, f, b, true);
+  unique(&s.lists);
+  for (uint32_t l = 0; l < n; l++) s.cur[l] = l;
+  sp_lists(&s, m, f, false);
+  if (s.budget) { /* else counted only in part: nothing is split */
+    sp_choose(&s);
+    sp_lists(&s, m, f, true);
   }
   for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) tl_free(*arr[i]);
   tl_free(s.wb);
   tl_free(s.fl);
   tl_vec_free(&s.lists);
-  tl_vec_free(&s.st);
+  tl_vec_free(&s.cand);
 }
 
 tl_status tl_pass_heap2local(tl_pass_ctx *ctx, tl_func *f) {
