@@ -2,7 +2,7 @@
  * ref.as_non_null, or the same of a local.tee $x) has run, later reads of
  * $x on the same straight-line path, before $x is written again, read a new
  * local that the cast tees instead, so they carry the more precise type
- * (and later casts of them fold away). Paths end where control merges:
+ * (and later casts of them that the new type satisfies go). Paths end where control merges:
  * loops, if arms, try bodies and handlers, the end of any block.
  * First, a ref.cast of a local is also copied to the local's first read on
  * its path when only pure code that cannot trap lies between (early casts:
@@ -27,6 +27,7 @@ typedef struct {
   tl_vec live;       /* uint32_t: locals with best set (to clear them) */
   tl_vec recs;       /* cast_rec */
   tl_vec uses;       /* use */
+  tl_vec redundant;  /* tl_expr **: casts of a use the cast type already holds */
 } oc_ctx;
 
 static void reset(oc_ctx *c) {
@@ -58,6 +59,15 @@ static void note_get(tl_module *m, oc_ctx *c, tl_expr *get) {
 
 static void forget(oc_ctx *c, uint32_t x) { c->best[x] = NONE; }
 
+/* A cast of a read that will read a cast value of its type (or a subtype)
+ * always succeeds: it goes once the read is renamed. */
+static void note_redundant(tl_module *m, oc_ctx *c, tl_expr **slot) {
+  if (!c->uses.n) return;
+  use *u = &TL_VEC_AT(&c->uses, use, c->uses.n - 1);
+  if (u->get == (*slot)->kid[0] && tl_type_sub(m, rec_type(c, u->rec), (*slot)->type))
+    TL_VEC_PUSH(&c->redundant, tl_expr **, slot);
+}
+
 /* Whether e is an arm of an if (not its condition). */
 static bool is_arm(tl_walk *w, const tl_expr *e) {
   tl_expr *p = tl_walk_parent(w, 1);
@@ -83,6 +93,7 @@ static void post(tl_walk *w, tl_expr **slot) {
   if (e->op == TL_OP_LOCAL_GET) note_get(w->m, c, e);
   if (is_cast(e)) {
     tl_expr *k = e->kid[0];
+    if (k->op == TL_OP_LOCAL_GET) note_redundant(w->m, c, slot);
     if (k->op == TL_OP_LOCAL_GET || k->op == TL_OP_LOCAL_TEE) note_cast(w->m, c, slot, k->imm.index);
   }
 }
@@ -188,6 +199,10 @@ static bool apply(tl_module *m, tl_func *f, oc_ctx *c) {
     cast_rec *r = &TL_VEC_AT(&c->recs, cast_rec, i);
     if (r->var != NONE) *r->slot = tl_make_local_set(m, f, r->var, *r->slot, true);
   }
+  for (size_t i = 0; i < c->redundant.n; i++) {
+    tl_expr **slot = TL_VEC_AT(&c->redundant, tl_expr **, i);
+    *slot = (*slot)->kid[0];
+  }
   return c->uses.n > 0;
 }
 
@@ -212,6 +227,7 @@ tl_status tl_pass_optimize_casts(tl_pass_ctx *ctx, tl_func *f) {
   tl_vec_free(&c.live);
   tl_vec_free(&c.recs);
   tl_vec_free(&c.uses);
+  tl_vec_free(&c.redundant);
   tl_free(c.best);
   return TL_OK;
 }

@@ -108,8 +108,6 @@
 ;; CHECK:   (func $casts (;3;) (type 10) (param $x anyref) (result i32)
 ;; CHECK:     (local (ref null $sub))
 ;; CHECK:     (drop (ref.cast (ref $sup) (local.tee 1 (ref.cast (ref null $sub) (local.get $x)))))
-;; CHECK:     (drop (ref.cast (ref null $sub) (local.get 1)))
-;; CHECK:     (drop (ref.cast eqref (local.get 1)))
 ;; CHECK:     (drop (i31.get_s (ref.i31 (i32.const 1))))
 ;; CHECK:     (drop (i31.get_u (ref.cast i31ref (local.get 1))))
 ;; CHECK:     (drop

@@ -51,7 +51,7 @@
 ;; CHECK:     (local (ref $B))
 ;; CHECK:     (drop (local.tee 1 (ref.cast (ref $B) (local.get $x))))
 ;; CHECK:     (call $use (local.get 1))
-;; CHECK:     (struct.get $B 1 (ref.cast (ref $B) (local.get 1))))
+;; CHECK:     (struct.get $B 1 (local.get 1)))
 ;; CHECK:   (func $best (;3;) (type 5) (param $x (ref null $A)) (result i32)
 ;; CHECK:     (local (ref $A)) (local (ref $B))
 ;; CHECK:     (drop (local.tee 1 (ref.as_non_null (local.get $x))))

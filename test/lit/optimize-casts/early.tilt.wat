@@ -29,9 +29,7 @@
 ;; CHECK:   (export "trap_between" (func $trap_between))
 ;; CHECK:   (func $moved (;1;) (type 3) (param $x anyref)
 ;; CHECK:     (local (ref $B))
-;; CHECK:     (call $use2
-;; CHECK:       (local.tee 1 (ref.cast (ref $B) (local.get $x)))
-;; CHECK:       (struct.get $B 1 (ref.cast (ref $B) (local.get 1)))))
+;; CHECK:     (call $use2 (local.tee 1 (ref.cast (ref $B) (local.get $x))) (struct.get $B 1 (local.get 1))))
 ;; CHECK:   (func $trap_between (;2;) (type 2) (param $x anyref) (param $d i32)
 ;; CHECK:     (call $use2
 ;; CHECK:       (local.get $x)
