@@ -53,6 +53,13 @@ endforeach()
 # 71207226038, 71207241070: the fix-up widened a legacy catch's payload
 # local to nullable; a payload local may now be a supertype of the tag's
 # single param (as local.set allows).
+# GC seeds 8812734484, 8812734402: heap2local replaced a ref.cast its
+# allocation fails by `unreachable`; the trap then said "unreachable", not
+# "cast failure". The cast now stays, failing on a null.
+foreach(_s 8812734484 8812734402)
+  add_test(NAME fuzzgen.opt-gc-heap2local-cast-${_s} COMMAND ${FZ} opt --gc --seed ${_s} --iterations 1 -q
+           --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+endforeach()
 foreach(_s 71207170418 71207161143 71207161172 71207167798 71207226038 71207241070)
   add_test(NAME fuzzgen.opt-gc-stack-${_s} COMMAND ${FZ} opt --gc --seed ${_s} --iterations 1 -q
            --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)

@@ -1024,6 +1024,11 @@ bool tl_func_has_gc(const tl_module *m, const tl_func *f);
  * block comes first becomes nullable, its reads ref.as_non_null. Returns
  * whether it changed f. */
 bool tl_func_fix_local_init(tl_module *m, tl_func *f);
+/* The same scan for every local: out[i] (f->nlocal bytes) is set when a
+ * read of local i may come before any set that covers it (the entry
+ * value; params count as set there when params_set). A catch arm sets its
+ * payload local. */
+void tl_func_uncovered_locals(tl_module *m, tl_func *f, bool params_set, uint8_t *out);
 
 /* walk.c — iterative walks. visit(w, slot) may replace *slot. */
 typedef struct tl_walk tl_walk;

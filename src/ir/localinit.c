@@ -155,6 +155,21 @@ static void wrap_visit(tl_walk *w, tl_expr **slot) {
   *slot = b;
 }
 
+void tl_func_uncovered_locals(tl_module *m, tl_func *f, bool params_set, uint8_t *out) {
+  uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
+  memset(out, 0, n);
+  if (!f->body) return;
+  lscan s = {0};
+  s.set = tl_calloc(n ? n : 1, 1);
+  if (!s.set) tl_arena_oom(&m->arena);
+  s.bad = out;
+  for (uint32_t i = 0; i < np && params_set; i++) s.set[i] = 1;
+  scan_body(&s, f->body);
+  tl_vec_free(&s.stack);
+  tl_vec_free(&s.sets);
+  tl_free(s.set);
+}
+
 bool tl_func_fix_local_init(tl_module *m, tl_func *f) {
   uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
   bool any = false;
