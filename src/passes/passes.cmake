@@ -55,4 +55,5 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/instrument_locals.c
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/remove_memory.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/mod_asyncify.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/struct_values.c
-  ${CMAKE_SOURCE_DIR}/src/passes/global_refining.c ${CMAKE_SOURCE_DIR}/src/passes/gsi.c)
+  ${CMAKE_SOURCE_DIR}/src/passes/global_refining.c ${CMAKE_SOURCE_DIR}/src/passes/gsi.c
+  ${CMAKE_SOURCE_DIR}/src/passes/cfp.c)
