@@ -24,6 +24,17 @@ typedef struct {
   uint32_t func;      /* the imported function */
 } stub;
 
+/* A trap as the log shows it. A null struct, array or i31 access logs as
+ * ref.as_non_null's "null reference": the GC passes (Binaryen's cfp, gsi,
+ * heap2local...) move a read's null check to a ref.as_non_null of its
+ * reference, which traps on the same inputs with another message. */
+static const char *trap_kind(const char *msg) {
+  static const char *const null_access[] = {"null structure reference", "null array reference", "null i31 reference"};
+  for (size_t i = 0; i < sizeof null_access / sizeof *null_access; i++)
+    if (!strcmp(msg, null_access[i])) return "null reference";
+  return msg;
+}
+
 static void put_value(tl_buf *b, const tl_value *v) {
   switch (v->type) {
   case TL_VAL_I32: tl_buf_printf(b, "i32:%" PRId32, v->of.i32); break;
@@ -227,7 +238,7 @@ static bool call_export(tl_module *m, tl_store *s, tl_instance *inst, const tl_e
     }
     tl_buf_printf(log, "\n");
   } else if (rc == TL_E_TRAP) {
-    tl_buf_printf(log, "  -> trap: %s\n", err.msg);
+    tl_buf_printf(log, "  -> trap: %s\n", trap_kind(err.msg));
   } else if (rc == TL_E_EXCEPTION) { /* like a trap: the instance stays usable */
     put_exception(log, s);
   } else if (rc == TL_E_EXIT) { /* proc_exit: the program is over */

@@ -5,7 +5,8 @@
  * reference to T may write into any subtype of T) are joined, and a read
  * through T sees those of T and of all its subtypes. A read whose field
  * holds one constant (or one immutable global) becomes it, keeping the
- * null check; a read of a field no object can have traps. cfp-reftest also
+ * null check; a read of a field no object can have traps (a null check,
+ * then unreachable: its reference can only be null). cfp-reftest also
  * splits two values by a ref.test on a final-in-practice subtype (a
  * select). Copies (a stored value read from another field) count as
  * unknown values (Binaryen follows them). GC modules only. */
@@ -228,10 +229,8 @@ static tl_expr *read_field(cfp *c, tl_func *f, tl_expr *e, uint32_t t) {
   tl_module *m = c->m;
   const tl_field *fld = &TL_FTYPE(m, t)->fields[e->imm.idx2.b];
   const tl_pcv *v = &c->readable[c->off[t] + e->imm.idx2.b];
-  if (v->kind == TL_PCV_NONE) { /* no object a read could reach exists */
-    tl_expr *k[2] = {tl_make_drop(m, e->kid[0]), tl_make_unreachable(m)};
-    return tl_make_block(m, TL_OP_BLOCK, TL_NO_LABEL, k, 2);
-  }
+  if (v->kind == TL_PCV_NONE) /* no object it could reach exists: the reference is null */
+    return tl_make_checked(m, f, e->kid[0], tl_make_unreachable(m));
   if (v->kind == TL_PCV_MANY) return c->reftest ? read_by_test(c, f, e, t, fld) : NULL;
   tl_expr *x = tl_pcv_make(m, f, v, fld, e->op, c->reffed);
   return x ? tl_make_checked(m, f, e->kid[0], x) : NULL;

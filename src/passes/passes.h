@@ -126,8 +126,8 @@ bool tl_locals_live_after(tl_module *m, tl_func *f, bool (*probe)(void *ctx, con
 uint32_t tl_struct_of(const tl_module *m, tl_type t);
 uint32_t tl_struct_super(const tl_module *m, uint32_t canon);
 /* The values a field may hold: nothing written yet, the zero of its type,
- * one constant (e: a const, ref.null, ref.func, or global.get of an
- * immutable global), or anything. */
+ * one constant (e: a const, ref.null, ref.func, ref.i31 of a const, or
+ * global.get of an immutable global), or anything. */
 enum { TL_PCV_NONE, TL_PCV_ZERO, TL_PCV_EXPR, TL_PCV_MANY };
 typedef struct { uint8_t kind; const tl_expr *e; } tl_pcv;
 void tl_pcv_note(const tl_module *m, tl_pcv *v, const tl_expr *value); /* a write of value */
@@ -142,7 +142,7 @@ tl_expr *tl_pcv_make(tl_module *m, tl_func *f, const tl_pcv *v, const tl_field *
  * was, keeping its trap on null (no ref.as_non_null if ref is non-null). */
 tl_expr *tl_make_checked(tl_module *m, tl_func *f, tl_expr *ref, tl_expr *value);
 /* Adds a declarative segment for the functions of reffed[] no segment or
- * export declares (a ref.func in code needs one); clears reffed. */
+ * export declares (a ref.func in code needs one); reffed is scratch. */
 void tl_declare_funcs(tl_module *m, uint8_t *reffed);
 /* tl_walk_post over the constant expressions: global and table inits,
  * segment offsets and items. */

@@ -50,6 +50,7 @@ static bool is_constant(const tl_module *m, const tl_expr *e) {
   case TL_OP_I32_CONST: case TL_OP_I64_CONST: case TL_OP_F32_CONST: case TL_OP_F64_CONST:
   case TL_OP_V128_CONST: case TL_OP_REF_NULL: case TL_OP_REF_FUNC: return true;
   case TL_OP_GLOBAL_GET: return !TL_GLOBAL(m, e->imm.index)->mut;
+  case TL_OP_REF_I31: return e->kid[0]->op == TL_OP_I32_CONST;
   default: return false;
   }
 }
@@ -68,6 +69,7 @@ static bool same_expr(const tl_expr *a, const tl_expr *b) {
   case TL_OP_I32_CONST: case TL_OP_F32_CONST: return a->imm.i32 == b->imm.i32;
   case TL_OP_I64_CONST: case TL_OP_F64_CONST: return a->imm.i64 == b->imm.i64;
   case TL_OP_V128_CONST: return !memcmp(a->imm.v128, b->imm.v128, 16);
+  case TL_OP_REF_I31: return a->kid[0]->imm.i32 == b->kid[0]->imm.i32;
   default: return a->imm.index == b->imm.index; /* ref.func, global.get */
   }
 }
