@@ -21,7 +21,18 @@ typedef struct {
   uint32_t *first, *count; /* canon type -> its globals: list[first .. first + count) */
   uint32_t *list;
   uint8_t *reffed;         /* functions whose ref.func a read became */
+  tl_vec *unnest;          /* per defined function: its un-nest requests */
+  bool oom;                /* a request list could not grow */
 } gsi;
+
+/* A read of a global's allocation whose field holds a non-constant value
+ * (a nested allocation, say) becomes a read of a new global the value
+ * moves to. The rewrite runs in parallel, so it leaves a placeholder
+ * global.get (imm.index PLACEHOLDER | request) the serial phase points at
+ * the new global once made. dead: a read of the placeholder's own
+ * allocation consumed it. */
+#define PLACEHOLDER 0x80000000u
+typedef struct { uint32_t global, field; tl_expr *get; bool dead; } request;
 
 static bool is_new(const tl_expr *e) { return e->op == TL_OP_STRUCT_NEW || e->op == TL_OP_STRUCT_NEW_DEFAULT; }
 
@@ -132,12 +143,45 @@ static tl_expr *global_get(tl_module *m, uint32_t i) {
   return e;
 }
 
+/* The allocation global.get ref certainly reads: an immutable defined
+ * global's init, or the operand a placeholder stands for (*req: its
+ * request); NULL if none. */
+static const tl_expr *known_alloc(gsi *g, tl_vec *reqs, const tl_expr *ref, request **req) {
+  uint32_t i = ref->imm.index;
+  *req = NULL;
+  if (i & PLACEHOLDER) {
+    *req = &TL_VEC_AT(reqs, request, i & ~PLACEHOLDER);
+    const tl_expr *a = TL_GLOBAL(g->m, (*req)->global)->init->kid[(*req)->field];
+    return is_new(a) ? a : NULL;
+  }
+  tl_global *gl = TL_GLOBAL(g->m, i);
+  return !gl->mut && gl->init && is_new(gl->init) ? gl->init : NULL;
+}
+
+/* A placeholder for field k of global gi's init, moving to a new global;
+ * NULL when out of memory. */
+static tl_expr *placeholder(gsi *g, tl_vec *reqs, uint32_t gi, uint32_t k) {
+  if (reqs->n == reqs->cap && !tl_vec_try_grow(reqs, sizeof(request), reqs->n + 1)) {
+    __atomic_store_n(&g->oom, true, __ATOMIC_RELAXED);
+    return NULL;
+  }
+  tl_expr *e = tl_expr_new(g->m, TL_OP_GLOBAL_GET, 0);
+  e->imm.index = PLACEHOLDER | (uint32_t)reqs->n;
+  e->type = TL_GLOBAL(g->m, gi)->init->kid[k]->type;
+  TL_VEC_AT(reqs, request, reqs->n++) = (request){gi, k, e, false};
+  return e;
+}
+
 /* A read of an immutable global's own allocation: no null check needed. */
-static tl_expr *read_global(gsi *g, tl_func *f, tl_expr *e, const tl_field *fld) {
-  tl_global *gl = TL_GLOBAL(g->m, e->kid[0]->imm.index);
-  if (gl->mut || !gl->init || !is_new(gl->init)) return NULL;
-  tl_pcv v = read_new(g->m, gl->init, e->imm.idx2.b);
-  return tl_pcv_make(g->m, f, &v, fld, e->op, g->reffed);
+static tl_expr *read_global(gsi *g, tl_func *f, tl_vec *reqs, tl_expr *e, const tl_field *fld) {
+  request *req;
+  const tl_expr *a = known_alloc(g, reqs, e->kid[0], &req);
+  if (!a) return NULL;
+  tl_pcv v = read_new(g->m, a, e->imm.idx2.b);
+  tl_expr *x = tl_pcv_make(g->m, f, &v, fld, e->op, g->reffed);
+  if (!x && v.kind == TL_PCV_MANY && !req) x = placeholder(g, reqs, e->kid[0]->imm.index, e->imm.idx2.b);
+  if (x && req) req->dead = true;
+  return x;
 }
 
 typedef struct { tl_pcv v; uint32_t global, n; } group;
@@ -205,7 +249,7 @@ static tl_expr *read_typed(gsi *g, tl_func *f, tl_expr *e, uint32_t t, const tl_
   return v ? tl_make_checked(m, f, e->kid[0], v) : NULL;
 }
 
-typedef struct { gsi *g; bool changed; } rw_ctx;
+typedef struct { gsi *g; tl_vec *reqs; bool changed; } rw_ctx;
 
 static void rewrite_visit(tl_walk *w, tl_expr **slot) {
   rw_ctx *r = w->ctx;
@@ -215,8 +259,9 @@ static void rewrite_visit(tl_walk *w, tl_expr **slot) {
   if (t == TL_NO_INDEX) return;
   const tl_field *fld = &TL_FTYPE(w->m, t)->fields[e->imm.idx2.b];
   if (fld->mut) return;
-  if (e->kid[0]->op == TL_OP_GLOBAL_GET) x = read_global(r->g, w->f, e, fld);
-  if (!x && r->g->closed) x = read_typed(r->g, w->f, e, t, fld);
+  if (e->kid[0]->op == TL_OP_GLOBAL_GET) x = read_global(r->g, w->f, r->reqs, e, fld);
+  if (!x && r->g->closed && !(e->kid[0]->op == TL_OP_GLOBAL_GET && e->kid[0]->imm.index & PLACEHOLDER))
+    x = read_typed(r->g, w->f, e, t, fld);
   if (!x) return;
   *slot = x;
   r->changed = true;
@@ -225,10 +270,61 @@ static void rewrite_visit(tl_walk *w, tl_expr **slot) {
 static void rewrite_in(void *user, uint32_t k) {
   gsi *g = user;
   tl_func *f = TL_FUNC(g->m, g->m->nimported_funcs + k);
-  rw_ctx r = {g, false};
+  rw_ctx r = {g, &g->unnest[k], false};
   if (!f->body) return;
   tl_walk_post_only(g->m, f, &f->body, rewrite_visit, &r, TL_F_GC_READ);
-  if (r.changed) tl_func_refinalize(g->m, f);
+  if (r.changed && !r.reqs->n) tl_func_refinalize(g->m, f); /* else once the placeholders are resolved */
+}
+
+/* ---- un-nesting ------------------------------------------------------------ */
+/* Request r's value gets a global of its own (appended; *parent: the
+ * global it must precede), unless an earlier request moved it already. */
+static void resolve(gsi *g, request *r, uint32_t *parent) {
+  tl_module *m = g->m;
+  tl_expr **op = &TL_GLOBAL(m, r->global)->init->kid[r->field];
+  if ((*op)->op != TL_OP_GLOBAL_GET) {
+    tl_global ng = {.type = (*op)->type, .mut = false, .init = *op};
+    TL_VEC_PUSH(&m->globals, tl_global, ng);
+    parent[m->globals.n - 1] = r->global;
+    *op = global_get(m, (uint32_t)m->globals.n - 1);
+  }
+  r->get->imm.index = (*op)->imm.index;
+  tl_expr_finalize(m, NULL, r->get);
+}
+
+/* The new globals move to just before the globals whose fields they
+ * hold (in the order made). */
+static bool place_new(tl_module *m, uint32_t old, const uint32_t *parent) {
+  uint32_t ng = (uint32_t)m->globals.n, k = 0;
+  uint32_t *remap = tl_scratch_calloc(ng + 1, 4);
+  if (!remap) return false;
+  for (uint32_t i = 0; i < old; i++) {
+    for (uint32_t j = old; j < ng; j++)
+      if (parent[j] == i) remap[j] = k++;
+    remap[i] = k++;
+  }
+  bool ok = tl_module_permute_globals(m, remap);
+  tl_free(remap);
+  return ok;
+}
+
+static bool unnest_all(gsi *g, uint32_t nd) {
+  tl_module *m = g->m;
+  uint32_t old = (uint32_t)m->globals.n, n = 0;
+  for (uint32_t k = 0; k < nd; k++) n += (uint32_t)g->unnest[k].n;
+  if (!n) return true;
+  uint32_t *parent = tl_scratch_calloc((size_t)old + n + 1, 4);
+  if (!parent) return false;
+  for (uint32_t k = 0; k < nd; k++)
+    for (size_t i = 0; i < g->unnest[k].n; i++) {
+      request *r = &TL_VEC_AT(&g->unnest[k], request, i);
+      if (!r->dead) resolve(g, r, parent);
+    }
+  bool ok = m->globals.n == old || place_new(m, old, parent);
+  tl_free(parent);
+  for (uint32_t k = 0; k < nd; k++)
+    if (g->unnest[k].n) tl_func_refinalize(m, TL_FUNC(m, m->nimported_funcs + k));
+  return ok;
 }
 
 tl_status tl_pass_gsi(tl_pass_ctx *ctx) {
@@ -236,14 +332,19 @@ tl_status tl_pass_gsi(tl_pass_ctx *ctx) {
   uint32_t nt = (uint32_t)m->types.n, nd = (uint32_t)m->funcs.n - m->nimported_funcs;
   if (!tl_module_uses_gc(m)) return TL_OK;
   gsi g = {m, ctx->opt->closed_world, tl_scratch_calloc(nt + 1, 1), tl_scratch_calloc(nt + 1, 4),
-           tl_scratch_calloc(nt + 1, 4), NULL, tl_scratch_calloc(m->funcs.n + 1, 1)};
+           tl_scratch_calloc(nt + 1, 4), NULL, tl_scratch_calloc(m->funcs.n + 1, 1),
+           tl_scratch_calloc(nd + 1, sizeof(tl_vec)), false};
   tl_status st = TL_OK;
-  if (!g.unopt || !g.first || !g.count || !g.reffed) st = tl_nomem(ctx->err, "gsi");
+  if (!g.unopt || !g.first || !g.count || !g.reffed || !g.unnest) st = tl_nomem(ctx->err, "gsi");
   if (st == TL_OK && g.closed && !analyze(ctx, &g)) st = tl_nomem(ctx->err, "gsi");
   if (st == TL_OK) {
     tl_run_parallel(ctx, nd, rewrite_in, &g);
+    /* a request list that could not grow left its function's placeholders
+     * resolvable: only the failed one is missing, and nothing points at it */
+    if (!unnest_all(&g, nd) || g.oom) st = tl_nomem(ctx->err, "gsi");
     tl_declare_funcs(m, g.reffed);
   }
-  tl_free(g.unopt), tl_free(g.first), tl_free(g.count), tl_free(g.list), tl_free(g.reffed);
+  for (uint32_t k = 0; g.unnest && k < nd; k++) tl_vec_free(&g.unnest[k]);
+  tl_free(g.unopt), tl_free(g.first), tl_free(g.count), tl_free(g.list), tl_free(g.reffed), tl_free(g.unnest);
   return st;
 }

@@ -171,6 +171,10 @@ uint32_t tl_module_add_func_defined(tl_module *m, uint32_t type, const char *nam
 bool tl_module_remove_funcs(tl_module *m, const uint8_t *drop);
 bool tl_module_remove_globals(tl_module *m, const uint8_t *drop);
 void tl_module_remove_export(tl_module *m, uint32_t i);
+/* Global i moves to remap[i] (a permutation that keeps imports first and
+ * every init after the globals it reads); false when out of memory
+ * (nothing changed). */
+bool tl_module_permute_globals(tl_module *m, const uint32_t *remap);
 int32_t tl_module_find_export(const tl_module *m, const char *name); /* -1: none */
 uint32_t tl_module_find_func_named(const tl_module *m, const char *name); /* name section; TL_NO_INDEX */
 tl_expr *tl_make_call(tl_module *m, tl_func *f, uint32_t callee, tl_expr **args, uint32_t n);
