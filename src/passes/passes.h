@@ -139,7 +139,8 @@ bool tl_pcv_eq(const tl_pcv *a, const tl_pcv *b);
 tl_expr *tl_pcv_make(tl_module *m, tl_func *f, const tl_pcv *v, const tl_field *fld, int get_op,
                      uint8_t *reffed);
 /* (block (drop (ref.as_non_null ref)) value): value where a read of ref
- * was, keeping its trap on null (no ref.as_non_null if ref is non-null). */
+ * was, keeping its trap on null (no ref.as_non_null if ref is non-null;
+ * just value if ref is also free of effects). */
 tl_expr *tl_make_checked(tl_module *m, tl_func *f, tl_expr *ref, tl_expr *value);
 /* Adds a declarative segment for the functions of reffed[] no segment or
  * export declares (a ref.func in code needs one); reffed is scratch. */

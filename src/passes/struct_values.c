@@ -110,7 +110,11 @@ tl_expr *tl_pcv_make(tl_module *m, tl_func *f, const tl_pcv *v, const tl_field *
 
 tl_expr *tl_make_checked(tl_module *m, tl_func *f, tl_expr *ref, tl_expr *value) {
   tl_expr *k[2];
-  if (tl_ref_nullable(ref->type)) {
+  tl_effects fx;
+  if (!tl_ref_nullable(ref->type)) {
+    tl_effects_of(m, f, ref, &fx);
+    if (tl_effects_removable(&fx)) return value; /* nothing to keep of it */
+  } else {
     tl_expr *nn = tl_expr_new(m, TL_OP_REF_AS_NON_NULL, 1);
     nn->kid[0] = ref;
     tl_expr_finalize(m, f, nn);

@@ -43,8 +43,6 @@
 ;; CHECK:   (func $reads (;1;) (type 7) (param $a (ref null $A)) (param $b (ref $B)) (param $p (ref $P))
 ;; CHECK:     (drop
 ;; CHECK:       (select (i32.const 2) (i32.const 1) (ref.test (ref $C) (ref.as_non_null (local.get $a)))))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $b))
-;; CHECK:       (i32.const 1))
+;; CHECK:     (drop (i32.const 1))
 ;; CHECK:     (drop (struct.get $P 0 (local.get $p))))
 ;; CHECK: )

@@ -110,39 +110,18 @@
 ;; CHECK:     (drop
 ;; CHECK:       (drop (ref.as_non_null (local.get $n)))
 ;; CHECK:       (i32.const 10))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $x))
-;; CHECK:       (i32.const 10))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $m))
-;; CHECK:       (i32.const 20))
+;; CHECK:     (drop (i32.const 10))
+;; CHECK:     (drop (i32.const 20))
 ;; CHECK:     (drop (struct.get $set-other 0 (local.get $s)))
 ;; CHECK:     (drop (struct.get $A 0 (local.get $a)))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $b))
-;; CHECK:       (i32.const 2))
+;; CHECK:     (drop (i32.const 2))
 ;; CHECK:     (drop (struct.get $D 0 (local.get $d)))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $nv))
-;; CHECK:       (unreachable))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $df))
-;; CHECK:       (f32.const 0x0p+0))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $df))
-;; CHECK:       (ref.null $imm))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $g))
-;; CHECK:       (global.get $k))
+;; CHECK:     (drop (unreachable))
+;; CHECK:     (drop (f32.const 0x0p+0))
+;; CHECK:     (drop (ref.null $imm))
+;; CHECK:     (drop (global.get $k))
 ;; CHECK:     (drop (struct.get $glob 1 (local.get $g)))
-;; CHECK:     (drop
-;; CHECK:       (call_ref $fn
-;; CHECK:         (drop (local.get $vt))
-;; CHECK:         (ref.func $target)))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $p))
-;; CHECK:       (i32.const -1))
-;; CHECK:     (drop
-;; CHECK:       (drop (local.get $p))
-;; CHECK:       (i32.const 65535)))
+;; CHECK:     (drop (call_ref $fn (ref.func $target)))
+;; CHECK:     (drop (i32.const -1))
+;; CHECK:     (drop (i32.const 65535)))
 ;; CHECK: )

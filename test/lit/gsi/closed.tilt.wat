@@ -142,20 +142,13 @@
 ;; CHECK:     (drop (struct.new $made (i32.const 6)))
 ;; CHECK:     (struct.get $made 0 (local.get $x)))
 ;; CHECK:   (func $sup (;7;) (type 20) (param $x (ref $sup)) (result i32)
-;; CHECK:     (drop (local.get $x))
 ;; CHECK:     (i32.const 10))
 ;; CHECK:   (func $vt (;8;) (type 21) (param $x (ref $vt)) (result i32)
-;; CHECK:     (call_ref $fn
-;; CHECK:       (drop (local.get $x))
-;; CHECK:       (ref.func $target)))
+;; CHECK:     (call_ref $fn (ref.func $target)))
 ;; CHECK:   (func $nested (;9;) (type 22) (param $x (ref $nested)) (result i32)
 ;; CHECK:     (struct.get $nested 0 (local.get $x)))
 ;; CHECK:   (func $packed (;10;) (type 23) (param $x (ref $packed)) (result i32)
-;; CHECK:     (i32.add
-;; CHECK:       (drop (local.get $x))
-;; CHECK:       (i32.const -1)
-;; CHECK:       (drop (local.get $x))
-;; CHECK:       (i32.const 255)))
+;; CHECK:     (i32.add (i32.const -1) (i32.const 255)))
 ;; CHECK:   (func $nonconst (;11;) (type 24) (param $x (ref null $nonconst)) (result i32)
 ;; CHECK:     (struct.get $nonconst 0
 ;; CHECK:       (drop (ref.as_non_null (local.get $x)))
