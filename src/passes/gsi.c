@@ -206,7 +206,7 @@ static tl_expr *make_select(tl_module *m, tl_func *f, tl_expr *a, tl_expr *b, tl
   tl_type t = tl_type_lub(m, a->type, b->type);
   tl_expr *s = tl_expr_new(m, tl_type_is_ref(t) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
   s->kid[0] = a, s->kid[1] = b, s->kid[2] = cond;
-  s->imm.index = t;
+  if (s->op == TL_OP_SELECT_T) s->imm.index = t;
   tl_expr_finalize(m, f, s);
   return s;
 }
