@@ -1,11 +1,13 @@
 /* global_refining.c — a defined global of reference type gets the least
  * upper bound of everything ever stored in it (its init and every
  * global.set) as its type, then the reads of the globals that changed are
- * retyped (functions refinalized, constant expressions refinished). As in
- * Binaryen's GlobalRefining: imported globals and exported mutable ones
- * keep their type (an importer's type must match exactly); exported
- * immutable ones are refined in the open world only (in a closed world an
- * export's type must stay the public one). Only GC modules. */
+ * retyped (functions refinalized, constant expressions refinished).
+ * Imported and exported globals keep their type. Binaryen's GlobalRefining
+ * refines exported immutable globals in the open world (an importer
+ * expecting the old type still links), but then an importer expecting a
+ * type the old one did not fit may link where it failed (the spec's
+ * linking.wast:154, a funcref export refined to nullfuncref): tilt keeps
+ * linking exact. Only GC modules. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -54,14 +56,14 @@ static void retype_in(void *user, uint32_t k) {
   if (r.hit) tl_func_refinalize(j->m, f);
 }
 
-/* Which globals may be refined (Binaryen's rule, see the top). */
+/* Which globals may be refined: defined, not exported (see the top). */
 static void mark_candidates(tl_pass_ctx *ctx, uint8_t *cand) {
   tl_module *m = ctx->m;
   for (uint32_t i = m->nimported_globals; i < m->globals.n; i++)
     cand[i] = tl_type_is_ref(TL_GLOBAL(m, i)->type);
   for (size_t i = 0; i < m->exports.n; i++) {
     tl_export *x = TL_EXPORT(m, i);
-    if (x->kind == TL_EXTERN_GLOBAL && (ctx->opt->closed_world || TL_GLOBAL(m, x->index)->mut)) cand[x->index] = 0;
+    if (x->kind == TL_EXTERN_GLOBAL) cand[x->index] = 0;
   }
 }
 

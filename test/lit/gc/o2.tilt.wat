@@ -77,7 +77,7 @@
 ;; CHECK:   (type (;10;) (func (param anyref) (result i32)))
 ;; CHECK:   (type (;11;) (func (param i32) (result i32)))
 ;; CHECK:   (global $g (;0;) (ref $pt) (struct.new $pt (i32.const 1) (f64.const 0x1p+1) (i32.const 3) (i32.const 4)))
-;; CHECK:   (global $g4 (;1;) (ref $sub) (struct.new_default $sub))
+;; CHECK:   (global $g4 (;1;) (ref null $sup) (struct.new_default $sub))
 ;; CHECK:   (export "s" (func $structs))
 ;; CHECK:   (export "a" (func $arrays))
 ;; CHECK:   (export "c" (func $casts))
