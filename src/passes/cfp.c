@@ -1,15 +1,9 @@
-/* cfp.c — constant field propagation (Binaryen's ConstantFieldPropagation),
- * closed world only: every allocation and write is in the module. Per
- * struct type and field, the values stored (struct.new operands, the
- * defaults of struct.new_default, struct.set values: a set through a
- * reference to T may write into any subtype of T) are joined, and a read
- * through T sees those of T and of all its subtypes. A read whose field
- * holds one constant (or one immutable global) becomes it, keeping the
- * null check; a read of a field no object can have traps (a null check,
- * then unreachable: its reference can only be null). cfp-reftest also
- * splits two values by a ref.test on a final-in-practice subtype (a
- * select). Copies (a stored value read from another field) count as
- * unknown values (Binaryen follows them). GC modules only. */
+/* cfp.c — constant field propagation (Binaryen's ConstantFieldPropagation,
+ * closed world only): per struct type and field the values stored; a read
+ * of a field that holds one constant (or immutable global) becomes it,
+ * null check kept; cfp-reftest also splits two values by a ref.test.
+ * Copies (a stored value read from another field) count as unknown
+ * (Binaryen follows them). GC modules only. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -32,6 +26,12 @@ static bool is_struct(const tl_module *m, uint32_t t) {
   return TL_FTYPE(m, t)->canon == t && TL_FTYPE(m, t)->kind == TL_DT_STRUCT;
 }
 
+/* Values are joined per struct type and field: struct.new operands and
+ * struct.new_default's zeros for exactly that type (written), struct.set
+ * values through a reference to T for T and every subtype of it; a read
+ * through T sees written values of T and all its subtypes (readable). A
+ * read of a field no object can have (the reference can only be null)
+ * becomes a null check and unreachable. */
 /* ---- scanning ------------------------------------------------------------ */
 static void note_store(tl_walk *w, tl_expr **slot) {
   cfp *c = w->ctx;

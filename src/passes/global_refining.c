@@ -1,13 +1,8 @@
-/* global_refining.c — a defined global of reference type gets the least
- * upper bound of everything ever stored in it (its init and every
- * global.set) as its type, then the reads of the globals that changed are
- * retyped (functions refinalized, constant expressions refinished).
- * Imported and exported globals keep their type. Binaryen's GlobalRefining
- * refines exported immutable globals in the open world (an importer
- * expecting the old type still links), but then an importer expecting a
- * type the old one did not fit may link where it failed (the spec's
- * linking.wast:154, a funcref export refined to nullfuncref): tilt keeps
- * linking exact. Only GC modules. */
+/* global_refining.c — a defined, non-exported global of reference type
+ * gets the lub of everything stored in it (init and global.sets); reads of
+ * the refined globals are retyped (functions refinalized, constant
+ * expressions refinished). Exported globals keep their type even in the
+ * open world, unlike Binaryen's (see mark_candidates). GC modules only. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -56,7 +51,11 @@ static void retype_in(void *user, uint32_t k) {
   if (r.hit) tl_func_refinalize(j->m, f);
 }
 
-/* Which globals may be refined: defined, not exported (see the top). */
+/* Which globals may be refined: defined, not exported. Binaryen refines
+ * exported immutable globals in the open world (an importer expecting the
+ * old type still links), but an importer expecting a type the old one did
+ * not fit may then link where it failed (the spec's linking.wast:154, a
+ * funcref export refined to nullfuncref): tilt keeps linking exact. */
 static void mark_candidates(tl_pass_ctx *ctx, uint8_t *cand) {
   tl_module *m = ctx->m;
   for (uint32_t i = m->nimported_globals; i < m->globals.n; i++)

@@ -1,15 +1,9 @@
-/* gsi.c — global struct inference (Binaryen's GlobalStructInference).
- * Open and closed world: a struct.get of an immutable field of a defined,
- * immutable global whose init is a struct.new reads that operand (when it
- * is a constant or an immutable global's read). Closed world only (as in
- * Binaryen, which needs to see every allocation): when a struct type and
- * its subtypes are allocated only as the whole init of immutable eq-typed
- * globals, a read of an immutable field of that type becomes the value
- * all those globals agree on, or a select between two values picked by
- * one ref.eq against the global holding the odd one; with one global and
- * a value that is not constant, the read's reference becomes that global
- * (null check kept). Non-constant operands are not un-nested into new
- * globals (Binaryen does). Reads keep their trap on null. GC modules only. */
+/* gsi.c — global struct inference (Binaryen's GlobalStructInference): a
+ * read of an immutable field of an immutable global's allocation becomes
+ * the field's value (non-constant ones un-nested into new globals); in a
+ * closed world, a read of a type only immutable globals allocate becomes
+ * their common value or a ref.eq select of two. Reads keep their trap on
+ * null. GC modules only. */
 #include "passes.h"
 
 #include <stdlib.h>
@@ -38,6 +32,12 @@ static bool is_new(const tl_expr *e) { return e->op == TL_OP_STRUCT_NEW || e->op
 
 static uint32_t canon_of(const tl_module *m, uint32_t idx) { return TL_FTYPE(m, idx)->canon; }
 
+/* The type-based part needs a closed world, as in Binaryen: a type (and
+ * its subtypes) allocated only as the whole init of immutable eq-typed
+ * globals, a read of it sees only those objects. With one global and a
+ * non-constant value the read's reference becomes that global (null check
+ * kept); two values need one of them held by a single global (one ref.eq).
+ * Unlike Binaryen, values are not un-nested on this path. */
 /* ---- closed-world analysis -------------------------------------------- */
 static void mark_alloc(tl_walk *w, tl_expr **slot) {
   gsi *g = w->ctx;
