@@ -93,7 +93,7 @@ static const cli_flag flags[] = {
   {O_TRANSLATE_TO_FUZZ, "--translate-to-fuzz", "-ttf", false,
    "use the input's bytes as entropy for a random valid module (tilt-fuzz)"},
   {O_CLOSED_WORLD, "--closed-world", "-cw", false,
-   "assume no code outside the module makes or inspects its GC types (the GC type passes: type-refining, gto, ...)"},
+   "assume no code outside the module makes or inspects its GC types (-O then adds the closed-world GC passes: type-refining, gto, cfp, ...; cfp needs it)"},
   {O_LOW_MEMORY_UNUSED, "--low-memory-unused", "-lmu", false,
    "assume addresses below 1024 are never accessed (lets passes fold added constants)"},
   {O_ZERO_FILLED_MEMORY, "--zero-filled-memory", "-ufm", false,

@@ -130,6 +130,17 @@ bool tl_module_remove_funcs(tl_module *m, const uint8_t *drop) {
   return true;
 }
 
+bool tl_module_permute_globals(tl_module *m, const uint32_t *remap) {
+  uint32_t ng = (uint32_t)m->globals.n;
+  tl_global *old = tl_scratch_calloc(ng + 1, sizeof *old);
+  if (!old) return false;
+  memcpy(old, m->globals.p, ng * sizeof *old);
+  remap_globals(m, remap);
+  for (uint32_t i = 0; i < ng; i++) TL_VEC_AT(&m->globals, tl_global, remap[i]) = old[i];
+  tl_free(old);
+  return true;
+}
+
 bool tl_module_remove_globals(tl_module *m, const uint8_t *drop) {
   uint32_t ng = (uint32_t)m->globals.n, n = 0, ni = 0;
   uint32_t *remap = tl_scratch_calloc(ng + 1, sizeof *remap);

@@ -64,3 +64,6 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/signature_refining.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/gto.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/drop_operands.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/signature_pruning.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/struct_values.c
+  ${CMAKE_SOURCE_DIR}/src/passes/global_refining.c ${CMAKE_SOURCE_DIR}/src/passes/gsi.c
+  ${CMAKE_SOURCE_DIR}/src/passes/cfp.c)

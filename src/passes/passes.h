@@ -119,6 +119,36 @@ void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map);
 bool tl_locals_live_after(tl_module *m, tl_func *f, bool (*probe)(void *ctx, const tl_expr *e), void *ctx,
                           uint8_t *live);
 
+/* struct_values.c — shared by the GC field passes (gsi, cfp). */
+/* The canonical index of the struct type reference type t names, or
+ * TL_NO_INDEX (not a reference to a defined struct type: none, abstract,
+ * unreachable); the canonical index of a type's declared supertype. */
+uint32_t tl_struct_of(const tl_module *m, tl_type t);
+uint32_t tl_struct_super(const tl_module *m, uint32_t canon);
+/* The values a field may hold: nothing written yet, the zero of its type,
+ * one constant (e: a const, ref.null, ref.func, ref.i31 of a const, or
+ * global.get of an immutable global), or anything. */
+enum { TL_PCV_NONE, TL_PCV_ZERO, TL_PCV_EXPR, TL_PCV_MANY };
+typedef struct { uint8_t kind; const tl_expr *e; } tl_pcv;
+void tl_pcv_note(const tl_module *m, tl_pcv *v, const tl_expr *value); /* a write of value */
+void tl_pcv_join(tl_pcv *a, const tl_pcv *b);
+bool tl_pcv_eq(const tl_pcv *a, const tl_pcv *b);
+/* v (ZERO or EXPR) as read by get_op (struct.get/_s/_u) of field fld, in
+ * f; NULL when it cannot be built (a global in a packed field, a value
+ * that does not fit the field). A ref.func made sets reffed[func]. */
+tl_expr *tl_pcv_make(tl_module *m, tl_func *f, const tl_pcv *v, const tl_field *fld, int get_op,
+                     uint8_t *reffed);
+/* (block (drop (ref.as_non_null ref)) value): value where a read of ref
+ * was, keeping its trap on null (no ref.as_non_null if ref is non-null;
+ * just value if ref is also free of effects). */
+tl_expr *tl_make_checked(tl_module *m, tl_func *f, tl_expr *ref, tl_expr *value);
+/* Adds a declarative segment for the functions of reffed[] no segment or
+ * export declares (a ref.func in code needs one); reffed is scratch. */
+void tl_declare_funcs(tl_module *m, uint8_t *reffed);
+/* tl_walk_post over the constant expressions: global and table inits,
+ * segment offsets and items. */
+void tl_walk_const_exprs(tl_module *m, tl_visit_fn visit, void *ctx);
+
 /* func_edit.c — index-space edits that renumber every reference. */
 void tl_module_remap_funcs(tl_module *m, const uint32_t *remap); /* old -> new index */
 /* A function import placed after the other imports (defined functions
@@ -142,6 +172,10 @@ uint32_t tl_module_add_func_defined(tl_module *m, uint32_t type, const char *nam
 bool tl_module_remove_funcs(tl_module *m, const uint8_t *drop);
 bool tl_module_remove_globals(tl_module *m, const uint8_t *drop);
 void tl_module_remove_export(tl_module *m, uint32_t i);
+/* Global i moves to remap[i] (a permutation that keeps imports first and
+ * every init after the globals it reads); false when out of memory
+ * (nothing changed). */
+bool tl_module_permute_globals(tl_module *m, const uint32_t *remap);
 int32_t tl_module_find_export(const tl_module *m, const char *name); /* -1: none */
 uint32_t tl_module_find_func_named(const tl_module *m, const char *name); /* name section; TL_NO_INDEX */
 tl_expr *tl_make_call(tl_module *m, tl_func *f, uint32_t callee, tl_expr **args, uint32_t n);
