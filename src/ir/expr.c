@@ -142,6 +142,27 @@ tl_expr *tl_make_binary(tl_module *m, tl_op op, tl_expr *a, tl_expr *b) {
   return e;
 }
 
+bool tl_const_imm_eq(int op, tl_imm a, tl_imm b) {
+  switch (op) {
+  case TL_OP_I32_CONST: return a.i32 == b.i32;
+  case TL_OP_I64_CONST: return a.i64 == b.i64;
+  case TL_OP_F32_CONST: return a.f32 == b.f32;
+  case TL_OP_F64_CONST: return a.f64 == b.f64;
+  case TL_OP_V128_CONST: return !memcmp(a.v128, b.v128, 16);
+  case TL_OP_REF_NULL: return a.index == b.index;
+  default: return false;
+  }
+}
+
+tl_expr *tl_make_select(tl_module *m, tl_func *f, tl_expr *a, tl_expr *b, tl_expr *cond, tl_type t) {
+  if (t == TL_NONE) t = tl_type_lub(m, a->type, b->type);
+  tl_expr *s = tl_expr_new(m, tl_type_is_ref(t) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
+  s->kid[0] = a, s->kid[1] = b, s->kid[2] = cond;
+  if (s->op == TL_OP_SELECT_T) s->imm.index = t;
+  tl_expr_finalize(m, f, s);
+  return s;
+}
+
 tl_expr *tl_make_nop(tl_module *m) { return tl_expr_new(m, TL_OP_NOP, 0); }
 
 tl_expr *tl_make_unreachable(tl_module *m) {

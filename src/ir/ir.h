@@ -944,6 +944,12 @@ tl_expr *tl_make_local_set(tl_module *m, tl_func *f, uint32_t idx, tl_expr *v, b
 tl_expr *tl_make_drop(tl_module *m, tl_expr *v);
 tl_expr *tl_make_block(tl_module *m, tl_op op, uint32_t label, tl_expr **kids, uint32_t n);
 tl_expr *tl_make_zero(tl_module *m, tl_type t); /* 0, ref.null, tuple.make of zeros */
+/* Whether two constants of opcode op (i32/i64/f32/f64/v128.const: the
+ * same bits; ref.null: the same type) are the same value. */
+bool tl_const_imm_eq(int op, tl_imm a, tl_imm b);
+/* (select a b cond) of type t (TL_NONE: the lub of a's and b's types);
+ * typed (select (result t)) when t is a reference. */
+tl_expr *tl_make_select(tl_module *m, tl_func *f, tl_expr *a, tl_expr *b, tl_expr *cond, tl_type t);
 /* Out-of-line immediates, in node memory: e->imm.v128 set to 16 bytes
  * (copied from v, or zeroed when v is NULL); a br_table's n targets (and
  * default), zeroed, with ->n set. */

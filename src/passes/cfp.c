@@ -215,12 +215,7 @@ static tl_expr *read_by_test(cfp *c, tl_func *f, tl_expr *e, uint32_t t, const t
   test->kid[0] = nn;
   test->imm.index = tl_ref_def(sp[0].type, false);
   tl_expr_finalize(m, f, test);
-  tl_type st = tl_type_lub(m, a->type, b->type);
-  tl_expr *s = tl_expr_new(m, tl_type_is_ref(st) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
-  s->kid[0] = a, s->kid[1] = b, s->kid[2] = test;
-  if (s->op == TL_OP_SELECT_T) s->imm.index = st;
-  tl_expr_finalize(m, f, s);
-  return s;
+  return tl_make_select(m, f, a, b, test, TL_NONE);
 }
 
 /* ---- rewriting ------------------------------------------------------------ */

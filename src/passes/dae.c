@@ -68,12 +68,7 @@ static bool is_const(const tl_expr *e) {
 }
 
 static bool same_const(const tl_expr *a, const tl_expr *b) {
-  if (a->op != b->op) return false;
-  switch (a->op) {
-  case TL_OP_I32_CONST: case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
-  case TL_OP_I64_CONST: case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
-  default: return !memcmp(a->imm.v128, b->imm.v128, 16);
-  }
+  return a->op == b->op && tl_const_imm_eq(a->op, a->imm, b->imm);
 }
 
 static void note_use(tl_module *m, dinfo *info, const use *u) {

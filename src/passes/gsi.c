@@ -202,15 +202,6 @@ static bool group_values(gsi *g, const uint32_t *gl, uint32_t n, uint32_t k, gro
   return true;
 }
 
-static tl_expr *make_select(tl_module *m, tl_func *f, tl_expr *a, tl_expr *b, tl_expr *cond) {
-  tl_type t = tl_type_lub(m, a->type, b->type);
-  tl_expr *s = tl_expr_new(m, tl_type_is_ref(t) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
-  s->kid[0] = a, s->kid[1] = b, s->kid[2] = cond;
-  if (s->op == TL_OP_SELECT_T) s->imm.index = t;
-  tl_expr_finalize(m, f, s);
-  return s;
-}
-
 /* Two values: the one of a single global when ref is that global. */
 static tl_expr *pick(gsi *g, tl_func *f, tl_expr *e, const tl_field *fld, group gr[2]) {
   tl_module *m = g->m;
@@ -223,7 +214,7 @@ static tl_expr *pick(gsi *g, tl_func *f, tl_expr *e, const tl_field *fld, group 
   nn->kid[0] = e->kid[0];
   tl_expr_finalize(m, f, nn);
   tl_expr *eq = tl_make_binary(m, TL_OP_REF_EQ, nn, global_get(m, gr[t].global));
-  return make_select(m, f, a, b, eq);
+  return tl_make_select(m, f, a, b, eq, TL_NONE);
 }
 
 static bool ends_in_global(const tl_expr *e) {

@@ -458,15 +458,7 @@ static tl_expr *opt_ref(tl_module *m, tl_expr *e) {
 
 /* Two constants with the same type and bits (ref.null: the same type). */
 static bool same_const(const tl_expr *a, const tl_expr *b) {
-  if (a->op != b->op) return false;
-  switch (a->op) {
-  case TL_OP_I32_CONST: return a->imm.i32 == b->imm.i32;
-  case TL_OP_I64_CONST: return a->imm.i64 == b->imm.i64;
-  case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
-  case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
-  case TL_OP_REF_NULL: return a->imm.index == b->imm.index;
-  default: return false;
-  }
+  return a->op == b->op && tl_const_imm_eq(a->op, a->imm, b->imm);
 }
 
 /* (array.new_fixed $T n C C ... C) => (array.new $T C (i32.const n)): one

@@ -119,6 +119,13 @@ void tl_labels_retarget(tl_module *m, tl_func *f, const uint32_t *map);
 bool tl_locals_live_after(tl_module *m, tl_func *f, bool (*probe)(void *ctx, const tl_expr *e), void *ctx,
                           uint8_t *live);
 
+/* type_pass.c — a closed-world type pass: nothing without --closed-world,
+ * GC code and defined types (nor, when keeps_signatures, with an imported
+ * or exported table); else edit(ctx, rw) edits a fresh rewriter and applies
+ * it (NULL: apply with no edits). */
+typedef tl_status (*tl_type_edit_fn)(tl_pass_ctx *ctx, tl_type_rewrite *rw);
+tl_status tl_type_pass_run(tl_pass_ctx *ctx, bool keeps_signatures, tl_type_edit_fn edit);
+
 /* struct_values.c — shared by the GC field passes (gsi, cfp). */
 /* The canonical index of the struct type reference type t names, or
  * TL_NO_INDEX (not a reference to a defined struct type: none, abstract,

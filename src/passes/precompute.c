@@ -387,14 +387,7 @@ enum { TOP, CONST, BOTTOM };
 typedef struct { uint8_t kind; uint16_t op; tl_imm imm; } val;
 
 static bool same_const(const val *a, const val *b) {
-  if (a->op != b->op) return false;
-  switch (a->op) {
-  case TL_OP_I32_CONST: return a->imm.i32 == b->imm.i32;
-  case TL_OP_I64_CONST: return a->imm.i64 == b->imm.i64;
-  case TL_OP_F32_CONST: return a->imm.f32 == b->imm.f32;
-  case TL_OP_F64_CONST: return a->imm.f64 == b->imm.f64;
-  default: return !memcmp(a->imm.v128, b->imm.v128, 16);
-  }
+  return a->op == b->op && tl_const_imm_eq(a->op, a->imm, b->imm);
 }
 
 static void meet(val *acc, const val *v) {

@@ -199,12 +199,7 @@ static bool may_run_always(tl_walk *w, brs_ctx *c, tl_expr *b) {
 
 /* (select A (i32.const 0) B): B ? A : 0, evaluated A then B. */
 static tl_expr *both_hold(tl_walk *w, tl_expr *a, tl_expr *b) {
-  tl_expr *s = tl_expr_new(w->m, TL_OP_SELECT, 3);
-  s->kid[0] = a;
-  s->kid[1] = tl_make_const_i32(w->m, 0);
-  s->kid[2] = b;
-  tl_expr_finalize(w->m, w->f, s);
-  return s;
+  return tl_make_select(w->m, w->f, a, tl_make_const_i32(w->m, 0), b, TL_I32);
 }
 
 /* (if A (then (if B X))) => (if (select A 0 B) X); (if A (then (br_if $l
@@ -258,14 +253,8 @@ static tl_expr *simplify_if(tl_walk *w, brs_ctx *c, tl_expr *e) {
       cheap_pure(e->kid[1]) && cheap_pure(e->kid[2]) && e->kid[1]->type == e->type &&
       e->kid[2]->type == e->type && !cond_writes_arm(e->kid[0], e->kid[1]) &&
       !cond_writes_arm(e->kid[0], e->kid[2])) {
-    tl_expr *s = tl_expr_new(w->m, tl_type_is_ref(e->type) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
-    s->kid[0] = e->kid[1];
-    s->kid[1] = e->kid[2];
-    s->kid[2] = e->kid[0];
-    s->imm.index = e->type;
-    tl_expr_finalize(w->m, w->f, s);
     c->changed = true;
-    return s;
+    return tl_make_select(w->m, w->f, e->kid[1], e->kid[2], e->kid[0], e->type);
   }
   return e;
 }
@@ -375,12 +364,7 @@ static tl_expr *value_block_to_if(tl_walk *w, brs_ctx *c, tl_expr **slot) {
   tl_expr *r;
   c->li.count[l]--;
   if (e->nkid == 2 && cheap_pure(rest) && rest->type == e->type && !cond_writes_arm(b->kid[1], rest)) {
-    r = tl_expr_new(w->m, tl_type_is_ref(e->type) ? TL_OP_SELECT_T : TL_OP_SELECT, 3);
-    r->kid[0] = b->kid[0];
-    r->kid[1] = rest;
-    r->kid[2] = b->kid[1];
-    r->imm.index = e->type;
-    tl_expr_finalize(w->m, w->f, r);
+    r = tl_make_select(w->m, w->f, b->kid[0], rest, b->kid[1], e->type);
     if (!body && !c->li.count[l]) e = r; /* else keep the block for its label */
   } else {
     r = tl_expr_new(w->m, TL_OP_IF, 3);

@@ -5,12 +5,4 @@
  * without GC, or in an open world, are left alone. */
 #include "passes.h"
 
-tl_status tl_pass_remove_unused_types(tl_pass_ctx *ctx) {
-  tl_module *m = ctx->m;
-  if (!ctx->opt->closed_world || !tl_module_uses_gc(m) || !m->types.n) return TL_OK;
-  tl_type_rewrite rw;
-  tl_type_rewrite_begin(m, &rw);
-  tl_status s = tl_type_rewrite_apply(m, &rw, ctx->err);
-  tl_type_rewrite_free(&rw);
-  return s;
-}
+tl_status tl_pass_remove_unused_types(tl_pass_ctx *ctx) { return tl_type_pass_run(ctx, false, NULL); }

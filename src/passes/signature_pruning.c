@@ -150,20 +150,4 @@ static tl_status prune(tl_pass_ctx *ctx, tl_type_rewrite *rw) {
   return tl_type_rewrite_apply(m, rw, ctx->err);
 }
 
-/* Code outside may call through such a table with operands we do not see. */
-static bool has_public_table(const tl_module *m) {
-  if (m->nimported_tables) return true;
-  for (uint32_t i = 0; i < m->exports.n; i++)
-    if (TL_EXPORT(m, i)->kind == TL_EXTERN_TABLE) return true;
-  return false;
-}
-
-tl_status tl_pass_signature_pruning(tl_pass_ctx *ctx) {
-  tl_module *m = ctx->m;
-  if (!ctx->opt->closed_world || !tl_module_uses_gc(m) || !m->types.n || has_public_table(m)) return TL_OK;
-  tl_type_rewrite rw;
-  tl_type_rewrite_begin(m, &rw);
-  tl_status s = prune(ctx, &rw);
-  tl_type_rewrite_free(&rw);
-  return s;
-}
+tl_status tl_pass_signature_pruning(tl_pass_ctx *ctx) { return tl_type_pass_run(ctx, true, prune); }
