@@ -1,4 +1,4 @@
-/* dwarf.c — keeps a module's DWARF (.debug_* custom sections, version 2-4
+/* dwarf.c — keeps a module's DWARF (.debug_* custom sections, version 2-5
  * units, 32-bit format, 4-byte addresses) right when its code moves. Code
  * addresses in wasm DWARF are offsets in the code section's payload.
  *
@@ -22,14 +22,21 @@
  *   - .debug_ranges / .debug_loc: the lists DW_AT_ranges / location
  *     attributes name, mapped in place; an entry whose code is gone becomes
  *     the empty range [base+1, base+1);
+ *   - DWARF 5: every address of .debug_addr mapped (DW_FORM_addrx and the
+ *     lists' *x entries name them); the .debug_rnglists / .debug_loclists
+ *     lists that DW_AT_ranges / location attributes name (by offset, or by
+ *     index through the unit's rnglists/loclists base) mapped in place:
+ *     addresses as above, LEB128 lengths and offsets rewritten in their
+ *     own bytes (padded; a value that does not fit makes the entry empty);
  *   - .debug_aranges is dropped (consumers fall back to .debug_info).
  * An address maps to the new address of the first node read at or after
  * it in the same function (a function's start and end map to the new
  * start and end); one in no written function maps to 0. Local indices in
  * location expressions are not rewritten. Malformed or unsupported DWARF
- * (DWARF 5 or 64-bit units, other address sizes) is an error with the byte
- * offset in the input (the reader runs this once with no code to find it),
- * never a crash. */
+ * (64-bit units, which no wasm toolchain emits: clang 14 allows -gdwarf64
+ * only for 64-bit ELF; address sizes other than 4) is an error with the
+ * byte offset in the input (the reader runs this once with no code to find
+ * it), never a crash. */
 #include "wasmio.h"
 
 #include <stdio.h>
@@ -559,16 +566,28 @@ static void write_lines(const dsec *sec, ltab *t, tl_vec *gs, const tl_srcmap_en
 typedef struct { uint64_t code; uint32_t first, n; } abbrev;
 typedef struct { uint32_t attr, form; int64_t implicit; } aspec;
 
+/* A list attribute of a DIE, mapped once the whole DIE is read (a unit
+ * DIE may name its base address and list bases after its lists). */
+typedef struct { bool is_loc; uint64_t form, v; const uint8_t *at; } pend;
+
 typedef struct {
-  const dsec *info, *abbrev, *ranges, *loc;
-  tl_buf new_info, new_ranges, new_loc;
+  const dsec *info, *abbrev, *ranges, *loc, *addr, *rnglists, *loclists;
+  tl_buf new_info, new_ranges, new_loc, new_addr, new_rnglists, new_loclists;
   const amap *am;
   const ltab *lines;
   tl_vec abbrevs, specs;   /* abbrev (sorted by code), aspec: the unit's table */
   uint32_t abbrev_off;     /* ... read from this offset (+1; 0: none yet) */
-  tl_vec done_ranges, done_loc; /* uint8_t bit sets: the list offsets mapped */
+  tl_vec done_ranges, done_loc, done_rnglists, done_loclists; /* uint8_t bit
+                              sets: the list offsets mapped */
+  tl_vec pend;             /* pend: the current DIE's lists */
   tl_error *err;
 } dinfo;
+
+typedef struct {           /* the unit being read */
+  uint16_t ver;
+  uint32_t base;           /* its base address (the unit DIE's low_pc), old */
+  uint64_t addr_base, rng_base, loc_base; /* DWARF 5; UINT64_MAX: not given */
+} unitst;
 
 static int cmp_abbrev(const void *a, const void *b) {
   const abbrev *x = a, *y = b;
@@ -709,6 +728,168 @@ static tl_status map_list(dinfo *d, bool is_loc, uint32_t off, uint32_t old_base
   }
 }
 
+/* ---- DWARF 5: .debug_addr, .debug_rnglists, .debug_loclists ---------------- */
+/* Writes v as a LEB128 of exactly n bytes at p (padded); false if it does
+ * not fit. */
+static bool put_leb_at(uint8_t *p, size_t n, uint64_t v) {
+  if (n < 10 && v >> (7 * n)) return false;
+  for (size_t i = 0; i < n; i++, v >>= 7) p[i] = (uint8_t)((v & 0x7f) | (i + 1 < n ? 0x80 : 0));
+  return true;
+}
+
+/* Maps every address of .debug_addr in place: each contribution is a
+ * header (length, version 5, address size 4, segment selector size 0) and
+ * its addresses. */
+static tl_status map_addr_section(dinfo *d) {
+  const dsec *sec = d->addr;
+  cur c = {sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
+  while (c.p < c.end) {
+    const uint8_t *at = c.p;
+    uint32_t len = 0;
+    uint64_t ver = 0;
+    uint8_t asize = 0, ssize = 0;
+    TRY(get_u32(&c, &len, "contribution length"));
+    if (len >= 0xfffffff0u) return bad(&c, at, "64-bit DWARF is not supported");
+    if (len > (size_t)(c.end - c.p)) return bad(&c, at, "contribution length past the section");
+    cur u = {c.p, c.p + len, c.base, c.sec, c.err};
+    c.p += len;
+    TRY(get_n(&u, 2, &ver, "version"));
+    if (ver != 5) return bad(&u, u.p - 2, "unsupported .debug_addr version");
+    TRY(get_u8(&u, &asize, "address size"));
+    TRY(get_u8(&u, &ssize, "segment selector size"));
+    if (asize != 4 || ssize != 0) return bad(&u, u.p - 2, "address size is not 4");
+    if ((u.end - u.p) % 4) return bad(&u, u.p, "addresses do not fill the contribution");
+    for (; u.p < u.end; u.p += 4) {
+      uint32_t a = 0;
+      for (int i = 0; i < 4; i++) a |= (uint32_t)u.p[i] << (8 * i);
+      put_u32_at(d->new_addr.p + (u.p - u.base), map_addr(d->am, a));
+    }
+  }
+  return TL_OK;
+}
+
+/* The old address at index idx of the unit's .debug_addr table. */
+static tl_status addr_at(dinfo *d, const unitst *u, uint64_t idx, const uint8_t *at, uint32_t *out) {
+  cur ci = {d->info->bytes, d->info->bytes + d->info->size, d->info->bytes, d->info, d->err};
+  if (!d->addr || u->addr_base == UINT64_MAX) return bad(&ci, at, "an address index without .debug_addr or DW_AT_addr_base");
+  uint64_t off = u->addr_base + idx * 4;
+  if (idx > d->addr->size || off + 4 > d->addr->size) return bad(&ci, at, "address index past .debug_addr");
+  const uint8_t *p = d->addr->bytes + off;
+  *out = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return TL_OK;
+}
+
+/* The section offset of list idx of a DW_FORM_rnglistx/loclistx: base
+ * points at the offsets array that follows the section's header. */
+static tl_status list_at(dinfo *d, const dsec *sec, uint64_t base, uint64_t idx, const uint8_t *at,
+                         uint32_t *out) {
+  cur ci = {d->info->bytes, d->info->bytes + d->info->size, d->info->bytes, d->info, d->err};
+  if (base == UINT64_MAX) return bad(&ci, at, "a list index without DW_AT_rnglists_base/loclists_base");
+  uint64_t off = base + idx * 4;
+  if (idx > sec->size || off + 4 > sec->size) return bad(&ci, at, "list index past the offsets array");
+  const uint8_t *p = sec->bytes + off;
+  *out = (uint32_t)(base + ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24));
+  return TL_OK;
+}
+
+/* An address range [os, oe) mapped; false when its code is gone (or it
+ * ends up empty or reversed). */
+static bool map_range(const dinfo *d, uint32_t os, uint32_t oe, uint32_t *ns, uint32_t *ne) {
+  *ns = map_addr(d->am, os), *ne = map_addr(d->am, oe);
+  return !((os && !*ns) || (oe && !*ne) || *ne <= *ns);
+}
+
+/* A LEB128 at c (read into *v), and where its bytes are in the output. */
+static tl_status leb_field(cur *c, uint8_t *out, uint64_t *v, uint8_t **at, size_t *n, const char *what) {
+  const uint8_t *p = c->p;
+  TRY(get_leb(c, false, v, what));
+  *at = out + (p - c->base), *n = (size_t)(c->p - p);
+  return TL_OK;
+}
+
+enum { RLE_END, RLE_BASEX, RLE_STARTX_ENDX, RLE_STARTX_LEN, RLE_OFFSET_PAIR, RLE_BASE, RLE_START_END,
+       RLE_START_LEN, RLE_DEFAULT };
+
+/* One bounded entry's mapping (kind k, after its code): addresses in
+ * place, LEB128 lengths and offsets in their bytes. */
+static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *u, uint32_t *base) {
+  uint64_t a = 0, b = 0;
+  uint8_t *pa = NULL, *pb = NULL;
+  size_t na = 0, nb = 0;
+  uint32_t s = 0, e = 0, ns, ne;
+  switch (k) {
+  case RLE_BASEX:
+    TRY(get_leb(c, false, &a, "base address index"));
+    return addr_at(d, u, a, c->p, base);
+  case RLE_STARTX_ENDX: /* both in .debug_addr, mapped there */
+    TRY(get_leb(c, false, &a, "start index"));
+    return get_leb(c, false, &b, "end index");
+  case RLE_STARTX_LEN:
+    TRY(get_leb(c, false, &a, "start index"));
+    TRY(addr_at(d, u, a, c->p, &s));
+    TRY(leb_field(c, out, &b, &pb, &nb, "length"));
+    if (!map_range(d, s, (uint32_t)(s + b), &ns, &ne) || !put_leb_at(pb, nb, ne - ns)) put_leb_at(pb, nb, 0);
+    return TL_OK;
+  case RLE_OFFSET_PAIR: {
+    TRY(leb_field(c, out, &a, &pa, &na, "start offset"));
+    TRY(leb_field(c, out, &b, &pb, &nb, "end offset"));
+    uint32_t nbase = map_addr(d->am, *base);
+    if (!map_range(d, (uint32_t)(*base + a), (uint32_t)(*base + b), &ns, &ne) || ns < nbase ||
+        !put_leb_at(pa, na, ns - nbase) || !put_leb_at(pb, nb, ne - nbase))
+      put_leb_at(pa, na, 1), put_leb_at(pb, nb, 1); /* empty, as .debug_ranges' */
+    return TL_OK;
+  }
+  case RLE_BASE:
+    TRY(get_u32(c, base, "base address"));
+    put_u32_at(out + (c->p - 4 - c->base), map_addr(d->am, *base));
+    return TL_OK;
+  case RLE_START_END:
+    TRY(get_u32(c, &s, "start address"));
+    TRY(get_u32(c, &e, "end address"));
+    if (!map_range(d, s, e, &ns, &ne)) ne = ns;
+    put_u32_at(out + (c->p - 8 - c->base), ns);
+    put_u32_at(out + (c->p - 4 - c->base), ne);
+    return TL_OK;
+  case RLE_START_LEN:
+    TRY(get_u32(c, &s, "start address"));
+    put_u32_at(out + (c->p - 4 - c->base), map_addr(d->am, s));
+    TRY(leb_field(c, out, &b, &pb, &nb, "length"));
+    if (!map_range(d, s, (uint32_t)(s + b), &ns, &ne) || !put_leb_at(pb, nb, ne - ns)) put_leb_at(pb, nb, 0);
+    return TL_OK;
+  default: return TL_OK; /* RLE_DEFAULT: no range */
+  }
+}
+
+/* Maps the .debug_rnglists (is_loc false) or .debug_loclists list at off
+ * of unit u. Location list entry codes are range list codes but for
+ * DW_LLE_default_location (5); bounded entries and the default carry a
+ * location expression. */
+static tl_status map_list5(dinfo *d, bool is_loc, uint32_t off, const unitst *u) {
+  const dsec *sec = is_loc ? d->loclists : d->rnglists;
+  tl_vec *done = is_loc ? &d->done_loclists : &d->done_rnglists;
+  if (!sec) return tl_errorf(d->err, TL_E_MALFORMED, d->info->offset, ".debug_info: names a %s that is not there",
+                             is_loc ? ".debug_loclists" : ".debug_rnglists");
+  uint8_t *out = (is_loc ? d->new_loclists : d->new_rnglists).p;
+  cur c = {sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
+  if (off >= sec->size || !out) return bad(&c, c.end, "list offset past the section");
+  if (seen_before(done, sec->size, off)) return TL_OK;
+  c.p += off;
+  uint32_t base = u->base;
+  for (;;) {
+    uint8_t code = 0;
+    TRY(get_u8(&c, &code, "list entry kind"));
+    if (code > (is_loc ? 8 : 7)) return bad(&c, c.p - 1, "unknown list entry kind");
+    int k = !is_loc || code < 5 ? code : code == 5 ? RLE_DEFAULT : code - 1;
+    if (k == RLE_END) return TL_OK;
+    TRY(map_entry(d, &c, out, k, u, &base));
+    if (is_loc && k != RLE_BASEX && k != RLE_BASE) {
+      uint64_t len = 0;
+      TRY(get_leb(&c, false, &len, "location expression length"));
+      TRY(skip(&c, len, "location expression"));
+    }
+  }
+}
+
 static bool is_loclist_attr(uint32_t a) {
   return a == 0x02 || a == 0x19 || a == 0x2a || a == 0x38 || a == 0x40 || a == 0x46 || a == 0x48 ||
          a == 0x4a || a == 0x4d;
@@ -731,44 +912,79 @@ static bool new_stmt_list(const dinfo *d, uint32_t off, uint32_t *out) {
 typedef struct {           /* what one DIE's attributes need after reading */
   uint32_t low;
   bool has_low;
+  bool low_x;              /* low_pc is .debug_addr entry low_idx */
+  uint64_t low_idx;
+  const uint8_t *low_at;
   uint8_t *high_at;        /* a data-form high_pc (length from low_pc) */
   size_t high_size;
   bool high_leb;           /* DW_FORM_udata: a LEB128 of high_size bytes */
   uint64_t high;
 } die;
 
-/* One attribute of a DIE of a unit based at *base (the unit DIE sets it). */
-static tl_status attr(dinfo *d, cur *c, const aspec *s, uint16_t ver, bool unit_die, uint32_t *base,
-                      die *x) {
+/* The value of an attribute of n bytes at `at` of form `form`. */
+static uint64_t form_value(const cur *c, const uint8_t *at, size_t n, uint64_t form) {
+  uint64_t v = 0;
+  if (form == 0x0f || form == 0x15 || form == 0x1a || form == 0x1b || form == 0x22 || form == 0x23) {
+    cur l = {at, at + n, c->base, c->sec, c->err};
+    if (get_leb(&l, false, &v, "attribute")) return 0; /* skip_form read it already */
+    return v;
+  }
+  for (size_t i = 0; i < n && i < 8; i++) v |= (uint64_t)at[i] << (8 * i);
+  return v;
+}
+
+static bool is_addrx(uint64_t form) { return form == 0x1b || (form >= 0x29 && form <= 0x2c); }
+
+/* One attribute of a DIE of unit u (unit_die: the unit's own DIE, which
+ * sets its base address and list bases). */
+static tl_status attr(dinfo *d, cur *c, const aspec *s, unitst *u, bool unit_die, die *x) {
   uint64_t form = s->form;
   const uint8_t *at = c->p;
   TRY(skip_form(c, &form));
   uint8_t *out = d->new_info.p + (at - c->base);
   size_t n = (size_t)(c->p - at);
-  uint64_t v = 0;
-  for (size_t i = 0; i < n && i < 8; i++) v |= (uint64_t)at[i] << (8 * i);
+  uint64_t v = form_value(c, at, n, form);
   if (form == 0x01) {                                    /* DW_FORM_addr */
     if (s->attr == 0x11) x->low = (uint32_t)v, x->has_low = true;
-    if (s->attr == 0x11 && unit_die) *base = (uint32_t)v;
     put_u32_at(out, map_addr(d->am, (uint32_t)v));
     return TL_OK;
   }
+  if (s->attr == 0x11 && is_addrx(form)) x->low_x = true, x->low_idx = v, x->low_at = at;
   bool data = form == 0x0b || form == 0x05 || form == 0x06 || form == 0x07 || form == 0x0f;
-  if (s->attr == 0x12 && data) {
-    x->high_at = out, x->high_size = n, x->high = v, x->high_leb = form == 0x0f;
-    if (form == 0x0f) {
-      cur l = {at, at + n, c->base, c->sec, c->err};
-      TRY(get_leb(&l, false, &x->high, "DW_AT_high_pc"));
-    }
-  }
-  bool offset = form == 0x17 || (ver <= 3 && (form == 0x06 || form == 0x07));
+  if (s->attr == 0x12 && data) x->high_at = out, x->high_size = n, x->high = v, x->high_leb = form == 0x0f;
+  bool offset = form == 0x17 || (u->ver <= 3 && (form == 0x06 || form == 0x07));
   if (s->attr == 0x10 && offset && n == 4) {             /* DW_AT_stmt_list */
     uint32_t no;
     if (!new_stmt_list(d, (uint32_t)v, &no)) return bad(c, at, "DW_AT_stmt_list names no line program");
     put_u32_at(out, no);
   }
-  if (s->attr == 0x55 && offset && n == 4) TRY(map_list(d, false, (uint32_t)v, *base));
-  if (is_loclist_attr(s->attr) && offset && n == 4) TRY(map_list(d, true, (uint32_t)v, *base));
+  if (unit_die && form == 0x17) {                        /* DWARF 5 bases */
+    if (s->attr == 0x73) u->addr_base = v;
+    if (s->attr == 0x74) u->rng_base = v;
+    if (s->attr == 0x8c) u->loc_base = v;
+  }
+  bool list = (offset && n == 4) || (u->ver >= 5 && (form == 0x22 || form == 0x23));
+  if (list && (s->attr == 0x55 || is_loclist_attr(s->attr)))
+    TL_VEC_PUSH(&d->pend, pend, ((pend){s->attr != 0x55, form, v, at}));
+  return TL_OK;
+}
+
+/* The DIE's list attributes, now that its base address is known. */
+static tl_status map_pending(dinfo *d, const unitst *u) {
+  for (size_t i = 0; i < d->pend.n; i++) {
+    const pend *p = &TL_VEC_AT(&d->pend, pend, i);
+    uint32_t off = (uint32_t)p->v;
+    if (u->ver < 5) {
+      TRY(map_list(d, p->is_loc, off, u->base));
+      continue;
+    }
+    const dsec *sec = p->is_loc ? d->loclists : d->rnglists;
+    if ((p->form == 0x22 || p->form == 0x23) && !sec) return map_list5(d, p->is_loc, 0, u); /* its error */
+    if (p->form == 0x22) TRY(list_at(d, sec, u->loc_base, p->v, p->at, &off));
+    if (p->form == 0x23) TRY(list_at(d, sec, u->rng_base, p->v, p->at, &off));
+    TRY(map_list5(d, p->is_loc, off, u));
+  }
+  d->pend.n = 0;
   return TL_OK;
 }
 
@@ -798,13 +1014,21 @@ static tl_status unit(dinfo *d, cur *c) {
   cur u = {c->p, c->p + len, c->base, c->sec, c->err};
   c->p += len;
   TRY(get_n(&u, 2, &ver, "version"));
-  if (ver == 5) return bad(&u, u.p - 2, "DWARF 5 units are not supported");
-  if (ver < 2 || ver > 4) return bad(&u, u.p - 2, "unsupported unit version");
-  TRY(get_u32(&u, &aoff, "abbreviation offset"));
-  TRY(get_u8(&u, &asize, "address size"));
-  if (asize != 4) return bad(&u, u.p - 1, "address size is not 4");
+  if (ver < 2 || ver > 5) return bad(&u, u.p - 2, "unsupported unit version");
+  uint8_t type = 1;
+  if (ver == 5) {
+    TRY(get_u8(&u, &type, "unit type"));
+    if (type < 1 || type > 6) return bad(&u, u.p - 1, "unknown unit type");
+    TRY(get_u8(&u, &asize, "address size"));
+    TRY(get_u32(&u, &aoff, "abbreviation offset"));
+    if (type != 1 && type != 3) TRY(skip(&u, type == 2 || type == 6 ? 12 : 8, "unit header"));
+  } else {
+    TRY(get_u32(&u, &aoff, "abbreviation offset"));
+    TRY(get_u8(&u, &asize, "address size"));
+  }
+  if (asize != 4) return bad(&u, ver == 5 ? u.p - 5 : u.p - 1, "address size is not 4");
   TRY(read_abbrevs(d, aoff));
-  uint32_t base = 0;
+  unitst us = {(uint16_t)ver, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX};
   bool first = true;
   while (u.p < u.end) {
     uint64_t code = 0;
@@ -813,8 +1037,14 @@ static tl_status unit(dinfo *d, cur *c) {
     const abbrev *a = find_abbrev(d, code);
     if (!a) return bad(&u, u.p - 1, "DIE with an undefined abbreviation code");
     die x = {0};
-    for (uint32_t i = 0; i < a->n; i++)
-      TRY(attr(d, &u, &TL_VEC_AT(&d->specs, aspec, a->first + i), (uint16_t)ver, first, &base, &x));
+    d->pend.n = 0;
+    for (uint32_t i = 0; i < a->n; i++) TRY(attr(d, &u, &TL_VEC_AT(&d->specs, aspec, a->first + i), &us, first, &x));
+    if (x.low_x) {
+      TRY(addr_at(d, &us, x.low_idx, x.low_at, &x.low));
+      x.has_low = true;
+    }
+    if (first && x.has_low) us.base = x.low;
+    TRY(map_pending(d, &us));
     fix_high(d, &x);
     first = false;
   }
@@ -822,6 +1052,7 @@ static tl_status unit(dinfo *d, cur *c) {
 }
 
 static tl_status update_info(dinfo *d) {
+  if (d->addr) TRY(map_addr_section(d));
   cur c = {d->info->bytes, d->info->bytes + d->info->size, d->info->bytes, d->info, d->err};
   while (c.p < c.end) TRY(unit(d, &c));
   return TL_OK;
@@ -847,7 +1078,8 @@ static void copy_sec(tl_buf *b, const dsec *c) {
 }
 
 static void dinfo_free(dinfo *d) {
-  tl_vec *v[] = {&d->abbrevs, &d->specs, &d->done_ranges, &d->done_loc};
+  tl_vec *v[] = {&d->abbrevs, &d->specs, &d->done_ranges, &d->done_loc, &d->done_rnglists, &d->done_loclists,
+                 &d->pend};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) tl_vec_free(v[i]);
 }
 
@@ -855,8 +1087,8 @@ void tl_dwarf_free(tl_dwarf_out *o) {
   for (int i = 0; i < TL_DWARF_NSECS; i++) tl_buf_free(&o->bytes[i]);
 }
 
-const char *const tl_dwarf_names[TL_DWARF_NSECS] = {".debug_line", ".debug_info", ".debug_ranges",
-                                                     ".debug_loc"};
+const char *const tl_dwarf_names[TL_DWARF_NSECS] = {".debug_line", ".debug_info", ".debug_ranges", ".debug_loc",
+                                                     ".debug_addr", ".debug_rnglists", ".debug_loclists"};
 
 typedef struct { ltab t; amap am; tl_vec gs; dinfo d; dsec secs[TL_DWARF_NSECS + 1]; } upd;
 
@@ -872,15 +1104,18 @@ static tl_status update(const tl_module *m, const tl_srcmap_entry *e, size_t n, 
   groups(gs, t, e, n);
   if (line) write_lines(line, t, gs, e, code, &out->bytes[0]);
   out->has[0] = line != NULL;
-  *d = (dinfo){.info = find(m, offsets, u->secs, 1), .abbrev = find(m, offsets, u->secs, 4),
-               .ranges = find(m, offsets, u->secs, 2), .loc = find(m, offsets, u->secs, 3), .am = am,
-               .lines = t, .err = err};
+  *d = (dinfo){.info = find(m, offsets, u->secs, 1), .abbrev = find(m, offsets, u->secs, TL_DWARF_NSECS),
+               .ranges = find(m, offsets, u->secs, 2), .loc = find(m, offsets, u->secs, 3),
+               .addr = find(m, offsets, u->secs, 4), .rnglists = find(m, offsets, u->secs, 5),
+               .loclists = find(m, offsets, u->secs, 6), .am = am, .lines = t, .err = err};
   if (!d->info) return TL_OK;
-  copy_sec(&out->bytes[1], d->info);
-  copy_sec(&out->bytes[2], d->ranges);
-  copy_sec(&out->bytes[3], d->loc);
+  const dsec *in[] = {NULL, d->info, d->ranges, d->loc, d->addr, d->rnglists, d->loclists};
+  for (int k = 1; k < TL_DWARF_NSECS; k++) {
+    copy_sec(&out->bytes[k], in[k]);
+    out->has[k] = in[k] != NULL;
+  }
   d->new_info = out->bytes[1], d->new_ranges = out->bytes[2], d->new_loc = out->bytes[3];
-  out->has[1] = true, out->has[2] = d->ranges != NULL, out->has[3] = d->loc != NULL;
+  d->new_addr = out->bytes[4], d->new_rnglists = out->bytes[5], d->new_loclists = out->bytes[6];
   return update_info(d);
 }
 

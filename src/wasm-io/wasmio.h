@@ -23,7 +23,7 @@ void tl_leb_write_s64(tl_buf *b, int64_t v);
  * section), from the writer's located nodes e[0..n) (offsets in the output,
  * whose code section payload starts at `code`). offsets: each custom
  * section's offset in the input, for errors (NULL: errors at 0). */
-enum { TL_DWARF_NSECS = 4 };
+enum { TL_DWARF_NSECS = 7 };
 typedef struct { bool has[TL_DWARF_NSECS]; tl_buf bytes[TL_DWARF_NSECS]; } tl_dwarf_out;
 extern const char *const tl_dwarf_names[TL_DWARF_NSECS];
 tl_status tl_dwarf_update(const tl_module *m, const tl_srcmap_entry *e, size_t n, uint32_t code,
