@@ -368,6 +368,7 @@ static tl_expr *const_of_value(tl_module *m, const tl_value *v) {
 #define GAP 8
 static void write_memory(ce *c) {
   tl_module *m = c->m;
+  if (!m->memories.n) return; /* no memory: no segments either */
   tl_memory *mem = TL_MEMORY(m, 0);
   if (c->pages > mem->min) mem->min = c->pages;
   size_t k = 0;

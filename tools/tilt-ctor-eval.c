@@ -39,7 +39,7 @@ typedef enum { O_OUTPUT, O_TEXT, O_DEBUG, O_CTORS, O_KEPT, O_IGNORE_INPUT, O_VAL
 static const cli_flag flags[] = {
   {O_OUTPUT, "--output", "-o", true, "output file"},
   {O_TEXT, "--emit-text", "-S", false, "emit text instead of binary"},
-  {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section)"},
+  {O_DEBUG, "--debuginfo", "-g", false, "keep names (write the name section) and DWARF, its code addresses updated"},
   {O_CTORS, "--ctors", "-c", true, "the exports to evaluate, in order (comma-separated)"},
   {O_KEPT, "--kept-exports", "-ke", true, "evaluated exports to keep (returning their results)"},
   {O_IGNORE_INPUT, "--ignore-external-input", "-ipi", false,
@@ -114,7 +114,7 @@ static tl_module *load(const opts *o) {
   size_t size;
   if (cli_read_file(o->in, &bytes, &size)) return NULL;
   tl_read_options ro = {.features = o->features ? o->features : TL_FEATURES_MVP,
-                        .detect_features = o->detect, .no_validate = !o->validate};
+                        .detect_features = o->detect, .no_validate = !o->validate, .dwarf = o->debug_names};
   tl_error err;
   tl_module *m = tl_module_read_any(bytes, size, &ro, &err);
   free(bytes);
@@ -144,7 +144,7 @@ static int run(opts *o, tl_module *m) {
     free(text);
     return rc;
   }
-  tl_write_options wo = {.debug_names = o->debug_names};
+  tl_write_options wo = {.debug_names = o->debug_names, .dwarf = true};
   uint8_t *bytes;
   size_t size;
   if (tl_module_write(m, &wo, &bytes, &size, &err) != TL_OK) return cli_print_error(o->out, &err), 1;

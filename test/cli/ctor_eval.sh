@@ -99,4 +99,39 @@ check_sh "--version as wasm-ctor-eval" \
   '[ -z "${TILT_BINARYEN_BIN:-}" ] || "$TILT_BINARYEN_BIN/wasm-ctor-eval" --version | grep -Eq "^wasm-ctor-eval version [0-9]+ \(tilt "'
 head -c 12 m.wasm > trunc.wasm
 expect_error "a bad input" '^trunc\.wasm:0x[0-9a-f]+: error: ' "$CE" --ctors=init trunc.wasm -o x.wasm
+
+# a module with no memory whose ctor evaluates (it once wrote memory 0's
+# size into a memory that is not there)
+cat > nomem.wat <<'W'
+(module (global $g (mut i32) (i32.const 0))
+  (func (export "init") (global.set $g (i32.const 3))) (func (export "get") (result i32) (global.get $g)))
+W
+check_sh "a module without memory" '"$TILT_OPT" nomem.wat -o nomem.wasm && "$CE" --ctors=init nomem.wasm -o nm.wasm &&
+  "$TILT_OPT" nm.wasm --print | grep -q "i32.const 3"'
+
+# -g: DWARF follows the code the evaluation changed (emcc -g -sEVAL_CTORS
+# runs wasm-ctor-eval -g): a clang -g build whose ctors stop in part, at
+# printf's first import call
+DW="python3 $TILT_SRC/test/cli/dwarf.py"
+cat > r.c <<'C'
+#include <stdio.h>
+static int table[64];
+static int counter;
+__attribute__((constructor)) static void fill(void) {
+  for (int i = 0; i < 64; i++) table[i] = i * i + 3;
+  counter = 7;
+}
+__attribute__((constructor(200))) static void greet(void) { printf("ready %d\n", counter); }
+__attribute__((export_name("lookup"))) int lookup(int i) { return table[i & 63] + counter; }
+C
+CC="clang --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor"
+if command -v clang >/dev/null && command -v llvm-dwarfdump >/dev/null && command -v wasm-objdump >/dev/null &&
+   $CC -O1 -g -c r.c -o r.o 2>/dev/null && $CC r.o -o r.wasm -Wl,--export=__wasm_call_ctors 2>/dev/null; then
+  check "-g: the input's DWARF fits its code" $DW check r.wasm
+  check_sh "-g: evaluated in part" '"$CE" -g --ctors=__wasm_call_ctors r.wasm -o rg.wasm | grep -q "stopping (in block)"'
+  check "-g: the output's DWARF fits its code" $DW check rg.wasm
+  check_sh "-g: the code moved" '[ "$($DW extents rg.wasm | md5sum)" != "$($DW extents r.wasm | md5sum)" ]'
+else
+  echo "skipped the -g checks: no clang for wasm32-wasi, llvm-dwarfdump or wasm-objdump"
+fi
 finish
