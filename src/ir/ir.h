@@ -563,6 +563,11 @@ typedef struct {
                               writer emits its children inline */
   const char *name;        /* name section, or NULL */
   const char **local_name; /* nlocal entries or NULL */
+  uint32_t *local_orig;    /* with DWARF (module dwarf_locs): nlocal entries, the
+                              input's index of each local (TL_NO_INDEX: a pass
+                              added it), or NULL: each its own index so far */
+  bool locals_unmapped;    /* with DWARF: a pass merged or moved locals without
+                              local_orig; the writer gives DWARF no local map */
   uint32_t nlabel;         /* label ids are 0..nlabel-1 */
   uint32_t label_cap;      /* capacity of label_name[] when it is set */
   const char **label_name; /* nlabel entries or NULL */

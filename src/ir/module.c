@@ -64,10 +64,16 @@ uint32_t tl_func_add_local(tl_module *m, tl_func *f, tl_type t) {
       memcpy(nn, f->local_name, n * sizeof *nn);
       f->local_name = nn;
     }
+    if (f->local_orig) {
+      uint32_t *no = TL_NEWN(&m->arena, uint32_t, cap);
+      memcpy(no, f->local_orig, n * sizeof *no);
+      f->local_orig = no;
+    }
     f->local_cap = cap;
   }
   f->local[n] = t;
   if (f->local_name) f->local_name[n] = NULL;
+  if (f->local_orig) f->local_orig[n] = TL_NO_INDEX;
   f->nlocal = n + 1;
   return n;
 }

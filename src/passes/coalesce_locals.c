@@ -870,6 +870,7 @@ tl_status tl_pass_coalesce_locals(tl_pass_ctx *ctx, tl_func *f) {
     if (f->local_name) f->local_name[i] = cname[i];
   }
   f->nlocal = ncolor;
+  f->locals_unmapped = true; /* merged: DWARF's local indices cannot follow */
   if (has_sb) f->scratch_base = new_sb == NONE ? ncolor : new_sb;
   /* removed sets mostly keep their types (a set and the drop or nop for it
    * are none, or unreachable with the value; a tee and its value share

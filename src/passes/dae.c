@@ -294,6 +294,7 @@ static void rewrite_callee(tl_module *m, tl_func *f, dinfo *d, rw_scratch *rs) {
     f->local[lmap[p]] = old[p];
     if (f->local_name) f->local_name[lmap[p]] = oldn[p];
   }
+  f->locals_unmapped = true; /* params moved: DWARF's local indices do not follow */
   tl_type results = d->drop_result ? TL_NONE : ft->results;
   /* A dropped result: as Binaryen, every return X becomes drop X; return
    * and the body's value is dropped, unless a branch targets the body's

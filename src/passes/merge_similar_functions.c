@@ -253,6 +253,7 @@ static uint32_t make_shared(tl_module *m, klass *k) {
   }
   tl_free(pts);
   if (s.has_scratch_base) s.scratch_base += nx;
+  s.local_orig = NULL, s.locals_unmapped = true; /* params inserted: DWARF's local indices do not follow */
   shift_ctx sc = {np, nx};
   tl_walk_post(m, &s, &s.body, shift_visit, &sc);
   *tl_module_add_func(m) = s;

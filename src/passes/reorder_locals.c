@@ -94,6 +94,15 @@ static void group_types(const tl_type *types, uint32_t *v, uint32_t n, tl_type f
   for (uint32_t i = 0; i < n; i++) v[i] = tmp[i];
 }
 
+/* With DWARF: each kept local's input index follows it (DWARF names
+ * locals by index; the writer maps them). */
+static void keep_origins(tl_module *m, tl_func *f, const uint32_t *order, uint32_t np, uint32_t nd) {
+  uint32_t *orig = TL_NEWN(&m->arena, uint32_t, f->local_cap > np + nd ? f->local_cap : np + nd);
+  for (uint32_t i = 0; i < np; i++) orig[i] = f->local_orig ? f->local_orig[i] : i;
+  for (uint32_t k = 0; k < nd; k++) orig[np + k] = f->local_orig ? f->local_orig[order[k]] : order[k];
+  f->local_orig = orig;
+}
+
 tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   tl_module *m = ctx->m;
   uint32_t np = tl_func_nparams(m, f), n = f->nlocal;
@@ -125,6 +134,7 @@ tl_status tl_pass_reorder_locals(tl_pass_ctx *ctx, tl_func *f) {
   group_types(types, order, short_n, np ? types[np - 1] : TL_NONE, c.first);
   group_types(types, order + short_n, nreg - short_n, short_n ? types[order[short_n - 1]] : TL_NONE, c.first);
   if (f->has_scratch_base && sb < n) f->scratch_base = np + nreg;
+  if (m->dwarf_locs) keep_origins(m, f, order, np, nd);
   for (uint32_t i = 0; i < np; i++) c.map[i] = i;
   for (uint32_t k = 0; k < nd; k++) {
     c.map[order[k]] = np + k;

@@ -116,6 +116,7 @@ static void prune_func(sp_ctx *c, tl_func *f, const uint8_t *drop, uint32_t np) 
     f->local[map[i]] = old[i]; /* (no local.get reads it: non-nullable stays valid) */
     if (f->local_name) f->local_name[map[i]] = oldn[i];
   }
+  f->locals_unmapped = true; /* params moved: DWARF's local indices do not follow */
   lmap_ctx lc = {map, np};
   tl_walk_post(c->m, f, &f->body, renumber_visit, &lc);
 }

@@ -31,8 +31,14 @@
  *   - .debug_aranges is dropped (consumers fall back to .debug_info).
  * An address maps to the new address of the first node read at or after
  * it in the same function (a function's start and end map to the new
- * start and end); one in no written function maps to 0. Local indices in
- * location expressions are not rewritten. Malformed or unsupported DWARF
+ * start and end); one in no written function maps to 0. A location
+ * expression's DW_OP_WASM_location of a local (in a DIE of a subprogram,
+ * or in a location list entry) is renumbered in place by its function's
+ * local map (tl_dwarf_locals: passes such as reorder-locals renumber
+ * locals); a local that is gone, or whose new index does not fit in its
+ * bytes, makes the whole expression DW_OP_nops (no location: optimized
+ * out). An expression with an operation this file does not know, or of a
+ * function without a map, stays as it is. Malformed or unsupported DWARF
  * (64-bit units, which no wasm toolchain emits: clang 14 allows -gdwarf64
  * only for 64-bit ELF; address sizes other than 4) is an error with the
  * byte offset in the input (the reader runs this once with no code to find
@@ -115,9 +121,20 @@ static void put_u32_at(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Writes v as a LEB128 of exactly n bytes at p (padded); false if it does
+ * not fit. */
+static bool put_leb_at(uint8_t *p, size_t n, uint64_t v) {
+  if (n < 10 && v >> (7 * n)) return false;
+  for (size_t i = 0; i < n; i++, v >>= 7) p[i] = (uint8_t)((v & 0x7f) | (i + 1 < n ? 0x80 : 0));
+  return true;
+}
+
 /* ---- old address -> new address ------------------------------------------- */
 typedef struct { uint32_t old, new_; } apair;
-typedef struct { uint32_t old_start, old_end, new_start, new_end; } afunc;
+typedef struct {
+  uint32_t old_start, old_end, new_start, new_end;
+  const tl_dwarf_locals *locals; /* its local map, or NULL */
+} afunc;
 
 typedef struct {
   tl_vec pairs;  /* apair, sorted by old then new */
@@ -178,7 +195,7 @@ static void build_map(amap *am, const tl_srcmap_entry *e, size_t n, uint32_t cod
     apair p = {e[i].loc.line - 1, e[i].offset - code};
     if (e[i].loc.col == TL_LOC_DWARF_START) {
       open = true;
-      cur_f = (afunc){p.old, p.old, p.new_, p.new_};
+      cur_f = (afunc){p.old, p.old, p.new_, p.new_, NULL};
     }
     TL_VEC_PUSH(&am->pairs, apair, p);
     if (e[i].loc.col == TL_LOC_DWARF_END && open) {
@@ -191,6 +208,83 @@ static void build_map(amap *am, const tl_srcmap_entry *e, size_t n, uint32_t cod
   }
   if (am->pairs.n) qsort(am->pairs.p, am->pairs.n, sizeof(apair), cmp_pair);
   if (am->funcs.n) qsort(am->funcs.p, am->funcs.n, sizeof(afunc), cmp_func);
+}
+
+static int cmp_locals(const void *a, const void *b) {
+  const tl_dwarf_locals *x = a, *y = b;
+  return x->old_start < y->old_start ? -1 : x->old_start > y->old_start;
+}
+
+/* Each written function's local map, by its old start (lm is sorted). */
+static void attach_locals(amap *am, tl_dwarf_locals *lm, size_t nlm) {
+  if (!nlm) return;
+  qsort(lm, nlm, sizeof *lm, cmp_locals);
+  for (size_t i = 0; i < am->funcs.n; i++) {
+    afunc *f = &TL_VEC_AT(&am->funcs, afunc, i);
+    size_t lo = 0, hi = nlm;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (lm[mid].old_start < f->old_start) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < nlm && lm[lo].old_start == f->old_start) f->locals = &lm[lo];
+  }
+}
+
+/* ---- location expressions: locals renumbered -------------------------------- */
+/* Skips the operands of DWARF expression operation op; false for an
+ * operation it does not know. */
+static bool skip_operands(cur *c, uint8_t op) {
+  uint64_t v = 0;
+  uint8_t k = 0;
+  if ((op >= 0x30 && op <= 0x6f) || op == 0x06 || (op >= 0x12 && op <= 0x14) || (op >= 0x16 && op <= 0x22) ||
+      (op >= 0x24 && op <= 0x27) || (op >= 0x29 && op <= 0x2e) || (op >= 0x96 && op <= 0x97) ||
+      (op >= 0x9b && op <= 0x9c) || op == 0x9f || op == 0xe0)
+    return true;
+  switch (op) {
+  case 0x08: case 0x09: case 0x15: case 0x94: case 0x95: return !skip(c, 1, "operand");
+  case 0x0a: case 0x0b: case 0x28: case 0x2f: case 0x98: return !skip(c, 2, "operand");
+  case 0x03: case 0x0c: case 0x0d: case 0x99: case 0x9a: return !skip(c, 4, "operand");
+  case 0x0e: case 0x0f: return !skip(c, 8, "operand");
+  case 0x10: case 0x11: case 0x23: case 0x90: case 0x91: case 0x93: case 0xa1: case 0xa2: case 0xa8: case 0xa9:
+    return !get_leb(c, false, &v, "operand");
+  case 0x92: case 0x9d: case 0xa5: return !get_leb(c, false, &v, "operand") && !get_leb(c, false, &v, "operand");
+  case 0x9e: case 0xa3: case 0xf3: return !get_leb(c, false, &v, "operand") && !skip(c, v, "operand");
+  case 0xa0: return !skip(c, 4, "operand") && !get_leb(c, true, &v, "operand");
+  case 0xa4: return !get_leb(c, false, &v, "operand") && !get_u8(c, &k, "operand") && !skip(c, k, "operand");
+  case 0xa6: case 0xa7: return !skip(c, 1, "operand") && !get_leb(c, false, &v, "operand");
+  default: if (op >= 0x70 && op <= 0x8f) return !get_leb(c, true, &v, "operand");
+    return false;
+  }
+}
+
+/* The expression [in, in + len) of function f (written at out): each
+ * DW_OP_WASM_location of a local gets its new index. */
+static void map_expr(const dsec *sec, const uint8_t *in, size_t len, uint8_t *out, const afunc *f) {
+  if (!f || !f->locals || !len) return;
+  tl_error e;
+  cur c = {in, in + len, in, sec, &e};
+  while (c.p < c.end) {
+    uint8_t op = *c.p++, kind = 0;
+    if (op != 0xed) {
+      if (!skip_operands(&c, op)) return;
+      continue;
+    }
+    if (get_u8(&c, &kind, "kind")) return;
+    if (kind == 3) {                      /* a global, by a 4-byte index */
+      if (skip(&c, 4, "index")) return;
+      continue;
+    }
+    const uint8_t *at = c.p;
+    uint64_t idx = 0;
+    if (get_leb(&c, false, &idx, "index")) return;
+    if (kind != 0) continue;              /* a global or a stack slot */
+    uint32_t to = idx < f->locals->n ? f->locals->map[idx] : TL_NO_INDEX;
+    if (to == TL_NO_INDEX || !put_leb_at(out + (at - in), (size_t)(c.p - at), to)) {
+      memset(out, 0x96, len);             /* DW_OP_nop throughout: no location */
+      return;
+    }
+  }
 }
 
 /* ---- .debug_line: reading ------------------------------------------------- */
@@ -563,12 +657,13 @@ static void write_lines(const dsec *sec, ltab *t, tl_vec *gs, const tl_srcmap_en
 }
 
 /* ---- .debug_info, .debug_ranges, .debug_loc: in place --------------------- */
-typedef struct { uint64_t code; uint32_t first, n; } abbrev;
+typedef struct { uint64_t code, tag; uint32_t first, n; } abbrev;
 typedef struct { uint32_t attr, form; int64_t implicit; } aspec;
 
 /* A list attribute of a DIE, mapped once the whole DIE is read (a unit
  * DIE may name its base address and list bases after its lists). */
-typedef struct { bool is_loc; uint64_t form, v; const uint8_t *at; } pend;
+typedef struct { uint8_t kind; uint64_t form, v; const uint8_t *at; } pend; /* P_* */
+enum { P_RANGES, P_LOCLIST, P_EXPR }; /* P_EXPR: v bytes of expression at `at` */
 
 typedef struct {
   const dsec *info, *abbrev, *ranges, *loc, *addr, *rnglists, *loclists;
@@ -579,7 +674,8 @@ typedef struct {
   uint32_t abbrev_off;     /* ... read from this offset (+1; 0: none yet) */
   tl_vec done_ranges, done_loc, done_rnglists, done_loclists; /* uint8_t bit
                               sets: the list offsets mapped */
-  tl_vec pend;             /* pend: the current DIE's lists */
+  tl_vec pend;             /* pend: the current DIE's lists and expressions */
+  const afunc *fn;         /* the function of the last subprogram DIE */
   tl_error *err;
 } dinfo;
 
@@ -608,6 +704,7 @@ static tl_status read_abbrevs(dinfo *d, uint32_t off) {
     TRY(get_leb(&c, false, &a.code, "abbreviation code"));
     if (!a.code) break;
     TRY(get_leb(&c, false, &tag, "tag"));
+    a.tag = tag;
     TRY(skip(&c, 1, "children flag"));
     a.first = (uint32_t)d->specs.n;
     for (;;) {
@@ -723,20 +820,14 @@ static tl_status map_list(dinfo *d, bool is_loc, uint32_t off, uint32_t old_base
     if (is_loc) {
       uint64_t len = 0;
       TRY(get_n(&c, 2, &len, "location expression length"));
+      const uint8_t *x = c.p;
       TRY(skip(&c, len, "location expression"));
+      map_expr(sec, x, len, out + (x - c.base), func_of(d->am, os));
     }
   }
 }
 
 /* ---- DWARF 5: .debug_addr, .debug_rnglists, .debug_loclists ---------------- */
-/* Writes v as a LEB128 of exactly n bytes at p (padded); false if it does
- * not fit. */
-static bool put_leb_at(uint8_t *p, size_t n, uint64_t v) {
-  if (n < 10 && v >> (7 * n)) return false;
-  for (size_t i = 0; i < n; i++, v >>= 7) p[i] = (uint8_t)((v & 0x7f) | (i + 1 < n ? 0x80 : 0));
-  return true;
-}
-
 /* Maps every address of .debug_addr in place: each contribution is a
  * header (length, version 5, address size 4, segment selector size 0) and
  * its addresses. */
@@ -812,7 +903,8 @@ enum { RLE_END, RLE_BASEX, RLE_STARTX_ENDX, RLE_STARTX_LEN, RLE_OFFSET_PAIR, RLE
 
 /* One bounded entry's mapping (kind k, after its code): addresses in
  * place, LEB128 lengths and offsets in their bytes. */
-static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *u, uint32_t *base) {
+static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *u, uint32_t *base,
+                           uint32_t *start) {
   uint64_t a = 0, b = 0;
   uint8_t *pa = NULL, *pb = NULL;
   size_t na = 0, nb = 0;
@@ -823,10 +915,12 @@ static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *
     return addr_at(d, u, a, c->p, base);
   case RLE_STARTX_ENDX: /* both in .debug_addr, mapped there */
     TRY(get_leb(c, false, &a, "start index"));
+    TRY(addr_at(d, u, a, c->p, start));
     return get_leb(c, false, &b, "end index");
   case RLE_STARTX_LEN:
     TRY(get_leb(c, false, &a, "start index"));
     TRY(addr_at(d, u, a, c->p, &s));
+    *start = s;
     TRY(leb_field(c, out, &b, &pb, &nb, "length"));
     if (!map_range(d, s, (uint32_t)(s + b), &ns, &ne) || !put_leb_at(pb, nb, ne - ns)) put_leb_at(pb, nb, 0);
     return TL_OK;
@@ -834,6 +928,7 @@ static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *
     TRY(leb_field(c, out, &a, &pa, &na, "start offset"));
     TRY(leb_field(c, out, &b, &pb, &nb, "end offset"));
     uint32_t nbase = map_addr(d->am, *base);
+    *start = (uint32_t)(*base + a);
     if (!map_range(d, (uint32_t)(*base + a), (uint32_t)(*base + b), &ns, &ne) || ns < nbase ||
         !put_leb_at(pa, na, ns - nbase) || !put_leb_at(pb, nb, ne - nbase))
       put_leb_at(pa, na, 1), put_leb_at(pb, nb, 1); /* empty, as .debug_ranges' */
@@ -846,12 +941,14 @@ static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *
   case RLE_START_END:
     TRY(get_u32(c, &s, "start address"));
     TRY(get_u32(c, &e, "end address"));
+    *start = s;
     if (!map_range(d, s, e, &ns, &ne)) ne = ns;
     put_u32_at(out + (c->p - 8 - c->base), ns);
     put_u32_at(out + (c->p - 4 - c->base), ne);
     return TL_OK;
   case RLE_START_LEN:
     TRY(get_u32(c, &s, "start address"));
+    *start = s;
     put_u32_at(out + (c->p - 4 - c->base), map_addr(d->am, s));
     TRY(leb_field(c, out, &b, &pb, &nb, "length"));
     if (!map_range(d, s, (uint32_t)(s + b), &ns, &ne) || !put_leb_at(pb, nb, ne - ns)) put_leb_at(pb, nb, 0);
@@ -881,11 +978,14 @@ static tl_status map_list5(dinfo *d, bool is_loc, uint32_t off, const unitst *u)
     if (code > (is_loc ? 8 : 7)) return bad(&c, c.p - 1, "unknown list entry kind");
     int k = !is_loc || code < 5 ? code : code == 5 ? RLE_DEFAULT : code - 1;
     if (k == RLE_END) return TL_OK;
-    TRY(map_entry(d, &c, out, k, u, &base));
+    uint32_t start = 0;
+    TRY(map_entry(d, &c, out, k, u, &base, &start));
     if (is_loc && k != RLE_BASEX && k != RLE_BASE) {
       uint64_t len = 0;
       TRY(get_leb(&c, false, &len, "location expression length"));
+      const uint8_t *x = c.p;
       TRY(skip(&c, len, "location expression"));
+      if (k != RLE_DEFAULT) map_expr(sec, x, len, out + (x - c.base), func_of(d->am, start));
     }
   }
 }
@@ -965,7 +1065,15 @@ static tl_status attr(dinfo *d, cur *c, const aspec *s, unitst *u, bool unit_die
   }
   bool list = (offset && n == 4) || (u->ver >= 5 && (form == 0x22 || form == 0x23));
   if (list && (s->attr == 0x55 || is_loclist_attr(s->attr)))
-    TL_VEC_PUSH(&d->pend, pend, ((pend){s->attr != 0x55, form, v, at}));
+    TL_VEC_PUSH(&d->pend, pend, ((pend){s->attr == 0x55 ? P_RANGES : P_LOCLIST, form, v, at}));
+  bool block = form == 0x18 || form == 0x09 || form == 0x0a || form == 0x03 || form == 0x04;
+  if (block && (is_loclist_attr(s->attr) || s->attr == 0x7e || s->attr == 0x2111)) {
+    cur b = {at, c->p, c->base, c->sec, c->err};
+    uint64_t len = 0;
+    if (form == 0x18 || form == 0x09) TRY(get_leb(&b, false, &len, "block length"));
+    else TRY(get_n(&b, form == 0x0a ? 1 : form == 0x03 ? 2 : 4, &len, "block length"));
+    TL_VEC_PUSH(&d->pend, pend, ((pend){P_EXPR, form, len, b.p}));
+  }
   return TL_OK;
 }
 
@@ -974,15 +1082,20 @@ static tl_status map_pending(dinfo *d, const unitst *u) {
   for (size_t i = 0; i < d->pend.n; i++) {
     const pend *p = &TL_VEC_AT(&d->pend, pend, i);
     uint32_t off = (uint32_t)p->v;
-    if (u->ver < 5) {
-      TRY(map_list(d, p->is_loc, off, u->base));
+    bool is_loc = p->kind == P_LOCLIST;
+    if (p->kind == P_EXPR) {
+      map_expr(d->info, p->at, (size_t)p->v, d->new_info.p + (p->at - d->info->bytes), d->fn);
       continue;
     }
-    const dsec *sec = p->is_loc ? d->loclists : d->rnglists;
-    if ((p->form == 0x22 || p->form == 0x23) && !sec) return map_list5(d, p->is_loc, 0, u); /* its error */
+    if (u->ver < 5) {
+      TRY(map_list(d, is_loc, off, u->base));
+      continue;
+    }
+    const dsec *sec = is_loc ? d->loclists : d->rnglists;
+    if ((p->form == 0x22 || p->form == 0x23) && !sec) return map_list5(d, is_loc, 0, u); /* its error */
     if (p->form == 0x22) TRY(list_at(d, sec, u->loc_base, p->v, p->at, &off));
     if (p->form == 0x23) TRY(list_at(d, sec, u->rng_base, p->v, p->at, &off));
-    TRY(map_list5(d, p->is_loc, off, u));
+    TRY(map_list5(d, is_loc, off, u));
   }
   d->pend.n = 0;
   return TL_OK;
@@ -1044,6 +1157,7 @@ static tl_status unit(dinfo *d, cur *c) {
       x.has_low = true;
     }
     if (first && x.has_low) us.base = x.low;
+    if (a->tag == 0x2e) d->fn = x.has_low ? func_of(d->am, x.low) : NULL; /* DW_TAG_subprogram */
     TRY(map_pending(d, &us));
     fix_high(d, &x);
     first = false;
@@ -1093,7 +1207,8 @@ const char *const tl_dwarf_names[TL_DWARF_NSECS] = {".debug_line", ".debug_info"
 typedef struct { ltab t; amap am; tl_vec gs; dinfo d; dsec secs[TL_DWARF_NSECS + 1]; } upd;
 
 static tl_status update(const tl_module *m, const tl_srcmap_entry *e, size_t n, uint32_t code,
-                        const uint32_t *offsets, tl_dwarf_out *out, upd *u, tl_error *err) {
+                        tl_dwarf_locals *lm, size_t nlm, const uint32_t *offsets, tl_dwarf_out *out, upd *u,
+                        tl_error *err) {
   ltab *t = &u->t;
   amap *am = &u->am;
   tl_vec *gs = &u->gs;
@@ -1101,6 +1216,7 @@ static tl_status update(const tl_module *m, const tl_srcmap_entry *e, size_t n, 
   const dsec *line = find(m, offsets, u->secs, 0);
   if (line) TRY(read_lines(line, t, err));
   build_map(am, e, n, code);
+  attach_locals(am, lm, nlm);
   groups(gs, t, e, n);
   if (line) write_lines(line, t, gs, e, code, &out->bytes[0]);
   out->has[0] = line != NULL;
@@ -1120,11 +1236,12 @@ static tl_status update(const tl_module *m, const tl_srcmap_entry *e, size_t n, 
 }
 
 tl_status tl_dwarf_update(const tl_module *m, const tl_srcmap_entry *e, size_t n, uint32_t code,
-                          const uint32_t *offsets, tl_dwarf_out *out, tl_error *err) {
+                          tl_dwarf_locals *locals, size_t nlocals, const uint32_t *offsets, tl_dwarf_out *out,
+                          tl_error *err) {
   upd u;
   memset(&u, 0, sizeof u);
   memset(out, 0, sizeof *out);
-  tl_status s = update(m, e, n, code, offsets, out, &u, err);
+  tl_status s = update(m, e, n, code, locals, nlocals, offsets, out, &u, err);
   tl_vec *v[] = {&u.t.rows, &u.t.seqs, &u.t.progs, &u.am.pairs, &u.am.funcs, &u.gs};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) tl_vec_free(v[i]);
   dinfo_free(&u.d);

@@ -1051,7 +1051,7 @@ static void rctx_free(rctx *c) {
 static tl_status check_dwarf(rctx *c) {
   tl_dwarf_out out;
   while (c->custom_offsets.n < c->m->customs.n) TL_VEC_PUSH(&c->custom_offsets, uint32_t, 0);
-  tl_status s = tl_dwarf_update(c->m, NULL, 0, 0, c->custom_offsets.p, &out, c->err);
+  tl_status s = tl_dwarf_update(c->m, NULL, 0, 0, NULL, 0, c->custom_offsets.p, &out, c->err);
   tl_dwarf_free(&out);
   return s;
 }

@@ -21,13 +21,20 @@ void tl_leb_write_s64(tl_buf *b, int64_t v);
 /* dwarf.c — DWARF kept right when code moves: the new bytes of the
  * sections it rewrites (tl_dwarf_names; has[i]: the module has that
  * section), from the writer's located nodes e[0..n) (offsets in the output,
- * whose code section payload starts at `code`). offsets: each custom
+ * whose code section payload starts at `code`) and the written functions'
+ * local maps locals[0..nlocals) (sorted here). offsets: each custom
  * section's offset in the input, for errors (NULL: errors at 0). */
 enum { TL_DWARF_NSECS = 7 };
 typedef struct { bool has[TL_DWARF_NSECS]; tl_buf bytes[TL_DWARF_NSECS]; } tl_dwarf_out;
 extern const char *const tl_dwarf_names[TL_DWARF_NSECS];
+typedef struct {
+  uint32_t old_start;      /* the function's code address in the input */
+  uint32_t n;              /* map[input local index]: its index in the output, */
+  uint32_t *map;           /* or TL_NO_INDEX (gone) */
+} tl_dwarf_locals;
 tl_status tl_dwarf_update(const tl_module *m, const tl_srcmap_entry *e, size_t n, uint32_t code,
-                          const uint32_t *offsets, tl_dwarf_out *out, tl_error *err);
+                          tl_dwarf_locals *locals, size_t nlocals, const uint32_t *offsets, tl_dwarf_out *out,
+                          tl_error *err);
 void tl_dwarf_free(tl_dwarf_out *o);
 /* The location of a node read at code address addr (kind: 0, or
  * TL_LOC_DWARF_START / _END). */

@@ -597,6 +597,47 @@ static size_t splice_code(tl_buf *out, size_t start, tl_buf *pre) {
   return moved;
 }
 
+/* Function fi's local map for DWARF (input index -> written index), in
+ * *lm; false if it has none (not read with DWARF, or a pass merged its
+ * locals) or on out of memory. */
+static bool dwarf_locals(wr *w, uint32_t fi, tl_dwarf_locals *lm) {
+  tl_func *f = TL_FUNC(w->m, fi);
+  if (f->imp.module || f->prolog.file != TL_LOC_DWARF || f->prolog.col != TL_LOC_DWARF_START ||
+      f->locals_unmapped)
+    return false;
+  uint32_t n = 0;
+  for (uint32_t l = 0; l < f->nlocal; l++) {
+    uint32_t o = f->local_orig ? f->local_orig[l] : l;
+    if (o != TL_NO_INDEX && o + 1 > n) n = o + 1;
+  }
+  uint32_t *base = wr_local_map(w, fi), *map = tl_scratch_realloc(NULL, n + 1, sizeof *map);
+  if (!base || !map) {
+    tl_free(base), tl_free(map);
+    return false;
+  }
+  for (uint32_t i = 0; i < n; i++) map[i] = TL_NO_INDEX;
+  for (uint32_t l = 0; l < f->nlocal; l++) {
+    uint32_t o = f->local_orig ? f->local_orig[l] : l;
+    if (o != TL_NO_INDEX && !tl_type_is_tuple(f->local[l])) map[o] = base[l];
+  }
+  tl_free(base);
+  *lm = (tl_dwarf_locals){f->prolog.line - 1, n, map};
+  return true;
+}
+
+/* DWARF's addresses and local indices, for the code section at `code`. */
+static tl_status update_dwarf(wr *w, uint32_t code) {
+  tl_vec lms = {0};
+  for (uint32_t i = 0; i < w->m->funcs.n; i++) {
+    tl_dwarf_locals lm;
+    if (dwarf_locals(w, i, &lm)) TL_VEC_PUSH(&lms, tl_dwarf_locals, lm);
+  }
+  tl_status s = tl_dwarf_update(w->m, w->smap.p, w->smap.n, code, lms.p, lms.n, NULL, &w->dwarf, w->err);
+  for (size_t i = 0; i < lms.n; i++) tl_free(TL_VEC_AT(&lms, tl_dwarf_locals, i).map);
+  tl_vec_free(&lms);
+  return s;
+}
+
 /* Bodies first (the block types they add and the data count they need
  * shape the sections before them), straight into `out`; the sections
  * before the code section go to a buffer of their own and in front. */
@@ -626,9 +667,7 @@ static tl_status write_module(wr *w, const tl_write_options *opt, tl_buf *out) {
       for (size_t i = 0; i < w->smap.n; i++)   /* offsets in the module written */
         TL_VEC_AT(&w->smap, tl_srcmap_entry, i).offset += (uint32_t)(moved - start);
       dst = out;
-      if (opt->dwarf && w->m->dwarf_locs &&
-          (s = tl_dwarf_update(w->m, w->smap.p, w->smap.n, (uint32_t)moved, NULL, &w->dwarf, w->err)))
-        break;
+      if (opt->dwarf && w->m->dwarf_locs && (s = update_dwarf(w, (uint32_t)moved))) break;
     } else {
       if ((s = fns[p](w, &body)) != TL_OK) break;
       section(dst, order[p], &body);

@@ -132,6 +132,64 @@ for line in open("o2a.txt"):
             n += 1
 assert n >= 5, n
 PY'
+# reorder-locals renumbers locals: every DW_OP_WASM_location of a local in
+# a DIE of main or helper (their subprograms, variables and location lists)
+# names the local's new index; the permutation is read off the code
+check "tilt-opt -g --reorder-locals" "$TILT_OPT" -g --reorder-locals p.wasm -o ro.wasm
+cat > locals.py <<'PY'
+import re, subprocess, sys
+dw = sys.argv[3:]
+def perm(a, b):
+    def rows(w):
+        ls = subprocess.run(dw + ["lines", w], capture_output=True, text=True, check=True).stdout.splitlines()
+        return [l.split() for l in ls if l.split()[1] in ("main", "helper")]
+    la, lb = rows(a), rows(b)
+    assert len(la) == len(lb) > 50, (len(la), len(lb))
+    p = {}
+    for x, y in zip(la, lb):
+        assert x[1] == y[1] and x[2] == y[2], (x, y)
+        if x[2] in ("local.get", "local.set", "local.tee"):
+            assert p.setdefault((x[1], int(x[3])), int(y[3])) == int(y[3]), (x, y)
+    return p
+def locs(w):
+    txt = subprocess.run(["llvm-dwarfdump", "--debug-info", w], capture_output=True, text=True, check=True).stdout
+    out, fn, in5 = [], None, False
+    for block in re.split(r"\n(?=0x[0-9a-f]+:)", txt):
+        m = re.match(r"0x[0-9a-f]+: Compile Unit: .*version = 0x000(\d)", block)
+        if m:
+            in5 = m.group(1) == "5"
+            continue
+        if not in5:
+            continue
+        if "DW_TAG_subprogram" in block:
+            n = re.search(r'DW_AT_(?:name|abstract_origin)\s+\((?:0x[0-9a-f]+ )?"([^"]+)"\)', block)
+            fn = n.group(1) if n and "DW_AT_low_pc" in block and "dead code" not in block else None
+        for lst in re.findall(r"DW_AT_(?:location|frame_base)\s+\((.*?)\)\n(?=\s+DW_AT|\s*$)", block + "\n", re.S):
+            out.append((fn, lst))
+    return out
+p = perm(sys.argv[1], sys.argv[2])
+assert any(k[1] != v for k, v in p.items()), "reorder-locals moved no local"
+a, b = locs(sys.argv[1]), locs(sys.argv[2])
+assert len(a) == len(b)
+checked = 0
+for (fn, ea), (_, eb) in zip(a, b):
+    if fn not in ("main", "helper"):
+        continue
+    ia = re.findall(r"DW_OP_WASM_location 0x0 (0x[0-9a-f]+)", ea)
+    ib = re.findall(r"DW_OP_WASM_location 0x0 (0x[0-9a-f]+)", eb)
+    if (fn, 0) not in p:
+        continue
+    for x, y in zip(ia, ib):
+        want = p.get((fn, int(x, 16)))
+        if want is None:     # a local the code never names: dropped, no location
+            continue
+        assert int(y, 16) == want, (fn, ea, eb, x, y, want)
+        checked += 1
+    assert len(ia) == len(ib) or not ib, (fn, ea, eb)
+assert checked >= 10, checked
+print(checked, "local indices renumbered")
+PY
+check "-g --reorder-locals: DWARF's local indices follow the locals" python3 locals.py p.wasm ro.wasm $DW
 if [ -n "${TILT_RUN:-}" ]; then
   check_sh "the -O2 build prints what the input prints" '[ "$("$TILT_RUN" o2.wasm)" = "$("$TILT_RUN" p.wasm)" ]'
 fi
