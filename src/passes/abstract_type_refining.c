@@ -110,12 +110,4 @@ static tl_status refine(tl_pass_ctx *ctx, tl_type_rewrite *rw) {
   return tl_type_rewrite_apply(ctx->m, rw, ctx->err);
 }
 
-tl_status tl_pass_abstract_type_refining(tl_pass_ctx *ctx) {
-  tl_module *m = ctx->m;
-  if (!ctx->opt->closed_world || !tl_module_uses_gc(m) || !m->types.n) return TL_OK;
-  tl_type_rewrite rw;
-  tl_type_rewrite_begin(m, &rw);
-  tl_status s = refine(ctx, &rw);
-  tl_type_rewrite_free(&rw);
-  return s;
-}
+tl_status tl_pass_abstract_type_refining(tl_pass_ctx *ctx) { return tl_type_pass_run(ctx, false, refine); }
