@@ -2,7 +2,8 @@
 ;; -O2 runs the GC-aware function passes (kind FUNC_GC) on functions with
 ;; GC instructions: dropped allocations and casts that cannot trap go,
 ;; trapping ones stay; the data, element segment and types the GC
-;; instructions name are kept.
+;; instructions name are kept; $rarr, which nothing names, goes (the
+;; pipeline ends with remove-unused-types).
 (module
   (type $pt (struct (field $x (mut i32)) (field $y (mut f64)) (field $c (mut i8)) (field $d i16)))
   (type $arr (array (mut i32)))
