@@ -95,3 +95,14 @@ if(TARGET tilt-run)
     set_tests_properties(wast.relaxed_native_${_name} PROPERTIES PASS_REGULAR_EXPRESSION " 10 passed, 0 failed")
   endforeach()
 endif()
+
+# wast.type_compact_*: imports and call_indirect across modules after the
+# -O pipelines' type compaction (remove-unused-types): rec groups kept whole,
+# duplicates the same type, a lone func type another (test/wast/type_compact.wast).
+if(TARGET tilt-run)
+  foreach(_o O0 O2 O3)
+    add_test(NAME wast.type_compact_${_o}
+             COMMAND $<TARGET_FILE:tilt-run> --wast --interp -${_o} ${CMAKE_SOURCE_DIR}/test/wast/type_compact.wast)
+    set_tests_properties(wast.type_compact_${_o} PROPERTIES PASS_REGULAR_EXPRESSION " 9 passed, 0 failed")
+  endforeach()
+endif()

@@ -847,6 +847,7 @@ typedef struct {
   uint32_t *map;       /* n: TL_NO_INDEX, or the heap type the type becomes */
   uint8_t *pub;        /* n: public, by canonical index */
   uint32_t *canon;     /* n: the old canonical index of each old index */
+  bool open;           /* open world (tl_types_compact): groups kept as they are */
   tl_arena arena;      /* scratch: def[]'s fields and apply's tables */
 } tl_type_rewrite;
 void tl_type_rewrite_begin(tl_module *m, tl_type_rewrite *rw);
@@ -854,6 +855,17 @@ tl_status tl_type_rewrite_apply(tl_module *m, tl_type_rewrite *rw, tl_error *err
 void tl_type_rewrite_free(tl_type_rewrite *rw);
 /* pub[canonical index] set for the public types (m->types.n bytes). */
 void tl_types_public(const tl_module *m, uint8_t *pub);
+/* Open-world compaction: the rec groups the module names (with what their
+ * types name) kept whole and unchanged, each canonical group once, ordered
+ * by type_order.c; unused groups and duplicates go; every type index
+ * renamed. Safe in any world: no type changes identity. */
+tl_status tl_types_compact(tl_module *m, tl_error *err);
+/* type_order.c: the kept groups (used[]: their canonical types) in their
+ * new order into order[] (old canonical indices), newpos[old] = new
+ * index; uses[]: how often each canonical type is written. Returns the
+ * number of types placed. */
+uint32_t tl_types_order_groups(const tl_module *m, const uint8_t *used, const uint32_t *uses, uint32_t *order,
+                               uint32_t *newpos);
 
 /* gcops.c: the GC instructions' types. A field's value type (i32 for a
  * packed one); whether a type has a default value; the reference to

@@ -1,10 +1,13 @@
-/* type_rewrite.c — changing the module's defined types (closed world).
- * A caller edits the new definitions of private types (fields, params,
- * results, supertype) or maps types to other heap types; apply rebuilds the
- * type section: the public rec groups as they are, then the private types
- * still used in one new rec group (supertypes first), and renames every
- * type and type index of the module. Bodies must be decoded; they are
- * refinalized. Unused private types and duplicate groups are dropped. */
+/* type_rewrite.c — changing the module's defined types.
+ * Closed world: a caller edits the new definitions of private types
+ * (fields, params, results, supertype) or maps types to other heap types;
+ * apply rebuilds the type section: the public rec groups as they are, then
+ * the private types still used in one new rec group (supertypes first).
+ * Open world (tl_types_compact): no type changes; the rec groups something
+ * names are kept whole, each canonical group once, ordered by use
+ * (type_order.c). Either way every type and type index of the module is
+ * renamed; bodies are decoded and refinalized; unused types and duplicate
+ * groups are dropped. */
 #include "ir.h"
 
 #include <stdio.h>
@@ -21,6 +24,8 @@ typedef struct {
   uint32_t npub;      /* the public types come first in the new order */
   tl_deftype *old;    /* the old section (public types are copied from it) */
   bool built;         /* the new section is in place */
+  uint32_t *uses;     /* MARK, open world: how often each canonical type is written */
+  bool quiet;         /* MARK: what is marked now is not written (a node's type) */
 } rw_ctx;
 
 static uint32_t canon_of(const tl_module *m, uint32_t idx) { return TL_FTYPE(m, idx)->canon; }
@@ -129,7 +134,9 @@ static uint32_t resolve(const tl_type_rewrite *rw, uint32_t ht) {
 /* ---- marking what is used and renaming --------------------------------- */
 static void mark(rw_ctx *c, uint32_t ht) {
   ht = resolve(c->rw, ht);
-  if (!tl_heap_is_def(ht) || c->used[ht - TL_HT_DEF]) return;
+  if (!tl_heap_is_def(ht)) return;
+  if (c->uses && !c->quiet) c->uses[ht - TL_HT_DEF]++;
+  if (c->used[ht - TL_HT_DEF]) return;
   c->used[ht - TL_HT_DEF] = 1;
   TL_VEC_PUSH(&c->work, uint32_t, ht - TL_HT_DEF);
 }
@@ -171,8 +178,12 @@ static uint32_t ix(rw_ctx *c, uint32_t idx) {
 static void visit_node(tl_walk *w, tl_expr **slot) {
   rw_ctx *c = w->ctx;
   tl_expr *e = *slot;
+  int imm = tl_ops[e->op].imm;
+  /* a node's type is written only as a block type */
+  c->quiet = !((imm == TL_IMM_BLOCK || imm == TL_IMM_TRY_TABLE) && e->imm.block.bt == TL_NO_INDEX);
   e->type = tx(c, e->type);
-  switch (tl_ops[e->op].imm) {
+  c->quiet = false;
+  switch (imm) {
   case TL_IMM_BLOCK: case TL_IMM_TRY_TABLE:
     if (e->imm.block.bt != TL_NO_INDEX) e->imm.block.bt = ix(c, e->imm.block.bt);
     break;
@@ -196,8 +207,14 @@ static void module_pass(rw_ctx *c) {
   tl_module *m = c->m;
   for (uint32_t i = 0; i < m->funcs.n; i++) {
     tl_func *f = TL_FUNC(m, i);
+    /* (while renaming, f->type is an old index into the old section) */
+    uint32_t nparam = c->phase == PH_MARK ? tl_type_arity(m, TL_FTYPE(m, f->type)->params) : 0;
     f->type = ix(c, f->type);
-    for (uint32_t l = 0; l < f->nlocal; l++) f->local[l] = tx(c, f->local[l]);
+    for (uint32_t l = 0; l < f->nlocal; l++) {
+      c->quiet = l < nparam; /* params are written in the function type */
+      f->local[l] = tx(c, f->local[l]);
+    }
+    c->quiet = false;
   }
   for (uint32_t i = 0; i < m->globals.n; i++) TL_GLOBAL(m, i)->type = tx(c, TL_GLOBAL(m, i)->type);
   for (uint32_t i = 0; i < m->tables.n; i++) TL_TABLE(m, i)->elem = tx(c, TL_TABLE(m, i)->elem);
@@ -206,14 +223,24 @@ static void module_pass(rw_ctx *c) {
   tl_walk_module(m, visit_node, c);
 }
 
+/* Open world: the rest of canonical type t's rec group (kept whole). */
+static void mark_group(rw_ctx *c, uint32_t t) {
+  const tl_deftype *d = TL_FTYPE(c->m, t);
+  c->quiet = true;
+  for (uint32_t k = d->rec; k < d->rec + d->nrec; k++) mark(c, TL_HT_DEF + k);
+  c->quiet = false;
+}
+
 /* used[]: the private types something names after the maps, and what
- * their new definitions name in turn. */
+ * their new definitions name in turn; in the open world every type so
+ * named, its rec group and what they name, with uses[] counted. */
 static void mark_used(rw_ctx *c) {
   c->phase = PH_MARK;
   module_pass(c);
   while (c->work.n) {
     uint32_t t = TL_VEC_AT(&c->work, uint32_t, --c->work.n);
-    if (!c->rw->pub[t]) def_refs(c->m, &c->rw->def[t], mark_idx, c);
+    if (c->rw->open) mark_group(c, t), def_refs(c->m, &c->rw->def[t], mark_idx, c);
+    else if (!c->rw->pub[t]) def_refs(c->m, &c->rw->def[t], mark_idx, c);
   }
 }
 
@@ -305,10 +332,12 @@ static tl_status apply(tl_module *m, tl_type_rewrite *rw, tl_error *err) {
   memset(c.newpos, 0xff, n1 * sizeof *c.newpos);
   c.old = TL_NEWN(&rw->arena, tl_deftype, n1);
   memcpy(c.old, m->types.p, rw->n * sizeof *c.old);
+  if (rw->open) c.uses = TL_NEWN(&rw->arena, uint32_t, n1);
   mark_used(&c);
   tl_vec_free(&c.work);
   uint32_t *order = TL_NEWN(&rw->arena, uint32_t, n1);
-  uint32_t n = new_order(&c, order);
+  uint32_t n = rw->open ? tl_types_order_groups(m, c.used, c.uses, order, c.newpos) : new_order(&c, order);
+  if (rw->open) c.npub = n;
   c.phase = PH_REMAP;
   tl_status s = build_types(&c, order, n, err);
   if (s != TL_OK) return s;
@@ -323,4 +352,15 @@ tl_status tl_type_rewrite_apply(tl_module *m, tl_type_rewrite *rw, tl_error *err
   if (!rw->n) return TL_OK;
   tl_status s = tl_module_decode_all(m, err);
   return s != TL_OK ? s : apply(m, rw, err);
+}
+
+tl_status tl_types_compact(tl_module *m, tl_error *err) {
+  if (!m->types.n) return TL_OK;
+  tl_type_rewrite rw;
+  tl_type_rewrite_begin(m, &rw);
+  rw.open = true;
+  memset(rw.pub, 1, rw.n); /* no definition changes */
+  tl_status s = tl_type_rewrite_apply(m, &rw, err);
+  tl_type_rewrite_free(&rw);
+  return s;
 }

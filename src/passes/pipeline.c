@@ -117,6 +117,11 @@ static const row rows[] = {
   {POST, ALWAYS, "remove-unused-module-elements"},
   {POST, O2_OR_S1, "reorder-globals"},
   {POST, ALWAYS, "directize"},
+  /* Binaryen's writer drops unused types and orders the rest by use on
+   * every write; tilt's writer keeps the section (round trips give the
+   * input back), so the pipelines end with that compaction instead. It
+   * does nothing to modules whose types are all plain function types. */
+  {POST, ALWAYS, "remove-unused-types"},
 };
 
 static bool applies(when w, const tl_pass_options *po) {
