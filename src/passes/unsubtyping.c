@@ -237,7 +237,11 @@ static bool decide(us *u, tl_type_rewrite *rw) {
   return changed;
 }
 
+/* The pass's edit of the types (the shape of main's tl_type_edit_fn). */
 static tl_status unsubtype(tl_pass_ctx *ctx, tl_type_rewrite *rw) {
+  tl_status s = tl_module_decode_all(ctx->m, ctx->err);
+  if (s != TL_OK) return s;
+  narrow_immediates(ctx->m);
   us u = {0};
   init(&u, ctx->m, &rw->arena);
   note_public(&u, rw);
@@ -253,12 +257,9 @@ static tl_status unsubtype(tl_pass_ctx *ctx, tl_type_rewrite *rw) {
 tl_status tl_pass_unsubtyping(tl_pass_ctx *ctx) {
   tl_module *m = ctx->m;
   if (!ctx->opt->closed_world || !tl_module_uses_gc(m) || !m->types.n) return TL_OK;
-  tl_status s = tl_module_decode_all(m, ctx->err);
-  if (s != TL_OK) return s;
-  narrow_immediates(m);
   tl_type_rewrite rw;
   tl_type_rewrite_begin(m, &rw);
-  s = unsubtype(ctx, &rw);
+  tl_status s = unsubtype(ctx, &rw);
   tl_type_rewrite_free(&rw);
   return s;
 }
