@@ -74,6 +74,11 @@ add_test(NAME fuzzgen.opt-gc-cw-null-trap COMMAND ${FZ} opt --gc --closed-world 
          --passes gsi,cfp,cfp-reftest,global-refining --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt-gc-cw-O3-null-trap COMMAND ${FZ} opt --gc --closed-world --seed 918273645525 --iterations 1 -q
          --passes gsi,cfp,cfp-reftest,global-refining --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
+# unsubtyping alone and with the passes that clean up after it (about a
+# third of the generated GC modules lose a declared supertype).
+add_test(NAME fuzzgen.opt-gc-cw-unsubtyping COMMAND ${FZ} opt --gc --closed-world --seed 60000000000 --iterations 100 -q
+         --passes unsubtyping,vacuum,precompute,optimize-instructions,remove-unused-types
+         --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 add_test(NAME fuzzgen.opt-gc-closed-world COMMAND ${FZ} opt --gc --closed-world --seed 1 --iterations 150 -q
          --out-dir ${CMAKE_BINARY_DIR}/fuzz-failures)
 set_tests_properties(fuzzgen.opt-gc-closed-world PROPERTIES TIMEOUT 600)

@@ -867,6 +867,22 @@ tl_status tl_types_compact(tl_module *m, tl_error *err);
 uint32_t tl_types_order_groups(const tl_module *m, const uint8_t *used, const uint32_t *uses, uint32_t *order,
                                uint32_t *newpos);
 
+/* subtype_exprs.c — the subtyping the code relies on. sub(a, b): a value
+ * of type a (value, tuple or reference type) flows where b is expected, or
+ * a type must stay under another for the module to validate (a is never
+ * unreachable; a and b may be equal-shaped tuples or non-references, which
+ * a sink ignores). cast(src, dst): a runtime cast of a src reference to
+ * dst (ref.test, ref.cast, br_on_cast, call_indirect's check of a table's
+ * element type against its type). Bodies must be decoded. */
+typedef struct {
+  void (*sub)(void *user, tl_type a, tl_type b);
+  void (*cast)(void *user, tl_type src, tl_type dst);
+  void *user;
+} tl_subtype_sink;
+void tl_subtype_exprs_func(tl_module *m, tl_func *f, const tl_subtype_sink *s);
+/* Every defined function, global, table and element segment of m. */
+void tl_subtype_exprs_module(tl_module *m, const tl_subtype_sink *s);
+
 /* gcops.c: the GC instructions' types. A field's value type (i32 for a
  * packed one); whether a type has a default value; the reference to
  * module type idx; a GC node's natural type; br_on_cast(_fail)'s value to

@@ -64,6 +64,7 @@ list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/type_pass.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/signature_refining.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/gto.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/abstract_type_refining.c)
+list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/unsubtyping.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/drop_operands.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/signature_pruning.c)
 list(APPEND TILT_SOURCES ${CMAKE_SOURCE_DIR}/src/passes/struct_values.c
