@@ -461,6 +461,20 @@ static bool same_const(const tl_expr *a, const tl_expr *b) {
   return a->op == b->op && tl_const_imm_eq(a->op, a->imm, b->imm);
 }
 
+/* (call_ref $t args (ref.func $f)) => (call $f args), return_call_ref
+ * likewise: the target is known and cannot be null. $f's type is a subtype
+ * of $t, so the arguments fit its params and its results fit where $t's
+ * went (the call may get a more precise type). */
+static tl_expr *opt_call_ref(tl_module *m, tl_expr *e) {
+  tl_expr *target = e->kid[e->nkid - 1];
+  if (target->op != TL_OP_REF_FUNC) return e;
+  tl_expr *c = tl_expr_new(m, e->op == TL_OP_CALL_REF ? TL_OP_CALL : TL_OP_RETURN_CALL, e->nkid - 1);
+  for (uint32_t i = 0; i + 1 < e->nkid; i++) c->kid[i] = e->kid[i];
+  c->imm.index = target->imm.index;
+  tl_expr_finalize(m, NULL, c);
+  return c;
+}
+
 /* (array.new_fixed $T n C C ... C) => (array.new $T C (i32.const n)): one
  * constant instead of n (n >= 2; a small constant count cannot trap). */
 static tl_expr *opt_new_fixed(tl_module *m, tl_expr *e) {
@@ -482,6 +496,7 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
     while (t->n && t->targets[t->n - 1] == t->def) t->n--;
     return e;
   }
+  if (e->op == TL_OP_RETURN_CALL_REF) return opt_call_ref(m, e); /* (its type is unreachable) */
   if (e->type == TL_UNREACHABLE) return e;
   bool is64;
   int b = base_op(e->op, &is64);
@@ -522,6 +537,7 @@ static tl_expr *opt_node(tl_module *m, tl_expr *e) {
   case TL_OP_REF_CAST: case TL_OP_REF_CAST_NULL:
     return opt_ref(m, e);
   case TL_OP_ARRAY_NEW_FIXED: return opt_new_fixed(m, e);
+  case TL_OP_CALL_REF: return opt_call_ref(m, e);
   case TL_OP_F32_NEG: case TL_OP_F64_NEG:
     if (e->kid[0]->op == e->op) return e->kid[0]->kid[0];
     return e;
