@@ -25,3 +25,6 @@ foreach(script ${TILT_CLI_TESTS})
     ENVIRONMENT "${TILT_CLI_ENV}"
     SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+# Long under the sanitizers on a loaded machine (cli.dwarf took 101 s of a
+# quiet CI run, and timed out at 300 s beside other work).
+set_tests_properties(cli.dwarf cli.dwarf5 cli.emcc PROPERTIES TIMEOUT 900)

@@ -225,8 +225,11 @@ for _ in range(r.choice([1, 1, 2, 3, 8])):
 open(sys.argv[2], "wb").write(b)
 PY
 }
+# (30 seeds a commit from a range of 600, as cli.dwarf's)
 crashes=0 errors=0 written=0
-for seed in $(seq 1 ${TILT_DWARF_MUTATIONS:-30}); do
+hs=${TILT_SAMPLE_SEED:-$(git -C "$TILT_SRC" rev-parse HEAD 2>/dev/null | cut -c1-6)}
+first=$(( (0x${hs:-0} % 20) * 30 + 1 ))
+for seed in $(seq $first $((first + ${TILT_DWARF_MUTATIONS:-30} - 1))); do
   mutate p.wasm m.wasm $seed
   "$TILT_OPT" -g --vacuum m.wasm -o mo.wasm > m.out 2> m.err
   rc=$?
