@@ -117,6 +117,10 @@ static tl_status skip(cur *c, uint64_t n, const char *what) {
   return TL_OK;
 }
 
+static uint32_t u32_at(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static void put_u32_at(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -786,18 +790,29 @@ static bool seen_before(tl_vec *done, uint32_t size, uint32_t off) {
   return seen;
 }
 
+/* A cursor at offset off of list section sec (named `name` when the module
+ * lacks it); *seen when an earlier DIE named the same list (done: the
+ * section's bit set). */
+static tl_status open_list(dinfo *d, const dsec *sec, const char *name, uint8_t *out, tl_vec *done, uint32_t off,
+                           cur *c, bool *seen) {
+  if (!sec) return tl_errorf(d->err, TL_E_MALFORMED, d->info->offset, ".debug_info: names a %s that is not there", name);
+  *c = (cur){sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
+  if (off >= sec->size || !out) return bad(c, c->end, "list offset past the section");
+  *seen = seen_before(done, sec->size, off);
+  c->p += off;
+  return TL_OK;
+}
+
 /* Maps list entries (start, end) of .debug_ranges (is_loc false) or
  * .debug_loc at off, for a unit whose base address was old_base. */
 static tl_status map_list(dinfo *d, bool is_loc, uint32_t off, uint32_t old_base) {
   const dsec *sec = is_loc ? d->loc : d->ranges;
-  tl_vec *done = is_loc ? &d->done_loc : &d->done_ranges;
-  if (!sec) return tl_errorf(d->err, TL_E_MALFORMED, d->info->offset, ".debug_info: names a %s that is not there",
-                             is_loc ? ".debug_loc" : ".debug_ranges");
   uint8_t *out = (is_loc ? d->new_loc : d->new_ranges).p;
-  cur c = {sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
-  if (off >= sec->size || !out) return bad(&c, c.end, "list offset past the section");
-  if (seen_before(done, sec->size, off)) return TL_OK; /* a list two DIEs name */
-  c.p += off;
+  cur c;
+  bool seen = false;
+  TRY(open_list(d, sec, is_loc ? ".debug_loc" : ".debug_ranges", out, is_loc ? &d->done_loc : &d->done_ranges, off,
+                &c, &seen));
+  if (seen) return TL_OK; /* a list two DIEs name */
   uint32_t base = old_base, new_base = map_addr(d->am, old_base);
   for (;;) {
     uint32_t s = 0, e = 0;
@@ -851,9 +866,7 @@ static tl_status map_addr_section(dinfo *d) {
     if (asize != 4 || ssize != 0) return bad(&u, u.p - 2, "address size is not 4");
     if ((u.end - u.p) % 4) return bad(&u, u.p, "addresses do not fill the contribution");
     for (; u.p < u.end; u.p += 4) {
-      uint32_t a = 0;
-      for (int i = 0; i < 4; i++) a |= (uint32_t)u.p[i] << (8 * i);
-      put_u32_at(d->new_addr.p + (u.p - u.base), map_addr(d->am, a));
+      put_u32_at(d->new_addr.p + (u.p - u.base), map_addr(d->am, u32_at(u.p)));
     }
   }
   return TL_OK;
@@ -865,8 +878,7 @@ static tl_status addr_at(dinfo *d, const unitst *u, uint64_t idx, const uint8_t 
   if (!d->addr || u->addr_base == UINT64_MAX) return bad(&ci, at, "an address index without .debug_addr or DW_AT_addr_base");
   uint64_t off = u->addr_base + idx * 4;
   if (idx > d->addr->size || off + 4 > d->addr->size) return bad(&ci, at, "address index past .debug_addr");
-  const uint8_t *p = d->addr->bytes + off;
-  *out = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  *out = u32_at(d->addr->bytes + off);
   return TL_OK;
 }
 
@@ -878,8 +890,7 @@ static tl_status list_at(dinfo *d, const dsec *sec, uint64_t base, uint64_t idx,
   if (base == UINT64_MAX) return bad(&ci, at, "a list index without DW_AT_rnglists_base/loclists_base");
   uint64_t off = base + idx * 4;
   if (idx > sec->size || off + 4 > sec->size) return bad(&ci, at, "list index past the offsets array");
-  const uint8_t *p = sec->bytes + off;
-  *out = (uint32_t)(base + ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24));
+  *out = (uint32_t)(base + u32_at(sec->bytes + off));
   return TL_OK;
 }
 
@@ -963,14 +974,12 @@ static tl_status map_entry(dinfo *d, cur *c, uint8_t *out, int k, const unitst *
  * location expression. */
 static tl_status map_list5(dinfo *d, bool is_loc, uint32_t off, const unitst *u) {
   const dsec *sec = is_loc ? d->loclists : d->rnglists;
-  tl_vec *done = is_loc ? &d->done_loclists : &d->done_rnglists;
-  if (!sec) return tl_errorf(d->err, TL_E_MALFORMED, d->info->offset, ".debug_info: names a %s that is not there",
-                             is_loc ? ".debug_loclists" : ".debug_rnglists");
   uint8_t *out = (is_loc ? d->new_loclists : d->new_rnglists).p;
-  cur c = {sec->bytes, sec->bytes + sec->size, sec->bytes, sec, d->err};
-  if (off >= sec->size || !out) return bad(&c, c.end, "list offset past the section");
-  if (seen_before(done, sec->size, off)) return TL_OK;
-  c.p += off;
+  cur c;
+  bool seen = false;
+  TRY(open_list(d, sec, is_loc ? ".debug_loclists" : ".debug_rnglists", out,
+                is_loc ? &d->done_loclists : &d->done_rnglists, off, &c, &seen));
+  if (seen) return TL_OK;
   uint32_t base = u->base;
   for (;;) {
     uint8_t code = 0;
