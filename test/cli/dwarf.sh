@@ -32,24 +32,8 @@ for _ in range(r.choice([1, 1, 2, 3, 8])):
 open(sys.argv[2], "wb").write(b)
 PY
 }
-# 60 seeds a commit (TILT_DWARF_MUTATIONS), from a range of 1,200 picked by
-# the commit hash (TILT_SAMPLE_SEED picks another): all within a few commits
-crashes=0 errors=0 written=0
-hs=${TILT_SAMPLE_SEED:-$(git -C "$TILT_SRC" rev-parse HEAD 2>/dev/null | cut -c1-6)}
-first=$(( (0x${hs:-0} % 20) * 60 + 1 ))
-echo "mutation seeds from $first"
-for seed in $(seq $first $((first + ${TILT_DWARF_MUTATIONS:-60} - 1))); do
-  mutate g.wasm m.wasm $seed
-  "$TILT_OPT" -g -O2 m.wasm -o mo.wasm > m.out 2> m.err
-  rc=$?
-  if [ $rc -gt 1 ] || grep -Eq "Sanitizer|runtime error" m.err ||
-     { [ $rc = 1 ] && ! grep -q "^m.wasm:0x[0-9a-f]*: error: " m.err; }; then
-    crashes=$((crashes + 1)); cp m.wasm crash-$seed.wasm
-    echo "seed $seed: status $rc: $(head -c 500 m.err)"
-  elif [ $rc = 1 ]; then errors=$((errors + 1))
-  else written=$((written + 1)); fi
-done
-check_sh "mutated DWARF: $written written, $errors errors, no crash" '[ $crashes = 0 ] && [ $errors -gt 0 ] && [ $written -gt 0 ]'
+# 60 seeds a commit (TILT_DWARF_MUTATIONS) of 1,200
+mutation_sweep "mutated DWARF" g.wasm ${TILT_DWARF_MUTATIONS:-60} 20 -g -O2
 
 # the -O pipelines leave out what Binaryen's leave out to keep DWARF
 # (invalidatesDWARF); named, such a pass runs, with wasm-opt's warning

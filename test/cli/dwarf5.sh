@@ -225,20 +225,6 @@ for _ in range(r.choice([1, 1, 2, 3, 8])):
 open(sys.argv[2], "wb").write(b)
 PY
 }
-# (30 seeds a commit from a range of 600, as cli.dwarf's)
-crashes=0 errors=0 written=0
-hs=${TILT_SAMPLE_SEED:-$(git -C "$TILT_SRC" rev-parse HEAD 2>/dev/null | cut -c1-6)}
-first=$(( (0x${hs:-0} % 20) * 30 + 1 ))
-for seed in $(seq $first $((first + ${TILT_DWARF_MUTATIONS:-30} - 1))); do
-  mutate p.wasm m.wasm $seed
-  "$TILT_OPT" -g --vacuum m.wasm -o mo.wasm > m.out 2> m.err
-  rc=$?
-  if [ $rc -gt 1 ] || grep -Eq "Sanitizer|runtime error" m.err ||
-     { [ $rc = 1 ] && ! grep -q "^m.wasm:0x[0-9a-f]*: error: " m.err; }; then
-    crashes=$((crashes + 1)); cp m.wasm crash-$seed.wasm
-    echo "seed $seed: status $rc: $(head -c 500 m.err)"
-  elif [ $rc = 1 ]; then errors=$((errors + 1))
-  else written=$((written + 1)); fi
-done
-check_sh "mutated DWARF 5: $written written, $errors errors, no crash" '[ $crashes = 0 ] && [ $errors -gt 0 ] && [ $written -gt 0 ]'
+# (30 seeds a commit of 600)
+mutation_sweep "mutated DWARF 5" p.wasm ${TILT_DWARF_MUTATIONS:-30} 20 -g --vacuum
 finish
